@@ -1,0 +1,286 @@
+/**
+ * Zod pieces shared by the endpoint declarations of both services: query-string parameter
+ * parsers (query strings arrive as strings, MCP tool calls as JSON values; both are accepted),
+ * the data stamp every data response carries, and the error, payment, receipt, health and
+ * discovery bodies the proxy itself produces.
+ */
+import { z } from 'zod';
+
+// ------------------------------------------------------------------ scalar pieces
+
+export const DataSource = z
+  .enum(['demo', 'live', 'file'])
+  .describe(
+    "Where the data came from: 'live' = the real upstream APIs, 'demo' = the built-in deterministic simulator " +
+      "(used when the service runs without network; not real market data), 'file' = files imported by the operator.",
+  );
+export type DataSource = z.infer<typeof DataSource>;
+
+/** ISO 8601 timestamp; 'Z' or a numeric offset. */
+export const isoDateTime = (description: string) => z.iso.datetime({ offset: true }).describe(description);
+/** The same, or null. */
+export const isoDateTimeOrNull = (description: string) =>
+  z.iso.datetime({ offset: true }).nullable().describe(description);
+/** Calendar date YYYY-MM-DD (UTC). */
+export const isoDate = (description: string) => z.iso.date().describe(description);
+/** A percentage where 2.5 means 2.5 %. */
+export const percent = (description: string) => z.number().describe(`${description} (percent: 2.5 means 2.5 %)`);
+/** A percentage bounded to 0..100. */
+export const percent0to100 = (description: string) =>
+  z.number().min(0).max(100).describe(`${description} (percent 0 to 100)`);
+/** A fraction bounded to 0..1. */
+export const fraction = (description: string) => z.number().min(0).max(1).describe(`${description} (fraction 0 to 1)`);
+
+/**
+ * The two fields every data response carries so users see what kind of data they got.
+ * Spread into an object: `z.object({ ...dataStamp, ... })`.
+ */
+export const dataStamp = {
+  source: DataSource,
+  as_of: isoDateTime('When the data in this response was computed (UTC), i.e. the dataset snapshot time.'),
+};
+
+/** Who wrote an AI-produced text: the Anthropic model, or the offline rules analyst (no API key set). */
+export const Analyst = z
+  .enum(['anthropic', 'rules'])
+  .describe(
+    "Who produced the AI text fields: 'anthropic' = a Claude model; 'rules' = the offline rules analyst " +
+      '(deterministic templates over the same numbers, used when no ANTHROPIC_API_KEY is configured).',
+  );
+
+/** EVM address (0x + 40 hex, any case) or Solana base58 address (32 to 44 characters). */
+export const WALLET_ADDRESS_PATTERN = /^(0x[0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$/;
+export const WalletAddress = z
+  .string()
+  .regex(WALLET_ADDRESS_PATTERN, {
+    error: (iss) =>
+      `Expected an EVM address (0x followed by 40 hex digits) or a Solana base58 address (32 to 44 characters), got ${show(iss.input)}`,
+  })
+  .describe('Wallet address: EVM 0x + 40 hex digits (case-insensitive) or Solana base58 (32 to 44 characters).');
+
+// ------------------------------------------------------------ query-string parameters
+
+function show(input: unknown): string {
+  if (input === undefined) return 'nothing';
+  const text = JSON.stringify(input);
+  return text === undefined ? String(input) : text;
+}
+
+function rangeText(min: number | undefined, max: number | undefined): string {
+  if (min !== undefined && max !== undefined) return `from ${min} to ${max}`;
+  if (min !== undefined) return `of at least ${min}`;
+  if (max !== undefined) return `of at most ${max}`;
+  return '';
+}
+
+const DECIMAL_TEXT = /^-?(\d+\.?\d*|\.\d+)$/;
+/** '5' → 5, '3.5' → 3.5; anything else passes through unchanged (and fails as "not a number"). */
+const numberFromText = (value: unknown): unknown =>
+  typeof value === 'string' && DECIMAL_TEXT.test(value) ? Number(value) : value;
+
+interface IntParamOptions {
+  min?: number;
+  max?: number;
+  default?: number;
+  description: string;
+}
+
+/**
+ * An integer query parameter: accepts a JSON number or a decimal string ('5'); rejects '3.5',
+ * 'abc', '1e3', '' and values outside the bounds with a message that names the allowed range.
+ */
+export function queryInt(opts: IntParamOptions) {
+  const range = rangeText(opts.min, opts.max);
+  const expected = `Expected an integer ${range}`.trim();
+  let inner = z
+    .number({ error: (iss) => `${expected}, got ${show(iss.input)}` })
+    .int({ error: (iss) => `${expected}, got ${show(iss.input)} (not a whole number)` });
+  if (opts.min !== undefined) inner = inner.min(opts.min, { error: (iss) => `${expected}, got ${show(iss.input)} (too small)` });
+  if (opts.max !== undefined) inner = inner.max(opts.max, { error: (iss) => `${expected}, got ${show(iss.input)} (too large)` });
+  const described = inner.describe(opts.description);
+  return opts.default === undefined
+    ? z.preprocess(numberFromText, described.optional())
+    : z.preprocess(numberFromText, described.default(opts.default));
+}
+
+/** A decimal query parameter with bounds; optional (absent = no filter). */
+export function queryNumber(opts: { min: number; max: number; description: string }) {
+  const expected = `Expected a number ${rangeText(opts.min, opts.max)}`;
+  const inner = z
+    .number({ error: (iss) => `${expected}, got ${show(iss.input)}` })
+    .min(opts.min, { error: (iss) => `${expected}, got ${show(iss.input)} (too small)` })
+    .max(opts.max, { error: (iss) => `${expected}, got ${show(iss.input)} (too large)` })
+    .describe(opts.description);
+  return z.preprocess(numberFromText, inner.optional());
+}
+
+const BOOLEAN_TEXT: Record<string, boolean> = { true: true, '1': true, false: false, '0': false };
+
+/** A boolean query parameter: 'true' / 'false' / '1' / '0' (or a JSON boolean); defaults to `dflt`. */
+export function queryBool(dflt: boolean, description: string) {
+  const inner = z
+    .boolean({ error: (iss) => `Expected true, false, 1 or 0, got ${show(iss.input)}` })
+    .describe(`${description} Accepts true, false, 1 or 0.`);
+  return z.preprocess(
+    (value) => (typeof value === 'string' && value in BOOLEAN_TEXT ? BOOLEAN_TEXT[value] : value),
+    inner.default(dflt),
+  );
+}
+
+/** One of a fixed list of strings, with a message that lists them. */
+export function oneOf<const T extends readonly [string, ...string[]]>(values: T, description: string) {
+  return z
+    .enum(values, { error: (iss) => `Expected one of ${values.join(', ')}, got ${show(iss.input)}` })
+    .describe(description);
+}
+
+/** A free-text search string (trimmed; empty means no filter). */
+export function querySearch(maxLength: number, description: string) {
+  const inner = z
+    .string({ error: (iss) => `Expected text of at most ${maxLength} characters, got ${show(iss.input)}` })
+    .max(maxLength, { error: `Expected text of at most ${maxLength} characters` })
+    .describe(description);
+  return z.preprocess(
+    (value) => (typeof value === 'string' ? value.trim() || undefined : value),
+    inner.optional(),
+  );
+}
+
+// ------------------------------------------------------------------ error bodies
+
+/** 422 body: the same shape FastAPI / pydantic services return, so existing clients parse it. */
+export const ValidationErrorItem = z.object({
+  loc: z
+    .array(z.union([z.string(), z.number().int()]))
+    .describe("Where the bad input is, e.g. ['query', 'limit'], ['path', 'id'] or ['body', 'address']."),
+  msg: z.string().describe('What was wrong and what is allowed.'),
+  type: z
+    .string()
+    .describe("Machine-readable error type, e.g. 'int_parsing', 'less_than_equal', 'greater_than_equal', 'enum', 'string_pattern_mismatch', 'missing'."),
+  input: z.unknown().optional().describe('The value that was received, when there was one.'),
+  ctx: z.record(z.string(), z.unknown()).optional().describe("Constraint details, e.g. {'ge': 1} or {'expected': \"'upbit', 'bithumb' or 'all'\"}."),
+});
+export const ValidationErrorBody = z
+  .object({ detail: z.array(ValidationErrorItem).min(1).describe('One entry per invalid input.') })
+  .describe('Status 422: a parameter or the request body failed validation.');
+export type ValidationErrorBody = z.infer<typeof ValidationErrorBody>;
+
+export const NotFoundBody = z
+  .object({
+    error: z.literal('not_found'),
+    message: z.string().describe('What was not found, e.g. "No indexed service has id 123".'),
+  })
+  .describe('Status 404: the path parameter names nothing the index holds. Paid endpoints check this before asking for payment, so a missing resource is never charged.');
+
+export const RateLimitedBody = z
+  .object({
+    error: z.literal('rate_limited'),
+    message: z.string().describe('Human-readable explanation.'),
+    limit: z.number().int().describe('Requests allowed per window (60).'),
+    window_seconds: z.number().int().describe('Window length in seconds (3600).'),
+    retry_after_seconds: z.number().int().min(0).describe('Seconds until the next request is allowed; also sent as the Retry-After header.'),
+  })
+  .describe('Status 429: the free-tier limit of 60 requests per hour per IP address was exceeded.');
+
+// ------------------------------------------------------------------ payments
+
+/** One accepted way to pay (x402 v1 PaymentRequirements). */
+export const PaymentRequirements = z
+  .looseObject({
+    scheme: z.string().describe("Payment scheme, 'exact'."),
+    network: z.string().describe("Network name: 'base', 'polygon', 'solana' or 'xrpl'."),
+    maxAmountRequired: z.string().regex(/^\d+$/).describe('Price in the asset\'s atomic units as a decimal string (USDC has 6 decimals: "1000" = 0.001 USD).'),
+    asset: z.string().describe('Token contract (EVM), mint (Solana) or issued-currency code (XRPL).'),
+    payTo: z.string().describe('Recipient address.'),
+    resource: z.string().describe('Absolute URL of the resource being paid for.'),
+    description: z.string().describe('What the payment buys.'),
+    mimeType: z.string().describe('Media type of the paid response.'),
+    outputSchema: z.record(z.string(), z.unknown()).nullable().optional().describe('Input and output description of the resource, for discovery.'),
+    maxTimeoutSeconds: z.number().int().describe('How long the payment authorization may take.'),
+    extra: z.record(z.string(), z.unknown()).nullable().optional().describe('Scheme-specific data, e.g. the EIP-712 domain {name, version} of the token.'),
+  })
+  .describe('One accepted payment option.');
+
+/** 402 body (x402 v1); the same requirements also travel base64-encoded in the v2 PAYMENT-REQUIRED header. */
+export const PaymentRequiredBody = z
+  .object({
+    x402Version: z.number().int().describe('x402 protocol version of this body (1).'),
+    error: z.string().describe('Why payment is required or why the payment sent was refused.'),
+    accepts: z.array(PaymentRequirements).describe('One entry per accepted network.'),
+  })
+  .describe('Status 402: the endpoint is paid and the request carried no valid payment. Pay one of `accepts` and repeat the request with the payment header.');
+export type PaymentRequiredBody = z.infer<typeof PaymentRequiredBody>;
+
+/** The signed receipt a paid 200 carries (body field `receipt`, and base64 JSON in the X-Receipt header). */
+export const Receipt = z
+  .looseObject({
+    id: z.string().describe('Receipt id.'),
+    endpoint: z.string().describe('Path of the paid endpoint.'),
+    amount: z.string().describe('Amount paid in USD as a decimal string, e.g. "0.001".'),
+    currency: z.string().describe("'USDC' or 'RLUSD'."),
+    network: z.string().describe('Network the payment was made on.'),
+    tx_hash: z.string().describe('Settlement transaction hash as reported by the settlement (see settlement_mode in /health).'),
+    payer: z.string().describe('Payer address.'),
+    merchant: z.string().describe('Pay-to address of the service.'),
+    issued_at: isoDateTime('When the receipt was issued (UTC).'),
+    signature: z
+      .string()
+      .describe('secp256k1 ECDSA signature (hex) over the pipe-joined text id|endpoint|amount|currency|network|tx_hash|payer|merchant|issued_at.'),
+  })
+  .describe('Signed receipt; verify it against receipt_signer.public_key in /.well-known/x402.');
+
+/** The schema of a paid 200: the data plus its receipt. */
+export function withReceipt<S extends z.ZodObject>(data: S) {
+  return data.extend({ receipt: Receipt });
+}
+
+// ------------------------------------------------------------------ bodies the proxy computes
+
+export const HealthBody = z
+  .object({
+    service: z.enum(['korea', 'analytics']).describe('Which service answered.'),
+    status: z
+      .enum(['ok', 'degraded', 'unavailable'])
+      .describe("'ok' = a snapshot is loaded and no dataset is stale; 'degraded' = some dataset is stale or missing (the last good version is served); 'unavailable' = no snapshot loaded yet."),
+    version: z.string().describe('Code version of the running service.'),
+    snapshot_version: z.string().nullable().describe('Version id of the loaded snapshot, null before the first one.'),
+    snapshot_generated_at: isoDateTimeOrNull('When the loaded snapshot was published; null before the first one.'),
+    source: DataSource.nullable().describe('Kind of data in the loaded snapshot (demo, live or file); null before the first snapshot.'),
+    datasets: z
+      .array(
+        z.object({
+          name: z.string().describe('Dataset name.'),
+          as_of: isoDateTimeOrNull('When the dataset was computed; null when it is missing.'),
+          age_seconds: z.number().int().nullable().describe('Seconds since as_of; null when the dataset is missing.'),
+          stale: z.boolean().describe('True when age_seconds exceeds the dataset\'s staleAfterSeconds, or the dataset is missing.'),
+        }),
+      )
+      .describe('Freshness of every dataset of the service.'),
+    settlement_mode: z
+      .enum(['local', 'facilitator'])
+      .describe("'facilitator' = payments settle on chain through the configured facilitator; 'local' = signatures are verified but no funds move (demo mode)."),
+    ai_mode: z
+      .enum(['anthropic', 'rules'])
+      .nullable()
+      .describe("Who writes AI text: 'anthropic' (Claude) or 'rules' (offline rules analyst); null for a service without AI output."),
+    checked_at: isoDateTime('When this health answer was computed.'),
+  })
+  .describe('Service health. Always status 200; read `status`.');
+
+/** /.well-known/x402: x402scan-compatible discovery document plus the receipt signer. */
+export const WellKnownX402Body = z
+  .looseObject({
+    version: z.literal(1).describe('Discovery document version (x402scan format).'),
+    resources: z.array(z.string()).describe('Absolute URLs of the paid resources (POST ones prefixed with "POST ").'),
+    instructions: z.string().optional().describe('Guidance for agents and people, in Markdown.'),
+    receipt_signer: z
+      .object({
+        public_key: z.string().describe('Compressed secp256k1 public key (hex) that signs receipts.'),
+        address: z.string().describe('EVM address of the same key.'),
+      })
+      .describe('Key that signs every paid receipt.'),
+  })
+  .describe('Discovery manifest of the paid resources.');
+
+export const PlainText = z.string().describe('Plain text.');
+export const HtmlPage = z.string().describe('HTML page.');

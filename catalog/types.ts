@@ -1,0 +1,66 @@
+/**
+ * One declaration per endpoint. The Hono routes and their 422 validation, the 402 payment
+ * requirements, the OpenAPI document, /docs, /llms.txt, /.well-known/x402, the MCP tools and the
+ * site's download list are all derived from these declarations; nothing else lists endpoints or
+ * prices.
+ */
+import type { z } from 'zod';
+
+export type ServiceName = 'korea' | 'analytics';
+export const SERVICES: readonly ServiceName[] = ['korea', 'analytics'];
+
+export type HttpMethod = 'GET' | 'POST';
+
+export interface EndpointDecl {
+  service: ServiceName;
+  /** Stable id, unique within the service, e.g. 'kimchi-premium', 'services.detail'. */
+  id: string;
+  method: HttpMethod;
+  /** Path in Hono syntax, e.g. '/api/v1/services/:id'. */
+  path: string;
+  /** One line for lists (llms.txt, OpenAPI summary). */
+  summary: string;
+  /** What the endpoint returns and how it is computed; OpenAPI description. */
+  description: string;
+  access: 'free' | 'paid';
+  /** USD per call as a decimal string ('0.001'); paid endpoints only. */
+  priceUsd?: string;
+  /** Cache-Control max-age and ETag lifetime. */
+  cacheTtlSeconds: number;
+  /** Query parameters (zod object; drives 422 validation, OpenAPI and the MCP tool input). */
+  query?: z.ZodObject;
+  /** Path parameters. */
+  pathParams?: z.ZodObject;
+  /** JSON request body (POST). */
+  body?: z.ZodObject;
+  /** The 200 response body. */
+  response: z.ZodType;
+  /** The snapshot dataset the endpoint reads (null: computed by the proxy itself, e.g. /health). */
+  dataset: string | null;
+  /** Korea paid endpoints are served again under /api/v1/xrpl/... settled in RLUSD. */
+  xrplVariant?: boolean;
+  /** MCP tool serving the same data, if any. */
+  mcpTool?: { name: string; description: string };
+  /** Free endpoints of the analytics service count against the 60/hour/IP free tier. */
+  rateLimited?: boolean;
+  /** Response media type; JSON unless stated. */
+  contentType?: 'application/json' | 'text/plain' | 'text/html';
+}
+
+/**
+ * A dataset of a service's snapshot: what a pipeline step produces and endpoints read.
+ * `updateEverySeconds` is the schedule the pipeline is expected to keep; a dataset older than
+ * `staleAfterSeconds` shows as stale in /health.
+ */
+export interface DatasetDecl {
+  service: ServiceName;
+  name: string;
+  kind: 'table' | 'document';
+  description: string;
+  updateEverySeconds: number;
+  staleAfterSeconds: number;
+  /** License of the published file. */
+  license: 'CC0-1.0' | 'proprietary';
+  /** Free datasets are published on the static site for download. */
+  publicDownload: boolean;
+}

@@ -1,0 +1,217 @@
+/**
+ * Reads the live snapshot of a service: resolves `latest.json`, verifies every file's sha256
+ * against the manifest before anything is served, and notices when a newer version is published.
+ * If the version `latest.json` names fails its checks, the newest older version that passes is
+ * served instead and the failure is reported.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, readdirSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { join } from 'node:path';
+import type { DatasetEntry, LatestPointer, SnapshotManifest } from './manifest.ts';
+import { FORMAT_VERSION, VERSION_PATTERN } from './manifest.ts';
+
+export async function sha256File(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+export function readLatestPointer(root: string, service: string): LatestPointer | null {
+  const path = join(root, service, 'latest.json');
+  if (!existsSync(path)) return null;
+  const pointer = JSON.parse(readFileSync(path, 'utf8')) as LatestPointer;
+  if (!VERSION_PATTERN.test(pointer.version)) throw new Error(`${path}: malformed version "${pointer.version}"`);
+  return pointer;
+}
+
+export interface LoadedDataset {
+  entry: DatasetEntry;
+  path: string;
+  /** Parsed JSON for documents; undefined for tables (query the Parquet file at `path`). */
+  document?: unknown;
+}
+
+export interface LoadedSnapshot {
+  service: string;
+  version: string;
+  dir: string;
+  manifest: SnapshotManifest;
+  datasets: Map<string, LoadedDataset>;
+  loadedAt: Date;
+  /** Set when latest.json named a version that failed its checks and an older one is served. */
+  fallbackReason: string | null;
+}
+
+export class SnapshotVerificationError extends Error {}
+
+/** Loads and verifies one version directory. Throws SnapshotVerificationError on any mismatch. */
+export async function loadVersion(root: string, service: string, version: string): Promise<LoadedSnapshot> {
+  const dir = join(root, service, version);
+  const manifestPath = join(dir, 'manifest.json');
+  if (!existsSync(manifestPath)) throw new SnapshotVerificationError(`${version}: manifest.json missing`);
+  let manifest: SnapshotManifest;
+  try {
+    manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as SnapshotManifest;
+  } catch (err) {
+    throw new SnapshotVerificationError(`${version}: manifest.json unreadable: ${(err as Error).message}`);
+  }
+  if (manifest.format_version !== FORMAT_VERSION) {
+    throw new SnapshotVerificationError(
+      `${version}: snapshot format ${manifest.format_version}, this code reads format ${FORMAT_VERSION}`,
+    );
+  }
+  if (manifest.version !== version || manifest.service !== service) {
+    throw new SnapshotVerificationError(`${version}: manifest names ${manifest.service}/${manifest.version}`);
+  }
+  const datasets = new Map<string, LoadedDataset>();
+  for (const entry of manifest.datasets) {
+    const path = join(dir, entry.file);
+    if (!existsSync(path)) throw new SnapshotVerificationError(`${version}: ${entry.file} missing`);
+    const size = statSync(path).size;
+    if (size !== entry.bytes) {
+      throw new SnapshotVerificationError(`${version}: ${entry.file} is ${size} bytes, manifest says ${entry.bytes}`);
+    }
+    const sha = await sha256File(path);
+    if (sha !== entry.sha256) {
+      throw new SnapshotVerificationError(`${version}: ${entry.file} sha256 ${sha} does not match manifest ${entry.sha256}`);
+    }
+    const loaded: LoadedDataset = { entry, path };
+    if (entry.kind === 'document') loaded.document = JSON.parse(readFileSync(path, 'utf8'));
+    datasets.set(entry.name, loaded);
+  }
+  return { service, version, dir, manifest, datasets, loadedAt: new Date(), fallbackReason: null };
+}
+
+/** Complete version directories of a service, newest first. */
+export function listVersions(root: string, service: string): string[] {
+  const dir = join(root, service);
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((n) => VERSION_PATTERN.test(n))
+    .sort()
+    .reverse();
+}
+
+/**
+ * Resolves latest.json and loads it with verification; falls back to the newest older version that
+ * verifies. Returns null when the service has never been published.
+ */
+export async function loadLatest(root: string, service: string): Promise<LoadedSnapshot | null> {
+  let pointer: LatestPointer | null = null;
+  let pointerError: string | null = null;
+  try {
+    pointer = readLatestPointer(root, service);
+  } catch (err) {
+    pointerError = `latest.json unreadable: ${(err as Error).message}`;
+  }
+  if (pointer) {
+    try {
+      return await loadVersion(root, service, pointer.version);
+    } catch (err) {
+      if (!(err instanceof SnapshotVerificationError)) throw err;
+      pointerError = `latest.json names ${pointer.version}, which failed verification: ${err.message}`;
+    }
+  }
+  if (!pointerError) return null;
+  for (const version of listVersions(root, service)) {
+    if (version === pointer?.version) continue;
+    try {
+      const loaded = await loadVersion(root, service, version);
+      loaded.fallbackReason = pointerError;
+      return loaded;
+    } catch {
+      /* try the next older one */
+    }
+  }
+  throw new SnapshotVerificationError(`${service}: ${pointerError}; no older version verifies either`);
+}
+
+export interface ReaderOptions {
+  /** Poll interval for latest.json (fs.watch is used too, but can miss renames on some filesystems). */
+  pollMs?: number;
+  onChange?: (snapshot: LoadedSnapshot) => void;
+  onError?: (error: Error) => void;
+}
+
+/**
+ * Keeps the live snapshot of one service in memory and swaps it when a newer version is published.
+ * A version that fails verification is never swapped in.
+ */
+export class SnapshotReader {
+  private snapshot: LoadedSnapshot | null = null;
+  private watcher: FSWatcher | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private refreshing: Promise<boolean> | null = null;
+  lastError: Error | null = null;
+
+  constructor(
+    readonly root: string,
+    readonly service: string,
+    private readonly options: ReaderOptions = {},
+  ) {}
+
+  current(): LoadedSnapshot | null {
+    return this.snapshot;
+  }
+
+  /** Loads latest if it names a version other than the one held. Returns true when it swapped. */
+  refresh(): Promise<boolean> {
+    this.refreshing ??= this.doRefresh().finally(() => {
+      this.refreshing = null;
+    });
+    return this.refreshing;
+  }
+
+  private async doRefresh(): Promise<boolean> {
+    try {
+      let pointer: LatestPointer | null = null;
+      try {
+        pointer = readLatestPointer(this.root, this.service);
+      } catch {
+        /* loadLatest reports it */
+      }
+      if (pointer && this.snapshot && pointer.version === this.snapshot.version && !this.snapshot.fallbackReason) {
+        return false;
+      }
+      const loaded = await loadLatest(this.root, this.service);
+      if (!loaded || loaded.version === this.snapshot?.version) return false;
+      this.snapshot = loaded;
+      this.lastError = loaded.fallbackReason ? new Error(loaded.fallbackReason) : null;
+      this.options.onChange?.(loaded);
+      return true;
+    } catch (err) {
+      this.lastError = err as Error;
+      this.options.onError?.(err as Error);
+      return false;
+    }
+  }
+
+  /** Starts noticing new versions (fs.watch plus a poll); timers do not keep the process alive. */
+  watch(): void {
+    const dir = join(this.root, this.service);
+    if (existsSync(dir) && !this.watcher) {
+      try {
+        this.watcher = watch(dir, (_event, file) => {
+          if (file === 'latest.json') void this.refresh();
+        });
+        this.watcher.unref();
+      } catch {
+        this.watcher = null;
+      }
+    }
+    if (!this.timer) {
+      this.timer = setInterval(() => {
+        if (!this.watcher && existsSync(dir)) this.watch();
+        void this.refresh();
+      }, this.options.pollMs ?? 2000);
+      this.timer.unref();
+    }
+  }
+
+  close(): void {
+    this.watcher?.close();
+    this.watcher = null;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+}

@@ -1,0 +1,249 @@
+import { spawn } from 'node:child_process';
+import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SnapshotWriter } from './writer.ts';
+import { listVersions, loadLatest, readLatestPointer, SnapshotReader, sha256File } from './reader.ts';
+
+const meta = {
+  source: 'demo' as const,
+  asOf: '2026-11-20T12:00:00Z',
+  license: 'CC0-1.0' as const,
+  description: 'test dataset',
+};
+
+let instance: DuckDBInstance;
+let connection: DuckDBConnection;
+const roots: string[] = [];
+function freshRoot(): string {
+  const root = mkdtempSync(join(tmpdir(), 'snap-test-'));
+  roots.push(root);
+  return root;
+}
+
+beforeAll(async () => {
+  instance = await DuckDBInstance.create(':memory:');
+  connection = await instance.connect();
+  await connection.run(
+    `CREATE TABLE prices AS SELECT 'SYM' || i AS symbol, (i * 10.5)::DOUBLE AS price, TIMESTAMP '2026-11-20 12:00:00' + INTERVAL (i) MINUTE AS t FROM range(50000) r(i)`,
+  );
+});
+afterAll(() => {
+  connection.closeSync();
+  instance.closeSync();
+  for (const r of roots) rmSync(r, { recursive: true, force: true });
+});
+
+async function publishOnce(root: string, generatedAt: Date, docValue = 1) {
+  const writer = await SnapshotWriter.begin({ root, service: 'svc', codeVersion: 'test', generatedAt, retention: 2 });
+  await writer.writeTable(connection, 'prices', 'SELECT * FROM prices ORDER BY symbol', meta);
+  await writer.writeDocument('stats', { tokens: 50000, value: docValue }, meta);
+  return writer.publish({ nextExpectedUpdate: new Date(generatedAt.getTime() + 60_000) });
+}
+
+describe('snapshot writer and reader', () => {
+  it('publishes parquet and json with a manifest the reader verifies', async () => {
+    const root = freshRoot();
+    const manifest = await publishOnce(root, new Date('2026-11-20T12:00:01Z'));
+    expect(manifest.datasets.map((d) => d.name)).toEqual(['prices', 'stats']);
+    const prices = manifest.datasets.find((d) => d.name === 'prices')!;
+    expect(prices.rows).toBe(50000);
+    expect(prices.schema).toEqual([
+      { name: 'symbol', type: 'VARCHAR' },
+      { name: 'price', type: 'DOUBLE' },
+      { name: 't', type: 'TIMESTAMP' },
+    ]);
+    expect(prices.source).toBe('demo');
+    expect(prices.as_of).toBe('2026-11-20T12:00:00.000Z');
+    expect(manifest.generated_at).toBe('2026-11-20T12:00:01.000Z');
+    expect(manifest.next_expected_update).toBe('2026-11-20T12:01:01.000Z');
+    const dir = join(root, 'svc', manifest.version);
+    expect(await sha256File(join(dir, 'prices.parquet'))).toBe(prices.sha256);
+    // zstd compression in the Parquet footer
+    const codec = await connection.runAndReadAll(
+      `SELECT DISTINCT compression FROM parquet_metadata('${join(dir, 'prices.parquet')}')`,
+    );
+    expect(codec.getRowObjectsJson().map((r) => r.compression)).toEqual(['ZSTD']);
+
+    const loaded = await loadLatest(root, 'svc');
+    expect(loaded?.version).toBe(manifest.version);
+    expect(loaded?.datasets.get('stats')?.document).toEqual({ tokens: 50000, value: 1 });
+    expect(readLatestPointer(root, 'svc')?.version).toBe(manifest.version);
+    expect(readdirSync(join(root, 'svc')).filter((n) => n.startsWith('.'))).toEqual([]);
+  });
+
+  it('writes identical bytes for identical data', async () => {
+    const a = await publishOnce(freshRoot(), new Date('2026-11-20T12:00:01Z'));
+    const b = await publishOnce(freshRoot(), new Date('2026-11-20T13:00:01Z'));
+    expect(a.datasets.map((d) => d.sha256)).toEqual(b.datasets.map((d) => d.sha256));
+    expect(a.version).not.toBe(b.version);
+  });
+
+  it('keeps the retention count of old versions and never the tmp leftovers of dead processes', async () => {
+    const root = freshRoot();
+    // a leftover of a crashed publish by a process that no longer exists
+    const ghost = join(root, 'svc', '.tmp-999999-deadbeef');
+    await publishOnce(root, new Date('2026-11-20T10:00:00Z'));
+    rmSync(ghost, { force: true, recursive: true });
+    writeFileSync(join(root, 'svc', '.latest.json.tmp-999999'), '{');
+    const fs = await import('node:fs');
+    fs.mkdirSync(ghost);
+    for (let i = 1; i <= 4; i++) await publishOnce(root, new Date(`2026-11-20T1${i}:00:00Z`), i);
+    const versions = listVersions(root, 'svc');
+    expect(versions).toHaveLength(3); // live + 2 kept
+    expect(readLatestPointer(root, 'svc')?.version).toBe(versions[0]);
+    expect(existsSync(ghost)).toBe(false);
+    expect(existsSync(join(root, 'svc', '.latest.json.tmp-999999'))).toBe(false);
+  });
+
+  it('carries over the last good file of a dataset that failed, marked with the reason', async () => {
+    const root = freshRoot();
+    const first = await publishOnce(root, new Date('2026-11-20T10:00:00Z'));
+    const writer = await SnapshotWriter.begin({ root, service: 'svc', codeVersion: 'test', generatedAt: new Date('2026-11-20T11:00:00Z') });
+    await writer.writeDocument('stats', { tokens: 1, value: 2 }, { ...meta, asOf: '2026-11-20T11:00:00Z' });
+    const kept = await writer.carryOver('prices', 'upbit: HTTP 503');
+    expect(kept?.produced_in).toBe(first.version);
+    expect(await writer.carryOver('never-existed', 'x')).toBeNull();
+    const second = await writer.publish({ nextExpectedUpdate: new Date('2026-11-20T12:00:00Z') });
+    const prices = second.datasets.find((d) => d.name === 'prices')!;
+    expect(prices.carried_over).toEqual({ reason: 'upbit: HTTP 503', failed_at: '2026-11-20T11:00:00.000Z' });
+    expect(prices.as_of).toBe('2026-11-20T12:00:00.000Z');
+    expect(prices.sha256).toBe(first.datasets.find((d) => d.name === 'prices')!.sha256);
+    const loaded = await loadLatest(root, 'svc');
+    expect(loaded?.version).toBe(second.version);
+  });
+
+  it('refuses to publish an empty snapshot and leaves the previous one live', async () => {
+    const root = freshRoot();
+    const first = await publishOnce(root, new Date('2026-11-20T10:00:00Z'));
+    const writer = await SnapshotWriter.begin({ root, service: 'svc', codeVersion: 'test' });
+    await expect(writer.publish({ nextExpectedUpdate: new Date() })).rejects.toThrow(/nothing to publish/);
+    expect(readLatestPointer(root, 'svc')?.version).toBe(first.version);
+    expect(readdirSync(join(root, 'svc')).filter((n) => n.startsWith('.'))).toEqual([]);
+  });
+
+  it('serves the newest older version that verifies when latest is corrupted, and says why', async () => {
+    const root = freshRoot();
+    const good = await publishOnce(root, new Date('2026-11-20T10:00:00Z'), 1);
+    const bad = await publishOnce(root, new Date('2026-11-20T11:00:00Z'), 2);
+    appendFileSync(join(root, 'svc', bad.version, 'stats.json'), ' ');
+    const loaded = await loadLatest(root, 'svc');
+    expect(loaded?.version).toBe(good.version);
+    expect(loaded?.fallbackReason).toMatch(/failed verification.*stats\.json/);
+  });
+
+  it('notices a newer version and swaps it in', async () => {
+    const root = freshRoot();
+    const first = await publishOnce(root, new Date('2026-11-20T10:00:00Z'), 1);
+    const changes: string[] = [];
+    const reader = new SnapshotReader(root, 'svc', { pollMs: 50, onChange: (s) => changes.push(s.version) });
+    await reader.refresh();
+    expect(reader.current()?.version).toBe(first.version);
+    reader.watch();
+    const second = await publishOnce(root, new Date('2026-11-20T11:00:00Z'), 2);
+    const deadline = Date.now() + 5000;
+    while (reader.current()?.version !== second.version && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    reader.close();
+    expect(reader.current()?.version).toBe(second.version);
+    expect(changes).toEqual([first.version, second.version]);
+  });
+});
+
+// ------------------------------------------------------------------ crash safety
+
+const child = join(import.meta.dirname, 'testing', 'publish-child.ts');
+const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
+
+/** Runs a publish in a child process and SIGKILLs it at `stage` (or after `delayMs`). */
+function publishAndKill(root: string, mark: string, how: { stage?: string; delayMs?: number }): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    const args = [child, root, mark];
+    if (how.stage) args.push('--pause-at', how.stage);
+    else args.push('--slow');
+    const proc = spawn(tsx, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const seen: string[] = [];
+    let buffer = '';
+    let stderr = '';
+    let timer: NodeJS.Timeout | null = null;
+    proc.stdout.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      let nl: number;
+      while ((nl = buffer.indexOf('\n')) >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        seen.push(line);
+        if (how.stage && line === `stage ${how.stage}`) proc.kill('SIGKILL');
+        if (how.delayMs !== undefined && line === 'stage begin' && !timer) {
+          timer = setTimeout(() => proc.kill('SIGKILL'), how.delayMs);
+        }
+      }
+    });
+    proc.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    proc.on('error', reject);
+    proc.on('exit', () => {
+      if (timer) clearTimeout(timer);
+      if (how.stage && !seen.includes(`stage ${how.stage}`)) reject(new Error(`child never reached ${how.stage}: ${stderr}`));
+      else resolve(seen);
+    });
+  });
+}
+
+async function assertServesCompleteVersion(root: string, expectMark: string): Promise<void> {
+  const loaded = await loadLatest(root, 'crashy');
+  expect(loaded).not.toBeNull();
+  expect(loaded!.fallbackReason).toBeNull();
+  const doc = loaded!.datasets.get('doc-a')!.document as { mark: string };
+  expect(doc.mark).toBe(expectMark);
+  expect(loaded!.datasets.size).toBe(3);
+}
+
+describe('a publish killed midway', () => {
+  const stages = [
+    'begin',
+    'dataset:big-table',
+    'dataset:doc-a',
+    'dataset:doc-b',
+    'manifest-written',
+    'directory-renamed',
+    'verified',
+    'pointer-written',
+  ];
+
+  it.each(stages)('leaves the previous complete version live when killed after %s', async (stage) => {
+    const root = freshRoot();
+    const ok = await publishAndKill(root, 'first', { stage: 'never' }).catch(() => null);
+    expect(ok).toBeNull(); // 'never' is not a stage: the run completes, the helper reports it
+    expect(readLatestPointer(root, 'crashy')).not.toBeNull();
+    await assertServesCompleteVersion(root, 'first');
+    await publishAndKill(root, 'second', { stage });
+    await assertServesCompleteVersion(root, 'first');
+  });
+
+  it('after the pointer is renamed the new version is live and complete', async () => {
+    const root = freshRoot();
+    await publishAndKill(root, 'first', { stage: 'never' }).catch(() => null);
+    await publishAndKill(root, 'second', { stage: 'published' });
+    await assertServesCompleteVersion(root, 'second');
+  });
+
+  it('at random times, latest.json always names a complete, checksum-valid version', async () => {
+    const root = freshRoot();
+    await publishAndKill(root, 'first', { stage: 'never' }).catch(() => null);
+    const delays = [5, 40, 80, 120, 160, 200, 260];
+    for (const delayMs of delays) {
+      await publishAndKill(root, `run-${delayMs}`, { delayMs });
+      const loaded = await loadLatest(root, 'crashy');
+      expect(loaded?.fallbackReason).toBeNull();
+      expect(loaded?.datasets.size).toBe(3);
+    }
+    // the next successful publish cleans every leftover of the killed ones
+    await publishAndKill(root, 'last', { stage: 'never' }).catch(() => null);
+    await assertServesCompleteVersion(root, 'last');
+    expect(readdirSync(join(root, 'crashy')).filter((n) => n.startsWith('.'))).toEqual([]);
+    expect(JSON.parse(readFileSync(join(root, 'crashy', 'latest.json'), 'utf8')).service).toBe('crashy');
+  });
+});

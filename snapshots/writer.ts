@@ -1,0 +1,345 @@
+/**
+ * Writes a snapshot version and publishes it atomically.
+ *
+ * Files go to a hidden temporary directory; after every file and the manifest are written and
+ * fsynced the directory is renamed to its version name, every checksum is read back, and only then
+ * is `latest.json` replaced by an atomic rename. A crash at any point leaves `latest.json` naming
+ * the previous complete version; leftovers of a crashed run are removed by the next publish.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { SourceKind } from '../sources/raw-tables.ts';
+import { queryJson, sqlString } from '../pipelines/warehouse.ts';
+import type { ColumnSchema, DatasetEntry, LatestPointer, SnapshotManifest } from './manifest.ts';
+import { FORMAT_VERSION, LICENSES, VERSION_PATTERN } from './manifest.ts';
+import { readLatestPointer, sha256File } from './reader.ts';
+
+export type PublishStage =
+  | 'begin'
+  | `dataset:${string}`
+  | 'manifest-written'
+  | 'directory-renamed'
+  | 'verified'
+  | 'pointer-written'
+  | 'published'
+  | 'retention-done';
+
+export interface WriterOptions {
+  root: string;
+  service: string;
+  codeVersion: string;
+  /** Wall-clock time of this run (the manifest's generated_at); defaults to the real clock. */
+  generatedAt?: Date;
+  /** Old versions kept besides the live one. */
+  retention?: number;
+  /** Called after each step; awaited, so a test can stop the process at a chosen point. */
+  onStage?: (stage: PublishStage) => void | Promise<void>;
+}
+
+export interface DatasetMeta {
+  source: SourceKind;
+  asOf: Date | string;
+  license: keyof typeof LICENSES;
+  description: string;
+}
+
+function fsyncPath(path: string): void {
+  const fd = openSync(path, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function isoOf(value: Date | string): string {
+  const d = typeof value === 'string' ? new Date(value) : value;
+  if (Number.isNaN(d.getTime())) throw new Error(`invalid as_of time: ${String(value)}`);
+  return d.toISOString();
+}
+
+function jsonType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  return typeof value;
+}
+
+/** `20261121T010203456Z` from a date. */
+function stamp(d: Date): string {
+  return d.toISOString().replace(/[-:.]/g, '');
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export class SnapshotWriter {
+  readonly serviceDir: string;
+  readonly tmpDir: string;
+  private readonly entries = new Map<string, DatasetEntry>();
+  private readonly generatedAt: Date;
+  private readonly previous: SnapshotManifest | null;
+  private finished = false;
+
+  private constructor(private readonly options: WriterOptions) {
+    this.serviceDir = join(options.root, options.service);
+    mkdirSync(this.serviceDir, { recursive: true });
+    this.generatedAt = options.generatedAt ?? new Date();
+    this.tmpDir = join(this.serviceDir, `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+    mkdirSync(this.tmpDir);
+    const pointer = readLatestPointer(options.root, options.service);
+    this.previous = pointer ? readManifestOrNull(join(this.serviceDir, pointer.version, 'manifest.json')) : null;
+  }
+
+  static async begin(options: WriterOptions): Promise<SnapshotWriter> {
+    const writer = new SnapshotWriter(options);
+    await writer.stage('begin');
+    return writer;
+  }
+
+  /** The manifest of the version live before this run (for carry-over and comparisons). */
+  get previousManifest(): SnapshotManifest | null {
+    return this.previous;
+  }
+
+  datasetNames(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  private async stage(stage: PublishStage): Promise<void> {
+    await this.options.onStage?.(stage);
+  }
+
+  private assertOpen(name: string): void {
+    if (this.finished) throw new Error(`snapshot writer already finished; cannot write ${name}`);
+    if (!/^[a-z0-9][a-z0-9-]*$/.test(name)) {
+      throw new Error(`dataset name "${name}" must be lowercase letters, digits and dashes`);
+    }
+    if (this.entries.has(name)) throw new Error(`dataset "${name}" written twice in one snapshot`);
+  }
+
+  /**
+   * Exports the result of `query` to `<name>.parquet` (zstd). The query must order its rows for
+   * the file to be byte-for-byte reproducible.
+   */
+  async writeTable(connection: DuckDBConnection, name: string, query: string, meta: DatasetMeta): Promise<DatasetEntry> {
+    this.assertOpen(name);
+    const file = `${name}.parquet`;
+    const path = join(this.tmpDir, file);
+    const copied = await queryJson(
+      connection,
+      `COPY (${query}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`,
+    );
+    const rows = Number(copied[0]?.Count ?? 0);
+    const described = await queryJson(connection, `DESCRIBE SELECT * FROM read_parquet(${sqlString(path)})`);
+    const schema: ColumnSchema[] = described.map((c) => ({ name: String(c.column_name), type: String(c.column_type) }));
+    return this.record(name, 'table', file, rows, schema, meta);
+  }
+
+  /** Writes a JSON document to `<name>.json`. Rows = array length, or 1 for an object. */
+  async writeDocument(name: string, document: unknown, meta: DatasetMeta): Promise<DatasetEntry> {
+    this.assertOpen(name);
+    const file = `${name}.json`;
+    const text = JSON.stringify(document);
+    if (text === undefined) throw new Error(`dataset "${name}": document is not JSON-serializable`);
+    writeFileSync(join(this.tmpDir, file), text);
+    const rows = Array.isArray(document) ? document.length : 1;
+    const schema: ColumnSchema[] =
+      document && typeof document === 'object' && !Array.isArray(document)
+        ? Object.entries(document as Record<string, unknown>).map(([k, v]) => ({ name: k, type: jsonType(v) }))
+        : [{ name: '(root)', type: jsonType(document) }];
+    return this.record(name, 'document', file, rows, schema, meta);
+  }
+
+  /**
+   * Keeps the previous version's file for a dataset this run could not recompute, marked as
+   * carried over with the reason. Returns null when there is no previous good version.
+   */
+  async carryOver(name: string, reason: string): Promise<DatasetEntry | null> {
+    this.assertOpen(name);
+    const prev = this.previous?.datasets.find((d) => d.name === name);
+    if (!this.previous || !prev) return null;
+    const from = join(this.serviceDir, this.previous.version, prev.file);
+    if (!existsSync(from)) return null;
+    const to = join(this.tmpDir, prev.file);
+    try {
+      linkSync(from, to); // versions are immutable, so sharing the inode is safe
+    } catch {
+      copyFileSync(from, to);
+    }
+    const entry: DatasetEntry = {
+      ...prev,
+      carried_over: { reason, failed_at: this.generatedAt.toISOString() },
+    };
+    this.entries.set(name, entry);
+    await this.stage(`dataset:${name}`);
+    return entry;
+  }
+
+  private async record(
+    name: string,
+    kind: DatasetEntry['kind'],
+    file: string,
+    rows: number,
+    schema: ColumnSchema[],
+    meta: DatasetMeta,
+  ): Promise<DatasetEntry> {
+    const path = join(this.tmpDir, file);
+    fsyncPath(path);
+    const entry: DatasetEntry = {
+      name,
+      kind,
+      file,
+      format: kind === 'table' ? 'parquet' : 'json',
+      rows,
+      bytes: statSync(path).size,
+      sha256: await sha256File(path),
+      schema,
+      source: meta.source,
+      as_of: isoOf(meta.asOf),
+      license: meta.license,
+      description: meta.description,
+      produced_in: '', // filled with the version name at publish
+    };
+    this.entries.set(name, entry);
+    await this.stage(`dataset:${name}`);
+    return entry;
+  }
+
+  /**
+   * Finishes the version and makes it live. Returns the manifest. Throws (leaving the previous
+   * version live) if nothing was written or a file fails its read-back check.
+   */
+  async publish(options: { nextExpectedUpdate: Date; notice?: string | null }): Promise<SnapshotManifest> {
+    if (this.finished) throw new Error('snapshot writer already finished');
+    if (this.entries.size === 0) {
+      this.abort();
+      throw new Error(`no dataset was written for ${this.options.service}; nothing to publish`);
+    }
+    this.finished = true;
+    const datasets = [...this.entries.values()].sort((a, b) => a.name.localeCompare(b.name));
+    const contentHash = createHash('sha256');
+    for (const d of datasets) contentHash.update(`${d.name}:${d.sha256}\n`);
+    let version = `${stamp(this.generatedAt)}-${contentHash.digest('hex').slice(0, 8)}`;
+    if (existsSync(join(this.serviceDir, version))) {
+      version = `${stamp(new Date(this.generatedAt.getTime() + 1))}-${version.slice(-8)}`;
+    }
+    if (!VERSION_PATTERN.test(version)) throw new Error(`internal: bad version name ${version}`);
+    for (const d of datasets) if (!d.carried_over) d.produced_in = version;
+
+    const anyFree = datasets.some((d) => d.license === 'CC0-1.0');
+    const allFree = datasets.every((d) => d.license === 'CC0-1.0');
+    const license = allFree ? LICENSES['CC0-1.0'] : LICENSES.proprietary;
+    const manifest: SnapshotManifest = {
+      format_version: FORMAT_VERSION,
+      service: this.options.service,
+      version,
+      generated_at: this.generatedAt.toISOString(),
+      code_version: this.options.codeVersion,
+      license: {
+        ...license,
+        note: anyFree
+          ? 'Datasets marked CC0-1.0 are dedicated to the public domain; the others are sold per call.'
+          : 'Sold per call through x402; see each dataset license.',
+      },
+      next_expected_update: options.nextExpectedUpdate.toISOString(),
+      notice: options.notice ?? null,
+      datasets,
+    };
+    try {
+      const manifestPath = join(this.tmpDir, 'manifest.json');
+      writeFileSync(manifestPath, JSON.stringify(manifest, null, 2) + '\n');
+      fsyncPath(manifestPath);
+      fsyncPath(this.tmpDir);
+      await this.stage('manifest-written');
+
+      const finalDir = join(this.serviceDir, version);
+      renameSync(this.tmpDir, finalDir);
+      fsyncPath(this.serviceDir);
+      await this.stage('directory-renamed');
+
+      for (const d of datasets) {
+        const actual = await sha256File(join(finalDir, d.file));
+        if (actual !== d.sha256) {
+          throw new Error(`read-back check failed for ${d.file}: sha256 ${actual}, manifest says ${d.sha256}`);
+        }
+      }
+      await this.stage('verified');
+
+      const pointer: LatestPointer = {
+        format_version: FORMAT_VERSION,
+        service: this.options.service,
+        version,
+        manifest_sha256: await sha256File(join(finalDir, 'manifest.json')),
+        generated_at: manifest.generated_at,
+      };
+      const pointerTmp = join(this.serviceDir, `.latest.json.tmp-${process.pid}`);
+      writeFileSync(pointerTmp, JSON.stringify(pointer, null, 2) + '\n');
+      fsyncPath(pointerTmp);
+      await this.stage('pointer-written');
+      renameSync(pointerTmp, join(this.serviceDir, 'latest.json'));
+      fsyncPath(this.serviceDir);
+      await this.stage('published');
+    } catch (err) {
+      rmSync(this.tmpDir, { recursive: true, force: true });
+      throw err;
+    }
+    this.applyRetention(version);
+    await this.stage('retention-done');
+    return manifest;
+  }
+
+  /** Drops the unfinished version (nothing was made live). */
+  abort(): void {
+    this.finished = true;
+    rmSync(this.tmpDir, { recursive: true, force: true });
+  }
+
+  /**
+   * Keeps the live version plus the `retention` newest others; removes leftovers of crashed
+   * publishes (temporary directories whose process is gone).
+   */
+  private applyRetention(live: string): void {
+    const keep = this.options.retention ?? 5;
+    const names = readdirSync(this.serviceDir);
+    const versions = names.filter((n) => VERSION_PATTERN.test(n) && n !== live).sort().reverse();
+    for (const old of versions.slice(keep)) {
+      rmSync(join(this.serviceDir, old), { recursive: true, force: true });
+    }
+    for (const n of names) {
+      const m = /^\.(?:tmp-|latest\.json\.tmp-)(\d+)/.exec(n);
+      if (m && Number(m[1]) !== process.pid && !pidAlive(Number(m[1]))) {
+        rmSync(join(this.serviceDir, n), { recursive: true, force: true });
+      }
+    }
+  }
+}
+
+function readManifestOrNull(path: string): SnapshotManifest | null {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as SnapshotManifest;
+  } catch {
+    return null;
+  }
+}

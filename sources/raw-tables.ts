@@ -1,0 +1,166 @@
+/**
+ * The raw tables: the contract between sources (demo world, live adapters, file import) and the
+ * pipelines. A source writes one run's observations into these tables of the warehouse; the
+ * pipeline steps read only these tables (and the history they keep) and never an upstream.
+ *
+ * Every row carries `source` ('demo' | 'live' | 'file') so the kind of data travels to the API.
+ * Timestamps are UTC (DuckDB TIMESTAMP holds UTC instants here, never local wall time).
+ */
+
+export type SourceKind = 'demo' | 'live' | 'file';
+
+export interface RawTable {
+  name: string;
+  service: 'korea' | 'analytics';
+  description: string;
+  /** Column list in DuckDB DDL syntax, in the order appenders write them. */
+  columns: ReadonlyArray<readonly [name: string, type: string]>;
+}
+
+const t = (
+  service: RawTable['service'],
+  name: string,
+  description: string,
+  columns: RawTable['columns'],
+): RawTable => ({ service, name, description, columns });
+
+export const RAW_TABLES = {
+  // ---------------------------------------------------------------- korea
+  kr_markets: t('korea', 'kr_markets', 'Markets listed on a Korean exchange at observation time (Upbit /market/all, Bithumb /v1/market/all).', [
+    ['exchange', 'VARCHAR'], // upbit | bithumb
+    ['symbol', 'VARCHAR'], // BTC
+    ['market', 'VARCHAR'], // KRW-BTC
+    ['korean_name', 'VARCHAR'],
+    ['english_name', 'VARCHAR'],
+    ['observed_at', 'TIMESTAMP'],
+    ['source', 'VARCHAR'],
+  ]),
+  kr_tickers: t('korea', 'kr_tickers', 'Last KRW price and rolling 24h figures per exchange and symbol.', [
+    ['exchange', 'VARCHAR'],
+    ['symbol', 'VARCHAR'],
+    ['price_krw', 'DOUBLE'],
+    ['prev_close_krw', 'DOUBLE'],
+    ['high_24h_krw', 'DOUBLE'],
+    ['low_24h_krw', 'DOUBLE'],
+    ['change_24h_pct', 'DOUBLE'], // percent, +2.18 means +2.18 %
+    ['volume_24h_base', 'DOUBLE'],
+    ['volume_24h_krw', 'DOUBLE'],
+    ['as_of', 'TIMESTAMP'],
+    ['source', 'VARCHAR'],
+  ]),
+  global_prices: t('korea', 'global_prices', 'Global USD(T) reference price per symbol (Binance spot, OKX fallback).', [
+    ['symbol', 'VARCHAR'],
+    ['price_usd', 'DOUBLE'],
+    ['volume_24h_usd', 'DOUBLE'],
+    ['venue', 'VARCHAR'], // binance | okx
+    ['as_of', 'TIMESTAMP'],
+    ['source', 'VARCHAR'],
+  ]),
+  fx_rates: t('korea', 'fx_rates', 'USD/KRW rate (KRW per 1 USD) with its provider.', [
+    ['pair', 'VARCHAR'], // USDKRW
+    ['rate', 'DOUBLE'],
+    ['provider', 'VARCHAR'], // dunamu | er-api | demo
+    ['as_of', 'TIMESTAMP'],
+    ['source', 'VARCHAR'],
+  ]),
+  candles_1m: t('korea', 'candles_1m', 'Closed 1-minute candles (no row for a minute without trades).', [
+    ['exchange', 'VARCHAR'],
+    ['symbol', 'VARCHAR'],
+    ['minute', 'TIMESTAMP'], // candle start, UTC
+    ['open_krw', 'DOUBLE'],
+    ['high_krw', 'DOUBLE'],
+    ['low_krw', 'DOUBLE'],
+    ['close_krw', 'DOUBLE'],
+    ['volume_base', 'DOUBLE'],
+    ['volume_krw', 'DOUBLE'],
+    ['source', 'VARCHAR'],
+  ]),
+  market_flags: t('korea', 'market_flags', 'Active warning / caution flags per market at observation time (one row per raised flag).', [
+    ['exchange', 'VARCHAR'],
+    ['symbol', 'VARCHAR'],
+    // investment_warning | caution:PRICE_FLUCTUATIONS | caution:TRADING_VOLUME_SOARING | ...
+    // | alert:<bithumb virtual-asset warning type>
+    ['flag', 'VARCHAR'],
+    ['started_at', 'TIMESTAMP'], // when the exchange says it started, if it says (NULL otherwise)
+    ['ends_at', 'TIMESTAMP'], // announced end, if any
+    ['observed_at', 'TIMESTAMP'],
+    ['source', 'VARCHAR'],
+  ]),
+  macro_daily: t('korea', 'macro_daily', 'Daily macro observations: FRED DGS3, VIXCLS, DEXKOUS; Naver close and foreign ownership of 005930 and 000660.', [
+    ['series', 'VARCHAR'], // DGS3 | VIXCLS | DEXKOUS | KRX:005930:close | KRX:005930:foreign_pct | KRX:000660:close | KRX:000660:foreign_pct
+    ['date', 'DATE'],
+    ['value', 'DOUBLE'], // NULL where the upstream has no value ('.')
+    ['source', 'VARCHAR'],
+  ]),
+  news_articles: t('korea', 'news_articles', 'Korean news articles (K-pop, semiconductors) as published, in Korean.', [
+    ['article_id', 'VARCHAR'],
+    ['topic', 'VARCHAR'], // kpop | semiconductor
+    ['published_at', 'TIMESTAMP'],
+    ['url', 'VARCHAR'],
+    ['source_kr', 'VARCHAR'],
+    ['source_en', 'VARCHAR'],
+    ['title_kr', 'VARCHAR'],
+    ['body_kr', 'VARCHAR'],
+    // Reference English (demo world only): what a faithful translation says; NULL for live data.
+    ['title_en_ref', 'VARCHAR'],
+    ['body_en_ref', 'VARCHAR'],
+    ['source', 'VARCHAR'],
+  ]),
+
+  // ------------------------------------------------------------ analytics
+  x402_services: t('analytics', 'x402_services', 'Indexed x402 resources (the services file of the file import).', [
+    ['chain', 'VARCHAR'], // base | solana | polygon | arbitrum
+    ['seller_address', 'VARCHAR'],
+    ['resource_url', 'VARCHAR'],
+    ['name', 'VARCHAR'],
+    ['description', 'VARCHAR'],
+    ['category', 'VARCHAR'], // may be NULL: the pipeline assigns one of the 33
+    ['price_amount', 'DOUBLE'], // USD per call, NULL when unknown
+    ['first_seen', 'TIMESTAMP'],
+    ['source', 'VARCHAR'],
+  ]),
+  x402_transactions: t('analytics', 'x402_transactions', 'x402 settlements: one USDC payment from a buyer to a seller (payTo).', [
+    ['tx_hash', 'VARCHAR'],
+    ['chain', 'VARCHAR'],
+    ['buyer', 'VARCHAR'],
+    ['seller_address', 'VARCHAR'],
+    ['amount', 'DOUBLE'], // USDC
+    ['time', 'TIMESTAMP'],
+    ['resource_url', 'VARCHAR'], // may be NULL
+    ['facilitator', 'VARCHAR'], // may be NULL
+    ['source', 'VARCHAR'],
+  ]),
+  wallet_funding: t('analytics', 'wallet_funding', 'Inbound USDC transfers to buyer wallets (who funded whom).', [
+    ['address', 'VARCHAR'],
+    ['funder', 'VARCHAR'],
+    ['amount', 'DOUBLE'],
+    ['time', 'TIMESTAMP'],
+    ['source', 'VARCHAR'],
+  ]),
+} as const satisfies Record<string, RawTable>;
+
+export type RawTableName = keyof typeof RAW_TABLES;
+
+export function createTableSql(table: RawTable, name = table.name): string {
+  return `CREATE OR REPLACE TABLE ${name} (${table.columns.map(([c, ty]) => `${c} ${ty}`).join(', ')})`;
+}
+
+/**
+ * Ground truth of the demo world. Kept in the warehouse under `demo_truth_*` and in
+ * `truth/` beside an exported world; never written into a snapshot.
+ */
+export const DEMO_TRUTH_TABLES = {
+  demo_truth_buyers: t('analytics', 'demo_truth_buyers', 'Planted label of every demo buyer wallet.', [
+    ['address', 'VARCHAR'],
+    ['label', 'VARCHAR'], // one of the 8 WashLabel values
+    ['pattern', 'VARCHAR'], // e.g. organic, sybil_cohort, funded_loop, ring, vanity_strict, exchange_funded_farm
+    ['difficulty', 'VARCHAR'], // easy | medium | hard
+    ['group_id', 'VARCHAR'], // cohort / ring / operator id, NULL for independent wallets
+  ]),
+  demo_truth_pairs: t('analytics', 'demo_truth_pairs', 'Planted label of every demo (buyer, seller) pair.', [
+    ['address', 'VARCHAR'],
+    ['seller_address', 'VARCHAR'],
+    ['chain', 'VARCHAR'],
+    ['label', 'VARCHAR'],
+  ]),
+} as const satisfies Record<string, RawTable>;
