@@ -40,13 +40,15 @@ export const dataStamp = {
   as_of: isoDateTime('When the data in this response was computed (UTC), i.e. the dataset snapshot time.'),
 };
 
-/** Who wrote an AI-produced text: the Anthropic model, or the offline rules analyst (no API key set). */
-export const Analyst = z
-  .enum(['anthropic', 'rules'])
-  .describe(
-    "Who produced the AI text fields: 'anthropic' = a Claude model; 'rules' = the offline rules analyst " +
-      '(deterministic templates over the same numbers, used when no ANTHROPIC_API_KEY is configured).',
-  );
+/** AI mode of the service: a Claude model through the Anthropic API, or the offline rules analyst. */
+export const AiMode = z
+  .enum(['claude', 'rules'])
+  .describe("'claude' = a Claude model through the Anthropic API; 'rules' = the offline rules analyst (deterministic templates over the same numbers, used when no ANTHROPIC_API_KEY is set).");
+
+/** Who wrote the AI text fields of a response. */
+export const Analyst = AiMode.describe(
+  "Who produced the AI text fields: 'claude' = a Claude model; 'rules' = the offline rules analyst (deterministic templates over the same numbers, used when no ANTHROPIC_API_KEY is set).",
+);
 
 /** EVM address (0x + 40 hex, any case) or Solana base58 address (32 to 44 characters). */
 export const WALLET_ADDRESS_PATTERN = /^(0x[0-9a-fA-F]{40}|[1-9A-HJ-NP-Za-km-z]{32,44})$/;
@@ -81,15 +83,17 @@ const numberFromText = (value: unknown): unknown =>
 interface IntParamOptions {
   min?: number;
   max?: number;
+  /** Value when absent. Without a default the parameter is required unless `optional`. */
   default?: number;
+  optional?: boolean;
   description: string;
 }
 
 /**
- * An integer query parameter: accepts a JSON number or a decimal string ('5'); rejects '3.5',
- * 'abc', '1e3', '' and values outside the bounds with a message that names the allowed range.
+ * An integer query or path parameter: accepts a JSON number or a decimal string ('5'); rejects
+ * '3.5', 'abc', '1e3', '' and values outside the bounds with a message naming the allowed range.
  */
-export function queryInt(opts: IntParamOptions) {
+export function intParam(opts: IntParamOptions) {
   const range = rangeText(opts.min, opts.max);
   const expected = `Expected an integer ${range}`.trim();
   let inner = z
@@ -98,13 +102,13 @@ export function queryInt(opts: IntParamOptions) {
   if (opts.min !== undefined) inner = inner.min(opts.min, { error: (iss) => `${expected}, got ${show(iss.input)} (too small)` });
   if (opts.max !== undefined) inner = inner.max(opts.max, { error: (iss) => `${expected}, got ${show(iss.input)} (too large)` });
   const described = inner.describe(opts.description);
-  return opts.default === undefined
-    ? z.preprocess(numberFromText, described.optional())
-    : z.preprocess(numberFromText, described.default(opts.default));
+  if (opts.default !== undefined) return z.preprocess(numberFromText, described.default(opts.default));
+  if (opts.optional) return z.preprocess(numberFromText, described.optional());
+  return z.preprocess(numberFromText, described);
 }
 
 /** A decimal query parameter with bounds; optional (absent = no filter). */
-export function queryNumber(opts: { min: number; max: number; description: string }) {
+export function numberParam(opts: { min: number; max: number; description: string }) {
   const expected = `Expected a number ${rangeText(opts.min, opts.max)}`;
   const inner = z
     .number({ error: (iss) => `${expected}, got ${show(iss.input)}` })
@@ -117,7 +121,7 @@ export function queryNumber(opts: { min: number; max: number; description: strin
 const BOOLEAN_TEXT: Record<string, boolean> = { true: true, '1': true, false: false, '0': false };
 
 /** A boolean query parameter: 'true' / 'false' / '1' / '0' (or a JSON boolean); defaults to `dflt`. */
-export function queryBool(dflt: boolean, description: string) {
+export function boolParam(dflt: boolean, description: string) {
   const inner = z
     .boolean({ error: (iss) => `Expected true, false, 1 or 0, got ${show(iss.input)}` })
     .describe(`${description} Accepts true, false, 1 or 0.`);
@@ -128,14 +132,14 @@ export function queryBool(dflt: boolean, description: string) {
 }
 
 /** One of a fixed list of strings, with a message that lists them. */
-export function oneOf<const T extends readonly [string, ...string[]]>(values: T, description: string) {
+export function oneOf<const T extends readonly string[]>(values: T, description: string) {
   return z
     .enum(values, { error: (iss) => `Expected one of ${values.join(', ')}, got ${show(iss.input)}` })
     .describe(description);
 }
 
 /** A free-text search string (trimmed; empty means no filter). */
-export function querySearch(maxLength: number, description: string) {
+export function searchParam(maxLength: number, description: string) {
   const inner = z
     .string({ error: (iss) => `Expected text of at most ${maxLength} characters, got ${show(iss.input)}` })
     .max(maxLength, { error: `Expected text of at most ${maxLength} characters` })
@@ -236,36 +240,85 @@ export function withReceipt<S extends z.ZodObject>(data: S) {
 
 // ------------------------------------------------------------------ bodies the proxy computes
 
+/** /health of either service (built by proxy/health.ts). Status 200, or 503 while no snapshot is published. */
 export const HealthBody = z
   .object({
     service: z.enum(['korea', 'analytics']).describe('Which service answered.'),
     status: z
-      .enum(['ok', 'degraded', 'unavailable'])
-      .describe("'ok' = a snapshot is loaded and no dataset is stale; 'degraded' = some dataset is stale or missing (the last good version is served); 'unavailable' = no snapshot loaded yet."),
-    version: z.string().describe('Code version of the running service.'),
-    snapshot_version: z.string().nullable().describe('Version id of the loaded snapshot, null before the first one.'),
-    snapshot_generated_at: isoDateTimeOrNull('When the loaded snapshot was published; null before the first one.'),
-    source: DataSource.nullable().describe('Kind of data in the loaded snapshot (demo, live or file); null before the first snapshot.'),
+      .enum(['ok', 'degraded', 'no_data'])
+      .describe("'ok' = a snapshot is loaded and every dataset is fresh; 'degraded' = some dataset is stale or carried over from an earlier run (see `problems`); 'no_data' = no snapshot published yet (status 503)."),
+    time: isoDateTime('When this answer was computed (UTC).'),
+    snapshot: z
+      .object({
+        version: z.string().describe('Version id of the snapshot being served.'),
+        generated_at: isoDateTime('When the snapshot was published.'),
+        next_expected_update: isoDateTime('When the next snapshot is expected.'),
+        code_version: z.string().describe('Version of the code that produced the snapshot.'),
+        notice: z.string().nullable().describe("Notice attached to the snapshot, e.g. that it holds demo data; null if none."),
+        fallback_reason: z.string().nullable().describe('Why an older snapshot is served instead of the newest, if so.'),
+      })
+      .nullable()
+      .describe('The snapshot being served; null before the first one.'),
     datasets: z
       .array(
         z.object({
           name: z.string().describe('Dataset name.'),
-          as_of: isoDateTimeOrNull('When the dataset was computed; null when it is missing.'),
-          age_seconds: z.number().int().nullable().describe('Seconds since as_of; null when the dataset is missing.'),
-          stale: z.boolean().describe('True when age_seconds exceeds the dataset\'s staleAfterSeconds, or the dataset is missing.'),
+          as_of: isoDateTime('When the dataset was computed.'),
+          age_seconds: z.number().int().min(0).describe('Seconds since as_of.'),
+          stale_after_seconds: z.number().int().describe('Age beyond which the dataset counts as stale (3 update intervals, at least 600 s).'),
+          stale: z.boolean().describe('True when age_seconds exceeds stale_after_seconds or the dataset was carried over from an earlier run.'),
+          source: DataSource,
+          produced_in: z.string().describe('Snapshot version that computed this dataset.'),
+          carried_over_reason: z.string().nullable().describe('Why the last run did not recompute it; null when it did.'),
         }),
       )
-      .describe('Freshness of every dataset of the service.'),
-    settlement_mode: z
-      .enum(['local', 'facilitator'])
-      .describe("'facilitator' = payments settle on chain through the configured facilitator; 'local' = signatures are verified but no funds move (demo mode)."),
-    ai_mode: z
-      .enum(['anthropic', 'rules'])
-      .nullable()
-      .describe("Who writes AI text: 'anthropic' (Claude) or 'rules' (offline rules analyst); null for a service without AI output."),
-    checked_at: isoDateTime('When this health answer was computed.'),
+      .describe('Freshness of every dataset in the snapshot.'),
+    settlement: z
+      .object({
+        mode: z.enum(['local', 'facilitator']).describe("'facilitator' = payments settle on chain through the configured facilitator; 'local' = payments are verified but no funds move (demo)."),
+        note: z.string(),
+      })
+      .describe('How payments are settled.'),
+    ai: z
+      .object({ mode: AiMode, note: z.string() })
+      .describe('Who writes the AI text fields.'),
+    problems: z.array(z.string()).describe('Everything that is not as it should be, in words; empty when status is ok.'),
   })
-  .describe('Service health. Always status 200; read `status`.');
+  .describe('Service health and data freshness.');
+
+/** The JSON root document (korea `/`, analytics `/api/v1`), built by proxy/root-document.ts from the catalog. */
+export const RootDocumentBody = z
+  .object({
+    name: z.string().describe('Service name.'),
+    description: z.string().describe('What the service sells and how to pay.'),
+    service: z.enum(['korea', 'analytics']),
+    api_version: z.string().describe('Interface version (0.1.0).'),
+    docs: z
+      .object({ reference: z.string(), llms_txt: z.string(), openapi: z.string(), x402_manifest: z.string() })
+      .describe('Paths of the reference pages, the plain-text summary, the OpenAPI document and the x402 discovery manifest.'),
+    mcp: z.string().describe('Path of the MCP server (streamable HTTP).'),
+    health: z.string().describe('Path of the health document.'),
+    settlement_mode: z.enum(['local', 'facilitator']),
+    ai_mode: AiMode,
+    snapshot: z
+      .object({ version: z.string(), generated_at: isoDateTime('When the snapshot was published.'), notice: z.string().nullable() })
+      .nullable()
+      .describe('The snapshot being served; null before the first one.'),
+    endpoints: z
+      .array(
+        z.object({
+          method: z.enum(['GET', 'POST']),
+          path: z.string(),
+          summary: z.string(),
+          access: z.enum(['free', 'paid']),
+          price_usd: z.string().nullable().describe('USD per call as a decimal string; null for free endpoints.'),
+          xrpl_path: z.string().optional().describe('Path of the XRPL (RLUSD) variant, for korea paid endpoints.'),
+          mcp_tool: z.string().optional().describe('Name of the MCP tool serving the same data.'),
+        }),
+      )
+      .describe('Every endpoint of the service, from the catalog.'),
+  })
+  .describe('Overview of the service and its endpoints.');
 
 /** /.well-known/x402: x402scan-compatible discovery document plus the receipt signer. */
 export const WellKnownX402Body = z

@@ -127,6 +127,10 @@ export class SnapshotWriter {
     return [...this.entries.keys()];
   }
 
+  entry(name: string): DatasetEntry | undefined {
+    return this.entries.get(name);
+  }
+
   private async stage(stage: PublishStage): Promise<void> {
     await this.options.onStage?.(stage);
   }

@@ -1,0 +1,747 @@
+/**
+ * The analytics service (spec/analytics-service.md): an index of x402 pay-per-call services and
+ * their transactions, buyer classification (wash detection), trends; free public-domain data
+ * plus paid slices. Every endpoint is declared here once.
+ */
+import { z } from 'zod';
+import { ANALYTICS_CHAINS, CATEGORIES, CATEGORY_SLUGS, WASH_LABELS } from './categories.ts';
+import type { EndpointDecl } from './types.ts';
+import {
+  HealthBody,
+  PlainText,
+  WalletAddress,
+  WellKnownX402Body,
+  boolParam,
+  dataStamp,
+  fraction,
+  intParam,
+  isoDate,
+  isoDateTime,
+  numberParam,
+  oneOf,
+  percent,
+  percent0to100,
+  searchParam,
+} from './schemas.ts';
+
+/**
+ * Price buckets of the services list filter, on price_amount (USD per call). Lower bounds are
+ * inclusive, upper bounds exclusive; 'unknown' selects services without a known price.
+ */
+export const PRICE_BUCKETS = ['lt_0.001', '0.001_0.01', '0.01_0.1', 'gte_0.1', 'unknown'] as const;
+export type PriceBucket = (typeof PRICE_BUCKETS)[number];
+export const PRICE_BUCKET_BOUNDS: Record<PriceBucket, { min: number | null; max: number | null }> = {
+  'lt_0.001': { min: null, max: 0.001 },
+  '0.001_0.01': { min: 0.001, max: 0.01 },
+  '0.01_0.1': { min: 0.01, max: 0.1 },
+  'gte_0.1': { min: 0.1, max: null },
+  unknown: { min: null, max: null },
+};
+
+/** Sort keys of the services list; ties are broken by id ascending, null prices sort last. */
+export const SERVICE_SORT_KEYS = [
+  'tx_24h',
+  'volume_24h',
+  'tx_total',
+  'price_amount',
+  'real_volume_pct',
+  'wash_pct',
+  'first_seen',
+  'name',
+] as const;
+export type ServiceSortKey = (typeof SERVICE_SORT_KEYS)[number];
+
+const FREE_NOTE =
+  ' Free: no payment or headers; 60 requests per hour per IP address (429 beyond). Data released under CC0-1.0 (public domain).';
+const DATA_NOTE =
+  " Every response carries `source` ('live' = indexed from public chains and discovery, 'demo' = the built-in simulator used " +
+  "when the service runs without network, 'file' = operator-imported files) and `as_of` (UTC time the data was computed).";
+const LABELS_NOTE =
+  ' Buyer labels (WashLabel): verifier, organic_user, ai_agent, analytics_bot, developer, self_test, suspected_wash, unlabeled.' +
+  ' real_volume_pct = share of volume from organic_user and ai_agent buyers; wash_pct = share from suspected_wash buyers; both over the last 30 days.';
+const priceLine = (price: string) => ` Price: ${price} USD per call, paid with x402 in USDC on base or solana.`;
+
+// ------------------------------------------------------------------ parameters
+
+const categoryParam = oneOf(CATEGORY_SLUGS, 'Category slug, one of the 33 categories (see /api/v1/categories).');
+const chainParam = oneOf(ANALYTICS_CHAINS, 'Chain: base, solana, polygon or arbitrum.');
+
+const ServicesQuery = z.object({
+  search: searchParam(100, 'Case-insensitive text matched against the name, description and resource URL (at most 100 characters).'),
+  category: categoryParam.optional(),
+  chain: chainParam.optional(),
+  price_bucket: oneOf(
+    PRICE_BUCKETS,
+    "Price per call in USD: 'lt_0.001' (< 0.001), '0.001_0.01' (0.001 to < 0.01), '0.01_0.1' (0.01 to < 0.1), 'gte_0.1' (0.1 or more), 'unknown' (no known price).",
+  ).optional(),
+  min_real_pct: numberParam({ min: 0, max: 100, description: 'Only services whose real_volume_pct is at least this (0 to 100).' }),
+  max_wash_pct: numberParam({ min: 0, max: 100, description: 'Only services whose wash_pct is at most this (0 to 100).' }),
+  active_only: boolParam(false, 'Only services with at least one transaction in the last 24 hours.'),
+  show_placeholder: boolParam(
+    false,
+    "Include services the index flags as placeholders or tests (category test_dummy, test-like names such as 'test', 'hello world' or 'example', URLs on localhost, example.com or ngrok); hidden by default, so set it to list category test_dummy.",
+  ),
+  sort: oneOf(SERVICE_SORT_KEYS, 'Sort key. Ties are broken by id ascending; services without a price sort last.').default('tx_24h'),
+  order: oneOf(['asc', 'desc'], 'Sort order.').default('desc'),
+  page: intParam({ min: 1, default: 1, description: 'Page number, from 1. A page past the end returns an empty list.' }),
+  page_size: intParam({ min: 1, max: 200, default: 50, description: 'Services per page, 1 to 200.' }),
+});
+
+const SlugPath = z.object({ slug: categoryParam });
+const IdPath = z.object({ id: intParam({ min: 1, description: 'Service id (positive integer), as in the services list.' }) });
+const AddressPath = z.object({ address: WalletAddress });
+const WashCheckRequest = z.object({
+  address: WalletAddress.describe('Wallet or seller address to analyse: EVM 0x + 40 hex digits, or Solana base58.'),
+});
+
+/** Parameter and body schemas, exported for tests and the MCP tools. */
+export const ANALYTICS_PARAMS = { ServicesQuery, SlugPath, IdPath, AddressPath, WashCheckRequest };
+
+// ------------------------------------------------------------------ response pieces
+
+const Category = z.enum(CATEGORY_SLUGS).describe('Category slug.');
+const Chain = z.enum(ANALYTICS_CHAINS).describe('Chain the service is paid on.');
+const Label = z.enum(WASH_LABELS).describe('Buyer label (WashLabel).');
+const Usdc = (description: string) => z.number().describe(`${description} (USDC)`);
+const ChangePct = (description: string) =>
+  percent(`${description}; when the previous value is 0 it is 0 if the current value is also 0, else 100`);
+
+const LabelDistribution = z
+  .partialRecord(Label, z.number().min(0).max(1))
+  .describe('Fraction (0 to 1) of the service\'s volume over the last 30 days per buyer label; only labels with traffic appear; fractions add up to 1.');
+
+const ServiceListItem = z.object({
+  id: z.number().int().describe('Service identifier, stable across updates.'),
+  chain: Chain,
+  seller_address: z.string().describe('Pay-to address of the seller.'),
+  resource_url: z.string().describe('URL of the indexed endpoint.'),
+  name: z.string().describe('Name as discovered (may be truncated).'),
+  description: z.string().describe('Description as discovered (may be truncated).'),
+  category: Category,
+  price_amount: z.number().nullable().describe('USD per call; null when no price is known.'),
+  first_seen: isoDateTime('When the index first saw the service.'),
+  tx_24h: z.number().int().describe('Transactions in the last 24 hours.'),
+  volume_24h: Usdc('Volume in the last 24 hours'),
+  tx_total: z.number().int().describe('All-time transactions.'),
+  real_volume_pct: percent0to100('Share of volume from organic_user and ai_agent buyers, last 30 days'),
+  wash_pct: percent0to100('Share of volume from suspected_wash buyers, last 30 days'),
+  label_distribution: LabelDistribution,
+});
+
+const CategoryStats = z.object({
+  slug: Category,
+  title: z.string().describe('Category name in words.'),
+  services_count: z.number().int().describe('Services in the category.'),
+  active_services_24h: z.number().int().describe('Services with at least one transaction in the last 24 hours.'),
+  tx_24h: z.number().int().describe('Transactions in the last 24 hours.'),
+  volume_24h: Usdc('Volume in the last 24 hours'),
+  tx_total: z.number().int().describe('All-time transactions.'),
+  real_volume_pct: percent0to100('Share of volume from organic_user and ai_agent buyers, last 30 days'),
+  wash_pct: percent0to100('Share of volume from suspected_wash buyers, last 30 days'),
+  median_price: z.number().nullable().describe('Median price per call of the category\'s services (USD); null when none has a price.'),
+});
+
+const DailyCount = z.object({ date: isoDate('Day (UTC).'), count: z.number().int().describe('New services first seen that day.') });
+
+// ------------------------------------------------------------------ free responses
+
+const LandingStatsBody = z.object({
+  ...dataStamp,
+  stats: z.object({
+    services_indexed: z.number().int().describe('Services in the index (placeholders included).'),
+    transactions_analyzed: z.number().int().describe('Transactions the index has classified, all time.'),
+    active_buyers: z.number().int().describe('Distinct buyer wallets with a transaction in the last 30 days.'),
+    real_volume_pct: percent0to100('Share of all volume from organic_user and ai_agent buyers, last 30 days'),
+    last_updated: isoDateTime('When these statistics were computed (UTC); same as as_of.'),
+    label_distribution: z
+      .array(
+        z.object({
+          label: Label,
+          buyers: z.number().int().describe('Buyer wallets with this label (last 30 days).'),
+          tx_pct: percent0to100('Share of transactions'),
+          volume_pct: percent0to100('Share of volume'),
+        }),
+      )
+      .describe('One entry per label with traffic in the last 30 days, largest volume first.'),
+    category_volume_series: z
+      .array(
+        z.object({
+          date: isoDate('Day (UTC).'),
+          category: Category,
+          volume: Usdc('Volume that day'),
+          tx_count: z.number().int().describe('Transactions that day.'),
+        }),
+      )
+      .describe('Daily volume per category over the last 30 days (tidy rows: one per day and category with traffic), oldest first.'),
+    daily_new_services: z.array(DailyCount).describe('New services per day over the last 30 days, oldest first.'),
+  }),
+});
+
+const CategoriesBody = z.object({
+  ...dataStamp,
+  total_categories: z.number().int().describe('Number of categories (33).'),
+  categories: z.array(CategoryStats).describe('Every category, including empty ones, by 24-hour volume descending.'),
+});
+
+const CategoryDetailBody = z.object({
+  ...dataStamp,
+  category: CategoryStats,
+  daily_series: z
+    .array(
+      z.object({
+        date: isoDate('Day (UTC).'),
+        tx_count: z.number().int(),
+        volume: Usdc('Volume that day'),
+        real_volume_pct: percent0to100('Share of that day\'s volume from organic_user and ai_agent buyers'),
+        active_services: z.number().int().describe('Services with at least one transaction that day.'),
+        new_services: z.number().int().describe('Services first seen that day.'),
+      }),
+    )
+    .length(30)
+    .describe('The last 30 days, oldest first.'),
+  top_services: z.array(ServiceListItem).describe('Top 10 services of the category by tx_24h.'),
+});
+
+const ServicesListBody = z.object({
+  ...dataStamp,
+  services: z.array(ServiceListItem).describe('One page of services, ordered by the sort key.'),
+  pagination: z.object({
+    page: z.number().int(),
+    page_size: z.number().int(),
+    total: z.number().int().describe('Services matching the filters.'),
+    total_pages: z.number().int().describe('ceil(total / page_size); 0 when nothing matches.'),
+  }),
+  summary: z
+    .object({
+      total_volume_24h: Usdc('24-hour volume of all matching services (every page)'),
+      total_tx_24h: z.number().int().describe('24-hour transactions of all matching services (every page).'),
+    })
+    .describe('Totals over everything that matches the filters, not just this page.'),
+  filters_applied: z
+    .object({
+      search: z.string().nullable(),
+      category: Category.nullable(),
+      chain: Chain.nullable(),
+      price_bucket: z.enum(PRICE_BUCKETS).nullable(),
+      min_real_pct: z.number().nullable(),
+      max_wash_pct: z.number().nullable(),
+      active_only: z.boolean(),
+      show_placeholder: z.boolean(),
+      sort: z.enum(SERVICE_SORT_KEYS),
+      order: z.enum(['asc', 'desc']),
+      page: z.number().int(),
+      page_size: z.number().int(),
+    })
+    .describe('Every filter as applied: defaults filled in, absent filters null.'),
+});
+
+const ServiceDetailBody = z.object({
+  ...dataStamp,
+  service: ServiceListItem.extend({
+    volume_total: Usdc('All-time volume'),
+    unique_buyers_30d: z.number().int().describe('Distinct buyer wallets in the last 30 days.'),
+    last_tx_at: isoDateTime('Time of the latest transaction.').nullable(),
+  }),
+  daily_series: z
+    .array(
+      z.object({
+        date: isoDate('Day (UTC).'),
+        tx_count: z.number().int(),
+        volume: Usdc('Volume that day'),
+        unique_buyers: z.number().int(),
+        real_volume_pct: percent0to100('Share of that day\'s volume from organic_user and ai_agent buyers'),
+      }),
+    )
+    .length(30)
+    .describe('The last 30 days, oldest first.'),
+  top_buyers: z
+    .array(
+      z.object({
+        address: z.string().describe('Buyer wallet.'),
+        tx_count: z.number().int().describe('Transactions with this service, last 30 days.'),
+        volume: Usdc('Volume with this service, last 30 days'),
+        share_pct: percent0to100('Share of the service\'s 30-day volume'),
+      }),
+    )
+    .describe('Top 10 buyers by 30-day volume. Labels, confidence and signals per buyer are in the paid wash-detail.'),
+});
+
+const TrendsBody = z.object({
+  ...dataStamp,
+  summary: z.object({
+    new_services_24h: z.number().int().describe('Services first seen in the last 24 hours.'),
+    new_services_prev_24h: z.number().int().describe('Services first seen in the 24 hours before that.'),
+    new_services_change_pct: ChangePct('Change of new_services_24h against new_services_prev_24h'),
+    total_tx_24h: z.number().int(),
+    total_volume_24h: Usdc('Volume in the last 24 hours'),
+    active_buyers_24h: z.number().int().describe('Distinct buyer wallets in the last 24 hours.'),
+  }),
+  daily_new_services: z.array(DailyCount).length(15).describe('New services per day, the last 15 days, oldest first.'),
+  recent_new_services: z
+    .array(
+      z.object({
+        id: z.number().int(),
+        name: z.string(),
+        category: Category,
+        chain: Chain,
+        price_amount: z.number().nullable().describe('USD per call; null when unknown.'),
+        first_seen: isoDateTime('When the index first saw it.'),
+      }),
+    )
+    .max(10)
+    .describe('The 10 newest services, newest first (placeholders excluded).'),
+  category_movers: z
+    .array(
+      z.object({
+        category: Category,
+        volume_24h: Usdc('Volume in the last 24 hours'),
+        volume_prev: Usdc('Volume in the 24 hours before'),
+        volume_change_pct: ChangePct('Volume change'),
+        tx_24h: z.number().int(),
+        tx_prev: z.number().int(),
+        tx_change_pct: ChangePct('Transaction count change'),
+      }),
+    )
+    .describe('Categories with traffic in either window, by volume_change_pct descending.'),
+  hot_services: z
+    .array(
+      z.object({
+        id: z.number().int(),
+        name: z.string(),
+        category: Category,
+        chain: Chain,
+        tx_24h: z.number().int(),
+        tx_prev: z.number().int().describe('Transactions in the 24 hours before.'),
+        tx_change_pct: ChangePct('Transaction count change'),
+        real_volume_pct: percent0to100('Share of volume from organic_user and ai_agent buyers, last 30 days'),
+        wash_pct: percent0to100('Share of volume from suspected_wash buyers, last 30 days'),
+      }),
+    )
+    .max(10)
+    .describe('Top 10 services by transaction growth (tx_24h - tx_prev), placeholders excluded.'),
+});
+
+const WashReportBody = z.object({
+  ...dataStamp,
+  summary: z
+    .object({
+      buyers_classified: z.number().int().describe('Buyer wallets with a label, last 30 days.'),
+      suspected_wash_buyers: z.number().int().describe('Of those, labelled suspected_wash.'),
+      services_affected: z.number().int().describe('Services with any suspected_wash volume.'),
+      volume_30d: Usdc('All volume, last 30 days'),
+      wash_volume_pct: percent0to100('Share of volume from suspected_wash buyers'),
+      real_volume_pct: percent0to100('Share of volume from organic_user and ai_agent buyers'),
+    })
+    .describe('Totals over the last 30 days.'),
+  label_distribution: z
+    .array(
+      z.object({
+        label: Label,
+        buyers: z.number().int(),
+        tx_pct: percent0to100('Share of transactions'),
+        volume_pct: percent0to100('Share of volume'),
+      }),
+    )
+    .describe('Per label, largest volume first.'),
+  patterns: z
+    .array(
+      z.object({
+        pattern_type: z
+          .string()
+          .describe("Signal family, e.g. 'vanity_cluster', 'uniform_amount', 'coordinated_start', 'uniform_tx_count', 'funding_loop', 'concentration'."),
+        description: z.string().describe('What the pattern looks like on chain.'),
+        wallets: z.number().int().describe('Wallets showing it.'),
+        services_affected: z.number().int(),
+        volume: Usdc('Volume of those wallets, last 30 days'),
+      }),
+    )
+    .describe('Aggregate wash patterns, largest volume first.'),
+  case_studies: z
+    .array(
+      z.object({
+        case_id: z.string().describe('Anonymous id; no address is published.'),
+        pattern_type: z.string(),
+        category: Category,
+        summary: z.string().describe('What happened, in words.'),
+        wallets: z.number().int(),
+        tx_count: z.number().int(),
+        volume: Usdc('Volume involved'),
+      }),
+    )
+    .describe('Anonymised case studies, at most 10.'),
+  by_category: z
+    .array(
+      z.object({
+        category: Category,
+        volume_30d: Usdc('Volume, last 30 days'),
+        wash_pct: percent0to100('Share from suspected_wash buyers'),
+        real_volume_pct: percent0to100('Share from organic_user and ai_agent buyers'),
+      }),
+    )
+    .describe('Wash share per category with traffic, highest wash_pct first.'),
+  method: z.string().describe('How buyers are classified, in a few sentences.'),
+});
+
+// ------------------------------------------------------------------ paid responses
+
+const WashDetailBody = z.object({
+  ...dataStamp,
+  service_id: z.number().int(),
+  buyers: z
+    .array(
+      z.object({
+        address: z.string().describe('Buyer wallet.'),
+        label: Label,
+        confidence: fraction('Confidence of the label'),
+        signals: z
+          .record(z.string(), z.number())
+          .describe('Signal name to strength (0 to 1), e.g. uniform_amount, coordinated_start, uniform_tx_count, vanity_strict, vanity_broad, funding_shared, concentration.'),
+        tx_count: z.number().int().describe('Transactions with this service, last 30 days.'),
+        volume: Usdc('Volume with this service, last 30 days'),
+        first_tx_at: isoDateTime('First transaction with this service.'),
+        last_tx_at: isoDateTime('Latest transaction with this service.'),
+      }),
+    )
+    .max(50)
+    .describe('Top 50 buyers by 30-day volume.'),
+  cohort_summary: z
+    .object({
+      uniform_amount_pct: percent0to100('Share of buyers paying one identical amount every time'),
+      coordinated_start_pct: percent0to100('Share of buyers whose first transaction falls in a shared short window with others'),
+      uniform_tx_count_cv: z.number().min(0).describe('Coefficient of variation of transaction counts across buyers (near 0 = suspiciously uniform).'),
+      cohort_size: z.number().int().describe('Buyers in the largest coordinated cohort.'),
+    })
+    .describe('Cohort signals over all buyers of the service.'),
+});
+
+const BuyerProfileBody = z.object({
+  ...dataStamp,
+  address: z.string(),
+  label: Label,
+  confidence: fraction('Confidence of the label'),
+  reason: z.array(z.string()).describe('Signals behind the label, e.g. coordinated_start, uniform_amount, uniform_tx_count, vanity_cluster.'),
+  services_used: z
+    .array(z.object({ id: z.number().int(), category: Category, tx_count: z.number().int() }))
+    .describe('Services this wallet paid, most transactions first.'),
+  vanity_cluster: z
+    .object({
+      strict: z.boolean().describe('Shares a long address prefix and suffix with other buyers.'),
+      broad: z.boolean().describe('Shares a shorter prefix or suffix with other buyers.'),
+      size: z.number().int().describe('Wallets in the cluster.'),
+    })
+    .nullable()
+    .describe('Vanity-address cluster of the wallet; null when it is in none.'),
+  time_pattern: z
+    .object({
+      mean_interval_s: z.number().describe('Mean seconds between consecutive transactions.'),
+      cv: z.number().describe('Coefficient of variation of the intervals (near 0 = machine-regular).'),
+    })
+    .describe('Timing of the wallet\'s transactions.'),
+});
+
+const TransactionsBody = z.object({
+  ...dataStamp,
+  service_id: z.number().int(),
+  transactions: z
+    .array(
+      z.object({
+        tx_hash: z.string(),
+        chain: Chain,
+        buyer: z.string().describe('Payer wallet.'),
+        amount: Usdc('Amount paid'),
+        time: isoDateTime('Block time.'),
+      }),
+    )
+    .describe('Payments of the last 30 days, newest first, at most 3000.'),
+  total: z.number().int().describe('Payments in the 30-day window (may exceed the rows returned).'),
+});
+
+const FullHistoryBody = z.object({
+  ...dataStamp,
+  category: Category,
+  points: z
+    .array(
+      z.object({
+        time: isoDateTime('Start of the hour bucket (UTC).'),
+        services_count: z.number().int().describe('Services with at least one transaction in the hour.'),
+        volume: Usdc('Volume in the hour'),
+        tx_count: z.number().int(),
+        real_volume_pct: percent0to100('Share of the hour\'s volume from organic_user and ai_agent buyers'),
+      }),
+    )
+    .describe('Hourly buckets over the last 365 days (about 8760), oldest first; hours without traffic included with zeros.'),
+});
+
+const WashCheckBody = z.object({
+  ...dataStamp,
+  address: z.string(),
+  label: Label,
+  confidence: fraction('Confidence of the label'),
+  signals: z.object({
+    vanity: z.object({ strict: z.boolean(), broad: z.boolean() }).describe('Vanity-address cluster membership.'),
+    cohort: z
+      .object({
+        uniform_amount: fraction('Strength of the identical-amount signal'),
+        coordinated_start: fraction('Strength of the coordinated-start signal'),
+      })
+      .describe('Cohort behaviour.'),
+    concentration: z
+      .object({ top_service_share: fraction('Share of the address\'s volume going to its top service') })
+      .describe('How concentrated the spending is.'),
+  }),
+  similar_patterns: z
+    .array(
+      z.object({
+        anonymous_id: z.string().describe('Anonymous id of a wallet group with a similar pattern.'),
+        pattern_type: z.string().describe('Which pattern is shared.'),
+      }),
+    )
+    .describe('Known anonymised wallet groups the address resembles.'),
+});
+
+/** Response schemas, exported for the proxy, the pipelines and tests. */
+export const ANALYTICS_RESPONSES = {
+  ServiceListItem,
+  LandingStatsBody,
+  CategoriesBody,
+  CategoryDetailBody,
+  ServicesListBody,
+  ServiceDetailBody,
+  TrendsBody,
+  WashReportBody,
+  WashDetailBody,
+  BuyerProfileBody,
+  TransactionsBody,
+  FullHistoryBody,
+  WashCheckBody,
+};
+
+// ------------------------------------------------------------------ endpoints
+
+const analytics = (decl: Omit<EndpointDecl, 'service'>): EndpointDecl => ({ service: 'analytics', ...decl });
+const freeData = (decl: Omit<EndpointDecl, 'service' | 'access' | 'rateLimited' | 'cacheTtlSeconds'>): EndpointDecl =>
+  analytics({ ...decl, access: 'free', rateLimited: true, cacheTtlSeconds: 300 });
+const paid = (decl: Omit<EndpointDecl, 'service' | 'access'>): EndpointDecl => analytics({ ...decl, access: 'paid' });
+
+const CATEGORY_COUNT_TEXT = `${CATEGORIES.length} categories`;
+
+export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
+  // ---------------------------------------------------------------- free data (rate limited)
+  freeData({
+    id: 'landing-stats',
+    method: 'GET',
+    path: '/api/v1/landing-stats',
+    summary: 'Market overview: services, transactions, buyers, real volume share.',
+    description:
+      'Market overview of x402 pay-per-call services: services indexed, transactions analysed, active buyers, the share of volume judged real, the label distribution, daily volume per category and new services per day over 30 days.' +
+      LABELS_NOTE +
+      DATA_NOTE +
+      FREE_NOTE,
+    response: LandingStatsBody,
+    dataset: 'landing-stats',
+  }),
+  freeData({
+    id: 'categories.list',
+    method: 'GET',
+    path: '/api/v1/categories',
+    summary: `All ${CATEGORY_COUNT_TEXT} with statistics.`,
+    description:
+      `All ${CATEGORY_COUNT_TEXT} (empty ones included) with services count, active services, 24-hour and all-time transactions, 24-hour volume, real and wash volume shares and median price.` +
+      LABELS_NOTE +
+      DATA_NOTE +
+      FREE_NOTE,
+    response: CategoriesBody,
+    dataset: 'categories',
+    mcpTool: { name: 'x402_get_categories', description: 'List all x402 service categories with services count, volume, transactions and real vs wash volume share. Free.' },
+  }),
+  freeData({
+    id: 'categories.detail',
+    method: 'GET',
+    path: '/api/v1/categories/:slug',
+    summary: 'One category: statistics, 30-day daily series, top services.',
+    description:
+      'One category\'s statistics, its daily series over the last 30 days (transactions, volume, real volume share, active and new services) and its top 10 services by 24-hour transactions.' +
+      LABELS_NOTE +
+      DATA_NOTE +
+      FREE_NOTE,
+    pathParams: SlugPath,
+    response: CategoryDetailBody,
+    dataset: 'category-detail',
+  }),
+  freeData({
+    id: 'services.list',
+    method: 'GET',
+    path: '/api/v1/services',
+    summary: 'Search, filter, sort and page through indexed services.',
+    description:
+      'Paginated list of indexed x402 services. Filters: search (text in name, description or URL), category, chain, price_bucket, min_real_pct, max_wash_pct, active_only, show_placeholder (placeholders and test resources are hidden by default). ' +
+      'Sort by tx_24h (default), volume_24h, tx_total, price_amount, real_volume_pct, wash_pct, first_seen or name, desc by default; ties by id. ' +
+      '`summary` totals everything that matches, `filters_applied` echoes every filter with defaults filled in and absent ones null. page_size is 1 to 200 (default 50).' +
+      LABELS_NOTE +
+      DATA_NOTE +
+      FREE_NOTE,
+    query: ServicesQuery,
+    response: ServicesListBody,
+    dataset: 'services',
+    mcpTool: { name: 'x402_search_services', description: 'Search indexed x402 services by text, category, chain, price bucket, real/wash share and activity; sorted and paginated. Free.' },
+  }),
+  freeData({
+    id: 'services.detail',
+    method: 'GET',
+    path: '/api/v1/services/:id',
+    summary: 'One service: statistics, 30-day series, top buyers, label distribution.',
+    description:
+      'One indexed service: its list fields (including the label distribution) plus all-time volume, 30-day unique buyers and last transaction, a daily series over the last 30 days, and its top 10 buyers by volume. An id that is not indexed gets 404.' +
+      LABELS_NOTE +
+      DATA_NOTE +
+      FREE_NOTE,
+    pathParams: IdPath,
+    response: ServiceDetailBody,
+    dataset: 'service-detail',
+    mcpTool: { name: 'x402_get_service', description: 'Get one indexed x402 service by id: statistics, 30-day series, top buyers and buyer label distribution. Free.' },
+  }),
+  freeData({
+    id: 'trends',
+    method: 'GET',
+    path: '/api/v1/trends',
+    summary: '24-hour trends: new services, category movers, hot services.',
+    description:
+      'The last 24 hours against the 24 hours before: new services, transactions, volume and active buyers; new services per day over 15 days; the 10 newest services; category volume movers; and the 10 services with the largest transaction growth.' +
+      DATA_NOTE +
+      FREE_NOTE,
+    response: TrendsBody,
+    dataset: 'trends',
+    mcpTool: { name: 'x402_get_trends', description: 'Get 24-hour x402 market trends: new services, hot services and category movers. Free.' },
+  }),
+  freeData({
+    id: 'wash-report',
+    method: 'GET',
+    path: '/api/v1/wash-report',
+    summary: 'Aggregate wash patterns and anonymised case studies.',
+    description:
+      'How much x402 traffic looks like wash trading and how: totals, the label distribution, aggregate patterns (vanity-address clusters, identical amounts, coordinated starts, uniform transaction counts, funding loops, concentration), anonymised case studies and the wash share per category. Per-address analysis is the paid POST /api/v1/wash/check.' +
+      LABELS_NOTE +
+      DATA_NOTE +
+      FREE_NOTE,
+    response: WashReportBody,
+    dataset: 'wash-report',
+    mcpTool: { name: 'x402_check_wash', description: 'Get the aggregate wash-trading report for x402 services (patterns, case studies, wash share per category). Per-address analysis is only available through the paid wash check. Free.' },
+  }),
+
+  // ---------------------------------------------------------------- free, not rate limited
+  analytics({
+    id: 'health',
+    method: 'GET',
+    path: '/health',
+    summary: 'Service health and data freshness.',
+    description: 'Whether the service has data and how fresh each dataset is (`stale` when older than three update intervals, at least 10 minutes), which snapshot version is served and whether it holds demo data, and the settlement mode (local: payments verified, no funds move), with every problem in words. Status 503 while no snapshot is published. Not cached, not rate limited.',
+    access: 'free',
+    cacheTtlSeconds: 0,
+    response: HealthBody,
+    dataset: null,
+  }),
+  analytics({
+    id: 'well-known-x402',
+    method: 'GET',
+    path: '/.well-known/x402',
+    summary: 'x402 discovery manifest.',
+    description: 'x402scan-compatible discovery document: `version` 1, the absolute URLs of the paid resources (the POST one as "POST <url>"), instructions for agents, and `receipt_signer.public_key`, the key that signs every paid receipt.',
+    access: 'free',
+    cacheTtlSeconds: 300,
+    response: WellKnownX402Body,
+    dataset: null,
+  }),
+  analytics({
+    id: 'llms-txt',
+    method: 'GET',
+    path: '/llms.txt',
+    summary: 'Plain-text summary for language models.',
+    description: 'Plain-text description of the service for language models and agents: each endpoint, its parameters and price, the labels, and how to pay.',
+    access: 'free',
+    cacheTtlSeconds: 300,
+    response: PlainText,
+    dataset: null,
+    contentType: 'text/plain',
+  }),
+
+  // ---------------------------------------------------------------- paid
+  paid({
+    id: 'services.wash-detail',
+    method: 'GET',
+    path: '/api/v1/services/:id/wash-detail',
+    summary: 'Top 50 buyers of a service with label, confidence and signals.',
+    description:
+      'The top 50 buyers of one service by 30-day volume, each with label, confidence, signal breakdown, transaction count, volume and first and last transaction, plus the cohort signals over all its buyers. An id that is not indexed gets 404 before any payment is asked.' +
+      LABELS_NOTE +
+      DATA_NOTE +
+      priceLine('0.005'),
+    priceUsd: '0.005',
+    cacheTtlSeconds: 300,
+    pathParams: IdPath,
+    response: WashDetailBody,
+    dataset: 'wash-detail',
+  }),
+  paid({
+    id: 'buyers.profile',
+    method: 'GET',
+    path: '/api/v1/buyers/:address/profile',
+    summary: 'One buyer wallet: label, reasons, services used, vanity cluster, timing.',
+    description:
+      'Classification of one buyer wallet: label, confidence, the signals behind it, services it paid, its vanity-address cluster and the timing of its transactions. An address the index has never seen as a buyer gets 404 before any payment is asked (use POST /api/v1/wash/check for any address).' +
+      LABELS_NOTE +
+      DATA_NOTE +
+      priceLine('0.005'),
+    priceUsd: '0.005',
+    cacheTtlSeconds: 300,
+    pathParams: AddressPath,
+    response: BuyerProfileBody,
+    dataset: 'buyer-profiles',
+  }),
+  paid({
+    id: 'services.transactions',
+    method: 'GET',
+    path: '/api/v1/services/:id/transactions',
+    summary: 'Raw 30-day payment list of a service (up to about 3000 rows).',
+    description:
+      'The payments to one service over the last 30 days, newest first, up to 3000 rows: transaction hash, chain, buyer, amount in USDC and time; `total` counts the whole window. An id that is not indexed gets 404 before any payment is asked.' +
+      DATA_NOTE +
+      priceLine('0.01'),
+    priceUsd: '0.01',
+    cacheTtlSeconds: 300,
+    pathParams: IdPath,
+    response: TransactionsBody,
+    dataset: 'transactions',
+  }),
+  paid({
+    id: 'categories.full-history',
+    method: 'GET',
+    path: '/api/v1/categories/:slug/full-history',
+    summary: '365-day hourly series of a category (about 8760 rows).',
+    description:
+      'Hourly series of one category over the last 365 days (about 8760 points, oldest first): active services, volume, transactions and real volume share per hour.' +
+      LABELS_NOTE +
+      DATA_NOTE +
+      priceLine('0.02'),
+    priceUsd: '0.02',
+    cacheTtlSeconds: 300,
+    pathParams: SlugPath,
+    response: FullHistoryBody,
+    dataset: 'full-history',
+  }),
+  paid({
+    id: 'wash.check',
+    method: 'POST',
+    path: '/api/v1/wash/check',
+    summary: 'Wash analysis of any wallet or seller address, computed on request.',
+    description:
+      'Classifies any wallet or seller address on request (not cached) from the indexed transactions: label, confidence, vanity, cohort and concentration signals, and anonymised wallet groups with a similar pattern. An address without transactions gets label unlabeled with confidence 0. Send JSON {"address": "..."} with Content-Type: application/json.' +
+      LABELS_NOTE +
+      DATA_NOTE +
+      priceLine('0.05'),
+    priceUsd: '0.05',
+    cacheTtlSeconds: 0,
+    body: WashCheckRequest,
+    response: WashCheckBody,
+    dataset: 'buyers',
+  }),
+];

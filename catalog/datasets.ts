@@ -1,0 +1,78 @@
+/**
+ * The datasets of each service's snapshot: what the pipeline steps produce and the endpoints
+ * read. A dataset is stale (in /health) after three update intervals, and never sooner than 10
+ * minutes, so one slow or failed run does not flag it.
+ */
+import type { DatasetDecl, ServiceName } from './types.ts';
+
+const MIN_STALE_AFTER_SECONDS = 600;
+
+type DatasetInput = Omit<DatasetDecl, 'service' | 'staleAfterSeconds' | 'license' | 'publicDownload'> & {
+  /** Free datasets are CC0 and published for download; paid ones are proprietary. */
+  access: 'free' | 'paid';
+};
+
+function dataset(service: ServiceName, input: DatasetInput): DatasetDecl {
+  const { access, ...rest } = input;
+  return {
+    service,
+    ...rest,
+    staleAfterSeconds: Math.max(3 * input.updateEverySeconds, MIN_STALE_AFTER_SECONDS),
+    license: access === 'free' && service === 'analytics' ? 'CC0-1.0' : 'proprietary',
+    publicDownload: access === 'free',
+  };
+}
+
+const korea = (input: DatasetInput) => dataset('korea', input);
+const analytics = (input: DatasetInput) => dataset('analytics', input);
+
+const MARKET = 60;
+const MACRO = 900;
+const AI_READ = 900;
+const SENTIMENT = 3600;
+const NEWS = 300;
+const REFERENCE = 3600;
+const ANALYTICS = 3600;
+
+export const DATASETS: DatasetDecl[] = [
+  // ---------------------------------------------------------------- korea
+  korea({ name: 'kr-prices', kind: 'table', access: 'paid', updateEverySeconds: MARKET, description: 'Last KRW price, 24-hour change and 24-hour KRW volume per symbol on Upbit and Bithumb.' }),
+  korea({ name: 'kimchi-premium', kind: 'document', access: 'paid', updateEverySeconds: MARKET, description: 'Kimchi premium per symbol and exchange at the official FX rate and on the USDT basis, with the global reference price.' }),
+  korea({ name: 'stablecoin-premium', kind: 'document', access: 'paid', updateEverySeconds: MARKET, description: 'USDT and USDC KRW prices per exchange against the official USD/KRW rate.' }),
+  korea({ name: 'fx-rate', kind: 'document', access: 'paid', updateEverySeconds: MARKET, description: 'USD/KRW rate (KRW per 1 USD) with its provider and time.' }),
+  korea({ name: 'arbitrage-scanner', kind: 'document', access: 'paid', updateEverySeconds: MARKET, description: 'Per-token kimchi premiums, reverse premiums, Upbit-Bithumb gaps and market share.' }),
+  korea({ name: 'exchange-alerts', kind: 'document', access: 'paid', updateEverySeconds: MARKET, description: 'Listings, delistings, investment warnings and caution flags with first-seen times.' }),
+  korea({ name: 'market-movers', kind: 'document', access: 'paid', updateEverySeconds: MARKET, description: '1-minute surges and crashes, volume spikes and the top 20 markets by 24-hour value.' }),
+  korea({ name: 'krw-macro-stress', kind: 'document', access: 'paid', updateEverySeconds: MACRO, description: 'KRW macro stress score, regime, direction and five percentile-ranked components, with a factual note.' }),
+  korea({ name: 'kr-sentiment', kind: 'document', access: 'paid', updateEverySeconds: SENTIMENT, description: 'English reading of Korean crypto market sentiment from exchange data and Korean news.' }),
+  korea({ name: 'market-read', kind: 'document', access: 'paid', updateEverySeconds: AI_READ, description: 'AI market signal (BULLISH, BEARISH, NEUTRAL) with confidence, factors and token alerts.' }),
+  korea({ name: 'divergence', kind: 'document', access: 'paid', updateEverySeconds: AI_READ, description: 'Global vs Korean price divergence of the 25 supported symbols, light and deep tiers (news signals, structured analysis).' }),
+  korea({ name: 'kr-news-kpop', kind: 'document', access: 'paid', updateEverySeconds: NEWS, description: 'Latest Korean K-pop articles translated to English with relevance, plus the AI summary variant.' }),
+  korea({ name: 'kr-news-semiconductor', kind: 'document', access: 'paid', updateEverySeconds: NEWS, description: 'Latest Korean semiconductor-industry articles translated to English, plus the AI summary variant with a market signal.' }),
+  korea({ name: 'symbols', kind: 'document', access: 'free', updateEverySeconds: REFERENCE, description: 'Symbols with a KRW market on Upbit or Bithumb, and the 25 divergence symbols.' }),
+  korea({ name: 'stats', kind: 'document', access: 'free', updateEverySeconds: REFERENCE, description: 'Coverage per exchange and the time, size and kind of every dataset of the snapshot.' }),
+
+  // ---------------------------------------------------------------- analytics, free (CC0)
+  analytics({ name: 'landing-stats', kind: 'document', access: 'free', updateEverySeconds: ANALYTICS, description: 'Market overview: services indexed, transactions analysed, active buyers, real volume share, label distribution, daily category volume, new services per day.' }),
+  analytics({ name: 'categories', kind: 'document', access: 'free', updateEverySeconds: ANALYTICS, description: 'All 33 categories with statistics.' }),
+  analytics({ name: 'category-detail', kind: 'table', access: 'free', updateEverySeconds: ANALYTICS, description: 'Per category: statistics, 30-day daily series and top services.' }),
+  analytics({ name: 'services', kind: 'table', access: 'free', updateEverySeconds: ANALYTICS, description: 'Every indexed x402 service with 24-hour and all-time activity, real and wash volume shares and label distribution.' }),
+  analytics({ name: 'service-detail', kind: 'table', access: 'free', updateEverySeconds: ANALYTICS, description: 'Per service: 30-day daily series and top buyers.' }),
+  analytics({ name: 'trends', kind: 'document', access: 'free', updateEverySeconds: ANALYTICS, description: '24-hour trends: new services, category movers, hot services.' }),
+  analytics({ name: 'wash-report', kind: 'document', access: 'free', updateEverySeconds: ANALYTICS, description: 'Aggregate wash patterns, label distribution, anonymised case studies and wash share per category.' }),
+
+  // ---------------------------------------------------------------- analytics, paid
+  analytics({ name: 'wash-detail', kind: 'table', access: 'paid', updateEverySeconds: ANALYTICS, description: 'Per service: top 50 buyers with label, confidence and signals, and cohort signals.' }),
+  analytics({ name: 'buyer-profiles', kind: 'table', access: 'paid', updateEverySeconds: ANALYTICS, description: 'Per buyer wallet: label, confidence, reasons, services used, vanity cluster, timing.' }),
+  analytics({ name: 'buyers', kind: 'table', access: 'paid', updateEverySeconds: ANALYTICS, description: 'Per-address classification features and labels that the on-request wash check computes from.' }),
+  analytics({ name: 'transactions', kind: 'table', access: 'paid', updateEverySeconds: ANALYTICS, description: 'Payments of the last 30 days per service.' }),
+  analytics({ name: 'full-history', kind: 'table', access: 'paid', updateEverySeconds: ANALYTICS, description: 'Hourly series per category over 365 days.' }),
+];
+
+export function datasetsOf(service: ServiceName): DatasetDecl[] {
+  return DATASETS.filter((d) => d.service === service);
+}
+
+export function findDataset(service: ServiceName, name: string): DatasetDecl | undefined {
+  return DATASETS.find((d) => d.service === service && d.name === name);
+}

@@ -1,0 +1,175 @@
+/**
+ * The catalog: every endpoint of both services, declared once, checked when this module loads.
+ * Routes, 422 validation, 402 requirements, OpenAPI, /docs, /llms.txt, /.well-known/x402, MCP
+ * tools and the site's downloads all read from here.
+ */
+import { z } from 'zod';
+import { ANALYTICS_ENDPOINTS } from './analytics.ts';
+import { DATASETS, findDataset } from './datasets.ts';
+import { DIVERGENCE_SYMBOLS, KOREA_ENDPOINTS, KOREA_PRICE_NOTE } from './korea.ts';
+import type { EndpointDecl, ServiceName } from './types.ts';
+
+export { DIVERGENCE_SYMBOLS, KOREA_PRICE_NOTE } from './korea.ts';
+export { DATASETS, datasetsOf, findDataset } from './datasets.ts';
+export type { DatasetDecl, EndpointDecl, HttpMethod, ServiceName } from './types.ts';
+export { SERVICES } from './types.ts';
+
+export const ENDPOINTS: readonly EndpointDecl[] = [...KOREA_ENDPOINTS, ...ANALYTICS_ENDPOINTS];
+
+/** Price range per call (USD) the korea spec states; every korea price lies within it. */
+export const PRICE_RANGE = { min: 0.001, max: 0.1, currency: 'USD' } as const;
+
+export interface PaymentNetwork {
+  /** x402 v1 network name. */
+  network: string;
+  /** CAIP-2 id (x402 v2). */
+  caip2: string;
+  asset: 'USDC' | 'RLUSD';
+  /** true: only the /api/v1/xrpl/... variants settle on this network. */
+  xrplVariantsOnly: boolean;
+}
+
+export interface ServiceInfo {
+  title: string;
+  description: string;
+  /** Settlement networks the spec names for the service. */
+  networks: readonly PaymentNetwork[];
+}
+
+const BASE: PaymentNetwork = { network: 'base', caip2: 'eip155:8453', asset: 'USDC', xrplVariantsOnly: false };
+const POLYGON: PaymentNetwork = { network: 'polygon', caip2: 'eip155:137', asset: 'USDC', xrplVariantsOnly: false };
+const SOLANA: PaymentNetwork = {
+  network: 'solana',
+  caip2: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+  asset: 'USDC',
+  xrplVariantsOnly: false,
+};
+const XRPL: PaymentNetwork = { network: 'xrpl', caip2: 'xrpl:0', asset: 'RLUSD', xrplVariantsOnly: true };
+
+export const SERVICE_INFO: Record<ServiceName, ServiceInfo> = {
+  korea: {
+    title: 'Korean Crypto Market Intelligence',
+    description:
+      'Upbit and Bithumb prices, kimchi and stablecoin premiums, USD/KRW, arbitrage data, exchange alerts, market movers, a KRW macro ' +
+      'stress score, AI sentiment, market read and global-vs-Korea divergence, and Korean K-pop and semiconductor news in English. ' +
+      'Paid per call with x402 (USDC on base, polygon or solana; RLUSD on XRPL under /api/v1/xrpl/...); no accounts or API keys. ' +
+      'Every data response says whether it is live or demo data (`source`) and when it was computed (`as_of`). ' +
+      KOREA_PRICE_NOTE,
+    networks: [BASE, POLYGON, SOLANA, XRPL],
+  },
+  analytics: {
+    title: 'x402 Service Analytics',
+    description:
+      'An index of x402 pay-per-call services and their transactions, with an 8-label buyer classification that separates real ' +
+      'traffic from wash traffic, and 24-hour trends. Seven free endpoints (public domain, CC0-1.0; 60 requests per hour per IP) ' +
+      'and five paid ones settled with x402 in USDC on base or solana. Every data response says whether it is live or demo data ' +
+      '(`source`) and when it was computed (`as_of`).',
+    networks: [BASE, SOLANA],
+  },
+};
+
+export function endpointsOf(service: ServiceName): EndpointDecl[] {
+  return ENDPOINTS.filter((e) => e.service === service);
+}
+
+export function findEndpoint(service: ServiceName, id: string): EndpointDecl | undefined {
+  return ENDPOINTS.find((e) => e.service === service && e.id === id);
+}
+
+export function paidEndpoints(service: ServiceName): EndpointDecl[] {
+  return endpointsOf(service).filter((e) => e.access === 'paid');
+}
+
+const API_PREFIX = '/api/v1/';
+
+/** Path of the XRPL (RLUSD) variant of a korea paid endpoint: '/api/v1/x' → '/api/v1/xrpl/x'. */
+export function xrplPath(path: string): string {
+  if (!path.startsWith(API_PREFIX)) throw new Error(`xrplPath: "${path}" does not start with ${API_PREFIX}`);
+  return `${API_PREFIX}xrpl/${path.slice(API_PREFIX.length)}`;
+}
+
+export interface McpToolDecl {
+  name: string;
+  description: string;
+  endpoint: EndpointDecl;
+  /** Tool input: the endpoint's path parameters, query and body merged into one object. */
+  input: z.ZodObject;
+}
+
+export function mcpTools(service: ServiceName): McpToolDecl[] {
+  return endpointsOf(service).flatMap((endpoint) => {
+    if (!endpoint.mcpTool) return [];
+    const shape = { ...endpoint.pathParams?.shape, ...endpoint.query?.shape, ...endpoint.body?.shape };
+    return [{ ...endpoint.mcpTool, endpoint, input: z.object(shape) }];
+  });
+}
+
+// ------------------------------------------------------------------ checked at load
+
+const EXPECTED = {
+  koreaPaid: 16,
+  koreaMcpTools: 13,
+  analyticsFreeData: 7,
+  analyticsPaid: 5,
+  analyticsMcpTools: 5,
+};
+
+const PRICE_TEXT = /^\d+\.\d+$/;
+
+/** Every problem with the declarations, in words; empty when the catalog is consistent. */
+export function catalogProblems(endpoints: readonly EndpointDecl[] = ENDPOINTS): string[] {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  const note = (key: string, problem: string) => {
+    if (seen.has(key)) problems.push(problem);
+    seen.add(key);
+  };
+  for (const e of endpoints) {
+    const where = `${e.service} endpoint "${e.id}" (${e.method} ${e.path})`;
+    note(`id:${e.service}:${e.id}`, `${where}: duplicate id`);
+    note(`route:${e.service}:${e.method} ${e.path}`, `${where}: duplicate method and path`);
+    if (e.mcpTool) note(`tool:${e.service}:${e.mcpTool.name}`, `${where}: duplicate MCP tool ${e.mcpTool.name}`);
+    if ((e.access === 'paid') !== (e.priceUsd !== undefined)) {
+      problems.push(`${where}: a paid endpoint needs priceUsd and a free one must not have it`);
+    }
+    if (e.priceUsd !== undefined) {
+      const price = Number(e.priceUsd);
+      if (!PRICE_TEXT.test(e.priceUsd) || !(price > 0)) problems.push(`${where}: priceUsd "${e.priceUsd}" is not a positive decimal like "0.001"`);
+      if (e.service === 'korea' && (price < PRICE_RANGE.min || price > PRICE_RANGE.max)) {
+        problems.push(`${where}: price ${e.priceUsd} is outside ${PRICE_RANGE.min}..${PRICE_RANGE.max} USD`);
+      }
+    }
+    if (e.xrplVariant && (e.service !== 'korea' || e.access !== 'paid')) problems.push(`${where}: only korea paid endpoints have XRPL variants`);
+    if (e.service === 'korea' && e.access === 'paid' && !e.xrplVariant) problems.push(`${where}: korea paid endpoints need xrplVariant`);
+    if (e.dataset !== null && !findDataset(e.service, e.dataset)) problems.push(`${where}: dataset "${e.dataset}" is not declared in datasets.ts`);
+    if (e.method === 'POST' && !e.body) problems.push(`${where}: POST needs a body schema`);
+    if (e.method === 'GET' && e.body) problems.push(`${where}: GET cannot have a body`);
+    const inPath = [...e.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1] ?? '').sort();
+    const declared = Object.keys(e.pathParams?.shape ?? {}).sort();
+    if (inPath.join(',') !== declared.join(',')) {
+      problems.push(`${where}: path parameters [${inPath.join(', ')}] do not match pathParams [${declared.join(', ')}]`);
+    }
+    if (!(e.cacheTtlSeconds >= 0)) problems.push(`${where}: cacheTtlSeconds must be 0 or more`);
+  }
+  const count = (service: ServiceName, test: (e: EndpointDecl) => boolean) =>
+    endpoints.filter((e) => e.service === service && test(e)).length;
+  const expect = (label: string, actual: number, expected: number) => {
+    if (actual !== expected) problems.push(`expected ${expected} ${label}, found ${actual}`);
+  };
+  expect('korea paid endpoints', count('korea', (e) => e.access === 'paid'), EXPECTED.koreaPaid);
+  expect('korea MCP tools', count('korea', (e) => e.mcpTool !== undefined), EXPECTED.koreaMcpTools);
+  expect('analytics free data endpoints', count('analytics', (e) => e.access === 'free' && e.dataset !== null), EXPECTED.analyticsFreeData);
+  expect('analytics paid endpoints', count('analytics', (e) => e.access === 'paid'), EXPECTED.analyticsPaid);
+  expect('analytics MCP tools', count('analytics', (e) => e.mcpTool !== undefined), EXPECTED.analyticsMcpTools);
+  const datasetNames = new Set<string>();
+  for (const d of DATASETS) {
+    if (datasetNames.has(`${d.service}:${d.name}`)) problems.push(`dataset ${d.service}/${d.name} is declared twice`);
+    datasetNames.add(`${d.service}:${d.name}`);
+  }
+  return problems;
+}
+
+const problems = catalogProblems();
+if (problems.length > 0) {
+  throw new Error(`catalog: the endpoint declarations are inconsistent:\n- ${problems.join('\n- ')}`);
+}

@@ -1,0 +1,181 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadSettings, type Settings } from '../lib/config.ts';
+import { loadLatest } from '../snapshots/reader.ts';
+import { parseArgs, runCli, UsageError } from './cli.ts';
+import { LineProgress, summaryTable } from './progress.ts';
+import { runPipeline, type ServicePipeline } from './runner.ts';
+import { koreaPipeline } from './korea/index.ts';
+import { queryJson } from './warehouse.ts';
+import { openWarehouse } from './warehouse.ts';
+
+const dirs: string[] = [];
+function tempSettings(): Settings {
+  const root = mkdtempSync(join(tmpdir(), 'pipeline-test-'));
+  dirs.push(root);
+  return loadSettings({ SNAPSHOTS_DIR: join(root, 'snapshots'), WAREHOUSE_DIR: join(root, 'warehouse') });
+}
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const NOW = '2026-11-20T09:00:00Z';
+const silent = new LineProgress(() => {});
+
+describe('pipeline arguments', () => {
+  it('parses the documented form', () => {
+    const a = parseArgs(['all', '--source', 'demo', '--now', NOW, '--seed', '7', '--scale', '2']);
+    expect(a.services).toEqual(['korea', 'analytics']);
+    expect(a.now.toISOString()).toBe('2026-11-20T09:00:00.000Z');
+    expect([a.seed, a.scale]).toEqual([7, 2]);
+    expect(parseArgs(['korea', '--now=2026-11-20T18:00:00+09:00']).now.toISOString()).toBe('2026-11-20T09:00:00.000Z');
+  });
+
+  it.each([
+    [[], /name one pipeline/],
+    [['bitcoin'], /unknown pipeline "bitcoin"/],
+    [['korea', '--now', '2026-11-20 09:00'], /ISO 8601 time with a zone/],
+    [['korea', '--now', '2026-13-45T09:00:00Z'], /not a valid time/],
+    [['korea', '--seed', 'abc'], /--seed must be an integer/],
+    [['korea', '--scale', '0'], /--scale must be an integer from 1/],
+    [['korea', '--source', 'ftp'], /--source must be demo, live or file:DIR/],
+    [['korea', '--source', 'file:/definitely/not/here'], /is not a directory/],
+    [['korea', '--source', 'live', '--seed', '3'], /no meaning with --source live/],
+    [['korea', '--colour', 'red'], /unknown option --colour/],
+    [['korea', '--seed'], /--seed needs a value/],
+  ])('rejects %j with a clear message', (argv, message) => {
+    expect(() => parseArgs(argv)).toThrow(UsageError);
+    expect(() => parseArgs(argv)).toThrow(message);
+  });
+});
+
+describe('demo pipelines', () => {
+  it('publish both services and give identical dataset sha256s for the same seed and --now', async () => {
+    const args = parseArgs(['all', '--now', NOW, '--seed', '7']);
+    const a = tempSettings();
+    const b = tempSettings();
+    const first = await runCli(args, a);
+    expect(first.exitCode).toBe(0);
+    const second = await runCli(args, b);
+    expect(second.exitCode).toBe(0);
+    for (const service of ['korea', 'analytics'] as const) {
+      const m1 = first.results.find((r) => r.service === service)!.manifest!;
+      const m2 = second.results.find((r) => r.service === service)!.manifest!;
+      expect(m1.datasets.length).toBeGreaterThan(0);
+      expect(m1.datasets.map((d) => [d.name, d.sha256])).toEqual(m2.datasets.map((d) => [d.name, d.sha256]));
+      expect(m1.datasets.every((d) => d.source === 'demo')).toBe(true);
+      expect(m1.notice).toMatch(/Synthetic data/);
+    }
+    // a second run on the same warehouse keeps service ids stable, so the data is still identical
+    const again = await runCli(args, a);
+    const m1 = first.results.find((r) => r.service === 'analytics')!.manifest!;
+    const m3 = again.results.find((r) => r.service === 'analytics')!.manifest!;
+    expect(m3.datasets.map((d) => d.sha256)).toEqual(m1.datasets.map((d) => d.sha256));
+
+    // a different seed is a different world
+    const other = await runCli(parseArgs(['korea', '--now', NOW, '--seed', '8']), tempSettings());
+    const k7 = first.results.find((r) => r.service === 'korea')!.manifest!.datasets.find((d) => d.name === 'kr-prices')!;
+    const k8 = other.results[0]!.manifest!.datasets.find((d) => d.name === 'kr-prices')!;
+    expect(k8.sha256).not.toBe(k7.sha256);
+  }, 240_000);
+
+  it('publishes the korea datasets with their documented content', async () => {
+    const settings = tempSettings();
+    const { exitCode } = await runCli(parseArgs(['korea', '--now', NOW]), settings);
+    expect(exitCode).toBe(0);
+    const snap = (await loadLatest(settings.snapshotsDir, 'korea'))!;
+    const fx = snap.datasets.get('fx-rate')!.document as { rate: number; pair: string; source: string };
+    expect(fx.pair).toBe('USDKRW');
+    expect(fx.rate).toBeGreaterThan(1000);
+    expect(fx.rate).toBeLessThan(2000);
+    expect(fx.source).toBe('demo');
+    const symbols = snap.datasets.get('symbols')!.document as { count: number; divergence_symbols: { listed: boolean }[] };
+    expect(symbols.count).toBeGreaterThan(180);
+    expect(symbols.divergence_symbols).toHaveLength(25);
+    const prices = snap.datasets.get('kr-prices')!;
+    expect(prices.entry.rows).toBeGreaterThan(300);
+    expect(prices.entry.as_of).toBe('2026-11-20T09:00:00.000Z');
+  }, 120_000);
+
+  it('keeps the ground truth in the warehouse and out of the snapshot', async () => {
+    const settings = tempSettings();
+    const { exitCode } = await runCli(parseArgs(['analytics', '--now', NOW]), settings);
+    expect(exitCode).toBe(0);
+    const snap = (await loadLatest(settings.snapshotsDir, 'analytics'))!;
+    for (const d of snap.manifest.datasets) {
+      expect(d.schema.map((c) => c.name)).not.toContain('label');
+      expect(d.name).not.toMatch(/truth/);
+    }
+    const wh = await openWarehouse(settings.warehouseDir, 'analytics');
+    try {
+      const [row] = await queryJson(wh.connection, 'SELECT count(*)::INTEGER AS n FROM demo_truth_buyers');
+      expect(Number(row!.n)).toBeGreaterThan(1000);
+    } finally {
+      wh.close();
+    }
+  }, 120_000);
+
+  it('rejects a source the service cannot read with exit code 2 and publishes nothing', async () => {
+    const settings = tempSettings();
+    const { exitCode, results } = await runCli(parseArgs(['korea', '--source', 'live']), settings);
+    expect(exitCode).toBe(2);
+    expect(results[0]!.error).toMatch(/--source live is not available yet/);
+    expect(await loadLatest(settings.snapshotsDir, 'korea')).toBeNull();
+  });
+
+  it('keeps the last good version of a failing dataset, publishes the rest, and says so', async () => {
+    const settings = tempSettings();
+    const params = parseArgs(['korea', '--now', NOW]);
+    const good = await runPipeline(koreaPipeline, params, settings, silent);
+    expect(good.ok).toBe(true);
+    const broken: ServicePipeline = {
+      ...koreaPipeline,
+      datasetSteps: koreaPipeline.datasetSteps.map((s) =>
+        s.dataset === 'fx-rate'
+          ? { dataset: 'fx-rate', run: () => Promise.reject(new Error('FX upstream answered HTTP 503')) }
+          : s,
+      ),
+    };
+    const later = parseArgs(['korea', '--now', '2026-11-20T09:05:00Z']);
+    const result = await runPipeline(broken, later, settings, silent);
+    expect(result.ok).toBe(false);
+    expect(result.manifest).not.toBeNull();
+    const fxReport = result.reports.find((r) => r.name === 'fx-rate')!;
+    expect(fxReport.status).toBe('carried-over');
+    expect(fxReport.detail).toMatch(/HTTP 503/);
+    const fx = result.manifest!.datasets.find((d) => d.name === 'fx-rate')!;
+    expect(fx.carried_over?.reason).toMatch(/HTTP 503/);
+    expect(fx.produced_in).toBe(good.manifest!.version);
+    expect(fx.as_of).toBe('2026-11-20T09:00:00.000Z');
+    const prices = result.manifest!.datasets.find((d) => d.name === 'kr-prices')!;
+    expect(prices.as_of).toBe('2026-11-20T09:05:00.000Z');
+    expect(summaryTable(result.reports)).toMatch(/korea\/fx-rate\s+-\s+[\d.]+\s+carried-over: kept/);
+  }, 120_000);
+});
+
+describe('the pipeline command', () => {
+  it('prints plain progress lines off a terminal, a summary table, and exits 0', () => {
+    const settings = tempSettings();
+    const run = spawnSync(join(process.cwd(), 'node_modules/.bin/tsx'), ['pipelines/cli.ts', 'korea', '--now', NOW], {
+      env: { ...process.env, SNAPSHOTS_DIR: settings.snapshotsDir, WAREHOUSE_DIR: settings.warehouseDir },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(run.status).toBe(0);
+    expect(run.stderr).toMatch(/^\d{4}-\d{2}-\d{2}T[\d:.]+Z start korea\/ingest:kr_tickers$/m);
+    expect(run.stderr).toMatch(/korea\/kr-prices ok [\d,]+ rows/);
+    expect(run.stdout).toMatch(/^dataset\s+rows\s+seconds\s+status$/m);
+    expect(run.stdout).toMatch(/^korea\/fx-rate\s+1\s+[\d.]+\s+ok$/m);
+    expect(run.stdout).toMatch(/korea: published \d{8}T\d{9}Z-[0-9a-f]{8}/);
+  }, 120_000);
+
+  it('exits 2 with the usage on bad arguments', () => {
+    const run = spawnSync(join(process.cwd(), 'node_modules/.bin/tsx'), ['pipelines/cli.ts', 'nope'], { encoding: 'utf8' });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/unknown pipeline "nope"/);
+    expect(run.stderr).toMatch(/usage: npm run pipeline/);
+  });
+});

@@ -1,0 +1,183 @@
+/**
+ * Runs one service's pipeline: load the source into the warehouse's raw tables, compute each
+ * dataset in its own step, publish the snapshot. A failed step never blocks the others: its
+ * dataset keeps the last good file (carried over, marked with the reason) and the run's exit code
+ * says that something failed.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { ServiceName } from '../catalog/types.ts';
+import { findDataset } from '../catalog/datasets.ts';
+import type { Settings } from '../lib/config.ts';
+import { codeVersion } from '../lib/config.ts';
+import type { DatasetEntry, SnapshotManifest } from '../snapshots/manifest.ts';
+import { SnapshotWriter, type DatasetMeta } from '../snapshots/writer.ts';
+import type { SourceKind } from '../sources/raw-tables.ts';
+import type { ProgressSink, StepReport } from './progress.ts';
+import { openWarehouse } from './warehouse.ts';
+
+export type SourceSpec = { kind: 'demo' } | { kind: 'live' } | { kind: 'file'; dir: string };
+
+export interface RunParams {
+  source: SourceSpec;
+  /** The run's "now": what time the data should describe (demo) or was fetched at (live). */
+  now: Date;
+  seed: number;
+  scale: number;
+}
+
+export interface PipelineContext extends RunParams {
+  service: ServiceName;
+  connection: DuckDBConnection;
+  writer: SnapshotWriter;
+  sourceKind: SourceKind;
+  log(message: string): void;
+  /** Metadata for a dataset of this service from the catalog, with this run's source and time. */
+  meta(dataset: string, asOf: Date | string): DatasetMeta;
+}
+
+export interface IngestStep {
+  /** Shown in progress and the summary, e.g. 'ingest:kr_tickers'. */
+  name: string;
+  /** Raw tables this step (re)creates; they are dropped before the run so a failure leaves no stale rows. */
+  tables: readonly string[];
+  run(ctx: PipelineContext): Promise<number>;
+}
+
+export interface DatasetStep {
+  dataset: string;
+  run(ctx: PipelineContext): Promise<DatasetEntry>;
+}
+
+export interface ServicePipeline {
+  service: ServiceName;
+  /** The raw-data steps for a source; throws a clear error for a source this service cannot read. */
+  ingestSteps(source: SourceSpec): IngestStep[];
+  datasetSteps: DatasetStep[];
+  /** When the next run is expected (the manifest's next_expected_update). */
+  updateEverySeconds: number;
+}
+
+export interface RunResult {
+  service: ServiceName;
+  reports: StepReport[];
+  manifest: SnapshotManifest | null;
+  /** True when every step succeeded. */
+  ok: boolean;
+  error: string | null;
+}
+
+function errorText(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.split('\n')[0]!.slice(0, 300);
+}
+
+export function sourceKindOf(source: SourceSpec): SourceKind {
+  return source.kind;
+}
+
+export async function runPipeline(
+  pipeline: ServicePipeline,
+  params: RunParams,
+  settings: Settings,
+  progress: ProgressSink,
+  options: { generatedAt?: Date } = {},
+): Promise<RunResult> {
+  const { service } = pipeline;
+  const reports: StepReport[] = [];
+  const ingest = pipeline.ingestSteps(params.source); // throws for an unsupported source: nothing to clean up yet
+  const generatedAt = options.generatedAt ?? new Date();
+  const warehouse = await openWarehouse(settings.warehouseDir, service);
+  let writer: SnapshotWriter | null = null;
+  try {
+    writer = await SnapshotWriter.begin({
+      root: settings.snapshotsDir,
+      service,
+      codeVersion: codeVersion(),
+      generatedAt,
+      retention: settings.snapshotRetention,
+    });
+    const ctx: PipelineContext = {
+      ...params,
+      service,
+      connection: warehouse.connection,
+      writer,
+      sourceKind: sourceKindOf(params.source),
+      log: (m) => progress.note(`${service}: ${m}`),
+      meta(dataset, asOf) {
+        const decl = findDataset(service, dataset);
+        if (!decl) throw new Error(`dataset ${service}/${dataset} is not declared in catalog/datasets.ts`);
+        return { source: sourceKindOf(params.source), asOf, license: decl.license, description: decl.description };
+      },
+    };
+
+    for (const step of ingest) {
+      for (const table of step.tables) await warehouse.connection.run(`DROP TABLE IF EXISTS ${table}`);
+    }
+    for (const step of ingest) {
+      const report: StepReport = { service, name: step.name, status: 'running', rows: null, seconds: null, detail: null };
+      reports.push(report);
+      progress.start(report);
+      const t0 = performance.now();
+      try {
+        report.rows = await step.run(ctx);
+        report.status = 'ok';
+      } catch (err) {
+        report.status = 'failed';
+        report.detail = errorText(err);
+      }
+      report.seconds = (performance.now() - t0) / 1000;
+      progress.finish(report);
+    }
+
+    let produced = 0;
+    for (const step of pipeline.datasetSteps) {
+      const report: StepReport = { service, name: step.dataset, status: 'running', rows: null, seconds: null, detail: null };
+      reports.push(report);
+      progress.start(report);
+      const t0 = performance.now();
+      try {
+        const entry = await step.run(ctx);
+        if (entry.name !== step.dataset) throw new Error(`step wrote "${entry.name}", expected "${step.dataset}"`);
+        report.rows = entry.rows;
+        report.status = 'ok';
+        produced++;
+      } catch (err) {
+        const reason = errorText(err);
+        let kept: DatasetEntry | null = null;
+        try {
+          kept = await writer.carryOver(step.dataset, reason);
+        } catch {
+          kept = null;
+        }
+        report.status = kept ? 'carried-over' : 'failed';
+        report.detail = kept ? `kept ${kept.produced_in}: ${reason}` : reason;
+      }
+      report.seconds = (performance.now() - t0) / 1000;
+      progress.finish(report);
+    }
+
+    if (produced === 0) {
+      writer.abort();
+      return { service, reports, manifest: null, ok: false, error: 'no dataset could be computed; the previous snapshot stays live' };
+    }
+    const notice =
+      params.source.kind === 'demo'
+        ? 'Synthetic data from the seeded demo world (source "demo"): realistic shapes, not real market activity.'
+        : null;
+    const publishStarted = performance.now();
+    const manifest = await writer.publish({
+      nextExpectedUpdate: new Date(generatedAt.getTime() + pipeline.updateEverySeconds * 1000),
+      notice,
+    });
+    progress.note(
+      `${service}: published ${manifest.version} (${manifest.datasets.length} datasets) in ${((performance.now() - publishStarted) / 1000).toFixed(2)}s`,
+    );
+    const ok = reports.every((r) => r.status === 'ok');
+    return { service, reports, manifest, ok, error: null };
+  } catch (err) {
+    writer?.abort();
+    return { service, reports, manifest: null, ok: false, error: errorText(err) };
+  } finally {
+    warehouse.close();
+  }
+}

@@ -1,0 +1,390 @@
+import { createHash } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ANALYTICS_CHAINS, CATEGORY_SLUGS, WASH_LABELS } from '../../catalog/categories.ts';
+import { DEMO_TRUTH_TABLES, RAW_TABLES, type RawTable } from '../raw-tables.ts';
+import { Rng, txHash } from './random.ts';
+import type { Row } from './world.ts';
+import { X402_EXCHANGE_WALLETS, type X402World, x402World } from './x402-world.ts';
+import { flatTxHash } from './x402-transactions.ts';
+
+const NOW = new Date('2026-08-05T12:00:00Z');
+const MINUTE = 60_000;
+const DAY = 86_400_000;
+const EVM = /^0x[0-9a-f]{40}$/;
+const SOLANA = /^[1-9A-HJ-NP-Za-km-z]{44}$/;
+
+/** What one pass over the transaction stream tells the tests. */
+interface TxStats {
+  count: number;
+  ordered: boolean;
+  afterNow: number;
+  uniqueHashes: number;
+  badHashes: number;
+  digest: string;
+  firstTime: Map<string, number>;
+  /** buyer -> [payments, last time, max payments within one minute] */
+  perBuyer: Map<string, [number, number, number]>;
+  beforeListing: number;
+  pairs: Set<string>;
+  selfPayBuyers: Set<string>;
+  /** seller -> buyer -> [tx, volume] */
+  sellerVolume: Map<string, Map<string, [number, number]>>;
+  amountMatchesPrice: number;
+  amountChecked: number;
+  nullResource: number;
+  nullFacilitator: number;
+}
+
+function scan(world: X402World): TxStats {
+  const priceOf = new Map<string, number | null>();
+  for (const s of world.services) priceOf.set(s[2] as string, s[6] as number | null);
+  const sellerListed = new Map<string, number>();
+  for (const sv of world.services) sellerListed.set(sv[1] as string, Math.min(sellerListed.get(sv[1] as string) ?? Infinity, (sv[7] as Date).getTime()));
+  const minuteOf = new Map<string, [number, number]>();
+  const hash = createHash('sha256');
+  const hashes = new Set<string>();
+  const stats: TxStats = {
+    count: 0, ordered: true, afterNow: 0, uniqueHashes: 0, badHashes: 0, digest: '', firstTime: new Map(), perBuyer: new Map(), beforeListing: 0, pairs: new Set(),
+    selfPayBuyers: new Set(), sellerVolume: new Map(), amountMatchesPrice: 0, amountChecked: 0, nullResource: 0, nullFacilitator: 0,
+  };
+  let prevTime = -Infinity;
+  let prevHash = '';
+  for (const row of world.transactions) {
+    const [txHashCell, chain, buyer, seller, amount, time, url, facilitator] = row as [string, string, string, string, number, Date, string | null, string | null];
+    const t = time.getTime();
+    if (t < prevTime || (t === prevTime && txHashCell <= prevHash)) stats.ordered = false;
+    prevTime = t;
+    prevHash = txHashCell;
+    if (t > NOW.getTime()) stats.afterNow++;
+    hashes.add(txHashCell);
+    if (!(chain === 'solana' ? /^[1-9A-HJ-NP-Za-km-z]{88}$/ : /^0x[0-9a-f]{64}$/).test(txHashCell)) stats.badHashes++;
+    hash.update(JSON.stringify(row));
+    stats.count++;
+    if (!stats.firstTime.has(buyer)) stats.firstTime.set(buyer, t);
+    if (t < sellerListed.get(seller)!) stats.beforeListing++;
+    const minute = Math.floor(t / MINUTE);
+    const m = minuteOf.get(buyer);
+    const inMinute = m && m[0] === minute ? m[1] + 1 : 1;
+    minuteOf.set(buyer, [minute, inMinute]);
+    const b = stats.perBuyer.get(buyer) ?? [0, 0, 0];
+    stats.perBuyer.set(buyer, [b[0] + 1, t, Math.max(b[2], inMinute)]);
+    stats.pairs.add(`${buyer}|${seller}|${chain}`);
+    if (buyer === seller) stats.selfPayBuyers.add(buyer);
+    let bySeller = stats.sellerVolume.get(seller);
+    if (!bySeller) stats.sellerVolume.set(seller, (bySeller = new Map()));
+    const v = bySeller.get(buyer) ?? [0, 0];
+    v[0]++;
+    v[1] += amount;
+    bySeller.set(buyer, v);
+    if (url === null) stats.nullResource++;
+    else {
+      const price = priceOf.get(url);
+      if (price !== null && price !== undefined) {
+        stats.amountChecked++;
+        if (Math.abs(amount - price) < 1e-9) stats.amountMatchesPrice++;
+      }
+    }
+    if (facilitator === null) stats.nullFacilitator++;
+  }
+  stats.uniqueHashes = hashes.size;
+  stats.digest = hash.digest('hex');
+  return stats;
+}
+
+function checkShape(rows: readonly Row[], table: RawTable, nullable: readonly string[]): void {
+  const columns = table.columns;
+  for (const row of rows) {
+    expect(row).toHaveLength(columns.length);
+    columns.forEach(([name, type], i) => {
+      const cell = row[i];
+      if (cell === null) {
+        expect(nullable, `${table.name}.${name} is NULL`).toContain(name);
+        return;
+      }
+      if (type === 'VARCHAR') expect(typeof cell, `${table.name}.${name}`).toBe('string');
+      else if (type === 'DOUBLE') expect(Number.isFinite(cell), `${table.name}.${name}`).toBe(true);
+      else if (type === 'TIMESTAMP') expect(cell instanceof Date && !Number.isNaN(cell.getTime()), `${table.name}.${name}`).toBe(true);
+      if (name === 'source') expect(cell).toBe('demo');
+    });
+  }
+}
+
+function byGroup(world: X402World, patterns: readonly string[]): Map<string, string[]> {
+  const groups = new Map<string, string[]>();
+  for (const [address, , pattern, , group] of world.truthBuyers) {
+    if (!patterns.includes(pattern as string) || group === null) continue;
+    const list = groups.get(group as string) ?? [];
+    list.push(address as string);
+    groups.set(group as string, list);
+  }
+  return groups;
+}
+
+describe('x402 demo world', () => {
+  let world: X402World;
+  let stats: TxStats;
+  let firstFunder: Map<string, string>;
+  let firstFunding: Map<string, number>;
+
+  beforeAll(() => {
+    world = x402World({ seed: 42, now: NOW, scale: 1 });
+    stats = scan(world);
+    firstFunder = new Map();
+    firstFunding = new Map();
+    for (const [address, funder, , time] of world.funding) {
+      if (!firstFunder.has(address as string)) {
+        firstFunder.set(address as string, funder as string);
+        firstFunding.set(address as string, (time as Date).getTime());
+      }
+    }
+  });
+
+  it('is deterministic for a seed and differs across seeds; the stream is re-iterable', () => {
+    const again = x402World({ seed: 42, now: NOW, scale: 1 });
+    expect(again.services).toEqual(world.services);
+    expect(again.funding).toEqual(world.funding);
+    expect(again.truthBuyers).toEqual(world.truthBuyers);
+    expect(again.truthPairs).toEqual(world.truthPairs);
+    expect(scan(again).digest).toBe(stats.digest);
+    expect(scan(world).digest).toBe(stats.digest);
+    const other = x402World({ seed: 43, now: NOW, scale: 1 });
+    expect(other.services).not.toEqual(world.services);
+    expect(other.truthBuyers).not.toEqual(world.truthBuyers);
+    expect(scan(other).digest).not.toBe(stats.digest);
+  });
+
+  it('writes rows in the column order and types of the raw and truth tables', () => {
+    checkShape(world.services, RAW_TABLES.x402_services, ['category', 'price_amount']);
+    checkShape(world.funding, RAW_TABLES.wallet_funding, []);
+    checkShape(world.truthBuyers, DEMO_TRUTH_TABLES.demo_truth_buyers, ['group_id']);
+    checkShape(world.truthPairs, DEMO_TRUTH_TABLES.demo_truth_pairs, []);
+    const sample: Row[] = [];
+    for (const row of world.transactions) {
+      sample.push(row);
+      if (sample.length === 5000) break;
+    }
+    checkShape(sample, RAW_TABLES.x402_transactions, ['resource_url', 'facilitator']);
+    for (const [, label] of world.truthBuyers) expect(WASH_LABELS).toContain(label);
+  });
+
+  it('lists about 1,000 services over all 33 categories and 4 chains, Base first and Solana second', () => {
+    expect(world.services.length).toBeGreaterThan(900);
+    expect(world.services.length).toBeLessThan(1300);
+    const categories = new Set(world.services.map((s) => s[5]));
+    for (const slug of CATEGORY_SLUGS) expect(categories, slug).toContain(slug);
+    const perChain = new Map<string, number>();
+    for (const s of world.services) perChain.set(s[0] as string, (perChain.get(s[0] as string) ?? 0) + 1);
+    for (const chain of ANALYTICS_CHAINS) expect(perChain.get(chain) ?? 0, chain).toBeGreaterThan(0);
+    const ranked = [...perChain.entries()].sort((a, b) => b[1] - a[1]).map(([c]) => c);
+    expect(ranked.slice(0, 2)).toEqual(['base', 'solana']);
+    expect(new Set(world.services.map((s) => s[2])).size).toBe(world.services.length);
+    for (const s of world.services) {
+      expect(s[1]).toMatch(s[0] === 'solana' ? SOLANA : EVM);
+      expect(s[2]).toMatch(/^https:\/\/[a-z0-9.-]+\.[a-z]+\//);
+      expect((s[7] as Date).getTime()).toBeLessThanOrEqual(NOW.getTime());
+      expect((s[7] as Date).getTime()).toBeGreaterThan(NOW.getTime() - 401 * DAY);
+    }
+  });
+
+  it('has several new services a day recently, placeholders and listings without category', () => {
+    const recent = world.services.filter((s) => (s[7] as Date).getTime() > NOW.getTime() - 15 * DAY).length;
+    expect(recent).toBeGreaterThan(45);
+    expect(world.services.filter((s) => (s[7] as Date).getTime() > NOW.getTime() - DAY).length).toBeGreaterThan(0);
+    const placeholders = world.services.filter((s) => s[5] === 'test_dummy');
+    expect(placeholders.length).toBeGreaterThanOrEqual(10);
+    expect(placeholders.some((s) => /test|hello|demo|example/i.test(`${s[3]} ${s[2]}`))).toBe(true);
+    const uncategorised = world.services.filter((s) => s[5] === null).length;
+    expect(uncategorised / world.services.length).toBeGreaterThan(0.01);
+    expect(uncategorised / world.services.length).toBeLessThan(0.06);
+    expect(world.services.some((s) => s[6] === null)).toBe(true);
+  });
+
+  it('plants every label with its minimum count and the intended mix', () => {
+    const counts = new Map<string, number>();
+    for (const [, label] of world.truthBuyers) counts.set(label as string, (counts.get(label as string) ?? 0) + 1);
+    expect(counts.has('unlabeled')).toBe(false);
+    for (const label of WASH_LABELS.filter((l) => l !== 'unlabeled')) {
+      expect(counts.get(label) ?? 0, label).toBeGreaterThanOrEqual(label === 'verifier' ? 8 : 15);
+    }
+    const total = world.truthBuyers.length;
+    expect(total).toBeGreaterThanOrEqual(3000);
+    expect(total).toBeLessThanOrEqual(6000);
+    expect(counts.get('organic_user')! / total).toBeGreaterThan(0.62);
+    expect(counts.get('organic_user')! / total).toBeLessThan(0.78);
+    expect(counts.get('suspected_wash')! / total).toBeGreaterThan(0.08);
+    expect(counts.get('suspected_wash')! / total).toBeLessThan(0.13);
+    expect(new Set(world.truthBuyers.map((b) => b[0])).size).toBe(total);
+  });
+
+  it('streams 150k-300k payments, unique hashes, ordered by (time, tx_hash), none after now', () => {
+    expect(stats.count).toBeGreaterThan(150_000);
+    expect(stats.count).toBeLessThan(300_000);
+    expect(stats.ordered).toBe(true);
+    expect(stats.afterNow).toBe(0);
+    expect(stats.beforeListing).toBe(0);
+    expect(stats.badHashes).toBe(0);
+    expect(stats.uniqueHashes).toBe(stats.count);
+    // Most resource URLs and facilitators are known, some are not.
+    expect(stats.nullResource / stats.count).toBeGreaterThan(0.02);
+    expect(stats.nullResource / stats.count).toBeLessThan(0.12);
+    expect(stats.nullFacilitator).toBeGreaterThan(0);
+    expect(stats.amountMatchesPrice / stats.amountChecked).toBeGreaterThan(0.9);
+    expect(stats.amountMatchesPrice).toBeLessThan(stats.amountChecked);
+  });
+
+  it('gives every truth buyer payments and every paying buyer a truth row; pairs match the stream', () => {
+    const truth = new Set(world.truthBuyers.map((b) => b[0] as string));
+    for (const buyer of stats.firstTime.keys()) expect(truth.has(buyer), buyer).toBe(true);
+    for (const buyer of truth) expect(stats.firstTime.has(buyer), buyer).toBe(true);
+    const pairs = new Set(world.truthPairs.map(([a, s, c]) => `${a}|${s}|${c}`));
+    expect(pairs.size).toBe(world.truthPairs.length);
+    expect(pairs).toEqual(stats.pairs);
+    for (const [address] of world.truthBuyers) expect(address).toMatch(new RegExp(`${EVM.source}|${SOLANA.source}`));
+  });
+
+  it('funds buyers before their first payment, mostly from exchange hot wallets', () => {
+    let funded = 0;
+    for (const [address] of world.truthBuyers) {
+      const fundedAt = firstFunding.get(address as string);
+      if (fundedAt === undefined) continue;
+      funded++;
+      expect(fundedAt, address as string).toBeLessThan(stats.firstTime.get(address as string)!);
+    }
+    expect(funded / world.truthBuyers.length).toBeGreaterThan(0.75);
+    const exchanges = new Set(X402_EXCHANGE_WALLETS.map((w) => w.address));
+    const organicFromExchange = world.truthBuyers.filter((b) => b[1] === 'organic_user' && exchanges.has(firstFunder.get(b[0] as string) ?? '')).length;
+    expect(organicFromExchange / world.truthBuyers.filter((b) => b[1] === 'organic_user').length).toBeGreaterThan(0.6);
+    for (const f of world.funding) expect((f[3] as Date).getTime()).toBeLessThanOrEqual(NOW.getTime());
+  });
+
+  it('gives each honest label its behaviour', () => {
+    const sellers = new Map<string, number>();
+    for (const [buyer] of world.truthPairs) sellers.set(buyer as string, (sellers.get(buyer as string) ?? 0) + 1);
+    const of = (label: string, pattern?: string) => world.truthBuyers.filter((b) => b[1] === label && (pattern === undefined || b[2] === pattern)).map((b) => b[0] as string);
+    const span = (a: string) => stats.perBuyer.get(a)![1] - stats.firstTime.get(a)!;
+    const organicCounts = of('organic_user', 'organic').map((a) => stats.perBuyer.get(a)![0]).sort((x, y) => x - y);
+    expect(organicCounts[Math.floor(organicCounts.length / 2)]).toBeLessThanOrEqual(2);
+    expect(organicCounts[organicCounts.length - 1]).toBeGreaterThan(20);
+    for (const a of of('ai_agent')) {
+      expect(sellers.get(a), a).toBeGreaterThanOrEqual(5);
+      expect(sellers.get(a), a).toBeLessThanOrEqual(40);
+      expect(span(a), a).toBeGreaterThanOrEqual(7 * DAY - MINUTE);
+    }
+    for (const a of of('analytics_bot')) {
+      expect(sellers.get(a), a).toBeLessThanOrEqual(5);
+      expect(span(a), a).toBeGreaterThan(6.9 * DAY);
+    }
+    for (const a of of('verifier')) expect(sellers.get(a), a).toBeGreaterThanOrEqual(20);
+    for (const a of of('developer')) {
+      expect(span(a), a).toBeLessThan(14 * DAY);
+      expect(stats.perBuyer.get(a)![2], a).toBeGreaterThanOrEqual(10);
+    }
+    // Camouflaged farms carry members past the 20-seller / 500-payment guard.
+    for (const [group, members] of byGroup(world, ['exchange_funded_farm', 'hop_funded_farm'])) {
+      const past = members.filter((m) => sellers.get(m)! >= 20 && stats.perBuyer.get(m)![0] >= 500);
+      expect(past.length, group).toBeGreaterThanOrEqual(2);
+    }
+  });
+
+  it('plants sybil cohorts that share a funder and start within 30 minutes', () => {
+    const cohorts = byGroup(world, ['sybil_cohort']);
+    expect(cohorts.size).toBeGreaterThanOrEqual(3);
+    for (const [group, members] of cohorts) {
+      expect(members.length, group).toBeGreaterThanOrEqual(10);
+      expect(members.length, group).toBeLessThanOrEqual(200);
+      expect(new Set(members.map((m) => firstFunder.get(m))).size, group).toBe(1);
+      const starts = members.map((m) => stats.firstTime.get(m)!);
+      expect(Math.max(...starts) - Math.min(...starts), group).toBeLessThan(30 * MINUTE);
+    }
+  });
+
+  it('plants strict (4+3 hex) and broad (2+3 hex) vanity cohorts', () => {
+    for (const [kind, prefix, minSize] of [['strict', 4, 3], ['broad', 2, 4]] as const) {
+      const cohorts = byGroup(world, [`vanity_${kind}`, 'vanity_operator']);
+      const mine = [...cohorts.entries()].filter(([g]) => g.startsWith(`vanity_${kind}`));
+      expect(mine.length, kind).toBeGreaterThanOrEqual(3);
+      for (const [group, members] of mine) {
+        expect(members.length, group).toBeGreaterThanOrEqual(minSize);
+        expect(new Set(members.map((m) => m.slice(2, 2 + prefix) + m.slice(-3))).size, group).toBe(1);
+      }
+    }
+  });
+
+  it('has self-pay rows, seller-funded loops and their truth by size', () => {
+    expect(stats.selfPayBuyers.size).toBeGreaterThan(20);
+    const label = new Map(world.truthBuyers.map((b) => [b[0] as string, b[1] as string]));
+    for (const buyer of stats.selfPayBuyers) expect(label.get(buyer)).toBe('self_test');
+    const sellersOf = new Map<string, Set<string>>();
+    for (const [buyer, seller] of world.truthPairs) {
+      const set = sellersOf.get(buyer as string) ?? new Set();
+      set.add(seller as string);
+      sellersOf.set(buyer as string, set);
+    }
+    for (const [pattern, truth, min, max] of [['seller_funded_test', 'self_test', 1, 5], ['funded_loop_boundary', 'self_test', 6, 9], ['funded_loop', 'suspected_wash', 10, 100]] as const) {
+      const groups = byGroup(world, [pattern]);
+      expect(groups.size, pattern).toBeGreaterThan(0);
+      for (const [group, members] of groups) {
+        expect(members.length, group).toBeGreaterThanOrEqual(min);
+        expect(members.length, group).toBeLessThanOrEqual(max);
+        for (const m of members) expect(label.get(m)).toBe(truth);
+        // Funded by the seller itself (hard loops go through one hop).
+        if (!group.includes('hard')) for (const m of members) expect(sellersOf.get(m)!.has(firstFunder.get(m)!), group).toBe(true);
+      }
+    }
+  });
+
+  it('plants single-payer concentration sellers and honest look-alikes', () => {
+    const label = new Map(world.truthBuyers.map((b) => [b[0] as string, [b[1], b[2]] as const]));
+    const groups = byGroup(world, ['single_payer_concentration', 'b2b_customer']);
+    expect(groups.size).toBeGreaterThanOrEqual(4);
+    for (const [group, [payer]] of groups) {
+      let found = false;
+      for (const buyers of stats.sellerVolume.values()) {
+        const mine = buyers.get(payer!);
+        if (!mine || mine[0] < 200) continue;
+        let total = 0;
+        for (const [, v] of buyers) total += v[1];
+        expect(mine[1] / total, group).toBeGreaterThanOrEqual(0.95);
+        found = true;
+      }
+      expect(found, group).toBe(true);
+    }
+    const patterns = new Set([...label.values()].map(([l, p]) => `${l}/${p}`));
+    for (const honest of ['organic_user/b2b_customer', 'organic_user/honest_launch', 'organic_user/cex_shared_funder', 'organic_user/heavy_organic', 'analytics_bot/bot_touching_farm', 'ai_agent/heavy_agent']) {
+      expect(patterns, honest).toContain(honest);
+    }
+  });
+
+  it('balances ring flows: each member pays the next what it receives', () => {
+    const rings = byGroup(world, ['ring']);
+    expect(rings.size).toBeGreaterThanOrEqual(3);
+    for (const [group, members] of rings) {
+      if (group.includes('hard')) continue;
+      for (const m of members) {
+        let inflow = 0;
+        for (const [, v] of stats.sellerVolume.get(m) ?? new Map<string, [number, number]>()) inflow += v[1];
+        let outflow = 0;
+        for (const other of members) outflow += stats.sellerVolume.get(other)?.get(m)?.[1] ?? 0;
+        expect(inflow, group).toBeGreaterThan(0);
+        expect(Math.abs(inflow - outflow) / Math.max(inflow, outflow), group).toBeLessThan(0.05);
+      }
+    }
+  });
+
+  it('draws transaction hashes exactly as random.ts txHash does', () => {
+    for (const chain of ['base', 'solana']) {
+      const a = new Rng(7, 'hash');
+      const b = new Rng(7, 'hash');
+      for (let i = 0; i < 50; i++) expect(flatTxHash(a, chain)).toBe(txHash(b, chain));
+    }
+  });
+
+  it('builds small and larger worlds', () => {
+    const tiny = x402World({ seed: 1, now: NOW, scale: 0.05 });
+    expect(tiny.services.length).toBeGreaterThanOrEqual(120);
+    let n = 0;
+    for (const row of tiny.transactions) if (row[0]) n++;
+    expect(n).toBeGreaterThan(0);
+    expect(() => x402World({ seed: 1, now: NOW, scale: 0 })).toThrow(/scale/);
+  });
+});
