@@ -24,6 +24,8 @@ afterAll(() => {
 
 const NOW = '2026-11-20T09:00:00Z';
 const silent = new LineProgress(() => {});
+const quiet = { progress: silent, out: () => {} };
+
 
 describe('pipeline arguments', () => {
   it('parses the documented form', () => {
@@ -57,9 +59,9 @@ describe('demo pipelines', () => {
     const args = parseArgs(['all', '--now', NOW, '--seed', '7']);
     const a = tempSettings();
     const b = tempSettings();
-    const first = await runCli(args, a);
+    const first = await runCli(args, a, quiet);
     expect(first.exitCode).toBe(0);
-    const second = await runCli(args, b);
+    const second = await runCli(args, b, quiet);
     expect(second.exitCode).toBe(0);
     for (const service of ['korea', 'analytics'] as const) {
       const m1 = first.results.find((r) => r.service === service)!.manifest!;
@@ -70,13 +72,13 @@ describe('demo pipelines', () => {
       expect(m1.notice).toMatch(/Synthetic data/);
     }
     // a second run on the same warehouse keeps service ids stable, so the data is still identical
-    const again = await runCli(args, a);
+    const again = await runCli(args, a, quiet);
     const m1 = first.results.find((r) => r.service === 'analytics')!.manifest!;
     const m3 = again.results.find((r) => r.service === 'analytics')!.manifest!;
     expect(m3.datasets.map((d) => d.sha256)).toEqual(m1.datasets.map((d) => d.sha256));
 
     // a different seed is a different world
-    const other = await runCli(parseArgs(['korea', '--now', NOW, '--seed', '8']), tempSettings());
+    const other = await runCli(parseArgs(['korea', '--now', NOW, '--seed', '8']), tempSettings(), quiet);
     const k7 = first.results.find((r) => r.service === 'korea')!.manifest!.datasets.find((d) => d.name === 'kr-prices')!;
     const k8 = other.results[0]!.manifest!.datasets.find((d) => d.name === 'kr-prices')!;
     expect(k8.sha256).not.toBe(k7.sha256);
@@ -84,7 +86,7 @@ describe('demo pipelines', () => {
 
   it('publishes the korea datasets with their documented content', async () => {
     const settings = tempSettings();
-    const { exitCode } = await runCli(parseArgs(['korea', '--now', NOW]), settings);
+    const { exitCode } = await runCli(parseArgs(['korea', '--now', NOW]), settings, quiet);
     expect(exitCode).toBe(0);
     const snap = (await loadLatest(settings.snapshotsDir, 'korea'))!;
     const fx = snap.datasets.get('fx-rate')!.document as { rate: number; pair: string; source: string };
@@ -102,7 +104,7 @@ describe('demo pipelines', () => {
 
   it('keeps the ground truth in the warehouse and out of the snapshot', async () => {
     const settings = tempSettings();
-    const { exitCode } = await runCli(parseArgs(['analytics', '--now', NOW]), settings);
+    const { exitCode } = await runCli(parseArgs(['analytics', '--now', NOW]), settings, quiet);
     expect(exitCode).toBe(0);
     const snap = (await loadLatest(settings.snapshotsDir, 'analytics'))!;
     for (const d of snap.manifest.datasets) {
@@ -120,7 +122,7 @@ describe('demo pipelines', () => {
 
   it('rejects a source the service cannot read with exit code 2 and publishes nothing', async () => {
     const settings = tempSettings();
-    const { exitCode, results } = await runCli(parseArgs(['korea', '--source', 'live']), settings);
+    const { exitCode, results } = await runCli(parseArgs(['korea', '--source', 'live']), settings, quiet);
     expect(exitCode).toBe(2);
     expect(results[0]!.error).toMatch(/--source live is not available yet/);
     expect(await loadLatest(settings.snapshotsDir, 'korea')).toBeNull();

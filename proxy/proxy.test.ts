@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LineProgress as QuietProgress } from '../pipelines/progress.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { paidEndpoints } from '../catalog/index.ts';
 import { loadSettings, type Settings } from '../lib/config.ts';
@@ -9,6 +10,7 @@ import { SnapshotReader } from '../snapshots/reader.ts';
 import type { HealthDocument } from './health.ts';
 import { serviceApp } from './service-app.ts';
 
+const quiet = { progress: new QuietProgress(() => {}), out: () => {} };
 let settings: Settings;
 let root: string;
 const readers: SnapshotReader[] = [];
@@ -16,7 +18,7 @@ const readers: SnapshotReader[] = [];
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'proxy-test-'));
   settings = loadSettings({ SNAPSHOTS_DIR: join(root, 'snapshots'), WAREHOUSE_DIR: join(root, 'warehouse') });
-  const { exitCode } = await runCli(parseArgs(['all', '--now', '2026-11-20T09:00:00Z']), settings);
+  const { exitCode } = await runCli(parseArgs(['all', '--now', '2026-11-20T09:00:00Z']), settings, quiet);
   expect(exitCode).toBe(0);
 }, 180_000);
 afterAll(() => {

@@ -132,16 +132,23 @@ export class Rng {
 
   /** Lowercase hex string of `n` nibbles. */
   hex(n: number): string {
-    let s = '';
-    for (let i = 0; i < n; i++) s += HEX[Math.floor(this.next() * 16)];
-    return s;
+    return this.chars(HEX_CODES, n);
   }
 
   /** Base58 string of `n` characters (Solana-style addresses). */
   base58(n: number): string {
-    let s = '';
-    for (let i = 0; i < n; i++) s += B58[Math.floor(this.next() * 58)];
-    return s;
+    return this.chars(B58_CODES, n);
+  }
+
+  /**
+   * `n` characters drawn from an alphabet, built as one flat string: appending a character at a
+   * time makes rope strings, and holding hundreds of thousands of them (transaction hashes) costs
+   * most of a large run in garbage collection.
+   */
+  private chars(alphabet: readonly number[], n: number): string {
+    const codes = new Array<number>(n);
+    for (let i = 0; i < n; i++) codes[i] = alphabet[Math.floor(this.next() * alphabet.length)]!;
+    return String.fromCharCode(...codes);
   }
 
   shuffle<T>(items: T[]): T[] {
@@ -153,8 +160,8 @@ export class Rng {
   }
 }
 
-const HEX = '0123456789abcdef';
-const B58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+const HEX_CODES = Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
+const B58_CODES = Array.from('123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz', (c) => c.charCodeAt(0));
 const zipfCache = new Map<string, Float64Array>();
 
 /** An EVM address (lowercase hex). */

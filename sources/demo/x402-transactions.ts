@@ -6,7 +6,7 @@
  * active at the current instant (long-running cron jobs a batch at a time), never the table.
  */
 import type { Row } from './world.ts';
-import { Rng } from './random.ts';
+import { Rng, txHash } from './random.ts';
 import { type Catalog, HOUR, MINUTE } from './x402-catalog.ts';
 import type { BuyerPlan, Timing } from './x402-plans.ts';
 
@@ -27,26 +27,6 @@ const NO_FACILITATOR = 0.04;
 const MAX_BURST_PAYMENTS = 20_000;
 /** Ticks of a cron job drawn at once: a minute-level bot holds about 8 hours of payments. */
 const CRON_TICKS_PER_BATCH = 512;
-
-const HEX_CODES = Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
-const B58_CODES = Array.from('123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz', (c) => c.charCodeAt(0));
-const hashCodes: number[] = [];
-
-/**
- * Exactly `txHash(rng, chain)` of random.ts (same draws, same characters), built as one flat
- * string: txHash appends a character at a time, and holding a few hundred thousand of those
- * 64-piece rope strings while the heap merges them costs most of the run in garbage collection.
- */
-export function flatTxHash(rng: Rng, chain: string): string {
-  hashCodes.length = 0;
-  if (chain === 'solana') {
-    for (let i = 0; i < 88; i++) hashCodes.push(B58_CODES[Math.floor(rng.next() * 58)]!);
-    return String.fromCharCode(...hashCodes);
-  }
-  hashCodes.push(48, 120); // '0x'
-  for (let i = 0; i < 64; i++) hashCodes.push(HEX_CODES[Math.floor(rng.next() * 16)]!);
-  return String.fromCharCode(...hashCodes);
-}
 
 /** The PRNG of one buyer's payments: distinct per (seed, plan index), independent of other buyers. */
 function buyerRng(seed: number, index: number): Rng {
@@ -115,7 +95,7 @@ function toPayments(plan: BuyerPlan, times: readonly number[], legs: readonly nu
       time: Math.min(times[i]!, now),
       service: service.index,
       amount: catalog.amountOf(service, rng),
-      hash: flatTxHash(rng, service.chain),
+      hash: txHash(rng, service.chain),
       resourceUrl: rng.chance(NO_RESOURCE_URL) ? null : service.url,
       facilitator: rng.chance(NO_FACILITATOR) ? null : rng.pick(service.relayers),
     };

@@ -5,7 +5,6 @@ import { DEMO_TRUTH_TABLES, RAW_TABLES, type RawTable } from '../raw-tables.ts';
 import { Rng, txHash } from './random.ts';
 import type { Row } from './world.ts';
 import { X402_EXCHANGE_WALLETS, type X402World, x402World } from './x402-world.ts';
-import { flatTxHash } from './x402-transactions.ts';
 
 const NOW = new Date('2026-08-05T12:00:00Z');
 const MINUTE = 60_000;
@@ -371,11 +370,16 @@ describe('x402 demo world', () => {
     }
   });
 
-  it('draws transaction hashes exactly as random.ts txHash does', () => {
-    for (const chain of ['base', 'solana']) {
-      const a = new Rng(7, 'hash');
-      const b = new Rng(7, 'hash');
-      for (let i = 0; i < 50; i++) expect(flatTxHash(a, chain)).toBe(txHash(b, chain));
+  it("draws transaction hashes in each chain's format, reproducibly", () => {
+    const a = new Rng(7, 'hash');
+    const b = new Rng(7, 'hash');
+    for (let i = 0; i < 50; i++) {
+      const evm = txHash(a, 'base');
+      expect(evm).toMatch(/^0x[0-9a-f]{64}$/);
+      expect(txHash(b, 'base')).toBe(evm);
+      const sol = txHash(a, 'solana');
+      expect(sol).toMatch(/^[1-9A-HJ-NP-Za-km-z]{88}$/);
+      expect(txHash(b, 'solana')).toBe(sol);
     }
   });
 
