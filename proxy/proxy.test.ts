@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LineProgress as QuietProgress } from '../pipelines/progress.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { paidEndpoints } from '../catalog/index.ts';
+import { findEndpoint, paidEndpoints } from '../catalog/index.ts';
 import { loadSettings, type Settings } from '../lib/config.ts';
 import { parseArgs, runCli } from '../pipelines/cli.ts';
 import { SnapshotReader } from '../snapshots/reader.ts';
@@ -55,6 +55,13 @@ describe('/health', () => {
     expect(body.ai.mode).toBe('rules');
   });
 
+  it.each(['korea', 'analytics'] as const)('%s matches the response schema the catalog declares', async (service) => {
+    const app = await appFor(service);
+    const body: unknown = await (await app.request('/health')).json();
+    const parsed = findEndpoint(service, 'health')!.response.safeParse(body);
+    expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+  });
+
   it('marks datasets stale when they outlive their schedule', async () => {
     const app = await appFor('korea', '2026-11-21T09:00:00Z');
     const body = (await (await app.request('/health')).json()) as HealthDocument;
@@ -96,6 +103,15 @@ describe('korea root document and endpoints', () => {
     expect(paid.find((e) => e.path === '/api/v1/market-read')?.price_usd).toBe('0.10');
     expect(paid.every((e) => e.xrpl_path?.startsWith('/api/v1/xrpl/'))).toBe(true);
     expect(body.snapshot.version).toBeTruthy();
+  });
+
+  it('answers / and the free documents with the shapes the catalog declares', async () => {
+    const app = await appFor('korea');
+    for (const [path, id] of [['/', 'root'], ['/api/v1/symbols', 'symbols'], ['/api/v1/stats', 'stats']] as const) {
+      const body: unknown = await (await app.request(path)).json();
+      const parsed = findEndpoint('korea', id)!.response.safeParse(body);
+      expect(parsed.success, `${path}: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
+    }
   });
 
   it('serves the free symbols document from the snapshot', async () => {

@@ -2,23 +2,10 @@
  * The JSON root document (`/` of the korea service, `/api/v1` of the analytics service): what the
  * service is, where its docs are, and every endpoint with its price, from the catalog.
  */
-import { endpointsOf, xrplPath } from '../catalog/index.ts';
+import { endpointsOf, SERVICE_INFO, xrplPath } from '../catalog/index.ts';
 import type { ServiceName } from '../catalog/types.ts';
 import type { Settings } from '../lib/config.ts';
 import type { SnapshotReader } from '../snapshots/reader.ts';
-
-const ABOUT: Record<ServiceName, { name: string; description: string }> = {
-  korea: {
-    name: 'Korean Crypto Market Intelligence',
-    description:
-      'Upbit and Bithumb prices, kimchi and stablecoin premiums, USD/KRW, arbitrage, exchange alerts, market movers, a KRW macro stress score, AI sentiment and divergence, and Korean K-pop and semiconductor news in English. Paid per call with x402; no accounts or API keys.',
-  },
-  analytics: {
-    name: 'x402 Service Analytics',
-    description:
-      'An index of x402 pay-per-call services and their transactions with an 8-label buyer classification that separates real traffic from wash traffic. Free public-domain data plus paid slices settled with x402.',
-  },
-};
 
 export function rootDocument(service: ServiceName, reader: SnapshotReader, settings: Settings) {
   const snap = reader.current();
@@ -31,9 +18,12 @@ export function rootDocument(service: ServiceName, reader: SnapshotReader, setti
     ...(e.xrplVariant ? { xrpl_path: xrplPath(e.path) } : {}),
     ...(e.mcpTool ? { mcp_tool: e.mcpTool.name } : {}),
   }));
+  const info = SERVICE_INFO[service];
   return {
-    ...ABOUT[service],
+    name: info.title,
+    description: info.description,
     service,
+    networks: info.networks.map((n) => ({ network: n.network, caip2: n.caip2, asset: n.asset, xrpl_variants_only: n.xrplVariantsOnly })),
     api_version: '0.1.0',
     docs: { reference: '/docs', llms_txt: '/llms.txt', openapi: '/openapi.json', x402_manifest: '/.well-known/x402' },
     mcp: '/mcp',
