@@ -1,0 +1,24 @@
+/**
+ * One pipeline run for a benchmark, in its own process so its peak RSS is its own.
+ * usage: node --import tsx bench/pipeline-child.ts <korea|analytics> <pipeline args...>
+ * Prints one JSON line on stdout: {seconds, maxRssMb, ok, reports}.
+ */
+import { loadSettings } from '../lib/config.ts';
+import { parseArgs, PIPELINES } from '../pipelines/cli.ts';
+import { LineProgress } from '../pipelines/progress.ts';
+import { runPipeline } from '../pipelines/runner.ts';
+
+const args = parseArgs(process.argv.slice(2));
+const service = args.services[0]!;
+const t0 = performance.now();
+const result = await runPipeline(PIPELINES[service], args, loadSettings(), new LineProgress(() => {}));
+const seconds = (performance.now() - t0) / 1000;
+process.stdout.write(
+  JSON.stringify({
+    seconds,
+    maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+    ok: result.ok,
+    error: result.error,
+    reports: result.reports.map((r) => ({ name: r.name, status: r.status, rows: r.rows, seconds: r.seconds, detail: r.detail })),
+  }) + '\n',
+);
