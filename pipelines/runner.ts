@@ -50,8 +50,11 @@ export interface DatasetStep {
 
 export interface ServicePipeline {
   service: ServiceName;
-  /** The raw-data steps for a source; throws a clear error for a source this service cannot read. */
-  ingestSteps(source: SourceSpec): IngestStep[];
+  /**
+   * The steps that load the source into the warehouse and prepare what the datasets share;
+   * throws a clear error for a source this service cannot read.
+   */
+  ingestSteps(source: SourceSpec, settings: Settings): IngestStep[];
   datasetSteps: DatasetStep[];
   /** When the next run is expected (the manifest's next_expected_update). */
   updateEverySeconds: number;
@@ -84,7 +87,7 @@ export async function runPipeline(
 ): Promise<RunResult> {
   const { service } = pipeline;
   const reports: StepReport[] = [];
-  const ingest = pipeline.ingestSteps(params.source); // throws for an unsupported source: nothing to clean up yet
+  const ingest = pipeline.ingestSteps(params.source, settings); // throws for an unsupported source: nothing to clean up yet
   const generatedAt = options.generatedAt ?? new Date();
   const warehouse = await openWarehouse(settings.warehouseDir, service);
   let writer: SnapshotWriter | null = null;

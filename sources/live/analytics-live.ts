@@ -1,0 +1,208 @@
+/**
+ * The analytics pipeline's live source: the x402 discovery catalog, Base (and Solana) settlements
+ * and buyer funding, each as one ingest step that (re)creates its raw table with `source` = 'live'.
+ *
+ * The indexers keep their history in the warehouse (discovery_seen, live_evm_settlements,
+ * live_solana_settlements, live_wallet_funding and the checkpoints); the raw tables are rebuilt
+ * from that history every run, so the pipeline always sees everything indexed so far.
+ * A missing setting fails only the step that needs it, with a message naming the setting.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { Settings, UpstreamSetting } from '../../lib/config.ts';
+import type { IngestStep, PipelineContext } from '../../pipelines/runner.ts';
+import { queryJson } from '../../pipelines/warehouse.ts';
+import { createTableSql, RAW_TABLES } from '../raw-tables.ts';
+import {
+  DEFAULT_EVM_OPTIONS,
+  DEFAULT_FUNDING_OPTIONS,
+  ensureEvmTables,
+  indexEvmFunding,
+  indexEvmSettlements,
+  type EvmFundingOptions,
+  type EvmIndexerOptions,
+} from './evm-indexer.ts';
+import { createUpstream, type Upstream, type UpstreamOptions } from './http.ts';
+import { createJsonRpc } from './json-rpc.ts';
+import { DEFAULT_SOLANA_OPTIONS, ensureSolanaTables, indexSolanaSettlements, type SolanaIndexerOptions } from './solana-indexer.ts';
+import {
+  crawlDiscovery,
+  DEFAULT_DISCOVERY_OPTIONS,
+  discoveryEndpoint,
+  writeDiscoveredServices,
+  type DiscoveryOptions,
+} from './x402-discovery.ts';
+
+type ClientTuning = Partial<Omit<UpstreamOptions, 'name' | 'baseUrl'>>;
+
+export interface LiveIngestOptions {
+  discovery?: Partial<DiscoveryOptions>;
+  evm?: Partial<EvmIndexerOptions>;
+  funding?: Partial<EvmFundingOptions>;
+  solana?: Partial<SolanaIndexerOptions>;
+  /** Applied to every upstream client after its own defaults (tests inject `sleep`). */
+  upstream?: ClientTuning;
+}
+
+/** A setting the step needs is not set: the message names it and says what it should hold. */
+export class MissingSettingError extends Error {
+  constructor(
+    readonly setting: UpstreamSetting,
+    purpose: string,
+  ) {
+    super(`${setting} is not set: ${purpose}`);
+    this.name = 'MissingSettingError';
+  }
+}
+
+const PURPOSE: Partial<Record<UpstreamSetting, string>> = {
+  X402_DISCOVERY_URL:
+    'the live x402_services step needs a facilitator discovery URL (its root or the /discovery/resources endpoint)',
+  BASE_RPC_URL: 'the live x402_transactions and wallet_funding steps need a Base JSON-RPC URL that serves finalized logs',
+};
+
+function required(settings: Settings, setting: UpstreamSetting): string {
+  const url = settings.upstreams[setting];
+  if (!url) throw new MissingSettingError(setting, PURPOSE[setting] ?? 'this live step needs it');
+  return url;
+}
+
+// Per-upstream politeness: discovery servers 429 quickly (x402scan backs off on them); public
+// RPCs allow a few requests per second per IP.
+const CLIENT_DEFAULTS: Record<'discovery' | 'base' | 'solana', ClientTuning> = {
+  discovery: { timeoutMs: 30_000, concurrency: 1, minIntervalMs: 250 },
+  base: { timeoutMs: 30_000, concurrency: 4, minIntervalMs: 50 },
+  solana: { timeoutMs: 30_000, concurrency: 4, minIntervalMs: 100 },
+};
+
+async function withUpstream<T>(
+  options: UpstreamOptions,
+  log: (message: string) => void,
+  work: (upstream: Upstream) => Promise<T>,
+): Promise<T> {
+  const upstream = createUpstream(options);
+  try {
+    return await work(upstream);
+  } finally {
+    const { requests, retries } = upstream.stats();
+    log(`${upstream.name}: ${requests} requests (${retries} retries)`);
+    await upstream.close();
+  }
+}
+
+/** (Re)creates x402_transactions from every settlement indexed so far. */
+export async function materializeTransactions(connection: DuckDBConnection): Promise<number> {
+  await ensureEvmTables(connection);
+  await ensureSolanaTables(connection);
+  await connection.run(createTableSql(RAW_TABLES.x402_transactions));
+  await connection.run(
+    `INSERT INTO x402_transactions
+     SELECT tx_hash, chain, buyer, seller_address, amount, time, NULL, facilitator, 'live' FROM (
+       SELECT tx_hash, chain, buyer, seller_address, amount, block_time AS time, facilitator, log_index::VARCHAR AS k
+         FROM live_evm_settlements
+       UNION ALL
+       SELECT signature, 'solana', buyer, seller_address, amount, block_time, facilitator, instruction
+         FROM live_solana_settlements)
+     ORDER BY time, tx_hash, k`,
+  );
+  const [row] = await queryJson(connection, `SELECT count(*)::BIGINT AS n FROM x402_transactions`);
+  return Number(row?.n ?? 0);
+}
+
+/** (Re)creates wallet_funding from every funding lookup so far. */
+export async function materializeFunding(connection: DuckDBConnection): Promise<number> {
+  await ensureEvmTables(connection);
+  await connection.run(createTableSql(RAW_TABLES.wallet_funding));
+  await connection.run(
+    `INSERT INTO wallet_funding
+     SELECT address, funder, amount, time, 'live' FROM live_wallet_funding ORDER BY time, address`,
+  );
+  const [row] = await queryJson(connection, `SELECT count(*)::BIGINT AS n FROM wallet_funding`);
+  return Number(row?.n ?? 0);
+}
+
+function firstLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+}
+
+export function liveIngestSteps(settings: Settings, options: LiveIngestOptions = {}): IngestStep[] {
+  const client = (kind: keyof typeof CLIENT_DEFAULTS, name: string, baseUrl: string): UpstreamOptions => ({
+    ...CLIENT_DEFAULTS[kind],
+    ...options.upstream,
+    name,
+    baseUrl,
+  });
+
+  const services: IngestStep = {
+    name: 'ingest:x402_services',
+    tables: [RAW_TABLES.x402_services.name],
+    async run(ctx: PipelineContext) {
+      const { baseUrl, path } = discoveryEndpoint(required(settings, 'X402_DISCOVERY_URL'));
+      const crawl = await withUpstream(client('discovery', 'x402-discovery', baseUrl), ctx.log, (up) =>
+        crawlDiscovery(up, path, { ...DEFAULT_DISCOVERY_OPTIONS, ...options.discovery }),
+      );
+      const c = crawl.counts;
+      const unsupported = Object.entries(c.unsupportedNetworks)
+        .map(([n, k]) => `${n}×${k}`)
+        .join(', ');
+      ctx.log(
+        `x402 discovery: ${c.items} items on ${c.pages} pages → ${c.services} services; skipped ${c.invalidItems} invalid items, ` +
+          `${c.invalidAccepts} invalid accepts, ${c.notHttp} non-http, ${c.duplicates} duplicates` +
+          (unsupported ? `; networks not indexed: ${unsupported}` : ''),
+      );
+      if (c.stoppedAtMaxPages) ctx.log(`x402 discovery: stopped at ${c.pages} pages (maxPages); the catalog may be incomplete`);
+      for (const p of crawl.problems) ctx.log(`x402 discovery: skipped ${p}`);
+      return writeDiscoveredServices(ctx.connection, crawl.services, ctx.now);
+    },
+  };
+
+  const transactions: IngestStep = {
+    name: 'ingest:x402_transactions',
+    tables: [RAW_TABLES.x402_transactions.name],
+    async run(ctx: PipelineContext) {
+      const problems: string[] = [];
+      const baseUrl = settings.upstreams.BASE_RPC_URL;
+      if (baseUrl) {
+        try {
+          await withUpstream(client('base', 'base-rpc', baseUrl), ctx.log, (up) =>
+            indexEvmSettlements(ctx.connection, createJsonRpc(up), { ...DEFAULT_EVM_OPTIONS, ...options.evm, chain: 'base' }, ctx.log),
+          );
+        } catch (err) {
+          problems.push(firstLine(err));
+        }
+      } else {
+        problems.push(new MissingSettingError('BASE_RPC_URL', PURPOSE.BASE_RPC_URL!).message);
+      }
+      const solanaUrl = settings.upstreams.SOLANA_RPC_URL;
+      if (solanaUrl) {
+        try {
+          await withUpstream(client('solana', 'solana-rpc', solanaUrl), ctx.log, (up) =>
+            indexSolanaSettlements(ctx.connection, createJsonRpc(up), { ...DEFAULT_SOLANA_OPTIONS, ...options.solana }, ctx.log),
+          );
+        } catch (err) {
+          problems.push(firstLine(err));
+        }
+      } else {
+        ctx.log('solana: SOLANA_RPC_URL is not set; Solana settlements are not indexed this run');
+      }
+      // History indexed so far is still worth publishing when one chain failed this run; the step
+      // still fails so the run's summary and exit code say so.
+      const rows = await materializeTransactions(ctx.connection);
+      if (problems.length) throw new Error(problems.join('; '));
+      return rows;
+    },
+  };
+
+  const funding: IngestStep = {
+    name: 'ingest:wallet_funding',
+    tables: [RAW_TABLES.wallet_funding.name],
+    async run(ctx: PipelineContext) {
+      const baseUrl = required(settings, 'BASE_RPC_URL');
+      await withUpstream(client('base', 'base-rpc', baseUrl), ctx.log, (up) =>
+        indexEvmFunding(ctx.connection, createJsonRpc(up), { ...DEFAULT_FUNDING_OPTIONS, ...options.funding, chain: 'base' }, ctx.now, ctx.log),
+      );
+      return materializeFunding(ctx.connection);
+    },
+  };
+
+  return [services, transactions, funding];
+}

@@ -1,0 +1,52 @@
+/**
+ * A Solana RPC node for tests, answering from the recorded fixtures: getSignaturesForAddress
+ * pages the recorded list the way the RPC does (newest first, `before` / `until` / `limit`), with
+ * only the first `visible` signatures of history existing yet; getTransaction answers from the
+ * recorded jsonParsed transactions. Other relayers have no history.
+ */
+import { fixture, rpcResult, type RecordedRequest, type Route } from './loopback.ts';
+
+interface SignatureInfo {
+  signature: string;
+  slot: number;
+}
+
+export interface SolanaNodeState {
+  /** How many of the recorded signatures exist (oldest first), to add history between runs. */
+  visible: number;
+}
+
+export interface SolanaFixtureIndex {
+  relayer: string;
+  buyers: string[];
+  sellers: string[];
+  signatures: Record<'settlement' | 'relayerSweep' | 'innerTransfer' | 'failed' | 'notRelayerPaid' | 'later', string>;
+}
+
+export const solanaFixtureIndex = (): SolanaFixtureIndex => fixture<SolanaFixtureIndex>('solana-fixture-index.json');
+
+export function solanaNodeRoutes(path: string, state: SolanaNodeState): Route[] {
+  const index = solanaFixtureIndex();
+  const recorded = fixture<SignatureInfo[]>('solana-signatures-coinbase.json'); // newest first
+  const transactions = fixture<Record<string, unknown>>('solana-transactions.json');
+
+  const signatures = (req: RecordedRequest) => {
+    const [address, config] = req.rpcParams as [string, { limit?: number; before?: string; until?: string } | undefined];
+    if (address !== index.relayer) return rpcResult(req, []);
+    let list = recorded.slice(recorded.length - state.visible);
+    if (config?.before) {
+      const i = list.findIndex((s) => s.signature === config.before);
+      list = i >= 0 ? list.slice(i + 1) : [];
+    }
+    if (config?.until) {
+      const i = list.findIndex((s) => s.signature === config.until);
+      if (i >= 0) list = list.slice(0, i);
+    }
+    return rpcResult(req, list.slice(0, config?.limit ?? 1000));
+  };
+
+  return [
+    { method: 'POST', path, rpcMethod: 'getSignaturesForAddress', reply: signatures },
+    { method: 'POST', path, rpcMethod: 'getTransaction', reply: (req) => rpcResult(req, transactions[String(req.rpcParams[0])] ?? null) },
+  ];
+}
