@@ -136,6 +136,7 @@ const CategoryStats = z.object({
   tx_24h: z.number().int().describe('Transactions in the last 24 hours.'),
   volume_24h: Usdc('Volume in the last 24 hours'),
   tx_total: z.number().int().describe('All-time transactions.'),
+  volume_30d: Usdc('Volume in the last 30 days').optional(),
   real_volume_pct: percent0to100('Share of volume from organic_user and ai_agent buyers, last 30 days'),
   wash_pct: percent0to100('Share of volume from suspected_wash buyers, last 30 days'),
   median_price: z.number().nullable().describe('Median price per call of the category\'s services (USD); null when none has a price.'),
@@ -329,10 +330,24 @@ const WashReportBody = z.object({
       suspected_wash_buyers: z.number().int().describe('Of those, labelled suspected_wash.'),
       services_affected: z.number().int().describe('Services with any suspected_wash volume.'),
       volume_30d: Usdc('All volume, last 30 days'),
+      real_volume_30d: Usdc('Volume from organic_user and ai_agent buyers, last 30 days').optional(),
+      wash_volume_30d: Usdc('Volume from suspected_wash buyers, last 30 days').optional(),
       wash_volume_pct: percent0to100('Share of volume from suspected_wash buyers'),
       real_volume_pct: percent0to100('Share of volume from organic_user and ai_agent buyers'),
     })
     .describe('Totals over the last 30 days.'),
+  daily_wash_share: z
+    .array(
+      z.object({
+        date: isoDate('Day (UTC).'),
+        volume: Usdc('All volume that day'),
+        wash_volume: Usdc('Volume from suspected_wash buyers that day'),
+        wash_pct: percent0to100('Share of the day\'s volume from suspected_wash buyers'),
+        real_volume_pct: percent0to100('Share of the day\'s volume from organic_user and ai_agent buyers'),
+      }),
+    )
+    .optional()
+    .describe('The last 14 days, oldest first.'),
   label_distribution: z
     .array(
       z.object({

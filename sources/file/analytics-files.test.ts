@@ -1,0 +1,465 @@
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PipelineContext } from '../../pipelines/runner.ts';
+import { appendRows, openWarehouse, queryJson, sqlString, type Warehouse } from '../../pipelines/warehouse.ts';
+import { exportWorld } from '../demo/cli.ts';
+import { x402World } from '../demo/x402-world.ts';
+import { RAW_TABLES } from '../raw-tables.ts';
+import { fileIngestSteps, importReport, REJECT_REASONS, type ImportFileReport } from './analytics-files.ts';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures');
+const temps: string[] = [];
+const warehouses: Warehouse[] = [];
+afterAll(() => {
+  warehouses.forEach((w) => w.close());
+  temps.forEach((d) => rmSync(d, { recursive: true, force: true }));
+});
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'file-import-'));
+  temps.push(dir);
+  return dir;
+}
+
+interface StepResult {
+  name: string;
+  rows: number | null;
+  error: string | null;
+}
+
+/** Runs the import as the runner does: drop every step's tables, then run the steps in order. */
+async function runImport(dir: string, warehouse?: Warehouse): Promise<{ w: Warehouse; steps: StepResult[]; report: ImportFileReport[] }> {
+  const w = warehouse ?? (await openWarehouse(':memory:', 'analytics'));
+  if (!warehouse) warehouses.push(w);
+  const ctx = { connection: w.connection, log: () => undefined } as Pick<PipelineContext, 'connection' | 'log'> as PipelineContext;
+  const steps = fileIngestSteps(dir);
+  for (const step of steps) for (const table of step.tables) await w.connection.run(`DROP TABLE IF EXISTS ${table}`);
+  const results: StepResult[] = [];
+  for (const step of steps) {
+    try {
+      results.push({ name: step.name, rows: await step.run(ctx), error: null });
+    } catch (err) {
+      results.push({ name: step.name, rows: null, error: (err as Error).message });
+    }
+  }
+  return { w, steps: results, report: await importReport(w.connection) };
+}
+
+const rows = (w: Warehouse, sql: string) => queryJson(w.connection, sql);
+const rejectsOf = (report: ImportFileReport[], file: string) =>
+  report.find((r) => r.file.endsWith(file))!.first_rejects.map((r) => [r.line, r.reason, r.value]);
+
+const B1 = '0x78ecb2c9fdfe51f953de47970194a99f226d3b0f';
+const S1 = '0x0e08dc7fd74e2afc786093f96911d13b56e4dca3';
+const SOLS = '7AXwZv6oRyggfhqxqV71FmRTsd1Fdupcenmvqpt96rty';
+const hash = (n: number) => '0x' + n.toString(16).padStart(64, '0');
+const TIME_REASON = 'time: not ISO 8601 with Z or offset, or a date';
+
+describe('file import: good CSV files', () => {
+  let run: Awaited<ReturnType<typeof runImport>>;
+  beforeAll(async () => {
+    run = await runImport(join(FIXTURES, 'good'));
+  });
+
+  it('loads every row with source "file" and reports the counts', () => {
+    expect(run.steps).toEqual([
+      { name: 'ingest:x402_services', rows: 3, error: null },
+      { name: 'ingest:x402_transactions', rows: 4, error: null },
+      { name: 'ingest:wallet_funding', rows: 2, error: null },
+    ]);
+    expect(run.report.map((r) => [r.table, r.format, r.rows_read, r.rows_loaded, r.rows_rejected, r.first_rejects.length])).toEqual([
+      ['x402_services', 'csv', 3, 3, 0, 0],
+      ['x402_transactions', 'csv', 4, 4, 0, 0],
+      ['wallet_funding', 'csv', 2, 2, 0, 0],
+    ]);
+    expect(run.report[0]!.ignored_columns).toEqual(['notes']);
+    expect(run.report[0]!.notes).toEqual(['ignored extra column(s): notes']);
+  });
+
+  it('keeps quoted commas, doubled quotes and embedded newlines; lowercases EVM addresses; parses prices and times', async () => {
+    const services = await rows(
+      run.w,
+      `SELECT chain, seller_address, resource_url, name, description, category, price_amount,
+              strftime(first_seen, '%Y-%m-%dT%H:%M:%S.%g') AS first_seen, source
+         FROM x402_services ORDER BY first_seen`,
+    );
+    expect(services).toEqual([
+      {
+        chain: 'base',
+        seller_address: S1,
+        resource_url: 'https://harbor.example/api/vessels',
+        name: 'Vessel positions API',
+        description: 'AIS positions of ships, by MMSI or area.',
+        category: 'transport_logistics',
+        price_amount: 0.003,
+        first_seen: '2024-12-14T23:27:09.000',
+        source: 'file',
+      },
+      {
+        chain: 'polygon',
+        seller_address: S1,
+        resource_url: 'https://harbor.example/api/sentiment',
+        name: 'Sentiment API',
+        description: null,
+        category: 'ai_inference',
+        price_amount: 0.001,
+        first_seen: '2024-12-14T23:46:21.499', // 08:46:21.499+09:00
+        source: 'file',
+      },
+      {
+        chain: 'solana',
+        seller_address: SOLS, // base58 keeps its case
+        resource_url: 'https://tabstack.example/x402/quote',
+        name: 'Quote "fast" API',
+        description: 'Line one\nline two',
+        category: null, // the pipeline assigns one
+        price_amount: null,
+        first_seen: '2025-01-01T00:00:00.000', // a date is midnight UTC
+        source: 'file',
+      },
+    ]);
+  });
+
+  it('converts offsets to UTC, trims values, keeps a hash repeated on another chain', async () => {
+    const tx = await rows(
+      run.w,
+      `SELECT tx_hash, chain, buyer, amount, strftime(time, '%Y-%m-%dT%H:%M:%S.%g') AS time, resource_url, facilitator
+         FROM x402_transactions ORDER BY chain`,
+    );
+    expect(tx).toEqual([
+      { tx_hash: hash(1), chain: 'arbitrum', buyer: B1, amount: 0, time: '2025-01-02T00:00:00.000', resource_url: null, facilitator: 'coinbase' },
+      {
+        tx_hash: hash(1),
+        chain: 'base',
+        buyer: '0xabcdef0123456789abcdef0123456789abcdef01',
+        amount: 0.003,
+        time: '2024-12-15T14:58:14.948',
+        resource_url: 'https://harbor.example/api/vessels',
+        facilitator: '0x06bb5568ff471890aa6b004eb13b38d2fc5713d1',
+      },
+      {
+        tx_hash: hash(2),
+        chain: 'polygon',
+        buyer: B1,
+        amount: 2.5, // '  2.5 ' in the file
+        time: '2025-01-01T15:30:00.000', // 10:00:00-0530
+        resource_url: 'https://harbor.example/api/sentiment?q=a,b',
+        facilitator: null,
+      },
+      {
+        tx_hash: 'DAWxAhJufVpM62EQbzqxWm9Je9rGnYf7LiCbm3A132pavvfbnjTbG6BTaX9KHjzHcpffr55Wxkppt1V5u93RztVU',
+        chain: 'solana',
+        buyer: 'U1jEYHLsUVPRecC46KvWYfny6Fdyi5BRw7BnQFJYhAqb',
+        amount: 0.001,
+        time: '2025-01-01T01:08:28.003',
+        resource_url: null,
+        facilitator: 'L54zkaPQFeTn1UsEqieEXBqWrPShiaZEPD7mS5WXfQg',
+      },
+    ]);
+    const funding = await rows(run.w, `SELECT address, funder, amount, strftime(time, '%Y-%m-%dT%H:%M:%S') AS time FROM wallet_funding ORDER BY amount`);
+    expect(funding).toEqual([
+      { address: 'U1jEYHLsUVPRecC46KvWYfny6Fdyi5BRw7BnQFJYhAqb', funder: SOLS, amount: 25, time: '2024-12-14T19:03:16' },
+      { address: '0xabcdef0123456789abcdef0123456789abcdef01', funder: '0x7fdabc4635d460fc04fa27954a7a8f0182aee7ba', amount: 100, time: '2024-12-14T21:03:16' },
+    ]);
+  });
+
+  it('leaves the raw tables with exactly their declared columns and no scratch tables', async () => {
+    for (const table of [RAW_TABLES.x402_services, RAW_TABLES.x402_transactions, RAW_TABLES.wallet_funding]) {
+      const described = await rows(run.w, `DESCRIBE ${table.name}`);
+      expect(described.map((d) => [d.column_name, d.column_type])).toEqual(table.columns.map(([n, t]) => [n, t]));
+    }
+    const temp = await rows(run.w, `SELECT table_name FROM duckdb_tables() WHERE temporary`);
+    expect(temp).toEqual([]);
+  });
+});
+
+describe('file import: bad rows', () => {
+  let run: Awaited<ReturnType<typeof runImport>>;
+  beforeAll(async () => {
+    run = await runImport(join(FIXTURES, 'bad'));
+  });
+
+  it('rejects each bad transaction with its physical line, reason and value, and loads the rest', async () => {
+    expect(run.steps[1]).toEqual({ name: 'ingest:x402_transactions', rows: 2, error: null });
+    const tx = run.report.find((r) => r.table === 'x402_transactions')!;
+    expect([tx.rows_read, tx.rows_loaded, tx.rows_rejected]).toEqual([18, 2, 16]);
+    expect(tx.notes).toEqual([]);
+    expect(rejectsOf(run.report, 'transactions.csv')).toEqual([
+      // line 2-3 is a good row whose quoted URL holds a newline
+      [4, TIME_REASON, 'not-a-time'],
+      [5, TIME_REASON, '2025-01-01T00:00:00'], // no offset: local time of which place?
+      [6, 'amount: negative', '-1'],
+      [7, 'amount: not a decimal number', 'abc'],
+      [8, 'amount: not a decimal number', 'NaN'],
+      [9, 'amount: missing', null],
+      [10, 'buyer: malformed address for chain', '0x123'],
+      [11, 'buyer: malformed address for chain', B1], // an EVM address on solana
+      [12, 'seller_address: malformed address for chain', SOLS], // a Solana address on base
+      [13, 'chain: unknown chain', 'ethereum'],
+      [14, 'tx_hash: missing', null],
+      [15, 'chain: missing', null],
+      // line 16 is blank
+      [17, 'tx_hash: duplicate within chain', hash(1)],
+      [18, 'row: too many fields', `${hash(13)},base,${B1},${S1},0.01,2025-01-01T00:00:00Z,,,extra`],
+      [19, 'row: too few fields', `${hash(14)},base,${B1}`],
+      [20, TIME_REASON, '2025-13-01T00:00:00Z'],
+    ]);
+    // the first of the repeated hashes is the one loaded
+    const loaded = await rows(run.w, `SELECT tx_hash, amount, resource_url FROM x402_transactions ORDER BY tx_hash`);
+    expect(loaded).toEqual([
+      { tx_hash: hash(1), amount: 0.01, resource_url: 'https://a.example/x?note=two\nlines' },
+      { tx_hash: hash(16), amount: 0.01, resource_url: null },
+    ]);
+  });
+
+  it('rejects bad services: unknown category, repeated resource_url, bad or negative price, missing fields', async () => {
+    const services = run.report.find((r) => r.table === 'x402_services')!;
+    expect([services.rows_read, services.rows_loaded, services.rows_rejected]).toEqual([8, 2, 6]);
+    expect(rejectsOf(run.report, 'services.csv')).toEqual([
+      [3, 'category: not one of the 33 categories', 'shipping'],
+      [4, 'resource_url: duplicate within chain', 'https://harbor.example/api/vessels'],
+      [5, 'price_amount: not a decimal number', 'free'],
+      [6, 'resource_url: missing', null],
+      [7, 'price_amount: negative', '-0.5'],
+      [8, 'first_seen: missing', null],
+    ]);
+    const kept = await rows(run.w, `SELECT chain, name FROM x402_services ORDER BY chain`);
+    expect(kept).toEqual([
+      { chain: 'base', name: 'Vessel positions API' },
+      { chain: 'solana', name: 'Same URL on another chain' },
+    ]);
+  });
+
+  it('rejects bad funding rows', () => {
+    expect(rejectsOf(run.report, 'funding.csv')).toEqual([
+      [3, 'address: malformed address', '0xnothex'],
+      [4, 'funder: missing', null],
+      [5, 'amount: negative', '-5'],
+      [6, 'funder: malformed address', '0OIl0OIl0OIl0OIl0OIl0OIl0OIl0OIl'],
+      [7, TIME_REASON, '14/12/2024'],
+    ]);
+    expect(run.steps[2]!.rows).toBe(1);
+  });
+
+  it('keeps every reject in import_rejects with reasons from the documented list', async () => {
+    const all = await rows(run.w, `SELECT file, count(*)::INTEGER AS n FROM import_rejects GROUP BY file ORDER BY file`);
+    expect(all.map((r) => [String(r.file).split('/').pop(), r.n])).toEqual([
+      ['funding.csv', 5],
+      ['services.csv', 6],
+      ['transactions.csv', 16],
+    ]);
+    const reasons = await rows(run.w, `SELECT DISTINCT reason FROM import_rejects`);
+    for (const { reason } of reasons) expect(REJECT_REASONS).toContain(reason);
+  });
+
+  it('a second import replaces the report and the rows of the first', async () => {
+    const again = await runImport(join(FIXTURES, 'good'), run.w);
+    expect(again.report.map((r) => r.rows_rejected)).toEqual([0, 0, 0]);
+    const [n] = await rows(run.w, `SELECT count(*)::INTEGER AS n FROM import_rejects`);
+    expect(n!.n).toBe(0);
+    run = await runImport(join(FIXTURES, 'bad'), run.w); // restore for any later test in this block
+  });
+});
+
+describe('file import: CSV the reader cannot parse', () => {
+  const header = 'tx_hash,chain,buyer,seller_address,amount,time,resource_url,facilitator\n';
+  const good = (n: number) => `${hash(n)},base,${B1},${S1},0.01,2025-01-01T00:00:00Z,,\n`;
+
+  it('reports a non-UTF-8 row and an unterminated quote at their physical lines', async () => {
+    const dir = tempDir();
+    copyFileSync(join(FIXTURES, 'good', 'services.csv'), join(dir, 'services.csv'));
+    const body = Buffer.concat([
+      Buffer.from(header + good(1) + `${hash(2)},base,${B1},${S1},0.01,2025-01-01T00:00:00Z,"caf`),
+      Buffer.from([0xe9]), // latin-1 é
+      Buffer.from(`",\n${good(3)}${hash(4)},base,${B1},${S1},-2,2025-01-01T00:00:00Z,,\n${hash(5)},base,${B1},${S1},0.01,2025-01-01T00:00:00Z,"open,\n${good(6)}`),
+    ]);
+    writeFileSync(join(dir, 'transactions.csv'), body);
+    const { report } = await runImport(dir);
+    const tx = report.find((r) => r.table === 'x402_transactions')!;
+    expect(tx.first_rejects.map((r) => [r.line, r.reason])).toEqual([
+      [3, 'row: not UTF-8'],
+      [5, 'amount: negative'],
+      [6, 'row: malformed quoting'], // the quote never closes: the rest of the file is this one value
+    ]);
+    expect([tx.rows_loaded, tx.rows_rejected]).toEqual([2, 3]);
+    expect(tx.notes).toEqual([]);
+  });
+
+  it('counts CRLF line ends, runs of blank lines and quoted line breaks in the physical line numbers', async () => {
+    const dir = tempDir();
+    copyFileSync(join(FIXTURES, 'good', 'services.csv'), join(dir, 'services.csv'));
+    const lines = [
+      header.trimEnd(), // 1
+      good(1).trimEnd(), // 2
+      '', // 3
+      '', // 4
+      `${hash(2)},base,${B1},${S1},0.01,2025-01-01T00:00:00Z,"https://x.example/a`, // 5
+      `b ""quoted""",`, // 6: continues line 5
+      `${hash(3)},base,${B1},${S1},-1,2025-01-01T00:00:00Z,,`, // 7
+      `${hash(4)},base`, // 8
+      '', // 9
+      `${hash(5)},base,${B1},${S1},0.01,yesterday,,`, // 10
+      good(6).trimEnd(), // 11
+    ];
+    writeFileSync(join(dir, 'transactions.csv'), lines.join('\r\n') + '\r\n');
+    const run = await runImport(dir);
+    const tx = run.report.find((r) => r.table === 'x402_transactions')!;
+    expect(tx.first_rejects.map((r) => [r.line, r.reason])).toEqual([
+      [7, 'amount: negative'],
+      [8, 'row: too few fields'],
+      [10, TIME_REASON],
+    ]);
+    expect(tx.notes).toEqual([]);
+    expect(await rows(run.w, `SELECT resource_url FROM x402_transactions WHERE tx_hash = '${hash(2)}'`)).toEqual([
+      { resource_url: 'https://x.example/a\r\nb "quoted"' },
+    ]);
+  });
+
+  it('falls back to data-row numbers, and says so, when a stray quote makes physical lines ambiguous', async () => {
+    const dir = tempDir();
+    copyFileSync(join(FIXTURES, 'good', 'services.csv'), join(dir, 'services.csv'));
+    const stray = `${hash(2)},base,${B1},${S1},0.01,2025-01-01T00:00:00Z,https://x.example/say"hi,\n`;
+    writeFileSync(join(dir, 'transactions.csv'), header + good(1) + stray + `${hash(3)},base,${B1},${S1},-1,2025-01-01T00:00:00Z,,\n`);
+    const { report } = await runImport(dir);
+    const tx = report.find((r) => r.table === 'x402_transactions')!;
+    expect(tx.first_rejects.map((r) => [r.line, r.reason])).toEqual([[4, 'amount: negative']]);
+    expect(tx.rows_loaded).toBe(2);
+    expect(tx.notes[0]).toMatch(/^line numbers are approximate/);
+  });
+});
+
+describe('file import: Parquet', () => {
+  it('loads typed and text columns, reports 1-based row numbers, and treats a missing funding file as empty', async () => {
+    const dir = tempDir();
+    const writer = await openWarehouse(':memory:', 'analytics');
+    warehouses.push(writer);
+    const c = writer.connection;
+    await c.run(`COPY (SELECT * FROM (VALUES
+        ('base', '${S1.toUpperCase().replace('0X', '0x')}', 'https://p.example/a', 'A', NULL, 'weather', 0.25::DECIMAL(10, 4), TIMESTAMP '2025-02-01 12:00:00'),
+        ('base', '${S1}', 'https://p.example/b', 'B', 'b', NULL, NULL, TIMESTAMP '2025-02-02 00:00:00'),
+        ('base', 'not-an-address', 'https://p.example/c', 'C', NULL, NULL, NULL, TIMESTAMP '2025-02-03 00:00:00')
+      ) t(chain, seller_address, resource_url, name, description, category, price_amount, first_seen))
+      TO ${sqlString(join(dir, 'services.parquet'))} (FORMAT parquet)`);
+    await c.run(`COPY (SELECT * FROM (VALUES
+        ('${hash(1)}', 'base', '${B1}', '${S1}', 0.5::DOUBLE, TIMESTAMPTZ '2025-02-01 09:00:00+09', 'https://p.example/a', NULL, 'extra'),
+        ('${hash(2)}', 'base', '${B1}', '${S1}', -0.5::DOUBLE, TIMESTAMPTZ '2025-02-01 09:00:00+00', NULL, NULL, NULL),
+        ('${hash(3)}', 'base', '${B1}', '${S1}', 'NaN'::DOUBLE, TIMESTAMPTZ '2025-02-01 09:00:00+00', NULL, NULL, NULL),
+        ('${hash(1)}', 'base', '${B1}', '${S1}', 0.7::DOUBLE, TIMESTAMPTZ '2025-02-01 10:00:00+00', NULL, NULL, NULL),
+        ('${hash(4)}', 'base', '${B1}', '${S1}', 1::DOUBLE, NULL, NULL, NULL, NULL)
+      ) t(tx_hash, chain, buyer, seller_address, amount, time, resource_url, facilitator, memo))
+      TO ${sqlString(join(dir, 'transactions.parquet'))} (FORMAT parquet)`);
+
+    const run = await runImport(dir);
+    expect(run.steps.map((s) => [s.name, s.rows, s.error])).toEqual([
+      ['ingest:x402_services', 2, null],
+      ['ingest:x402_transactions', 1, null],
+      ['ingest:wallet_funding', 0, null],
+    ]);
+    expect(rejectsOf(run.report, 'services.parquet')).toEqual([[3, 'seller_address: malformed address for chain', 'not-an-address']]);
+    expect(rejectsOf(run.report, 'transactions.parquet')).toEqual([
+      [2, 'amount: negative', '-0.5'],
+      [3, 'amount: not a decimal number', 'nan'],
+      [4, 'tx_hash: duplicate within chain', hash(1)],
+      [5, 'time: missing', null],
+    ]);
+    const tx = run.report.find((r) => r.table === 'x402_transactions')!;
+    expect([tx.format, tx.rows_read, tx.rows_loaded, tx.rows_rejected, tx.ignored_columns]).toEqual(['parquet', 5, 1, 4, ['memo']]);
+    expect(await rows(run.w, `SELECT amount, strftime(time, '%Y-%m-%dT%H:%M:%S') AS time FROM x402_transactions`)).toEqual([
+      { amount: 0.5, time: '2025-02-01T00:00:00' },
+    ]);
+    expect(await rows(run.w, `SELECT seller_address, price_amount, strftime(first_seen, '%Y-%m-%dT%H') AS first_seen FROM x402_services ORDER BY 3`)).toEqual([
+      { seller_address: S1, price_amount: 0.25, first_seen: '2025-02-01T12' },
+      { seller_address: S1, price_amount: null, first_seen: '2025-02-02T00' },
+    ]);
+    const funding = run.report.find((r) => r.table === 'wallet_funding')!;
+    expect([funding.format, funding.rows_read, funding.notes]).toEqual([null, 0, ['no funding.csv or funding.parquet (optional): wallet_funding is empty']]);
+    expect(await rows(run.w, `SELECT count(*)::INTEGER AS n FROM wallet_funding`)).toEqual([{ n: 0 }]);
+  });
+});
+
+describe('file import: files that cannot be imported', () => {
+  it('a missing required column fails that step with the file, the columns expected and found', async () => {
+    const { steps, w } = await runImport(join(FIXTURES, 'missing-column'));
+    expect(steps[0]).toEqual({ name: 'ingest:x402_services', rows: 3, error: null });
+    expect(steps[1]!.rows).toBeNull();
+    expect(steps[1]!.error).toBe(
+      `${join(FIXTURES, 'missing-column', 'transactions.csv')}: missing required column(s) seller_address, amount; ` +
+        'expected tx_hash, chain, buyer, seller_address, amount, time, resource_url (optional), facilitator (optional); ' +
+        'found tx_hash, chain, buyer, payTo, value, time',
+    );
+    // the failed table is absent rather than stale
+    expect(await rows(w, `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = 'x402_transactions'`)).toEqual([{ n: 0 }]);
+  });
+
+  it('both services.csv and services.parquet present is an error naming both', async () => {
+    const dir = tempDir();
+    for (const f of ['services.csv', 'transactions.csv']) copyFileSync(join(FIXTURES, 'good', f), join(dir, f));
+    writeFileSync(join(dir, 'services.parquet'), 'not parquet');
+    const { steps } = await runImport(dir);
+    expect(steps[0]!.error).toBe(`${join(dir, 'services.csv')} and ${join(dir, 'services.parquet')}: both present; keep one services file, .csv or .parquet`);
+    expect(steps[1]!.rows).toBe(4);
+  });
+
+  it('an unreadable Parquet file, an empty CSV and a missing required file are clear errors', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'services.parquet'), 'not parquet');
+    writeFileSync(join(dir, 'transactions.csv'), '');
+    const { steps } = await runImport(dir);
+    expect(steps[0]!.error).toMatch(new RegExp(`^${join(dir, 'services.parquet')}: cannot read as Parquet: `));
+    expect(steps[1]!.error).toBe(`${join(dir, 'transactions.csv')}: empty header row (the first line must name the columns)`);
+    const empty = tempDir();
+    const missing = await runImport(empty);
+    expect(missing.steps[0]!.error).toBe(`${join(empty, 'services')}.csv or .parquet: not found (the services file is required)`);
+    expect(missing.steps[2]).toEqual({ name: 'ingest:wallet_funding', rows: 0, error: null });
+    const none = await runImport(join(empty, 'nope'));
+    expect(none.steps[0]!.error).toMatch(/nope: directory not found/);
+  });
+});
+
+describe('file import: round trip of the demo world', () => {
+  const now = new Date('2026-01-15T00:00:00Z');
+  let expected: Warehouse;
+  beforeAll(async () => {
+    // the world as the demo source loads it, to compare the imported rows with
+    expected = await openWarehouse(':memory:', 'analytics');
+    warehouses.push(expected);
+    const world = x402World({ seed: 42, now, scale: 1 });
+    await appendRows(expected.connection, RAW_TABLES.x402_services, world.services, { create: true });
+    await appendRows(expected.connection, RAW_TABLES.x402_transactions, world.transactions, { create: true });
+    await appendRows(expected.connection, RAW_TABLES.wallet_funding, world.funding, { create: true });
+    // the import reads an empty value as a missing one (CSV cannot tell "" from nothing)
+    for (const table of [RAW_TABLES.x402_services, RAW_TABLES.x402_transactions, RAW_TABLES.wallet_funding]) {
+      const text = table.columns.filter(([, type]) => type === 'VARCHAR').map(([name]) => `${name} = nullif(${name}, '')`);
+      await expected.connection.run(`UPDATE ${table.name} SET ${text.join(', ')}`);
+    }
+  });
+
+  for (const format of ['csv', 'parquet'] as const) {
+    it(`${format}: zero rejects, the same rows`, async () => {
+      const dir = tempDir();
+      const written = await exportWorld({ out: dir, parts: ['analytics'], format, seed: 42, now, scale: 1 });
+      const run = await runImport(dir);
+      expect(run.steps.every((s) => s.error === null)).toBe(true);
+      expect(run.report.map((r) => [r.file, r.rows_loaded, r.rows_rejected])).toEqual(
+        written.slice(0, 3).map((f) => [f.file, f.rows, 0]),
+      );
+      for (const table of ['x402_services', 'x402_transactions', 'wallet_funding']) {
+        const file = `${table}_expected`;
+        // the expected rows live in another in-memory database: bring them over through Parquet
+        const path = join(tempDir(), `${file}.parquet`);
+        await expected.connection.run(`COPY ${table} TO ${sqlString(path)} (FORMAT parquet)`);
+        await run.w.connection.run(`CREATE TABLE ${file} AS SELECT * FROM read_parquet(${sqlString(path)})`);
+        const diff = await rows(
+          run.w,
+          `SELECT count(*)::INTEGER AS n FROM (
+             (SELECT * EXCLUDE (source) FROM ${table} EXCEPT ALL SELECT * EXCLUDE (source) FROM ${file})
+             UNION ALL
+             (SELECT * EXCLUDE (source) FROM ${file} EXCEPT ALL SELECT * EXCLUDE (source) FROM ${table}))`,
+        );
+        expect({ table, differing: diff[0]!.n }).toEqual({ table, differing: 0 });
+      }
+    });
+  }
+});

@@ -1,0 +1,768 @@
+/**
+ * The file import of the analytics pipeline (`--source file:DIR`): researchers bring their own
+ * x402 data as CSV or Parquet and the pipeline runs on it as on the demo world.
+ *
+ * DIR holds `services`, `transactions` and optionally `funding`, each as `<name>.csv` (UTF-8,
+ * comma-separated, a header row, RFC 4180 double quotes) or `<name>.parquet`. Column names match
+ * case-insensitively; other columns are ignored and listed in the report.
+ *
+ * | file | required columns | optional columns (may be absent or empty) |
+ * |---|---|---|
+ * | services | chain, seller_address, resource_url, first_seen | name, description, category, price_amount |
+ * | transactions | tx_hash, chain, buyer, seller_address, amount, time | resource_url, facilitator |
+ * | funding | address, funder, amount, time | |
+ *
+ * - chain: base | solana | polygon | arbitrum (case-insensitive). Addresses: EVM `0x` + 40 hex
+ *   (stored lowercase), Solana base58 of 32–44 characters (case kept). Funding has no chain
+ *   column, so its addresses may be either kind.
+ * - time, first_seen: ISO 8601 `YYYY-MM-DDTHH:MM:SS[.fraction]` with `Z` or an offset (`±HH`,
+ *   `±HHMM`, `±HH:MM`; `T` may be a space, as RFC 3339 allows), converted to UTC; or a date
+ *   `YYYY-MM-DD` (midnight UTC). A Parquet DATE or TIMESTAMP column is taken as UTC.
+ * - amount, price_amount: a decimal number (exponent allowed: CSV writers print 1e-05), not
+ *   negative. price_amount may be empty (unknown price). A Parquet number column is used as is.
+ * - category: empty (the pipeline assigns one) or one of the 33 slugs of catalog/categories.ts.
+ * - Leading and trailing spaces are trimmed; an empty value is a missing one (NULL). tx_hash is
+ *   kept as given; a facilitator that is an EVM address is lowercased, other values are kept.
+ * - A (chain, tx_hash) or, in services, a (chain, resource_url) seen again is a reject; the first
+ *   row in file order loads.
+ *
+ * Every row that cannot be loaded is written to `import_rejects(file, line, reason, value)` with
+ * one of REJECT_REASONS; nothing is dropped silently and a bad row never stops the run. `line` is
+ * the physical line of the row's start in a CSV (header = 1; quoted fields spanning lines and
+ * blank lines are counted) and the 1-based row number in a Parquet file. A file that cannot be
+ * read at all (missing required columns, unreadable, both .csv and .parquet present) fails its
+ * step with a message naming the file; a missing funding file leaves wallet_funding empty.
+ * `import_files` keeps the per-file counts that importReport() returns. Validation is set-based
+ * DuckDB SQL: one pass over the file writes the raw table; rejects are the exception path.
+ */
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { ANALYTICS_CHAINS, CATEGORY_SLUGS } from '../../catalog/categories.ts';
+import type { IngestStep, PipelineContext } from '../../pipelines/runner.ts';
+import { queryJson, sqlString } from '../../pipelines/warehouse.ts';
+import { createTableSql, RAW_TABLES, type RawTable } from '../raw-tables.ts';
+
+// ------------------------------------------------------------------------------ file layout
+
+type ColumnKind =
+  | 'chain' // one of ANALYTICS_CHAINS
+  | 'chainAddress' // an address valid for the row's chain
+  | 'anyAddress' // EVM or Solana (funding rows carry no chain)
+  | 'facilitator'
+  | 'text'
+  | 'category'
+  | 'amount' // decimal, not negative
+  | 'time';
+
+interface FileColumn {
+  name: string;
+  kind: ColumnKind;
+  /** Required columns must be in the file and non-empty in every row; optional ones may be absent. */
+  required: boolean;
+}
+
+interface FileTable {
+  /** File name without extension. */
+  name: 'services' | 'transactions' | 'funding';
+  raw: RawTable;
+  /** A missing optional file leaves its raw table empty. */
+  optional: boolean;
+  /** In raw-table order (the raw table adds `source`). */
+  columns: readonly FileColumn[];
+  /** Later rows repeating these values (after normalising) are rejected; the first one loads. */
+  unique?: { columns: readonly string[]; reason: string };
+}
+
+const col = (name: string, kind: ColumnKind, required = true): FileColumn => ({ name, kind, required });
+
+const FILE_TABLES: readonly FileTable[] = [
+  {
+    name: 'services',
+    raw: RAW_TABLES.x402_services,
+    optional: false,
+    columns: [
+      col('chain', 'chain'),
+      col('seller_address', 'chainAddress'),
+      col('resource_url', 'text'),
+      col('name', 'text', false),
+      col('description', 'text', false),
+      col('category', 'category', false),
+      col('price_amount', 'amount', false),
+      col('first_seen', 'time'),
+    ],
+    // the service registry and the services index key a service by (chain, resource_url)
+    unique: { columns: ['chain', 'resource_url'], reason: 'resource_url: duplicate within chain' },
+  },
+  {
+    name: 'transactions',
+    raw: RAW_TABLES.x402_transactions,
+    optional: false,
+    columns: [
+      col('tx_hash', 'text'), // kept as given: lowercasing every hash costs more than a rare mixed-case file is worth
+      col('chain', 'chain'),
+      col('buyer', 'chainAddress'),
+      col('seller_address', 'chainAddress'),
+      col('amount', 'amount'),
+      col('time', 'time'),
+      col('resource_url', 'text', false),
+      col('facilitator', 'facilitator', false),
+    ],
+    unique: { columns: ['chain', 'tx_hash'], reason: 'tx_hash: duplicate within chain' },
+  },
+  {
+    name: 'funding',
+    raw: RAW_TABLES.wallet_funding,
+    optional: true,
+    columns: [col('address', 'anyAddress'), col('funder', 'anyAddress'), col('amount', 'amount'), col('time', 'time')],
+  },
+];
+
+// Regular expressions (RE2, matched against the whole trimmed value).
+const EVM_ADDRESS = '0x[0-9a-fA-F]{40}';
+const EVM_ADDRESS_LOWER = '0x[0-9a-f]{40}';
+const SOLANA_ADDRESS = '[1-9A-HJ-NP-Za-km-z]{32,44}';
+const DECIMAL = '[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+)?';
+const ISO_DATE = '[0-9]{4}-[0-9]{2}-[0-9]{2}';
+const ISO_OFFSET = '[+-](0[0-9]|1[0-4])(:?[0-5][0-9])?';
+const ISO_TIMESTAMP = `${ISO_DATE}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?(Z|${ISO_OFFSET})`;
+const ISO_TIMESTAMP_ANY_CASE = `${ISO_DATE}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|${ISO_OFFSET})`;
+
+/** Reasons a CSV row is not even parsed (DuckDB's reader error types). */
+const READER_REASONS: Readonly<Record<string, string>> = {
+  'TOO MANY COLUMNS': 'row: too many fields',
+  'MISSING COLUMNS': 'row: too few fields',
+  'UNQUOTED VALUE': 'row: malformed quoting',
+  'INVALID ENCODING': 'row: not UTF-8',
+  'LINE SIZE OVER MAXIMUM': 'row: line too long',
+};
+const READER_OTHER = 'row: unreadable';
+
+const reason = {
+  missing: (c: string) => `${c}: missing`,
+  unknownChain: 'chain: unknown chain',
+  addressForChain: (c: string) => `${c}: malformed address for chain`,
+  address: (c: string) => `${c}: malformed address`,
+  notDecimal: (c: string) => `${c}: not a decimal number`,
+  negative: (c: string) => `${c}: negative`,
+  time: (c: string) => `${c}: not ISO 8601 with Z or offset, or a date`,
+  category: 'category: not one of the 33 categories',
+};
+
+/** Every reason `import_rejects` can hold, for documentation and tests. */
+export const REJECT_REASONS: readonly string[] = [
+  ...Object.values(READER_REASONS),
+  READER_OTHER,
+  ...new Set(
+    FILE_TABLES.flatMap((table) => [
+      ...table.columns.flatMap((c) => {
+        const out = c.required ? [reason.missing(c.name)] : [];
+        if (c.kind === 'chain') out.push(reason.unknownChain);
+        if (c.kind === 'chainAddress') out.push(reason.addressForChain(c.name));
+        if (c.kind === 'anyAddress') out.push(reason.address(c.name));
+        if (c.kind === 'amount') out.push(reason.notDecimal(c.name), reason.negative(c.name));
+        if (c.kind === 'time') out.push(reason.time(c.name));
+        if (c.kind === 'category') out.push(reason.category);
+        return out;
+      }),
+      ...(table.unique ? [table.unique.reason] : []),
+    ]),
+  ),
+];
+
+// --------------------------------------------------------------------------------- the steps
+
+/** One ingest step per raw table, reading DIR/<name>.csv or DIR/<name>.parquet. */
+export function fileIngestSteps(dir: string): IngestStep[] {
+  return FILE_TABLES.map((table) => ({
+    name: `ingest:${table.raw.name}`,
+    tables: [table.raw.name],
+    run: (ctx: PipelineContext) => importTable(ctx, dir, table),
+  }));
+}
+
+export interface ImportReject {
+  line: number;
+  reason: string;
+  value: string | null;
+}
+
+export interface ImportFileReport {
+  file: string;
+  table: string;
+  /** NULL when an optional file was absent. */
+  format: 'csv' | 'parquet' | null;
+  rows_read: number;
+  rows_loaded: number;
+  rows_rejected: number;
+  /** Columns of the file that the import does not know and did not read. */
+  ignored_columns: string[];
+  notes: string[];
+  /** Up to 20, in line order; all of them are in the warehouse table import_rejects. */
+  first_rejects: ImportReject[];
+}
+
+const REPORT_TABLES = {
+  files: `CREATE TABLE IF NOT EXISTS import_files (file VARCHAR, table_name VARCHAR, format VARCHAR,
+    rows_read BIGINT, rows_loaded BIGINT, rows_rejected BIGINT, ignored_columns VARCHAR[], notes VARCHAR[])`,
+  rejects: `CREATE TABLE IF NOT EXISTS import_rejects (file VARCHAR, line BIGINT, reason VARCHAR, value VARCHAR)`,
+};
+
+/** Per-file counts and the first rejects of the last file import, in table order. */
+export async function importReport(connection: DuckDBConnection): Promise<ImportFileReport[]> {
+  const [exists] = await queryJson(
+    connection,
+    `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE NOT temporary AND table_name IN ('import_files', 'import_rejects')`,
+  );
+  if (Number(exists?.n ?? 0) < 2) return [];
+  const files = await queryJson(connection, `SELECT * FROM import_files`);
+  const rejects = await queryJson(
+    connection,
+    `SELECT file, line, reason, value FROM (
+       SELECT *, row_number() OVER (PARTITION BY file ORDER BY line, reason) AS k FROM import_rejects
+     ) WHERE k <= 20 ORDER BY file, line, reason`,
+  );
+  const order = (tableName: unknown) => FILE_TABLES.findIndex((t) => t.raw.name === tableName);
+  return files
+    .sort((a, b) => order(a.table_name) - order(b.table_name))
+    .map((f) => ({
+      file: String(f.file),
+      table: String(f.table_name),
+      format: f.format === 'csv' || f.format === 'parquet' ? f.format : null,
+      rows_read: Number(f.rows_read),
+      rows_loaded: Number(f.rows_loaded),
+      rows_rejected: Number(f.rows_rejected),
+      ignored_columns: stringList(f.ignored_columns),
+      notes: stringList(f.notes),
+      first_rejects: rejects
+        .filter((r) => r.file === f.file)
+        .map((r) => ({ line: Number(r.line), reason: String(r.reason), value: r.value === null ? null : String(r.value) })),
+    }));
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.map(String) : [];
+}
+
+// ------------------------------------------------------------------------------- one table
+
+interface SourceFile {
+  path: string;
+  format: 'csv' | 'parquet';
+  /** The file's columns with their DuckDB types (all VARCHAR for CSV). */
+  columns: { name: string; type: string }[];
+}
+
+/** Where a bad row's position, reason and value wait in the raw table until they move to import_bad. */
+const SCRATCH_COLUMNS: RawTable['columns'] = [
+  ['import_pos', 'BIGINT'],
+  ['import_reason', 'VARCHAR'],
+  ['import_value', 'VARCHAR'],
+];
+
+const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+async function importTable(ctx: PipelineContext, dir: string, table: FileTable): Promise<number> {
+  const c = ctx.connection;
+  for (const sql of Object.values(REPORT_TABLES)) await c.run(sql);
+  // this table's report is replaced whatever happens next, so a failed import leaves no stale one
+  await c.run(
+    `DELETE FROM import_rejects WHERE file IN (SELECT file FROM import_files WHERE table_name = ${sqlString(table.raw.name)})`,
+  );
+  await c.run(`DELETE FROM import_files WHERE table_name = ${sqlString(table.raw.name)}`);
+
+  const path = locateFile(dir, table);
+  if (path === null) {
+    const note = `no ${table.name}.csv or ${table.name}.parquet (optional): ${table.raw.name} is empty`;
+    await c.run(createTableSql(table.raw));
+    await c.run(
+      `INSERT INTO import_files VALUES (${sqlString(join(dir, table.name))}, ${sqlString(table.raw.name)}, NULL, 0, 0, 0, [], ${sqlList([note])})`,
+    );
+    ctx.log(`${dir}: ${note}`);
+    return 0;
+  }
+  const source = await describeSource(c, path);
+  const { present, ignored, absentOptional } = matchColumns(source, table);
+  const notes: string[] = [];
+  if (ignored.length > 0) notes.push(`ignored extra column(s): ${ignored.join(', ')}`);
+  if (absentOptional.length > 0) notes.push(`optional column(s) absent, loaded as NULL: ${absentOptional.join(', ')}`);
+
+  const judged = judgedSql(source, table, present);
+  await dropScratch(c);
+  await c.run('BEGIN TRANSACTION');
+  try {
+    // One pass over the file writes every row into the raw table, the bad ones with their
+    // position and reason in three scratch columns; then the bad rows move to import_bad and the
+    // scratch columns are dropped. Writing each row once is what keeps a large import fast.
+    // (CREATE TABLE AS rather than INSERT into an empty table: DuckDB's batch CTAS path measured cheaper)
+    const raw = table.raw.name;
+    const declared = [...table.raw.columns, ...SCRATCH_COLUMNS].map(([name, type]) => `CAST(${name} AS ${type}) AS ${name}`);
+    const [inserted] = await queryJson(
+      c,
+      `CREATE OR REPLACE TABLE ${raw} AS
+       SELECT ${declared.join(', ')}
+         FROM (SELECT *, 'file' AS source, CASE WHEN reason IS NOT NULL THEN pos END AS import_pos,
+                      reason AS import_reason, reject_value AS import_value
+                 FROM (${judged}))`,
+    );
+    const returned = Number(inserted?.Count ?? 0);
+    await c.run(`CREATE TEMP TABLE import_bad AS
+      SELECT import_pos AS pos, import_reason AS reason, import_value AS reject_value FROM ${raw} WHERE import_reason IS NOT NULL`);
+    await c.run(`DELETE FROM ${raw} WHERE import_reason IS NOT NULL`);
+    for (const [name] of SCRATCH_COLUMNS) await c.run(`ALTER TABLE ${raw} DROP COLUMN ${name}`);
+    if (table.unique) await removeDuplicates(c, table, table.unique, judged);
+    let readerRejects = 0;
+    if (source.format === 'csv') {
+      const csv = await csvRejects(c, path, returned);
+      readerRejects = csv.readerRejects;
+      if (csv.approximate) notes.push(csv.approximate);
+    } else {
+      await c.run(`INSERT INTO import_rejects SELECT ${sqlString(path)}, pos, reason, reject_value FROM import_bad`);
+    }
+    const [counts] = await queryJson(
+      c,
+      `SELECT (SELECT count(*) FROM ${table.raw.name})::BIGINT AS loaded, (SELECT count(*) FROM import_bad)::BIGINT AS rejected`,
+    );
+    const loaded = Number(counts?.loaded ?? 0);
+    const rejected = Number(counts?.rejected ?? 0) + readerRejects;
+    await c.run(
+      `INSERT INTO import_files VALUES (${sqlString(path)}, ${sqlString(table.raw.name)}, ${sqlString(source.format)},
+        ${loaded + rejected}, ${loaded}, ${rejected}, ${sqlList(ignored)}, ${sqlList(notes)})`,
+    );
+    await dropScratch(c);
+    await c.run('COMMIT');
+    ctx.log(`${path}: ${loaded} rows loaded, ${rejected} rejected (see import_rejects)${notes.length ? '; ' + notes.join('; ') : ''}`);
+    return loaded;
+  } catch (err) {
+    await c.run('ROLLBACK').catch(() => undefined);
+    const message = err instanceof Error ? err.message : String(err);
+    throw new Error(message.startsWith(path) ? message : `${path}: ${firstLine(message)}`);
+  }
+}
+
+function sqlList(values: readonly string[]): string {
+  return `[${values.map(sqlString).join(', ')}]::VARCHAR[]`;
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0]!;
+}
+
+function locateFile(dir: string, table: FileTable): string | null {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new Error(`${dir}: directory not found (--source file:DIR reads services, transactions and optionally funding as .csv or .parquet)`);
+  }
+  const found = (['csv', 'parquet'] as const).map((ext) => join(dir, `${table.name}.${ext}`)).filter((p) => existsSync(p));
+  if (found.length > 1) {
+    throw new Error(`${found.join(' and ')}: both present; keep one ${table.name} file, .csv or .parquet`);
+  }
+  if (found.length === 0) {
+    if (table.optional) return null;
+    throw new Error(`${join(dir, table.name)}.csv or .parquet: not found (the ${table.name} file is required)`);
+  }
+  return found[0]!;
+}
+
+async function describeSource(c: DuckDBConnection, path: string): Promise<SourceFile> {
+  if (path.endsWith('.csv')) return { path, format: 'csv', columns: readCsvHeader(path).map((name) => ({ name, type: 'VARCHAR' })) };
+  try {
+    const rows = await queryJson(c, `DESCRIBE SELECT * FROM read_parquet(${sqlString(path)}, binary_as_string = true)`);
+    return { path, format: 'parquet', columns: rows.map((r) => ({ name: String(r.column_name), type: String(r.column_type) })) };
+  } catch (err) {
+    throw new Error(`${path}: cannot read as Parquet: ${firstLine(err instanceof Error ? err.message : String(err))}`);
+  }
+}
+
+/**
+ * The header row of a CSV, read here rather than by DuckDB's sniffer: the sniffer gives up on a
+ * file whose sample has a malformed row, and a bad row must be a reject, not a failed import.
+ */
+function readCsvHeader(path: string): string[] {
+  const limit = 1 << 20;
+  const buffer = Buffer.alloc(limit);
+  let size: number;
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      size = readSync(fd, buffer, 0, limit, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch (err) {
+    throw new Error(`${path}: cannot read: ${firstLine(err instanceof Error ? err.message : String(err))}`);
+  }
+  const end = buffer.subarray(0, size).indexOf(0x0a);
+  if (end < 0 && size === limit) throw new Error(`${path}: no header row (first line longer than 1 MiB)`);
+  const line = buffer
+    .subarray(0, end < 0 ? size : end)
+    .toString('utf8')
+    .replace(/^\uFEFF/, '')
+    .replace(/\r$/, '');
+  if (line.trim() === '') throw new Error(`${path}: empty header row (the first line must name the columns)`);
+  const names: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i]!;
+    if (quoted) {
+      if (ch === '"' && line[i + 1] === '"') (field += '"'), i++;
+      else if (ch === '"') quoted = false;
+      else field += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') names.push(field), (field = '');
+    else field += ch;
+  }
+  names.push(field);
+  // DuckDB names an unnamed column this way too; a repeated name would make the reader ambiguous
+  const seen = new Set<string>();
+  return names.map((n, i) => {
+    const name = n.trim() === '' ? `column${i}` : n;
+    const key = name.trim().toLowerCase();
+    if (seen.has(key)) throw new Error(`${path}: column "${name.trim()}" appears twice in the header`);
+    seen.add(key);
+    return name;
+  });
+}
+
+function matchColumns(source: SourceFile, table: FileTable) {
+  const byName = new Map<string, string>();
+  for (const { name } of source.columns) {
+    const key = name.trim().toLowerCase();
+    if (!byName.has(key)) byName.set(key, name);
+  }
+  const present = new Map<string, { name: string; type: string }>();
+  for (const k of table.columns) {
+    const actual = byName.get(k.name);
+    if (actual !== undefined) present.set(k.name, source.columns.find((s) => s.name === actual)!);
+  }
+  const missing = table.columns.filter((k) => k.required && !present.has(k.name)).map((k) => k.name);
+  if (missing.length > 0) {
+    const expected = table.columns.map((k) => (k.required ? k.name : `${k.name} (optional)`)).join(', ');
+    throw new Error(
+      `${source.path}: missing required column(s) ${missing.join(', ')}; expected ${expected}; found ${source.columns.map((s) => s.name).join(', ') || 'none'}`,
+    );
+  }
+  const known = new Set(table.columns.map((k) => k.name));
+  return {
+    present,
+    ignored: source.columns.map((s) => s.name).filter((n) => !known.has(n.trim().toLowerCase())),
+    absentOptional: table.columns.filter((k) => !present.has(k.name)).map((k) => k.name),
+  };
+}
+
+function parquetReader(path: string): string {
+  return `read_parquet(${sqlString(path)}, binary_as_string = true, file_row_number = true)`;
+}
+
+function csvReader(source: SourceFile): string {
+  const columns = source.columns.map((s) => `${sqlString(s.name)}: 'VARCHAR'`).join(', ');
+  // Fixed dialect (no sniffing): the documented format is RFC 4180. Rows DuckDB cannot parse go to
+  // import_csv_errors instead of failing the read.
+  return `read_csv(${sqlString(source.path)}, columns = {${columns}}, header = true, auto_detect = false,
+    delim = ',', quote = '"', escape = '"', store_rejects = true,
+    rejects_table = 'import_csv_errors', rejects_scan = 'import_csv_scans')`;
+}
+
+// ----------------------------------------------------------------------------- validation SQL
+
+const NUMERIC_TYPE = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))$/;
+const TIMESTAMP_TYPE = /^(DATE|TIMESTAMP|TIMESTAMP_S|TIMESTAMP_MS|TIMESTAMP_NS)$/;
+const TIMESTAMPTZ_TYPE = 'TIMESTAMP WITH TIME ZONE';
+
+interface ColumnSql {
+  /** Expressions the source scan adds for this column. */
+  select: string[];
+  /** The value as written into the raw table, computed once per row as v_<name>. */
+  value: string;
+  /** [condition, reason] in order; a condition is only reached when the earlier ones were false. */
+  checks: [string, string][];
+  /** The value as the file has it, for import_rejects (evaluated for rejected rows only). */
+  text: string;
+  /** True when the row has a value (an optional column's checks apply only then). */
+  present: string;
+}
+
+/** trim() copies every string; most values have nothing to trim, so only those that do pay for it. */
+function trimmed(value: string): string {
+  return `CASE WHEN ${value} LIKE ' %' OR ${value} LIKE '% ' THEN trim(${value}) ELSE ${value} END`;
+}
+
+/**
+ * SQL for one column of the file (`found` undefined when an optional column is absent). Values are
+ * read as trimmed text (t_<name>, NULL when empty), except numbers and times that a Parquet file
+ * stores natively (x_<name>), which are used as they are.
+ */
+function columnSql(k: FileColumn, found: { name: string; type: string } | undefined): ColumnSql {
+  const t = `t_${k.name}`;
+  const v = `v_${k.name}`;
+  if (!found) return { select: [`NULL::VARCHAR AS ${t}`], value: `NULL`, checks: [], text: t, present: 'false' };
+  const id = quoteIdent(found.name);
+  const x = `x_${k.name}`;
+  if (k.kind === 'amount' && NUMERIC_TYPE.test(found.type)) {
+    return {
+      select: [`${id} AS ${x}`],
+      value: `CAST(${x} AS DOUBLE)`,
+      checks: [
+        ...(k.required ? ([[`${x} IS NULL`, reason.missing(k.name)]] as [string, string][]) : []),
+        [`isnan(${v}) OR isinf(${v})`, reason.notDecimal(k.name)],
+        [`${v} < 0`, reason.negative(k.name)],
+      ],
+      text: `CAST(${x} AS VARCHAR)`,
+      present: `${x} IS NOT NULL`,
+    };
+  }
+  if (k.kind === 'time' && (TIMESTAMP_TYPE.test(found.type) || found.type === TIMESTAMPTZ_TYPE)) {
+    return {
+      select: [`${id} AS ${x}`],
+      // a TIMESTAMPTZ is an instant: epoch_us gives it in UTC whatever the session time zone
+      value: found.type === TIMESTAMPTZ_TYPE ? `make_timestamp(epoch_us(${x}))` : `CAST(${x} AS TIMESTAMP)`,
+      checks: k.required ? [[`${x} IS NULL`, reason.missing(k.name)]] : [],
+      text: `CAST(${x} AS VARCHAR)`,
+      present: `${x} IS NOT NULL`,
+    };
+  }
+  const select = [`nullif(${trimmed(found.type === 'VARCHAR' ? id : `CAST(${id} AS VARCHAR)`)}, '') AS ${t}`];
+  const missing: [string, string][] = k.required ? [[`${t} IS NULL`, reason.missing(k.name)]] : [];
+  const text = (value: string, checks: [string, string][] = []): ColumnSql => ({
+    select,
+    value,
+    checks: [...missing, ...checks],
+    text: t,
+    present: `${t} IS NOT NULL`,
+  });
+  switch (k.kind) {
+    case 'chain':
+      return text(`lower(${t})`, [[`${v} NOT IN (${ANALYTICS_CHAINS.map(sqlString).join(', ')})`, reason.unknownChain]]);
+    // The value is NULL when the address is malformed. Most EVM addresses arrive lowercase
+    // already: one regexp proves that, and only the others pay for a second one and lower().
+    case 'chainAddress':
+      return text(
+        `CASE
+          WHEN v_chain = 'solana' THEN CASE WHEN regexp_full_match(${t}, '${SOLANA_ADDRESS}') THEN ${t} END
+          WHEN regexp_full_match(${t}, '${EVM_ADDRESS_LOWER}') THEN ${t}
+          WHEN regexp_full_match(${t}, '${EVM_ADDRESS}') THEN lower(${t})
+        END`,
+        [[`${v} IS NULL`, reason.addressForChain(k.name)]],
+      );
+    case 'anyAddress':
+      return text(
+        `CASE
+          WHEN regexp_full_match(${t}, '${EVM_ADDRESS_LOWER}') THEN ${t}
+          WHEN regexp_full_match(${t}, '${EVM_ADDRESS}') THEN lower(${t})
+          WHEN regexp_full_match(${t}, '${SOLANA_ADDRESS}') THEN ${t}
+        END`,
+        [[`${v} IS NULL`, reason.address(k.name)]],
+      );
+    case 'facilitator':
+      // an EVM relayer address is lowercased like every EVM address; names stay as given
+      return text(`CASE WHEN length(${t}) = 42 AND starts_with(${t}, '0x') THEN lower(${t}) ELSE ${t} END`);
+    case 'text':
+      return text(t);
+    case 'category':
+      return text(`lower(${t})`, [[`${v} NOT IN (${CATEGORY_SLUGS.map(sqlString).join(', ')})`, reason.category]]);
+    case 'amount':
+      return text(`try_cast(${t} AS DOUBLE)`, [
+        // try_cast alone would take 'nan', 'inf' and '1_000'
+        [`${v} IS NULL OR NOT regexp_full_match(${t}, '${DECIMAL}')`, reason.notDecimal(k.name)],
+        [`${v} < 0`, reason.negative(k.name)],
+      ]);
+    case 'time':
+      // The offset is required, so the TIMESTAMPTZ cast is exact whatever the session time zone;
+      // epoch_us then gives the UTC instant. A date alone is midnight UTC.
+      // DuckDB's cast wants an upper-case T and Z, which RFC 3339 leaves optional: upper() only then.
+      return text(
+        `CASE
+          WHEN regexp_full_match(${t}, '${ISO_TIMESTAMP}') THEN make_timestamp(epoch_us(try_cast(${t} AS TIMESTAMPTZ)))
+          WHEN regexp_full_match(${t}, '${ISO_TIMESTAMP_ANY_CASE}') THEN make_timestamp(epoch_us(try_cast(upper(${t}) AS TIMESTAMPTZ)))
+          WHEN regexp_full_match(${t}, '${ISO_DATE}') THEN CAST(try_cast(${t} AS DATE) AS TIMESTAMP)
+        END`,
+        [[`${v} IS NULL`, reason.time(k.name)]],
+      );
+  }
+}
+
+/**
+ * One row per data row of the file: its position (`pos`: the data row number), the normalised
+ * values under the raw-table column names, and the first reason it cannot be loaded (NULL for a
+ * good row) with the offending value as the file has it.
+ */
+function judgedSql(source: SourceFile, table: FileTable, present: Map<string, { name: string; type: string }>): string {
+  const columns = table.columns.map((k) => ({ k, sql: columnSql(k, present.get(k.name)) }));
+  const chainColumn = columns.find((c) => c.k.kind === 'chain');
+  const others = columns.filter((c) => c !== chainColumn);
+  // chain first: the address checks depend on it
+  const ordered = chainColumn ? [chainColumn, ...others] : others;
+  const checks = ordered.flatMap((c) =>
+    // an optional column's checks apply only to the values that are there
+    c.sql.checks.map(([when, why]) => ({ when: c.k.required ? when : `${c.sql.present} AND (${when})`, why, text: c.sql.text })),
+  );
+  const position = source.format === 'csv' ? 'row_number() OVER () AS pos' : 'file_row_number + 1 AS pos';
+  const reader = source.format === 'csv' ? csvReader(source) : parquetReader(source.path);
+  return `WITH source AS (
+      SELECT ${[position, ...columns.flatMap((c) => c.sql.select)].join(',\n        ')}
+      FROM ${reader}
+    ),
+    chained AS (
+      -- the chain first, once per row: addresses are read by it
+      SELECT *${chainColumn ? `, ${chainColumn.sql.value} AS v_chain` : ''} FROM source
+    ),
+    parsed AS (
+      SELECT *, ${others.map((c) => `${c.sql.value} AS v_${c.k.name}`).join(',\n        ')}
+      FROM chained
+    ),
+    judged AS (
+      SELECT *,
+        CASE ${checks.map((c, i) => `WHEN ${c.when} THEN ${i + 1}`).join('\n          ')} END AS failed
+      FROM parsed
+    )
+    SELECT pos,
+      ${columns.map((c) => `v_${c.k.name} AS ${c.k.name}`).join(', ')},
+      [${checks.map((c) => sqlString(c.why)).join(', ')}][failed] AS reason,
+      left(CASE failed ${checks.map((c, i) => `WHEN ${i + 1} THEN ${c.text}`).join(' ')} END, 200) AS reject_value
+    FROM judged`;
+}
+
+/**
+ * Repeats of a key among the loaded rows: the first in file order stays, the others become
+ * rejects. Grouping on a 64-bit hash of the raw table first keeps this cheap when, as usual, there
+ * are no repeats; only then is the file read again for the repeats' positions.
+ */
+async function removeDuplicates(c: DuckDBConnection, table: FileTable, unique: NonNullable<FileTable['unique']>, judged: string): Promise<void> {
+  const key = unique.columns.join(', ');
+  const raw = table.raw.name;
+  await c.run(`CREATE TEMP TABLE import_dup_keys AS SELECT hash(${key}) AS h FROM ${raw} GROUP BY h HAVING count(*) > 1`);
+  const [found] = await queryJson(c, `SELECT count(*)::BIGINT AS n FROM import_dup_keys`);
+  if (Number(found?.n ?? 0) === 0) return;
+  const columns = table.columns.map((k) => k.name).join(', ');
+  await c.run(`CREATE TEMP TABLE import_dup_rows AS
+    SELECT *, row_number() OVER (PARTITION BY ${key} ORDER BY pos) AS k
+      FROM (${judged})
+     WHERE reason IS NULL AND hash(${key}) IN (SELECT h FROM import_dup_keys)`);
+  await c.run(`INSERT INTO import_bad
+    SELECT pos, ${sqlString(unique.reason)}, left(${unique.columns[unique.columns.length - 1]!}, 200) FROM import_dup_rows WHERE k > 1`);
+  // every copy goes, then the first comes back: no reliance on the raw table's row order
+  await c.run(`DELETE FROM ${raw} USING (SELECT DISTINCT ${key} FROM import_dup_rows WHERE k > 1) d
+    WHERE ${unique.columns.map((k) => `${raw}.${k} = d.${k}`).join(' AND ')}`);
+  await c.run(`INSERT INTO ${raw} SELECT ${columns}, 'file' FROM import_dup_rows d
+    WHERE k = 1 AND EXISTS (SELECT 1 FROM import_dup_rows r WHERE r.k > 1 AND ${unique.columns.map((k) => `r.${k} = d.${k}`).join(' AND ')})`);
+}
+
+// ------------------------------------------------------------------------- CSV line numbers
+
+/**
+ * Writes the CSV's rejects (rows that failed a check, rows DuckDB's reader could not parse) with
+ * their physical line numbers, which DuckDB does not give: data rows are known by position
+ * (`pos`, the n-th row the reader returned), reader errors by a record number that counts blank
+ * lines but counts a quoted field spanning lines as one line.
+ *
+ * One scan of the file's raw lines finds the few lines that matter: blank ones (the reader skips
+ * them) and those with an odd number of double quotes, which open or close a quoted value (RFC
+ * 4180 escapes a quote by doubling it, so quotes inside a value come in pairs). Between an opening
+ * and its closing line lie continuation lines; every other line starts a record. Positions,
+ * record numbers and physical lines then differ only by counts over these small sets (ASOF joins).
+ * If the counts do not add up (a stray quote inside an unquoted value, which DuckDB accepts, or a
+ * line over DuckDB's 2 MB limit), lines fall back to the data row number + 1 and a note says so.
+ */
+async function csvRejects(
+  c: DuckDBConnection,
+  path: string,
+  returned: number,
+): Promise<{ readerRejects: number; approximate: string | null }> {
+  const [counts] = await queryJson(
+    c,
+    `SELECT (SELECT count(*) FROM import_bad)::BIGINT AS checked,
+            (SELECT count(DISTINCT line) FROM import_csv_errors)::BIGINT AS reader`,
+  );
+  const readerRejects = Number(counts?.reader ?? 0);
+  if (Number(counts?.checked ?? 0) === 0 && readerRejects === 0) return { readerRejects, approximate: null };
+
+  await c.run(`CREATE TEMP TABLE import_csv_reader_rejects AS
+    SELECT line AS record, min(error_type) AS error_type, left(trim(min(csv_line), E'\\r\\n '), 200) AS csv_line
+      FROM import_csv_errors GROUP BY line`);
+  // latin-1 never fails to decode, and quotes and newlines are the same bytes in UTF-8; the
+  // per-line expressions stay cheap (no rtrim, replace only on lines with a quote): every line pays
+  await c.run(`CREATE TEMP TABLE import_csv_lines AS
+    SELECT count(*) AS lines,
+           list({'pl': pl, 'odd': odd, 'blank': blank} ORDER BY pl) FILTER (WHERE odd OR blank) AS marks
+      FROM (
+        SELECT row_number() OVER () AS pl,
+               coalesce(contains(text, '"') AND (length(text) - length(replace(text, '"', ''))) % 2 = 1, false) AS odd,
+               text IS NULL OR text = E'\\r' AS blank
+          FROM read_csv(${sqlString(path)}, columns = {'text': 'VARCHAR'}, header = false, auto_detect = false,
+                        delim = E'\\x01', quote = '', escape = '', strict_mode = false, encoding = 'latin-1',
+                        store_rejects = true, rejects_table = 'import_csv_line_errors', rejects_scan = 'import_csv_line_scans')
+      )`);
+  const mapping = `
+    marks AS (SELECT unnest(marks, recursive := true) FROM import_csv_lines),
+    odd AS (SELECT pl, row_number() OVER (ORDER BY pl) AS k FROM marks WHERE odd),
+    -- continuation lines s..e, and the record number of the line that opens them
+    ranges AS (
+      SELECT s, e, s - 1 - coalesce(sum(e - s + 1) OVER (ORDER BY s ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS opening_record,
+             sum(e - s + 1) OVER (ORDER BY s) AS continued
+        FROM (SELECT o.pl + 1 AS s, coalesce(c.pl, (SELECT lines FROM import_csv_lines)) AS e
+                FROM odd o LEFT JOIN odd c ON c.k = o.k + 1 WHERE o.k % 2 = 1)
+    ),
+    blank_records AS (
+      SELECT m.pl - coalesce(r.continued, 0) AS record
+        FROM marks m ASOF LEFT JOIN ranges r ON m.pl > r.e
+       WHERE m.blank AND NOT EXISTS (SELECT 1 FROM ranges x WHERE m.pl BETWEEN x.s AND x.e)
+    ),
+    -- records the reader did not return: blank lines and its own rejects
+    skipped AS (
+      SELECT record, record - row_number() OVER (ORDER BY record) - 1 AS returned_before
+        FROM (SELECT record FROM blank_records UNION SELECT record FROM import_csv_reader_rejects)
+    )`;
+  const [check] = await queryJson(
+    c,
+    `WITH ${mapping}
+     SELECT (SELECT lines FROM import_csv_lines) - coalesce((SELECT sum(e - s + 1) FROM ranges), 0) - 1 - (SELECT count(*) FROM skipped) AS returned,
+            (SELECT count(*) FROM import_csv_line_errors) AS unscanned`,
+  );
+  const exact = Number(check?.returned) === returned && Number(check?.unscanned) === 0;
+  const readerReason = `CASE error_type ${Object.entries(READER_REASONS)
+    .map(([type, why]) => `WHEN ${sqlString(type)} THEN ${sqlString(why)}`)
+    .join(' ')} ELSE ${sqlString(READER_OTHER)} END`;
+  if (exact) {
+    await c.run(`INSERT INTO import_rejects
+      WITH ${mapping},
+      bad_records AS (
+        SELECT b.pos + 1 + coalesce(k.n, 0) AS record, b.reason, b.reject_value AS value
+          FROM import_bad b
+          -- skipped records with no row between them share returned_before: take the last of them
+          ASOF LEFT JOIN (
+            SELECT returned_before, max(n) AS n
+              FROM (SELECT returned_before, row_number() OVER (ORDER BY record) AS n FROM skipped) GROUP BY returned_before
+          ) k ON b.pos > k.returned_before
+        UNION ALL
+        SELECT record, ${readerReason}, csv_line FROM import_csv_reader_rejects
+      )
+      SELECT ${sqlString(path)}, b.record + coalesce(r.continued, 0), b.reason, b.value
+        FROM bad_records b ASOF LEFT JOIN ranges r ON b.record > r.opening_record`);
+    return { readerRejects, approximate: null };
+  }
+  await c.run(`INSERT INTO import_rejects
+    SELECT ${sqlString(path)}, pos + 1, reason, reject_value FROM import_bad
+    UNION ALL
+    SELECT ${sqlString(path)}, record, ${readerReason}, csv_line FROM import_csv_reader_rejects`);
+  return {
+    readerRejects,
+    approximate:
+      'line numbers are approximate (data row number + 1): the physical lines could not be matched to rows (a double quote inside an unquoted value, or a line over 2 MB)',
+  };
+}
+
+async function dropScratch(c: DuckDBConnection): Promise<void> {
+  for (const name of [
+    'import_bad',
+    'import_dup_keys',
+    'import_dup_rows',
+    'import_csv_errors',
+    'import_csv_scans',
+    'import_csv_reader_rejects',
+    'import_csv_lines',
+    'import_csv_line_errors',
+    'import_csv_line_scans',
+  ]) {
+    await c.run(`DROP TABLE IF EXISTS temp.${name}`);
+  }
+}
