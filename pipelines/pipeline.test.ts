@@ -108,7 +108,10 @@ describe('demo pipelines', () => {
     expect(exitCode).toBe(0);
     const snap = (await loadLatest(settings.snapshotsDir, 'analytics'))!;
     for (const d of snap.manifest.datasets) {
-      expect(d.schema.map((c) => c.name)).not.toContain('label');
+      // labels are published (they are the product); the planted truth behind them is not
+      for (const truthColumn of ['pattern', 'difficulty', 'group_id', 'truth_label']) {
+        expect(d.schema.map((c) => c.name)).not.toContain(truthColumn);
+      }
       expect(d.name).not.toMatch(/truth/);
     }
     const wh = await openWarehouse(settings.warehouseDir, 'analytics');

@@ -166,10 +166,20 @@ describe('korea root document and endpoints', () => {
 });
 
 describe('analytics endpoints', () => {
-  it('answers 503 for endpoints whose data is not computed yet, naming the dataset', async () => {
+  it('serves the free trends, landing-stats and categories documents in their declared shapes', async () => {
     const app = await appFor('analytics');
-    const res = await app.request('/api/v1/trends');
+    for (const [path, id] of [['/api/v1/trends', 'trends'], ['/api/v1/landing-stats', 'landing-stats'], ['/api/v1/categories', 'categories.list']] as const) {
+      const res = await app.request(path);
+      expect(res.status, path).toBe(200);
+      const parsed = findEndpoint('analytics', id)!.response.safeParse(await res.json());
+      expect(parsed.success, `${path}: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
+    }
+  });
+
+  it('answers 503 for endpoints this build does not serve yet, and never a made-up list', async () => {
+    const app = await appFor('analytics');
+    const res = await app.request('/api/v1/services?page=1');
     expect(res.status).toBe(503);
-    expect(((await res.json()) as { message: string }).message).toMatch(/"trends" dataset is not computed/);
+    expect(((await res.json()) as { message: string }).message).toMatch(/not served by this build yet/);
   });
 });

@@ -1,0 +1,431 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WASH_LABELS } from '../../../catalog/categories.ts';
+import type { Row } from '../../../sources/demo/world.ts';
+import { RAW_TABLES } from '../../../sources/raw-tables.ts';
+import { appendRows, openWarehouse, sqlString, type Warehouse } from '../../warehouse.ts';
+import { evaluateWash, formatEval } from '../eval-wash.ts';
+import { stronglyConnected } from './cycles.ts';
+import { classify, washCheck, writeExchangeWallets, type ClassifyStats, type WashCheckResult } from './index.ts';
+
+const NOW = new Date('2026-06-01T00:00:00Z');
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+const EXCHANGE = '0x' + 'e'.repeat(38) + '01';
+
+/** Deterministic addresses: a tag's sha256, optionally with a mined prefix/suffix. */
+function addr(tag: string, prefix = '', suffix = ''): string {
+  const hex = createHash('sha256').update(tag).digest('hex');
+  return '0x' + prefix + hex.slice(0, 40 - prefix.length - suffix.length) + suffix;
+}
+
+/** A small seeded PRNG so the hand-made world is the same on every run. */
+function prng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+/**
+ * A hand-made world where each rule has one planted case, plus organic background traffic on
+ * popular sellers, so every case sits among ordinary payers.
+ */
+class World {
+  services: Row[] = [];
+  tx: Row[] = [];
+  funding: Row[] = [];
+  private n = 0;
+
+  service(seller: string, category: string, price: number, firstSeen: number, name = 'svc'): string {
+    const url = `https://${seller.slice(2, 10)}.example/${name}/${this.services.length}`;
+    this.services.push(['base', seller, url, name, '', category, price, new Date(firstSeen), 'file']);
+    return url;
+  }
+
+  pay(buyer: string, seller: string, url: string, amount: number, time: number): void {
+    this.tx.push([`0x${(this.n++).toString(16).padStart(64, '0')}`, 'base', buyer, seller, amount, new Date(Math.floor(time)), url, 'relayer', 'file']);
+  }
+
+  fund(address: string, funder: string, amount: number, time: number): void {
+    this.funding.push([address, funder, amount, new Date(Math.floor(time)), 'file']);
+  }
+}
+
+const CASES = {
+  selfPay: addr('self-pay-seller'),
+  sybilSeller: addr('sybil-seller'),
+  sybilOperator: addr('sybil-operator'),
+  sybils: Array.from({ length: 12 }, (_, i) => addr(`sybil-${i}`)),
+  launchSeller: addr('launch-seller'),
+  adopters: Array.from({ length: 3 }, (_, i) => addr(`adopter-${i}`)),
+  botSeller: addr('bot-seller'),
+  bot: addr('cron-bot'),
+  devSeller: addr('dev-seller'),
+  developer: addr('developer'),
+  verifier: addr('verifier'),
+  listingSellers: Array.from({ length: 30 }, (_, i) => addr(`listing-${i}`)),
+  agent: addr('agent'),
+  agentSellers: Array.from({ length: 8 }, (_, i) => addr(`agent-seller-${i}`)),
+  vanitySeller: addr('vanity-seller'),
+  vanity: Array.from({ length: 5 }, (_, i) => addr(`vanity-${i}`, 'abcd', 'e12')),
+  ring: Array.from({ length: 3 }, (_, i) => addr(`ring-${i}`)),
+  popular: Array.from({ length: 4 }, (_, i) => addr(`popular-${i}`)),
+  organic: Array.from({ length: 60 }, (_, i) => addr(`organic-${i}`)),
+};
+
+function buildWorld(): World {
+  const w = new World();
+  const rnd = prng(7);
+  const t0 = NOW.getTime() - 120 * DAY;
+  const categories = ['weather', 'news', 'ai_inference', 'token_data', 'defi_data', 'search_engine', 'maps_location', 'storage'];
+
+  // popular honest sellers and organic background (1-3 payments, exchange funded)
+  const popular = CASES.popular.map((s, i) => ({ seller: s, url: w.service(s, categories[i]!, 0.01, t0) }));
+  CASES.organic.forEach((o, i) => {
+    const start = t0 + 5 * DAY + rnd() * 100 * DAY;
+    w.fund(o, EXCHANGE, 20, start - DAY);
+    for (let k = 0; k < 1 + (i % 3); k++) {
+      const p = popular[(i + k) % popular.length]!;
+      w.pay(o, p.seller, p.url, 0.01, start + k * rnd() * 3 * DAY);
+    }
+  });
+
+  // self-pay: the seller pays its own listing
+  const selfUrl = w.service(CASES.selfPay, 'test_dummy', 0.01, NOW.getTime() - 20 * DAY);
+  for (let k = 0; k < 5; k++) w.pay(CASES.selfPay, CASES.selfPay, selfUrl, 0.01, NOW.getTime() - 20 * DAY + k * HOUR);
+
+  // sybil cohort: one operator funds 12 wallets with equal amounts within 10 minutes; they start
+  // paying one seller within 20 minutes, the same number of times, the same two prices
+  const sybilStart = NOW.getTime() - 10 * DAY;
+  const sy = [w.service(CASES.sybilSeller, 'other', 0.01, sybilStart - 5 * DAY, 'a'), w.service(CASES.sybilSeller, 'other', 0.05, sybilStart - 5 * DAY, 'b')];
+  w.fund(CASES.sybilOperator, EXCHANGE, 500, sybilStart - 3 * DAY);
+  CASES.sybils.forEach((s, i) => {
+    w.fund(s, CASES.sybilOperator, 10, sybilStart - HOUR + i * 50_000);
+    const start = sybilStart + i * 100_000;
+    for (let k = 0; k < 30; k++) w.pay(s, CASES.sybilSeller, sy[k % 2]!, k % 2 === 0 ? 0.01 : 0.05, start + (k === 0 ? 0 : rnd() * 3 * DAY));
+  });
+
+  // honest launch: three independent, older wallets carry a new seller's first 48 hours
+  const launch = NOW.getTime() - 15 * DAY;
+  const launchUrl = w.service(CASES.launchSeller, 'news', 0.02, launch);
+  CASES.adopters.forEach((a, i) => {
+    w.fund(a, EXCHANGE, 50, launch - 40 * DAY);
+    w.pay(a, popular[i]!.seller, popular[i]!.url, 0.01, launch - 20 * DAY);
+    for (let k = 0; k < 4 + 3 * i; k++) w.pay(a, CASES.launchSeller, launchUrl, 0.02, launch + HOUR + rnd() * 46 * HOUR);
+  });
+
+  // cron bot: every hour (+-5 minutes) for 20 days
+  const botUrl = w.service(CASES.botSeller, 'weather', 0.001, t0);
+  w.fund(CASES.bot, EXCHANGE, 100, NOW.getTime() - 31 * DAY);
+  for (let h = 0; h < 20 * 24; h++) w.pay(CASES.bot, CASES.botSeller, botUrl, 0.001, NOW.getTime() - 30 * DAY + h * HOUR + (rnd() - 0.5) * 10 * MINUTE);
+
+  // developer: a 3-minute load test at 40 calls a minute, plus one casual call elsewhere
+  const devUrl = w.service(CASES.devSeller, 'ai_inference', 0.005, t0);
+  const burst = NOW.getTime() - 5 * DAY;
+  w.fund(CASES.developer, EXCHANGE, 20, burst - DAY);
+  for (let k = 0; k < 120; k++) w.pay(CASES.developer, CASES.devSeller, devUrl, 0.005, burst + k * 1500);
+  w.pay(CASES.developer, popular[0]!.seller, popular[0]!.url, 0.01, burst + DAY);
+
+  // verifier: 30 new listings, each paid once or twice within a few hours of first_seen
+  CASES.listingSellers.forEach((s, i) => {
+    const listed = NOW.getTime() - 60 * DAY + i * 2 * DAY;
+    const url = w.service(s, categories[i % categories.length]!, 0.01, listed);
+    for (let k = 0; k < 1 + (i % 2); k++) w.pay(CASES.verifier, s, url, 0.01, listed + (1 + 5 * rnd()) * HOUR + k * MINUTE);
+  });
+
+  // AI agent: 8 sellers over 5 categories, prices from $0.001 to $0.25, irregular sessions for 20 days
+  const agentSellers = CASES.agentSellers.map((s, i) => {
+    const price = [0.001, 0.01, 0.05, 0.25][i % 4]!;
+    return { seller: s, price, url: w.service(s, categories[i % 5]!, price, t0) };
+  });
+  w.fund(CASES.agent, addr('agent-treasury'), 250, NOW.getTime() - 26 * DAY);
+  let t = NOW.getTime() - 25 * DAY;
+  for (let k = 0; k < 60; k++) {
+    t += rnd() < 0.3 ? rnd() * 2 * DAY : rnd() * 60_000;
+    const s = agentSellers[Math.floor(rnd() * agentSellers.length)]!;
+    w.pay(CASES.agent, s.seller, s.url, s.price, Math.min(t, NOW.getTime() - HOUR));
+  }
+
+  // strict vanity cohort: five exchange-funded wallets mined to 0xabcd...e12, starts over a day
+  const vStart = NOW.getTime() - 8 * DAY;
+  const vanityUrl = w.service(CASES.vanitySeller, 'other', 0.02, vStart - 2 * DAY);
+  CASES.vanity.forEach((v, i) => {
+    w.fund(v, EXCHANGE, 20, vStart - DAY);
+    const start = vStart + i * 5 * HOUR;
+    for (let k = 0; k < 12 + i; k++) w.pay(v, CASES.vanitySeller, vanityUrl, 0.02, start + rnd() * 4 * DAY);
+  });
+
+  // ring: three wallets that are sellers and pay the next one what they receive
+  const ringUrls = CASES.ring.map((r) => w.service(r, 'other', 1, NOW.getTime() - 30 * DAY));
+  CASES.ring.forEach((r, i) => {
+    w.fund(r, EXCHANGE, 50, NOW.getTime() - 29 * DAY);
+    const next = (i + 1) % CASES.ring.length;
+    for (let k = 0; k < 40; k++) w.pay(r, CASES.ring[next]!, ringUrls[next]!, 1, NOW.getTime() - 28 * DAY + k * 6 * HOUR + i * MINUTE);
+  });
+  return w;
+}
+
+async function loadWorld(c: DuckDBConnection, w: World): Promise<void> {
+  await appendRows(c, RAW_TABLES.x402_services, w.services, { create: true });
+  await appendRows(c, RAW_TABLES.x402_transactions, w.tx, { create: true });
+  await appendRows(c, RAW_TABLES.wallet_funding, w.funding, { create: true });
+  await writeExchangeWallets(c, [{ address: EXCHANGE, family: 'evm', name: 'test-exchange' }], 'file');
+}
+
+async function one(c: DuckDBConnection, sql: string): Promise<Record<string, unknown>> {
+  const rows = (await c.runAndReadAll(sql)).getRowObjectsJson() as Record<string, unknown>[];
+  if (rows.length !== 1) throw new Error(`expected one row from ${sql}, got ${rows.length}`);
+  return rows[0]!;
+}
+
+const buyerRow = (c: DuckDBConnection, a: string) => one(c, `SELECT * FROM buyer_labels WHERE address = ${sqlString(a)}`);
+
+describe('wash classifier on a hand-made world', () => {
+  let wh: Warehouse;
+  let c: DuckDBConnection;
+  let stats: ClassifyStats;
+
+  beforeAll(async () => {
+    wh = await openWarehouse(':memory:', 'analytics', { threads: 2 });
+    c = wh.connection;
+    await loadWorld(c, buildWorld());
+    stats = await classify(c, { now: NOW });
+  });
+  afterAll(() => wh.close());
+
+  it('writes the three tables with the published columns', async () => {
+    const columns = async (t: string) =>
+      (await c.runAndReadAll(`SELECT column_name, data_type FROM information_schema.columns WHERE table_name = '${t}' ORDER BY ordinal_position`))
+        .getRowObjectsJson()
+        .map((r) => `${String(r.column_name)} ${String(r.data_type)}`);
+    expect(await columns('pair_labels')).toEqual([
+      'buyer VARCHAR', 'seller_address VARCHAR', 'chain VARCHAR', 'label VARCHAR', 'confidence DOUBLE', 'reasons VARCHAR[]',
+      'signals MAP(VARCHAR, DOUBLE)', 'tx_count BIGINT', 'volume DOUBLE', 'tx_count_30d BIGINT', 'volume_30d DOUBLE',
+      'first_time TIMESTAMP', 'last_time TIMESTAMP',
+    ]);
+    expect(await columns('buyer_labels')).toEqual([
+      'address VARCHAR', 'label VARCHAR', 'confidence DOUBLE', 'reason VARCHAR[]', 'reason_text VARCHAR', 'signals MAP(VARCHAR, DOUBLE)',
+      'vanity_strict BOOLEAN', 'vanity_broad BOOLEAN', 'vanity_cluster_size INTEGER', 'mean_interval_s DOUBLE', 'interval_cv DOUBLE',
+      'tx_count BIGINT', 'volume DOUBLE', 'n_sellers INTEGER', 'top_service_share DOUBLE', 'first_funder VARCHAR',
+      'first_time TIMESTAMP', 'last_time TIMESTAMP',
+    ]);
+    expect(await columns('seller_cohorts')).toEqual([
+      'seller_address VARCHAR', 'chain VARCHAR', 'cohort_size INTEGER', 'uniform_amount_pct DOUBLE', 'coordinated_start_pct DOUBLE',
+      'uniform_tx_count_cv DOUBLE', 'flags VARCHAR[]',
+    ]);
+    const counts = await one(c, `SELECT (SELECT count(*) FROM pair_labels) AS pairs,
+        (SELECT count(*) FROM (SELECT DISTINCT buyer, seller_address, chain FROM x402_transactions)) AS expected_pairs,
+        (SELECT count(*) FROM buyer_labels) AS buyers, (SELECT count(DISTINCT buyer) FROM x402_transactions) AS expected_buyers`);
+    expect(counts.pairs).toBe(counts.expected_pairs);
+    expect(counts.buyers).toBe(counts.expected_buyers);
+    expect(stats.pairs).toBe(Number(counts.pairs));
+    const labels = (await c.runAndReadAll('SELECT DISTINCT label FROM pair_labels UNION SELECT DISTINCT label FROM buyer_labels')).getRowObjectsJson();
+    for (const r of labels) expect(WASH_LABELS).toContain(r.label);
+  });
+
+  it('labels a seller paying itself self_test', async () => {
+    const pair = await one(c, `SELECT * FROM pair_labels WHERE buyer = ${sqlString(CASES.selfPay)} AND seller_address = ${sqlString(CASES.selfPay)}`);
+    expect(pair.label).toBe('self_test');
+    expect(pair.confidence).toBe(1);
+    expect(pair.reasons).toEqual(['self_pay']);
+    expect((await buyerRow(c, CASES.selfPay)).label).toBe('self_test');
+  });
+
+  it('labels a 12-wallet coordinated, uniform cohort funded by one wallet suspected_wash', async () => {
+    for (const s of CASES.sybils) {
+      const b = await buyerRow(c, s);
+      expect(b.label, s).toBe('suspected_wash');
+      expect(Number(b.confidence)).toBeGreaterThanOrEqual(0.85);
+      expect(b.reason).toEqual(expect.arrayContaining(['coordinated_start', 'common_funder']));
+    }
+    const cohort = await one(c, `SELECT * FROM seller_cohorts WHERE seller_address = ${sqlString(CASES.sybilSeller)}`);
+    expect(cohort.cohort_size).toBe(12);
+    expect(Number(cohort.coordinated_start_pct)).toBe(1);
+    expect(Number(cohort.uniform_amount_pct)).toBe(1);
+    expect(Number(cohort.uniform_tx_count_cv)).toBe(0);
+    expect(cohort.flags).toEqual(expect.arrayContaining(['farm']));
+    // the operator never paid anyone, so it is no buyer at all
+    expect((await c.runAndReadAll(`SELECT * FROM buyer_labels WHERE address = ${sqlString(CASES.sybilOperator)}`)).getRowObjectsJson()).toEqual([]);
+  });
+
+  it('leaves a 3-wallet honest launch alone', async () => {
+    for (const a of CASES.adopters) {
+      const b = await buyerRow(c, a);
+      expect(b.label, a).toBe('organic_user');
+      const pair = await one(c, `SELECT * FROM pair_labels WHERE buyer = ${sqlString(a)} AND seller_address = ${sqlString(CASES.launchSeller)}`);
+      expect(pair.label).not.toBe('suspected_wash');
+    }
+  });
+
+  it('labels an hourly cron job analytics_bot', async () => {
+    const b = await buyerRow(c, CASES.bot);
+    expect(b.label).toBe('analytics_bot');
+    expect(b.reason).toEqual(['periodic']);
+    expect(Number(b.mean_interval_s)).toBeGreaterThan(3000);
+    expect(Number(b.mean_interval_s)).toBeLessThan(4200);
+    expect(Number(b.interval_cv)).toBeLessThan(0.3);
+  });
+
+  it('labels a 40 tx/min burst developer, and its casual call elsewhere organic', async () => {
+    const b = await buyerRow(c, CASES.developer);
+    expect(b.label).toBe('developer');
+    expect(b.reason_text).toMatch(/^derived_from_pairs:developer\(99%\),organic_user\(1%\)$/);
+    const casual = await one(c, `SELECT label FROM pair_labels WHERE buyer = ${sqlString(CASES.developer)} AND seller_address = ${sqlString(CASES.popular[0]!)}`);
+    expect(casual.label).toBe('organic_user');
+  });
+
+  it('labels a wallet paying 30 new listings within 72 h verifier', async () => {
+    const b = await buyerRow(c, CASES.verifier);
+    expect(b.label).toBe('verifier');
+    expect(b.n_sellers).toBe(30);
+  });
+
+  it('labels a multi-category, irregular, varied-price wallet ai_agent', async () => {
+    const b = await buyerRow(c, CASES.agent);
+    expect(b.label).toBe('ai_agent');
+    expect(b.reason).toEqual(['many_sellers', 'multi_category', 'varied_amounts']);
+  });
+
+  it('labels a strict vanity cohort suspected_wash with the vanity signal', async () => {
+    for (const v of CASES.vanity) {
+      const b = await buyerRow(c, v);
+      expect(b.label, v).toBe('suspected_wash');
+      expect(b.vanity_strict).toBe(true);
+      expect(b.vanity_cluster_size).toBe(5);
+      expect(b.reason).toEqual(expect.arrayContaining(['vanity_strict']));
+    }
+  });
+
+  it('labels a balanced payment ring suspected_wash', async () => {
+    for (const r of CASES.ring) expect((await buyerRow(c, r)).label, r).toBe('suspected_wash');
+    const cohort = await one(c, `SELECT flags FROM seller_cohorts WHERE seller_address = ${sqlString(CASES.ring[0]!)}`);
+    expect(cohort.flags).toEqual(expect.arrayContaining(['cycle']));
+  });
+
+  it('keeps organic background traffic organic', async () => {
+    const r = await one(c, `SELECT count(*) FILTER (WHERE label = 'organic_user') AS organic, count(*) AS n FROM buyer_labels
+      WHERE address IN (${CASES.organic.map(sqlString).join(', ')})`);
+    expect(r.organic).toBe(r.n);
+  });
+
+  it('answers a wash check in the documented shape, agreeing with classify()', async () => {
+    for (const a of [CASES.sybils[0]!, CASES.bot, CASES.organic[3]!, CASES.selfPay, CASES.vanity[1]!, CASES.verifier]) {
+      const res = await washCheck(c, a, { now: NOW, salt: 'test-salt' });
+      const b = await buyerRow(c, a);
+      expect(Object.keys(res)).toEqual(['address', 'label', 'confidence', 'signals', 'similar_patterns']);
+      expect(Object.keys(res.signals)).toEqual(['vanity', 'cohort', 'concentration']);
+      expect(Object.keys(res.signals.vanity)).toEqual(['strict', 'broad']);
+      expect(Object.keys(res.signals.cohort)).toEqual(['uniform_amount', 'coordinated_start']);
+      expect(Object.keys(res.signals.concentration)).toEqual(['top_service_share']);
+      expect(res.label, a).toBe(b.label);
+      expect(res.confidence).toBeCloseTo(Number(b.confidence), 4);
+      expect(res.signals.concentration.top_service_share).toBeCloseTo(Number(b.top_service_share), 4);
+      expect(res.signals.vanity.strict).toBe(b.vanity_strict);
+      for (const p of res.similar_patterns) {
+        expect(p.anonymous_id).toMatch(/^[0-9a-f]{16}$/);
+        expect(JSON.stringify(p)).not.toContain(a.slice(2, 12));
+      }
+    }
+    const sybil = await washCheck(c, CASES.sybils[0]!, { now: NOW, salt: 'test-salt' });
+    expect(sybil.signals.cohort.coordinated_start).toBe(1);
+    expect(sybil.similar_patterns.map((p) => p.pattern_type)).toEqual(expect.arrayContaining(['farm_cohort']));
+    // same cohort, same anonymous id; another salt, another id
+    const sibling = await washCheck(c, CASES.sybils[5]!, { now: NOW, salt: 'test-salt' });
+    const farmId = (r: WashCheckResult) => r.similar_patterns.find((p) => p.pattern_type === 'farm_cohort')!.anonymous_id;
+    expect(farmId(sibling)).toBe(farmId(sybil));
+    expect(farmId(await washCheck(c, CASES.sybils[5]!, { now: NOW, salt: 'other' }))).not.toBe(farmId(sybil));
+  });
+
+  it('answers a seller address with the seller wash view', async () => {
+    const farm = await washCheck(c, CASES.sybilSeller, { now: NOW });
+    expect(farm.label).toBe('suspected_wash');
+    expect(farm.signals.concentration.top_service_share).toBe(1);
+    expect(farm.signals.cohort.coordinated_start).toBe(1);
+    expect(farm.similar_patterns.map((p) => p.pattern_type)).toEqual(expect.arrayContaining(['farm']));
+    const honest = await washCheck(c, CASES.popular[1]!, { now: NOW });
+    expect(honest.label).toBe('organic_user');
+    expect(honest.signals.concentration.top_service_share).toBe(0);
+  });
+
+  it('answers unlabeled with confidence 0 for an address without payments, and rejects a non-address', async () => {
+    const res = await washCheck(c, addr('nobody'), { now: NOW });
+    expect(res).toEqual({
+      address: addr('nobody'),
+      label: 'unlabeled',
+      confidence: 0,
+      signals: { vanity: { strict: false, broad: false }, cohort: { uniform_amount: 0, coordinated_start: 0 }, concentration: { top_service_share: 0 } },
+      similar_patterns: [],
+    });
+    await expect(washCheck(c, "0x'; DROP TABLE x402_transactions; --", { now: NOW })).rejects.toThrow(/is not an address/);
+    // a checksummed EVM address is the same wallet
+    expect((await washCheck(c, CASES.bot.toUpperCase().replace('0X', '0x'), { now: NOW })).label).toBe('analytics_bot');
+  });
+
+  it('works on a connection whose raw tables are views over Parquet (the proxy)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wash-check-'));
+    try {
+      for (const t of ['x402_services', 'x402_transactions', 'wallet_funding', 'exchange_wallets']) {
+        await c.run(`COPY ${t} TO ${sqlString(join(dir, `${t}.parquet`))} (FORMAT parquet)`);
+      }
+      const instance = await DuckDBInstance.create(':memory:');
+      const proxy = await instance.connect();
+      try {
+        for (const t of ['x402_services', 'x402_transactions', 'wallet_funding', 'exchange_wallets']) {
+          await proxy.run(`CREATE VIEW ${t} AS SELECT * FROM read_parquet(${sqlString(join(dir, `${t}.parquet`))})`);
+        }
+        for (const a of [CASES.sybils[2]!, CASES.developer, CASES.ring[1]!]) {
+          const viaParquet = await washCheck(proxy, a, { now: NOW, salt: 's' });
+          expect(viaParquet).toEqual(await washCheck(c, a, { now: NOW, salt: 's' }));
+        }
+        // nothing is left behind on the shared connection
+        const temps = (await proxy.runAndReadAll(`SELECT count(*) AS n FROM duckdb_tables() WHERE temporary`)).getRowObjectsJson();
+        expect(Number(temps[0]!.n)).toBe(0);
+      } finally {
+        proxy.closeSync();
+        instance.closeSync();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses to run without the exchange list', async () => {
+    const instance = await DuckDBInstance.create(':memory:');
+    const bare = await instance.connect();
+    try {
+      await loadWorld(bare, new World());
+      await bare.run('DROP TABLE exchange_wallets');
+      await expect(classify(bare, { now: NOW })).rejects.toThrow(/exchange_wallets/);
+    } finally {
+      bare.closeSync();
+      instance.closeSync();
+    }
+  });
+});
+
+describe('strongly connected components', () => {
+  it('finds rings and ignores chains and self-loops', () => {
+    const e = (from: string, to: string) => ({ from, to });
+    const scc = stronglyConnected([e('a', 'b'), e('b', 'c'), e('c', 'a'), e('c', 'd'), e('d', 'e'), e('x', 'x'), e('f', 'g'), e('g', 'f')]);
+    expect(scc).toEqual([['a', 'b', 'c'], ['f', 'g']]);
+  });
+});
+
+describe('wash evaluation on the demo world', () => {
+  it('meets the targets at scale 1, seed 1', async () => {
+    const e = await evaluateWash({ seed: 1, scale: 1, threads: 2 });
+    expect(e.failures, formatEval(e)).toEqual([]);
+    const wash = e.buyer.find((s) => s.label === 'suspected_wash')!;
+    expect(wash.precision).toBeGreaterThanOrEqual(0.95);
+    expect(wash.recall).toBeGreaterThanOrEqual(0.9);
+    expect(e.organic.asWash / e.organic.buyers).toBeLessThanOrEqual(0.01);
+    for (const s of e.buyer) if (s.label !== 'suspected_wash') expect(s.f1, s.label).toBeGreaterThanOrEqual(0.85);
+  });
+});

@@ -1,0 +1,236 @@
+/**
+ * Pair and buyer features.
+ *
+ * Speed (the pipeline must stay within ~10x a bare GROUP BY over 10M payments): the raw table is
+ * read once into the pair table; only pairs with enough payments to be periodic or bursty are
+ * read again, into (pair, day) slices. After that, every step joins and groups on 64-bit hash
+ * keys (bk = hash(buyer), sak = hash(seller_address)) and the short chain name, never on 42-
+ * character strings, and the names come back only in the published tables. A 64-bit collision
+ * among a million wallets has a probability of about 3e-8 per run.
+ *
+ * Timing without sorting: a cron job pays about the same number of times every day, so the index
+ * of dispersion (variance / mean) of its daily counts is near 0, where random (Poisson) arrivals
+ * give 1 and human sessions give more; for a renewal process it equals the squared coefficient
+ * of variation of the intervals, which is how `interval_cv` is estimated. A developer's burst is
+ * the payments per minute of its busiest day: over the day's active span, or over the distinct
+ * minutes it paid in (a 63-slot minute bitmap per day), whichever is higher; a soak test (hundreds
+ * of calls in a day at a sustained rate) counts as a burst too.
+ */
+import { step, timestampSql, type SqlStep, type StepContext } from './plan.ts';
+import { THRESHOLDS as T } from './thresholds.ts';
+
+/** The payments the steps see: all of them up to `now`, or the cohorts around one address. */
+export function transactionSteps(ctx: StepContext): SqlStep[] {
+  const now = timestampSql(ctx.now);
+  const base = `SELECT buyer, seller_address, chain, amount, time FROM x402_transactions
+  WHERE time <= ${now} AND buyer IS NOT NULL AND seller_address IS NOT NULL AND chain IS NOT NULL`;
+  if (ctx.scope.kind === 'all') return [step('wc_tx', base, false)];
+  // The address's sellers (those it paid, or itself as a seller), every payer of those sellers,
+  // and every payment of those payers: enough for the cohort and buyer features of its pairs.
+  return [
+    step(
+      'wc_focus',
+      `SELECT DISTINCT seller_address, chain FROM x402_transactions
+  WHERE time <= ${now} AND (buyer = $address OR seller_address = $address)`,
+    ),
+    step(
+      'wc_scope_buyers',
+      `SELECT DISTINCT t.buyer FROM x402_transactions t
+  JOIN wc_focus f ON f.seller_address = t.seller_address AND f.chain = t.chain
+  WHERE t.time <= ${now}`,
+    ),
+    // small here: read the (possibly Parquet-backed) table once
+    step('wc_tx', `${base} AND buyer IN (SELECT buyer FROM wc_scope_buyers)`),
+  ];
+}
+
+export function pairSteps(ctx: StepContext): SqlStep[] {
+  const now = timestampSql(ctx.now);
+  const recent = `time > ${now} - INTERVAL ${T.windowDays} DAY`;
+  // interior days: the first and last day of a pair are partial, so they stay out of the dispersion
+  const k = 'greatest(day1 - day0 - 1, 0)';
+  const m = `(CASE WHEN day1 > day0 THEN tx - n_day0 - n_day1 ELSE 0 END)`;
+  const s = `(CASE WHEN day1 > day0 THEN n_sq - n_day0 * n_day0 - n_day1 * n_day1 ELSE 0 END)`;
+  const dispersion = `CASE WHEN ${k} >= 2 AND ${m} > 0 THEN greatest(${s} / ${k} - (${m} / ${k}) ** 2, 0) / (${m} / ${k}) END`;
+  return [
+    step(
+      'wc_pairs',
+      `SELECT buyer, seller_address, chain,
+       hash(buyer, seller_address, chain) AS pk,
+       hash(buyer) AS bk,
+       hash(seller_address) AS sak,
+       count(*)::BIGINT AS tx_count,
+       coalesce(sum(amount), 0) AS volume,
+       coalesce(sum(amount * amount), 0) AS volume_sq,
+       min(amount) AS amount_min,
+       max(amount) AS amount_max,
+       min(time) AS first_time,
+       max(time) AS last_time,
+       count(*) FILTER (WHERE ${recent})::BIGINT AS tx_count_30d,
+       coalesce(sum(amount) FILTER (WHERE ${recent}), 0) AS volume_30d
+  FROM wc_tx
+ GROUP BY buyer, seller_address, chain`,
+    ),
+    // Day slices of the pairs that could be periodic or bursty (most pairs have a few payments).
+    step(
+      'wc_pair_days',
+      `SELECT hash(buyer, seller_address, chain) AS pk,
+       (epoch_ms(time) // 86400000)::INTEGER AS day,
+       count(*) AS n,
+       min(epoch_ms(time)) AS t0,
+       max(epoch_ms(time)) AS t1,
+       -- minutes of the day folded onto 63 bits (BIGINT shifts are much cheaper than UBIGINT + casts)
+       bit_count(bit_or(1::BIGINT << ((epoch_ms(time) // 60000) % 63))) AS minute_slots
+  FROM wc_tx
+ WHERE hash(buyer, seller_address, chain) IN (SELECT pk FROM wc_pairs WHERE tx_count >= ${T.burstMinDayTx})
+ GROUP BY ALL`,
+    ),
+    step(
+      'wc_pair_time',
+      `WITH r AS (
+  SELECT pk, sum(n) AS tx, min(day) AS day0, max(day) AS day1, sum(n * n) AS n_sq,
+         arg_min(n, day) AS n_day0, arg_max(n, day) AS n_day1,
+         max(CASE WHEN n >= ${T.burstMinDayTx} THEN greatest(
+               (n - 1) * 60000.0 / greatest(t1 - t0, 1000),
+               -- the bitmap saturates (slots collide) past ~48 distinct minutes: no estimate then
+               CASE WHEN minute_slots <= 48 THEN n / minute_slots END) END) AS burst_per_min,
+         -- a soak test: hundreds of calls in a day at a sustained rate (its minutes saturate the bitmap)
+         max(CASE WHEN n >= ${T.soakMinDayTx} THEN (n - 1) * 60000.0 / greatest(t1 - t0, 1000) END) AS soak_per_min
+    FROM wc_pair_days GROUP BY ALL
+)
+SELECT pk,
+       CASE WHEN soak_per_min >= ${T.soakPerMinute} THEN greatest(burst_per_min, ${T.burstPerMinute}) ELSE burst_per_min END AS burst_per_min,
+       ${dispersion} AS dispersion,
+       -- sub-Poisson daily counts. The rarer a random (Poisson) look-alike, the looser the bar:
+       -- dispersion ~ chi2(k-1)/(k-1) for a random payer over k interior days
+       coalesce(tx >= ${T.periodicMinTx} AND ${k} >= ${T.periodicMinInteriorDays}
+         AND (${k} >= ${T.periodicMidDays} OR ${m} / ${k} >= ${T.periodicShortSpanMinDailyTx})
+         AND ${m} / ${k} >= ${T.periodicMinDailyTx}
+         AND ${dispersion} <= CASE WHEN ${k} >= ${T.periodicMidDays} AND ${m} / ${k} >= ${T.periodicBusyDailyTx}
+                                   THEN ${T.periodicMaxDispersionBusy} ELSE ${T.periodicMaxDispersion} END, false) AS periodic
+  FROM r`,
+    ),
+  ];
+}
+
+/** Listings and seller metadata from the services table (small; never scoped). */
+export function sellerMetaSteps(): SqlStep[] {
+  return [
+    step('wc_listings', `SELECT DISTINCT hash(seller_address) AS sak, chain, first_seen FROM x402_services WHERE first_seen IS NOT NULL`),
+    step(
+      'wc_seller_meta',
+      `SELECT hash(seller_address) AS sak, chain, min(first_seen) AS first_seen,
+       mode(category) FILTER (WHERE category IS NOT NULL) AS category
+  FROM x402_services GROUP BY ALL`,
+    ),
+    // The seller's name, payer count and own branding key (first and last 4 characters, after 0x on EVM).
+    step(
+      'wc_seller_keys',
+      `SELECT sak, chain, seller_address, payer_count,
+       hash(left(${evmLower('seller_address')}, ${2 + T.sellerBrandChars}), right(${evmLower('seller_address')}, ${T.sellerBrandChars})) AS brand_key
+  FROM (SELECT sak, chain, any_value(seller_address) AS seller_address, count(*) FILTER (WHERE bk <> sak) AS payer_count
+          FROM wc_pairs GROUP BY sak, chain)`,
+    ),
+  ];
+}
+
+/** EIP-55 case is not part of an EVM address; base58 case is. */
+const evmLower = (col: string): string => `(CASE WHEN starts_with(${col}, '0x') THEN lower(${col}) ELSE ${col} END)`;
+
+/**
+ * Address keys of a wallet (after `0x` on EVM, so `left(…, 6)` is the 4-hex prefix; base58 keys
+ * compare exactly and carry 2 more prefix characters): strict vanity 4 + 3, broad vanity 2 + 3,
+ * branding 4 + 4.
+ */
+const addressKeys = (col: string): string => `
+       hash(left(${evmLower(col)}, ${2 + T.vanityStrictPrefix}), right(${evmLower(col)}, ${T.vanityStrictSuffix})) AS vkey_strict,
+       hash(left(${evmLower(col)}, ${2 + T.vanityBroadPrefix}), right(${evmLower(col)}, ${T.vanityBroadSuffix})) AS vkey_broad,
+       hash(left(${evmLower(col)}, ${2 + T.sellerBrandChars}), right(${evmLower(col)}, ${T.sellerBrandChars})) AS brand_key`;
+
+/** Orders a buyer's pairs by payments, ties by seller key: deterministic and numeric. */
+export const TOP_PAIR_KEY = '(p.tx_count * 1048576 + (p.sak % 1048576)::BIGINT)';
+
+export function buyerSteps(): SqlStep[] {
+  return [
+    step(
+      'wc_buyer_base',
+      `WITH b AS (
+  SELECT p.bk,
+         any_value(p.buyer) AS address,
+         count(*)::INTEGER AS n_sellers,
+         sum(p.tx_count)::BIGINT AS n_tx,
+         sum(p.volume) AS volume,
+         sum(p.volume_sq) AS volume_sq,
+         max(p.tx_count) AS top_tx,
+         -- the heaviest pair; ties go to the larger seller key (a numeric key: struct keys cost 2x)
+         arg_max(p.sak, ${TOP_PAIR_KEY}) AS top_sak,
+         arg_max(p.chain, ${TOP_PAIR_KEY}) AS top_chain,
+         arg_max(coalesce(t.dispersion, -1), ${TOP_PAIR_KEY}) AS top_dispersion,
+         min(p.first_time) AS first_time,
+         max(p.last_time) AS last_time,
+         coalesce(sum(p.tx_count) FILTER (WHERE t.periodic), 0) AS periodic_tx,
+         coalesce(max(t.burst_per_min), 0) AS max_burst_per_min
+    FROM wc_pairs p LEFT JOIN wc_pair_time t USING (pk)
+   GROUP BY p.bk
+)
+SELECT * EXCLUDE (top_dispersion),
+       nullif(top_dispersion, -1) AS dispersion,
+       top_tx / n_tx AS top_share,
+       (epoch_ms(last_time) - epoch_ms(first_time)) / 86400000.0 AS span_days,
+       ${addressKeys('address')}
+  FROM b`,
+    ),
+    // Features only a multi-seller wallet needs (agent and verifier rules): computed for those only.
+    step(
+      'wc_buyer_extra',
+      `WITH c AS (
+  SELECT p.bk, p.sak, p.chain, p.tx_count, p.amount_min, p.amount_max, p.first_time, b.n_sellers
+    FROM wc_pairs p JOIN wc_buyer_base b USING (bk)
+   WHERE b.n_sellers >= ${T.agentMinSellers}
+), f AS (
+  SELECT c.bk,
+         count(DISTINCT m.category)::INTEGER AS n_categories,
+         len(list_distinct(flatten(list([round(c.amount_min, 6), round(c.amount_max, 6)]))))::INTEGER AS n_price_points,
+         median(c.tx_count) AS median_pair_tx
+    FROM c LEFT JOIN wc_seller_meta m USING (sak, chain)
+   GROUP BY c.bk
+), near AS (
+  -- verifier evidence: the share of pairs that begin within 72 h of one of the seller's listings
+  SELECT bk, avg(near::INTEGER) AS near_listing_share FROM (
+    SELECT c.bk, c.sak, c.chain,
+           coalesce(bool_or(c.first_time >= l.first_seen AND c.first_time <= l.first_seen + INTERVAL ${T.verifierListingWindowHours} HOUR), false) AS near
+      FROM c LEFT JOIN wc_listings l USING (sak, chain)
+     WHERE c.n_sellers >= ${T.verifierMinSellers}
+     GROUP BY ALL
+  ) GROUP BY bk
+)
+SELECT f.*, coalesce(near.near_listing_share, 0) AS near_listing_share FROM f LEFT JOIN near USING (bk)`,
+    ),
+    step(
+      'wc_buyers',
+      `SELECT b.*,
+       coalesce(x.n_categories, 0) AS n_categories,
+       coalesce(x.n_price_points, 0) AS n_price_points,
+       x.median_pair_tx,
+       coalesce(x.near_listing_share, 0) AS near_listing_share,
+       sqrt(b.dispersion) AS interval_cv,
+       CASE WHEN b.n_tx > 1 THEN (epoch_ms(b.last_time) - epoch_ms(b.first_time)) / 1000.0 / (b.n_tx - 1) END AS mean_interval_s,
+       CASE WHEN b.volume > 0
+            THEN sqrt(greatest(b.volume_sq / b.n_tx - (b.volume / b.n_tx) ** 2, 0)) / (b.volume / b.n_tx) END AS amount_cv,
+       -- a crawler pays many sellers a few times each and none of them most: it says nothing
+       -- about any one seller's cohort
+       coalesce(b.n_sellers >= ${T.verifierMinSellers} AND x.median_pair_tx <= ${T.verifierMaxMedianPairTx}
+         AND b.top_share < ${T.coreMinPairShare}, false) AS crawler,
+       coalesce(b.n_sellers >= ${T.verifierMinSellers} AND x.median_pair_tx <= ${T.verifierMaxMedianPairTx}
+         AND b.top_share < ${T.coreMinPairShare} AND x.near_listing_share >= ${T.verifierMinNearListingShare}, false) AS verifier_like,
+       coalesce(b.n_sellers >= ${T.agentMinSellers} AND x.n_categories >= ${T.agentMinCategories} AND b.n_tx >= ${T.agentMinTx}
+         AND b.span_days >= ${T.agentMinSpanDays}
+         AND (x.n_price_points >= ${T.agentMinPricePoints}
+              OR sqrt(greatest(b.volume_sq / b.n_tx - (b.volume / b.n_tx) ** 2, 0)) / nullif(b.volume / b.n_tx, 0) > ${T.agentMinAmountCv})
+         AND b.periodic_tx < 0.5 * b.n_tx, false) AS agent_like,
+       -- the guard of research 5.3, kept for wallets that really spread their payments
+       b.n_sellers >= ${T.guardMinSellers} AND b.n_tx >= ${T.guardMinTx} AND b.top_share < ${T.guardMaxTopShare} AS diversified
+  FROM wc_buyer_base b LEFT JOIN wc_buyer_extra x USING (bk)`,
+    ),
+  ];
+}

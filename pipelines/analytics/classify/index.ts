@@ -1,0 +1,125 @@
+/**
+ * The 8-label buyer classifier of the analytics service (methodology: docs/wash-methodology.md).
+ *
+ * classify() reads x402_transactions, x402_services, wallet_funding and exchange_wallets and
+ * (re)writes three warehouse tables:
+ *   pair_labels    one row per (buyer, seller_address, chain) with payments
+ *   buyer_labels   one row per paying wallet (tx-weighted majority over its pairs)
+ *   seller_cohorts one row per (seller_address, chain) with payments: the wash-detail cohort summary
+ * washCheck() answers the paid POST /api/v1/wash/check for one address with the same rules,
+ * restricted to that address's cohorts.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { WASH_LABELS, type WashLabel } from '../../../catalog/categories.ts';
+import { cyclesRelationSql, findCycles } from './cycles.ts';
+import { dropSteps, runSteps, type SqlStep, type StepTiming } from './plan.ts';
+import { BUYER_LABELS_SQL, featureSteps, labelSteps, PAIR_LABELS_SQL, SELLER_COHORTS_SQL } from './steps.ts';
+
+export { washCheck, type WashCheckOptions, type WashCheckResult } from './wash-check.ts';
+export { EXCHANGE_WALLETS_TABLE, demoExchangeWallets, writeExchangeWallets, type ExchangeWallet } from './exchange-wallets.ts';
+export { THRESHOLDS, RULE_CONFIDENCE } from './thresholds.ts';
+
+export interface ClassifyOptions {
+  /** The as-of instant: payments and fundings after it are ignored; `_30d` columns end here. */
+  now: Date;
+  /** Keep the intermediate `wc_*` TEMP tables (for inspection); default false. */
+  keepIntermediate?: boolean;
+}
+
+export interface ClassifyStats {
+  pairs: number;
+  buyers: number;
+  sellers: number;
+  /** Buyers per published label. */
+  buyerLabels: Record<WashLabel, number>;
+  /** Pairs per published label. */
+  pairLabels: Record<WashLabel, number>;
+  /** Share of all volume on suspected_wash pairs. */
+  washVolumeShare: number;
+  /** Wallets in balanced payment cycles. */
+  cycleMembers: number;
+  seconds: number;
+  steps: StepTiming[];
+}
+
+const REQUIRED_TABLES = ['x402_transactions', 'x402_services', 'wallet_funding', 'exchange_wallets'] as const;
+
+/** Fails with the missing table's name instead of a binder error deep inside a step. */
+export async function assertInputs(connection: DuckDBConnection): Promise<void> {
+  const reader = await connection.runAndReadAll(
+    `SELECT table_name FROM information_schema.tables WHERE table_name IN (${REQUIRED_TABLES.map((t) => `'${t}'`).join(', ')})`,
+  );
+  const present = new Set(reader.getRowObjectsJson().map((r) => String(r.table_name)));
+  const missing = REQUIRED_TABLES.filter((t) => !present.has(t));
+  if (missing.length > 0) {
+    throw new Error(
+      `wash classifier: missing input table(s) ${missing.join(', ')}` +
+        (missing.includes('exchange_wallets') ? ' (fill exchange_wallets with writeExchangeWallets() from the source\'s exchange list)' : ''),
+    );
+  }
+}
+
+function emptyCounts(): Record<WashLabel, number> {
+  return Object.fromEntries(WASH_LABELS.map((l) => [l, 0])) as Record<WashLabel, number>;
+}
+
+export async function classify(connection: DuckDBConnection, options: ClassifyOptions): Promise<ClassifyStats> {
+  const t0 = performance.now();
+  await assertInputs(connection);
+  const ctx = { now: options.now, scope: { kind: 'all' } as const };
+  const created: SqlStep[] = [];
+  try {
+    const features = featureSteps(ctx);
+    created.push(...features);
+    const timings = await runSteps(connection, features);
+
+    const tc = performance.now();
+    const cycles = await findCycles(connection, 'SELECT buyer, seller_address, chain, volume, bk, sak FROM wc_pairs');
+    timings.push({ name: 'cycles (Tarjan)', seconds: (performance.now() - tc) / 1000 });
+
+    const labels = labelSteps(cyclesRelationSql(cycles));
+    created.push(...labels);
+    timings.push(...(await runSteps(connection, labels)));
+
+    const tw = performance.now();
+    await connection.run('BEGIN TRANSACTION');
+    try {
+      await connection.run(`CREATE OR REPLACE TABLE pair_labels AS ${PAIR_LABELS_SQL}`);
+      await connection.run(`CREATE OR REPLACE TABLE buyer_labels AS ${BUYER_LABELS_SQL}`);
+      await connection.run(`CREATE OR REPLACE TABLE seller_cohorts AS ${SELLER_COHORTS_SQL}`);
+      await connection.run('COMMIT');
+    } catch (err) {
+      await connection.run('ROLLBACK');
+      throw err;
+    }
+    timings.push({ name: 'write tables', seconds: (performance.now() - tw) / 1000 });
+
+    const summary = await connection.runAndReadAll(`SELECT
+        (SELECT count(*) FROM pair_labels) AS pairs,
+        (SELECT count(*) FROM buyer_labels) AS buyers,
+        (SELECT count(*) FROM seller_cohorts) AS sellers,
+        (SELECT coalesce(sum(volume) FILTER (WHERE label = 'suspected_wash') / nullif(sum(volume), 0), 0) FROM pair_labels) AS wash_share`);
+    const s = summary.getRowObjectsJson()[0]!;
+    const buyerLabels = emptyCounts();
+    for (const r of (await connection.runAndReadAll('SELECT label, count(*) AS n FROM buyer_labels GROUP BY label')).getRowObjectsJson()) {
+      buyerLabels[r.label as WashLabel] = Number(r.n);
+    }
+    const pairLabels = emptyCounts();
+    for (const r of (await connection.runAndReadAll('SELECT label, count(*) AS n FROM pair_labels GROUP BY label')).getRowObjectsJson()) {
+      pairLabels[r.label as WashLabel] = Number(r.n);
+    }
+    return {
+      pairs: Number(s.pairs),
+      buyers: Number(s.buyers),
+      sellers: Number(s.sellers),
+      buyerLabels,
+      pairLabels,
+      washVolumeShare: Number(s.wash_share),
+      cycleMembers: cycles.filter((c) => c.balanced).length,
+      seconds: (performance.now() - t0) / 1000,
+      steps: timings,
+    };
+  } finally {
+    if (!options.keepIntermediate) await dropSteps(connection, created);
+  }
+}

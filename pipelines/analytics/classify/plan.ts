@@ -1,0 +1,94 @@
+/**
+ * The classifier is a list of named SQL steps, each reading the raw tables or earlier steps by
+ * name. The same list runs in both entry points, so batch and on-demand answers come from one
+ * set of rules:
+ *
+ * - classify(): every step over the whole world, as TEMP tables (or views) named `wc_*`.
+ * - washCheck(): the same steps restricted by a scope to one address's cohorts, as TEMP
+ *   relations under a per-call prefix (`wc<id>_*`), so concurrent checks on one shared (even
+ *   read-only) connection never collide, and dropped afterwards. Separate statements plan much
+ *   faster than one 35-CTE statement, and a small scoped table is read once, not per reference.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+
+/** Which transactions the steps see. `address` binds the statement parameter `$address`. */
+export type Scope = { kind: 'all' } | { kind: 'address' };
+
+export interface StepContext {
+  now: Date;
+  scope: Scope;
+}
+
+export interface SqlStep {
+  /** Relation name other steps use (prefix `wc_` keeps them apart from warehouse tables). */
+  name: string;
+  sql: string;
+  /** Read more than once or expensive to recompute: a TEMP table; otherwise a TEMP view. */
+  materialize: boolean;
+}
+
+export const step = (name: string, sql: string, materialize = true): SqlStep => ({ name, sql, materialize });
+
+/** A TIMESTAMP literal of an instant (DuckDB TIMESTAMP holds UTC here). */
+export function timestampSql(at: Date): string {
+  if (!Number.isFinite(at.getTime())) throw new Error('classify: `now` must be a valid Date');
+  return `TIMESTAMP '${at.toISOString().replace('T', ' ').replace('Z', '')}'`;
+}
+
+export interface StepTiming {
+  name: string;
+  seconds: number;
+}
+
+export interface RunOptions {
+  /** Replaces the `wc_` prefix of every step name and reference (e.g. `wc7f3a_`). */
+  prefix?: string;
+  /** Statement parameters (only passed to the steps that use them). */
+  params?: Record<string, string>;
+}
+
+/** Renames `wc_` relations to `prefix` in SQL (step names and references alike). */
+export function withPrefix(sql: string, prefix = 'wc_'): string {
+  return prefix === 'wc_' ? sql : sql.replace(/\bwc_/g, prefix);
+}
+
+/** Runs steps as TEMP tables/views on the connection; returns each step's wall time. */
+export async function runSteps(connection: DuckDBConnection, steps: readonly SqlStep[], options: RunOptions = {}): Promise<StepTiming[]> {
+  const timings: StepTiming[] = [];
+  for (const s of steps) {
+    const t0 = performance.now();
+    const sql = withPrefix(`CREATE OR REPLACE TEMP ${s.materialize ? 'TABLE' : 'VIEW'} ${s.name} AS ${s.sql}`, options.prefix);
+    const params = options.params && Object.keys(options.params).some((k) => sql.includes(`$${k}`)) ? options.params : undefined;
+    try {
+      await (params ? connection.run(sql, params) : connection.run(sql));
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      throw new Error(`wash classifier step ${s.name} failed: ${message}`);
+    }
+    timings.push({ name: s.name, seconds: (performance.now() - t0) / 1000 });
+  }
+  return timings;
+}
+
+/**
+ * Runs all steps as one multi-statement script: one round trip, for small scoped runs where the
+ * per-statement overhead is most of the time. A failure names the statement DuckDB choked on.
+ */
+export async function runStepsBatch(connection: DuckDBConnection, steps: readonly SqlStep[], prefix?: string): Promise<void> {
+  const script = steps.map((s) => `CREATE OR REPLACE TEMP ${s.materialize ? 'TABLE' : 'VIEW'} ${s.name} AS ${s.sql}`).join(';\n');
+  try {
+    await connection.run(withPrefix(script, prefix));
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new Error(`wash classifier steps failed: ${message}`);
+  }
+}
+
+/** Drops the TEMP relations of `steps` (later steps first: views depend on earlier ones), in one statement. */
+export async function dropSteps(connection: DuckDBConnection, steps: readonly SqlStep[], prefix?: string): Promise<void> {
+  const script = [...steps]
+    .reverse()
+    .map((s) => `DROP ${s.materialize ? 'TABLE' : 'VIEW'} IF EXISTS temp.${s.name}`)
+    .join(';\n');
+  await connection.run(withPrefix(script, prefix));
+}

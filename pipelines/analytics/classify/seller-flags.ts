@@ -1,0 +1,182 @@
+/**
+ * Seller cohorts and seller flags (research 5.2, first layer). Seller signals stay on sellers and
+ * buyer signals on buyers; the two meet only per (buyer, seller) pair (x402watch's v1 -> v2
+ * lesson). A seller's cohort is its payers, without itself, crawlers (they say nothing about one
+ * seller) and periodic pollers (analytics, not farming). Its core is the cohort members for whom
+ * it is the main seller and who paid it repeatedly.
+ */
+import { step, type SqlStep } from './plan.ts';
+import { THRESHOLDS as T } from './thresholds.ts';
+
+/** Pair features joined with the buyer's and both parties' funding (narrow: keys and numbers). */
+export function pairContextSteps(): SqlStep[] {
+  return [
+    step(
+      'wc_pair_ctx',
+      `SELECT p.pk, p.bk, p.sak, p.chain, p.tx_count, p.volume, p.amount_min, p.amount_max, p.first_time,
+       (epoch_ms(p.last_time) - epoch_ms(p.first_time)) / 86400000.0 AS span_days,
+       coalesce(t.periodic, false) AS periodic,
+       coalesce(t.burst_per_min, 0) AS burst_per_min,
+       t.dispersion,
+       p.tx_count / b.n_tx AS pair_share,
+       b.n_tx AS buyer_tx,
+       b.n_sellers AS buyer_sellers,
+       b.first_time AS buyer_first_time,
+       b.crawler, b.diversified, b.verifier_like, b.agent_like,
+       b.vkey_strict, b.vkey_broad,
+       p.bk = p.sak AS self_pay,
+       coalesce(fb.d1 = p.sak OR fb.d2 = p.sak, false) AS seller_funded,
+       coalesce(fb.r1 <> p.sak AND fb.r1 = fs.r1, false) AS shared_funder,
+       p.bk <> p.sak AND b.brand_key = k.brand_key AS seller_branded,
+       fb.r1, fb.r2, fb.fund_time, fb.fund_amount,
+       p.bk <> p.sak AND NOT b.crawler AND NOT coalesce(t.periodic, false) AS in_cohort,
+       p.bk <> p.sak AND NOT b.crawler AND NOT coalesce(t.periodic, false)
+         AND p.tx_count >= ${T.coreMinPairTx} AND p.tx_count / b.n_tx > ${T.coreMinPairShare} AS core
+  FROM wc_pairs p
+  JOIN wc_buyers b USING (bk)
+  LEFT JOIN wc_pair_time t USING (pk)
+  LEFT JOIN wc_seller_keys k USING (sak, chain)
+  LEFT JOIN wc_funding fb ON fb.fk = p.bk
+  LEFT JOIN wc_funding fs ON fs.fk = p.sak`,
+    ),
+  ];
+}
+
+export function sellerSteps(): SqlStep[] {
+  return [
+    // coordinated_start_pct: the largest share of the cohort whose first payment to the seller falls
+    // in one hour; two alignments 30 minutes apart, so any 30-minute burst fits one bucket whole.
+    step(
+      'wc_seller_starts',
+      `WITH b AS (
+  SELECT sak, chain, count(*) AS n FROM wc_pair_ctx WHERE in_cohort GROUP BY sak, chain, epoch_ms(first_time) // 3600000
+  UNION ALL
+  SELECT sak, chain, count(*) AS n FROM wc_pair_ctx WHERE in_cohort GROUP BY sak, chain, (epoch_ms(first_time) + 1800000) // 3600000
+)
+SELECT sak, chain, max(n) AS max_start_bucket FROM b GROUP BY ALL`,
+    ),
+    // uniform_amount_pct: the largest share of the cohort with one amount signature (min, max).
+    step(
+      'wc_seller_amounts',
+      `SELECT sak, chain, max(n) AS max_amount_group FROM (
+  SELECT sak, chain, round(amount_min, 6), round(amount_max, 6), count(*) AS n
+    FROM wc_pair_ctx WHERE in_cohort GROUP BY ALL
+) GROUP BY ALL`,
+    ),
+    // common_funder_share: the largest share of the core with one funding root (the seller's own
+    // funding is its own signal, funded_loop / seller_funded, so it does not count here).
+    step(
+      'wc_seller_funders',
+      `SELECT sak, chain, max(n) AS max_funder_group, arg_max(root, (n, root)) AS top_root FROM (
+  SELECT sak, chain, root, count(DISTINCT bk) AS n FROM (
+    SELECT sak, chain, bk, unnest([r1, r2]) AS root FROM wc_pair_ctx WHERE core
+  ) WHERE root IS NOT NULL AND root <> sak GROUP BY ALL
+) GROUP BY ALL`,
+    ),
+    // Common-funder cohorts (research 5.3): >= 5 core wallets with one non-exchange root other than
+    // the seller, funded within 24 h, with equal or whole-number amounts or a coordinated start.
+    // Core (majority seller), not the research's 80% share: camouflage sprinkles push a sybil below 80%.
+    step(
+      'wc_funder_groups',
+      `WITH m AS (
+  SELECT sak, chain, bk, unnest([r1, r2]) AS root, fund_time, fund_amount, first_time
+    FROM wc_pair_ctx WHERE core
+), g AS (
+  SELECT * FROM m WHERE root IS NOT NULL AND root <> sak
+), starts AS (
+  SELECT sak, chain, root, max(n) AS max_start FROM (
+    SELECT sak, chain, root, count(DISTINCT bk) AS n FROM g GROUP BY sak, chain, root, epoch_ms(first_time) // 3600000
+    UNION ALL
+    SELECT sak, chain, root, count(DISTINCT bk) AS n FROM g GROUP BY sak, chain, root, (epoch_ms(first_time) + 1800000) // 3600000
+  ) GROUP BY ALL
+)
+SELECT g.sak, g.chain, g.root, count(DISTINCT g.bk)::INTEGER AS wallets
+  FROM g JOIN starts USING (sak, chain, root)
+ GROUP BY ALL
+HAVING count(DISTINCT g.bk) >= ${T.commonFunderMinWallets}
+   AND epoch_ms(max(g.fund_time)) - epoch_ms(min(g.fund_time)) <= ${T.commonFunderWindowHours} * 3600000
+   AND (count(DISTINCT g.fund_amount) = 1 OR bool_and(g.fund_amount = round(g.fund_amount))
+        OR max(starts.max_start) >= ${T.coordinatedStartPct} * count(DISTINCT g.bk))`,
+    ),
+    step(
+      'wc_seller_base',
+      `SELECT c.sak, c.chain,
+       count(*) FILTER (WHERE in_cohort)::INTEGER AS cohort_size,
+       count(*) FILTER (WHERE core)::INTEGER AS core_size,
+       count(*) FILTER (WHERE NOT self_pay)::INTEGER AS payers,
+       sum(tx_count)::BIGINT AS seller_tx,
+       sum(volume) AS seller_volume,
+       coalesce(sum(tx_count) FILTER (WHERE self_pay), 0)::BIGINT AS self_pay_tx,
+       count(*) FILTER (WHERE seller_funded AND NOT self_pay)::INTEGER AS funded_wallets,
+       coalesce(sum(tx_count) FILTER (WHERE NOT self_pay), 0)::BIGINT AS payer_tx,
+       coalesce(sum(volume) FILTER (WHERE NOT self_pay), 0) AS payer_volume,
+       max(volume) FILTER (WHERE NOT self_pay) AS top_payer_volume,
+       arg_max(bk, volume) FILTER (WHERE NOT self_pay) AS top_payer,
+       stddev_pop(tx_count) FILTER (WHERE in_cohort) / avg(tx_count) FILTER (WHERE in_cohort) AS tx_count_cv,
+       1.4826 * mad(ln(tx_count)) FILTER (WHERE core) AS log_count_spread,
+       (quantile_cont(epoch(first_time), 0.9) FILTER (WHERE core)
+         - quantile_cont(epoch(first_time), 0.1) FILTER (WHERE core)) / 86400 AS start_spread_days,
+       quantile_cont(epoch(first_time), 0.1) FILTER (WHERE core) AS core_start_p10,
+       quantile_cont(epoch(first_time), 0.9) FILTER (WHERE core) AS core_start_p90,
+       coalesce(min(amount_min) FILTER (WHERE in_cohort) < max(amount_max) FILTER (WHERE in_cohort) - 1e-9, false) AS multi_price,
+       -- launch: payers in the first 48 h and in the first week of the seller's first listing
+       count(*) FILTER (WHERE NOT self_pay AND first_time <= m.first_seen + INTERVAL 48 HOUR) AS launch_payers,
+       coalesce(sum(tx_count) FILTER (WHERE NOT self_pay AND first_time <= m.first_seen + INTERVAL 48 HOUR), 0) AS launch_tx,
+       coalesce(sum(tx_count) FILTER (WHERE NOT self_pay AND first_time <= m.first_seen + INTERVAL 7 DAY), 0) AS week_tx
+  FROM wc_pair_ctx c LEFT JOIN wc_seller_meta m USING (sak, chain)
+ GROUP BY ALL`,
+    ),
+    step(
+      'wc_sellers',
+      `WITH s AS (
+  SELECT b.*,
+         coalesce(st.max_start_bucket / nullif(b.cohort_size, 0), 0) AS coordinated_start_pct,
+         coalesce(am.max_amount_group / nullif(b.cohort_size, 0), 0) AS uniform_amount_pct,
+         coalesce(fu.max_funder_group / nullif(b.core_size, 0), 0) AS common_funder_share,
+         fu.top_root AS cohort_root,
+         coalesce(b.top_payer_volume / nullif(b.payer_volume, 0), 0) AS top_payer_share,
+         coalesce(vc.has_vanity, false) AS vanity_cohort,
+         coalesce(fg.has_group, false) AS common_funder_cohort,
+         coalesce(cy.balanced, false) AS in_cycle,
+         cy.cycle_id AS seller_cycle_id
+    FROM wc_seller_base b
+    LEFT JOIN wc_seller_starts st USING (sak, chain)
+    LEFT JOIN wc_seller_amounts am USING (sak, chain)
+    LEFT JOIN wc_seller_funders fu USING (sak, chain)
+    LEFT JOIN (SELECT DISTINCT sak, chain, true AS has_vanity FROM wc_vanity_clusters) vc USING (sak, chain)
+    LEFT JOIN (SELECT DISTINCT sak, chain, true AS has_group FROM wc_funder_groups) fg USING (sak, chain)
+    LEFT JOIN wc_cycles cy ON cy.ak = b.sak AND cy.chain = b.chain
+), f AS (
+  SELECT *,
+         coordinated_start_pct >= ${T.coordinatedStartPct} AS sig_coordinated_start,
+         common_funder_share >= ${T.commonFunderShare} AS sig_common_funder,
+         multi_price AND uniform_amount_pct >= ${T.uniformAmountPct} AS sig_uniform_amount,
+         coalesce(log_count_spread <= ${T.farmMaxLogCountSpread}, false) AS sig_uniform_tx_count,
+         coalesce(start_spread_days <= ${T.farmMaxStartSpreadDays}, false) AS sig_synchronized_start
+    FROM s
+)
+SELECT *,
+       funded_wallets >= ${T.fundedLoopMinWallets} AS funded_loop,
+       core_size >= ${T.farmMinCore} AND core_size >= ${T.farmMinCoreShare} * cohort_size
+         AND sig_coordinated_start::INTEGER + sig_synchronized_start::INTEGER + sig_common_funder::INTEGER
+             + sig_uniform_amount::INTEGER + sig_uniform_tx_count::INTEGER >= ${T.farmMinSignals} AS farm,
+       top_payer_share >= ${T.concentrationShare} AND payer_tx >= ${T.concentrationMinTx}
+         AND payer_volume >= ${T.concentrationMinVolume} AS concentration,
+       launch_payers BETWEEN 1 AND ${T.launchMaxBuyers} AND launch_tx >= ${T.launchMinTx} AND launch_tx >= ${T.launchShare} * week_tx AS launch
+  FROM f`,
+    ),
+  ];
+}
+
+/** The seller flags as names (seller_cohorts.flags and a seller's wash check). */
+export const SELLER_FLAGS_SQL = `list_filter([
+  CASE WHEN self_pay_tx > ${T.selfPayShare} * seller_tx THEN 'self_pay' END,
+  CASE WHEN funded_wallets > ${T.fundedPayerShare} * payers AND funded_wallets > 0 THEN 'seller_funded' END,
+  CASE WHEN funded_loop THEN 'funded_loop' END,
+  CASE WHEN farm THEN 'farm' END,
+  CASE WHEN in_cycle THEN 'cycle' END,
+  CASE WHEN concentration THEN 'concentration' END,
+  CASE WHEN vanity_cohort THEN 'vanity_cohort' END,
+  CASE WHEN common_funder_cohort THEN 'common_funder' END,
+  CASE WHEN launch THEN 'launch' END
+], x -> x IS NOT NULL)`;

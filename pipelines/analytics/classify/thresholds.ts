@@ -1,0 +1,167 @@
+/**
+ * Every number the wash classifier decides with, in one place, so the methodology document
+ * (docs/wash-methodology.md) and the code cannot drift apart. Starting values come from research
+ * section 5.3 (x402watch v2.1, merona wash v3); where a value differs, the comment says why.
+ */
+export const THRESHOLDS = {
+  /** Rolling window of the `_30d` columns. */
+  windowDays: 30,
+
+  // ------------------------------------------------------------------ confidence bands
+  /** Below this a pair or buyer is published as `unlabeled` (thin or conflicting evidence). */
+  unlabeledBelow: 0.6,
+  /** The strong band (x402watch: audited FP crosses ~1% here). */
+  strongBand: 0.85,
+  /** The likely band (x402watch: audited FP crosses ~5% here). */
+  likelyBand: 0.7,
+
+  // ------------------------------------------------------------------ pair timing
+  /**
+   * A pair is periodic (cron-like) when its interior daily counts (first and last day are partial)
+   * are far less dispersed than Poisson. A random payer's index of dispersion over k interior days
+   * is ~ chi2(k-1)/(k-1), so a bar of 0.1 lets one through with probability ~0.03% at k = 10 and
+   * ~1.7% at k = 5; short spans therefore need a busy pair (>= 100 a day, which random wallets
+   * rarely reach), and busy long pairs (>= 20 a day: a bot calling several endpoints at each tick
+   * reads ~0.02 per endpoint) get 0.2. A steady human (gaps with CV ~0.5) reads ~0.25 and stays out.
+   */
+  periodicMinTx: 20,
+  periodicMinInteriorDays: 5,
+  periodicMidDays: 10,
+  periodicShortSpanMinDailyTx: 100,
+  periodicMinDailyTx: 2,
+  periodicMaxDispersion: 0.1,
+  periodicBusyDailyTx: 20,
+  periodicMaxDispersionBusy: 0.2,
+  /** Developer burst: payments per minute (research: > 10 tx/min). */
+  burstPerMinute: 10,
+  /** A day needs this many payments before it can hold a burst. */
+  burstMinDayTx: 10,
+  /** Soak test: this many payments in a day at this sustained rate (calls per minute over the day's span). */
+  soakMinDayTx: 500,
+  soakPerMinute: 2,
+
+  // ------------------------------------------------------------------ pair rules
+  /** Developer: the load-tested pair carries this share of the buyer's payments, within this span. */
+  developerMinPairShare: 0.9,
+  developerMaxSpanDays: 14,
+  /** Analytics bot: a periodic pair of a buyer with at most this many sellers. */
+  botMaxSellers: 5,
+  /** Verifier: many sellers, few calls each, mostly right after a listing appears. */
+  verifierMinSellers: 20,
+  /** 1-3 calls per listing; a seller lists a few endpoints, so per seller a few more. */
+  verifierMaxMedianPairTx: 5,
+  verifierListingWindowHours: 72,
+  verifierMinNearListingShare: 0.6,
+  /** AI agent: a diversified, irregular, week-long consumer. */
+  agentMinSellers: 5,
+  /** An agent pays on and on; with fewer payments a multi-seller wallet is as likely a person. */
+  agentMinTx: 20,
+  agentMinCategories: 4,
+  agentMinSpanDays: 7,
+  agentMinAmountCv: 0.3,
+  agentMinPricePoints: 3,
+  /** A pair below this tx count cannot make a buyer a core cohort member. */
+  coreMinPairTx: 3,
+  /** Core cohort member: the seller gets more than this share of the buyer's payments. */
+  coreMinPairShare: 0.5,
+  /** Self-test by funding or shared funder: only for buyers with fewer sellers (guard, research 5.3). */
+  selfTestMaxSellers: 10,
+  /** Seller-branded test wallet: shares the seller's first and last 4 address characters. */
+  sellerBrandChars: 4,
+
+  // ------------------------------------------------------------------ global guards
+  /** A diversified buyer is never wash on the strength of one seller's cohort. */
+  guardMinSellers: 20,
+  guardMinTx: 500,
+  /** ...unless one seller still takes at least this share of its payments (camouflaged farm members). */
+  guardMaxTopShare: 0.5,
+  /** A wallet whose wash pairs carry this share of its payments is a wash wallet on every pair. */
+  washWalletMinShare: 0.5,
+
+  // ------------------------------------------------------------------ seller flags
+  /** F_selfpay and F_funded (merona). */
+  selfPayShare: 0.2,
+  fundedPayerShare: 0.2,
+  /** Seller-funded cohort (<= 2 funding links): at or above this size it is a wash loop, below it launch testing. */
+  fundedLoopMinWallets: 10,
+  /** F_farm: a cohort of repeat, dedicated wallets with little organic tail. */
+  farmMinCore: 10,
+  farmMinCoreShare: 0.8,
+  /** Independent farm signals (coordinated start, synchronised start, common funder, uniform amount, uniform tx count) needed. */
+  farmMinSignals: 2,
+  /** uniform_tx_count: robust spread of core tx counts, 1.4826 * MAD(ln tx) (about the log-sd; organic repeat counts read ~1.2). */
+  farmMaxLogCountSpread: 0.6,
+  coordinatedStartPct: 0.7,
+  /** Loosely synchronised start: 80% of the core started within this many days (SynchroTrap-style). */
+  farmMaxStartSpreadDays: 7,
+  /** A farm member started inside the core's 10th-90th percentile start window widened by this (or a quarter of it). */
+  farmStartMarginDays: 1,
+  commonFunderShare: 0.5,
+  uniformAmountPct: 0.8,
+  /** Common-funder cohort rule. */
+  commonFunderMinWallets: 5,
+  commonFunderWindowHours: 24,
+  /** F_conc: top payer share of seller volume, seller tx and volume (merona: $500; see methodology). */
+  concentrationShare: 0.95,
+  concentrationMinTx: 200,
+  concentrationMinVolume: 200,
+  concentrationMaxBuyerSellers: 2,
+  /** Fresh wallet: first funded at most this many days before its first payment. */
+  freshWalletDays: 7,
+  /** F_launch (informational): <= 3 wallets carry >= 60% of the first week within 48 h. */
+  launchMaxBuyers: 3,
+  launchShare: 0.6,
+  /** ...of at least this many payments (a listing's first two calls are no launch campaign). */
+  launchMinTx: 10,
+
+  /** Funding hub: funds at least this many wallets over at least this many days (see funding.ts). */
+  hubMinWallets: 20,
+  hubMinSpanDays: 30,
+
+  // ------------------------------------------------------------------ cycles (merona wash v3)
+  /** Edges below this volume do not join a cycle. */
+  cycleMinEdgeVolume: 1,
+  /** Each member passes on what it receives: |in - out| / max(in, out) at most this. */
+  cycleMaxBalance: 0.1,
+  /** Both sides of every member at least this many USDC (merona: $100; see methodology). */
+  cycleMinFlow: 10,
+
+  // ------------------------------------------------------------------ vanity (research section 4)
+  vanityStrictPrefix: 4,
+  vanityStrictSuffix: 3,
+  vanityStrictMinSize: 3,
+  vanityBroadPrefix: 2,
+  vanityBroadSuffix: 3,
+  vanityBroadMinSize: 4,
+  /** Above this cohort size broad keys collide by chance (~0.03 clusters at 30k): ask for one more member. */
+  vanityBroadLargeCohort: 30_000,
+  /** A cluster member with this multiple of the cluster's median payments is the operator. */
+  vanityOperatorMultiple: 5,
+} as const;
+
+export type Thresholds = typeof THRESHOLDS;
+
+/** Confidence of each rule when it fires (before the unlabeled band is applied). */
+export const RULE_CONFIDENCE = {
+  self_pay: 1.0,
+  cycle: 0.9,
+  funded_loop: 0.9,
+  vanity_strict_and_broad: 0.95,
+  vanity_strict: 0.9,
+  vanity_broad: 0.8,
+  vanity_operator: 0.85,
+  farm: 0.85,
+  common_funder: 0.8,
+  concentration: 0.7,
+  wash_wallet: 0.75,
+  seller_funded: 0.9,
+  shared_funder: 0.85,
+  seller_branded: 0.85,
+  verifier: 0.9,
+  developer: 0.8,
+  analytics_bot: 0.8,
+  ai_agent: 0.75,
+  organic: 0.75,
+  /** An organic-looking pair with a wash-flagged seller: conflicting, so below the band. */
+  organic_conflicting: 0.55,
+} as const;

@@ -1,0 +1,57 @@
+/**
+ * Vanity clusters inside one seller's payer cohort (research section 4). Keys: strict = 4 prefix
+ * + 3 suffix characters (about 2.7e8 buckets on EVM, never accidental at cohort sizes), broad =
+ * 2 + 3 (about 1e6 buckets: safe up to ~30k payers with 4 members, so bigger cohorts need 5).
+ * Keys are taken after `0x` on EVM (addresses stored lower-case); a base58 (Solana) address has
+ * no `0x`, so its prefix is 2 characters longer, which only makes a chance cluster rarer.
+ * The member paying >= 5x the cluster's median is the operator's main wallet (x402watch).
+ */
+import { step, type SqlStep } from './plan.ts';
+import { THRESHOLDS as T } from './thresholds.ts';
+
+export function vanitySteps(): SqlStep[] {
+  return [
+    // One pass over the pairs: a strict key (4 + 3) implies the broad key (2 + 3), so every
+    // cluster member is in a broad-key group of at least the smaller minimum size.
+    step(
+      'wc_vanity_candidates',
+      `WITH g AS (
+  SELECT sak, chain, vkey_broad FROM wc_pair_ctx WHERE NOT self_pay
+   GROUP BY ALL HAVING count(*) >= ${Math.min(T.vanityStrictMinSize, T.vanityBroadMinSize)}
+)
+SELECT p.pk, p.bk, p.sak, p.chain, p.tx_count, p.vkey_strict, p.vkey_broad
+  FROM wc_pair_ctx p JOIN g USING (sak, chain, vkey_broad)
+ WHERE NOT p.self_pay`,
+    ),
+    step(
+      'wc_vanity_clusters',
+      `SELECT sak, chain, 'strict' AS tier, vkey_strict AS key, count(*)::INTEGER AS size, median(tx_count) AS median_tx
+  FROM wc_vanity_candidates GROUP BY ALL HAVING count(*) >= ${T.vanityStrictMinSize}
+UNION ALL
+SELECT c.sak, c.chain, 'broad' AS tier, c.vkey_broad AS key, count(*)::INTEGER AS size, median(c.tx_count) AS median_tx
+  FROM wc_vanity_candidates c JOIN wc_seller_keys k USING (sak, chain)
+ GROUP BY c.sak, c.chain, c.vkey_broad, k.payer_count
+HAVING count(*) >= CASE WHEN k.payer_count > ${T.vanityBroadLargeCohort} THEN ${T.vanityBroadMinSize + 1} ELSE ${T.vanityBroadMinSize} END`,
+    ),
+    step(
+      'wc_pair_vanity',
+      `WITH members AS (
+  SELECT m.pk, m.bk, m.tx_count, c.tier, c.key, c.size, c.median_tx
+    FROM wc_vanity_candidates m JOIN wc_vanity_clusters c
+      ON c.sak = m.sak AND c.chain = m.chain AND c.tier = 'strict' AND c.key = m.vkey_strict
+  UNION ALL
+  SELECT m.pk, m.bk, m.tx_count, c.tier, c.key, c.size, c.median_tx
+    FROM wc_vanity_candidates m JOIN wc_vanity_clusters c
+      ON c.sak = m.sak AND c.chain = m.chain AND c.tier = 'broad' AND c.key = m.vkey_broad
+)
+SELECT pk, any_value(bk) AS bk,
+       max(size) FILTER (WHERE tier = 'strict') AS vanity_strict_size,
+       max(size) FILTER (WHERE tier = 'broad') AS vanity_broad_size,
+       max(size) AS vanity_cluster_size,
+       any_value(key) FILTER (WHERE tier = 'strict') AS vanity_strict_key,
+       any_value(key) FILTER (WHERE tier = 'broad') AS vanity_broad_key,
+       bool_or(tx_count >= ${T.vanityOperatorMultiple} * median_tx) AS vanity_operator
+  FROM members GROUP BY pk`,
+    ),
+  ];
+}

@@ -1,0 +1,43 @@
+/**
+ * buyer-profiles (paid table): one row per classified buyer wallet (buyer_labels), ordered by
+ * address, for GET /api/v1/buyers/{address}/profile:
+ *   address, label, confidence, reason (VARCHAR[]), reason_text  typed columns
+ *   services_used   JSON array {id, category, tx_count}: every service it paid, all time, most
+ *                   payments first (then id); [] when none is attributed
+ *   vanity_cluster  JSON {strict, broad, size}, or NULL when the wallet is in no vanity cluster
+ *   time_pattern    JSON {mean_interval_s, cv} (0 when a wallet has too few payments for them)
+ */
+import type { DatasetStep } from '../../runner.ts';
+import { WASH_LABELS_SQL, finiteSql, jsonArraySql } from './sql.ts';
+
+export const buyerProfilesStep: DatasetStep = {
+  dataset: 'buyer-profiles',
+  async run(ctx) {
+    return ctx.writer.writeTable(
+      ctx.connection,
+      'buyer-profiles',
+      `WITH used AS (
+         SELECT b.buyer_h,
+                ${jsonArraySql(['-b.tx_total', 'b.service_id'], 'struct_pack(id := b.service_id, category := f.category, tx_count := b.tx_total)')}
+                  AS services_used
+           FROM service_buyer_stats b JOIN service_facts f ON f.id = b.service_id
+          GROUP BY b.buyer_h
+       )
+       SELECT l.address,
+              CASE WHEN l.label IN ${WASH_LABELS_SQL} THEN l.label ELSE 'unlabeled' END AS label,
+              round(greatest(0, least(1, ${finiteSql('coalesce(l.confidence, 0)')})), 4) AS confidence,
+              coalesce(l.reason, []::VARCHAR[]) AS reason,
+              coalesce(l.reason_text, '') AS reason_text,
+              coalesce(u.services_used, '[]'::JSON) AS services_used,
+              CASE WHEN coalesce(l.vanity_strict, false) OR coalesce(l.vanity_broad, false)
+                   THEN to_json(struct_pack(strict := coalesce(l.vanity_strict, false), broad := coalesce(l.vanity_broad, false),
+                                            size := coalesce(l.vanity_cluster_size, 0)::INTEGER))
+              END AS vanity_cluster,
+              to_json(struct_pack(mean_interval_s := round(greatest(0, ${finiteSql('coalesce(l.mean_interval_s, 0)')}), 3),
+                                  cv := round(greatest(0, ${finiteSql('coalesce(l.interval_cv, 0)')}), 6))) AS time_pattern
+         FROM buyer_labels l LEFT JOIN used u ON u.buyer_h = hash(l.address)
+        ORDER BY l.address`,
+      ctx.meta('buyer-profiles', ctx.now),
+    );
+  },
+};

@@ -1,0 +1,182 @@
+/**
+ * Aggregates of tx_attributed at the grains the datasets read, built once per run so no dataset
+ * step scans the payments again (transactions and the hourly history excepted). All are TEMP
+ * tables: they belong to this run and need no place in the warehouse file.
+ *
+ *   service_buyer_stats  (service_id, buyer_h) all-time, 30-day, 24-hour and previous-24-hour
+ *                        counts and micro-USDC, the pair label code
+ *   top_buyers_30d       (service_id, buyer_h) rank_30d 1..50 by 30-day volume, then payments
+ *                        (top buyers and wash-detail read rank_30d <= n)
+ *   buyer_addresses      (buyer_h, address)   the addresses of those top-50 buyers
+ *   service_daily        (service_id, day)    the last 30 calendar days (UTC), today included
+ *   service_facts        (id)                 the services list item and everything the list
+ *                                             filters and sorts on
+ *   category_facts       (slug)               all 33 categories, empty ones included
+ *   label_summary_30d    (label)              buyers by their global label, payments and volume
+ *                                             by pair label, over 30 days
+ *
+ * Windows (see sql.ts): 24h = (now-24h, now], previous = (now-48h, now-24h], 30 days =
+ * (now-30d, now]; daily series are calendar days ending today.
+ */
+import type { IngestStep } from '../../runner.ts';
+import { queryJson } from '../../warehouse.ts';
+import {
+  categoriesSql,
+  isoSql,
+  isRealSql,
+  isWashSql,
+  labelCodeSql,
+  labelNameSql,
+  moneySql,
+  nowSql,
+  pctSql,
+  priceBucketSql,
+  windows,
+} from './sql.ts';
+
+/** Buyers per service whose address the published lists need (wash-detail's top 50). */
+export const TOP_BUYERS_KEPT = 50;
+
+export const rollupsStep: IngestStep = {
+  name: 'analytics_rollups',
+  tables: [],
+  async run(ctx) {
+    const c = ctx.connection;
+    const now = nowSql(ctx);
+    const w = windows(now);
+
+    await c.run(`CREATE OR REPLACE TEMP TABLE service_buyer_stats AS
+      SELECT service_id, buyer_h,
+             min(label_code) AS label_code, -- one (buyer, seller, chain) pair per (service, buyer): one label
+             count(*)::INTEGER AS tx_total,
+             sum(amount_micro)::BIGINT AS micro_total,
+             max(time) AS last_time,
+             count(*) FILTER (WHERE ${w.last30d('time')})::INTEGER AS tx_30d,
+             coalesce(sum(amount_micro) FILTER (WHERE ${w.last30d('time')}), 0)::BIGINT AS micro_30d,
+             min(time) FILTER (WHERE ${w.last30d('time')}) AS first_30d,
+             max(time) FILTER (WHERE ${w.last30d('time')}) AS last_30d,
+             count(*) FILTER (WHERE ${w.last24h('time')})::INTEGER AS tx_24h,
+             coalesce(sum(amount_micro) FILTER (WHERE ${w.last24h('time')}), 0)::BIGINT AS micro_24h,
+             count(*) FILTER (WHERE ${w.prev24h('time')})::INTEGER AS tx_prev,
+             coalesce(sum(amount_micro) FILTER (WHERE ${w.prev24h('time')}), 0)::BIGINT AS micro_prev
+        FROM tx_attributed
+       WHERE service_id IS NOT NULL
+       GROUP BY service_id, buyer_h`);
+
+    // Ranked apart from the aggregate above: a window over only the buyers active in 30 days
+    // costs a tenth of one over every (service, buyer) pair.
+    await c.run(`CREATE OR REPLACE TEMP TABLE top_buyers_30d AS
+      SELECT service_id, buyer_h,
+             row_number() OVER (PARTITION BY service_id ORDER BY micro_30d DESC, tx_30d DESC, buyer_h)::INTEGER AS rank_30d
+        FROM service_buyer_stats
+       WHERE tx_30d > 0
+     QUALIFY rank_30d <= ${TOP_BUYERS_KEPT}`);
+
+    // Addresses only for the buyers a published list shows; a hash shared by two addresses
+    // would merge two buyers, so it stops the run.
+    await c.run(`CREATE OR REPLACE TEMP TABLE buyer_addresses AS
+      SELECT DISTINCT hash(buyer) AS buyer_h, buyer AS address
+        FROM x402_transactions
+       WHERE time <= ${now} AND ${w.last30d('time')}
+         AND hash(buyer) IN (SELECT buyer_h FROM top_buyers_30d)`);
+    const [clash] = await queryJson(c, 'SELECT (count(*) - count(DISTINCT buyer_h))::BIGINT AS n FROM buyer_addresses');
+    if (Number(clash?.n ?? 0) !== 0) throw new Error('rollups: two buyer addresses share one 64-bit hash');
+
+    await c.run(`CREATE OR REPLACE TEMP TABLE service_daily AS
+      SELECT service_id, time::DATE AS day,
+             count(*)::INTEGER AS tx_count,
+             sum(amount_micro)::BIGINT AS micro,
+             coalesce(sum(amount_micro) FILTER (WHERE ${isRealSql('label_code')}), 0)::BIGINT AS real_micro,
+             coalesce(sum(amount_micro) FILTER (WHERE ${isWashSql('label_code')}), 0)::BIGINT AS wash_micro,
+             count(DISTINCT buyer_h)::INTEGER AS unique_buyers
+        FROM tx_attributed
+       WHERE service_id IS NOT NULL AND time >= ${w.firstDay(30)}
+       GROUP BY service_id, day`);
+
+    await c.run(`CREATE OR REPLACE TEMP TABLE service_facts AS
+      WITH totals AS (
+        SELECT service_id,
+               sum(tx_total)::INTEGER AS tx_total, sum(micro_total)::BIGINT AS micro_total, max(last_time) AS last_time,
+               sum(tx_24h)::INTEGER AS tx_24h, sum(micro_24h)::BIGINT AS micro_24h,
+               sum(tx_prev)::INTEGER AS tx_prev, sum(micro_prev)::BIGINT AS micro_prev,
+               sum(tx_30d)::INTEGER AS tx_30d, sum(micro_30d)::BIGINT AS micro_30d,
+               count(*) FILTER (WHERE tx_30d > 0)::INTEGER AS unique_buyers_30d,
+               coalesce(sum(micro_30d) FILTER (WHERE ${isRealSql('label_code')}), 0)::BIGINT AS real_micro_30d,
+               coalesce(sum(micro_30d) FILTER (WHERE ${isWashSql('label_code')}), 0)::BIGINT AS wash_micro_30d
+          FROM service_buyer_stats GROUP BY service_id
+      ),
+      label_volume AS (
+        SELECT service_id, ${labelNameSql('label_code')} AS label, sum(micro_30d)::BIGINT AS micro
+          FROM service_buyer_stats WHERE micro_30d > 0 GROUP BY service_id, label_code
+      ),
+      -- fractions of the 30-day volume per pair label, only labels with volume, keys sorted
+      distribution AS (
+        SELECT l.service_id,
+               to_json(map_from_entries(list_sort(list((l.label, round(l.micro::DOUBLE / t.micro_30d::DOUBLE, 6))))))
+                 AS label_distribution
+          FROM label_volume l JOIN totals t USING (service_id)
+         GROUP BY l.service_id
+      )
+      SELECT s.id, s.chain, s.seller_address, s.resource_url, s.name, s.description, s.category, s.category_source,
+             s.price_amount, ${priceBucketSql('s.price_amount')} AS price_bucket,
+             ${isoSql('s.first_seen')} AS first_seen, s.first_seen AS first_seen_time,
+             coalesce(t.tx_24h, 0) AS tx_24h, ${moneySql('t.micro_24h')} AS volume_24h, coalesce(t.micro_24h, 0) AS micro_24h,
+             coalesce(t.tx_prev, 0) AS tx_prev_24h, ${moneySql('t.micro_prev')} AS volume_prev_24h, coalesce(t.micro_prev, 0) AS micro_prev,
+             coalesce(t.tx_total, 0) AS tx_total, ${moneySql('t.micro_total')} AS volume_total,
+             coalesce(t.tx_30d, 0) AS tx_30d, ${moneySql('t.micro_30d')} AS volume_30d, coalesce(t.micro_30d, 0) AS micro_30d,
+             coalesce(t.real_micro_30d, 0) AS real_micro_30d, coalesce(t.wash_micro_30d, 0) AS wash_micro_30d,
+             ${pctSql('t.real_micro_30d', 't.micro_30d')} AS real_volume_pct,
+             ${pctSql('t.wash_micro_30d', 't.micro_30d')} AS wash_pct,
+             coalesce(d.label_distribution, '{}'::JSON) AS label_distribution,
+             coalesce(t.unique_buyers_30d, 0) AS unique_buyers_30d,
+             t.last_time AS last_tx_time, ${isoSql('t.last_time')} AS last_tx_at,
+             s.is_placeholder,
+             coalesce(t.tx_24h, 0) > 0 AS active,
+             lower(s.name) AS name_sort,
+             lower(concat_ws(' ', s.name, s.description, s.resource_url)) AS search_text
+        FROM service_catalog s
+        LEFT JOIN totals t ON t.service_id = s.id
+        LEFT JOIN distribution d ON d.service_id = s.id`);
+
+    await c.run(`CREATE OR REPLACE TEMP TABLE category_facts AS
+      WITH per_category AS (
+        SELECT c.slug, c.title, c.position,
+               count(f.id)::INTEGER AS services_count,
+               count(f.id) FILTER (WHERE f.tx_24h > 0)::INTEGER AS active_services_24h,
+               coalesce(sum(f.tx_24h), 0)::INTEGER AS tx_24h, coalesce(sum(f.micro_24h), 0)::BIGINT AS micro_24h,
+               coalesce(sum(f.tx_prev_24h), 0)::INTEGER AS tx_prev, coalesce(sum(f.micro_prev), 0)::BIGINT AS micro_prev,
+               coalesce(sum(f.tx_total), 0)::INTEGER AS tx_total,
+               coalesce(sum(f.tx_30d), 0)::INTEGER AS tx_30d, coalesce(sum(f.micro_30d), 0)::BIGINT AS micro_30d,
+               coalesce(sum(f.real_micro_30d), 0)::BIGINT AS real_micro_30d,
+               coalesce(sum(f.wash_micro_30d), 0)::BIGINT AS wash_micro_30d,
+               round(median(f.price_amount), 6) AS median_price
+          FROM ${categoriesSql('c')} LEFT JOIN service_facts f ON f.category = c.slug
+         GROUP BY c.slug, c.title, c.position
+      )
+      SELECT *, ${moneySql('micro_24h')} AS volume_24h, ${moneySql('micro_prev')} AS volume_prev,
+             ${moneySql('micro_30d')} AS volume_30d,
+             ${pctSql('real_micro_30d', 'micro_30d')} AS real_volume_pct,
+             ${pctSql('wash_micro_30d', 'micro_30d')} AS wash_pct
+        FROM per_category`);
+
+    // Buyers are counted by their global label (they add up to the active buyers); payments and
+    // volume by pair label, as every service rollup is.
+    await c.run(`CREATE OR REPLACE TEMP TABLE label_summary_30d AS
+      WITH active AS (SELECT DISTINCT buyer_h FROM service_buyer_stats WHERE tx_30d > 0),
+      buyers AS (
+        SELECT ${labelNameSql(`coalesce(b.label_code, ${labelCodeSql("'unlabeled'")})`)} AS label, count(*)::INTEGER AS buyers
+          FROM active a LEFT JOIN (SELECT hash(address) AS buyer_h, ${labelCodeSql('label')} AS label_code FROM buyer_labels) b
+            ON b.buyer_h = a.buyer_h
+         GROUP BY 1
+      ),
+      traffic AS (
+        SELECT ${labelNameSql('label_code')} AS label, sum(tx_30d)::BIGINT AS tx_count, sum(micro_30d)::BIGINT AS micro
+          FROM service_buyer_stats WHERE tx_30d > 0 GROUP BY label_code
+      )
+      SELECT label, coalesce(b.buyers, 0) AS buyers, coalesce(t.tx_count, 0) AS tx_count, coalesce(t.micro, 0) AS micro
+        FROM buyers b FULL JOIN traffic t USING (label)`);
+
+    const [row] = await queryJson(c, 'SELECT count(*)::INTEGER AS n FROM service_buyer_stats');
+    return Number(row?.n ?? 0);
+  },
+};

@@ -1,0 +1,48 @@
+/**
+ * services (free table): one row per indexed service, ordered by id. The first 15 columns are
+ * the services list item of the spec, in its order; the rest is what the list filters and sorts
+ * on (is_placeholder, active, price_bucket, name_sort, search_text) and service facts the other
+ * endpoints show (volume_total, unique_buyers_30d, last_tx_at, ...).
+ * label_distribution is a JSON object (label → fraction of 30-day volume).
+ */
+import type { DatasetStep } from '../../runner.ts';
+
+/** The spec's list item fields, in order: what the proxy puts in `services[]`. */
+export const SERVICE_LIST_ITEM_COLUMNS = [
+  'id',
+  'chain',
+  'seller_address',
+  'resource_url',
+  'name',
+  'description',
+  'category',
+  'price_amount',
+  'first_seen',
+  'tx_24h',
+  'volume_24h',
+  'tx_total',
+  'real_volume_pct',
+  'wash_pct',
+  'label_distribution',
+] as const;
+
+export const servicesStep: DatasetStep = {
+  dataset: 'services',
+  async run(ctx) {
+    return ctx.writer.writeTable(
+      ctx.connection,
+      'services',
+      `SELECT ${SERVICE_LIST_ITEM_COLUMNS.join(', ')},
+              category_source, is_placeholder, active, price_bucket, name_sort, search_text,
+              tx_prev_24h, volume_prev_24h, tx_30d, volume_30d, volume_total, unique_buyers_30d, last_tx_at
+         FROM service_facts
+        ORDER BY id`,
+      ctx.meta('services', ctx.now),
+    );
+  },
+};
+
+/** A service_facts row as the spec's list item STRUCT (plus `extra` name := expr fields), for to_json. */
+export function serviceListItemSql(alias: string, extra: readonly string[] = []): string {
+  return `struct_pack(${[...SERVICE_LIST_ITEM_COLUMNS.map((c) => `${c} := ${alias}.${c}`), ...extra].join(', ')})`;
+}

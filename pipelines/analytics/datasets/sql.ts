@@ -1,0 +1,161 @@
+/**
+ * SQL pieces every analytics dataset step shares: the run's clock and windows, rounding of money
+ * and percentages, the label groups and the category list. Kept in one place so "last 24 hours"
+ * or "real volume" means the same thing in every dataset.
+ *
+ * Money is summed as integer micro-USDC (amount_micro BIGINT): integer sums do not depend on the
+ * order DuckDB's threads combine partial sums, so the same input gives byte-identical files.
+ */
+import { PRICE_BUCKETS, PRICE_BUCKET_BOUNDS } from '../../../catalog/analytics.ts';
+import { CATEGORIES, WASH_LABELS } from '../../../catalog/categories.ts';
+import type { PipelineContext } from '../../runner.ts';
+import { queryJson } from '../../warehouse.ts';
+
+/** Labels whose volume counts as real demand (catalog: real_volume_pct). */
+export const REAL_LABELS = ['organic_user', 'ai_agent'] as const;
+/** The wash label (catalog: wash_pct). */
+export const WASH_LABEL = 'suspected_wash';
+
+export const quote = (s: string): string => `'${s.replaceAll("'", "''")}'`;
+const list = (values: readonly string[]): string => values.map(quote).join(', ');
+
+export const WASH_LABELS_SQL = `(${list(WASH_LABELS)})`;
+
+/**
+ * Per-payment tables keep the label as a 1-byte code: its 1-based position in WASH_LABELS
+ * (a label the catalog does not know counts as unlabeled). Ten million short strings cost
+ * memory and time; a code costs one byte.
+ */
+export const labelCodeSql = (label: string): string =>
+  `coalesce(list_position([${list(WASH_LABELS)}], ${label}), ${WASH_LABELS.indexOf('unlabeled') + 1})::UTINYINT`;
+export const labelNameSql = (code: string): string => `([${list(WASH_LABELS)}])[${code}]`;
+const codeOf = (label: string): number => WASH_LABELS.indexOf(label as (typeof WASH_LABELS)[number]) + 1;
+/** Predicates on a label code column. */
+export const isRealSql = (code: string): string => `${code} IN (${REAL_LABELS.map(codeOf).join(', ')})`;
+export const isWashSql = (code: string): string => `${code} = ${codeOf(WASH_LABEL)}`;
+
+/**
+ * The run's "now" as a SQL TIMESTAMP literal (UTC). Statements are built as text because COPY,
+ * which the snapshot writer uses for tables, takes no bound parameters.
+ */
+export function nowSql(ctx: Pick<PipelineContext, 'now'>): string {
+  return `TIMESTAMP '${ctx.now.toISOString().replace('T', ' ').replace('Z', '')}'`;
+}
+
+/** The windows, as predicates on a TIMESTAMP column; every row of tx_attributed is <= now. */
+export function windows(now: string) {
+  return {
+    /** The last 24 hours: (now - 24h, now]. */
+    last24h: (col: string) => `${col} > ${now} - INTERVAL 24 HOUR`,
+    /** The 24 hours before that: (now - 48h, now - 24h]. */
+    prev24h: (col: string) => `(${col} > ${now} - INTERVAL 48 HOUR AND ${col} <= ${now} - INTERVAL 24 HOUR)`,
+    /** The rolling 30 days behind every "30-day" share: (now - 30d, now]. */
+    last30d: (col: string) => `${col} > ${now} - INTERVAL 30 DAY`,
+    /** First calendar day (UTC) of an n-day daily series that ends with today. */
+    firstDay: (days: number) => `(${now}::DATE - ${days - 1})`,
+  };
+}
+
+/** ISO 8601 with offset for a TIMESTAMP (UTC), e.g. 2026-11-20T09:00:00+00:00. */
+export const isoSql = (expr: string): string => `strftime(${expr}, '%Y-%m-%dT%H:%M:%S+00:00')`;
+/** YYYY-MM-DD of a DATE. */
+export const dateSql = (expr: string): string => `strftime(${expr}, '%Y-%m-%d')`;
+
+/** micro-USDC (integer) → USDC rounded to 6 decimals. */
+export const moneySql = (micro: string): string => `round(coalesce(${micro}, 0)::DOUBLE / 1e6, 6)`;
+
+/** part / whole as a percent 0-100 rounded to 2 decimals; 0 when there is no whole. */
+export const pctSql = (part: string, whole: string): string =>
+  `(CASE WHEN coalesce(${whole}, 0) > 0
+         THEN greatest(0, least(100, round(100 * coalesce(${part}, 0)::DOUBLE / ${whole}::DOUBLE, 2)))
+         ELSE 0 END)`;
+
+/** A fraction 0-1 (as the classifier's *_pct cohort signals are) shown as a percent 0-100. */
+export const fractionToPctSql = (fraction: string): string =>
+  `(CASE WHEN isfinite(${fraction}) THEN round(100 * greatest(0, least(1, ${fraction})), 2) ELSE 0 END)`;
+
+/**
+ * Change in percent, catalog rule: when the previous value is 0 it is 0 if the current value is
+ * also 0, else 100.
+ */
+export const changePctSql = (current: string, previous: string): string =>
+  `(CASE WHEN ${previous} = 0 THEN (CASE WHEN ${current} = 0 THEN 0 ELSE 100 END)
+         ELSE round(100 * (${current}::DOUBLE - ${previous}::DOUBLE) / ${previous}::DOUBLE, 2) END)`;
+
+/** A finite DOUBLE or 0 (classifier features may be NaN for a single payment). */
+export const finiteSql = (expr: string): string => `(CASE WHEN isfinite(${expr}) THEN ${expr} ELSE 0 END)`;
+
+/**
+ * A MAP(VARCHAR, DOUBLE) of signals as a JSON object: keys sorted, values rounded to 6 decimals,
+ * non-finite values dropped (to_json would write NaN, which is not JSON). The rounding is for
+ * reproducibility: the classifier's float features (CVs, shares) can differ in the last bit
+ * between runs because parallel sums add in a different order.
+ */
+export const signalsJsonSql = (map: string): string =>
+  `to_json(map_from_entries(list_transform(
+     list_filter(list_sort(map_entries(coalesce(${map}, MAP {}::MAP(VARCHAR, DOUBLE)))), e -> isfinite(e.value)),
+     e -> struct_pack(key := e.key, value := round(e.value, 6)))))`;
+
+/** The 33 categories as a relation (slug, title, position), for zero-filled per-category output. */
+export function categoriesSql(alias = 'c'): string {
+  const rows = CATEGORIES.map((c, i) => `(${quote(c.slug)}, ${quote(c.title)}, ${i + 1})`).join(', ');
+  return `(VALUES ${rows}) AS ${alias}(slug, title, position)`;
+}
+
+/** Calendar days (UTC) of an n-day series ending today, as a relation with column `day`. */
+export function daysSql(now: string, days: number, alias = 'd'): string {
+  return `(SELECT (${now}::DATE - (${days - 1} - i)::INTEGER) AS day FROM range(${days}) r(i)) AS ${alias}`;
+}
+
+/**
+ * Runs a SELECT that returns one row of JSON-typed columns and parses each: documents are built
+ * in SQL (to_json keeps numbers as numbers), TypeScript only assembles the pieces.
+ */
+export async function queryJsonPieces(ctx: PipelineContext, sql: string): Promise<Record<string, unknown>> {
+  const [row] = await queryJson(ctx.connection, sql);
+  if (!row) throw new Error('document query returned no row');
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) out[key] = typeof value === 'string' ? (JSON.parse(value) as unknown) : value;
+  return out;
+}
+
+/** The data stamp every document starts with. */
+export function stamp(ctx: PipelineContext): { source: PipelineContext['sourceKind']; as_of: string } {
+  return { source: ctx.sourceKind, as_of: ctx.now.toISOString() };
+}
+
+/** The services list's price bucket of a price column (catalog PRICE_BUCKET_BOUNDS). */
+export function priceBucketSql(price: string): string {
+  const arms = PRICE_BUCKETS.filter((b) => b !== 'unknown').map((bucket) => {
+    const { min, max } = PRICE_BUCKET_BOUNDS[bucket];
+    const conditions = [min === null ? null : `${price} >= ${min}::DOUBLE`, max === null ? null : `${price} < ${max}::DOUBLE`].filter(
+      (x): x is string => x !== null,
+    );
+    return `WHEN ${conditions.join(' AND ')} THEN ${quote(bucket)}`;
+  });
+  return `(CASE WHEN ${price} IS NULL THEN 'unknown' ${arms.join(' ')} END)`;
+}
+
+/**
+ * New services per calendar day over an n-day series ending today, zero-filled, oldest first:
+ * a scalar subquery yielding a JSON array of {date, count}. Placeholders count: they are listings.
+ */
+export function dailyNewServicesSql(now: string, days: number): string {
+  return `(SELECT to_json(list(struct_pack(date := ${dateSql('d.day')}, count := coalesce(n.count, 0)::INTEGER) ORDER BY d.day))
+             FROM ${daysSql(now, days, 'd')}
+             LEFT JOIN (SELECT first_seen_time::DATE AS day, count(*) AS count FROM service_facts GROUP BY day) n
+               ON n.day = d.day)`;
+}
+
+/**
+ * The JSON array of `value` (a STRUCT or other expression) over a group, ordered by `keys`:
+ * an aggregate for groups of many rows. Each element is serialised on its own and the texts
+ * are joined, because DuckDB's ordered aggregates (`list(x ORDER BY k)`) sort group by group and
+ * cost several times more, and to_json over a list of structs costs more than the strings. Keys
+ * sort ascending (negate a number for descending), must not be NULL, and should make the order
+ * total; a group without rows yields no row, so callers coalesce to '[]'.
+ */
+export function jsonArraySql(keys: readonly string[], value: string): string {
+  const keyFields = keys.map((k, i) => `k${i} := ${k}`).join(', ');
+  return `('[' || array_to_string(list_transform(list_sort(list(struct_pack(${keyFields}, j := to_json(${value})::VARCHAR))), x -> x.j), ',') || ']')::JSON`;
+}

@@ -1,0 +1,58 @@
+/**
+ * wash-detail (paid table): one row per service id (every indexed service), ordered by
+ * service_id, holding the pieces of GET /api/v1/services/{id}/wash-detail as JSON columns:
+ *   buyers          up to 50 buyers by 30-day volume (then payments; exact ties in a fixed order), with the
+ *                   pair label, confidence and signals (name → number, keys sorted) of its
+ *                   (buyer, seller, chain) pair, 30-day tx_count and volume, first/last payment
+ *   cohort_summary  the seller's cohort signals (a seller's services share them); the
+ *                   classifier's *_pct fractions are shown as percents 0-100; zeros without a cohort row
+ */
+import type { DatasetStep } from '../../runner.ts';
+import { TOP_BUYERS_KEPT } from './rollups.ts';
+import { finiteSql, fractionToPctSql, isoSql, jsonArraySql, labelNameSql, moneySql, signalsJsonSql } from './sql.ts';
+
+/** Top buyers per service; rollups keeps ranks and addresses for exactly this many. */
+export const WASH_DETAIL_BUYERS = TOP_BUYERS_KEPT;
+
+export const washDetailStep: DatasetStep = {
+  dataset: 'wash-detail',
+  async run(ctx) {
+    return ctx.writer.writeTable(
+      ctx.connection,
+      'wash-detail',
+      `WITH top AS (
+         SELECT b.service_id,
+                ${jsonArraySql(['r.rank_30d'], `struct_pack(
+                  address := a.address,
+                  label := ${labelNameSql('b.label_code')},
+                  confidence := round(greatest(0, least(1, ${finiteSql('coalesce(p.confidence, 0)')})), 4),
+                  signals := ${signalsJsonSql('p.signals')},
+                  tx_count := b.tx_30d,
+                  volume := ${moneySql('b.micro_30d')},
+                  first_tx_at := ${isoSql('b.first_30d')},
+                  last_tx_at := ${isoSql('b.last_30d')}
+                )`)} AS buyers
+           FROM top_buyers_30d r
+           JOIN service_buyer_stats b ON b.service_id = r.service_id AND b.buyer_h = r.buyer_h
+           JOIN service_facts f ON f.id = b.service_id
+           JOIN buyer_addresses a ON a.buyer_h = b.buyer_h
+           LEFT JOIN pair_labels p ON p.buyer = a.address AND p.seller_address = f.seller_address AND p.chain = f.chain
+          WHERE r.rank_30d <= ${WASH_DETAIL_BUYERS}
+          GROUP BY b.service_id
+       )
+       SELECT f.id AS service_id,
+              coalesce(t.buyers, '[]'::JSON) AS buyers,
+              to_json(struct_pack(
+                uniform_amount_pct := ${fractionToPctSql('coalesce(c.uniform_amount_pct, 0)')},
+                coordinated_start_pct := ${fractionToPctSql('coalesce(c.coordinated_start_pct, 0)')},
+                uniform_tx_count_cv := round(greatest(0, ${finiteSql('coalesce(c.uniform_tx_count_cv, 0)')}), 6),
+                cohort_size := coalesce(c.cohort_size, 0)::INTEGER
+              )) AS cohort_summary
+         FROM service_facts f
+         LEFT JOIN top t ON t.service_id = f.id
+         LEFT JOIN seller_cohorts c ON c.seller_address = f.seller_address AND c.chain = f.chain
+        ORDER BY f.id`,
+      ctx.meta('wash-detail', ctx.now),
+    );
+  },
+};
