@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,8 @@ import { parseArgs, runCli, UsageError } from './cli.ts';
 import { LineProgress, summaryTable } from './progress.ts';
 import { runPipeline, type ServicePipeline } from './runner.ts';
 import { koreaPipeline } from './korea/index.ts';
+import { analyticsPipeline } from './analytics/index.ts';
+import { exportWorld, parseExportArgs } from '../sources/demo/cli.ts';
 import { queryJson } from './warehouse.ts';
 import { openWarehouse } from './warehouse.ts';
 
@@ -158,6 +160,32 @@ describe('demo pipelines', () => {
     const prices = result.manifest!.datasets.find((d) => d.name === 'kr-prices')!;
     expect(prices.as_of).toBe('2026-11-20T09:05:00.000Z');
     expect(summaryTable(result.reports)).toMatch(/korea\/fx-rate\s+-\s+[\d.]+\s+carried-over: kept/);
+  }, 120_000);
+});
+
+describe('analytics from files', () => {
+  it('publishes every dataset from a researcher\'s CSV files, marked source "file", and reports bad rows with line numbers', async () => {
+    const settings = tempSettings();
+    const dir = mkdtempSync(join(tmpdir(), 'file-source-'));
+    dirs.push(dir);
+    await exportWorld(parseExportArgs(['analytics', '--out', dir, '--now', NOW, '--format', 'csv']));
+    // one broken payment at the end of the file: line = rows + 2 (header is line 1)
+    const txFile = join(dir, 'transactions.csv');
+    const lines = readFileSync(txFile, 'utf8').trimEnd().split('\n');
+    appendFileSync(txFile, `0xdeadbeef,base,0x${'1'.repeat(40)},0x${'2'.repeat(40)},-5,2026-11-20T08:00:00Z,,\n`);
+    const notes: string[] = [];
+    const { exitCode, results } = await runCli(parseArgs(['analytics', '--source', `file:${dir}`, '--now', NOW]), settings, {
+      progress: new LineProgress((l) => notes.push(l)),
+      out: () => {},
+    });
+    expect(exitCode).toBe(0);
+    const manifest = results[0]!.manifest!;
+    expect(manifest.datasets.map((d) => d.name)).toEqual([...analyticsPipeline.datasetSteps.map((s) => s.dataset)].sort());
+    expect(manifest.datasets.every((d) => d.source === 'file')).toBe(true);
+    expect(manifest.notice).toBeNull();
+    const report = results[0]!.reports.find((r) => r.name === 'import_report')!;
+    expect(report.rows).toBe(1);
+    expect(notes.join('\n')).toContain(`line ${lines.length + 1}: amount: negative`);
   }, 120_000);
 });
 
