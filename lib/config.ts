@@ -19,6 +19,8 @@ export interface Settings {
   aiMode: AiMode;
   /** How many old snapshot versions to keep besides the one latest.json points at. */
   snapshotRetention: number;
+  /** DuckDB memory_limit for pipeline runs (default 3GB: keeps a 10M-transaction run under 4 GiB RSS; larger work spills to disk). */
+  duckdbMemoryLimit: string | null;
   upstreams: Record<UpstreamSetting, string | null>;
 }
 
@@ -56,6 +58,16 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   return n;
 }
 
+function memoryLimit(env: NodeJS.ProcessEnv): string | null {
+  const raw = env.DUCKDB_MEMORY_LIMIT;
+  if (raw === undefined || raw === '') return '3GB';
+  if (raw === 'default') return null; // DuckDB's own: 80% of RAM
+  if (!/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i.test(raw.trim())) {
+    throw new Error(`DUCKDB_MEMORY_LIMIT must be a size like 3GB or 2048MiB, got "${raw}"`);
+  }
+  return raw.trim();
+}
+
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const settlement = (env.SETTLEMENT ?? 'local').toLowerCase();
   if (settlement !== 'local' && settlement !== 'facilitator') {
@@ -78,6 +90,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     facilitatorUrl: env.FACILITATOR_URL || null,
     aiMode: env.ANTHROPIC_API_KEY ? 'claude' : 'rules',
     snapshotRetention: positiveInt(env, 'SNAPSHOT_RETENTION', 5),
+    duckdbMemoryLimit: memoryLimit(env),
     upstreams,
   };
 }

@@ -89,7 +89,9 @@ export async function runPipeline(
   const reports: StepReport[] = [];
   const ingest = pipeline.ingestSteps(params.source, settings); // throws for an unsupported source: nothing to clean up yet
   const generatedAt = options.generatedAt ?? new Date();
-  const warehouse = await openWarehouse(settings.warehouseDir, service);
+  const warehouse = await openWarehouse(settings.warehouseDir, service, {
+    memoryLimit: settings.duckdbMemoryLimit ?? undefined,
+  });
   let writer: SnapshotWriter | null = null;
   try {
     writer = await SnapshotWriter.begin({
