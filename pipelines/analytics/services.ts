@@ -8,7 +8,6 @@
 import type { IngestStep } from '../runner.ts';
 import { queryJson } from '../warehouse.ts';
 
-export { servicesStep } from './datasets/services.ts';
 
 export const serviceRegistryStep: IngestStep = {
   name: 'service_registry',
