@@ -1,0 +1,40 @@
+/**
+ * Binance spot (api.binance.com): the global USD(T) reference. Research §3.1.
+ *
+ * One request, `/api/v3/ticker/24hr?type=MINI` for every symbol (weight 80 of 6,000 a minute):
+ * last price and quote volume, strings. USDT pairs are read as USD (the premium's usual basis);
+ * the venue is stored with every row. Binance answers HTTP 451 from US addresses (cloud runners):
+ * the caller falls back to OKX.
+ */
+import { z } from 'zod';
+import type { Row } from '../../demo/world.ts';
+import type { Upstream } from '../http.ts';
+
+const DecimalString = z.string().regex(/^\d+(\.\d+)?$/, 'expected a decimal number in a string').transform(Number);
+
+const MiniTicker = z.object({
+  symbol: z.string(),
+  lastPrice: DecimalString,
+  quoteVolume: DecimalString,
+  closeTime: z.number().int(),
+  count: z.number().int(),
+});
+export type BinanceMiniTicker = z.infer<typeof MiniTicker>;
+
+export function fetchBinanceTickers(up: Upstream): Promise<BinanceMiniTicker[]> {
+  return up.getJson('/api/v3/ticker/24hr', { type: 'MINI' }, z.array(MiniTicker));
+}
+
+/**
+ * global_prices rows for the USDT pairs that traded in the last 24 h. Binance keeps delisted pairs
+ * in ticker/24hr with their last price frozen and no trades (`count` 0): those are no reference.
+ */
+export function binancePriceRows(tickers: readonly BinanceMiniTicker[]): Row[] {
+  const rows: Row[] = [];
+  for (const t of tickers) {
+    const m = /^([A-Z0-9]+)USDT$/.exec(t.symbol);
+    if (!m || t.count === 0 || t.lastPrice <= 0) continue;
+    rows.push([m[1]!, t.lastPrice, t.quoteVolume, 'binance', new Date(t.closeTime), 'live']);
+  }
+  return rows;
+}

@@ -1,0 +1,89 @@
+/**
+ * ingest_failures(upstream, error, at): which korea upstreams failed in this run and why.
+ *
+ * A failed upstream leaves its raw-table rows empty (the table exists, that exchange or venue has
+ * no rows), so a dataset step sees "no input" and fails on its own; this table gives it the
+ * reason to put in its message ("Upbit tickers unavailable in this run: <reason>"). It lists every
+ * upstream that failed, including one a fallback covered (binance when okx answered): the empty
+ * table is the signal, this table is the explanation.
+ *
+ * Upstream names: upbit, bithumb, binance, okx, dunamu, er-api, candles:upbit, news, and one per
+ * macro series fetch: fred:DGS3, fred:VIXCLS, fred:DEXKOUS, naver:005930, naver:000660. Readers
+ * match by prefix ('upbit' is the exchange's market list and prices; candle failures are named
+ * candles:upbit so they do not read as the exchange being down). A fred:* or naver:* row means
+ * "not refreshed this run": macro_daily still holds the kept history.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { queryJson, sqlString } from '../../../pipelines/warehouse.ts';
+import type { RawTable } from '../../raw-tables.ts';
+
+export const INGEST_FAILURES: RawTable = {
+  name: 'ingest_failures',
+  service: 'korea',
+  description: 'Upstreams that failed in this run, with the error (live source only).',
+  columns: [
+    ['upstream', 'VARCHAR'],
+    ['error', 'VARCHAR'],
+    ['at', 'TIMESTAMP'], // a reserved word in DuckDB: quote it ("at") in SQL
+  ],
+};
+
+export type KoreaUpstreamName =
+  | 'upbit'
+  | 'bithumb'
+  | 'binance'
+  | 'okx'
+  | 'dunamu'
+  | 'er-api'
+  | 'candles:upbit'
+  | 'news'
+  | `fred:${string}`
+  | `naver:${string}`;
+
+const names = (upstreams: readonly KoreaUpstreamName[]) => (upstreams.length ? upstreams.map(sqlString).join(', ') : 'NULL');
+
+export async function ensureIngestFailures(connection: DuckDBConnection): Promise<void> {
+  await connection.run(`CREATE TABLE IF NOT EXISTS ingest_failures (upstream VARCHAR, error VARCHAR, "at" TIMESTAMP)`);
+}
+
+/** Forgets what earlier runs recorded for these upstreams (the runner also drops the table per run). */
+export async function clearIngestFailures(connection: DuckDBConnection, upstreams: readonly KoreaUpstreamName[]): Promise<void> {
+  await ensureIngestFailures(connection);
+  await connection.run(`DELETE FROM ingest_failures WHERE upstream IN (${names(upstreams)})`);
+}
+
+/** `error` should name the upstream first, as UpstreamError messages do ("upbit: GET … failed …"). */
+export async function recordIngestFailure(
+  connection: DuckDBConnection,
+  upstream: KoreaUpstreamName,
+  error: string,
+  at: Date,
+): Promise<void> {
+  await ensureIngestFailures(connection);
+  await connection.run(`INSERT INTO ingest_failures VALUES ($upstream, $error, $at::TIMESTAMP)`, {
+    upstream,
+    error: error.split('\n')[0]!.slice(0, 500),
+    at: at.toISOString(),
+  });
+}
+
+/**
+ * Why these upstreams gave no data this run (their errors, each naming its upstream, joined with
+ * '; '), or null when nothing is
+ * recorded (demo and file sources never write the table).
+ */
+export async function ingestFailureReason(
+  connection: DuckDBConnection,
+  upstreams: readonly KoreaUpstreamName[],
+): Promise<string | null> {
+  const [exists] = await queryJson(
+    connection,
+    `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = 'ingest_failures' AND NOT temporary`,
+  );
+  if (!exists || exists.n === 0) return null;
+  const rows = await queryJson(
+    connection,
+    `SELECT error FROM ingest_failures WHERE upstream IN (${names(upstreams)}) ORDER BY "at", upstream`,
+  );
+  return rows.length ? rows.map((r) => String(r.error)).join('; ') : null;
+}

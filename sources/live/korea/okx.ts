@@ -1,0 +1,43 @@
+/**
+ * OKX spot (www.okx.com): the fallback global reference when Binance fails. Research §3.2.
+ *
+ * `/api/v5/market/tickers?instType=SPOT`: envelope `{code, msg, data}`, code "0" = success, every
+ * number a string; `volCcy24h` is the quote-currency (USDT) volume for spot.
+ */
+import { z } from 'zod';
+import type { Row } from '../../demo/world.ts';
+import { UpstreamError, type Upstream } from '../http.ts';
+import { shownUrl } from './shown-url.ts';
+
+const Envelope = z.object({ code: z.string(), msg: z.string().optional(), data: z.unknown().optional() });
+
+const OkxTicker = z.object({
+  instId: z.string(),
+  last: z.string(),
+  volCcy24h: z.string(),
+  ts: z.string().regex(/^\d+$/, 'expected epoch milliseconds in a string'),
+});
+export type OkxTicker = z.infer<typeof OkxTicker>;
+
+export async function fetchOkxTickers(up: Upstream): Promise<OkxTicker[]> {
+  const path = '/api/v5/market/tickers';
+  const body = await up.getJson(path, { instType: 'SPOT' }, Envelope);
+  const shown = shownUrl(up, path);
+  if (body.code !== '0') {
+    throw new UpstreamError(up.name, shown, `${up.name}: GET ${shown} answered code ${body.code}${body.msg ? `: ${body.msg}` : ''}`);
+  }
+  return up.parse(z.object({ data: z.array(OkxTicker) }), { data: body.data }, `GET ${shown}`).data;
+}
+
+/** global_prices rows for the X-USDT pairs with a positive last price. */
+export function okxPriceRows(tickers: readonly OkxTicker[]): Row[] {
+  const rows: Row[] = [];
+  for (const t of tickers) {
+    const m = /^([A-Z0-9]+)-USDT$/.exec(t.instId);
+    const price = Number(t.last);
+    const volume = Number(t.volCcy24h);
+    if (!m || !(price > 0) || !Number.isFinite(volume)) continue; // '' for a pair without trades
+    rows.push([m[1]!, price, volume, 'okx', new Date(Number(t.ts)), 'live']);
+  }
+  return rows;
+}
