@@ -478,10 +478,14 @@ describe('response schemas', () => {
       source: 'demo',
       as_of: asOf,
       symbol: 'BTC',
+      korean_name: '비트코인',
       fx_rate: 1387.5,
+      fx_source: 'dunamu',
+      fx_as_of: asOf,
       global_price_usd: 65300,
       global_source: 'binance',
-      exchanges: [{ exchange: 'upbit', price_krw: 91_200_000, premium_pct: 0.658, usdt_premium_pct: 0.333 }],
+      exchanges: [{ exchange: 'upbit', price_krw: 91_200_000, premium_pct: 0.658, usdt_krw: 1392, usdt_premium_pct: 0.333 }],
+      unavailable_exchanges: [],
     };
     expect(KOREA_RESPONSES.KimchiPremiumBody.safeParse(body).success).toBe(true);
     expect(KOREA_RESPONSES.KimchiPremiumBody.safeParse({ ...body, source: 'fake' }).success).toBe(false);
@@ -497,14 +501,19 @@ describe('response schemas', () => {
       weight,
       effective_weight: weight,
       freshness_days: 0,
+      last_observation: '2026-08-03',
       degraded: false,
+      degraded_reason: null,
+      inputs: { value: 1 },
     });
     const body = {
       source: 'demo',
       as_of: asOf,
+      data_date: '2026-08-04',
       score: 45.4,
       regime: 'caution',
       direction: 'stable',
+      usdkrw_change_5d_pct: 0.1,
       components: [
         component('us_rate_stress', 0.25),
         component('risk_sentiment', 0.25),
@@ -513,8 +522,10 @@ describe('response schemas', () => {
         component('semiconductor', 0.1),
       ],
       degraded: [],
+      history: [{ date: '2026-08-04', score: 45.4, regime: 'caution' }],
       note: 'US yields are high relative to the last 120 days.',
       analyst: 'rules',
+      window_days: 120,
       method: 'rolling percentile 120d, weights 25/25/20/20/10',
     };
     const schema = KOREA_RESPONSES.KrwMacroStressBody;

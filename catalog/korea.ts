@@ -14,6 +14,7 @@ import {
   WellKnownX402Body,
   dataStamp,
   fraction,
+  isoDate,
   isoDateTime,
   isoDateTimeOrNull,
   oneOf,
@@ -100,6 +101,22 @@ const GlobalSource = z.string().describe("Venue of the global reference price, e
 const Krw = (description: string) => z.number().describe(`${description} (KRW)`);
 const Usd = (description: string) => z.number().describe(`${description} (USD)`);
 
+/** The official rate a premium was computed with, and how fresh it is. */
+const fxStamp = {
+  fx_rate: FxRate,
+  fx_source: z.string().describe("Provider of the official rate, e.g. 'dunamu' (Hana Bank base rate) or 'er-api'; 'demo' in demo data."),
+  fx_as_of: isoDateTime("The provider's time of the rate (UTC). Bank rates do not move on weekends and Korean holidays."),
+};
+
+const UnavailableExchanges = z
+  .array(
+    z.object({
+      exchange: Exchange,
+      reason: z.string().describe('Why: the upstream error of this run, or that the run has no data from the exchange.'),
+    }),
+  )
+  .describe('Korean exchanges missing from this run (upstream down): the figures come from the other exchange only. Empty when both answered.');
+
 // ------------------------------------------------------------------ free responses
 
 const SymbolsBody = z.object({
@@ -131,9 +148,23 @@ const StatsBody = z.object({
   coverage: z
     .object({
       tokens_total: z.number().int().describe('Distinct symbols with a KRW market on either exchange.'),
+      tokens_on_both: z.number().int().describe('Symbols with a KRW market on both exchanges.'),
+      tokens_with_global_price: z.number().int().describe('Listed symbols that also have a global reference price (so a kimchi premium).'),
       exchanges: z
-        .array(z.object({ exchange: Exchange, tokens: z.number().int().describe('KRW markets on the exchange.') }))
-        .describe('Coverage per exchange.'),
+        .array(
+          z.object({
+            exchange: Exchange,
+            available: z.boolean().describe('Whether the last run had both the market list and prices of the exchange.'),
+            tokens: z.number().int().describe('KRW markets listed on the exchange.'),
+            priced: z.number().int().describe('KRW markets with a last price.'),
+            with_global_price: z.number().int().describe('Priced markets whose token has a global reference price.'),
+            with_candles: z.number().int().describe('Markets with 1-minute candles in the last run.'),
+            flagged: z.number().int().describe('Markets with an investment warning or a caution flag.'),
+            as_of: isoDateTimeOrNull('When the market list was observed; null when the last run has none.'),
+            problems: z.string().nullable().describe("Upstream errors of the last run for this exchange, e.g. 'bithumb: HTTP 503'; null when none."),
+          }),
+        )
+        .describe('Coverage per exchange, Upbit first.'),
     })
     .describe('Token coverage.'),
   datasets: z
@@ -141,11 +172,23 @@ const StatsBody = z.object({
       z.object({
         name: z.string().describe('Dataset name.'),
         as_of: isoDateTime('When it was computed.'),
+        age_seconds: z.number().int().min(0).describe('Seconds between as_of and this response.'),
         rows: z.number().int().min(0).describe('Rows (tables) or 1 (documents).'),
         source: z.string().describe("Kind of data: 'demo', 'live' or 'file'."),
+        produced_in: z.string().describe('Snapshot version that computed it.'),
+        carried_over_reason: z
+          .string()
+          .nullable()
+          .describe('Why the last run could not recompute it and the previous version is served; null when it is fresh from the last run.'),
       }),
     )
-    .describe('Every dataset of the snapshot, by name.'),
+    .describe('Every dataset of the snapshot served, by name.'),
+  snapshot: z
+    .object({
+      version: z.string().describe('Snapshot version served.'),
+      generated_at: isoDateTime('When the snapshot was published.'),
+    })
+    .describe('The snapshot this answer comes from.'),
 });
 
 // ------------------------------------------------------------------ paid responses
@@ -171,7 +214,8 @@ const KrPricesBody = z.object({
 const KimchiPremiumBody = z.object({
   ...dataStamp,
   symbol: Ticker,
-  fx_rate: FxRate,
+  korean_name: KoreanName,
+  ...fxStamp,
   global_price_usd: Usd('Global reference price'),
   global_source: GlobalSource,
   exchanges: z
@@ -180,18 +224,20 @@ const KimchiPremiumBody = z.object({
         exchange: Exchange,
         price_krw: Krw('Last price on the Korean exchange'),
         premium_pct: percent('Kimchi premium at the official FX rate: (price_krw / fx_rate) / global_price_usd - 1'),
+        usdt_krw: Krw("The exchange's KRW-USDT price used for the USDT basis").nullable(),
         usdt_premium_pct: percent(
-          "Premium on the USDT basis: (price_krw / the exchange's KRW-USDT price) / global_price_usd - 1; null when the exchange has no USDT market",
+          "Premium on the USDT basis: (price_krw / usdt_krw) / global_price_usd - 1; null when the exchange has no USDT market. " +
+            '(1 + premium) = (1 + usdt premium) x (1 + the USDT premium of /api/v1/stablecoin-premium)',
         ).nullable(),
       }),
     )
-    .describe('One entry per Korean exchange listing the symbol.'),
+    .describe('One entry per Korean exchange listing the symbol, Upbit first.'),
+  unavailable_exchanges: UnavailableExchanges,
 });
 
 const StablecoinPremiumBody = z.object({
   ...dataStamp,
-  fx_rate: FxRate,
-  fx_source: z.string().describe("Provider of the official rate, e.g. 'dunamu'."),
+  ...fxStamp,
   premiums: z
     .array(
       z.object({
@@ -199,10 +245,12 @@ const StablecoinPremiumBody = z.object({
         exchange: Exchange,
         price_krw: Krw('Last price of the stablecoin'),
         premium_pct: percent('price_krw / fx_rate - 1'),
+        volume_24h_krw: Krw('24-hour traded value of the stablecoin on the exchange'),
       }),
     )
-    .describe('Stablecoin price against the official USD/KRW rate, per exchange.'),
-  interpretation: z.string().describe('Plain reading: a positive premium means KRW money is flowing into Korean crypto.'),
+    .describe('Stablecoin price against the official USD/KRW rate, per exchange that lists it: USDT first, Upbit first.'),
+  interpretation: z.string().describe('Plain reading of the USDT figure: a positive premium means KRW money is flowing into Korean crypto.'),
+  unavailable_exchanges: UnavailableExchanges,
 });
 
 const FxRateBody = z.object({
@@ -213,26 +261,52 @@ const FxRateBody = z.object({
   provider: z.string().describe("Where the rate came from, e.g. 'dunamu' (Hana Bank base rate) or 'er-api'. Bank rates do not move on weekends and Korean holidays; as_of is the provider's time of the rate."),
 });
 
+const premiumOn = (exchange: string) =>
+  percent(`Kimchi premium on ${exchange}: (${exchange.toLowerCase()}_krw / fx_rate) / global_price_usd - 1; null without a ${exchange} market or a global price`).nullable();
+
 const ArbitrageScannerBody = z.object({
   ...dataStamp,
-  fx_rate: FxRate,
-  premiums: z
+  ...fxStamp,
+  thresholds: z
+    .object({
+      gap_pct: z.number().describe('exchange_gaps lists gaps larger than this in absolute value (percent).'),
+      reverse_premium_pct: z.number().describe('A premium below this counts as a reverse premium (percent; 0).'),
+    })
+    .describe('Thresholds used for the lists.'),
+  counts: z
+    .object({
+      tokens: z.number().int().describe('Tokens in `tokens`.'),
+      on_both_exchanges: z.number().int().describe('Tokens with a KRW market on both exchanges.'),
+      with_global_price: z.number().int().describe('Tokens with a global reference price.'),
+      reverse_premium: z.number().int().describe('Tokens flagged reverse_premium.'),
+    })
+    .describe('Counts over `tokens`.'),
+  tokens: z
     .array(
       z.object({
         symbol: Ticker,
         korean_name: KoreanName,
-        upbit_krw: Krw('Upbit last price'),
-        global_price_usd: Usd('Global reference price'),
-        global_krw: Krw('Global price converted at fx_rate'),
-        premium_pct: percent('Kimchi premium: upbit_krw / global_krw - 1'),
-        volume_24h_krw: Krw('Upbit 24-hour traded value'),
-        warning: z.boolean().describe('The market carries an investment warning.'),
+        global_price_usd: Usd('Global reference price').nullable(),
+        global_source: GlobalSource.nullable(),
+        upbit_krw: Krw('Upbit last price').nullable(),
+        bithumb_krw: Krw('Bithumb last price').nullable(),
+        upbit_premium_pct: premiumOn('Upbit'),
+        bithumb_premium_pct: premiumOn('Bithumb'),
+        reverse_premium: z
+          .boolean()
+          .describe('True when the token trades below the global price on every Korean exchange that has a premium for it; false without a global price.'),
+        gap_pct: percent('Upbit-Bithumb gap: upbit_krw / bithumb_krw - 1; null unless both list the token').nullable(),
+        upbit_volume_24h_krw: Krw('Upbit 24-hour traded value').nullable(),
+        bithumb_volume_24h_krw: Krw('Bithumb 24-hour traded value').nullable(),
+        upbit_share_pct: percent("Upbit's share of the token's combined 24-hour KRW volume").nullable(),
+        bithumb_share_pct: percent("Bithumb's share of the token's combined 24-hour KRW volume").nullable(),
+        investment_warning: z.boolean().describe('Under an investment warning on either exchange.'),
       }),
     )
-    .describe('Per token listed on Upbit and the global venue, highest premium first.'),
+    .describe('Every token with a KRW market on Upbit or Bithumb; highest premium (the larger of the two) first, tokens without a premium last, then by symbol.'),
   reverse_premiums: z
-    .array(z.object({ symbol: Ticker, premium_pct: percent('Negative premium: cheaper in Korea') }))
-    .describe('Tokens trading below the global price in Korea (reverse premium), most negative first.'),
+    .array(z.object({ symbol: Ticker, exchange: Exchange, premium_pct: percent('Negative premium: cheaper in Korea') }))
+    .describe('Exchange listings trading below the global price (reverse premium), most negative first, at most 20.'),
   exchange_gaps: z
     .array(
       z.object({
@@ -242,20 +316,46 @@ const ArbitrageScannerBody = z.object({
         gap_pct: percent('upbit_krw / bithumb_krw - 1'),
       }),
     )
-    .describe('Upbit-Bithumb price gaps larger than 0.3 % in absolute value, largest first, at most 20.'),
+    .describe('Upbit-Bithumb last-price gaps larger than thresholds.gap_pct in absolute value, largest first, at most 20.'),
   market_share: z
     .object({
-      upbit_pct: percent('Upbit share of combined 24-hour KRW volume'),
-      bithumb_pct: percent('Bithumb share of combined 24-hour KRW volume'),
-      upbit_volume_krw: Krw('Upbit 24-hour traded value'),
-      bithumb_volume_krw: Krw('Bithumb 24-hour traded value'),
+      upbit_pct: percent('Upbit share of the combined 24-hour KRW volume of all KRW markets; null when neither has volume').nullable(),
+      bithumb_pct: percent('Bithumb share of the combined 24-hour KRW volume of all KRW markets; null when neither has volume').nullable(),
+      upbit_volume_krw: Krw('Upbit 24-hour traded value, all KRW markets'),
+      bithumb_volume_krw: Krw('Bithumb 24-hour traded value, all KRW markets'),
     })
-    .describe('Market share of the two exchanges.'),
-  common_symbols_count: z.number().int().describe('Symbols listed on both Upbit and the global venue.'),
+    .describe('Market share of the two exchanges overall.'),
 });
+
+const flagTimes = {
+  first_seen: isoDateTime('When this service first saw it (or began tracking the exchange, see `tracking`).'),
+  last_seen: isoDateTime('The last observation that still showed it.'),
+  started_at: isoDateTimeOrNull('Start the exchange announces, when it does (Bithumb alerts); null otherwise.'),
+  ends_at: isoDateTimeOrNull('Release time the exchange announces, when it does (Bithumb alerts); null otherwise.'),
+};
 
 const ExchangeAlertsBody = z.object({
   ...dataStamp,
+  window_days: z.number().int().describe('listing_changes and recently_ended cover this many days before as_of.'),
+  tracking: z
+    .array(
+      z.object({
+        exchange: Exchange,
+        since: isoDateTime('First observation of the exchange: what it listed then is the baseline, not reported as new.'),
+        last_observed: isoDateTime('Latest observation of its market list.'),
+        markets_observed: z.boolean().describe('Whether this run observed its market list (listing changes are detected only then).'),
+        flags_observed: z.boolean().describe('Whether this run observed its flags (flags start and end only then).'),
+      }),
+    )
+    .describe('How far back detection goes per exchange.'),
+  counts: z
+    .object({
+      new_listings: z.number().int(),
+      delistings: z.number().int(),
+      investment_warnings: z.number().int(),
+      caution_flags: z.number().int(),
+    })
+    .describe('Listing changes in the window, and active warnings and flags.'),
   listing_changes: z
     .array(
       z.object({
@@ -263,33 +363,45 @@ const ExchangeAlertsBody = z.object({
         symbol: Ticker,
         korean_name: KoreanName,
         change: z.enum(['new_listing', 'delisting']),
-        detected_at: isoDateTime('When the change was first observed.'),
+        detected_at: isoDateTime('The observation that first showed the change.'),
+        previous_observed_at: isoDateTime('The observation before it: the change happened in between.'),
       }),
     )
-    .describe('Markets that appeared or disappeared in the last 7 days, newest first.'),
+    .describe('KRW markets that appeared or disappeared within window_days, newest first.'),
   investment_warnings: z
-    .array(
-      z.object({
-        exchange: Exchange,
-        symbol: Ticker,
-        korean_name: KoreanName,
-        since: isoDateTimeOrNull('When the warning started, if the exchange says or we first saw it.'),
-      }),
-    )
-    .describe('Markets under an investment warning (투자유의).'),
+    .array(z.object({ exchange: Exchange, symbol: Ticker, korean_name: KoreanName, ...flagTimes }))
+    .describe('Markets under an investment warning (투자유의 / 유의 종목) now, Upbit first, by symbol.'),
   caution_flags: z
     .array(
       z.object({
         exchange: Exchange,
         symbol: Ticker,
         korean_name: KoreanName,
-        flags: z
-          .array(z.string())
-          .describe('Raised caution flags, e.g. PRICE_FLUCTUATIONS, TRADING_VOLUME_SOARING, DEPOSIT_AMOUNT_SOARING, GLOBAL_PRICE_DIFFERENCES, CONCENTRATION_OF_SMALL_ACCOUNTS.'),
-        since: isoDateTimeOrNull('When we first saw the earliest of these flags.'),
+        flag: z
+          .string()
+          .describe(
+            'The raised criterion. Upbit caution (주의): PRICE_FLUCTUATIONS, TRADING_VOLUME_SOARING, DEPOSIT_AMOUNT_SOARING, GLOBAL_PRICE_DIFFERENCES, CONCENTRATION_OF_SMALL_ACCOUNTS. ' +
+              'Bithumb alert (경보제): PRICE_SUDDEN_FLUCTUATION, TRADING_VOLUME_SUDDEN_FLUCTUATION, DEPOSIT_AMOUNT_SUDDEN_FLUCTUATION, PRICE_DIFFERENCE_HIGH, SPECIFIC_ACCOUNT_HIGH_TRANSACTION, EXCHANGE_TRADING_CONCENTRATION.',
+          ),
+        system: z.enum(['upbit_caution', 'bithumb_alert', 'other']).describe('Which alert system raised it.'),
+        ...flagTimes,
       }),
     )
-    .describe('Markets with caution flags (주의).'),
+    .describe('Caution flags raised now, one entry per market and flag, Upbit first, by symbol and flag.'),
+  recently_ended: z
+    .array(
+      z.object({
+        exchange: Exchange,
+        symbol: Ticker,
+        korean_name: KoreanName,
+        flag: z.string().describe('The flag that ended (INVESTMENT_WARNING for an investment warning).'),
+        system: z.enum(['investment_warning', 'upbit_caution', 'bithumb_alert', 'other']),
+        ...flagTimes,
+        ended_at: isoDateTime('The first observation that no longer showed it.'),
+      }),
+    )
+    .describe('Warnings and flags that ended within window_days, newest first.'),
+  unavailable_exchanges: UnavailableExchanges,
 });
 
 const MarketMoversBody = z.object({
@@ -297,57 +409,92 @@ const MarketMoversBody = z.object({
   thresholds: z
     .object({
       move_1m_pct: z.number().describe('Minimum absolute 1-minute price change to count as a surge or crash (percent).'),
-      volume_spike_ratio: z.number().describe('Minimum ratio of the last minute\'s volume to its trailing average to count as a spike.'),
+      volume_spike_ratio: z.number().describe("Minimum ratio of the last minute's KRW volume to its trailing average per minute."),
+      volume_spike_min_krw: z.number().describe('Minimum KRW volume in the last minute for a volume spike.'),
+      trailing_minutes: z.number().int().describe('Length of the trailing window for the average (minutes).'),
     })
     .describe('Thresholds used for this response.'),
+  minutes: z
+    .array(
+      z.object({
+        exchange: Exchange,
+        minute: isoDateTime('Start of the last closed 1-minute candle of the exchange (UTC).'),
+        markets_traded: z.number().int().describe('Markets with a trade (a candle) in that minute.'),
+      }),
+    )
+    .describe('The minute each exchange was read at.'),
+  candle_markets: z
+    .array(z.object({ exchange: Exchange, markets: z.number().int().describe('Markets with 1-minute candles in this run.') }))
+    .describe('How many markets of each exchange movers and spikes were looked for in (the live source reads candles of the most traded markets only).'),
   movers_1m: z
     .array(
       z.object({
         exchange: Exchange,
         symbol: Ticker,
         direction: z.enum(['surge', 'crash']),
-        prev_price_krw: Krw('Price one minute earlier'),
-        price_krw: Krw('Latest price'),
-        change_1m_pct: percent('1-minute change'),
-        volume_1m_krw: Krw('Traded value in that minute'),
+        minute: isoDateTime('Start of the minute of the move.'),
+        prev_minute: isoDateTime('Start of the candle the previous price comes from: the minute before, or earlier when the market did not trade in between (the last traded price carries over).'),
+        prev_price_krw: Krw('Price at the end of the minute before'),
+        price_krw: Krw('Close of the minute'),
+        change_1m_pct: percent('price_krw / prev_price_krw - 1'),
+        volume_1m_krw: Krw('Traded value in the minute'),
       }),
     )
-    .describe('1-minute surges and crashes, largest absolute move first, at most 20.'),
+    .describe('1-minute surges and crashes of the last closed minute, largest absolute move first, at most 20.'),
   volume_spikes: z
     .array(
       z.object({
         exchange: Exchange,
         symbol: Ticker,
+        minute: isoDateTime('Start of the minute of the spike.'),
         volume_1m_krw: Krw('Traded value in the last closed minute'),
-        avg_volume_1m_krw: Krw('Trailing 60-minute average traded value per minute'),
+        avg_volume_1m_krw: Krw('Average traded value per minute over the trailing window (minutes without trades count as zero)'),
+        trailing_minutes: z.number().int().describe('Minutes in the trailing window (fewer than thresholds.trailing_minutes when the candle history is shorter).'),
         ratio: z.number().describe('volume_1m_krw / avg_volume_1m_krw.'),
-        change_24h_pct: percent('24-hour price change'),
+        change_1m_pct: percent('Price change in the minute').nullable(),
+        change_24h_pct: percent('24-hour price change').nullable(),
       }),
     )
     .describe('Markets whose last-minute volume jumped against their trailing average, highest ratio first, at most 20.'),
   top_volume: z
     .array(
       z.object({
-        exchange: Exchange,
+        rank: z.number().int().min(1),
         symbol: Ticker,
-        volume_24h_krw: Krw('24-hour traded value'),
-        change_24h_pct: percent('24-hour price change'),
+        korean_name: KoreanName,
+        volume_24h_krw: Krw('24-hour traded value over both exchanges'),
+        exchanges: z
+          .array(
+            z.object({
+              exchange: Exchange,
+              price_krw: Krw('Last price'),
+              volume_24h_krw: Krw('24-hour traded value'),
+              change_24h_pct: percent('24-hour price change'),
+            }),
+          )
+          .describe('Per exchange listing the token, Upbit first.'),
       }),
     )
-    .describe('Top 20 markets by 24-hour traded value.'),
+    .describe('Top 20 tokens by 24-hour KRW traded value over both exchanges.'),
+  unavailable_exchanges: UnavailableExchanges.describe(
+    'Korean exchanges without prices or without 1-minute candles in this run: no movers or spikes are reported for them. Empty when both have both.',
+  ),
 });
 
 const MACRO_COMPONENTS = ['us_rate_stress', 'risk_sentiment', 'foreign_flow', 'fx_momentum', 'semiconductor'] as const;
+const MacroRegime = z
+  .enum(['calm', 'neutral', 'caution', 'risk_off', 'crisis'])
+  .describe('Score band: below 20 calm, below 40 neutral, below 60 caution, below 80 risk_off, otherwise crisis.');
 
 const KrwMacroStressBody = z.object({
   ...dataStamp,
+  data_date: isoDate('Latest date of the daily history the score is computed for.'),
   score: z.number().min(0).max(100).describe('Composite stress score 0 (calm) to 100 (crisis): weighted sum of the component percentiles.'),
-  regime: z
-    .enum(['calm', 'neutral', 'caution', 'risk_off', 'crisis'])
-    .describe('Score band: below 20 calm, below 40 neutral, below 60 caution, below 80 risk_off, otherwise crisis.'),
+  regime: MacroRegime,
   direction: z
     .enum(['krw_weakening', 'stable', 'strengthening'])
-    .describe('USD/KRW change over the last 5 trading days: +0.3 % or more krw_weakening, -0.3 % or less strengthening, otherwise stable.'),
+    .describe('USD/KRW change over the last 5 trading days: +0.3 % or more krw_weakening, -0.3 % or less strengthening, otherwise (or unknown) stable.'),
+  usdkrw_change_5d_pct: percent('USD/KRW change over the last 5 trading days (FRED DEXKOUS)').nullable(),
   components: z
     .array(
       z.object({
@@ -360,11 +507,16 @@ const KrwMacroStressBody = z.object({
           .min(0)
           .max(100)
           .nullable()
-          .describe('Rolling 120-trading-day percentile of raw_value (0 to 100); null when degraded.'),
+          .describe('Rolling 120-trading-day percentile of raw_value (0 to 100): the share of the window strictly below it; null without enough history.'),
         weight: fraction('Nominal weight: 0.25, 0.25, 0.20, 0.20, 0.10'),
         effective_weight: fraction('Weight actually used after degraded components are dropped and the rest renormalised'),
-        freshness_days: z.number().int().nullable().describe('Days since the latest raw observation.'),
-        degraded: z.boolean().describe('True when the component was left out (no value, or its latest value is older than 10 days).'),
+        freshness_days: z.number().int().nullable().describe('Days since the latest raw observation (the oldest of its inputs).'),
+        last_observation: isoDate('Date of that observation.').nullable(),
+        degraded: z.boolean().describe('True when the component was left out (no value, its latest value is older than 10 days, too little history, or its upstream failed 5 runs in a row).'),
+        degraded_reason: z.string().nullable().describe('Why it was left out; null when it is used.'),
+        inputs: z
+          .record(z.string(), z.number().nullable())
+          .describe('The named inputs behind raw_value on the latest date, e.g. {us_3y_yield_pct}, {usdkrw, change_5d_pct, volatility_20d_pct}.'),
       }),
     )
     .length(5)
@@ -374,8 +526,12 @@ const KrwMacroStressBody = z.object({
         'fx_momentum (5-day USD/KRW change plus 20-day volatility of daily changes), semiconductor (negative 5-day market-cap-weighted return of the two stocks).',
     ),
   degraded: z.array(z.enum(MACRO_COMPONENTS)).describe('Components left out of this score.'),
+  history: z
+    .array(z.object({ date: isoDate('Trading day.'), score: z.number().min(0).max(100), regime: MacroRegime }))
+    .describe('The score on each of the last 20 trading days, oldest first, computed with the components used today.'),
   note: z.string().describe('Short factual note on what drives the score; no trading advice.'),
   analyst: Analyst,
+  window_days: z.number().int().describe('Length of the rolling percentile window (trading days).'),
   method: z.string().describe("How the score is computed, e.g. 'rolling percentile 120d over a 2-year backfill, weights 25/25/20/20/10'."),
 });
 
@@ -594,7 +750,7 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     method: 'GET',
     path: '/api/v1/stats',
     summary: 'Coverage statistics of the service.',
-    description: 'Coverage statistics: tokens per exchange and in total, and every dataset of the snapshot with its time, size and kind of data.' + DATA_NOTE,
+    description: 'Coverage statistics: tokens per exchange and in total (listed, priced, with a global price, with candles, flagged, and upstream problems of the last run), and every dataset of the snapshot with its time, age, size, kind of data and whether it was carried over from an earlier run.' + DATA_NOTE,
     access: 'free',
     cacheTtlSeconds: 300,
     response: StatsBody,
@@ -622,7 +778,8 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     description:
       'Kimchi premium of `symbol`: the gap between its KRW price on each Korean exchange and the global reference price (Binance USDT pair, OKX fallback) converted at the official USD/KRW rate, ' +
       'plus the same premium on the USDT basis (against the exchange\'s own KRW-USDT price). Percent: 2.5 means the Korean price is 2.5 % higher. ' +
-      'A well-formed symbol that no Korean exchange lists gets 404 before any payment is asked.' +
+      'A well-formed symbol that no Korean exchange lists, or that has no global reference price (e.g. USDT itself: see /api/v1/stablecoin-premium), gets 404 before any payment is asked. ' +
+      'When one exchange is down, the other one\'s premium is served and the missing one is named in unavailable_exchanges.' +
       DATA_NOTE +
       priceLine('0.001', PRICE_DISAGREEMENT),
     priceUsd: '0.001',
@@ -719,7 +876,9 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     path: '/api/v1/arbitrage-scanner',
     summary: 'Per-token kimchi premiums, reverse premiums, Upbit-Bithumb gaps and market share.',
     description:
-      'For every token on Upbit and the global venue: kimchi premium (highest first), reverse premiums (cheaper in Korea), Upbit-Bithumb last-price gaps above 0.3 %, and the two exchanges\' share of 24-hour KRW volume. Last prices, not executable spreads; fees and transfer status are not included.' +
+      'Every token with a KRW market on Upbit or Bithumb, side by side: the kimchi premium on each exchange (highest first), a reverse-premium flag (cheaper in Korea than globally), the Upbit-Bithumb last-price gap, and each exchange\'s share of the token\'s 24-hour KRW volume; ' +
+      'plus the most negative premiums, the gaps above 0.3 % and the overall market share of the two exchanges. Last prices, not executable spreads; fees and transfer status are not included. ' +
+      'It compares both exchanges, so when one is down the previous scan is served (see /health).' +
       DATA_NOTE +
       priceLine('0.01'),
     priceUsd: '0.01',
@@ -734,7 +893,8 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     path: '/api/v1/exchange-alerts',
     summary: 'Listings, delistings, investment warnings and caution flags.',
     description:
-      'New listings and delistings seen on Upbit and Bithumb in the last 7 days, markets under an investment warning, and markets with caution flags (price fluctuation, volume or deposit surge, global price gap, small-account concentration), each with when it was first seen.' +
+      'New listings and delistings seen on Upbit and Bithumb in the last 7 days (detected by comparing successive market lists), markets under an investment warning, caution flags (Upbit 주의: price fluctuation, volume or deposit surge, global price gap, small-account concentration; Bithumb 경보제 alerts), ' +
+      'each with when it was first and last seen and the start and end the exchange announces where it does, and the warnings and flags that ended in the last 7 days. History is kept across runs.' +
       DATA_NOTE +
       priceLine('0.01'),
     priceUsd: '0.01',
@@ -749,7 +909,7 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     path: '/api/v1/market-movers',
     summary: '1-minute surges and crashes, volume spikes, top 20 by volume.',
     description:
-      '1-minute price surges and crashes (from closed 1-minute candles), volume spikes (last minute against the trailing 60-minute average) and the top 20 markets by 24-hour traded value, on Upbit and Bithumb. The thresholds used are in `thresholds`.' +
+      '1-minute price surges and crashes of the last closed minute (from 1-minute candles; a minute without trades keeps the last traded price), volume spikes (the last minute\'s KRW volume against its trailing 60-minute average, not 24-hour change) and the top 20 tokens by 24-hour KRW traded value over Upbit and Bithumb. The thresholds used are in `thresholds`.' +
       DATA_NOTE +
       priceLine('0.01'),
     priceUsd: '0.01',

@@ -1,14 +1,13 @@
 /**
  * The korea market pipeline: raw tables from the source, then one step per dataset.
  */
+import type { Settings } from '../../lib/config.ts';
 import { koreaWorld } from '../../sources/demo/korea-world.ts';
+import { koreaLiveIngestSteps } from '../../sources/live/korea/index.ts';
 import { RAW_TABLES } from '../../sources/raw-tables.ts';
 import { unsupportedSource, worldIngestSteps } from '../ingest.ts';
 import type { ServicePipeline, SourceSpec } from '../runner.ts';
-import { fxRateStep } from './fx-rate.ts';
-import { krPricesStep } from './kr-prices.ts';
-import { statsStep } from './stats.ts';
-import { symbolsStep } from './symbols.ts';
+import { koreaDatasetSteps } from './datasets.ts';
 
 const KOREA_RAW = [
   ['kr_markets', RAW_TABLES.kr_markets],
@@ -24,13 +23,13 @@ const KOREA_RAW = [
 export const koreaPipeline: ServicePipeline = {
   service: 'korea',
   updateEverySeconds: 60,
-  ingestSteps(source: SourceSpec) {
+  ingestSteps(source: SourceSpec, settings: Settings) {
     if (source.kind === 'demo') {
       return worldIngestSteps(KOREA_RAW, (ctx) => koreaWorld({ seed: ctx.seed, now: ctx.now, scale: ctx.scale }));
     }
-    if (source.kind === 'live') return unsupportedSource('korea', 'live', 'the Upbit/Bithumb/Binance/FX/FRED/Naver adapters land with the korea market pipeline issue');
+    if (source.kind === 'live') return koreaLiveIngestSteps(settings);
     return unsupportedSource('korea', `file:${source.dir}`, 'the korea service reads demo or live data only');
   },
-  // stats last: it reports the other datasets of the run
-  datasetSteps: [krPricesStep, fxRateStep, symbolsStep, statsStep],
+  // one step per dataset, stats last (datasets.ts)
+  datasetSteps: koreaDatasetSteps,
 };

@@ -1,19 +1,26 @@
-/** kr-prices: the last KRW price per symbol and exchange with 24h change and KRW volume. */
+/**
+ * kr-prices (table): the last KRW price per symbol and exchange with 24h change and KRW volume.
+ * One exchange down still publishes the other's prices.
+ */
 import type { DatasetStep } from '../runner.ts';
-import { queryJson } from '../warehouse.ts';
+import { TICKERS_SQL, marketAsOf } from './premiums.ts';
+import { EXCHANGES, countRows, ensureRawTables, exchangeRankSql, missingInput } from './sql.ts';
 
 export const krPricesStep: DatasetStep = {
   dataset: 'kr-prices',
   async run(ctx) {
-    const [{ as_of: asOf } = { as_of: null }] = await queryJson(ctx.connection, `SELECT strftime(max(as_of), '%Y-%m-%dT%H:%M:%SZ') AS as_of FROM kr_tickers`);
-    if (!asOf) throw new Error('kr_tickers is empty: no exchange prices in this run');
+    const c = ctx.connection;
+    await ensureRawTables(c);
+    if ((await countRows(c, 'kr_tickers', 'price_krw > 0')) === 0) {
+      throw await missingInput(c, 'kr-prices', 'no Korean exchange prices (kr_tickers is empty)', EXCHANGES);
+    }
     return ctx.writer.writeTable(
-      ctx.connection,
+      c,
       'kr-prices',
       `SELECT symbol, exchange, price_krw, change_24h_pct, volume_24h_krw, as_of, source
-         FROM kr_tickers
-        ORDER BY symbol, exchange`,
-      ctx.meta('kr-prices', String(asOf)),
+         FROM ${TICKERS_SQL}
+        ORDER BY symbol, ${exchangeRankSql('exchange')}`,
+      ctx.meta('kr-prices', await marketAsOf(c)),
     );
   },
 };

@@ -1,38 +1,35 @@
 /** symbols (free): tradeable KRW symbols with the exchanges that list them, and the divergence set. */
 import { DIVERGENCE_SYMBOLS } from '../../catalog/index.ts';
 import type { DatasetStep } from '../runner.ts';
-import { queryJson } from '../warehouse.ts';
+import { EXCHANGES, countRows, ensureRawTables, exchangeRankSql, isoSql, missingInput, queryDocument, quote } from './sql.ts';
 
 export const symbolsStep: DatasetStep = {
   dataset: 'symbols',
   async run(ctx) {
-    const rows = await queryJson(
-      ctx.connection,
-      `SELECT symbol,
-              min(korean_name) AS korean_name,
-              min(english_name) AS english_name,
-              list(exchange ORDER BY exchange) AS exchanges,
-              strftime(max(observed_at), '%Y-%m-%dT%H:%M:%SZ') AS as_of,
-              min(source) AS source
-         FROM kr_markets
-        GROUP BY symbol
-        ORDER BY symbol`,
+    const c = ctx.connection;
+    await ensureRawTables(c);
+    if ((await countRows(c, 'kr_markets')) === 0) {
+      throw await missingInput(c, 'symbols', 'no market lists (kr_markets is empty)', EXCHANGES);
+    }
+    const divergence = DIVERGENCE_SYMBOLS.map((s, i) => `(${quote(s)}, ${i + 1})`).join(', ');
+    const body = await queryDocument(
+      c,
+      `WITH per_symbol AS (
+         SELECT symbol,
+                arg_min(korean_name, ${exchangeRankSql('exchange')}) AS korean_name,
+                arg_min(english_name, ${exchangeRankSql('exchange')}) AS english_name,
+                list(DISTINCT exchange ORDER BY ${exchangeRankSql('exchange')}) AS exchanges
+           FROM kr_markets GROUP BY symbol)
+       SELECT to_json(struct_pack(
+         as_of := (SELECT ${isoSql('max(observed_at)')} FROM kr_markets),
+         count := (SELECT count(*)::INTEGER FROM per_symbol),
+         symbols := (SELECT list(struct_pack(symbol := symbol, korean_name := korean_name, english_name := english_name, exchanges := exchanges)
+                                 ORDER BY symbol) FROM per_symbol),
+         divergence_symbols := (SELECT list(struct_pack(symbol := d.symbol, listed := p.symbol IS NOT NULL) ORDER BY d.position)
+                                  FROM (VALUES ${divergence}) d(symbol, position) LEFT JOIN per_symbol p ON p.symbol = d.symbol)
+       )) AS doc`,
     );
-    if (rows.length === 0) throw new Error('kr_markets is empty: no listed markets in this run');
-    const asOf = rows.reduce((m, r) => (String(r.as_of) > m ? String(r.as_of) : m), '');
-    const listed = new Set(rows.map((r) => String(r.symbol)));
-    const doc = {
-      count: rows.length,
-      symbols: rows.map((r) => ({
-        symbol: String(r.symbol),
-        korean_name: String(r.korean_name),
-        english_name: String(r.english_name),
-        exchanges: r.exchanges as string[],
-      })),
-      divergence_symbols: DIVERGENCE_SYMBOLS.map((symbol) => ({ symbol, listed: listed.has(symbol) })),
-      as_of: asOf,
-      source: ctx.sourceKind,
-    };
-    return ctx.writer.writeDocument('symbols', doc, ctx.meta('symbols', asOf));
+    const doc = { ...body, source: ctx.sourceKind };
+    return ctx.writer.writeDocument('symbols', doc, ctx.meta('symbols', String(body.as_of)));
   },
 };
