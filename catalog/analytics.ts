@@ -512,6 +512,11 @@ const WashCheckBody = z.object({
       }),
     )
     .describe('Known anonymised wallet groups the address resembles.'),
+  basis: z
+    .string()
+    .describe(
+      "What this answer was computed from: the buyer, seller or never-seen view, the published classifier output it rests on (buyers, wash-detail, services) and its as_of; payments after as_of are not included.",
+    ),
 });
 
 /** Response schemas, exported for the proxy, the pipelines and tests. */
@@ -749,7 +754,7 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
     path: '/api/v1/wash/check',
     summary: 'Wash analysis of any wallet or seller address, computed on request.',
     description:
-      'Classifies any wallet or seller address on request (not cached) from the indexed transactions: label, confidence, vanity, cohort and concentration signals, and anonymised wallet groups with a similar pattern. An address without transactions gets label unlabeled with confidence 0. Send JSON {"address": "..."} with Content-Type: application/json.' +
+      'Classifies any wallet or seller address on request (not cached) from the latest snapshot\'s classifier output (the per-buyer features and labels, the per-service top-buyer cohorts and the services\' label mix), with the same rule constants as the batch classifier; `basis` says which view was used and as of when: label, confidence, vanity, cohort and concentration signals, and anonymised wallet groups with a similar pattern. An address without transactions gets label unlabeled with confidence 0. Send JSON {"address": "..."} with Content-Type: application/json.' +
       LABELS_NOTE +
       DATA_NOTE +
       priceLine('0.05'),

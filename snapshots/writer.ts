@@ -147,13 +147,26 @@ export class SnapshotWriter {
    * Exports the result of `query` to `<name>.parquet` (zstd). The query must order its rows for
    * the file to be byte-for-byte reproducible.
    */
-  async writeTable(connection: DuckDBConnection, name: string, query: string, meta: DatasetMeta): Promise<DatasetEntry> {
+  /**
+   * Writes a query's rows to `<name>.parquet` (zstd). `rowGroupSize` (default 122880) trades file
+   * size for point-lookup speed: a reader filtering on the sort key reads only the matching groups,
+   * so tables the proxy looks up by key use small groups.
+   */
+  async writeTable(
+    connection: DuckDBConnection,
+    name: string,
+    query: string,
+    meta: DatasetMeta,
+    options: { rowGroupSize?: number } = {},
+  ): Promise<DatasetEntry> {
     this.assertOpen(name);
     const file = `${name}.parquet`;
     const path = join(this.tmpDir, file);
+    const rowGroupSize = options.rowGroupSize ?? 122_880;
+    if (!Number.isInteger(rowGroupSize) || rowGroupSize < 1) throw new Error(`writeTable ${name}: rowGroupSize must be a positive integer`);
     const copied = await queryJson(
       connection,
-      `COPY (${query}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE 122880)`,
+      `COPY (${query}) TO ${sqlString(path)} (FORMAT parquet, COMPRESSION zstd, ROW_GROUP_SIZE ${rowGroupSize})`,
     );
     const rows = Number(copied[0]?.Count ?? 0);
     const described = await queryJson(connection, `DESCRIBE SELECT * FROM read_parquet(${sqlString(path)})`);

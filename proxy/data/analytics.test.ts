@@ -1,0 +1,416 @@
+/**
+ * The analytics data handlers against a real snapshot: the demo analytics pipeline runs into a
+ * temp directory once, then every handler is called as the service app calls it (parsed
+ * parameters, one snapshot version) and every 200 body is checked against the endpoint's
+ * response schema in the catalog.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findEndpoint } from '../../catalog/index.ts';
+import { PRICE_BUCKET_BOUNDS, SERVICE_SORT_KEYS, type PriceBucket } from '../../catalog/analytics.ts';
+import { CATEGORY_SLUGS, WASH_LABELS } from '../../catalog/categories.ts';
+import { loadSettings } from '../../lib/config.ts';
+import { washCheck, type WashCheckResult } from '../../pipelines/analytics/classify/index.ts';
+import { analyticsPipeline } from '../../pipelines/analytics/index.ts';
+import { LineProgress } from '../../pipelines/progress.ts';
+import { runPipeline } from '../../pipelines/runner.ts';
+import { openWarehouse } from '../../pipelines/warehouse.ts';
+import { loadLatest, type LoadedSnapshot } from '../../snapshots/reader.ts';
+import { analyticsHandlers, clearAnalyticsCache, servicesIndex, TRANSACTIONS_LIMIT, type ServiceListItem } from './analytics.ts';
+import { closeSnapshotDuck, queryRows } from './duck.ts';
+import type { DataResult } from './types.ts';
+
+const NOW = new Date('2026-11-20T09:00:00Z');
+const SALT = 'analytics-test-salt';
+let root: string;
+let snapshot: LoadedSnapshot;
+
+beforeAll(async () => {
+  process.env.WASH_PATTERN_SALT = SALT;
+  root = mkdtempSync(join(tmpdir(), 'analytics-data-'));
+  const settings = loadSettings({ SNAPSHOTS_DIR: join(root, 'snapshots'), WAREHOUSE_DIR: join(root, 'warehouse') });
+  const run = await runPipeline(analyticsPipeline, { source: { kind: 'demo' }, now: NOW, seed: 7, scale: 1 }, settings, new LineProgress(() => {}));
+  expect(run.error).toBeNull();
+  snapshot = (await loadLatest(settings.snapshotsDir, 'analytics'))!;
+});
+
+afterAll(async () => {
+  await closeSnapshotDuck();
+  delete process.env.WASH_PATTERN_SALT;
+  rmSync(root, { recursive: true, force: true });
+});
+
+interface CallInput {
+  params?: Record<string, unknown>;
+  query?: Record<string, unknown>;
+  body?: Record<string, unknown>;
+  snap?: LoadedSnapshot;
+}
+
+/**
+ * Calls a handler as the service app does: the catalog's schemas parse the input first (the app
+ * answers 422 before this point), the precheck runs, then the handler. A 200 body must validate.
+ */
+async function call(id: string, input: CallInput = {}): Promise<DataResult & { precheck: boolean }> {
+  const endpoint = findEndpoint('analytics', id);
+  if (!endpoint) throw new Error(`no analytics endpoint ${id}`);
+  const handler = analyticsHandlers[id];
+  if (!handler) throw new Error(`no handler for ${id}`);
+  const req = {
+    endpoint,
+    params: endpoint.pathParams ? endpoint.pathParams.parse(input.params ?? {}) : {},
+    query: endpoint.query ? endpoint.query.parse(input.query ?? {}) : {},
+    body: endpoint.body ? endpoint.body.parse(input.body ?? {}) : undefined,
+    snapshot: input.snap ?? snapshot,
+    now: NOW,
+  };
+  const early = (await handler.precheck?.(req)) ?? null;
+  if (early) return { ...early, precheck: true };
+  const result = await handler.handle(req);
+  if (result.status === 200) {
+    const check = endpoint.response.safeParse(result.body);
+    expect(check.success, `${id}: ${JSON.stringify(check.error?.issues.slice(0, 3))}`).toBe(true);
+  }
+  return { ...result, precheck: false };
+}
+
+type Body = Record<string, any>;
+const ok = async (id: string, input: CallInput = {}): Promise<Body> => {
+  const res = await call(id, input);
+  expect(res.status, `${id} ${JSON.stringify(res.body)}`).toBe(200);
+  return res.body as Body;
+};
+
+const table = (name: string) => snapshot.datasets.get(name)!.path;
+
+describe('every analytics data endpoint has a handler', () => {
+  it('covers the catalog', () => {
+    const declared = ['landing-stats', 'categories.list', 'categories.detail', 'services.list', 'services.detail', 'trends', 'wash-report',
+      'services.wash-detail', 'buyers.profile', 'services.transactions', 'categories.full-history', 'wash.check'];
+    expect(Object.keys(analyticsHandlers).sort()).toEqual([...declared].sort());
+    for (const id of declared) expect(findEndpoint('analytics', id)?.dataset, id).not.toBeNull();
+  });
+});
+
+describe('documents', () => {
+  it.each(['landing-stats', 'categories.list', 'trends', 'wash-report'])('%s validates and carries the data stamp', async (id) => {
+    const body = await ok(id);
+    expect(body.source).toBe('demo');
+    expect(body.as_of).toMatch(/^2026-11-20T09:00:00/);
+  });
+});
+
+describe('categories', () => {
+  it('answers every one of the 33 slugs with a 30-day series', async () => {
+    for (const slug of CATEGORY_SLUGS) {
+      const body = await ok('categories.detail', { params: { slug } });
+      expect(body.category.slug).toBe(slug);
+      expect(body.daily_series).toHaveLength(30);
+    }
+  });
+
+  it('gives 8760 hourly points, oldest first, for the full history', async () => {
+    const body = await ok('categories.full-history', { params: { slug: 'ai_inference' } });
+    expect(body.category).toBe('ai_inference');
+    expect(body.points).toHaveLength(8760);
+    const times = (body.points as Array<{ time: string }>).map((p) => p.time);
+    expect([...times].sort()).toEqual(times);
+    expect(body.points.some((p: { tx_count: number }) => p.tx_count > 0)).toBe(true);
+  });
+});
+
+describe('services list', () => {
+  it('answers the default request with the spec envelope and defaults', async () => {
+    const body = await ok('services.list');
+    expect(Object.keys(body)).toEqual(['source', 'as_of', 'services', 'pagination', 'summary', 'filters_applied']);
+    expect(body.filters_applied).toEqual({
+      search: null, category: null, chain: null, price_bucket: null, min_real_pct: null, max_wash_pct: null,
+      active_only: false, show_placeholder: false, sort: 'tx_24h', order: 'desc', page: 1, page_size: 50,
+    });
+    expect(body.services).toHaveLength(50);
+    expect(body.pagination.page_size).toBe(50);
+    expect(body.pagination.total_pages).toBe(Math.ceil(body.pagination.total / 50));
+    expect(Object.keys(body.services[0])).toEqual(['id', 'chain', 'seller_address', 'resource_url', 'name', 'description', 'category',
+      'price_amount', 'first_seen', 'tx_24h', 'volume_24h', 'tx_total', 'real_volume_pct', 'wash_pct', 'label_distribution']);
+  });
+
+  it('hides placeholders unless asked, and the summary totals every match', async () => {
+    const rows = await queryRows(`SELECT count(*)::INTEGER AS n, count(*) FILTER (WHERE NOT is_placeholder)::INTEGER AS real_ones,
+        sum(tx_24h) FILTER (WHERE NOT is_placeholder)::INTEGER AS tx FROM read_parquet($p)`, { p: table('services') });
+    const { n, real_ones, tx } = rows[0]!;
+    expect(Number(n)).toBeGreaterThan(Number(real_ones));
+    const hidden = await ok('services.list');
+    expect(hidden.pagination.total).toBe(real_ones);
+    expect(hidden.summary.total_tx_24h).toBe(tx);
+    const all = await ok('services.list', { query: { show_placeholder: 'true', page_size: '200' } });
+    expect(all.pagination.total).toBe(n);
+    expect(all.filters_applied.show_placeholder).toBe(true);
+    const dummies = await ok('services.list', { query: { category: 'test_dummy' } });
+    expect(dummies.pagination.total).toBe(0);
+    expect((await ok('services.list', { query: { category: 'test_dummy', show_placeholder: '1' } })).pagination.total).toBeGreaterThan(0);
+  });
+
+  /** Every page of a query, joined. */
+  async function everything(query: Record<string, unknown>): Promise<{ items: ServiceListItem[]; first: Body }> {
+    const first = await ok('services.list', { query: { ...query, page_size: 200 } });
+    const items: ServiceListItem[] = [...first.services];
+    for (let page = 2; page <= first.pagination.total_pages; page++) {
+      const next = await ok('services.list', { query: { ...query, page_size: 200, page } });
+      expect(next.pagination.total).toBe(first.pagination.total);
+      items.push(...next.services);
+    }
+    expect(items).toHaveLength(first.pagination.total);
+    return { items, first };
+  }
+
+  it.each(SERVICE_SORT_KEYS.flatMap((sort) => [[sort, 'asc'], [sort, 'desc']] as const))(
+    'sorts by %s %s with ties by id ascending and unknown prices last',
+    async (sort, order) => {
+      const { items } = await everything({ sort, order, show_placeholder: true });
+      const value = (s: ServiceListItem) =>
+        sort === 'name' ? s.name.toLowerCase() : sort === 'first_seen' ? Date.parse(s.first_seen) : (s[sort] as number | null);
+      for (let i = 1; i < items.length; i++) {
+        const [a, b] = [items[i - 1]!, items[i]!];
+        const [va, vb] = [value(a), value(b)];
+        if (va === null || vb === null) {
+          expect(vb, `${a.id} before ${b.id}`).toBeNull(); // nulls last, in both orders
+          if (va === null) expect(a.id).toBeLessThan(b.id);
+          continue;
+        }
+        if (va === vb) expect(a.id, `tie ${a.id} ${b.id}`).toBeLessThan(b.id);
+        else expect(order === 'asc' ? va < vb : va > vb, `${sort} ${order}: ${a.id}=${va} before ${b.id}=${vb}`).toBe(true);
+      }
+    },
+  );
+
+  it('applies every filter and echoes it', async () => {
+    // filter values taken from an active, partly real service, so the answer is not empty
+    const [pick] = await queryRows(
+      `SELECT category, chain, price_bucket, floor(real_volume_pct)::INTEGER AS min_real, ceil(wash_pct)::INTEGER AS max_wash
+         FROM read_parquet($p) WHERE active AND NOT is_placeholder AND real_volume_pct > 0 AND price_bucket <> 'unknown'
+        ORDER BY tx_24h DESC, id LIMIT 1`,
+      { p: table('services') },
+    );
+    const { category, chain, price_bucket, min_real, max_wash } = pick!;
+    const query = { category, chain, price_bucket, min_real_pct: String(min_real), max_wash_pct: String(max_wash), active_only: 'true' };
+    const { items, first } = await everything(query);
+    expect(first.filters_applied).toMatchObject({ category, chain, price_bucket, min_real_pct: min_real, max_wash_pct: max_wash, active_only: true });
+    expect(items.length).toBeGreaterThan(0);
+    const bounds = PRICE_BUCKET_BOUNDS[price_bucket as PriceBucket];
+    for (const s of items) {
+      expect(s.category).toBe(category);
+      expect(s.chain).toBe(chain);
+      if (bounds.min !== null) expect(s.price_amount).toBeGreaterThanOrEqual(bounds.min);
+      if (bounds.max !== null) expect(s.price_amount).toBeLessThan(bounds.max);
+      expect(s.real_volume_pct).toBeGreaterThanOrEqual(Number(min_real));
+      expect(s.wash_pct).toBeLessThanOrEqual(Number(max_wash));
+      expect(s.tx_24h).toBeGreaterThan(0);
+    }
+    // the filters narrow: without them there are more
+    expect((await ok('services.list')).pagination.total).toBeGreaterThan(first.pagination.total);
+    const total = items.reduce((a, s) => a + s.tx_24h, 0);
+    expect(first.summary.total_tx_24h).toBe(total);
+    expect(first.summary.total_volume_24h).toBeCloseTo(items.reduce((a, s) => a + s.volume_24h, 0), 6);
+    const unknown = await everything({ price_bucket: 'unknown', show_placeholder: true });
+    for (const s of unknown.items) expect(s.price_amount).toBeNull();
+  });
+
+  it('searches name, description and URL case-insensitively', async () => {
+    const [pick] = await queryRows(`SELECT name FROM read_parquet($p) WHERE NOT is_placeholder AND length(name) > 6 ORDER BY id LIMIT 1`, { p: table('services') });
+    const word = String(pick!.name).slice(0, 6).toUpperCase();
+    const { items, first } = await everything({ search: `  ${word} ` });
+    expect(first.filters_applied.search).toBe(word);
+    expect(items.length).toBeGreaterThan(0);
+    for (const s of items) expect(`${s.name} ${s.description} ${s.resource_url}`.toLowerCase()).toContain(word.toLowerCase());
+    const none = await ok('services.list', { query: { search: 'no service is called this zz9' } });
+    expect(none.pagination).toEqual({ page: 1, page_size: 50, total: 0, total_pages: 0 });
+    expect(none.services).toEqual([]);
+  });
+
+  it('returns an empty page past the end with the totals', async () => {
+    const body = await ok('services.list', { query: { page: '999', page_size: '10' } });
+    expect(body.services).toEqual([]);
+    expect(body.pagination.page).toBe(999);
+    expect(body.pagination.total).toBeGreaterThan(0);
+    expect(body.pagination.total_pages).toBe(Math.ceil(body.pagination.total / 10));
+    expect(body.summary.total_tx_24h).toBeGreaterThan(0);
+  });
+});
+
+describe('service detail and the paid service slices', () => {
+  let id: number;
+  let quietId: number;
+  beforeAll(async () => {
+    const [busy] = await queryRows(`SELECT id FROM read_parquet($p) WHERE tx_30d > 0 ORDER BY tx_30d DESC, id LIMIT 1`, { p: table('services') });
+    const [quiet] = await queryRows(`SELECT id FROM read_parquet($p) WHERE tx_30d = 0 ORDER BY id LIMIT 1`, { p: table('services') });
+    id = Number(busy!.id);
+    quietId = Number(quiet!.id);
+  });
+
+  it('answers an indexed id and 404s an unknown one before any payment', async () => {
+    const body = await ok('services.detail', { params: { id: String(id) } });
+    expect(body.service.id).toBe(id);
+    expect(body.daily_series).toHaveLength(30);
+    expect(body.top_buyers.length).toBeGreaterThan(0);
+    for (const endpoint of ['services.detail', 'services.wash-detail', 'services.transactions']) {
+      const missing = await call(endpoint, { params: { id: 999_999 } });
+      expect(missing.status).toBe(404);
+      expect(missing.precheck).toBe(true);
+      expect(missing.body).toMatchObject({ error: 'not_found', message: expect.stringContaining('999999') });
+    }
+  });
+
+  it('sells the top buyers with labels and the cohort summary', async () => {
+    const body = await ok('services.wash-detail', { params: { id } });
+    expect(body.service_id).toBe(id);
+    expect(body.buyers.length).toBeGreaterThan(0);
+    expect(body.buyers.length).toBeLessThanOrEqual(50);
+    const quiet = await ok('services.wash-detail', { params: { id: quietId } });
+    expect(quiet.buyers).toEqual([]);
+  });
+
+  it('sells the 30-day payments newest first, at most 3000, with the window total', async () => {
+    const body = await ok('services.transactions', { params: { id } });
+    const [count] = await queryRows(`SELECT count(*)::INTEGER AS n FROM read_parquet($p) WHERE service_id = $id`, { p: table('transactions'), id });
+    expect(body.total).toBe(count!.n);
+    expect(body.transactions.length).toBe(Math.min(TRANSACTIONS_LIMIT, body.total));
+    const times = (body.transactions as Array<{ time: string }>).map((t) => t.time);
+    expect([...times].sort().reverse()).toEqual(times);
+    const quiet = await ok('services.transactions', { params: { id: quietId } });
+    expect(quiet).toMatchObject({ service_id: quietId, transactions: [], total: 0 });
+  });
+});
+
+describe('buyer profile', () => {
+  it('answers a classified wallet, whatever the case of its hex digits', async () => {
+    const [b] = await queryRows(`SELECT address FROM read_parquet($p) WHERE label = 'suspected_wash' AND address LIKE '0x%' ORDER BY address LIMIT 1`, { p: table('buyer-profiles') });
+    const address = String(b!.address);
+    const body = await ok('buyers.profile', { params: { address } });
+    expect(body.address).toBe(address);
+    expect(body.label).toBe('suspected_wash');
+    expect(body.services_used.length).toBeGreaterThan(0);
+    const shouted = await ok('buyers.profile', { params: { address: `0x${address.slice(2).toUpperCase()}` } });
+    expect(shouted.address).toBe(address);
+  });
+
+  it('404s a wallet the index never saw, before any payment', async () => {
+    const res = await call('buyers.profile', { params: { address: `0x${'ab'.repeat(20)}` } });
+    expect(res).toMatchObject({ status: 404, precheck: true, body: { error: 'not_found' } });
+  });
+});
+
+describe('wash check', () => {
+  /** The pipeline's own on-demand classifier over the warehouse, for comparison. */
+  async function pipelineCheck(addresses: string[]): Promise<Map<string, WashCheckResult>> {
+    const warehouse = await openWarehouse(join(root, 'warehouse'), 'analytics');
+    try {
+      const out = new Map<string, WashCheckResult>();
+      for (const a of addresses) out.set(a, await washCheck(warehouse.connection, a, { now: NOW, salt: SALT }));
+      return out;
+    } finally {
+      warehouse.close();
+    }
+  }
+
+  it('answers a buyer as the pipeline\'s classifier does (label, confidence, signals, pattern ids)', async () => {
+    const sample = await queryRows(
+      `SELECT address FROM read_parquet($p) QUALIFY row_number() OVER (PARTITION BY label ORDER BY address) <= 3 ORDER BY address`,
+      { p: table('buyers') },
+    );
+    const addresses = sample.map((r) => String(r.address));
+    const reference = await pipelineCheck(addresses);
+    let samePatterns = 0;
+    for (const address of addresses) {
+      const body = await ok('wash.check', { body: { address } });
+      const want = reference.get(address)!;
+      expect(body.basis).toMatch(/^Buyer view\./);
+      expect({ address: body.address, label: body.label, confidence: body.confidence, signals: body.signals }, address).toEqual({
+        address: want.address,
+        label: want.label,
+        confidence: want.confidence,
+        signals: want.signals,
+      });
+      // patterns come from the wallet's heaviest pair: a subset of the full check's, same ids
+      const ids = new Set(want.similar_patterns.map((p) => `${p.pattern_type}:${p.anonymous_id}`));
+      for (const p of body.similar_patterns) expect(ids.has(`${p.pattern_type}:${p.anonymous_id}`), `${address} ${p.pattern_type}`).toBe(true);
+      if (body.similar_patterns.length === want.similar_patterns.length) samePatterns++;
+    }
+    expect(samePatterns / addresses.length).toBeGreaterThan(0.8);
+    const labels = new Set(addresses.map((a) => reference.get(a)!.label));
+    expect(labels.size).toBeGreaterThanOrEqual(5);
+  }, 120_000);
+
+  it('answers a seller address with the seller view over its buyers\' pair labels', async () => {
+    const sellers = await queryRows(
+      `SELECT seller_address, sum(volume_30d * wash_pct / 100) / sum(volume_30d) AS wash_share
+         FROM read_parquet($s) WHERE seller_address NOT IN (SELECT address FROM read_parquet($b))
+        GROUP BY seller_address HAVING sum(volume_30d) > 0 ORDER BY wash_share DESC, seller_address LIMIT 3`,
+      { s: table('services'), b: table('buyers') },
+    );
+    expect(sellers.length).toBe(3);
+    const reference = await pipelineCheck(sellers.map((r) => String(r.seller_address)));
+    for (const s of sellers) {
+      const body = await ok('wash.check', { body: { address: s.seller_address } });
+      expect(body.basis).toMatch(/^Seller view/);
+      expect(body.signals.concentration.top_service_share).toBeCloseTo(Number(s.wash_share), 2);
+      if (Number(s.wash_share) > 0.5) expect(body.label).toBe('suspected_wash');
+      expect(body.confidence).toBeGreaterThan(0);
+      // flags shown are flags the seller has
+      const flags = new Set(reference.get(String(s.seller_address))!.similar_patterns.map((p) => `${p.pattern_type}:${p.anonymous_id}`));
+      for (const p of body.similar_patterns) expect(flags.has(`${p.pattern_type}:${p.anonymous_id}`), p.pattern_type).toBe(true);
+    }
+  }, 60_000);
+
+  it('answers an address it never saw with unlabeled, confidence 0, and says why', async () => {
+    const body = await ok('wash.check', { body: { address: 'So11111111111111111111111111111111111111112' } });
+    expect(body).toMatchObject({
+      address: 'So11111111111111111111111111111111111111112',
+      label: 'unlabeled',
+      confidence: 0,
+      signals: { vanity: { strict: false, broad: false }, cohort: { uniform_amount: 0, coordinated_start: 0 }, concentration: { top_service_share: 0 } },
+      similar_patterns: [],
+    });
+    expect(body.basis).toMatch(/^Never seen/);
+  });
+});
+
+describe('snapshot versions and missing datasets', () => {
+  const copy = (version: string, drop: string[] = []): LoadedSnapshot => ({
+    ...snapshot,
+    version,
+    datasets: new Map([...snapshot.datasets].filter(([name]) => !drop.includes(name))),
+  });
+
+  it('loads the services index once per version and keeps two versions', async () => {
+    clearAnalyticsCache();
+    const a = await servicesIndex(snapshot);
+    expect(await servicesIndex(snapshot)).toBe(a);
+    const b = await servicesIndex(copy('v-next'));
+    expect(b).not.toBe(a);
+    expect(await servicesIndex(snapshot)).toBe(a); // the previous version is still held
+    await servicesIndex(copy('v-third'));
+    await servicesIndex(copy('v-fourth'));
+    expect(await servicesIndex(snapshot)).not.toBe(a); // dropped, loaded again
+  });
+
+  it('answers 503 (nothing charged) when a dataset is missing, never invented data', async () => {
+    const broken = copy('v-broken', ['wash-detail', 'services', 'trends', 'buyers']);
+    for (const [id, input] of [
+      ['services.wash-detail', { params: { id: 1 } }],
+      ['services.list', {}],
+      ['trends', {}],
+      ['wash.check', { body: { address: `0x${'ab'.repeat(20)}` } }],
+    ] as const) {
+      const res = await call(id, { ...input, snap: broken });
+      expect(res.status, id).toBe(503);
+      expect(res.body).toMatchObject({ error: 'not_available', message: expect.stringMatching(/not in snapshot v-broken/) });
+    }
+  });
+
+  it('keeps every label the classifier can publish within the catalog', async () => {
+    const labels = await queryRows(`SELECT DISTINCT label FROM read_parquet($p)`, { p: table('buyers') });
+    for (const r of labels) expect(WASH_LABELS).toContain(r.label);
+  });
+});

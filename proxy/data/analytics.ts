@@ -1,0 +1,602 @@
+/**
+ * Data handlers of the analytics service (catalog/analytics.ts): every free and paid data
+ * endpoint, answered from one snapshot version.
+ *
+ * - Documents (landing-stats, categories, trends, wash-report) are served as published.
+ * - Small tables are held in memory once per snapshot version, loaded on first use: `services`
+ *   (the list filters, sorts and pages over it; ids and sellers are looked up in it) and
+ *   `category-detail` (33 rows).
+ * - Large tables (service-detail, wash-detail, buyer-profiles, transactions, full-history, buyers)
+ *   are read on demand: one parameterised `read_parquet` statement on the shared DuckDB
+ *   (duck.ts) with a WHERE on the key the pipeline sorted the file by, so DuckDB reads only the
+ *   row groups whose min/max statistics can hold the key.
+ * - The wash check is computed per request from published rows (wash-check.ts).
+ *
+ * Only the newest two versions are kept: a request still answering from the previous version
+ * while a new one lands does not rebuild it, and older ones are dropped.
+ */
+import type { z } from 'zod';
+import { ANALYTICS_PARAMS, type PriceBucket, type ServiceSortKey } from '../../catalog/analytics.ts';
+import type { AnalyticsChain, CategorySlug, WashLabel } from '../../catalog/categories.ts';
+import { normalizeAddress } from '../../pipelines/analytics/classify/wash-check.ts';
+import type { LoadedDataset, LoadedSnapshot } from '../../snapshots/reader.ts';
+import { queryRows, type DuckRow } from './duck.ts';
+import { notAvailable, notFound, type DataHandler, type DataHandlers, type DataRequest, type DataResult } from './types.ts';
+import { washCheckAnswer } from './wash-check.ts';
+
+// ------------------------------------------------------------------ per-version cache
+
+/** Versions kept in memory: the one served and the one before it (requests still in flight). */
+const VERSIONS_KEPT = 2;
+/** Point lookups remembered per version (a paid precheck and its handler read the same row). */
+const LOOKUPS_KEPT = 512;
+
+interface VersionEntry {
+  tables: Map<string, Promise<unknown>>;
+  lookups: Map<string, Promise<DuckRow | null>>;
+}
+
+const versions = new Map<string, VersionEntry>();
+
+function versionEntry(snapshot: LoadedSnapshot): VersionEntry {
+  let entry = versions.get(snapshot.version);
+  if (!entry) {
+    entry = { tables: new Map(), lookups: new Map() };
+    versions.set(snapshot.version, entry);
+    while (versions.size > VERSIONS_KEPT) versions.delete(versions.keys().next().value!);
+  }
+  return entry;
+}
+
+/** Loads an in-memory table once per version; a failed load is forgotten so the next request retries. */
+function perVersion<T>(snapshot: LoadedSnapshot, key: string, load: () => Promise<T>): Promise<T> {
+  const { tables } = versionEntry(snapshot);
+  let loading = tables.get(key) as Promise<T> | undefined;
+  if (!loading) {
+    loading = load();
+    tables.set(key, loading);
+    loading.catch(() => tables.delete(key));
+  }
+  return loading;
+}
+
+/** One row of a large table by its key, remembered briefly (LRU) for the handler after a precheck. */
+function lookup(snapshot: LoadedSnapshot, key: string, run: () => Promise<DuckRow | null>): Promise<DuckRow | null> {
+  const { lookups } = versionEntry(snapshot);
+  const hit = lookups.get(key);
+  if (hit) {
+    lookups.delete(key);
+    lookups.set(key, hit);
+    return hit;
+  }
+  const pending = run();
+  lookups.set(key, pending);
+  pending.catch(() => lookups.delete(key));
+  while (lookups.size > LOOKUPS_KEPT) lookups.delete(lookups.keys().next().value!);
+  return pending;
+}
+
+/**
+ * Loads a version's in-memory tables before its first request (the services index takes a few
+ * hundred milliseconds at 30,000 services); call it when a new version is swapped in. A missing
+ * dataset is left for the requests to report.
+ */
+export async function warmAnalytics(snapshot: LoadedSnapshot): Promise<void> {
+  await Promise.allSettled([servicesIndex(snapshot), categoryDetails(snapshot)]);
+}
+
+/** Forgets every cached version (tests). */
+export function clearAnalyticsCache(): void {
+  versions.clear();
+}
+
+// ------------------------------------------------------------------ datasets
+
+class DatasetMissing extends Error {}
+
+function dataset(snapshot: LoadedSnapshot, name: string): LoadedDataset {
+  const data = snapshot.datasets.get(name);
+  if (!data) {
+    throw new DatasetMissing(
+      `The "${name}" dataset is not in snapshot ${snapshot.version} (its pipeline step failed or has not run yet); try again after the next update.`,
+    );
+  }
+  return data;
+}
+
+/** The data stamp of a table dataset, from its manifest entry. */
+function stampOf(data: LoadedDataset): { source: string; as_of: string } {
+  return { source: data.entry.source, as_of: data.entry.as_of };
+}
+
+const parseJson = <T>(value: unknown, what: string): T => {
+  if (typeof value !== 'string') throw new Error(`${what}: expected JSON text, got ${typeof value}`);
+  return JSON.parse(value) as T;
+};
+
+// ------------------------------------------------------------------ services (in memory)
+
+/** A services list item as the spec lists its fields, in order. */
+export interface ServiceListItem {
+  id: number;
+  chain: AnalyticsChain;
+  seller_address: string;
+  resource_url: string;
+  name: string;
+  description: string;
+  category: CategorySlug;
+  price_amount: number | null;
+  first_seen: string;
+  tx_24h: number;
+  volume_24h: number;
+  tx_total: number;
+  real_volume_pct: number;
+  wash_pct: number;
+  label_distribution: Partial<Record<WashLabel, number>>;
+}
+
+/** A service as the list filters and sorts it; `item` is what it returns. */
+export interface ServiceRecord {
+  item: ServiceListItem;
+  isPlaceholder: boolean;
+  active: boolean;
+  priceBucket: PriceBucket;
+  nameSort: string;
+  searchText: string;
+  firstSeenMs: number;
+  volume30d: number;
+}
+
+export interface ServicesIndex {
+  stamp: { source: string; as_of: string };
+  /** By id ascending. */
+  records: ServiceRecord[];
+  byId: Map<number, ServiceRecord>;
+  /** Services of a seller address (lower-case on EVM), every chain. */
+  bySeller: Map<string, ServiceRecord[]>;
+  /** Records in the order of a sort key and direction, built on first use. */
+  sorted: Map<string, ServiceRecord[]>;
+}
+
+/** A row of the services table as the pipeline writes it (pipelines/analytics/datasets/services.ts). */
+interface ServiceRow extends Omit<ServiceListItem, 'resource_url' | 'name' | 'description' | 'label_distribution'> {
+  resource_url: string | null;
+  name: string | null;
+  description: string | null;
+  label_distribution: ServiceListItem['label_distribution'] | null;
+  is_placeholder: boolean;
+  active: boolean;
+  price_bucket: PriceBucket;
+  name_sort: string | null;
+  search_text: string | null;
+  volume_30d: number | null;
+}
+
+const SERVICE_COLUMNS = [
+  'id', 'chain', 'seller_address', 'resource_url', 'name', 'description', 'category', 'price_amount', 'first_seen',
+  'tx_24h', 'volume_24h', 'tx_total', 'real_volume_pct', 'wash_pct', 'label_distribution',
+  'is_placeholder', 'active', 'price_bucket', 'name_sort', 'search_text', 'volume_30d',
+] as const;
+
+async function loadServices(data: LoadedDataset): Promise<ServicesIndex> {
+  // one JSON text for the whole table: parsing it is several times faster than reading
+  // 30,000 rows value by value, and label_distribution arrives as an object
+  const [row] = await queryRows(
+    `SELECT coalesce(to_json(list(struct_pack(${SERVICE_COLUMNS.map((c) => `${c} := ${c}`).join(', ')}) ORDER BY id)), '[]')::VARCHAR AS rows
+       FROM read_parquet($path)`,
+    { path: data.path },
+  );
+  const rows = parseJson<ServiceRow[]>(row?.rows, 'services');
+  const records = rows.map((r): ServiceRecord => {
+    const item: ServiceListItem = {
+      id: r.id,
+      chain: r.chain,
+      seller_address: r.seller_address,
+      resource_url: r.resource_url ?? '',
+      name: r.name ?? '',
+      description: r.description ?? '',
+      category: r.category,
+      price_amount: r.price_amount,
+      first_seen: r.first_seen,
+      tx_24h: r.tx_24h,
+      volume_24h: r.volume_24h,
+      tx_total: r.tx_total,
+      real_volume_pct: r.real_volume_pct,
+      wash_pct: r.wash_pct,
+      label_distribution: r.label_distribution ?? {},
+    };
+    return {
+      item,
+      isPlaceholder: r.is_placeholder === true,
+      active: r.active === true,
+      priceBucket: r.price_bucket,
+      nameSort: r.name_sort ?? '',
+      searchText: r.search_text ?? '',
+      firstSeenMs: Date.parse(item.first_seen),
+      volume30d: r.volume_30d ?? 0,
+    };
+  });
+  const byId = new Map(records.map((s) => [s.item.id, s]));
+  const bySeller = new Map<string, ServiceRecord[]>();
+  for (const s of records) {
+    const key = sellerKey(s.item.seller_address);
+    const list = bySeller.get(key);
+    if (list) list.push(s);
+    else bySeller.set(key, [s]);
+  }
+  return { stamp: stampOf(data), records, byId, bySeller, sorted: new Map() };
+}
+
+/** EVM addresses compare lower-case; base58 is case-sensitive. */
+export const sellerKey = (address: string): string => (address.startsWith('0x') ? address.toLowerCase() : address);
+
+export async function servicesIndex(snapshot: LoadedSnapshot): Promise<ServicesIndex> {
+  const data = dataset(snapshot, 'services');
+  return perVersion(snapshot, 'services', () => loadServices(data));
+}
+
+// ------------------------------------------------------------------ services list
+
+type Defaulted = 'sort' | 'order' | 'page' | 'page_size' | 'active_only' | 'show_placeholder';
+/** The parsed query with the defaulted fields never undefined. */
+export type ServicesQuery = Omit<ParsedServicesQuery, Defaulted> & { [K in Defaulted]-?: NonNullable<ParsedServicesQuery[K]> };
+type ParsedServicesQuery = z.output<typeof ANALYTICS_PARAMS.ServicesQuery>;
+type Order = 'asc' | 'desc';
+
+/** A value the catalog schema fills with its default; its absence is a bug, not bad input. */
+function defaulted<T>(value: T | undefined, name: string): T {
+  if (value === undefined) throw new Error(`analytics: "${name}" has no value after parsing; the catalog schema gives it a default`);
+  return value;
+}
+
+/** The services list query as the catalog parses it, defaults applied (also for MCP tool input). */
+export function parseServicesQuery(raw: Record<string, unknown>): ServicesQuery {
+  const q = ANALYTICS_PARAMS.ServicesQuery.parse(raw);
+  return {
+    ...q,
+    sort: defaulted(q.sort, 'sort'),
+    order: defaulted(q.order, 'order'),
+    page: defaulted(q.page, 'page'),
+    page_size: defaulted(q.page_size, 'page_size'),
+    active_only: defaulted(q.active_only, 'active_only'),
+    show_placeholder: defaulted(q.show_placeholder, 'show_placeholder'),
+  };
+}
+
+/** The value a service sorts by under a key (null: no price). */
+function sortValue(s: ServiceRecord, key: ServiceSortKey): number | string | null {
+  switch (key) {
+    case 'price_amount':
+      return s.item.price_amount;
+    case 'first_seen':
+      return s.firstSeenMs;
+    case 'name':
+      return s.nameSort;
+    default:
+      return s.item[key];
+  }
+}
+
+/**
+ * The services in the order of a key: ties by id ascending in both directions, services
+ * without a price last in both directions (catalog: ServicesQuery.sort). Built once per key and
+ * direction per version; filtering keeps the order, so a request never sorts.
+ */
+function sortedBy(index: ServicesIndex, key: ServiceSortKey, order: Order): ServiceRecord[] {
+  const cacheKey = `${key}:${order}`;
+  const cached = index.sorted.get(cacheKey);
+  if (cached) return cached;
+  const sign = order === 'asc' ? 1 : -1;
+  const sorted = [...index.records].sort((a, b) => {
+    const va = sortValue(a, key);
+    const vb = sortValue(b, key);
+    if (va === null || vb === null) {
+      if (va !== vb) return va === null ? 1 : -1;
+    } else if (va !== vb) {
+      return (va < vb ? -1 : 1) * sign;
+    }
+    return a.item.id - b.item.id;
+  });
+  index.sorted.set(cacheKey, sorted);
+  return sorted;
+}
+
+function matches(s: ServiceRecord, q: ServicesQuery, search: string | null): boolean {
+  if (!q.show_placeholder && s.isPlaceholder) return false;
+  if (q.active_only && !s.active) return false;
+  if (q.category !== undefined && s.item.category !== q.category) return false;
+  if (q.chain !== undefined && s.item.chain !== q.chain) return false;
+  if (q.price_bucket !== undefined && s.priceBucket !== q.price_bucket) return false;
+  if (q.min_real_pct !== undefined && !(s.item.real_volume_pct >= q.min_real_pct)) return false;
+  if (q.max_wash_pct !== undefined && !(s.item.wash_pct <= q.max_wash_pct)) return false;
+  if (search !== null && !s.searchText.includes(search)) return false;
+  return true;
+}
+
+/** The services list envelope (spec part 2): one page, the totals over every match, the filters as applied. */
+export function servicesPage(index: ServicesIndex, q: ServicesQuery): Record<string, unknown> {
+  const search = q.search === undefined ? null : q.search.toLowerCase();
+  const first = (q.page - 1) * q.page_size;
+  const page: ServiceListItem[] = [];
+  let total = 0;
+  let volume24hMicro = 0;
+  let tx24h = 0;
+  for (const s of sortedBy(index, q.sort, q.order)) {
+    if (!matches(s, q, search)) continue;
+    if (total >= first && page.length < q.page_size) page.push(s.item);
+    total += 1;
+    // summed in micro-USDC: integers add up exactly, whatever the order
+    volume24hMicro += Math.round(s.item.volume_24h * 1e6);
+    tx24h += s.item.tx_24h;
+  }
+  return {
+    ...index.stamp,
+    services: page,
+    pagination: { page: q.page, page_size: q.page_size, total, total_pages: Math.ceil(total / q.page_size) },
+    summary: { total_volume_24h: volume24hMicro / 1e6, total_tx_24h: tx24h },
+    filters_applied: {
+      search: q.search ?? null,
+      category: q.category ?? null,
+      chain: q.chain ?? null,
+      price_bucket: q.price_bucket ?? null,
+      min_real_pct: q.min_real_pct ?? null,
+      max_wash_pct: q.max_wash_pct ?? null,
+      active_only: q.active_only,
+      show_placeholder: q.show_placeholder,
+      sort: q.sort,
+      order: q.order,
+      page: q.page,
+      page_size: q.page_size,
+    },
+  };
+}
+
+// ------------------------------------------------------------------ category detail (in memory)
+
+interface CategoryDetailRow {
+  category: unknown;
+  daily_series: unknown;
+  top_services: unknown;
+}
+
+async function categoryDetails(snapshot: LoadedSnapshot): Promise<Map<string, CategoryDetailRow>> {
+  const data = dataset(snapshot, 'category-detail');
+  return perVersion(snapshot, 'category-detail', async () => {
+    const rows = await queryRows('SELECT slug, category, daily_series, top_services FROM read_parquet($path)', { path: data.path });
+    return new Map(
+      rows.map((r) => [
+        String(r.slug),
+        {
+          category: parseJson(r.category, `category-detail ${String(r.slug)}`),
+          daily_series: parseJson(r.daily_series, `category-detail ${String(r.slug)}`),
+          top_services: parseJson(r.top_services, `category-detail ${String(r.slug)}`),
+        },
+      ]),
+    );
+  });
+}
+
+// ------------------------------------------------------------------ point lookups (DuckDB)
+
+/** One row of a table dataset `WHERE <key column> = $key`; the column name is ours, the key a bound value. */
+async function rowByKey(snapshot: LoadedSnapshot, name: string, keyColumn: string, key: string | number, columns: string): Promise<DuckRow | null> {
+  const data = dataset(snapshot, name);
+  return lookup(snapshot, `${name}|${columns}|${key}`, async () => {
+    const rows = await queryRows(`SELECT ${columns} FROM read_parquet($path) WHERE ${keyColumn} = $key LIMIT 1`, { path: data.path, key });
+    return rows[0] ?? null;
+  });
+}
+
+const buyerProfileRow = (snapshot: LoadedSnapshot, address: string) =>
+  rowByKey(snapshot, 'buyer-profiles', 'address', address, 'address, label, confidence, reason, services_used, vanity_cluster, time_pattern');
+
+// ------------------------------------------------------------------ handlers
+
+const idOf = (req: DataRequest): number => defaulted(ANALYTICS_PARAMS.IdPath.parse(req.params).id, 'id');
+const slugOf = (req: DataRequest): CategorySlug => ANALYTICS_PARAMS.SlugPath.parse(req.params).slug;
+const addressOf = (req: DataRequest): string => normalizeAddress(ANALYTICS_PARAMS.AddressPath.parse(req.params).address);
+
+/** Turns a missing dataset into 503 (never invented data); anything else is a server error. */
+async function guarded<T extends DataResult | null>(run: () => Promise<T>): Promise<T | DataResult> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof DatasetMissing) return notAvailable(err.message);
+    throw err;
+  }
+}
+
+/** A document dataset served as the pipeline published it. */
+function documentHandler(name: string): DataHandler {
+  return {
+    handle: (req) =>
+      guarded(async () => {
+        const document = dataset(req.snapshot, name).document;
+        if (document === undefined || document === null || typeof document !== 'object') {
+          return notAvailable(`The "${name}" dataset of snapshot ${req.snapshot.version} is not a JSON document.`);
+        }
+        return { status: 200, body: document as Record<string, unknown> };
+      }),
+  };
+}
+
+/** 404 unless the service id is indexed; 503 when the services index is missing. Cheap: in memory. */
+async function serviceExists(req: DataRequest): Promise<DataResult | null> {
+  return guarded(async () => {
+    const id = idOf(req);
+    const index = await servicesIndex(req.snapshot);
+    return index.byId.has(id) ? null : notFound(`No service with id ${id} is indexed (see /api/v1/services).`);
+  });
+}
+
+/** Precheck for paid endpoints: the datasets they read must exist before anyone pays. */
+function requireDatasets(req: DataRequest, names: readonly string[]): DataResult | null {
+  for (const name of names) {
+    if (!req.snapshot.datasets.has(name)) {
+      return notAvailable(`The "${name}" dataset is not in snapshot ${req.snapshot.version} (its pipeline step failed or has not run yet); nothing is charged.`);
+    }
+  }
+  return null;
+}
+
+const servicesList: DataHandler = {
+  handle: (req) =>
+    guarded(async () => {
+      return { status: 200, body: servicesPage(await servicesIndex(req.snapshot), parseServicesQuery(req.query)) };
+    }),
+};
+
+const categoryDetail: DataHandler = {
+  precheck: (req) =>
+    guarded(async () => {
+      const slug = slugOf(req);
+      return (await categoryDetails(req.snapshot)).has(slug) ? null : notFound(`No category "${slug}" in this snapshot.`);
+    }),
+  handle: (req) =>
+    guarded(async () => {
+      const slug = slugOf(req);
+      const row = (await categoryDetails(req.snapshot)).get(slug);
+      if (!row) return notFound(`No category "${slug}" in this snapshot.`);
+      return { status: 200, body: { ...stampOf(dataset(req.snapshot, 'category-detail')), ...row } };
+    }),
+};
+
+const serviceDetail: DataHandler = {
+  precheck: serviceExists,
+  handle: (req) =>
+    guarded(async () => {
+      const id = idOf(req);
+      const row = await rowByKey(req.snapshot, 'service-detail', 'id', id, 'service, daily_series, top_buyers');
+      if (!row) return notFound(`No service with id ${id} is indexed (see /api/v1/services).`);
+      return {
+        status: 200,
+        body: {
+          ...stampOf(dataset(req.snapshot, 'service-detail')),
+          service: parseJson(row.service, `service-detail ${id}`),
+          daily_series: parseJson(row.daily_series, `service-detail ${id}`),
+          top_buyers: parseJson(row.top_buyers, `service-detail ${id}`),
+        },
+      };
+    }),
+};
+
+const washDetail: DataHandler = {
+  precheck: async (req) => requireDatasets(req, ['wash-detail']) ?? serviceExists(req),
+  handle: (req) =>
+    guarded(async () => {
+      const id = idOf(req);
+      const row = await rowByKey(req.snapshot, 'wash-detail', 'service_id', id, 'buyers, cohort_summary');
+      if (!row) return notFound(`No service with id ${id} is indexed (see /api/v1/services).`);
+      return {
+        status: 200,
+        body: {
+          ...stampOf(dataset(req.snapshot, 'wash-detail')),
+          service_id: id,
+          buyers: parseJson(row.buyers, `wash-detail ${id}`),
+          cohort_summary: parseJson(row.cohort_summary, `wash-detail ${id}`),
+        },
+      };
+    }),
+};
+
+const buyerProfile: DataHandler = {
+  precheck: (req) =>
+    requireDatasets(req, ['buyer-profiles']) ??
+    guarded(async () => {
+      const address = addressOf(req);
+      return (await buyerProfileRow(req.snapshot, address))
+        ? null
+        : notFound(`The index has never seen ${address} pay for an x402 service (POST /api/v1/wash/check analyses any address).`);
+    }),
+  handle: (req) =>
+    guarded(async () => {
+      const address = addressOf(req);
+      const row = await buyerProfileRow(req.snapshot, address);
+      if (!row) return notFound(`The index has never seen ${address} pay for an x402 service (POST /api/v1/wash/check analyses any address).`);
+      return {
+        status: 200,
+        body: {
+          ...stampOf(dataset(req.snapshot, 'buyer-profiles')),
+          address: String(row.address),
+          label: String(row.label),
+          confidence: Number(row.confidence),
+          reason: (row.reason as string[] | null) ?? [],
+          services_used: parseJson(row.services_used, `buyer-profiles ${address}`),
+          vanity_cluster: row.vanity_cluster === null ? null : parseJson(row.vanity_cluster, `buyer-profiles ${address}`),
+          time_pattern: parseJson(row.time_pattern, `buyer-profiles ${address}`),
+        },
+      };
+    }),
+};
+
+/** Rows the transactions endpoint returns at most (spec: up to about 3000 per service). */
+export const TRANSACTIONS_LIMIT = 3000;
+
+const serviceTransactions: DataHandler = {
+  precheck: async (req) => requireDatasets(req, ['transactions']) ?? serviceExists(req),
+  handle: (req) =>
+    guarded(async () => {
+      const id = idOf(req);
+      const data = dataset(req.snapshot, 'transactions');
+      // newest first as the file is sorted (time, then hash); total counts the whole window
+      const rows = await queryRows(
+        `SELECT tx_hash, chain, buyer, amount, time, (count(*) OVER ())::INTEGER AS total
+           FROM read_parquet($path) WHERE service_id = $id
+          ORDER BY time DESC, tx_hash LIMIT ${TRANSACTIONS_LIMIT}`,
+        { path: data.path, id },
+      );
+      return {
+        status: 200,
+        body: {
+          ...stampOf(data),
+          service_id: id,
+          transactions: rows.map((r) => ({ tx_hash: r.tx_hash, chain: r.chain, buyer: r.buyer, amount: r.amount, time: r.time })),
+          total: rows.length === 0 ? 0 : Number(rows[0]!.total),
+        },
+      };
+    }),
+};
+
+const fullHistory: DataHandler = {
+  precheck: (req) => requireDatasets(req, ['full-history']),
+  handle: (req) =>
+    guarded(async () => {
+      const slug = slugOf(req);
+      const data = dataset(req.snapshot, 'full-history');
+      const points = await queryRows(
+        'SELECT time, services_count, volume, tx_count, real_volume_pct FROM read_parquet($path) WHERE category = $slug ORDER BY time',
+        { path: data.path, slug },
+      );
+      if (points.length === 0) return notFound(`No hourly history for category "${slug}" in this snapshot.`);
+      return { status: 200, body: { ...stampOf(data), category: slug, points } };
+    }),
+};
+
+const washCheck: DataHandler = {
+  precheck: (req) => requireDatasets(req, ['buyers', 'services']),
+  handle: (req) =>
+    guarded(async () => {
+      const { address } = ANALYTICS_PARAMS.WashCheckRequest.parse(req.body ?? {});
+      const body = await washCheckAnswer(normalizeAddress(address), {
+        services: await servicesIndex(req.snapshot),
+        dataset: (name) => dataset(req.snapshot, name),
+        buyerProfile: (a) => buyerProfileRow(req.snapshot, a),
+      });
+      return { status: 200, body: body as unknown as Record<string, unknown> };
+    }),
+};
+
+export const analyticsHandlers: DataHandlers = {
+  'landing-stats': documentHandler('landing-stats'),
+  'categories.list': documentHandler('categories'),
+  'categories.detail': categoryDetail,
+  'services.list': servicesList,
+  'services.detail': serviceDetail,
+  trends: documentHandler('trends'),
+  'wash-report': documentHandler('wash-report'),
+  'services.wash-detail': washDetail,
+  'buyers.profile': buyerProfile,
+  'services.transactions': serviceTransactions,
+  'categories.full-history': fullHistory,
+  'wash.check': washCheck,
+};

@@ -1,0 +1,143 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KOREA_ENDPOINTS } from '../../catalog/korea.ts';
+import type { EndpointDecl } from '../../catalog/types.ts';
+import { loadSettings } from '../../lib/config.ts';
+import { koreaPipeline } from '../../pipelines/korea/index.ts';
+import { LineProgress } from '../../pipelines/progress.ts';
+import { runPipeline } from '../../pipelines/runner.ts';
+import { loadLatest, type LoadedSnapshot } from '../../snapshots/reader.ts';
+import { closeSnapshotDuck } from './duck.ts';
+import { koreaHandlers } from './korea.ts';
+import type { DataRequest, DataResult } from './types.ts';
+
+const FIRST = new Date('2026-11-20T09:00:00Z');
+const LATER = new Date('2026-12-01T09:00:00Z');
+const root = mkdtempSync(join(tmpdir(), 'korea-handlers-'));
+let snapshot: LoadedSnapshot;
+
+beforeAll(async () => {
+  const settings = loadSettings({ SNAPSHOTS_DIR: join(root, 'snapshots'), WAREHOUSE_DIR: join(root, 'warehouse') });
+  const silent = new LineProgress(() => {});
+  // two runs on one warehouse: the second sees listings, delistings and flags change
+  for (const now of [FIRST, LATER]) {
+    const result = await runPipeline(koreaPipeline, { source: { kind: 'demo' }, now, seed: 7, scale: 1 }, settings, silent);
+    const failed = result.reports.filter((r) => r.status !== 'ok').map((r) => `${r.name}: ${r.detail}`);
+    expect(failed).toEqual([]);
+  }
+  snapshot = (await loadLatest(settings.snapshotsDir, 'korea'))!;
+}, 120_000);
+
+afterAll(async () => {
+  await closeSnapshotDuck();
+  rmSync(root, { recursive: true, force: true });
+});
+
+function endpoint(id: string): EndpointDecl {
+  const found = KOREA_ENDPOINTS.find((e) => e.id === id);
+  if (!found) throw new Error(`no korea endpoint ${id}`);
+  return found;
+}
+
+function request(id: string, query: Record<string, unknown> = {}, snap: LoadedSnapshot = snapshot, now = LATER): DataRequest {
+  const e = endpoint(id);
+  return { endpoint: e, query: e.query ? (e.query.parse(query) as Record<string, unknown>) : {}, params: {}, body: undefined, snapshot: snap, now };
+}
+
+/** Precheck (if any) then handle, as the service app does. */
+async function call(req: DataRequest): Promise<DataResult> {
+  const handler = koreaHandlers[req.endpoint.id]!;
+  const early = await handler.precheck?.(req);
+  return early ?? handler.handle(req);
+}
+
+async function okBody(req: DataRequest): Promise<Record<string, unknown>> {
+  const result = await call(req);
+  expect(result.status, JSON.stringify(result.body).slice(0, 300)).toBe(200);
+  const parsed = req.endpoint.response.safeParse(result.body);
+  expect(parsed.success, parsed.success ? '' : JSON.stringify(parsed.error.issues.slice(0, 5), null, 1)).toBe(true);
+  return result.body as Record<string, unknown>;
+}
+
+describe('korea handlers on a demo snapshot', () => {
+  const ids = ['symbols', 'stats', 'kimchi-premium', 'stablecoin-premium', 'kr-prices', 'fx-rate', 'arbitrage-scanner', 'exchange-alerts', 'market-movers', 'krw-macro-stress'];
+
+  it('cover exactly the market endpoints (no AI or news endpoint)', () => {
+    expect(Object.keys(koreaHandlers).sort()).toEqual([...ids].sort());
+  });
+
+  it.each(ids)('%s answers with a body that validates against its response schema', async (id) => {
+    const body = await okBody(request(id));
+    expect(body.source).toBe('demo');
+    expect(typeof body.as_of).toBe('string');
+  });
+
+  it('kimchi-premium slices one symbol, with both exchanges and the identity between the bases', async () => {
+    const body = await okBody(request('kimchi-premium', { symbol: 'eth' }));
+    expect(body.symbol).toBe('ETH');
+    const exchanges = body.exchanges as { exchange: string; price_krw: number; premium_pct: number; usdt_krw: number; usdt_premium_pct: number }[];
+    expect(exchanges.map((e) => e.exchange)).toEqual(['upbit', 'bithumb']);
+    const upbit = exchanges[0]!;
+    const expected = ((upbit.price_krw / Number(body.fx_rate)) / Number(body.global_price_usd) - 1) * 100;
+    expect(upbit.premium_pct).toBeCloseTo(expected, 3);
+  });
+
+  it('kimchi-premium: 404 before payment for an unlisted symbol and for one without a global price', async () => {
+    const handler = koreaHandlers['kimchi-premium']!;
+    const unlisted = await handler.precheck!(request('kimchi-premium', { symbol: 'NOPE1' }));
+    expect(unlisted).toMatchObject({ status: 404, body: { error: 'not_found', message: expect.stringMatching(/No Korean exchange .* lists NOPE1/) } });
+    const usdt = await handler.precheck!(request('kimchi-premium', { symbol: 'USDT' }));
+    expect(usdt).toMatchObject({ status: 404, body: { message: expect.stringMatching(/no global reference price.*stablecoin-premium/) } });
+    expect(await handler.precheck!(request('kimchi-premium', { symbol: 'BTC' }))).toBeNull();
+  });
+
+  it('kr-prices filters by exchange and answers 404 for an unknown symbol or an exchange that does not list it', async () => {
+    const both = await okBody(request('kr-prices', { symbol: 'BTC' }));
+    expect((both.prices as { exchange: string }[]).map((p) => p.exchange)).toEqual(['upbit', 'bithumb']);
+    const upbit = await okBody(request('kr-prices', { symbol: 'btc', exchange: 'UPBIT' }));
+    expect(upbit).toMatchObject({ symbol: 'BTC', exchange: 'upbit', prices: [{ exchange: 'upbit', symbol: 'BTC' }] });
+    expect(await call(request('kr-prices', { symbol: 'NOPE1' }))).toMatchObject({ status: 404 });
+
+    const symbols = snapshot.datasets.get('symbols')!.document as { symbols: { symbol: string; exchanges: string[] }[] };
+    const bithumbOnly = symbols.symbols.find((s) => s.exchanges.length === 1 && s.exchanges[0] === 'bithumb')!;
+    const miss = await koreaHandlers['kr-prices']!.precheck!(request('kr-prices', { symbol: bithumbOnly.symbol, exchange: 'upbit' }));
+    expect(miss).toMatchObject({ status: 404, body: { message: `${bithumbOnly.symbol} has no KRW market on upbit; it trades on bithumb.` } });
+  });
+
+  it('exchange-alerts reports what changed between the two runs', async () => {
+    const body = await okBody(request('exchange-alerts'));
+    const changes = body.listing_changes as { change: string; detected_at: string; previous_observed_at: string }[];
+    expect(changes.length).toBeGreaterThan(0);
+    for (const c of changes) {
+      expect(c.detected_at).toBe('2026-12-01T09:00:00Z');
+      expect(c.previous_observed_at).toBe('2026-11-20T09:00:00Z');
+    }
+    expect((body.recently_ended as unknown[]).length).toBeGreaterThan(0);
+  });
+
+  it('stats gives every dataset of the snapshot with its age at request time', async () => {
+    const now = new Date(LATER.getTime() + 90_000);
+    const body = await okBody(request('stats', {}, snapshot, now));
+    const datasets = body.datasets as { name: string; age_seconds: number; carried_over_reason: string | null }[];
+    expect(datasets.map((d) => d.name)).toEqual(snapshot.manifest.datasets.map((d) => d.name));
+    expect(datasets.find((d) => d.name === 'kr-prices')!.age_seconds).toBe(90);
+    expect(datasets.every((d) => d.carried_over_reason === null)).toBe(true);
+    expect(body.snapshot).toEqual({ version: snapshot.version, generated_at: snapshot.manifest.generated_at });
+  });
+
+  it('a dataset missing from the snapshot is a 503 before payment, never invented data', async () => {
+    const datasets = new Map(snapshot.datasets);
+    datasets.delete('market-movers');
+    datasets.delete('kr-prices');
+    datasets.delete('kimchi-premium');
+    const partial: LoadedSnapshot = { ...snapshot, datasets };
+    for (const id of ['market-movers', 'kr-prices', 'kimchi-premium']) {
+      const handler = koreaHandlers[id]!;
+      const early = await handler.precheck!(request(id, {}, partial));
+      expect(early).toMatchObject({ status: 503, body: { error: 'not_available' } });
+      expect(await handler.handle(request(id, {}, partial))).toMatchObject({ status: 503 });
+    }
+  });
+});

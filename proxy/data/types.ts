@@ -1,0 +1,47 @@
+/**
+ * The contract between the HTTP/MCP layer (proxy/service-app.ts, proxy/mcp.ts) and the per-service
+ * data handlers (proxy/data/korea.ts, proxy/data/analytics.ts).
+ *
+ * The service app validates the request against the endpoint's zod schemas first (422 on failure),
+ * asks for payment on paid endpoints, then calls the endpoint's handler with the parsed values and
+ * the snapshot version it is serving. A handler never sees unvalidated input, never talks to an
+ * upstream, and reads only the snapshot it is given.
+ */
+import type { EndpointDecl } from '../../catalog/types.ts';
+import type { LoadedSnapshot } from '../../snapshots/reader.ts';
+
+export interface DataRequest {
+  endpoint: EndpointDecl;
+  /** Parsed query (the endpoint's `query` zod schema output, defaults applied); {} when none. */
+  query: Record<string, unknown>;
+  /** Parsed path parameters; {} when none. */
+  params: Record<string, unknown>;
+  /** Parsed JSON body (POST); undefined when none. */
+  body: Record<string, unknown> | undefined;
+  /** The snapshot version to answer from (one version per request, even if a newer one lands meanwhile). */
+  snapshot: LoadedSnapshot;
+  /** Request time (tests pass a fixed clock). */
+  now: Date;
+}
+
+export type DataResult =
+  | { status: 200; body: Record<string, unknown> | string; contentType?: string }
+  /** Unknown id / slug / symbol: JSON `{error: 'not_found', message}`. Checked before payment is asked. */
+  | { status: 404; body: { error: 'not_found'; message: string } }
+  /** The dataset is missing from the snapshot (pipeline failed or not built): never invented data. */
+  | { status: 503; body: { error: 'not_available'; message: string } };
+
+export interface DataHandler {
+  /**
+   * Cheap existence check run BEFORE payment for paid endpoints, so nobody pays for a 404:
+   * returns the 404/503 result, or null when the handler will be able to answer.
+   */
+  precheck?(req: DataRequest): Promise<DataResult | null> | DataResult | null;
+  handle(req: DataRequest): Promise<DataResult>;
+}
+
+/** Handlers by endpoint id (catalog EndpointDecl.id) for one service. */
+export type DataHandlers = Record<string, DataHandler>;
+
+export const notFound = (message: string): DataResult => ({ status: 404, body: { error: 'not_found', message } });
+export const notAvailable = (message: string): DataResult => ({ status: 503, body: { error: 'not_available', message } });
