@@ -229,7 +229,7 @@ export const Receipt = z
     issued_at: isoDateTime('When the receipt was issued (UTC).'),
     signature: z
       .string()
-      .describe('secp256k1 ECDSA signature (hex) over the pipe-joined text id|endpoint|amount|currency|network|tx_hash|payer|merchant|issued_at.'),
+      .describe('secp256k1 ECDSA signature (0x + 65 bytes r‖s‖v hex, low s), EIP-191 personal_sign over the pipe-joined text id|endpoint|amount|currency|network|tx_hash|payer|merchant|issued_at; check it with any verifyMessage (viem, ethers) against receipt_signer.address.'),
   })
   .describe('Signed receipt; verify it against receipt_signer.public_key in /.well-known/x402.');
 

@@ -22,6 +22,43 @@ export interface Settings {
   /** DuckDB memory_limit for pipeline runs (default 3GB: keeps a 10M-transaction run under 4 GiB RSS; larger work spills to disk). */
   duckdbMemoryLimit: string | null;
   upstreams: Record<UpstreamSetting, string | null>;
+  /**
+   * x402 pay-to addresses (PAY_TO_EVM, PAY_TO_SOLANA, PAY_TO_XRPL); null = not configured. With
+   * SETTLEMENT=local an unconfigured network is offered with the demo address from
+   * proxy/x402/networks.ts (marked as such); with SETTLEMENT=facilitator it is not offered at all.
+   */
+  payTo: { evm: string | null; solana: string | null; xrpl: string | null };
+  /** RECEIPT_SIGNING_KEY (hex secp256k1 private key); null = generate one once and keep it in keysDir. */
+  receiptSigningKey: Secret | null;
+  /** KEYS_DIR: where a generated receipt-signing key is kept (mode 0600). Default: $SNAPSHOTS_DIR/../keys. */
+  keysDir: string;
+  /** TRUST_PROXY=1: build resource URLs from X-Forwarded-Proto / X-Forwarded-Host (only behind a proxy you run). */
+  trustProxy: boolean;
+  /** FACILITATOR_TIMEOUT_MS: per-call timeout of /verify, /settle and /supported (default 10000). */
+  facilitatorTimeoutMs: number;
+}
+
+/**
+ * A secret setting (private key). Printing, logging or JSON-serialising it shows "[redacted]";
+ * only `reveal()` gives the value, and error messages about it never include it.
+ */
+export class Secret {
+  readonly #value: string;
+  constructor(value: string) {
+    this.#value = value;
+  }
+  reveal(): string {
+    return this.#value;
+  }
+  toString(): string {
+    return '[redacted]';
+  }
+  toJSON(): string {
+    return '[redacted]';
+  }
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return 'Secret([redacted])';
+  }
 }
 
 export const UPSTREAM_SETTINGS = [
@@ -68,6 +105,43 @@ function memoryLimit(env: NodeJS.ProcessEnv): string | null {
   return raw.trim();
 }
 
+const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+const SOLANA_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
+const XRPL_ADDRESS = /^r[1-9A-HJ-NP-Za-km-z]{24,34}$/;
+const PRIVATE_KEY = /^(0x)?[0-9a-fA-F]{64}$/;
+
+function address(env: NodeJS.ProcessEnv, name: string, pattern: RegExp, what: string): string | null {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return null;
+  if (!pattern.test(raw)) throw new Error(`${name} must be ${what}, got "${raw}"`);
+  return raw;
+}
+
+/** A hex private key setting; the message on a bad value never repeats the value. */
+function privateKey(env: NodeJS.ProcessEnv, name: string): Secret | null {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return null;
+  if (!PRIVATE_KEY.test(raw)) {
+    throw new Error(`${name} must be a secp256k1 private key: 64 hex digits, optionally prefixed 0x (the value given, ${raw.length} characters long, is not shown)`);
+  }
+  return new Secret(raw.startsWith('0x') ? raw.slice(2).toLowerCase() : raw.toLowerCase());
+}
+
+function flag(env: NodeJS.ProcessEnv, name: string): boolean {
+  const raw = (env[name] ?? '').trim().toLowerCase();
+  if (raw === '' || raw === '0' || raw === 'false' || raw === 'no') return false;
+  if (raw === '1' || raw === 'true' || raw === 'yes') return true;
+  throw new Error(`${name} must be 1/true/yes or 0/false/no, got "${env[name]}"`);
+}
+
+/**
+ * PAYER_PRIVATE_KEY, read only by the pay client (scripts/pay.ts); the services never see it, so it
+ * is not part of Settings.
+ */
+export function payerPrivateKey(env: NodeJS.ProcessEnv = process.env): Secret | null {
+  return privateKey(env, 'PAYER_PRIVATE_KEY');
+}
+
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   const settlement = (env.SETTLEMENT ?? 'local').toLowerCase();
   if (settlement !== 'local' && settlement !== 'facilitator') {
@@ -76,12 +150,24 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   if (settlement === 'facilitator' && !env.FACILITATOR_URL) {
     throw new Error('SETTLEMENT=facilitator needs FACILITATOR_URL (the facilitator base URL with /verify and /settle)');
   }
+  const payTo = {
+    evm: address(env, 'PAY_TO_EVM', EVM_ADDRESS, 'an EVM address (0x followed by 40 hex digits)'),
+    solana: address(env, 'PAY_TO_SOLANA', SOLANA_ADDRESS, 'a Solana base58 address (32 to 44 characters)'),
+    xrpl: address(env, 'PAY_TO_XRPL', XRPL_ADDRESS, 'an XRPL classic address (r followed by 24 to 34 base58 characters)'),
+  };
+  if (settlement === 'facilitator' && !payTo.evm && !payTo.solana && !payTo.xrpl) {
+    throw new Error(
+      'SETTLEMENT=facilitator moves real funds, so it needs your own pay-to address: set PAY_TO_EVM (base, polygon), ' +
+        'PAY_TO_SOLANA and/or PAY_TO_XRPL; networks left unset are not offered',
+    );
+  }
+  const snapshotsDir = resolve(env.SNAPSHOTS_DIR || 'snapshots/store');
   const upstreams = Object.fromEntries(UPSTREAM_SETTINGS.map((k) => [k, env[k] || null])) as Record<
     UpstreamSetting,
     string | null
   >;
   return {
-    snapshotsDir: resolve(env.SNAPSHOTS_DIR || 'snapshots/store'),
+    snapshotsDir,
     warehouseDir: resolve(env.WAREHOUSE_DIR || 'warehouse'),
     koreaPort: port(env, 'KOREA_PORT', 4020),
     analyticsPort: port(env, 'ANALYTICS_PORT', 4021),
@@ -92,6 +178,11 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     snapshotRetention: positiveInt(env, 'SNAPSHOT_RETENTION', 5),
     duckdbMemoryLimit: memoryLimit(env),
     upstreams,
+    payTo,
+    receiptSigningKey: privateKey(env, 'RECEIPT_SIGNING_KEY'),
+    keysDir: resolve(env.KEYS_DIR || resolve(snapshotsDir, '..', 'keys')),
+    trustProxy: flag(env, 'TRUST_PROXY'),
+    facilitatorTimeoutMs: positiveInt(env, 'FACILITATOR_TIMEOUT_MS', 10_000),
   };
 }
 

@@ -1,0 +1,434 @@
+/**
+ * The x402 paywall: one call per paid request, from "no payment" to "data with a signed receipt".
+ *
+ * API
+ * ---
+ *   const { signer } = ReceiptSigner.load(settings);                  // RECEIPT_SIGNING_KEY or KEYS_DIR file
+ *   const paywall = paywallFromSettings(service, settings, { signer }); // or createPaywall({...})
+ *   for (const p of await paywall.init()) console.warn(p);              // facilitator mode: /supported (Solana fee payer, networks)
+ *
+ *   paywall.handle(request: PaidRequest, serve: () => Promise<ServeResult>): Promise<PaywallResponse>
+ *     PaidRequest   = { endpoint: EndpointDecl, path: string, url: string, headers: (name) => string | null | undefined }
+ *     ServeResult   = { status: number, body: unknown, headers?: Record<string, string> }
+ *     PaywallResponse = { status, headers: Record<string, string>, body: string, json: unknown }
+ *
+ * Wiring into Hono (after 422 validation and DataHandler.precheck, so nobody pays for a 404):
+ *
+ *   app.get(endpoint.path, async (c) => {
+ *     const result = await paywall.handle(
+ *       { endpoint, path: c.req.path, url: c.req.url, headers: (name) => c.req.header(name) },
+ *       async () => { const r = await handler.handle(dataRequest); return { status: r.status, body: r.body }; },
+ *     );
+ *     return paywallResponse(result);             // a standard Response; Hono returns it as is
+ *   });
+ *
+ * `path` is the path actually requested: under /api/v1/xrpl/... the offer is RLUSD on xrpl, else
+ * the service's other networks (catalog SERVICE_INFO). `url` gives the resource URL (X-Forwarded-*
+ * honoured only with TRUST_PROXY).
+ *
+ * Flow
+ * ----
+ * 1. No payment header → 402: v1 JSON body {x402Version: 1, error, reason, accepts} AND the v2
+ *    PAYMENT-REQUIRED header, so both client generations can pay.
+ * 2. Decode X-PAYMENT / PAYMENT-SIGNATURE strictly; match the offer (scheme, network, v2 accepted).
+ * 3. Verify. EVM: in-process EIP-3009 check always (eip3009.ts), plus the facilitator's /verify in
+ *    facilitator mode. Solana / XRPL: facilitator /verify only; refused in local mode.
+ * 4. Reserve the payment's nonce atomically (nonce-store.ts) — before the facilitator and before serve().
+ * 5. serve(). Not 200 (404, 503...) → the nonce is released, nothing is settled, the answer passes through.
+ * 6. 200 → settle: local mode marks the nonce used; facilitator mode calls /settle. A refused,
+ *    failed, timed-out or 5xx settlement serves NOTHING: 402 with reason settlement_failed or
+ *    facilitator_unavailable, the settlement header with success:false, and the nonce released
+ *    (an authorization settles at most once on chain, so retrying the same header is safe).
+ * 7. Attach the signed receipt (body `receipt` + `X-Receipt` base64 JSON) and PAYMENT-RESPONSE
+ *    (v2 payment) or X-PAYMENT-RESPONSE (v1 payment). Paid answers are `Cache-Control: no-store`.
+ * Every 402 after a payment attempt names its reason (reasons.ts) and says exactly what was wrong.
+ *
+ * One nonce store must be shared by every service that is paid to the same address — otherwise one
+ * authorization could buy one response from each. By default all paywalls of a process share
+ * `processNonceStore`; several processes need a shared NonceStore implementation.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { EndpointDecl, ServiceName } from '../../catalog/types.ts';
+import type { Settings } from '../../lib/config.ts';
+import { verifyExactEvm } from './eip3009.ts';
+import { FacilitatorClient, solanaFeePayer as feePayerOf } from './facilitator.ts';
+import { MemoryNonceStore, type NonceKey, type NonceStore } from './nonce-store.ts';
+import { assetSymbol, canonicalDecimal, payToFor, payToTable, SOLANA, type PayToTable, type SettlementNetwork } from './networks.ts';
+import { reject, short, type Rejection } from './reasons.ts';
+import { ReceiptSigner, type Receipt, type ReceiptSignerInfo } from './receipts.ts';
+import {
+  buildOffers,
+  decodePayment,
+  encodeBase64Json,
+  isXrplVariantPath,
+  matchOffer,
+  offeredNetworks,
+  PAYMENT_REQUIRED_MESSAGE,
+  paymentRequiredV1Body,
+  paymentRequiredV2,
+  resourceUrlOf,
+  settlementHeader,
+  type DecodedPayment,
+  type HeaderGetter,
+  type PaymentOffer,
+  type ResourceInfo,
+} from './wire.ts';
+
+export interface PaidRequest {
+  endpoint: EndpointDecl;
+  /** Path actually requested (decides the XRPL variant; goes into the receipt). */
+  path: string;
+  /** Full request URL (c.req.url). */
+  url: string;
+  headers: HeaderGetter;
+}
+
+export interface ServeResult {
+  status: number;
+  /** A JSON object (the receipt is added to it), or text (receipt in the X-Receipt header only). */
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface PaywallResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** Serialized body, ready to send. */
+  body: string;
+  /** The body before serialization (with `receipt` on paid 200s), for MCP and tests. */
+  json: unknown;
+}
+
+export interface PaywallOptions {
+  service: ServiceName;
+  settings: Pick<Settings, 'settlement' | 'payTo' | 'trustProxy'>;
+  signer: ReceiptSigner;
+  /** Default: processNonceStore, shared by every paywall of the process. */
+  nonceStore?: NonceStore;
+  /** Required with SETTLEMENT=facilitator. */
+  facilitator?: FacilitatorClient | null;
+  /** Solana fee payer for the requirements; init() fills it from /supported when not given. */
+  solanaFeePayer?: string | null;
+  /** Networks per path; default: the catalog's (offeredNetworks). */
+  networksFor?: (path: string) => readonly SettlementNetwork[];
+  /** Clock (tests). A MemoryNonceStore given alongside must use the same clock, or it prunes too early or too late. */
+  now?: () => Date;
+  clockSkewSeconds?: number;
+}
+
+export interface Paywall {
+  readonly settlement: 'local' | 'facilitator';
+  readonly payTo: PayToTable;
+  readonly signer: ReceiptSignerInfo;
+  /**
+   * Facilitator mode: reads /supported once, takes the Solana fee payer from it and checks that every
+   * offered network is listed. Never throws; returns the problems found (empty = all good), to log.
+   */
+  init(): Promise<string[]>;
+  /** The payment options for a path (also what the 402 lists). */
+  offers(endpoint: EndpointDecl, path: string, resourceUrl: string): PaymentOffer[];
+  handle(request: PaidRequest, serve: () => Promise<ServeResult>): Promise<PaywallResponse>;
+}
+
+/** The nonce store every paywall of this process shares unless told otherwise. */
+export const processNonceStore: NonceStore = new MemoryNonceStore();
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export function createPaywall(options: PaywallOptions): Paywall {
+  const settlement = options.settings.settlement;
+  const payTo = payToTable(options.settings);
+  const store = options.nonceStore ?? processNonceStore;
+  const facilitator = options.facilitator ?? null;
+  if (settlement === 'facilitator' && !facilitator) throw new Error('paywall: SETTLEMENT=facilitator needs a FacilitatorClient');
+  const now = options.now ?? (() => new Date());
+  const networksFor = options.networksFor ?? ((path: string) => offeredNetworks(options.service, isXrplVariantPath(path)));
+  let feePayer = options.solanaFeePayer ?? null;
+
+  const describe = (endpoint: EndpointDecl) =>
+    settlement === 'local' ? `${endpoint.summary} (demo settlement: SETTLEMENT=local verifies payments but moves no funds)` : endpoint.summary;
+
+  function offers(endpoint: EndpointDecl, path: string, resourceUrl: string): PaymentOffer[] {
+    if (!endpoint.priceUsd) throw new Error(`paywall: endpoint ${endpoint.id} has no priceUsd`);
+    return buildOffers({
+      priceUsd: endpoint.priceUsd,
+      method: endpoint.method,
+      description: describe(endpoint),
+      mimeType: endpoint.contentType ?? 'application/json',
+      resourceUrl,
+      networks: networksFor(path),
+      payTo,
+      solanaFeePayer: feePayer,
+    });
+  }
+
+  function challenge(
+    offered: readonly PaymentOffer[],
+    resource: ResourceInfo,
+    failure: Pick<Rejection, 'reason' | 'message' | 'payer' | 'facilitatorReason'>,
+    settled?: { payment: DecodedPayment; offer: PaymentOffer; payer: string },
+  ): PaywallResponse {
+    const body = paymentRequiredV1Body(offered, failure.reason, failure.message, {
+      ...(failure.payer ? { payer: failure.payer } : {}),
+      ...(failure.facilitatorReason ? { facilitatorReason: failure.facilitatorReason } : {}),
+    });
+    const headers: Record<string, string> = {
+      'Content-Type': JSON_TYPE,
+      'Cache-Control': 'no-store',
+      'PAYMENT-REQUIRED': encodeBase64Json(paymentRequiredV2(offered, resource, failure.reason, failure.message)),
+    };
+    if (settled) {
+      const h = settlementHeader(settled.payment.version, settled.offer.network, {
+        success: false,
+        transaction: '',
+        payer: settled.payer,
+        errorReason: failure.reason,
+        errorMessage: failure.message,
+      });
+      headers[h.name] = h.value;
+    }
+    return { status: 402, headers, body: JSON.stringify(body), json: body };
+  }
+
+  async function handle(request: PaidRequest, serve: () => Promise<ServeResult>): Promise<PaywallResponse> {
+    const { endpoint } = request;
+    const resourceUrl = resourceUrlOf(request.url, request.headers, options.settings.trustProxy);
+    const offered = offers(endpoint, request.path, resourceUrl);
+    const resource: ResourceInfo = { url: resourceUrl, description: describe(endpoint), mimeType: endpoint.contentType ?? 'application/json' };
+    const refuse = (failure: Pick<Rejection, 'reason' | 'message' | 'payer' | 'facilitatorReason'>) => challenge(offered, resource, failure);
+
+    const decoded = decodePayment(request.headers);
+    if (decoded === null) return refuse({ reason: 'payment_required', message: PAYMENT_REQUIRED_MESSAGE });
+    if (!decoded.ok) return refuse(decoded);
+    const payment = decoded.payment;
+    const matched = matchOffer(payment, offered);
+    if (!matched.ok) return refuse(matched);
+    const offer = matched.offer;
+    const network = offer.network;
+    const nowSeconds = Math.floor(now().getTime() / 1000);
+
+    // ---- verify in-process (EVM) or decide the facilitator must (Solana, XRPL)
+    let payer: string | null;
+    let key: NonceKey;
+    let expiresAt: number;
+    let localTx: string;
+    if (network.kind === 'evm') {
+      const verified = verifyExactEvm(
+        payment.payload,
+        { network, payTo: offer.v2.payTo, amount: offer.v2.amount },
+        { now: nowSeconds, allowSmartWallet: settlement === 'facilitator', ...(options.clockSkewSeconds !== undefined ? { clockSkewSeconds: options.clockSkewSeconds } : {}) },
+      );
+      if (!verified.ok) return refuse(verified);
+      payer = verified.payer;
+      key = { network: network.caip2, asset: offer.v2.asset, from: payer, nonce: verified.authorization.nonce };
+      expiresAt = verified.validBefore;
+      localTx = `local:${verified.authorization.nonce}`;
+    } else {
+      if (settlement === 'local') {
+        const plainPath = request.path.replace(/^\/api\/v1\/xrpl\//, '/api/v1/');
+        const evm = networksFor(plainPath).filter((n) => n.kind === 'evm' && payToFor(payTo, n));
+        const instead = evm.length ? ` Pay on ${evm.map((n) => n.name).join(' or ')} instead${plainPath !== request.path ? ` at ${plainPath}` : ''}.` : '';
+        return refuse(
+          reject(
+            'unsupported_network',
+            `${network.name} payments are verified by a facilitator only, and this instance runs SETTLEMENT=local, which verifies EVM (EIP-3009) ` +
+              `payments in-process and moves no funds.${instead}`,
+          ),
+        );
+      }
+      const tx = opaqueTransaction(network, payment.payload);
+      if (!tx.ok) return refuse(tx);
+      payer = null; // inside the signed transaction; the facilitator tells
+      key = { network: network.caip2, asset: offer.v2.asset, from: 'signed-transaction', nonce: tx.digest };
+      expiresAt = nowSeconds + offer.v2.maxTimeoutSeconds;
+      localTx = '';
+    }
+
+    // ---- single use: reserve before anyone else can use it
+    const reserved = await store.reserve(key, expiresAt);
+    if (reserved !== 'reserved') {
+      const what = network.kind === 'evm' ? `this payment (nonce ${short(key.nonce)} from ${payer})` : `this signed ${network.name} transaction`;
+      return refuse(
+        reject(
+          'nonce_used',
+          reserved === 'used'
+            ? `${what} was already used for a response; sign a new payment${network.kind === 'evm' ? ' with a fresh nonce' : ''}`
+            : `${what} is being used by another request right now; each payment buys one response`,
+          payer ? { payer } : {},
+        ),
+      );
+    }
+
+    let served: ServeResult;
+    try {
+      if (facilitator) {
+        const requirements = payment.version === 1 ? offer.v1 : offer.v2;
+        const verdict = await facilitator.verify(payment.version, payment.raw, requirements);
+        if (!verdict.ok) {
+          await store.release(key);
+          return refuse({
+            reason: verdict.kind === 'refused' ? 'facilitator_rejected' : 'facilitator_unavailable',
+            message: verdict.kind === 'refused' ? verdict.message : `${verdict.message}; the payment was not used, retry later`,
+            facilitatorReason: verdict.code,
+            ...((payer ?? verdict.payer) ? { payer: (payer ?? verdict.payer)! } : {}),
+          });
+        }
+        payer ??= verdict.payer;
+      }
+      served = await serve();
+    } catch (err) {
+      await store.release(key);
+      throw err;
+    }
+
+    if (served.status !== 200) {
+      await store.release(key);
+      return passThrough(served);
+    }
+
+    // ---- settle, then and only then hand out the data
+    let transaction: string;
+    if (facilitator) {
+      const requirements = payment.version === 1 ? offer.v1 : offer.v2;
+      const settled = await facilitator.settle(payment.version, payment.raw, requirements);
+      if (!settled.ok) {
+        await store.release(key);
+        const message =
+          settled.kind === 'refused'
+            ? `${settled.message}. Nothing was served; the facilitator reports that no transfer happened, so the payment is still unused and can be retried once the cause is fixed`
+            : `${settled.message}. Nothing was served. If the transfer shows up on chain anyway, repeat this request with the SAME payment header: ` +
+              'a payment settles at most once, so a retry cannot charge twice';
+        return challenge(
+          offered,
+          resource,
+          { reason: settled.kind === 'refused' ? 'settlement_failed' : 'facilitator_unavailable', message, facilitatorReason: settled.code, ...(payer ? { payer } : {}) },
+          { payment, offer, payer: payer ?? settled.payer ?? '' },
+        );
+      }
+      transaction = settled.transaction;
+      payer ??= settled.payer;
+    } else {
+      transaction = localTx;
+    }
+    try {
+      await store.markUsed(key, expiresAt);
+    } catch (err) {
+      // The payment is settled: the payer gets the data. The reservation still blocks a replay until it expires.
+      console.error(`x402: could not mark payment ${short(key.nonce)} used: ${err instanceof Error ? err.message : String(err)}`);
+    }
+
+    const receipt = options.signer.sign(
+      {
+        id: randomUUID(),
+        endpoint: receiptText(request.path),
+        amount: canonicalDecimal(endpoint.priceUsd!),
+        currency: assetSymbol(network),
+        network: network.name,
+        tx_hash: receiptText(transaction),
+        payer: receiptText(payer ?? 'unknown'),
+        merchant: offer.v2.payTo,
+        issued_at: now().toISOString(),
+      },
+      settlement,
+    );
+    return paid(served, receipt, settlementHeader(payment.version, network, { success: true, transaction, payer: payer ?? '' }));
+  }
+
+  async function init(): Promise<string[]> {
+    if (!facilitator) return [];
+    const supported = await facilitator.supported();
+    if (!supported.ok) return [`could not read ${facilitator.url}/supported (${supported.message}); Solana requirements go out without extra.feePayer`];
+    feePayer ??= feePayerOf(supported, SOLANA.caip2);
+    const problems: string[] = [];
+    const offered = [...networksFor('/api/v1/'), ...networksFor('/api/v1/xrpl/')].filter((n, i, all) => all.indexOf(n) === i && payToFor(payTo, n));
+    for (const n of offered) {
+      const listed = supported.kinds.some((k) => k.scheme === 'exact' && (k.network === n.caip2 || k.network === n.name));
+      if (!listed) problems.push(`facilitator ${facilitator.url} does not list "exact" on ${n.name} (${n.caip2}) in /supported; payments there will likely be refused`);
+    }
+    if (offered.some((n) => n.kind === 'solana') && !feePayer) problems.push(`facilitator ${facilitator.url} announces no Solana fee payer; Solana clients cannot build a payment`);
+    return problems;
+  }
+
+  return { settlement, payTo, signer: options.signer.info, init, offers, handle };
+}
+
+/** The paywall of a service from the settings (signer from ReceiptSigner.load, facilitator from FACILITATOR_URL). */
+export function paywallFromSettings(
+  service: ServiceName,
+  settings: Settings,
+  extra: { signer?: ReceiptSigner; nonceStore?: NonceStore; now?: () => Date } = {},
+): Paywall {
+  const signer = extra.signer ?? ReceiptSigner.load(settings).signer;
+  const facilitator =
+    settings.settlement === 'facilitator' && settings.facilitatorUrl
+      ? new FacilitatorClient({ url: settings.facilitatorUrl, timeoutMs: settings.facilitatorTimeoutMs })
+      : null;
+  return createPaywall({
+    service,
+    settings,
+    signer,
+    facilitator,
+    ...(extra.nonceStore ? { nonceStore: extra.nonceStore } : {}),
+    ...(extra.now ? { now: extra.now } : {}),
+  });
+}
+
+/** A standard Response (Hono handlers can return it directly). */
+export function paywallResponse(result: PaywallResponse): Response {
+  return new Response(result.body, { status: result.status, headers: result.headers });
+}
+
+// ------------------------------------------------------------------ helpers
+
+/** "|" separates the signed receipt fields; text from outside (path, facilitator answers) has it escaped. */
+function receiptText(text: string): string {
+  return text.replace(/\|/g, '%7C');
+}
+
+/** Solana {transaction} / XRPL {signedTxBlob}: checked for shape only; the digest is the replay key. */
+function opaqueTransaction(network: SettlementNetwork, payload: unknown): { ok: true; digest: string } | Rejection {
+  const field = network.kind === 'solana' ? 'transaction' : 'signedTxBlob';
+  const pattern = network.kind === 'solana' ? /^[A-Za-z0-9+/]+={0,2}$/ : /^[0-9A-Fa-f]+$/;
+  const value = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>)[field] : undefined;
+  if (typeof value !== 'string' || !pattern.test(value)) {
+    return reject(
+      'malformed_payload',
+      `${network.name} payload must be {"${field}": ${network.kind === 'solana' ? 'base64 partially-signed transaction' : 'hex signed Payment transaction'}}`,
+    );
+  }
+  return { ok: true, digest: `0x${createHash('sha256').update(network.kind === 'xrpl' ? value.toUpperCase() : value).digest('hex')}` };
+}
+
+function serialize(body: unknown): { text: string; type: string } {
+  if (typeof body === 'string') return { text: body, type: 'text/plain; charset=utf-8' };
+  return { text: JSON.stringify(body), type: JSON_TYPE };
+}
+
+function passThrough(served: ServeResult): PaywallResponse {
+  const { text, type } = serialize(served.body);
+  return {
+    status: served.status,
+    headers: { 'Content-Type': type, 'Cache-Control': 'no-store', ...served.headers },
+    body: text,
+    json: served.body,
+  };
+}
+
+function paid(served: ServeResult, receipt: Receipt, settlement: { name: string; value: string }): PaywallResponse {
+  const isObject = typeof served.body === 'object' && served.body !== null && !Array.isArray(served.body);
+  const json = isObject ? { ...(served.body as Record<string, unknown>), receipt } : served.body;
+  const { text, type } = serialize(json);
+  return {
+    status: 200,
+    headers: {
+      'Content-Type': type,
+      ...served.headers,
+      // Paid data is for the payer only: no shared cache may keep it.
+      'Cache-Control': 'private, no-store',
+      'X-Receipt': encodeBase64Json(receipt),
+      [settlement.name]: settlement.value,
+    },
+    body: text,
+    json,
+  };
+}

@@ -1,0 +1,198 @@
+/**
+ * Test support for the payment code: well-known test keys, a tiny Hono app wired with the paywall
+ * the way the service app wires it, a loopback server for it, and a fake facilitator whose
+ * answers a test chooses (success, refusal, timeout, HTTP 500).
+ */
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import { hexToBytes } from '@noble/hashes/utils.js';
+import { Hono } from 'hono';
+import { findEndpoint, paidEndpoints, xrplPath } from '../../catalog/index.ts';
+import type { EndpointDecl, ServiceName } from '../../catalog/types.ts';
+import { startLoopback, type Loopback, type RecordedRequest, type Reply } from '../../sources/live/testing/loopback.ts';
+import { addressOfPrivateKey } from './eip3009.ts';
+import { paywallResponse, type Paywall } from './paywall.ts';
+
+/** Anvil / Hardhat account #0: public test key, used as the payer in tests. */
+export const PAYER_KEY_HEX = 'ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+export const PAYER_KEY = hexToBytes(PAYER_KEY_HEX);
+export const PAYER = addressOfPrivateKey(PAYER_KEY);
+/** Anvil account #1's address: the merchant (pay-to) in tests. */
+export const MERCHANT = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+
+export function endpoint(service: ServiceName, id: string): EndpointDecl {
+  const e = findEndpoint(service, id);
+  if (!e) throw new Error(`no ${service} endpoint ${id}`);
+  return e;
+}
+
+export interface PaidAppOptions {
+  service: ServiceName;
+  /** Counts serve() calls, so tests can check nothing was served. */
+  served?: { count: number };
+  /** Price overrides by endpoint id, so tests do not depend on catalog prices. */
+  prices?: Record<string, string>;
+}
+
+/**
+ * A Hono app with every paid endpoint of the service (and its XRPL variant) behind `paywall`, and
+ * /.well-known/x402 with the receipt signer. The handler answers {endpoint, source: 'demo', value: 42};
+ * `?status=404|503` makes it answer that status and `?throw=1` makes it throw.
+ */
+export function paidApp(paywall: Paywall, options: PaidAppOptions): Hono {
+  const app = new Hono();
+  app.get('/.well-known/x402', (c) => c.json({ version: 1, resources: [], receipt_signer: paywall.signer }));
+  const routes: Array<{ decl: EndpointDecl; path: string }> = paidEndpoints(options.service)
+    .map((decl) => (options.prices?.[decl.id] ? { ...decl, priceUsd: options.prices[decl.id] } : decl))
+    .flatMap((decl) => [
+    { decl, path: decl.path },
+    ...(decl.xrplVariant ? [{ decl, path: xrplPath(decl.path) }] : []),
+  ]);
+  for (const { decl, path } of routes) {
+    const method = decl.method === 'POST' ? app.post.bind(app) : app.get.bind(app);
+    method(path, async (c) => {
+      const result = await paywall.handle({ endpoint: decl, path: c.req.path, url: c.req.url, headers: (name) => c.req.header(name) }, async () => {
+        if (options.served) options.served.count++;
+        if (c.req.query('throw')) throw new Error('handler exploded');
+        const status = Number(c.req.query('status') ?? 200);
+        if (status === 404) return { status, body: { error: 'not_found', message: 'No such thing' } };
+        if (status === 503) return { status, body: { error: 'not_available', message: 'Dataset missing' } };
+        return { status: 200, body: { endpoint: decl.id, source: 'demo', value: 42 } };
+      });
+      return paywallResponse(result);
+    });
+  }
+  app.onError((err, c) => c.json({ error: 'internal_error', message: err.message }, 500));
+  return app;
+}
+
+export interface ServedApp {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Serves a Hono app on 127.0.0.1 with a free port. */
+export async function serveOnLoopback(app: Hono): Promise<ServedApp> {
+  const server = await new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export type FacilitatorBehaviour = 'ok' | 'refuse' | 'timeout' | 'http500' | 'not_json';
+
+export interface FakeFacilitator {
+  url: string;
+  loopback: Loopback;
+  /** What /verify and /settle do next (changeable between requests). */
+  verify: FacilitatorBehaviour;
+  settle: FacilitatorBehaviour;
+  /** Delay of a 'timeout' answer, ms. */
+  timeoutDelayMs: number;
+  close(): Promise<void>;
+}
+
+/** A facilitator on loopback answering like the reference one; `verify` / `settle` pick the behaviour. */
+export async function fakeFacilitator(options: { feePayer?: string } = {}): Promise<FakeFacilitator> {
+  const state = { verify: 'ok' as FacilitatorBehaviour, settle: 'ok' as FacilitatorBehaviour, timeoutDelayMs: 3000 };
+  const payerOf = (req: RecordedRequest): string => {
+    const p = (req.body as { paymentPayload?: { payload?: { authorization?: { from?: string } } } })?.paymentPayload;
+    return p?.payload?.authorization?.from ?? 'SoLPayer1111111111111111111111111111111111';
+  };
+  const networkOf = (req: RecordedRequest): string => {
+    const b = req.body as { paymentRequirements?: { network?: string } };
+    return b?.paymentRequirements?.network ?? '';
+  };
+  const answer = (behaviour: FacilitatorBehaviour, good: Reply, refused: Reply): Reply => {
+    switch (behaviour) {
+      case 'ok':
+        return good;
+      case 'refuse':
+        return refused;
+      case 'timeout':
+        return { ...good, delayMs: state.timeoutDelayMs };
+      case 'http500':
+        return { status: 500, json: { error: 'internal error' } };
+      case 'not_json':
+        return { status: 502, text: '<html>Bad gateway</html>' };
+    }
+  };
+  const loopback = await startLoopback([
+    {
+      method: 'POST',
+      path: '/verify',
+      reply: (req) =>
+        answer(
+          state.verify,
+          { json: { isValid: true, payer: payerOf(req) } },
+          { json: { isValid: false, invalidReason: 'insufficient_funds', invalidMessage: 'balance 0 < 1000', payer: payerOf(req) } },
+        ),
+    },
+    {
+      method: 'POST',
+      path: '/settle',
+      reply: (req) =>
+        answer(
+          state.settle,
+          { json: { success: true, transaction: `0x${'ab'.repeat(32)}`, network: networkOf(req), payer: payerOf(req) } },
+          { json: { success: false, errorReason: 'invalid_exact_evm_transaction_failed', errorMessage: 'execution reverted', transaction: '', network: networkOf(req), payer: payerOf(req) } },
+        ),
+    },
+    {
+      method: 'GET',
+      path: '/supported',
+      reply: {
+        json: {
+          kinds: [
+            { x402Version: 2, scheme: 'exact', network: 'eip155:8453' },
+            { x402Version: 2, scheme: 'exact', network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', extra: { feePayer: options.feePayer ?? 'CKPKJWNdJEqa81x7CkZ14BVPiY6y16Sxs7owznqtWYp5' } },
+          ],
+          extensions: [],
+          signers: {},
+        },
+      },
+    },
+  ]);
+  const fake: FakeFacilitator = {
+    url: loopback.url,
+    loopback,
+    get verify() {
+      return state.verify;
+    },
+    set verify(v) {
+      state.verify = v;
+    },
+    get settle() {
+      return state.settle;
+    },
+    set settle(v) {
+      state.settle = v;
+    },
+    get timeoutDelayMs() {
+      return state.timeoutDelayMs;
+    },
+    set timeoutDelayMs(v) {
+      state.timeoutDelayMs = v;
+    },
+    close: () => loopback.close(),
+  };
+  return fake;
+}
+
+/** Decodes a base64 JSON header value (tests). */
+export function decodeHeader(value: string | null): Record<string, unknown> {
+  if (!value) throw new Error('header missing');
+  return JSON.parse(Buffer.from(value, 'base64').toString('utf8')) as Record<string, unknown>;
+}
+
+/** A response body as loosely typed JSON: tests read fields they assert on right away. */
+export type LooseJson = any;
+export const json = (res: Response): Promise<LooseJson> => res.json() as Promise<LooseJson>;

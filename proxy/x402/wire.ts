@@ -1,0 +1,351 @@
+/**
+ * The x402 wire format, both versions (research §1): payment requirements per network, the 402
+ * challenge (v1 JSON body + v2 `PAYMENT-REQUIRED` header), strict decoding of `X-PAYMENT` /
+ * `PAYMENT-SIGNATURE`, matching a payment to what the endpoint offers, and the
+ * `X-PAYMENT-RESPONSE` / `PAYMENT-RESPONSE` settlement header.
+ *
+ * Base64 is the standard alphabet with padding, over UTF-8 JSON, as in the reference codecs.
+ * Either payment header is accepted with either payload version (wallets mix them up, research
+ * §7.5); the payload's own `x402Version` decides its shape and the version of the answer header.
+ * When both headers are present, PAYMENT-SIGNATURE (v2) wins.
+ */
+import { SERVICE_INFO } from '../../catalog/index.ts';
+import type { HttpMethod, ServiceName } from '../../catalog/types.ts';
+import {
+  assetId,
+  payToFor,
+  priceAmount,
+  settlementNetwork,
+  toAtomicUnits,
+  type PayToTable,
+  type SettlementNetwork,
+} from './networks.ts';
+import { reject, type Rejection } from './reasons.ts';
+
+export const MAX_PAYMENT_HEADER_BYTES = 8 * 1024;
+
+/** How long a payment authorization may take, per chain family (legacy reference defaults; XRPL per its spec example range). */
+export const MAX_TIMEOUT_SECONDS = { evm: 300, solana: 60, xrpl: 300 } as const;
+
+export interface PaymentRequirementsV1 {
+  scheme: 'exact';
+  network: string;
+  maxAmountRequired: string;
+  asset: string;
+  payTo: string;
+  resource: string;
+  description: string;
+  mimeType: string;
+  outputSchema: Record<string, unknown> | null;
+  maxTimeoutSeconds: number;
+  extra: Record<string, unknown>;
+}
+
+export interface PaymentRequirementsV2 {
+  scheme: 'exact';
+  network: string;
+  amount: string;
+  asset: string;
+  payTo: string;
+  maxTimeoutSeconds: number;
+  extra: Record<string, unknown>;
+}
+
+export interface ResourceInfo {
+  url: string;
+  description: string;
+  mimeType: string;
+}
+
+/** One accepted way to pay an endpoint: the same offer in both wire versions. */
+export interface PaymentOffer {
+  network: SettlementNetwork;
+  v1: PaymentRequirementsV1;
+  v2: PaymentRequirementsV2;
+}
+
+export interface OfferInput {
+  priceUsd: string;
+  method: HttpMethod;
+  description: string;
+  mimeType: string;
+  /** Absolute URL of the resource (see resourceUrlOf). */
+  resourceUrl: string;
+  networks: readonly SettlementNetwork[];
+  payTo: PayToTable;
+  /** Solana fee payer from the facilitator's /supported (`kinds[].extra.feePayer`); Solana clients need it to build the transaction. */
+  solanaFeePayer?: string | null;
+}
+
+/** Networks a service offers on a path: the XRPL variants (/api/v1/xrpl/...) settle in RLUSD on xrpl only, every other paid path on the rest. */
+export function offeredNetworks(service: ServiceName, xrplVariant: boolean): SettlementNetwork[] {
+  return SERVICE_INFO[service].networks.filter((n) => n.xrplVariantsOnly === xrplVariant).map((n) => settlementNetwork(n));
+}
+
+export function isXrplVariantPath(path: string): boolean {
+  return path.startsWith('/api/v1/xrpl/');
+}
+
+function extraFor(network: SettlementNetwork, input: OfferInput): Record<string, unknown> {
+  if (network.kind === 'evm') return { name: network.usdc.eip712.name, version: network.usdc.eip712.version };
+  if (network.kind === 'solana') return input.solanaFeePayer ? { feePayer: input.solanaFeePayer } : {};
+  return { areFeesSponsored: false, issuer: network.rlusd.issuer };
+}
+
+/**
+ * One offer per configured network (a network without a pay-to address is left out). Amounts
+ * come from the decimal price by string arithmetic: USDC in atomic units (6 decimals), RLUSD as
+ * the XRPL issued-currency value. The v1 shape has no place for a decimal amount, so the XRPL
+ * v1 entry states RLUSD in millionths (`maxAmountRequired`, informative; XRPL is paid with x402
+ * v2 only) and carries the exact value in `extra.value`.
+ */
+export function buildOffers(input: OfferInput): PaymentOffer[] {
+  const offers: PaymentOffer[] = [];
+  for (const network of input.networks) {
+    const payTo = payToFor(input.payTo, network);
+    if (!payTo) continue;
+    const amount = priceAmount(network, input.priceUsd);
+    const extra = extraFor(network, input);
+    const maxTimeoutSeconds = MAX_TIMEOUT_SECONDS[network.kind];
+    const v2: PaymentRequirementsV2 = {
+      scheme: 'exact',
+      network: network.caip2,
+      amount,
+      asset: assetId(network),
+      payTo,
+      maxTimeoutSeconds,
+      extra,
+    };
+    const v1: PaymentRequirementsV1 = {
+      scheme: 'exact',
+      network: network.name,
+      maxAmountRequired: network.kind === 'xrpl' ? toAtomicUnits(input.priceUsd, 6) : amount,
+      asset: v2.asset,
+      payTo,
+      resource: input.resourceUrl,
+      description: input.description,
+      mimeType: input.mimeType,
+      outputSchema: { input: { type: 'http', method: input.method, discoverable: true }, output: null },
+      maxTimeoutSeconds,
+      extra: network.kind === 'xrpl' ? { ...extra, value: amount, x402Version: 2, note: 'XRPL is paid with x402 v2 (PAYMENT-SIGNATURE); the amount is extra.value RLUSD' } : extra,
+    };
+    offers.push({ network, v1, v2 });
+  }
+  return offers;
+}
+
+// ------------------------------------------------------------------ base64 JSON
+
+export function encodeBase64Json(value: unknown): string {
+  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64');
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Strict base64(JSON object) decoding; the rejection says which step failed. */
+export function decodeBase64Json(text: string, what: string): { ok: true; value: Record<string, unknown> } | Rejection {
+  const trimmed = text.trim();
+  if (trimmed === '') return reject('malformed_payload', `${what} is empty`);
+  if (!BASE64.test(trimmed) || trimmed.length % 4 !== 0) {
+    const hint = /[-_]/.test(trimmed) ? ' (looks like base64url; use the standard alphabet + / with = padding)' : trimmed.length % 4 !== 0 && BASE64.test(trimmed) ? ' (length is not a multiple of 4: missing = padding?)' : '';
+    return reject('malformed_payload', `${what} is not standard base64${hint}`);
+  }
+  let json: string;
+  try {
+    json = utf8.decode(Buffer.from(trimmed, 'base64'));
+  } catch {
+    return reject('malformed_payload', `${what} decodes to bytes that are not UTF-8 text`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch (err) {
+    return reject('malformed_payload', `${what} is base64 but not JSON (${err instanceof Error ? err.message : String(err)})`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return reject('malformed_payload', `${what} must be a JSON object, got ${Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'null' : typeof value}`);
+  }
+  return { ok: true, value: value as Record<string, unknown> };
+}
+
+// ------------------------------------------------------------------ the 402 challenge
+
+export const PAYMENT_REQUIRED_MESSAGE =
+  'Payment required: pay one entry of `accepts` and repeat the request with the X-PAYMENT header (x402 v1) or the PAYMENT-SIGNATURE header (x402 v2, see the PAYMENT-REQUIRED header).';
+
+export interface PaymentRequiredV1Body {
+  x402Version: 1;
+  error: string;
+  /** Named reason (see reasons.ts). */
+  reason: string;
+  accepts: PaymentRequirementsV1[];
+  payer?: string;
+  facilitator_reason?: string;
+}
+
+export interface PaymentRequiredV2 {
+  x402Version: 2;
+  error: string;
+  resource: ResourceInfo;
+  accepts: PaymentRequirementsV2[];
+  extensions: Record<string, unknown>;
+}
+
+export function paymentRequiredV1Body(offers: readonly PaymentOffer[], reason: string, message: string, extra: { payer?: string; facilitatorReason?: string } = {}): PaymentRequiredV1Body {
+  return {
+    x402Version: 1,
+    error: message,
+    reason,
+    accepts: offers.map((o) => o.v1),
+    ...(extra.payer ? { payer: extra.payer } : {}),
+    ...(extra.facilitatorReason ? { facilitator_reason: extra.facilitatorReason } : {}),
+  };
+}
+
+export function paymentRequiredV2(offers: readonly PaymentOffer[], resource: ResourceInfo, reason: string, message: string): PaymentRequiredV2 {
+  return {
+    x402Version: 2,
+    error: reason === 'payment_required' ? 'Payment required' : `${reason}: ${message}`,
+    resource,
+    accepts: offers.map((o) => o.v2),
+    extensions: {},
+  };
+}
+
+// ------------------------------------------------------------------ decoding a payment
+
+export type HeaderGetter = (name: string) => string | null | undefined;
+
+export interface DecodedPayment {
+  version: 1 | 2;
+  /** The header it came in. */
+  header: 'X-PAYMENT' | 'PAYMENT-SIGNATURE';
+  scheme: string;
+  /** v1: the envelope's network; v2: accepted.network. */
+  network: string;
+  /** v2: the requirements the client says it accepted. */
+  accepted: Record<string, unknown> | null;
+  /** Scheme-specific part ({signature, authorization} for EVM). */
+  payload: unknown;
+  /** The whole decoded object, forwarded to the facilitator as paymentPayload. */
+  raw: Record<string, unknown>;
+}
+
+/**
+ * Reads and strictly decodes the payment header; null when the request carries none.
+ */
+export function decodePayment(getHeader: HeaderGetter): { ok: true; payment: DecodedPayment } | Rejection | null {
+  const v2Header = getHeader('PAYMENT-SIGNATURE');
+  const v1Header = getHeader('X-PAYMENT');
+  const header = v2Header != null && v2Header !== '' ? 'PAYMENT-SIGNATURE' : v1Header != null && v1Header !== '' ? 'X-PAYMENT' : null;
+  if (header === null) return null;
+  const text = (header === 'PAYMENT-SIGNATURE' ? v2Header : v1Header)!;
+  if (text.length > MAX_PAYMENT_HEADER_BYTES) {
+    return reject('header_too_large', `${header} is ${text.length} bytes; at most ${MAX_PAYMENT_HEADER_BYTES} are accepted (an exact payment is about 1 KB)`);
+  }
+  const decoded = decodeBase64Json(text, header);
+  if (!decoded.ok) return decoded;
+  const raw = decoded.value;
+  const version = raw.x402Version;
+  if (version !== 1 && version !== 2) {
+    return reject('invalid_x402_version', `${header} payload has x402Version ${JSON.stringify(version) ?? 'missing'}; 1 or 2 is accepted`);
+  }
+  if (!('payload' in raw) || raw.payload === undefined || raw.payload === null) {
+    return reject('malformed_payload', `${header} payload has no "payload" field`);
+  }
+  if (version === 1) {
+    if (typeof raw.scheme !== 'string') return reject('malformed_payload', `${header} (x402 v1) needs a "scheme" string`);
+    if (typeof raw.network !== 'string') return reject('malformed_payload', `${header} (x402 v1) needs a "network" string`);
+    return { ok: true, payment: { version: 1, header, scheme: raw.scheme, network: raw.network, accepted: null, payload: raw.payload, raw } };
+  }
+  const accepted = raw.accepted;
+  if (typeof accepted !== 'object' || accepted === null || Array.isArray(accepted)) {
+    return reject('malformed_payload', `${header} (x402 v2) needs "accepted": the payment requirements entry the client chose`);
+  }
+  const acc = accepted as Record<string, unknown>;
+  if (typeof acc.scheme !== 'string') return reject('malformed_payload', `${header} accepted.scheme must be a string`);
+  if (typeof acc.network !== 'string') return reject('malformed_payload', `${header} accepted.network must be a string`);
+  return { ok: true, payment: { version: 2, header, scheme: acc.scheme, network: acc.network, accepted: acc, payload: raw.payload, raw } };
+}
+
+/**
+ * The offer a payment is for. v1 matches by scheme + network (name; a CAIP-2 id is accepted too).
+ * v2 also checks the fields of `accepted` that decide who is paid what in which token: amount,
+ * asset, payTo and the EIP-712 domain / XRPL issuer; other fields (maxTimeoutSeconds, extra hints)
+ * do not change what is signed and are not compared.
+ */
+export function matchOffer(payment: DecodedPayment, offers: readonly PaymentOffer[]): { ok: true; offer: PaymentOffer } | Rejection {
+  if (payment.scheme !== 'exact') {
+    return reject('invalid_scheme', `scheme "${payment.scheme}" is not accepted; this service takes "exact" only`);
+  }
+  const offer = offers.find((o) => o.network.name === payment.network || o.network.caip2 === payment.network);
+  if (!offer) {
+    const list = offers.map((o) => `${o.network.name} (${o.network.caip2})`).join(', ');
+    return reject('unsupported_network', `network "${payment.network}" is not offered for this endpoint; offered: ${list || 'none'}`);
+  }
+  if (payment.version === 1) return { ok: true, offer };
+  const acc = payment.accepted!;
+  const want = offer.v2;
+  if (acc.amount !== want.amount) {
+    return reject('amount_mismatch', `accepted.amount is ${JSON.stringify(acc.amount)}, this endpoint costs ${want.amount} on ${want.network}`);
+  }
+  const evm = offer.network.kind === 'evm';
+  const same = (a: unknown, b: string) => typeof a === 'string' && (evm ? a.toLowerCase() === b.toLowerCase() : a === b);
+  if (!same(acc.payTo, want.payTo)) {
+    return reject('recipient_mismatch', `accepted.payTo is ${JSON.stringify(acc.payTo)}, this endpoint is paid to ${want.payTo} on ${want.network}`);
+  }
+  if (!same(acc.asset, want.asset)) {
+    return reject('requirements_mismatch', `accepted.asset is ${JSON.stringify(acc.asset)}, this endpoint takes ${want.asset} on ${want.network}`);
+  }
+  const extra = (typeof acc.extra === 'object' && acc.extra !== null ? acc.extra : {}) as Record<string, unknown>;
+  const keys = offer.network.kind === 'evm' ? ['name', 'version'] : offer.network.kind === 'xrpl' ? ['issuer'] : [];
+  for (const key of keys) {
+    if (extra[key] !== want.extra[key]) {
+      return reject('requirements_mismatch', `accepted.extra.${key} is ${JSON.stringify(extra[key])}, expected ${JSON.stringify(want.extra[key])} for ${want.network}`);
+    }
+  }
+  return { ok: true, offer };
+}
+
+// ------------------------------------------------------------------ settlement answer header
+
+export interface SettlementOutcome {
+  success: boolean;
+  transaction: string;
+  payer: string;
+  errorReason?: string;
+  errorMessage?: string;
+}
+
+/** `X-PAYMENT-RESPONSE` (v1: network name) or `PAYMENT-RESPONSE` (v2: CAIP-2), matching the payment's version. */
+export function settlementHeader(version: 1 | 2, network: SettlementNetwork, outcome: SettlementOutcome): { name: string; value: string } {
+  const body: Record<string, unknown> = {
+    success: outcome.success,
+    transaction: outcome.transaction,
+    network: version === 1 ? network.name : network.caip2,
+    payer: outcome.payer,
+  };
+  if (outcome.errorReason) body.errorReason = outcome.errorReason;
+  if (outcome.errorMessage && version === 2) body.errorMessage = outcome.errorMessage;
+  return { name: version === 1 ? 'X-PAYMENT-RESPONSE' : 'PAYMENT-RESPONSE', value: encodeBase64Json(body) };
+}
+
+// ------------------------------------------------------------------ resource URL
+
+const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
+
+/**
+ * Absolute URL of the resource for the requirements. Behind a reverse proxy the request URL says
+ * http://127.0.0.1:4020; with trustProxy the first X-Forwarded-Proto / X-Forwarded-Host values are
+ * used instead (only when they are well-formed), so clients see the URL they called (research §7.9).
+ */
+export function resourceUrlOf(requestUrl: string, getHeader: HeaderGetter, trustProxy: boolean): string {
+  const url = new URL(requestUrl);
+  if (!trustProxy) return url.toString();
+  const proto = getHeader('X-Forwarded-Proto')?.split(',')[0]?.trim().toLowerCase();
+  const host = getHeader('X-Forwarded-Host')?.split(',')[0]?.trim();
+  const scheme = proto === 'http' || proto === 'https' ? proto : url.protocol.slice(0, -1);
+  const authority = host && HOST.test(host) ? host : url.host;
+  return new URL(`${url.pathname}${url.search}`, `${scheme}://${authority}`).toString();
+}

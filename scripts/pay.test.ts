@@ -1,0 +1,125 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryNonceStore } from '../proxy/x402/nonce-store.ts';
+import { createPaywall, type Paywall } from '../proxy/x402/paywall.ts';
+import { ReceiptSigner } from '../proxy/x402/receipts.ts';
+import { canonicalDecimal } from '../proxy/x402/networks.ts';
+import { endpoint, MERCHANT, PAYER, PAYER_KEY_HEX, paidApp, serveOnLoopback, type ServedApp } from '../proxy/x402/testing.ts';
+
+const priceOf = (id: string) => canonicalDecimal(endpoint('korea', id).priceUsd!);
+import { pay, type PayIo } from './pay.ts';
+import { verifyReceiptCli } from './verify-receipt.ts';
+
+const run = promisify(execFile);
+
+function capture(): PayIo & { stdout: string[]; stderr: string[] } {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  return { stdout, stderr, out: (t) => stdout.push(t), err: (t) => stderr.push(t), fetch: (i, init) => fetch(i, init) };
+}
+
+describe('npm run pay / npm run verify-receipt against a loopback service', () => {
+  let server: ServedApp;
+  let paywall: Paywall;
+  const served = { count: 0 };
+  const env = { PAYER_PRIVATE_KEY: `0x${PAYER_KEY_HEX}` };
+  beforeAll(async () => {
+    paywall = createPaywall({
+      service: 'korea',
+      settings: { settlement: 'local', payTo: { evm: MERCHANT, solana: null, xrpl: null }, trustProxy: false },
+      signer: ReceiptSigner.random(),
+      nonceStore: new MemoryNonceStore(),
+    });
+    server = await serveOnLoopback(paidApp(paywall, { service: 'korea', served }));
+  });
+  afterAll(() => server.close());
+
+  it('pays (v2 by default), prints the data and verifies the receipt against /.well-known/x402', async () => {
+    const io = capture();
+    expect(await pay([`${server.url}/api/v1/kimchi-premium?symbol=ETH`], env, io)).toBe(0);
+    const body = JSON.parse(io.stdout.join('\n'));
+    expect(body).toMatchObject({ endpoint: 'kimchi-premium', value: 42, receipt: { payer: PAYER, network: 'base' } });
+    const log = io.stderr.join('\n');
+    expect(log).toContain(`paying ${priceOf('kimchi-premium')} USDC on base to ${MERCHANT} from ${PAYER} (x402 v2, PAYMENT-SIGNATURE)`);
+    expect(log).toMatch(/receipt .* verified: signed by 0x[0-9a-fA-F]{40} \(http:\/\/127\.0\.0\.1:\d+\/\.well-known\/x402\); settlement local \(demo/);
+    expect(log).not.toContain(PAYER_KEY_HEX);
+  });
+
+  it('--x402-version 1 --network polygon pays with X-PAYMENT on polygon', async () => {
+    const io = capture();
+    expect(await pay([`${server.url}/api/v1/fx-rate`, '--x402-version', '1', '--network', 'polygon'], env, io)).toBe(0);
+    expect(io.stderr.join('\n')).toContain('on polygon');
+    expect(io.stderr.join('\n')).toContain('(x402 v1, X-PAYMENT)');
+    expect(JSON.parse(io.stdout.join('\n')).receipt.network).toBe('polygon');
+  });
+
+  it('refuses to pay above --max-usd, and nothing is served', async () => {
+    const before = served.count;
+    const io = capture();
+    expect(await pay([`${server.url}/api/v1/kr-news/kpop-summary`, '--max-usd', '0.0001'], env, io)).toBe(1);
+    expect(io.stderr.join('\n')).toContain(`costs ${priceOf('kr-news-kpop-summary')} USDC on base, more than --max-usd 0.0001; nothing was paid`);
+    expect(served.count).toBe(before);
+  });
+
+  it('says clearly when PAYER_PRIVATE_KEY is missing or malformed, without echoing it', async () => {
+    const io = capture();
+    expect(await pay([`${server.url}/api/v1/fx-rate`], {}, io)).toBe(2);
+    expect(io.stderr.join('\n')).toMatch(/PAYER_PRIVATE_KEY is not set/);
+    const io2 = capture();
+    expect(await pay([`${server.url}/api/v1/fx-rate`], { PAYER_PRIVATE_KEY: 'secret-but-wrong' }, io2)).toBe(2);
+    expect(io2.stderr.join('\n')).toMatch(/PAYER_PRIVATE_KEY must be a secp256k1 private key/);
+    expect(io2.stderr.join('\n')).not.toContain('secret-but-wrong');
+  });
+
+  it('a network the service does not offer, and an untrusted --signer, are errors', async () => {
+    const io = capture();
+    expect(await pay([`${server.url}/api/v1/fx-rate`, '--network', 'base-sepolia'], env, io)).toBe(1);
+    expect(io.stderr.join('\n')).toContain('the server does not offer base-sepolia; it offers: eip155:8453, eip155:137, solana:');
+    const io2 = capture();
+    expect(await pay([`${server.url}/api/v1/fx-rate`, '--signer', MERCHANT], env, io2)).toBe(1);
+    expect(io2.stderr.join('\n')).toMatch(/receipt NOT verified against --signer: signature recovers/);
+  });
+
+  it('verify-receipt: valid by manifest URL, manifest file, base64 header value; tampered and unanchored are refused', async () => {
+    const io = capture();
+    expect(await pay([`${server.url}/api/v1/market-movers`], env, io)).toBe(0);
+    const body = JSON.parse(io.stdout.join('\n'));
+    const dir = mkdtempSync(join(tmpdir(), 'receipt-'));
+    const file = join(dir, 'response.json');
+    writeFileSync(file, JSON.stringify(body));
+    const manifestFile = join(dir, 'manifest.json');
+    writeFileSync(manifestFile, JSON.stringify({ version: 1, resources: [], receipt_signer: paywall.signer }));
+
+    const ok = capture();
+    expect(await verifyReceiptCli([file, '--manifest', `${server.url}/.well-known/x402`], ok)).toBe(0);
+    expect(ok.stdout.join('\n')).toContain(` for /api/v1/market-movers, ${priceOf('market-movers')} USDC on base`);
+    expect(await verifyReceiptCli([file, '--manifest', manifestFile], capture())).toBe(0);
+    const b64 = Buffer.from(JSON.stringify(body.receipt)).toString('base64');
+    expect(await verifyReceiptCli([b64, '--signer', paywall.signer.address], capture())).toBe(0);
+
+    const tamperedFile = join(dir, 'tampered.json');
+    writeFileSync(tamperedFile, JSON.stringify({ ...body.receipt, amount: '0.0001' }));
+    const bad = capture();
+    expect(await verifyReceiptCli([tamperedFile, '--manifest', manifestFile], bad)).toBe(1);
+    expect(bad.stderr.join('\n')).toMatch(/^INVALID: signature recovers/);
+    expect(await verifyReceiptCli([file], capture())).toBe(2);
+    expect(await verifyReceiptCli(['not a receipt', '--signer', MERCHANT], capture())).toBe(2);
+  });
+
+  it('both scripts run as npm would run them (tsx, exit codes)', async () => {
+    const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
+    const paid = await run(tsx, ['scripts/pay.ts', `${server.url}/api/v1/exchange-alerts`], { env: { ...process.env, ...env } });
+    const body = JSON.parse(paid.stdout);
+    expect(paid.stderr).toMatch(/verified/);
+    const file = join(mkdtempSync(join(tmpdir(), 'receipt-')), 'r.json');
+    writeFileSync(file, JSON.stringify(body.receipt));
+    const checked = await run(tsx, ['scripts/verify-receipt.ts', file, '--manifest', `${server.url}/.well-known/x402`]);
+    expect(checked.stdout).toMatch(/^VALID/);
+    writeFileSync(file, JSON.stringify({ ...body.receipt, payer: MERCHANT }));
+    await expect(run(tsx, ['scripts/verify-receipt.ts', file, '--manifest', `${server.url}/.well-known/x402`])).rejects.toMatchObject({ code: 1 });
+  });
+});
