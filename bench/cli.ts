@@ -147,17 +147,16 @@ async function analytics(): Promise<void> {
 }
 
 const which = process.argv[2] ?? 'foundation';
-const later: Record<string, string> = {
-  korea: 'the korea market pipeline issue',
-  proxy: 'the paywall proxy issue',
-};
 if (which === 'foundation') {
   await foundation();
 } else if (which === 'analytics') {
   await analytics();
-} else if (later[which]) {
-  console.error(`bench "${which}" is not built yet: it lands with ${later[which]}. Available: foundation, analytics`);
-  process.exit(2);
+} else if (which === 'korea') {
+  const { benchKorea } = await import('./korea.ts');
+  await benchKorea();
+} else if (which === 'proxy') {
+  const { benchProxy } = await import('./proxy.ts');
+  await benchProxy();
 } else {
   console.error(`unknown bench "${which}"; usage: npm run bench -- [foundation|korea|analytics|proxy]`);
   process.exit(2);

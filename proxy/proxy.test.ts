@@ -125,14 +125,14 @@ describe('korea root document and endpoints', () => {
     expect(body.source).toBe('demo');
   });
 
-  it('never serves paid data without payment: every paid endpoint answers 503 with a reason', async () => {
+  it('without a paywall configured, every paid endpoint answers 503 with a reason, never data', async () => {
     const app = await appFor('korea');
     for (const e of paidEndpoints('korea')) {
       const res = await app.request(e.path);
       expect(res.status, e.path).toBe(503);
       const body = (await res.json()) as { error: string; message: string };
       expect(body.error).toBe('not_available');
-      expect(body.message).toMatch(/no paid data is served without a verified payment/);
+      expect(body.message).toMatch(/no paid data is served without a verified payment|is not computed by this build's pipeline yet/);
     }
   });
 
@@ -176,10 +176,14 @@ describe('analytics endpoints', () => {
     }
   });
 
-  it('answers 503 for endpoints this build does not serve yet, and never a made-up list', async () => {
+  it('serves the services list envelope with the spec defaults', async () => {
     const app = await appFor('analytics');
-    const res = await app.request('/api/v1/services?page=1');
-    expect(res.status).toBe(503);
-    expect(((await res.json()) as { message: string }).message).toMatch(/not served by this build yet/);
+    const res = await app.request('/api/v1/services');
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { services: unknown[]; pagination: { page: number; page_size: number; total: number }; filters_applied: Record<string, unknown> };
+    expect(body.pagination.page).toBe(1);
+    expect(body.pagination.page_size).toBe(50);
+    expect(body.services.length).toBe(Math.min(50, body.pagination.total));
+    expect(body.filters_applied).toMatchObject({ sort: 'tx_24h', order: 'desc', active_only: false, show_placeholder: false, search: null, category: null });
   });
 });

@@ -6,8 +6,36 @@ import { resolve } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { SERVICES, type ServiceName } from '../catalog/types.ts';
 import { loadSettings, type Settings } from '../lib/config.ts';
-import { SnapshotReader } from '../snapshots/reader.ts';
+import type { Hono } from 'hono';
+import { SnapshotReader, type LoadedSnapshot } from '../snapshots/reader.ts';
+import { warmAnalytics } from './data/analytics.ts';
+import { closeSnapshotDuck } from './data/duck.ts';
+import { paymentGateFromSettings } from './payments.ts';
 import { serviceApp } from './service-app.ts';
+import { ReceiptSigner } from './x402/receipts.ts';
+
+/**
+ * The app of one service with its x402 paywall (signer from RECEIPT_SIGNING_KEY or KEYS_DIR,
+ * settlement from SETTLEMENT). Facilitator problems at start-up (e.g. /supported unreachable) are
+ * printed, not fatal: the 402s still go out and a payment is refused with the reason.
+ */
+export async function createServiceApp(
+  service: ServiceName,
+  reader: SnapshotReader,
+  settings: Settings,
+  options: { siteDir?: string; signer?: ReceiptSigner } = {},
+): Promise<Hono> {
+  const signer = options.signer ?? ReceiptSigner.load(settings).signer;
+  const { gate, problems } = await paymentGateFromSettings(service, settings, { signer });
+  for (const p of problems) console.error(`${service}: payments: ${p}`);
+  return serviceApp({ service, reader, settings, payments: gate, ...(options.siteDir ? { siteDir: options.siteDir } : {}) });
+}
+
+/** Loads what the first requests of a new snapshot version would otherwise wait for. */
+function warm(service: ServiceName, snapshot: LoadedSnapshot): void {
+  if (service !== 'analytics') return;
+  void warmAnalytics(snapshot).catch((err: Error) => console.error(`analytics: warming snapshot ${snapshot.version} failed: ${err.message}`));
+}
 
 export interface RunningService {
   service: ServiceName;
@@ -18,14 +46,18 @@ export interface RunningService {
 
 export async function startServices(settings: Settings, siteDir = resolve('site/dist')): Promise<RunningService[]> {
   const running: RunningService[] = [];
+  const signer = ReceiptSigner.load(settings).signer; // one receipt key for both services
   for (const service of SERVICES) {
     const reader = new SnapshotReader(settings.snapshotsDir, service, {
-      onChange: (s) => console.log(`${service}: serving snapshot ${s.version}${s.fallbackReason ? ` (fallback: ${s.fallbackReason})` : ''}`),
+      onChange: (s) => {
+        console.log(`${service}: serving snapshot ${s.version}${s.fallbackReason ? ` (fallback: ${s.fallbackReason})` : ''}`);
+        warm(service, s);
+      },
       onError: (e) => console.error(`${service}: snapshot not loaded: ${e.message}`),
     });
     await reader.refresh();
     reader.watch();
-    const app = serviceApp({ service, reader, settings, siteDir });
+    const app = await createServiceApp(service, reader, settings, { siteDir, signer });
     const port = service === 'korea' ? settings.koreaPort : settings.analyticsPort;
     const server = await new Promise<ServerType>((resolveServer, reject) => {
       const s = serve({ fetch: app.fetch, port, hostname: settings.host }, () => resolveServer(s));
@@ -40,8 +72,8 @@ export async function startServices(settings: Settings, siteDir = resolve('site/
   return running;
 }
 
-export function stopServices(running: readonly RunningService[]): Promise<void[]> {
-  return Promise.all(
+export async function stopServices(running: readonly RunningService[]): Promise<void> {
+  await Promise.all(
     running.map(
       (r) =>
         new Promise<void>((done) => {
@@ -50,6 +82,7 @@ export function stopServices(running: readonly RunningService[]): Promise<void[]
         }),
     ),
   );
+  await closeSnapshotDuck();
 }
 
 async function main(): Promise<void> {

@@ -1,0 +1,43 @@
+/**
+ * Server side of the proxy bench, in its own process so the load generator does not share its
+ * event loop: `bare <file>` serves the file's bytes from a bare Hono route; `service <service>`
+ * serves a service app over $SNAPSHOTS_DIR (SETTLEMENT=local). Prints "listening <port>" when ready.
+ */
+import { readFileSync } from 'node:fs';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import type { ServiceName } from '../catalog/types.ts';
+import { loadSettings } from '../lib/config.ts';
+import { createServiceApp } from '../proxy/serve.ts';
+import { SnapshotReader } from '../snapshots/reader.ts';
+
+async function main(): Promise<void> {
+  const [mode, arg] = process.argv.slice(2);
+  let fetch: (req: Request) => Response | Promise<Response>;
+  if (mode === 'bare') {
+    const bytes = readFileSync(arg!, 'utf8');
+    const app = new Hono();
+    app.get('*', (c) => {
+      c.header('Content-Type', 'application/json');
+      return c.body(bytes);
+    });
+    fetch = app.fetch;
+  } else if (mode === 'service') {
+    const settings = loadSettings();
+    const reader = new SnapshotReader(settings.snapshotsDir, arg!);
+    await reader.refresh();
+    const app = await createServiceApp(arg as ServiceName, reader, settings);
+    fetch = app.fetch;
+  } else {
+    throw new Error('usage: proxy-child.ts bare <file> | service <korea|analytics>');
+  }
+  const server = serve({ fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
+    process.stdout.write(`listening ${info.port}\n`);
+  });
+  process.on('SIGTERM', () => server.close(() => process.exit(0)));
+}
+
+main().catch((err: Error) => {
+  console.error(err.message);
+  process.exit(1);
+});

@@ -1,0 +1,194 @@
+/**
+ * Discovery documents generated from the catalog: the x402scan-format `/.well-known/x402`
+ * manifest, `/llms.txt` and the `/docs` HTML reference. Nothing here lists endpoints or prices by
+ * hand; everything reads the endpoint declarations, so the documents agree with the code.
+ */
+import { endpointsOf, mcpTools, SERVICE_INFO, xrplPath, type PaymentNetwork } from '../catalog/index.ts';
+import { openApiDocument } from '../catalog/openapi.ts';
+import type { EndpointDecl, ServiceName } from '../catalog/types.ts';
+
+export interface ReceiptSignerInfo {
+  public_key: string;
+  address: string;
+}
+
+export interface DiscoveryContext {
+  service: ServiceName;
+  /** Origin the client reached us at, e.g. http://127.0.0.1:4020. */
+  baseUrl: string;
+  signer: ReceiptSignerInfo;
+  /** Pay-to address per network name ('base', 'polygon', 'solana', 'xrpl'). */
+  payTo: Readonly<Record<string, string>>;
+  settlementMode: 'local' | 'facilitator';
+}
+
+function paidResources(service: ServiceName): Array<{ endpoint: EndpointDecl; path: string; xrpl: boolean }> {
+  return endpointsOf(service)
+    .filter((e) => e.access === 'paid')
+    .flatMap((e) => [
+      { endpoint: e, path: e.path, xrpl: false },
+      ...(e.xrplVariant ? [{ endpoint: e, path: xrplPath(e.path), xrpl: true }] : []),
+    ]);
+}
+
+function networksFor(service: ServiceName, xrpl: boolean): PaymentNetwork[] {
+  return SERVICE_INFO[service].networks.filter((n) => n.xrplVariantsOnly === xrpl);
+}
+
+/** `/.well-known/x402` in the x402scan format (`version` 1, `resources`), plus what agents need to pay and verify. */
+export function wellKnownX402(ctx: DiscoveryContext) {
+  const resources = paidResources(ctx.service).map(({ endpoint, path }) =>
+    endpoint.method === 'POST' ? `POST ${ctx.baseUrl}${path}` : `${ctx.baseUrl}${path}`,
+  );
+  const networks = SERVICE_INFO[ctx.service].networks.map((n) => ({
+    network: n.network,
+    caip2: n.caip2,
+    asset: n.asset,
+    pay_to: ctx.payTo[n.network] ?? null,
+    xrpl_variants_only: n.xrplVariantsOnly,
+  }));
+  return {
+    version: 1 as const,
+    resources,
+    instructions:
+      `# ${SERVICE_INFO[ctx.service].title}\n\n` +
+      'Call a resource without payment to get HTTP 402 with the v1 JSON body `{x402Version, error, accepts}` and the v2 ' +
+      '`PAYMENT-REQUIRED` header. Pay one entry of `accepts` (scheme `exact`) and repeat the request with `X-PAYMENT` (v1) or ' +
+      '`PAYMENT-SIGNATURE` (v2). A 200 carries the data and a signed `receipt` (also base64 JSON in the `X-Receipt` header): ' +
+      'recover the signer from `signature` (EIP-191 personal_sign, so any verifyMessage works) over ' +
+      '`id|endpoint|amount|currency|network|tx_hash|payer|merchant|issued_at` and compare it with `receipt_signer`. Rejected payments answer 402 with a named reason. Full reference: ' +
+      `${ctx.baseUrl}/docs, ${ctx.baseUrl}/openapi.json, ${ctx.baseUrl}/llms.txt.` +
+      (ctx.settlementMode === 'local'
+        ? '\n\nThis instance runs with SETTLEMENT=local: signatures are verified in full but no funds move (receipts say so).'
+        : ''),
+    networks,
+    settlement_mode: ctx.settlementMode,
+    receipt_signer: ctx.signer,
+    openapi: `${ctx.baseUrl}/openapi.json`,
+    mcp: `${ctx.baseUrl}/mcp`,
+  };
+}
+
+function paramLines(endpoint: EndpointDecl): string[] {
+  const lines: string[] = [];
+  const add = (where: string, shape: Record<string, unknown> | undefined) => {
+    for (const [name, schema] of Object.entries(shape ?? {})) {
+      const description = (schema as { description?: string }).description ?? describeInner(schema);
+      lines.push(`    - ${where} \`${name}\`${description ? `: ${description}` : ''}`);
+    }
+  };
+  add('path', endpoint.pathParams?.shape);
+  add('query', endpoint.query?.shape);
+  add('body', endpoint.body?.shape);
+  return lines;
+}
+
+/** zod preprocess wrappers keep the description on the inner schema. */
+function describeInner(schema: unknown): string | undefined {
+  let s = schema as { description?: string; _zod?: { def?: { out?: unknown; innerType?: unknown } } } | undefined;
+  for (let i = 0; i < 4 && s; i++) {
+    if (s.description) return s.description;
+    const def = s._zod?.def;
+    s = (def?.out ?? def?.innerType) as typeof s;
+  }
+  return undefined;
+}
+
+/** `/llms.txt`: the service for language models, from the catalog. */
+export function llmsTxt(service: ServiceName, baseUrl: string): string {
+  const info = SERVICE_INFO[service];
+  const out: string[] = [`# ${info.title}`, '', `> ${info.description}`, ''];
+  out.push(
+    `Base URL: ${baseUrl}`,
+    `OpenAPI 3.1 document: ${baseUrl}/openapi.json`,
+    `x402 manifest: ${baseUrl}/.well-known/x402`,
+    `MCP server (streamable HTTP): ${baseUrl}/mcp`,
+    '',
+  );
+  const section = (title: string, list: EndpointDecl[]) => {
+    if (list.length === 0) return;
+    out.push(`## ${title}`, '');
+    for (const e of list) {
+      const price = e.priceUsd ? ` (${e.priceUsd} USD per call)` : '';
+      out.push(`- ${e.method} ${e.path}${price}: ${e.summary}`);
+      out.push(...paramLines(e));
+      if (e.xrplVariant) out.push(`    - also ${e.method} ${xrplPath(e.path)} paid in RLUSD on xrpl`);
+    }
+    out.push('');
+  };
+  const all = endpointsOf(service);
+  section('Free endpoints', all.filter((e) => e.access === 'free'));
+  section('Paid endpoints (x402)', all.filter((e) => e.access === 'paid'));
+  const tools = mcpTools(service);
+  if (tools.length > 0) {
+    out.push('## MCP tools', '');
+    for (const t of tools) out.push(`- ${t.name}: ${t.description}${t.endpoint.access === 'paid' ? ` (paid, ${t.endpoint.priceUsd} USD, x402 payment in _meta["x402/payment"])` : ''}`);
+    out.push('');
+  }
+  out.push(
+    '## How to pay',
+    '',
+    '1. Call a paid endpoint without payment: HTTP 402 with `accepts` (one entry per network: amount in atomic units, asset, payTo).',
+    "2. Sign the transfer (EVM: an EIP-3009 TransferWithAuthorization for USDC) and repeat the request with the `X-PAYMENT` header (base64 JSON, x402 v1) or `PAYMENT-SIGNATURE` (x402 v2).",
+    '3. A 200 carries the data and a signed receipt; a refused payment answers 402 with a reason such as invalid_signature, amount_mismatch, expired or nonce_used.',
+    '',
+    'Bad parameters answer 422 with a `detail` array (loc, msg, type, input, ctx). Unknown ids answer 404 before any payment is asked.',
+    '',
+  );
+  return out.join('\n');
+}
+
+const escapeHtml = (s: string) =>
+  s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+
+interface OpenApiParam {
+  name: string;
+  in: string;
+  required?: boolean;
+  description?: string;
+  schema?: { default?: unknown; enum?: unknown[] };
+}
+
+/** `/docs`: an HTML reference generated from the OpenAPI document, with a try-it form per endpoint. */
+export function docsHtml(service: ServiceName, baseUrl: string): string {
+  const doc = openApiDocument(service, { baseUrl }) as unknown as {
+    info: { title: string; description?: string; version: string };
+    paths: Record<string, Record<string, { summary?: string; description?: string; parameters?: OpenApiParam[]; requestBody?: unknown; responses?: Record<string, { description?: string }>; 'x-price-usd'?: string }>>;
+  };
+  const declared = new Map(endpointsOf(service).map((e) => [`${e.method.toLowerCase()} ${e.path.replace(/:([A-Za-z_]+)/g, '{$1}')}`, e]));
+  const sections: string[] = [];
+  for (const [path, ops] of Object.entries(doc.paths)) {
+    for (const [method, op] of Object.entries(ops)) {
+      const e = declared.get(`${method} ${path}`);
+      const price = e?.priceUsd ? `<span class="price">${escapeHtml(e.priceUsd)} USD</span>` : '<span class="free">free</span>';
+      const params = (op.parameters ?? [])
+        .map(
+          (p) =>
+            `<label><code>${escapeHtml(p.name)}</code> <small>(${escapeHtml(p.in)}${p.required ? ', required' : ''})</small> ` +
+            `<input name="${escapeHtml(p.name)}" data-in="${escapeHtml(p.in)}" placeholder="${escapeHtml(p.schema?.default === undefined ? '' : String(p.schema.default))}">` +
+            `<span class="d">${escapeHtml(p.description ?? '')}</span></label>`,
+        )
+        .join('');
+      const body = op.requestBody ? '<label><code>body</code> <textarea name="__body" rows="2">{"address": ""}</textarea></label>' : '';
+      const statuses = Object.entries(op.responses ?? {})
+        .map(([code, r]) => `<li><b>${escapeHtml(code)}</b> ${escapeHtml(r.description ?? '')}</li>`)
+        .join('');
+      const id = `${method}-${path}`.replace(/[^A-Za-z0-9]+/g, '-');
+      sections.push(
+        `<section id="${id}"><h2><span class="m">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code> ${price}</h2>` +
+          `<p>${escapeHtml(op.summary ?? '')}</p><details><summary>Description</summary><p>${escapeHtml(op.description ?? '')}</p></details>` +
+          `<form class="try" data-method="${method.toUpperCase()}" data-path="${escapeHtml(path)}">${params}${body}<button>Try it</button><pre class="out"></pre></form>` +
+          `<ul class="st">${statuses}</ul></section>`,
+      );
+    }
+  }
+  const script = `document.querySelectorAll('form.try').forEach(function(f){f.addEventListener('submit',async function(ev){ev.preventDefault();var path=f.dataset.path;var q=new URLSearchParams();var init={method:f.dataset.method,headers:{}};f.querySelectorAll('input').forEach(function(i){if(!i.value)return;if(i.dataset.in==='path')path=path.replace('{'+i.name+'}',encodeURIComponent(i.value));else q.set(i.name,i.value)});var b=f.querySelector('textarea');if(b){init.body=b.value;init.headers['Content-Type']='application/json'}var out=f.querySelector('.out');out.textContent='…';try{var r=await fetch(path+(q.toString()?'?'+q:''),init);var t=await r.text();try{t=JSON.stringify(JSON.parse(t),null,2)}catch(e){}out.textContent=r.status+' '+r.statusText+'\\n'+t.slice(0,20000)}catch(e){out.textContent=String(e)}})});`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(doc.info.title)} — API reference</title>
+<style>body{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:2rem auto;padding:0 1rem;color:#1a1a1a}code{background:#f3f3f3;padding:0 .25em}section{border-top:1px solid #ddd;padding:.5rem 0}.m{font:600 13px monospace;background:#eef;padding:.1em .4em}.price{color:#8a4b00;font-size:.8em}.free{color:#17702f;font-size:.8em}label{display:block;margin:.25rem 0}.d{color:#666;font-size:.85em;margin-left:.5em}pre.out{background:#f7f7f7;max-height:20rem;overflow:auto;white-space:pre-wrap}pre.out:empty{display:none}</style></head>
+<body><h1>${escapeHtml(doc.info.title)}</h1><p>${escapeHtml(doc.info.description ?? '')}</p>
+<p>Version ${escapeHtml(doc.info.version)} · <a href="/openapi.json">OpenAPI 3.1</a> · <a href="/llms.txt">llms.txt</a> · <a href="/.well-known/x402">x402 manifest</a> · MCP at <code>${escapeHtml(baseUrl)}/mcp</code></p>
+<p>Paid endpoints answer 402 to the try-it form: pay with an x402 client (e.g. <code>npm run pay -- URL</code>).</p>
+${sections.join('\n')}
+<script>${script}</script></body></html>`;
+}

@@ -1,0 +1,316 @@
+/**
+ * The integrated service apps (routes from the catalog + data handlers + x402 paywall + MCP) over
+ * demo snapshots: the order of checks (429, 422, 404 before 402), the payment round trip with a
+ * verified receipt, the XRPL variants, cache headers, discovery documents and MCP tools.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Hono } from 'hono';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endpointsOf, findEndpoint, mcpTools, paidEndpoints, xrplPath } from '../catalog/index.ts';
+import { loadSettings, type Settings } from '../lib/config.ts';
+import { parseArgs, runCli } from '../pipelines/cli.ts';
+import { LineProgress } from '../pipelines/progress.ts';
+import { SnapshotReader } from '../snapshots/reader.ts';
+import { paymentGate } from './payments.ts';
+import { serviceApp } from './service-app.ts';
+import { freshPaymentHeader } from './x402/bench-support.ts';
+import { payToTable } from './x402/networks.ts';
+import { createPaywall } from './x402/paywall.ts';
+import { MemoryNonceStore } from './x402/nonce-store.ts';
+import { ReceiptSigner, verifyReceipt } from './x402/receipts.ts';
+
+const quiet = { progress: new LineProgress(() => {}), out: () => {} };
+const NOW = '2026-11-20T09:00:30Z';
+let settings: Settings;
+let root: string;
+const readers: SnapshotReader[] = [];
+const signer = ReceiptSigner.random();
+const nowSeconds = Math.floor(new Date(NOW).getTime() / 1000);
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'service-app-test-'));
+  settings = loadSettings({ SNAPSHOTS_DIR: join(root, 'snapshots'), WAREHOUSE_DIR: join(root, 'warehouse'), KEYS_DIR: join(root, 'keys') });
+  const { exitCode } = await runCli(parseArgs(['all', '--now', '2026-11-20T09:00:00Z']), settings, quiet);
+  expect(exitCode).toBe(0);
+}, 240_000);
+afterAll(() => {
+  for (const r of readers) r.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+async function appFor(service: 'korea' | 'analytics', s: Settings = settings): Promise<Hono> {
+  const reader = new SnapshotReader(s.snapshotsDir, service);
+  readers.push(reader);
+  await reader.refresh();
+  const paywall = createPaywall({ service, settings: s, signer, nonceStore: new MemoryNonceStore({ now: () => nowSeconds }), now: () => new Date(NOW) });
+  return serviceApp({ service, reader, settings: s, payments: paymentGate(service, paywall), now: () => new Date(NOW) });
+}
+
+const payTo = () => payToTable(settings);
+
+function pay(service: 'korea' | 'analytics', id: string, version: 1 | 2 = 1) {
+  const endpoint = findEndpoint(service, id)!;
+  return freshPaymentHeader({ endpoint, payTo: payTo(), version, now: nowSeconds, resourceUrl: `http://localhost${endpoint.path}` });
+}
+
+describe('payments on every paid endpoint', () => {
+  it.each(['korea', 'analytics'] as const)('%s: every paid endpoint (and XRPL variant) answers 402 with accepts and the v2 header when unpaid', async (service) => {
+    const app = await appFor(service);
+    for (const e of paidEndpoints(service)) {
+      const paths = e.xrplVariant ? [e.path, xrplPath(e.path)] : [e.path];
+      for (const raw of paths) {
+        const path = raw.replace(':id', '1').replace(':slug', 'ai_inference').replace(':address', '0x' + '1'.repeat(40));
+        const init: RequestInit = e.method === 'POST' ? { method: 'POST', body: JSON.stringify({ address: '0x' + '2'.repeat(40) }), headers: { 'Content-Type': 'application/json' } } : {};
+        const res = await app.request(path, init);
+        // a data endpoint whose dataset this build does not compute yet answers 503 before asking for payment
+        if (res.status === 503) {
+          expect(((await res.json()) as { error: string }).error).toBe('not_available');
+          continue;
+        }
+        if (res.status === 404) continue; // the id/slug is not in this demo snapshot
+        expect(res.status, path).toBe(402);
+        const body = (await res.json()) as { x402Version: number; accepts: Array<{ network: string; maxAmountRequired: string }> };
+        expect(body.x402Version).toBe(1);
+        const networks = body.accepts.map((a) => a.network).sort();
+        if (raw.startsWith('/api/v1/xrpl/')) expect(networks).toEqual(['xrpl']);
+        else expect(networks).toEqual(service === 'korea' ? ['base', 'polygon', 'solana'] : ['base', 'solana']);
+        expect(res.headers.get('payment-required')).toBeTruthy();
+        expect(res.headers.get('cache-control')).toBe('no-store');
+      }
+    }
+  });
+
+  it('serves paid data with a receipt that verifies against the manifest key, and refuses the replay', async () => {
+    const app = await appFor('korea');
+    const manifest = (await (await app.request('/.well-known/x402')).json()) as { receipt_signer: { public_key: string }; resources: string[] };
+    expect(manifest.resources.length).toBe(32);
+    const header = pay('korea', 'kimchi-premium');
+    const res = await app.request('/api/v1/kimchi-premium?symbol=eth', { headers: { [header.name]: header.value } });
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { symbol: string; receipt: Record<string, string> };
+    expect(body.symbol).toBe('ETH');
+    expect(findEndpoint('korea', 'kimchi-premium')!.response.safeParse(body).success).toBe(true);
+    expect(verifyReceipt(body.receipt, manifest.receipt_signer.public_key)).toMatchObject({ ok: true });
+    const headerReceipt = JSON.parse(Buffer.from(res.headers.get('x-receipt')!, 'base64').toString('utf8')) as Record<string, string>;
+    expect(headerReceipt.signature).toBe(body.receipt.signature);
+    expect(body.receipt.payer?.toLowerCase()).toBe(header.payer.toLowerCase());
+    expect(res.headers.get('x-payment-response')).toBeTruthy();
+
+    const replay = await app.request('/api/v1/kimchi-premium?symbol=eth', { headers: { [header.name]: header.value } });
+    expect(replay.status).toBe(402);
+    expect(((await replay.json()) as { reason?: string; error: string }).reason).toBe('nonce_used');
+  });
+
+  it('fifty concurrent requests carrying one payment get exactly one 200', async () => {
+    const app = await appFor('korea');
+    const header = pay('korea', 'fx-rate');
+    const answers = await Promise.all(Array.from({ length: 50 }, () => app.request('/api/v1/fx-rate', { headers: { [header.name]: header.value } })));
+    const statuses = answers.map((r) => r.status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 402)).toHaveLength(49);
+    const reasons = await Promise.all(answers.filter((r) => r.status === 402).map(async (r) => ((await r.json()) as { reason: string }).reason));
+    expect(new Set(reasons)).toEqual(new Set(reasons.filter((x) => x === 'nonce_used' || x === 'nonce_in_flight')));
+  });
+
+  it('accepts the v2 PAYMENT-SIGNATURE header and answers PAYMENT-RESPONSE', async () => {
+    const app = await appFor('analytics');
+    const header = pay('analytics', 'categories.full-history', 2);
+    const res = await app.request('/api/v1/categories/ai_inference/full-history', { headers: { [header.name]: header.value } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('payment-response')).toBeTruthy();
+    const body = (await res.json()) as { category: string; points: unknown[] };
+    expect(body.category).toBe('ai_inference');
+    expect(body.points.length).toBeGreaterThan(8000);
+  });
+
+  it('checks parameters (422) and existence (404) before asking for payment', async () => {
+    const app = await appFor('korea');
+    const bad = await app.request('/api/v1/kr-news/kpop?limit=11');
+    expect(bad.status).toBe(422);
+    const detail = ((await bad.json()) as { detail: Array<{ loc: string[]; type: string; input: unknown; ctx?: Record<string, unknown> }> }).detail;
+    expect(detail[0]).toMatchObject({ loc: ['query', 'limit'], type: 'less_than_equal', input: '11', ctx: { le: 10 } });
+
+    const notInt = await app.request('/api/v1/kr-news/kpop?limit=2.5');
+    expect(((await notInt.json()) as { detail: Array<{ type: string }> }).detail[0]!.type).toBe('int_from_float');
+
+    const exchange = await app.request('/api/v1/kr-prices?exchange=coinone');
+    expect(exchange.status).toBe(422);
+    expect(((await exchange.json()) as { detail: Array<{ loc: string[]; type: string }> }).detail[0]).toMatchObject({ loc: ['query', 'exchange'], type: 'enum' });
+
+    const divergence = await app.request('/api/v1/global-vs-korea-divergence?symbol=PEPE');
+    expect(divergence.status).toBe(422);
+
+    const unknown = await app.request('/api/v1/kimchi-premium?symbol=NOPECOIN');
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as { error: string }).error).toBe('not_found');
+  });
+
+  it('analytics: malformed address, unknown sort key and oversized page get 422; unknown id 404', async () => {
+    const app = await appFor('analytics');
+    const address = await app.request('/api/v1/buyers/0x123/profile');
+    expect(address.status).toBe(422);
+    expect(((await address.json()) as { detail: Array<{ loc: string[] }> }).detail[0]!.loc).toEqual(['path', 'address']);
+    const sort = await app.request('/api/v1/services?sort=popularity');
+    expect(sort.status).toBe(422);
+    const page = await app.request('/api/v1/services?page_size=500');
+    expect(page.status).toBe(422);
+    expect(((await page.json()) as { detail: Array<{ type: string }> }).detail[0]!.type).toBe('less_than_equal');
+    const missing = await app.request('/api/v1/services/99999999/wash-detail');
+    expect(missing.status).toBe(404);
+    const body = await app.request('/api/v1/wash/check', { method: 'POST', body: '{not json', headers: { 'Content-Type': 'application/json' } });
+    expect(body.status).toBe(422);
+    expect(((await body.json()) as { detail: Array<{ type: string }> }).detail[0]!.type).toBe('json_invalid');
+  });
+
+  it('nothing a client sends makes a 500', async () => {
+    const app = await appFor('analytics');
+    const probes = [
+      '/api/v1/services?page=-1',
+      '/api/v1/services?search=' + 'x'.repeat(5000),
+      '/api/v1/services?min_real_pct=NaN',
+      '/api/v1/services/%00',
+      '/api/v1/categories/%ZZ',
+      '/api/v1/services/1e400',
+      '/api/v1/buyers/' + 'A'.repeat(200) + '/profile',
+    ];
+    for (const p of probes) {
+      const res = await app.request(p);
+      expect(res.status, p).toBeLessThan(500);
+    }
+    for (const header of ['not-base64!', Buffer.from('{"x402Version":1').toString('base64'), 'A'.repeat(20_000)]) {
+      const res = await app.request('/api/v1/categories/ai_inference/full-history', { headers: { 'X-PAYMENT': header } });
+      expect(res.status).toBe(402);
+      expect(((await res.json()) as { reason: string }).reason).toMatch(/malformed_payload|header_too_large/);
+    }
+  });
+});
+
+describe('free tier, caching and discovery', () => {
+  it('limits free analytics endpoints to 60 per hour per IP with RateLimit headers and a JSON 429', async () => {
+    const app = await appFor('analytics');
+    let last: Response | null = null;
+    for (let i = 0; i < 60; i++) {
+      last = await app.request('/api/v1/trends');
+      expect(last.status).toBe(200);
+    }
+    expect(last!.headers.get('ratelimit-remaining')).toBe('0');
+    const limited = await app.request('/api/v1/trends');
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await limited.json()) as { error: string; limit: number }).limit).toBe(60);
+    // X-Forwarded-For is not trusted without TRUST_PROXY: a spoofed header does not reset the count
+    const spoofed = await app.request('/api/v1/trends', { headers: { 'X-Forwarded-For': '203.0.113.9' } });
+    expect(spoofed.status).toBe(429);
+  });
+
+  it('honours X-Forwarded-For only with TRUST_PROXY', async () => {
+    const trusting = loadSettings({ SNAPSHOTS_DIR: settings.snapshotsDir, WAREHOUSE_DIR: settings.warehouseDir, KEYS_DIR: join(root, 'keys'), TRUST_PROXY: '1' });
+    const app = await appFor('analytics', trusting);
+    for (let i = 0; i < 60; i++) await app.request('/api/v1/categories', { headers: { 'X-Forwarded-For': '198.51.100.1' } });
+    expect((await app.request('/api/v1/categories', { headers: { 'X-Forwarded-For': '198.51.100.1' } })).status).toBe(429);
+    expect((await app.request('/api/v1/categories', { headers: { 'X-Forwarded-For': '198.51.100.2' } })).status).toBe(200);
+  });
+
+  it('sends Cache-Control from the catalog TTL and an ETag that answers 304', async () => {
+    const app = await appFor('korea');
+    const res = await app.request('/api/v1/symbols');
+    const ttl = findEndpoint('korea', 'symbols')!.cacheTtlSeconds;
+    expect(res.headers.get('cache-control')).toBe(`public, max-age=${ttl}`);
+    const etag = res.headers.get('etag')!;
+    expect(etag).toMatch(/^W\/"/);
+    const again = await app.request('/api/v1/symbols', { headers: { 'If-None-Match': etag } });
+    expect(again.status).toBe(304);
+  });
+
+  it('exposes the payment, receipt and rate-limit headers to browsers', async () => {
+    const app = await appFor('analytics');
+    const res = await app.request('/api/v1/trends', { headers: { Origin: 'https://example.org' } });
+    const exposed = res.headers.get('access-control-expose-headers') ?? '';
+    for (const h of ['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'X-PAYMENT-RESPONSE', 'X-Receipt', 'RateLimit-Remaining', 'Retry-After', 'ETag']) {
+      expect(exposed).toContain(h);
+    }
+    const pre = await app.request('/api/v1/wash/check', {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://example.org', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'PAYMENT-SIGNATURE, Content-Type' },
+    });
+    expect(pre.headers.get('access-control-allow-headers')).toMatch(/PAYMENT-SIGNATURE/);
+    expect(pre.headers.get('access-control-allow-headers')).toMatch(/Content-Type/);
+  });
+
+  it('generates /llms.txt, /docs and /.well-known/x402 from the catalog', async () => {
+    for (const service of ['korea', 'analytics'] as const) {
+      const app = await appFor(service);
+      const llms = await app.request('/llms.txt');
+      expect(llms.headers.get('content-type')).toMatch(/text\/plain/);
+      const text = await llms.text();
+      for (const e of endpointsOf(service)) expect(text, e.path).toContain(e.path);
+      const docs = await (await app.request('/docs')).text();
+      expect(docs).toMatch(/<form class="try"/);
+      for (const e of paidEndpoints(service)) expect(docs).toContain(`${e.priceUsd} USD`);
+      const manifest = (await (await app.request('http://127.0.0.1:9/.well-known/x402')).json()) as { version: number; resources: string[]; receipt_signer: { public_key: string; address: string } };
+      expect(manifest.version).toBe(1);
+      expect(manifest.receipt_signer.public_key).toBe(signer.info.public_key);
+      const expected = paidEndpoints(service).flatMap((e) => [e.path, ...(e.xrplVariant ? [xrplPath(e.path)] : [])]);
+      expect(manifest.resources).toHaveLength(expected.length);
+      expect(manifest.resources.some((r) => r.startsWith('POST http://127.0.0.1:9/'))).toBe(service === 'analytics');
+    }
+  });
+});
+
+describe('MCP', () => {
+  async function client(app: Hono): Promise<Client> {
+    const c = new Client({ name: 'test', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL('http://test.local/mcp'), {
+      fetch: async (url, init) => app.request(new Request(url, init)),
+    });
+    await c.connect(transport);
+    return c;
+  }
+
+  it.each([['korea', 13], ['analytics', 5]] as const)('%s lists its %i tools with the catalog input schemas', async (service, n) => {
+    const c = await client(await appFor(service));
+    const { tools } = await c.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(mcpTools(service).map((t) => t.name).sort());
+    expect(tools).toHaveLength(n);
+    await c.close();
+  });
+
+  it('answers free tools with data and paid tools with an x402 PaymentRequired, then data once paid', async () => {
+    const c = await client(await appFor('korea'));
+    const symbols = await c.callTool({ name: 'get_available_symbols', arguments: {} });
+    expect(symbols.isError).toBeFalsy();
+    expect((symbols.structuredContent as { count: number }).count).toBeGreaterThan(100);
+
+    const unpaid = await c.callTool({ name: 'get_fx_rate', arguments: {} });
+    expect(unpaid.isError).toBe(true);
+    const required = unpaid.structuredContent as { x402Version: number; accepts: unknown[]; resource: { url: string } };
+    expect(required.x402Version).toBe(2);
+    expect(required.resource.url).toBe('mcp://tool/get_fx_rate');
+
+    const header = pay('korea', 'fx-rate', 2);
+    const payload = JSON.parse(Buffer.from(header.value, 'base64').toString('utf8')) as unknown;
+    const paid = await c.callTool({ name: 'get_fx_rate', arguments: {}, _meta: { 'x402/payment': payload } });
+    expect(paid.isError).toBeFalsy();
+    expect((paid.structuredContent as { pair: string }).pair).toBe('USDKRW');
+    expect((paid.structuredContent as { receipt: unknown }).receipt).toBeTruthy();
+    expect(paid._meta?.['x402/payment-response']).toBeTruthy();
+
+    const invalid = await c.callTool({ name: 'get_kimchi_premium', arguments: { symbol: '$$$' } });
+    expect(invalid.isError).toBe(true);
+    await c.close();
+  });
+
+  it('analytics search tool takes the services list filters', async () => {
+    const c = await client(await appFor('analytics'));
+    const res = await c.callTool({ name: 'x402_search_services', arguments: { sort: 'volume_24h', page_size: 5 } });
+    expect(res.isError).toBeFalsy();
+    const body = res.structuredContent as { services: unknown[]; filters_applied: { sort: string; page_size: number } };
+    expect(body.services.length).toBeLessThanOrEqual(5);
+    expect(body.filters_applied).toMatchObject({ sort: 'volume_24h', page_size: 5 });
+    await c.close();
+  });
+});
