@@ -15,6 +15,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { mcpTools } from '../catalog/index.ts';
 import type { EndpointDecl, ServiceName } from '../catalog/types.ts';
+import { CORS_EXPOSE } from './cors.ts';
 import type { Execute, Outcome } from './service-app.ts';
 import type { RawRequest } from './validation.ts';
 
@@ -128,7 +129,12 @@ export function mountMcp(app: Hono, options: McpOptions): void {
     const server = build(options.ipOf(c), url.origin);
     await server.connect(transport);
     try {
-      return await transport.handleRequest(c.req.raw);
+      const res = await transport.handleRequest(c.req.raw);
+      // the transport builds its own Response: give browser MCP clients the CORS headers too
+      const headers = new Headers(res.headers);
+      headers.set('Access-Control-Allow-Origin', '*');
+      headers.set('Access-Control-Expose-Headers', CORS_EXPOSE);
+      return new Response(res.body, { status: res.status, statusText: res.statusText, headers });
     } finally {
       void server.close();
     }

@@ -14,7 +14,6 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
-import { cors } from 'hono/cors';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { endpointsOf, xrplPath } from '../catalog/index.ts';
@@ -26,6 +25,7 @@ import { handlersFor } from './data/index.ts';
 import { notAvailable, type DataHandlers, type DataRequest, type DataResult } from './data/types.ts';
 import { docsHtml, llmsTxt, wellKnownX402, type ReceiptSignerInfo } from './discovery.ts';
 import { healthDocument } from './health.ts';
+import { CORS_EXPOSE, CORS_PREFLIGHT } from './cors.ts';
 import { mountMcp } from './mcp.ts';
 import { clientIp, MemoryRateLimitStore, rateLimitedBody, rateLimitHeaders, type RateLimitStore } from './rate-limit.ts';
 import { rootDocument } from './root-document.ts';
@@ -76,6 +76,8 @@ export interface Outcome {
   body: unknown;
   /** true when `body` is the serialized text to send as is. */
   serialized?: boolean;
+  /** Key of the serialized free answer in the response cache. */
+  cacheKey?: string;
 }
 
 export type Execute = (endpoint: EndpointDecl, xrpl: boolean, call: EndpointCall) => Promise<Outcome>;
@@ -100,6 +102,7 @@ export interface ServiceAppOptions {
 const BUILT_IN = new Set(['root', 'health', 'well-known-x402', 'llms-txt', 'docs']);
 
 const FREE_TIER = { limit: 60, windowSeconds: 3600 };
+
 /** Largest JSON body accepted (POST /api/v1/wash/check carries one address). */
 const MAX_BODY_BYTES = 16 * 1024;
 
@@ -174,30 +177,17 @@ export function serviceApp(options: ServiceAppOptions): Hono {
   const cache = new ResponseCache();
   const app = new Hono();
 
-  app.use(
-    '*',
-    cors({
-      origin: '*',
-      allowMethods: ['GET', 'HEAD', 'POST', 'OPTIONS'],
-      allowHeaders: ['Content-Type', 'X-PAYMENT', 'PAYMENT-SIGNATURE', 'If-None-Match', 'Authorization', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-ID'],
-      exposeHeaders: [
-        'PAYMENT-REQUIRED',
-        'PAYMENT-RESPONSE',
-        'X-PAYMENT-RESPONSE',
-        'X-Receipt',
-        'ETag',
-        'Retry-After',
-        'RateLimit-Limit',
-        'RateLimit-Remaining',
-        'RateLimit-Reset',
-        'RateLimit-Policy',
-        'X-Snapshot-Version',
-        'Mcp-Session-Id',
-        'Mcp-Protocol-Version',
-      ],
-      maxAge: 600,
-    }),
-  );
+  // CORS by hand rather than hono/cors: headers set before the handler runs go into the response as
+  // it is built, so @hono/node-server keeps its fast path (hono/cors edits the finished Response,
+  // which costs a full Response materialisation on every request).
+  app.use('*', async (c, next) => {
+    if (c.req.method === 'OPTIONS' && c.req.header('access-control-request-method')) {
+      return new Response(null, { status: 204, headers: CORS_PREFLIGHT });
+    }
+    c.header('Access-Control-Allow-Origin', '*');
+    c.header('Access-Control-Expose-Headers', CORS_EXPOSE);
+    await next();
+  });
 
   const baseUrlOf = (c: Context) => new URL(c.req.url).origin;
 
@@ -249,19 +239,34 @@ export function serviceApp(options: ServiceAppOptions): Hono {
     }
     const headers: Record<string, string> = { 'Cache-Control': `public, max-age=${endpoint.cacheTtlSeconds}`, ETag: cached.etag };
     if (snap) headers['X-Snapshot-Version'] = snap.version;
-    if (etagMatches(ifNoneMatch, cached.etag)) return { status: 304, headers, body: null };
+    const key = cacheKey ?? undefined;
+    if (etagMatches(ifNoneMatch, cached.etag)) return { status: 304, headers, body: null, ...(key ? { cacheKey: key } : {}) };
     headers['Content-Type'] = cached.contentType;
-    return { status: 200, headers, body: cached.text, serialized: true };
+    return { status: 200, headers, body: cached.text, serialized: true, ...(key ? { cacheKey: key } : {}) };
   };
+
+  /** Counts one free-tier request; the 429 outcome when over the limit, else null (headers filled in). */
+  const limit = (ip: string, headers: Record<string, string>): Outcome | null => {
+    const decision = limiter.hit(`${service}:${ip}`, now().getTime());
+    Object.assign(headers, rateLimitHeaders(decision));
+    if (!decision.allowed) return { status: 429, headers: { ...headers, 'Cache-Control': 'no-store' }, body: rateLimitedBody(decision) };
+    return null;
+  };
+
+  /**
+   * Free data answers by exact request URL for the snapshot version being served: a repeat request
+   * skips validation and the handler (the answer cannot differ within one version). Rate limiting
+   * still applies.
+   */
+  const byUrl = new ResponseCache(5000);
 
   /** The whole answer to one call of an endpoint, for HTTP and MCP alike. */
   const execute = async (endpoint: EndpointDecl, xrpl: boolean, call: EndpointCall): Promise<Outcome> => {
     const headers: Record<string, string> = {};
     // 1. free-tier limit: every request to a limited endpoint counts, valid or not
     if (endpoint.rateLimited) {
-      const decision = limiter.hit(`${service}:${call.ip}`, now().getTime());
-      Object.assign(headers, rateLimitHeaders(decision));
-      if (!decision.allowed) return { status: 429, headers: { ...headers, 'Cache-Control': 'no-store' }, body: rateLimitedBody(decision) };
+      const limited = limit(call.ip, headers);
+      if (limited) return limited;
     }
     const withLimit = (o: Outcome): Outcome => ({ ...o, headers: { ...headers, ...o.headers } });
 
@@ -332,7 +337,30 @@ export function serviceApp(options: ServiceAppOptions): Hono {
     return clientIp(socketIp, c.req.header('x-forwarded-for'), settings.trustProxy);
   };
 
+  const fastPath = (endpoint: EndpointDecl) => endpoint.access === 'free' && endpoint.dataset !== null;
+
   const route = (endpoint: EndpointDecl, xrpl: boolean) => async (c: Context) => {
+    const snapNow = fastPath(endpoint) ? reader.current() : null;
+    if (snapNow) {
+      const hit = byUrl.get(snapNow.version, c.req.url);
+      if (hit) {
+        const headers: Record<string, string> = {};
+        if (endpoint.rateLimited) {
+          const limited = limit(ipOf(c), headers);
+          if (limited) {
+            for (const [k, v] of Object.entries(limited.headers)) c.header(k, v);
+            return c.json(limited.body as object, 429);
+          }
+          for (const [k, v] of Object.entries(headers)) c.header(k, v);
+        }
+        c.header('Cache-Control', `public, max-age=${endpoint.cacheTtlSeconds}`);
+        c.header('ETag', hit.etag);
+        c.header('X-Snapshot-Version', snapNow.version);
+        if (etagMatches(c.req.header('if-none-match'), hit.etag)) return c.body(null, 304);
+        c.header('Content-Type', hit.contentType);
+        return c.body(hit.text, 200);
+      }
+    }
     const raw: RawRequest = { query: firstQueryValues(c.req.url), params: c.req.param() as Record<string, string> };
     if (endpoint.body) Object.assign(raw, await readJsonBody(c));
     const url = new URL(c.req.url);
@@ -344,6 +372,10 @@ export function serviceApp(options: ServiceAppOptions): Hono {
       ifNoneMatch: c.req.header('if-none-match'),
       paymentHeaders: { xPayment: c.req.header('x-payment'), paymentSignature: c.req.header('payment-signature') },
     });
+    if (snapNow && (out.status === 200 || out.status === 304) && out.headers.ETag && out.headers['X-Snapshot-Version'] === snapNow.version) {
+      const cached = cache.get(snapNow.version, out.cacheKey ?? '');
+      if (cached) byUrl.set(snapNow.version, c.req.url, cached);
+    }
     for (const [k, v] of Object.entries(out.headers)) c.header(k, v);
     if (out.status === 304) return c.body(null, 304);
     if (out.serialized || typeof out.body === 'string') return c.body(out.body as string, out.status as 200);
