@@ -338,3 +338,42 @@ describe('the korea pipeline with --source live', () => {
     }
   });
 });
+
+describe('an upstream down between two live runs', () => {
+  it('keeps the last good version of the datasets that need it, shows them stale in /health, and publishes the rest', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'korea-live-health-'));
+    try {
+      const { SnapshotReader } = await import('../../../snapshots/reader.ts');
+      const { healthDocument } = await import('../../../proxy/health.ts');
+      const settings = loadSettings({ ...world.env, SNAPSHOTS_DIR: join(dir, 's'), WAREHOUSE_DIR: join(dir, 'w') });
+      const quiet: ProgressSink = { start() {}, finish() {}, note() {}, close() {} };
+      const first = await runPipeline(koreaPipeline, { source: { kind: 'live' }, now: KOREA_FIXTURE_NOW, seed: 0, scale: 1 }, settings, quiet);
+      expect(first.ok).toBe(true);
+
+      world.reset();
+      world.fault('bithumb', '/public/ticker/ALL_KRW', { status: 503, text: 'Service Unavailable' });
+      const later = new Date(KOREA_FIXTURE_NOW.getTime() + 60_000);
+      const second = await runPipeline(koreaPipeline, { source: { kind: 'live' }, now: later, seed: 0, scale: 1 }, settings, quiet);
+      expect(second.manifest).not.toBeNull();
+      const byName = new Map(second.manifest!.datasets.map((d) => [d.name, d]));
+      // comparing the two exchanges needs both: the previous scan stays, marked with the reason
+      expect(byName.get('arbitrage-scanner')!.carried_over?.reason).toMatch(/bithumb/i);
+      // datasets that healthy upstreams can compute are fresh
+      expect(byName.get('kimchi-premium')!.carried_over).toBeUndefined();
+      expect(byName.get('fx-rate')!.carried_over).toBeUndefined();
+
+      const reader = new SnapshotReader(settings.snapshotsDir, 'korea');
+      await reader.refresh();
+      const health = healthDocument('korea', reader, settings, new Date(later.getTime() + 5_000));
+      reader.close();
+      expect(health.status).toBe('degraded');
+      const arb = health.datasets.find((d) => d.name === 'arbitrage-scanner')!;
+      expect(arb.stale).toBe(true);
+      expect(arb.carried_over_reason).toMatch(/bithumb/i);
+      expect(health.datasets.find((d) => d.name === 'kimchi-premium')!.stale).toBe(false);
+      expect(health.problems.join('\n')).toMatch(/arbitrage-scanner: last run failed/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
