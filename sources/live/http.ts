@@ -53,6 +53,8 @@ export interface Upstream {
   readonly shownBaseUrl: string;
   getJson<T>(path: string, query: Query, schema: ZodType<T>): Promise<T>;
   postJson<T>(path: string, body: unknown, schema: ZodType<T>): Promise<T>;
+  /** The body as text (CSV, JavaScript literals...), with the same retries, pacing and messages. */
+  getText(path: string, query: Query): Promise<string>;
   /** Parses a value with a schema, failing with this upstream's name, the URL and the field. */
   parse<T>(schema: ZodType<T>, value: unknown, where: string): T;
   /** Backoff for retry number `attempt` (0-based), with full jitter. */
@@ -180,7 +182,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     if (startAt > t) await sleep(startAt - t);
   }
 
-  async function attemptOnce(method: 'GET' | 'POST', url: string, body: string | undefined): Promise<Attempt> {
+  async function attemptOnce(method: 'GET' | 'POST', url: string, body: string | undefined, accept: string): Promise<Attempt> {
     await paced();
     counters.requests++;
     try {
@@ -188,7 +190,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
         method,
         dispatcher: agent,
         headers: {
-          accept: 'application/json',
+          accept,
           'user-agent': 'kr-x402-data-services (live source)',
           ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
           ...options.headers,
@@ -207,10 +209,15 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     return Math.floor(random() * ceiling);
   }
 
-  async function send(method: 'GET' | 'POST', url: string, body: string | undefined): Promise<{ text: string; shown: string }> {
+  async function send(
+    method: 'GET' | 'POST',
+    url: string,
+    body: string | undefined,
+    accept = 'application/json',
+  ): Promise<{ text: string; shown: string }> {
     const shown = redactUrl(url);
     for (let attempt = 0; ; attempt++) {
-      const outcome = await limit(() => attemptOnce(method, url, body));
+      const outcome = await limit(() => attemptOnce(method, url, body, accept));
       let problem: string;
       let status: number | null = null;
       let wait: number | null = null;
@@ -275,6 +282,10 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     async postJson(path, body, schema) {
       const { text, shown } = await send('POST', joinUrl(options.baseUrl, path), JSON.stringify(body));
       return decode(text, shown, 'POST', schema);
+    },
+    async getText(path, query) {
+      const { text } = await send('GET', joinUrl(options.baseUrl, path, query), undefined, 'text/plain, text/csv, */*');
+      return text;
     },
     parse,
     retryDelayMs,
