@@ -1,9 +1,12 @@
 /**
  * Server side of the proxy bench, in its own process so the load generator does not share its
  * event loop: `bare <file>` serves the file's bytes from a bare Hono route; `service <service>`
- * serves a service app over $SNAPSHOTS_DIR (SETTLEMENT=local). Prints "listening <port>" when ready.
+ * serves a service app over $SNAPSHOTS_DIR (SETTLEMENT=local; the paywall's crypto on CRYPTO_WORKERS
+ * worker threads). Prints "listening <port>" when ready, and "cpu <µs>" (process CPU time, all
+ * threads) for each "cpu" line on stdin.
  */
 import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { ServiceName } from '../catalog/types.ts';
@@ -33,6 +36,12 @@ async function main(): Promise<void> {
   }
   const server = serve({ fetch, port: 0, hostname: '127.0.0.1' }, (info) => {
     process.stdout.write(`listening ${info.port}\n`);
+  });
+  // "cpu" on stdin → "cpu <µs>": CPU time of the whole process so far, every thread included
+  createInterface({ input: process.stdin }).on('line', (line) => {
+    if (line.trim() !== 'cpu') return;
+    const { user, system } = process.cpuUsage();
+    process.stdout.write(`cpu ${user + system}\n`);
   });
   process.on('SIGTERM', () => server.close(() => process.exit(0)));
 }

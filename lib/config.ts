@@ -3,6 +3,7 @@
  * and its default; nothing else reads process.env.
  */
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 
 export type SettlementMode = 'local' | 'facilitator';
@@ -36,6 +37,8 @@ export interface Settings {
   trustProxy: boolean;
   /** FACILITATOR_TIMEOUT_MS: per-call timeout of /verify, /settle and /supported (default 10000). */
   facilitatorTimeoutMs: number;
+  /** CRYPTO_WORKERS: worker threads for payment signature checks and receipt signatures ("auto" = one per core with 2+ cores; 0 = on the event loop). */
+  cryptoWorkers: number;
 }
 
 /**
@@ -127,6 +130,16 @@ function privateKey(env: NodeJS.ProcessEnv, name: string): Secret | null {
   return new Secret(raw.startsWith('0x') ? raw.slice(2).toLowerCase() : raw.toLowerCase());
 }
 
+function cryptoWorkers(value: string | undefined): number {
+  const text = (value ?? '').trim().toLowerCase();
+  if (text === '' || text === 'auto') {
+    const cores = availableParallelism();
+    return cores >= 2 ? cores : 0;
+  }
+  if (!/^\d+$/.test(text) || Number(text) > 64) throw new Error(`CRYPTO_WORKERS must be "auto" or a number of worker threads from 0 to 64, got "${value}"`);
+  return Number(text);
+}
+
 function flag(env: NodeJS.ProcessEnv, name: string): boolean {
   const raw = (env[name] ?? '').trim().toLowerCase();
   if (raw === '' || raw === '0' || raw === 'false' || raw === 'no') return false;
@@ -183,6 +196,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     keysDir: resolve(env.KEYS_DIR || resolve(snapshotsDir, '..', 'keys')),
     trustProxy: flag(env, 'TRUST_PROXY'),
     facilitatorTimeoutMs: positiveInt(env, 'FACILITATOR_TIMEOUT_MS', 10_000),
+    cryptoWorkers: cryptoWorkers(env.CRYPTO_WORKERS),
   };
 }
 

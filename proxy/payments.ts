@@ -10,7 +10,8 @@ import type { PaidAnswer, PaidCall, PaymentGate } from './service-app.ts';
 import { paywallFromSettings, type Paywall } from './x402/paywall.ts';
 import { payToByNetworkName } from './x402/networks.ts';
 import type { NonceStore } from './x402/nonce-store.ts';
-import type { ReceiptSigner } from './x402/receipts.ts';
+import { ReceiptSigner } from './x402/receipts.ts';
+import { sharedCrypto } from './x402/crypto-pool.ts';
 
 export function paymentGate(service: ServiceName, paywall: Paywall): PaymentGate {
   return {
@@ -34,13 +35,20 @@ export function paymentGate(service: ServiceName, paywall: Paywall): PaymentGate
   };
 }
 
-/** The payment gate of a service from the settings. */
+/**
+ * The payment gate of a service from the settings. The signature checks and receipt signatures
+ * run on CRYPTO_WORKERS worker threads (default "auto": one per core when there are at least two;
+ * 0 = on the event loop), shared by every service of the process that uses the same signer.
+ */
 export async function paymentGateFromSettings(
   service: ServiceName,
   settings: Settings,
-  extra: { signer?: ReceiptSigner; nonceStore?: NonceStore; now?: () => Date } = {},
+  extra: { signer?: ReceiptSigner; nonceStore?: NonceStore; now?: () => Date; cryptoWorkers?: number } = {},
 ): Promise<{ gate: PaymentGate; paywall: Paywall; problems: string[] }> {
-  const paywall = paywallFromSettings(service, settings, extra);
+  const signer = extra.signer ?? ReceiptSigner.load(settings).signer;
+  const workers = extra.cryptoWorkers ?? settings.cryptoWorkers;
+  const { cryptoWorkers: _workers, ...rest } = extra;
+  const paywall = paywallFromSettings(service, settings, { ...rest, signer, crypto: sharedCrypto(signer, workers) });
   const problems = await paywall.init();
   return { gate: paymentGate(service, paywall), paywall, problems };
 }

@@ -16,6 +16,8 @@ describe('bench support', () => {
     expect(c.coldPerSecond).toBeGreaterThan(0);
     expect(c.coldVerifyPerSecond).toBeGreaterThan(0);
     expect(c.receiptPerSecond).toBeGreaterThan(0);
+    expect(c.nobleVerifySignPerSecond).toBeGreaterThan(0);
+    expect(c.nobleRecoverSignPerSecond).toBeGreaterThan(0);
   });
 
   it('freshPaymentHeader pays a paywall built from the settings, once per header, v1 and v2', async () => {

@@ -10,15 +10,17 @@ import {
   authorizationDigest,
   authorizationStructHash,
   checkSigner,
+  checkSigners,
   PayerKeyCache,
   SECP256K1_HALF_N,
   signAuthorization,
   verifyExactEvm,
   type EvmAuthorization,
+  type SignerQuestion,
 } from './eip3009.ts';
 import { SPEC_NOW, SPEC_PAYMENT, SPEC_SIGNATURE_HIGH_S } from './fixtures/spec-examples.ts';
 import { BASE, BASE_SEPOLIA, computeDomainSeparator, POLYGON, type EvmNetwork } from './networks.ts';
-import { MERCHANT, PAYER, PAYER_KEY, PAYER_KEY_HEX } from './testing.ts';
+import { degenerateCase, MERCHANT, PAYER, PAYER_KEY, PAYER_KEY_HEX } from './testing.ts';
 
 const hex = (b: Uint8Array) => `0x${bytesToHex(b)}`;
 
@@ -237,6 +239,72 @@ describe('payer-key cache fast path', () => {
       }
       expect(checkSigner(randomBytes(32), good, address, cache)).toMatchObject({ ok: false });
     }
+  });
+
+  it('in batches, with window-4 and hot window-8 tables: same verdicts as recovery for good, tampered and foreign signatures', () => {
+    const cache = new PayerKeyCache(512, 4, 3);
+    const keys = Array.from({ length: 5 }, () => secp256k1.utils.randomSecretKey());
+    const addresses = keys.map((k) => addressOfPrivateKey(k));
+    const questions: SignerQuestion[] = [];
+    for (let round = 0; round < 8; round++) {
+      keys.forEach((key, i) => {
+        const digest = randomBytes(32);
+        const good = signDigest(digest, key);
+        const other = addresses[(i + 1) % keys.length]!;
+        questions.push(
+          { digest, signature: good, expected: addresses[i]! },
+          { digest, signature: flipV(good), expected: addresses[i]! },
+          { digest, signature: flipByte(good, 7), expected: addresses[i]! }, // r
+          { digest, signature: flipByte(good, 50), expected: addresses[i]! }, // s
+          { digest: randomBytes(32), signature: good, expected: addresses[i]! }, // digest
+          { digest, signature: good, expected: other }, // someone else's key
+        );
+      });
+    }
+    const cold = questions.map((q) => checkSigner(q.digest, q.signature, q.expected, null));
+    for (let i = 0; i < questions.length; i += 9) {
+      expect(checkSigners(questions.slice(i, i + 9), cache)).toEqual(cold.slice(i, i + 9));
+    }
+    expect(cache.size).toBe(keys.length);
+    expect(cache.hotSize).toBe(4);
+    expect(cold.filter((c) => c.ok)).toHaveLength(keys.length * 8);
+  });
+
+  it('degenerate fixed-base arithmetic falls back to recovery (a valid signature still passes)', () => {
+    const c = degenerateCase();
+    const address = addressOfPublicKey(secp256k1.Point.BASE.toBytes(false));
+    const cache = new PayerKeyCache();
+    cache.remember(address, secp256k1.Point.BASE);
+    expect(cache.get(address)).toBeDefined();
+    expect(checkSigner(c.digest, c.signature, address, cache)).toEqual({ ok: true });
+    expect(checkSigner(c.digest, c.signature, address, null)).toEqual({ ok: true });
+  });
+
+  it('hot tables: only verified payments count; at most hotCapacity; a busy hot payer is not pushed out, an idle one is', () => {
+    const cache = new PayerKeyCache(8, 1, 2);
+    const [a, b] = [secp256k1.utils.randomSecretKey(), secp256k1.utils.randomSecretKey()];
+    const use = (key: Uint8Array) => {
+      const digest = randomBytes(32);
+      expect(checkSigner(digest, signDigest(digest, key), addressOfPrivateKey(key), cache)).toEqual({ ok: true });
+    };
+    use(a); // recovered, remembered
+    for (let i = 0; i < 4; i++) {
+      const digest = randomBytes(32);
+      expect(checkSigner(digest, flipByte(signDigest(digest, a), 9), addressOfPrivateKey(a), cache)).toMatchObject({ ok: false });
+    }
+    expect(cache.get(addressOfPrivateKey(a))!.uses).toBe(0); // forged payments in a's name do not count
+    use(a);
+    use(a); // second cached use: hot
+    expect(cache.hotSize).toBe(1);
+    expect(cache.get(addressOfPrivateKey(a))!.hot).not.toBeNull();
+    use(b);
+    use(b);
+    use(b);
+    expect(cache.get(addressOfPrivateKey(b))!.hot).toBeNull(); // a was used just now
+    for (let i = 0; i < 3; i++) use(b); // a idle for more than hotCapacity × hotAfter checks
+    expect(cache.get(addressOfPrivateKey(b))!.hot).not.toBeNull();
+    expect(cache.get(addressOfPrivateKey(a))!.hot).toBeNull();
+    expect(cache.hotSize).toBe(1);
   });
 
   it('the cache refuses a key that is not the address\'s, so it cannot make a forged signature pass', () => {

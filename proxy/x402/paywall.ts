@@ -32,7 +32,9 @@
  *    PAYMENT-REQUIRED header, so both client generations can pay.
  * 2. Decode X-PAYMENT / PAYMENT-SIGNATURE strictly; match the offer (scheme, network, v2 accepted).
  * 3. Verify. EVM: in-process EIP-3009 check always (eip3009.ts), plus the facilitator's /verify in
- *    facilitator mode. Solana / XRPL: facilitator /verify only; refused in local mode.
+ *    facilitator mode. Solana / XRPL: facilitator /verify only; refused in local mode. The
+ *    signature check and the receipt signature of step 7 run where `crypto` says (crypto-pool.ts:
+ *    inline by default, or worker threads; paymentGateFromSettings follows CRYPTO_WORKERS).
  * 4. Reserve the payment's nonce atomically (nonce-store.ts) — before the facilitator and before serve().
  * 5. serve(). Not 200 (404, 503...) → the nonce is released, nothing is settled, the answer passes through.
  * 6. 200 → settle: local mode marks the nonce used; facilitator mode calls /settle. A refused,
@@ -50,12 +52,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { EndpointDecl, ServiceName } from '../../catalog/types.ts';
 import type { Settings } from '../../lib/config.ts';
-import { verifyExactEvm } from './eip3009.ts';
+import { precheckExactEvm, signatureVerdict, type EvmVerified } from './eip3009.ts';
+import { inlineCrypto, type PaymentCrypto } from './crypto-pool.ts';
 import { FacilitatorClient, solanaFeePayer as feePayerOf } from './facilitator.ts';
 import { MemoryNonceStore, type NonceKey, type NonceStore } from './nonce-store.ts';
-import { assetSymbol, canonicalDecimal, payToFor, payToTable, SOLANA, type PayToTable, type SettlementNetwork } from './networks.ts';
+import { assetSymbol, canonicalDecimal, domainSeparator, payToFor, payToTable, SOLANA, type PayToTable, type SettlementNetwork } from './networks.ts';
 import { reject, short, type Rejection } from './reasons.ts';
-import { ReceiptSigner, type Receipt, type ReceiptSignerInfo } from './receipts.ts';
+import { assembleReceipt, ReceiptSigner, receiptSigningText, type Receipt, type ReceiptFields, type ReceiptSignerInfo } from './receipts.ts';
 import {
   buildOffers,
   decodePayment,
@@ -111,6 +114,11 @@ export interface PaywallOptions {
   solanaFeePayer?: string | null;
   /** Networks per path; default: the catalog's (offeredNetworks). */
   networksFor?: (path: string) => readonly SettlementNetwork[];
+  /**
+   * Where signatures are checked and receipts signed (crypto-pool.ts): default inline, on the
+   * calling thread; a CryptoWorkerPool spreads them over worker threads. Must sign with `signer`.
+   */
+  crypto?: PaymentCrypto;
   /** Clock (tests). A MemoryNonceStore given alongside must use the same clock, or it prunes too early or too late. */
   now?: () => Date;
   clockSkewSeconds?: number;
@@ -142,6 +150,8 @@ export function createPaywall(options: PaywallOptions): Paywall {
   const facilitator = options.facilitator ?? null;
   if (settlement === 'facilitator' && !facilitator) throw new Error('paywall: SETTLEMENT=facilitator needs a FacilitatorClient');
   const now = options.now ?? (() => new Date());
+  const crypto = options.crypto ?? inlineCrypto(options.signer);
+  if (crypto.signerAddress !== options.signer.info.address) throw new Error('paywall: the crypto workers sign with another receipt key than `signer`');
   const networksFor = options.networksFor ?? ((path: string) => offeredNetworks(options.service, isXrplVariantPath(path)));
   let feePayer = options.solanaFeePayer ?? null;
 
@@ -213,11 +223,18 @@ export function createPaywall(options: PaywallOptions): Paywall {
     let expiresAt: number;
     let localTx: string;
     if (network.kind === 'evm') {
-      const verified = verifyExactEvm(
+      const pre = precheckExactEvm(
         payment.payload,
         { network, payTo: offer.v2.payTo, amount: offer.v2.amount },
         { now: nowSeconds, allowSmartWallet: settlement === 'facilitator', ...(options.clockSkewSeconds !== undefined ? { clockSkewSeconds: options.clockSkewSeconds } : {}) },
       );
+      if (!pre.ok) return refuse(pre);
+      let verified: EvmVerified | Rejection;
+      if (pre.signatureKind === 'pending') {
+        verified = signatureVerdict(network, pre, await crypto.checkAuthorization(domainSeparator(network), pre.authorization, pre.signature));
+      } else {
+        verified = pre;
+      }
       if (!verified.ok) return refuse(verified);
       payer = verified.payer;
       key = { network: network.caip2, asset: offer.v2.asset, from: payer, nonce: verified.authorization.nonce };
@@ -317,20 +334,18 @@ export function createPaywall(options: PaywallOptions): Paywall {
       console.error(`x402: could not mark payment ${short(key.nonce)} used: ${err instanceof Error ? err.message : String(err)}`);
     }
 
-    const receipt = options.signer.sign(
-      {
-        id: randomUUID(),
-        endpoint: receiptText(request.path),
-        amount: canonicalDecimal(endpoint.priceUsd!),
-        currency: assetSymbol(network),
-        network: network.name,
-        tx_hash: receiptText(transaction),
-        payer: receiptText(payer ?? 'unknown'),
-        merchant: offer.v2.payTo,
-        issued_at: now().toISOString(),
-      },
-      settlement,
-    );
+    const fields: ReceiptFields = {
+      id: randomUUID(),
+      endpoint: receiptText(request.path),
+      amount: canonicalDecimal(endpoint.priceUsd!),
+      currency: assetSymbol(network),
+      network: network.name,
+      tx_hash: receiptText(transaction),
+      payer: receiptText(payer ?? 'unknown'),
+      merchant: offer.v2.payTo,
+      issued_at: now().toISOString(),
+    };
+    const receipt = assembleReceipt(fields, settlement, await crypto.signReceiptText(receiptSigningText(fields)), options.signer.info);
     return paid(served, receipt, settlementHeader(payment.version, network, { success: true, transaction, payer: payer ?? '' }));
   }
 
@@ -356,7 +371,7 @@ export function createPaywall(options: PaywallOptions): Paywall {
 export function paywallFromSettings(
   service: ServiceName,
   settings: Settings,
-  extra: { signer?: ReceiptSigner; nonceStore?: NonceStore; now?: () => Date } = {},
+  extra: { signer?: ReceiptSigner; nonceStore?: NonceStore; now?: () => Date; crypto?: PaymentCrypto } = {},
 ): Paywall {
   const signer = extra.signer ?? ReceiptSigner.load(settings).signer;
   const facilitator =
@@ -370,6 +385,7 @@ export function paywallFromSettings(
     facilitator,
     ...(extra.nonceStore ? { nonceStore: extra.nonceStore } : {}),
     ...(extra.now ? { now: extra.now } : {}),
+    ...(extra.crypto ? { crypto: extra.crypto } : {}),
   });
 }
 

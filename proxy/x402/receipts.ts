@@ -10,6 +10,10 @@
  * recover the address and compare it with `receipt_signer.address` in /.well-known/x402, or the
  * recovered key with `receipt_signer.public_key` (compressed, 0x + 66 hex).
  *
+ * The signature is made by ecdsaSignAll (secp256k1-tables.ts: fixed-base tables, blinded scalar,
+ * hedged random nonce rather than RFC 6979, so two receipts of the same text carry different
+ * signatures; both verify).
+ *
  * Settlement is stated, never implied: `settlement` is 'local' (SETTLEMENT=local, nothing moved
  * on chain; tx_hash is "local:<nonce>", which is not a transaction) or 'facilitator' (tx_hash is
  * the settlement transaction the facilitator reported).
@@ -25,6 +29,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Secret } from '../../lib/config.ts';
+import { ecdsaSignAll } from './secp256k1-tables.ts';
 import { addressOfPublicKey, SECP256K1_HALF_N, sameAddress } from './eip3009.ts';
 
 export const RECEIPT_FIELDS = ['id', 'endpoint', 'amount', 'currency', 'network', 'tx_hash', 'payer', 'merchant', 'issued_at'] as const;
@@ -81,10 +86,13 @@ function parsePrivateKey(hex: string, where: string): Uint8Array {
 
 export class ReceiptSigner {
   readonly #key: Uint8Array;
+  readonly #d: bigint;
   readonly info: ReceiptSignerInfo;
 
   private constructor(key: Uint8Array) {
     this.#key = key;
+    this.#d = BigInt(`0x${bytesToHex(key)}`);
+    signerKeys.set(this, key);
     const compressed = secp256k1.getPublicKey(key, true);
     this.info = { public_key: `0x${bytesToHex(compressed)}`, address: addressOfPublicKey(compressed) };
   }
@@ -129,12 +137,21 @@ export class ReceiptSigner {
 
   /** Signs the nine fields; returns the full receipt. */
   sign(fields: ReceiptFields, settlement: 'local' | 'facilitator'): Receipt {
-    const text = receiptSigningText(fields);
-    const sig = secp256k1.sign(personalMessageHash(text), this.#key, { prehash: false, format: 'recovered' });
-    const out = new Uint8Array(65);
-    out.set(sig.subarray(1, 65), 0);
-    out[64] = 27 + sig[0]!;
-    return { ...fields, settlement, signature: `0x${bytesToHex(out)}`, signature_scheme: RECEIPT_SIGNATURE_SCHEME, signer: this.info };
+    return assembleReceipt(fields, settlement, this.signText(receiptSigningText(fields)), this.info);
+  }
+
+  /** The EIP-191 signature (0x + r‖s‖v hex, low s, v 27/28) of a receipt's signing text. */
+  signText(text: string): string {
+    return this.signTexts([text])[0]!;
+  }
+
+  /** signText for several texts at once (they share their modular inversions). */
+  signTexts(texts: readonly string[]): string[] {
+    return ecdsaSignAll(
+      texts.map((t) => personalMessageHash(t)),
+      this.#d,
+      this.#key,
+    ).map(({ r, s, recovery }) => `0x${r.toString(16).padStart(64, '0')}${s.toString(16).padStart(64, '0')}${(27 + recovery).toString(16)}`);
   }
 
   /** Never reveal the key through inspection or JSON. */
@@ -144,6 +161,19 @@ export class ReceiptSigner {
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return `ReceiptSigner(${this.info.address})`;
   }
+}
+
+/** The full receipt from its fields and the signature of their signing text. */
+export function assembleReceipt(fields: ReceiptFields, settlement: 'local' | 'facilitator', signature: string, signer: ReceiptSignerInfo): Receipt {
+  return { ...fields, settlement, signature, signature_scheme: RECEIPT_SIGNATURE_SCHEME, signer };
+}
+
+/** Private keys by signer, for the crypto workers (crypto-pool.ts) only: never logged or serialized. */
+const signerKeys = new WeakMap<ReceiptSigner, Uint8Array>();
+
+/** The secret key bytes of `signer`, to hand to a crypto worker at start. */
+export function receiptSignerKeyForWorkers(signer: ReceiptSigner): Uint8Array {
+  return signerKeys.get(signer)!;
 }
 
 function readKeyFile(path: string): ReceiptSigner {

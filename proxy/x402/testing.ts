@@ -5,6 +5,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { Hono } from 'hono';
 import { findEndpoint, paidEndpoints, xrplPath } from '../../catalog/index.ts';
@@ -19,6 +20,27 @@ export const PAYER_KEY = hexToBytes(PAYER_KEY_HEX);
 export const PAYER = addressOfPrivateKey(PAYER_KEY);
 /** Anvil account #1's address: the merchant (pay-to) in tests. */
 export const MERCHANT = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
+
+/**
+ * A valid signature (r, s low, recovery; digest = z as 32 bytes) by the secret key 1 (Q = G) whose
+ * fixed-base check degenerates: u1 = u2 = m, so the generator part leaves m·G in the accumulator
+ * and the key part adds m·G again (a doubling, which mixed addition cannot do).
+ */
+export function degenerateCase(): { m: bigint; r: bigint; s: bigint; z: bigint; digest: Uint8Array; recovery: number; signature: string } {
+  const G = secp256k1.Point.BASE;
+  const { n: N } = secp256k1.Point.CURVE();
+  for (let m = 2n; m < 64n; m++) {
+    const R = G.multiply(2n * m).toAffine();
+    const r = R.x % N;
+    const s = (r * secp256k1.Point.Fn.inv(m)) % N;
+    if (s > N >> 1n) continue;
+    const z = (m * s) % N;
+    const recovery = Number(R.y & 1n);
+    const hex = (v: bigint) => v.toString(16).padStart(64, '0');
+    return { m, r, s, z, digest: hexToBytes(hex(z)), recovery, signature: `0x${hex(r)}${hex(s)}${(27 + recovery).toString(16)}` };
+  }
+  throw new Error('no degenerate case found');
+}
 
 export function endpoint(service: ServiceName, id: string): EndpointDecl {
   const e = findEndpoint(service, id);

@@ -1,0 +1,151 @@
+import { loadSettings } from '../../lib/config.ts';
+import { randomBytes } from 'node:crypto';
+import { inspect } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { authorizationDigest, checkAuthorizationSigner, PayerKeyCache, signAuthorization, type EvmAuthorization } from './eip3009.ts';
+import { CryptoWorkerPool, inlineCrypto } from './crypto-pool.ts';
+import { BASE, domainSeparator, POLYGON } from './networks.ts';
+import { MemoryNonceStore } from './nonce-store.ts';
+import { createPaywall } from './paywall.ts';
+import { signExactEvm } from './payer.ts';
+import { RECEIPT_FIELDS, ReceiptSigner, verifyReceipt } from './receipts.ts';
+import { endpoint, json, MERCHANT, PAYER, PAYER_KEY, paidApp } from './testing.ts';
+import { encodeBase64Json } from './wire.ts';
+
+const signer = ReceiptSigner.random();
+const pool = CryptoWorkerPool.start(signer, 2);
+afterAll(() => pool.close());
+
+const now = Math.floor(Date.now() / 1000);
+function authorization(): EvmAuthorization {
+  return { from: PAYER, to: MERCHANT, value: '1000', validAfter: String(now - 600), validBefore: String(now + 300), nonce: `0x${randomBytes(32).toString('hex')}` };
+}
+
+describe('CRYPTO_WORKERS', () => {
+  it('auto follows the cores; numbers are taken as given; anything else is refused', () => {
+    const workers = (value: string | undefined) => loadSettings(value === undefined ? {} : { CRYPTO_WORKERS: value }).cryptoWorkers;
+    expect(workers('0')).toBe(0);
+    expect(workers('3')).toBe(3);
+    expect(workers(undefined)).toBe(workers('auto'));
+    expect(() => workers('many')).toThrow(/CRYPTO_WORKERS must be "auto" or a number/);
+    expect(() => workers('-1')).toThrow(/CRYPTO_WORKERS/);
+  });
+});
+
+describe('crypto worker pool', () => {
+  it('checks signatures like the inline code: good, tampered, wrong v, wrong domain; many at once', async () => {
+    const cases = Array.from({ length: 40 }, (_, i) => {
+      const a = authorization();
+      const good = signAuthorization(BASE, a, PAYER_KEY);
+      const signature =
+        i % 4 === 1 ? `${good.slice(0, 20)}${good[20] === '0' ? '1' : '0'}${good.slice(21)}` : i % 4 === 2 ? `${good.slice(0, -2)}01` : good;
+      const separator = domainSeparator(i % 4 === 3 ? POLYGON : BASE);
+      return { a, signature, separator };
+    });
+    const fromWorkers = await Promise.all(cases.map((c) => pool.checkAuthorization(c.separator, c.a, c.signature)));
+    const inline = cases.map((c) => checkAuthorizationSigner(c.separator, c.a, c.signature, new PayerKeyCache()));
+    expect(fromWorkers).toEqual(inline);
+    expect(fromWorkers.filter((r) => r.ok)).toHaveLength(10);
+    expect(fromWorkers[2]).toMatchObject({ ok: false, reason: 'invalid_signature', message: expect.stringMatching(/v is 1/) });
+    expect(authorizationDigest(BASE, cases[0]!.a)).toHaveLength(32);
+  });
+
+  it('signs receipts with the signer\'s key; the key stays out of inspection', async () => {
+    const fields = {
+      id: 'r1',
+      endpoint: '/api/v1/fx-rate',
+      amount: '0.001',
+      currency: 'USDC',
+      network: 'base',
+      tx_hash: 'local:0x01',
+      payer: PAYER,
+      merchant: MERCHANT,
+      issued_at: new Date().toISOString(),
+    };
+    const texts = Array.from({ length: 12 }, (_, i) => RECEIPT_FIELDS.map((f) => (f === 'id' ? `r${i}` : fields[f])).join('|'));
+    const signatures = await Promise.all(texts.map((t) => pool.signReceiptText(t)));
+    signatures.forEach((signature, i) => {
+      const receipt = { ...fields, id: `r${i}`, settlement: 'local', signature, signature_scheme: 'eip191-secp256k1', signer: signer.info };
+      expect(verifyReceipt(receipt, signer.info.public_key)).toEqual({ ok: true, address: signer.info.address });
+    });
+    expect(pool.workers).toBe(2);
+    expect(pool.signerAddress).toBe(signer.info.address);
+    expect(inspect(pool, { depth: 5 })).not.toMatch(/key|[0-9a-f]{64}/i);
+    expect(JSON.stringify(pool)).not.toMatch(/[0-9a-f]{64}/i);
+  });
+
+  it('serves a paywall: paid requests get verified receipts, bad and replayed payments are refused', async () => {
+    const paywall = createPaywall({
+      service: 'korea',
+      settings: { settlement: 'local', payTo: { evm: MERCHANT, solana: null, xrpl: null }, trustProxy: false },
+      signer,
+      nonceStore: new MemoryNonceStore(),
+      crypto: pool,
+    });
+    const app = paidApp(paywall, { service: 'korea', prices: { 'fx-rate': '0.001' } });
+    const decl = { ...endpoint('korea', 'fx-rate'), priceUsd: '0.001' };
+    const offer = paywall.offers(decl, decl.path, `http://127.0.0.1:4020${decl.path}`).find((o) => o.network === BASE)!;
+    const header = () => {
+      const payload = signExactEvm({ network: BASE, payTo: offer.v2.payTo, amount: offer.v2.amount, maxTimeoutSeconds: 300 }, PAYER_KEY);
+      return { 'X-PAYMENT': encodeBase64Json({ x402Version: 1, scheme: 'exact', network: 'base', payload }), payload };
+    };
+    const request = (h: Record<string, string>) => app.request(`http://127.0.0.1:4020${decl.path}`, { headers: h });
+
+    const payments = Array.from({ length: 16 }, header);
+    const answers = await Promise.all(payments.map((p) => request({ 'X-PAYMENT': p['X-PAYMENT'] })));
+    for (const res of answers) {
+      expect(res.status).toBe(200);
+      const body = await json(res);
+      expect(verifyReceipt(body.receipt, paywall.signer.public_key)).toMatchObject({ ok: true });
+      expect(body.receipt.payer).toBe(PAYER);
+    }
+    const replay = await request({ 'X-PAYMENT': payments[0]!['X-PAYMENT'] });
+    expect(replay.status).toBe(402);
+    expect((await json(replay)).reason).toBe('nonce_used');
+
+    const p = header();
+    const forged = { ...p.payload, authorization: { ...p.payload.authorization, value: '1000', nonce: `0x${'77'.repeat(32)}` } };
+    const refused = await request({ 'X-PAYMENT': encodeBase64Json({ x402Version: 1, scheme: 'exact', network: 'base', payload: forged }) });
+    expect(refused.status).toBe(402);
+    expect(await json(refused)).toMatchObject({ reason: 'invalid_signature', error: expect.stringMatching(/^signature recovers 0x[0-9a-fA-F]{40}, authorization.from is/) });
+  });
+
+  it('a paywall refuses crypto that signs with another key', () => {
+    expect(() =>
+      createPaywall({
+        service: 'korea',
+        settings: { settlement: 'local', payTo: { evm: MERCHANT, solana: null, xrpl: null }, trustProxy: false },
+        signer: ReceiptSigner.random(),
+        crypto: inlineCrypto(signer),
+      }),
+    ).toThrow(/another receipt key/);
+  });
+
+  it('after close, requests are refused', async () => {
+    const small = CryptoWorkerPool.start(signer, 1);
+    expect(await small.signReceiptText('a|b')).toMatch(/^0x[0-9a-f]{130}$/);
+    await small.close();
+    await expect(small.signReceiptText('a|b')).rejects.toThrow(/closed/);
+  });
+});
+
+describe('crypto worker pool that cannot start', () => {
+  it('falls back to the calling thread after three failures, once logged, and still answers', async () => {
+    const errors: string[] = [];
+    const original = console.error;
+    console.error = (...args: unknown[]) => void errors.push(args.join(' '));
+    try {
+      const broken = CryptoWorkerPool.start(signer, 2, { entry: new URL('data:text/javascript,throw new Error("cannot start")') });
+      const a = authorization();
+      const [checked, signature] = await Promise.all([broken.checkAuthorization(domainSeparator(BASE), a, signAuthorization(BASE, a, PAYER_KEY)), broken.signReceiptText('x|y')]);
+      expect(checked).toEqual({ ok: true });
+      expect(signature).toMatch(/^0x[0-9a-f]{130}$/);
+      expect(broken.workers).toBe(0);
+      expect(errors.filter((e) => /keep stopping/.test(e))).toHaveLength(1);
+      expect(errors.join('\n')).not.toMatch(/[0-9a-f]{64}/i);
+      await broken.close();
+    } finally {
+      console.error = original;
+    }
+  });
+});
