@@ -1,7 +1,7 @@
 /**
  * One pipeline run for a benchmark, in its own process so its peak RSS is its own.
  * usage: node --import tsx bench/pipeline-child.ts <korea|analytics> <pipeline args...>
- * Prints one JSON line on stdout: {seconds, maxRssMb, ok, reports}.
+ * Prints one JSON line on stdout: {seconds, cpuSeconds, maxRssMb, ok, error, reports}.
  */
 import { loadSettings } from '../lib/config.ts';
 import { parseArgs, PIPELINES } from '../pipelines/cli.ts';
@@ -11,11 +11,14 @@ import { runPipeline } from '../pipelines/runner.ts';
 const args = parseArgs(process.argv.slice(2));
 const service = args.services[0]!;
 const t0 = performance.now();
+const u0 = process.cpuUsage();
 const result = await runPipeline(PIPELINES[service], args, loadSettings(), new LineProgress(() => {}));
 const seconds = (performance.now() - t0) / 1000;
+const cpu = process.cpuUsage(u0);
 process.stdout.write(
   JSON.stringify({
     seconds,
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
     maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
     ok: result.ok,
     error: result.error,

@@ -1,7 +1,7 @@
 /**
  * The analytics pipeline: x402 services, transactions and wallet funding from the source, the
- * exchange-wallet labels, the buyer classification, the shared preparation (ids, categories,
- * attribution, rollups, hourly history), then one step per dataset.
+ * exchange-wallet labels, service ids, categories and the attribution of every payment, the buyer
+ * classification, the rollups and hourly history, then one step per dataset.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,7 +14,7 @@ import { worldIngestSteps } from '../ingest.ts';
 import type { IngestStep, PipelineContext, ServicePipeline, SourceSpec } from '../runner.ts';
 import { queryJson, sqlString } from '../warehouse.ts';
 import { classify, demoExchangeWallets, writeExchangeWallets, type ExchangeWallet } from './classify/index.ts';
-import { analyticsDatasetSteps, analyticsPrepSteps } from './datasets/index.ts';
+import { analyticsDatasetSteps, labelPrepSteps, paymentPrepSteps } from './datasets/index.ts';
 
 const DEMO_RAW = [
   ['services', RAW_TABLES.x402_services],
@@ -78,7 +78,13 @@ const classifyStep: IngestStep = {
   // Dropped before the run: a failed classification must not leave last run's labels in place.
   tables: ['pair_labels', 'buyer_labels', 'seller_cohorts'],
   async run(ctx) {
-    const stats = await classify(ctx.connection, { now: ctx.now });
+    // the attribution step's pair keys spare the classifier a pass over the payments' addresses
+    const [attributed] = await queryJson(
+      ctx.connection,
+      `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE temporary AND table_name = 'tx_attributed'`,
+    );
+    const paymentKeys = Number(attributed?.n ?? 0) > 0 ? 'SELECT pk, time FROM tx_attributed' : undefined;
+    const stats = await classify(ctx.connection, { now: ctx.now, paymentKeys });
     return stats.buyers;
   },
 };
@@ -93,7 +99,7 @@ export const analyticsPipeline: ServicePipeline = {
         : source.kind === 'file'
           ? [...fileIngestSteps(source.dir), importReportStep]
           : liveIngestSteps(settings);
-    return [...raw, exchangeWalletsStep(source), classifyStep, ...analyticsPrepSteps];
+    return [...raw, exchangeWalletsStep(source), ...paymentPrepSteps, classifyStep, ...labelPrepSteps];
   },
   datasetSteps: analyticsDatasetSteps,
 };

@@ -379,6 +379,47 @@ describe('file import: Parquet', () => {
   });
 });
 
+describe('file import: Parquet read in place', () => {
+  it('validates in one scan, reads the file through a TEMP view and normalises only the columns that need it', async () => {
+    const dir = tempDir();
+    const writer = await openWarehouse(':memory:', 'analytics');
+    warehouses.push(writer);
+    const c = writer.connection;
+    await c.run(`COPY (SELECT * FROM (VALUES ('base', '${S1}', 'https://p.example/a', '2025-02-01T00:00:00Z'))
+        t(chain, seller_address, resource_url, first_seen)) TO ${sqlString(join(dir, 'services.parquet'))} (FORMAT parquet)`);
+    // text times, a checksummed buyer, an upper-case chain, a padded hash and a repeated one
+    await c.run(`COPY (SELECT * FROM (VALUES
+        ('${hash(1)}', 'BASE', '${B1.toUpperCase().replace('0X', '0x')}', '${S1}', '0.5', '2025-02-01T09:00:00+09:00'),
+        (' ${hash(2)} ', 'base', '${B1}', '${S1}', '1e-2', '2025-02-01'),
+        ('${hash(1)}', 'base', '${B1}', '${S1}', '0.7', '2025-02-01T10:00:00Z'),
+        ('${hash(3)}', 'base', 'not-an-address', '${S1}', '0.1', '2025-02-01T10:00:00Z')
+      ) t(tx_hash, chain, buyer, seller_address, amount, time)) TO ${sqlString(join(dir, 'transactions.parquet'))} (FORMAT parquet)`);
+    const run = await runImport(dir);
+    expect(run.steps.map((s) => [s.name, s.rows, s.error])).toEqual([
+      ['ingest:x402_services', 1, null],
+      ['ingest:x402_transactions', 2, null],
+      ['ingest:wallet_funding', 0, null],
+    ]);
+    expect(rejectsOf(run.report, 'transactions.parquet')).toEqual([
+      [3, 'tx_hash: duplicate within chain', hash(1)],
+      [4, 'buyer: malformed address for chain', 'not-an-address'],
+    ]);
+    expect(
+      await rows(run.w, `SELECT tx_hash, chain, buyer, amount, strftime(time, '%Y-%m-%dT%H:%M:%S') AS time, source FROM x402_transactions ORDER BY tx_hash`),
+    ).toEqual([
+      { tx_hash: hash(1), chain: 'base', buyer: B1, amount: 0.5, time: '2025-02-01T00:00:00', source: 'file' },
+      { tx_hash: hash(2), chain: 'base', buyer: B1, amount: 0.01, time: '2025-02-01T00:00:00', source: 'file' },
+    ]);
+    const described = await rows(run.w, 'DESCRIBE x402_transactions');
+    expect(described.map((d) => [d.column_name, d.column_type])).toEqual(RAW_TABLES.x402_transactions.columns.map(([n, t]) => [n, t]));
+    expect(await rows(run.w, `SELECT view_name FROM duckdb_views() WHERE temporary AND view_name LIKE 'x402_%' ORDER BY 1`)).toEqual([
+      { view_name: 'x402_services' },
+      { view_name: 'x402_transactions' },
+    ]);
+    expect(await rows(run.w, `SELECT table_name FROM duckdb_tables() WHERE temporary`)).toEqual([]);
+  });
+});
+
 describe('file import: files that cannot be imported', () => {
   it('a missing required column fails that step with the file, the columns expected and found', async () => {
     const { steps, w } = await runImport(join(FIXTURES, 'missing-column'));

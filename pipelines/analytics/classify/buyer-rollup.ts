@@ -43,7 +43,7 @@ export function buyerRollupSteps(): SqlStep[] {
     FROM wc_pair_final GROUP BY bk
 ), j AS (
   SELECT a.*, b.n_tx AS total, b.top_tx, b.n_tx - a.labelled_tx AS rest_tx, coalesce(w.wash_wallet, false) AS ww
-    FROM agg a JOIN wc_buyer_base b USING (bk) LEFT JOIN wc_wash_wallets w USING (bk)
+    FROM agg a JOIN wc_buyers b USING (bk) LEFT JOIN wc_wash_wallets w USING (bk)
 ), m AS (
   SELECT * REPLACE (
            tx_organic_user + CASE WHEN ww THEN 0 ELSE rest_tx END AS tx_organic_user,
@@ -69,7 +69,7 @@ UNION ALL
 SELECT bk, 'organic_user' AS winner, 'organic' AS rule, 'organic_user' AS top_label, 0 AS reason_bits,
        1.0 AS winner_share, ${C.organic} AS winner_confidence, 0.0 AS wash_tx_share,
        'derived_from_pairs:organic_user(100%)' AS reason_text
-  FROM wc_buyer_base ANTI JOIN (SELECT DISTINCT bk FROM wc_pair_rules) USING (bk)`,
+  FROM wc_buyers ANTI JOIN (SELECT DISTINCT bk FROM wc_pair_rules) USING (bk)`,
     ),
     step(
       'wc_buyer_vanity',

@@ -2,8 +2,9 @@
  * Pair and buyer features.
  *
  * Speed (the pipeline must stay within ~10x a bare GROUP BY over 10M payments): the raw table is
- * read once into the pair table; only pairs with enough payments to be periodic or bursty are
- * read again, into (pair, day) slices. After that, every step joins and groups on 64-bit hash
+ * read once into the pair table, grouped on hash keys; only pairs with enough payments to be
+ * periodic or bursty are read again, into (pair, day) slices, from the attribution step's numeric
+ * pair keys when the pipeline has them. After that, every step joins and groups on 64-bit hash
  * keys (bk = hash(buyer), sak = hash(seller_address)) and the short chain name, never on 42-
  * character strings, and the names come back only in the published tables. A 64-bit collision
  * among a million wallets has a probability of about 3e-8 per run.
@@ -18,6 +19,13 @@
  */
 import { step, timestampSql, type SqlStep, type StepContext } from './plan.ts';
 import { THRESHOLDS as T } from './thresholds.ts';
+
+/**
+ * The pair key: hash(hash(buyer), hash(seller_address), chain), over the pair's bk, sak and chain.
+ * attribution.ts keys payments the same way (pairKeySql), so the run's payment keys can stand in
+ * for the payments here.
+ */
+const PAIR_KEY = 'hash(bk, sak, chain)';
 
 /** The payments the steps see: all of them up to `now`, or the cohorts around one address. */
 export function transactionSteps(ctx: StepContext): SqlStep[] {
@@ -53,12 +61,14 @@ export function pairSteps(ctx: StepContext): SqlStep[] {
   const s = `(CASE WHEN day1 > day0 THEN n_sq - n_day0 * n_day0 - n_day1 * n_day1 ELSE 0 END)`;
   const dispersion = `CASE WHEN ${k} >= 2 AND ${m} > 0 THEN greatest(${s} / ${k} - (${m} / ${k}) ** 2, 0) / (${m} / ${k}) END`;
   return [
+    // Grouped on the 64-bit keys, not the 42-character strings (half the cost); the addresses
+    // ride along once per pair.
     step(
       'wc_pairs',
-      `SELECT buyer, seller_address, chain,
-       hash(buyer, seller_address, chain) AS pk,
-       hash(buyer) AS bk,
-       hash(seller_address) AS sak,
+      `SELECT any_value(buyer) AS buyer, any_value(seller_address) AS seller_address, chain,
+       ${PAIR_KEY} AS pk,
+       bk,
+       sak,
        count(*)::BIGINT AS tx_count,
        coalesce(sum(amount), 0) AS volume,
        coalesce(sum(amount * amount), 0) AS volume_sq,
@@ -68,22 +78,24 @@ export function pairSteps(ctx: StepContext): SqlStep[] {
        max(time) AS last_time,
        count(*) FILTER (WHERE ${recent})::BIGINT AS tx_count_30d,
        coalesce(sum(amount) FILTER (WHERE ${recent}), 0) AS volume_30d
-  FROM wc_tx
- GROUP BY buyer, seller_address, chain`,
+  FROM (SELECT *, hash(buyer) AS bk, hash(seller_address) AS sak FROM wc_tx)
+ GROUP BY bk, sak, chain`,
     ),
-    // Day slices of the pairs that could be periodic or bursty (most pairs have a few payments).
+    // Day slices of the pairs that could be periodic or bursty (most pairs have a few payments),
+    // from the run's payment keys when it has them (numbers only), else from the payments.
     step(
       'wc_pair_days',
-      `SELECT hash(buyer, seller_address, chain) AS pk,
+      `SELECT pk,
        (epoch_ms(time) // 86400000)::INTEGER AS day,
        count(*) AS n,
        min(epoch_ms(time)) AS t0,
        max(epoch_ms(time)) AS t1,
        -- minutes of the day folded onto 63 bits (BIGINT shifts are much cheaper than UBIGINT + casts)
        bit_count(bit_or(1::BIGINT << ((epoch_ms(time) // 60000) % 63))) AS minute_slots
-  FROM wc_tx
- WHERE hash(buyer, seller_address, chain) IN (SELECT pk FROM wc_pairs WHERE tx_count >= ${T.burstMinDayTx})
+  FROM (${ctx.paymentKeys ?? `SELECT hash(hash(buyer), hash(seller_address), chain) AS pk, time FROM wc_tx`})
+ WHERE pk IN (SELECT pk FROM wc_pairs WHERE tx_count >= ${T.burstMinDayTx})
  GROUP BY ALL`,
+      false, // read once, by wc_pair_time: not worth writing down
     ),
     step(
       'wc_pair_time',

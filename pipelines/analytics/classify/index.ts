@@ -1,8 +1,10 @@
 /**
  * The 8-label buyer classifier of the analytics service (methodology: docs/wash-methodology.md).
  *
- * classify() reads x402_transactions, x402_services, wallet_funding and exchange_wallets and
- * (re)writes three warehouse tables:
+ * classify() reads x402_transactions, x402_services, wallet_funding and exchange_wallets (and,
+ * when the pipeline has them, the attribution step's pair keys) and (re)writes three TEMP tables
+ * for the rest of the run (the datasets publish what they hold; writing them to the warehouse
+ * file cost more than the classification itself):
  *   pair_labels    one row per (buyer, seller_address, chain) with payments
  *   buyer_labels   one row per paying wallet (tx-weighted majority over its pairs)
  *   seller_cohorts one row per (seller_address, chain) with payments: the wash-detail cohort summary
@@ -12,7 +14,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { WASH_LABELS, type WashLabel } from '../../../catalog/categories.ts';
 import { cyclesRelationSql, findCycles } from './cycles.ts';
-import { dropSteps, runSteps, type SqlStep, type StepTiming } from './plan.ts';
+import { dropSteps, releasePlan, runSteps, type SqlStep, type StepTiming } from './plan.ts';
 import { BUYER_LABELS_SQL, featureSteps, labelSteps, PAIR_LABELS_SQL, SELLER_COHORTS_SQL } from './steps.ts';
 
 export { washCheck, type WashCheckOptions, type WashCheckResult } from './wash-check.ts';
@@ -24,6 +26,8 @@ export interface ClassifyOptions {
   now: Date;
   /** Keep the intermediate `wc_*` TEMP tables (for inspection); default false. */
   keepIntermediate?: boolean;
+  /** The run's payment keys (pk, time), when the pipeline has them already (StepContext.paymentKeys). */
+  paymentKeys?: string;
 }
 
 export interface ClassifyStats {
@@ -66,27 +70,31 @@ function emptyCounts(): Record<WashLabel, number> {
 export async function classify(connection: DuckDBConnection, options: ClassifyOptions): Promise<ClassifyStats> {
   const t0 = performance.now();
   await assertInputs(connection);
-  const ctx = { now: options.now, scope: { kind: 'all' } as const };
+  const ctx = { now: options.now, scope: { kind: 'all' } as const, paymentKeys: options.paymentKeys };
   const created: SqlStep[] = [];
   try {
     const features = featureSteps(ctx);
     created.push(...features);
-    const timings = await runSteps(connection, features);
+    const cyclePairs = 'SELECT buyer, seller_address, chain, volume, bk, sak FROM wc_pairs';
+    // the label steps' shape does not depend on the cycles found: plan the releases over both lists
+    const plan = releasePlan([...features, ...labelSteps(cyclesRelationSql([]))], [cyclePairs, PAIR_LABELS_SQL, BUYER_LABELS_SQL, SELLER_COHORTS_SQL]);
+    const release = (steps: string[][]) => (options.keepIntermediate ? undefined : steps);
+    const timings = await runSteps(connection, features, { release: release(plan.slice(0, features.length)) });
 
     const tc = performance.now();
-    const cycles = await findCycles(connection, 'SELECT buyer, seller_address, chain, volume, bk, sak FROM wc_pairs');
+    const cycles = await findCycles(connection, cyclePairs);
     timings.push({ name: 'cycles (Tarjan)', seconds: (performance.now() - tc) / 1000 });
 
     const labels = labelSteps(cyclesRelationSql(cycles));
     created.push(...labels);
-    timings.push(...(await runSteps(connection, labels)));
+    timings.push(...(await runSteps(connection, labels, { release: release(plan.slice(features.length)) })));
 
     const tw = performance.now();
     await connection.run('BEGIN TRANSACTION');
     try {
-      await connection.run(`CREATE OR REPLACE TABLE pair_labels AS ${PAIR_LABELS_SQL}`);
-      await connection.run(`CREATE OR REPLACE TABLE buyer_labels AS ${BUYER_LABELS_SQL}`);
-      await connection.run(`CREATE OR REPLACE TABLE seller_cohorts AS ${SELLER_COHORTS_SQL}`);
+      await connection.run(`CREATE OR REPLACE TEMP TABLE pair_labels AS ${PAIR_LABELS_SQL}`);
+      await connection.run(`CREATE OR REPLACE TEMP TABLE buyer_labels AS ${BUYER_LABELS_SQL}`);
+      await connection.run(`CREATE OR REPLACE TEMP TABLE seller_cohorts AS ${SELLER_COHORTS_SQL}`);
       await connection.run('COMMIT');
     } catch (err) {
       await connection.run('ROLLBACK');

@@ -17,6 +17,11 @@ export type Scope = { kind: 'all' } | { kind: 'address' };
 export interface StepContext {
   now: Date;
   scope: Scope;
+  /**
+   * A relation (pk, time) of every payment up to `now`, pk as attribution.ts keys pairs: the day
+   * slices read it instead of hashing the payments' addresses again. Whole-world runs only.
+   */
+  paymentKeys?: string;
 }
 
 export interface SqlStep {
@@ -45,6 +50,40 @@ export interface RunOptions {
   prefix?: string;
   /** Statement parameters (only passed to the steps that use them). */
   params?: Record<string, string>;
+  /** release[i]: TEMP tables to drop once step i has run (see releasePlan). */
+  release?: readonly (readonly string[])[];
+}
+
+/**
+ * For each step, the materialized steps that nothing after it reads (directly or through a
+ * view), nor any statement in `later` (SQL run after the steps): a whole-world run drops them
+ * there, so a ten-million-payment run holds only the tables still ahead of it in memory.
+ */
+export function releasePlan(steps: readonly SqlStep[], later: readonly string[]): string[][] {
+  const refs = (sql: string, upTo: number) => steps.slice(0, upTo).filter((s) => new RegExp(`\\b${s.name}\\b`).test(sql));
+  // the materialized tables each step reads, through views
+  const reads: Set<string>[] = [];
+  steps.forEach((s, i) => {
+    const set = new Set<string>();
+    for (const r of refs(s.sql, i)) {
+      if (r.materialize) set.add(r.name);
+      else for (const t of reads[steps.indexOf(r)]!) set.add(t);
+    }
+    reads.push(set);
+  });
+  const kept = new Set<string>();
+  for (const sql of later) {
+    for (const r of refs(sql, steps.length)) {
+      if (r.materialize) kept.add(r.name);
+      else for (const t of reads[steps.indexOf(r)]!) kept.add(t);
+    }
+  }
+  const lastRead = new Map<string, number>();
+  steps.forEach((s, i) => {
+    if (s.materialize) lastRead.set(s.name, i);
+    for (const t of reads[i]!) lastRead.set(t, i);
+  });
+  return steps.map((_, i) => [...lastRead].filter(([name, last]) => last === i && !kept.has(name)).map(([name]) => name));
 }
 
 /** Renames `wc_` relations to `prefix` in SQL (step names and references alike). */
@@ -64,6 +103,10 @@ export async function runSteps(connection: DuckDBConnection, steps: readonly Sql
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       throw new Error(`wash classifier step ${s.name} failed: ${message}`);
+    }
+    const released = options.release?.[steps.indexOf(s)] ?? [];
+    if (released.length > 0) {
+      await connection.run(withPrefix(released.map((name) => `DROP TABLE IF EXISTS temp.${name}`).join(';\n'), options.prefix));
     }
     timings.push({ name: s.name, seconds: (performance.now() - t0) / 1000 });
   }

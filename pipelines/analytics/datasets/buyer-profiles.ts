@@ -8,17 +8,22 @@
  *   time_pattern    JSON {mean_interval_s, cv} (0 when a wallet has too few payments for them)
  */
 import type { DatasetStep } from '../../runner.ts';
-import { WASH_LABELS_SQL, finiteSql, jsonArraySql } from './sql.ts';
+import { queryJson } from '../../warehouse.ts';
+import { WASH_LABELS_SQL, finiteSql, rankedJsonArraySql, POINT_LOOKUP_ROW_GROUP } from './sql.ts';
 
 export const buyerProfilesStep: DatasetStep = {
   dataset: 'buyer-profiles',
   async run(ctx) {
+    // a wallet pays at most every service once per (service, buyer) row: the bound of its list
+    const [services] = await queryJson(ctx.connection, 'SELECT count(*)::INTEGER AS n FROM service_facts');
+    const limit = Math.max(1, Number(services?.n ?? 0));
     return ctx.writer.writeTable(
       ctx.connection,
       'buyer-profiles',
       `WITH used AS (
          SELECT b.buyer_h,
-                ${jsonArraySql(['-b.tx_total', 'b.service_id'], 'struct_pack(id := b.service_id, category := f.category, tx_count := b.tx_total)')}
+                -- most payments first, then id: one BIGINT rank (tx_total is an INTEGER, ids are below 2^32)
+                ${rankedJsonArraySql('(-b.tx_total)::BIGINT * 4294967296 + b.service_id', limit, 'struct_pack(id := b.service_id, category := f.category, tx_count := b.tx_total)')}
                   AS services_used
            FROM service_buyer_stats b JOIN service_facts f ON f.id = b.service_id
           GROUP BY b.buyer_h
@@ -38,6 +43,7 @@ export const buyerProfilesStep: DatasetStep = {
          FROM buyer_labels l LEFT JOIN used u ON u.buyer_h = hash(l.address)
         ORDER BY l.address`,
       ctx.meta('buyer-profiles', ctx.now),
+      { rowGroupSize: POINT_LOOKUP_ROW_GROUP['buyer-profiles'] },
     );
   },
 };

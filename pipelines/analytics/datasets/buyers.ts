@@ -5,7 +5,7 @@
  * object name → number with keys sorted.
  */
 import type { DatasetStep } from '../../runner.ts';
-import { WASH_LABELS_SQL, finiteSql, isoSql, signalsJsonSql } from './sql.ts';
+import { WASH_LABELS_SQL, finiteSql, isoSql, signalsJsonSql, POINT_LOOKUP_ROW_GROUP } from './sql.ts';
 
 export const buyersStep: DatasetStep = {
   dataset: 'buyers',
@@ -34,6 +34,7 @@ export const buyersStep: DatasetStep = {
          FROM buyer_labels
         ORDER BY address`,
       ctx.meta('buyers', ctx.now),
+      { rowGroupSize: POINT_LOOKUP_ROW_GROUP['buyers'] },
     );
   },
 };

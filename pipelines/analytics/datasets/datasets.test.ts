@@ -22,7 +22,8 @@ import type { PipelineContext } from '../../runner.ts';
 import { appendRows, openWarehouse, queryJson } from '../../warehouse.ts';
 import { assignCategorySql } from '../categorize.ts';
 import { HISTORY_HOURS } from './category-hourly.ts';
-import { analyticsDatasetSteps, analyticsPrepSteps } from './index.ts';
+import { attributedSql } from '../attribution.ts';
+import { analyticsDatasetSteps, analyticsPrepSteps, paymentPrepSteps } from './index.ts';
 import { SERVICE_LIST_ITEM_COLUMNS } from './services.ts';
 import { changePctSql } from './sql.ts';
 
@@ -248,13 +249,16 @@ describe('analytics datasets on a hand-made world', () => {
       // attribution is a TEMP table of the run: rerun the prep steps to look at it
       await loadTiny(wh.connection, tinyTransactions());
       const ctx = { now: NOW, connection: wh.connection, log: () => {} } as unknown as PipelineContext;
-      for (const step of analyticsPrepSteps.slice(0, 3)) await step.run(ctx);
+      for (const step of paymentPrepSteps) await step.run(ctx);
+      // tx_attributed keeps numbers only: attribute again with the hashes to look at it
       const rows = await queryJson(
         wh.connection,
-        `SELECT t.tx_hash, a.service_id, a.attribution_source
-           FROM tx_attributed a JOIN (SELECT rowid AS tx_row, tx_hash FROM x402_transactions) t USING (tx_row)
-          ORDER BY t.tx_hash`,
+        `SELECT tx_hash, service_id, attribution_source
+           FROM (${attributedSql(`x402_transactions WHERE time <= TIMESTAMP '2026-11-20 09:00:00'`, ['tx_hash'])})
+          ORDER BY tx_hash`,
       );
+      const [attributed] = await queryJson(wh.connection, 'SELECT count(*)::INTEGER AS n FROM tx_attributed');
+      expect(attributed!.n).toBe(rows.length);
       expect(rows.map((r) => [r.tx_hash, r.service_id, r.attribution_source])).toEqual([
         ['0xt01', 2, 'resource_url'],
         ['0xt02', 5, 'price_match'],

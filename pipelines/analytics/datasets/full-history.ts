@@ -6,7 +6,7 @@
  */
 import type { DatasetStep } from '../../runner.ts';
 import { HISTORY_HOURS } from './category-hourly.ts';
-import { categoriesSql, isoSql, pctSql } from './sql.ts';
+import { categoriesSql, isoSql, pctSql, POINT_LOOKUP_ROW_GROUP } from './sql.ts';
 
 export const fullHistoryStep: DatasetStep = {
   dataset: 'full-history',
@@ -28,6 +28,7 @@ export const fullHistoryStep: DatasetStep = {
          LEFT JOIN category_hourly ch ON ch.category = c.slug AND ch.hour = h.hour
         ORDER BY c.slug, h.hour`,
       ctx.meta('full-history', ctx.now),
+      { rowGroupSize: POINT_LOOKUP_ROW_GROUP['full-history'] },
     );
   },
 };

@@ -1,17 +1,18 @@
 /**
  * The analytics dataset steps and the warehouse preparation they read.
  *
- * analyticsPrepSteps run after the source's raw tables and the classifier's pair_labels,
- * buyer_labels and seller_cohorts exist, in this order:
+ * paymentPrepSteps run after the source's raw tables exist, before the classifier:
  *   service_registry   stable ids (kept across runs)
  *   service_catalog    listings with id, category (listed or assigned) and placeholder flag
- *   attribution        tx_attributed: payment → service, with the pair label
- *   analytics_rollups  service_buyer_stats, service_daily, service_facts, category_facts, label_summary_30d
+ *   attribution        tx_attributed: payment → service, with its pair key (the classifier reads the keys)
+ * labelPrepSteps run after the classifier's pair_labels, buyer_labels and seller_cohorts exist:
+ *   analytics_rollups  pair_label_codes, service_buyer_stats, service_daily, service_facts, category_facts, label_summary_30d
  *   category_hourly    the 365-day hourly history (kept across runs)
- * Only attribution and the steps after it read the classifier's tables.
+ *   release_payments   drops tx_attributed: the datasets read the rollups, not the payments
+ * analyticsPrepSteps is both lists in order, for a run whose labels are already there.
  */
 import type { DatasetStep, IngestStep } from '../../runner.ts';
-import { attributionStep } from '../attribution.ts';
+import { attributionStep, releasePaymentsStep } from '../attribution.ts';
 import { serviceCatalogStep } from '../categorize.ts';
 import { serviceRegistryStep } from '../services.ts';
 import { buyerProfilesStep } from './buyer-profiles.ts';
@@ -29,13 +30,9 @@ import { trendsStep } from './trends.ts';
 import { washDetailStep } from './wash-detail.ts';
 import { washReportStep } from './wash-report.ts';
 
-export const analyticsPrepSteps: IngestStep[] = [
-  serviceRegistryStep,
-  serviceCatalogStep,
-  attributionStep,
-  rollupsStep,
-  categoryHourlyStep,
-];
+export const paymentPrepSteps: IngestStep[] = [serviceRegistryStep, serviceCatalogStep, attributionStep];
+export const labelPrepSteps: IngestStep[] = [rollupsStep, categoryHourlyStep, releasePaymentsStep];
+export const analyticsPrepSteps: IngestStep[] = [...paymentPrepSteps, ...labelPrepSteps];
 
 export const analyticsDatasetSteps: DatasetStep[] = [
   landingStatsStep,

@@ -3,11 +3,14 @@
  * step scans the payments again (transactions and the hourly history excepted). All are TEMP
  * tables: they belong to this run and need no place in the warehouse file.
  *
+ *   pair_label_codes     (pk)                 the classifier's pair label as a code, its confidence and
+ *                                             signals, by pair key
  *   service_buyer_stats  (service_id, buyer_h) all-time, 30-day, 24-hour and previous-24-hour
- *                        counts and micro-USDC, the pair label code
+ *                        counts and micro-USDC, the pair key and its label code (unlabeled without one)
  *   top_buyers_30d       (service_id, buyer_h) rank_30d 1..50 by 30-day volume, then payments
  *                        (top buyers and wash-detail read rank_30d <= n)
- *   buyer_addresses      (buyer_h, address)   the addresses of those top-50 buyers
+ *   buyer_addresses      (buyer_h, address)   the addresses of those top-50 buyers (from buyer_labels,
+ *                                             the payments only for a buyer without a label row)
  *   service_daily        (service_id, day)    the last 30 calendar days (UTC), today included
  *   service_facts        (id)                 the services list item and everything the list
  *                                             filters and sorts on
@@ -20,6 +23,7 @@
  */
 import type { IngestStep } from '../../runner.ts';
 import { queryJson } from '../../warehouse.ts';
+import { pairKeySql } from '../attribution.ts';
 import {
   categoriesSql,
   isoSql,
@@ -34,6 +38,8 @@ import {
   windows,
 } from './sql.ts';
 
+const UNLABELED = labelCodeSql("'unlabeled'");
+
 /** Buyers per service whose address the published lists need (wash-detail's top 50). */
 export const TOP_BUYERS_KEPT = 50;
 
@@ -45,23 +51,53 @@ export const rollupsStep: IngestStep = {
     const now = nowSql(ctx);
     const w = windows(now);
 
+    // The classifier's pair labels by pair key (attribution.ts keys payments the same way). A
+    // repeated (buyer, seller_address, chain), or two pairs sharing a hash, would give a payment
+    // two labels: counting catches both.
+    await c.run(`CREATE OR REPLACE TEMP TABLE pair_label_codes AS
+      SELECT ${pairKeySql('hash(buyer)', 'hash(seller_address)', 'chain')} AS pk, ${labelCodeSql('label')} AS label_code, confidence, signals
+        FROM pair_labels`);
+    const [pairs] = await queryJson(c, 'SELECT (count(*) - count(DISTINCT pk))::BIGINT AS n FROM pair_label_codes');
+    if (Number(pairs?.n ?? 0) !== 0) {
+      throw new Error('rollups: pair_labels must hold one row per (buyer, seller_address, chain), and no two pairs may share a hash');
+    }
+
+    // A service has one seller, so a (service, buyer) is one pair and has its label; only a payment
+    // attributed by URL to another payee's listing adds a second pair, and the smaller key decides.
+    // The windows are aggregated over the 30 days only (the recent part of the payments), then joined.
     await c.run(`CREATE OR REPLACE TEMP TABLE service_buyer_stats AS
-      SELECT service_id, buyer_h,
-             min(label_code) AS label_code, -- one (buyer, seller, chain) pair per (service, buyer): one label
-             count(*)::INTEGER AS tx_total,
-             sum(amount_micro)::BIGINT AS micro_total,
-             max(time) AS last_time,
-             count(*) FILTER (WHERE ${w.last30d('time')})::INTEGER AS tx_30d,
-             coalesce(sum(amount_micro) FILTER (WHERE ${w.last30d('time')}), 0)::BIGINT AS micro_30d,
-             min(time) FILTER (WHERE ${w.last30d('time')}) AS first_30d,
-             max(time) FILTER (WHERE ${w.last30d('time')}) AS last_30d,
-             count(*) FILTER (WHERE ${w.last24h('time')})::INTEGER AS tx_24h,
-             coalesce(sum(amount_micro) FILTER (WHERE ${w.last24h('time')}), 0)::BIGINT AS micro_24h,
-             count(*) FILTER (WHERE ${w.prev24h('time')})::INTEGER AS tx_prev,
-             coalesce(sum(amount_micro) FILTER (WHERE ${w.prev24h('time')}), 0)::BIGINT AS micro_prev
-        FROM tx_attributed
-       WHERE service_id IS NOT NULL
-       GROUP BY service_id, buyer_h`);
+      WITH total AS (
+        SELECT service_id, buyer_h,
+               min(pk) AS pk,
+               count(*)::INTEGER AS tx_total,
+               sum(amount_micro)::BIGINT AS micro_total,
+               max(time) AS last_time
+          FROM tx_attributed
+         WHERE service_id IS NOT NULL
+         GROUP BY service_id, buyer_h
+      ),
+      recent AS (
+        SELECT service_id, buyer_h,
+               count(*)::INTEGER AS tx_30d,
+               sum(amount_micro)::BIGINT AS micro_30d,
+               min(time) AS first_30d,
+               max(time) AS last_30d,
+               count(*) FILTER (WHERE ${w.last24h('time')})::INTEGER AS tx_24h,
+               coalesce(sum(amount_micro) FILTER (WHERE ${w.last24h('time')}), 0)::BIGINT AS micro_24h,
+               count(*) FILTER (WHERE ${w.prev24h('time')})::INTEGER AS tx_prev,
+               coalesce(sum(amount_micro) FILTER (WHERE ${w.prev24h('time')}), 0)::BIGINT AS micro_prev
+          FROM tx_attributed
+         WHERE service_id IS NOT NULL AND ${w.last30d('time')}
+         GROUP BY service_id, buyer_h
+      )
+      SELECT t.*,
+             coalesce(r.tx_30d, 0) AS tx_30d, coalesce(r.micro_30d, 0) AS micro_30d, r.first_30d, r.last_30d,
+             coalesce(r.tx_24h, 0) AS tx_24h, coalesce(r.micro_24h, 0) AS micro_24h,
+             coalesce(r.tx_prev, 0) AS tx_prev, coalesce(r.micro_prev, 0) AS micro_prev,
+             coalesce(l.label_code, ${UNLABELED}) AS label_code
+        FROM total t
+        LEFT JOIN recent r USING (service_id, buyer_h)
+        LEFT JOIN pair_label_codes l USING (pk)`);
 
     // Ranked apart from the aggregate above: a window over only the buyers active in 30 days
     // costs a tenth of one over every (service, buyer) pair.
@@ -72,26 +108,36 @@ export const rollupsStep: IngestStep = {
        WHERE tx_30d > 0
      QUALIFY rank_30d <= ${TOP_BUYERS_KEPT}`);
 
-    // Addresses only for the buyers a published list shows; a hash shared by two addresses
-    // would merge two buyers, so it stops the run.
+    // Addresses only for the buyers a published list shows: from the classified wallets, and from
+    // the payments only for a buyer the classifier has no row for (none, when the labels are the
+    // classifier's own). A hash shared by two addresses would merge two buyers, so it stops the run.
     await c.run(`CREATE OR REPLACE TEMP TABLE buyer_addresses AS
-      SELECT DISTINCT hash(buyer) AS buyer_h, buyer AS address
-        FROM x402_transactions
-       WHERE time <= ${now} AND ${w.last30d('time')}
-         AND hash(buyer) IN (SELECT buyer_h FROM top_buyers_30d)`);
+      SELECT DISTINCT hash(address) AS buyer_h, address FROM buyer_labels
+       WHERE hash(address) IN (SELECT buyer_h FROM top_buyers_30d)`);
+    const [unnamed] = await queryJson(
+      c,
+      'SELECT count(*)::BIGINT AS n FROM (SELECT DISTINCT buyer_h FROM top_buyers_30d) ANTI JOIN buyer_addresses USING (buyer_h)',
+    );
+    if (Number(unnamed?.n ?? 0) > 0) {
+      await c.run(`INSERT INTO buyer_addresses
+        SELECT DISTINCT hash(buyer) AS buyer_h, buyer AS address
+          FROM x402_transactions
+         WHERE time <= ${now} AND ${w.last30d('time')}
+           AND hash(buyer) IN (SELECT buyer_h FROM top_buyers_30d ANTI JOIN buyer_addresses USING (buyer_h))`);
+    }
     const [clash] = await queryJson(c, 'SELECT (count(*) - count(DISTINCT buyer_h))::BIGINT AS n FROM buyer_addresses');
     if (Number(clash?.n ?? 0) !== 0) throw new Error('rollups: two buyer addresses share one 64-bit hash');
 
     await c.run(`CREATE OR REPLACE TEMP TABLE service_daily AS
-      SELECT service_id, time::DATE AS day,
+      SELECT t.service_id, t.time::DATE AS day,
              count(*)::INTEGER AS tx_count,
-             sum(amount_micro)::BIGINT AS micro,
-             coalesce(sum(amount_micro) FILTER (WHERE ${isRealSql('label_code')}), 0)::BIGINT AS real_micro,
-             coalesce(sum(amount_micro) FILTER (WHERE ${isWashSql('label_code')}), 0)::BIGINT AS wash_micro,
-             count(DISTINCT buyer_h)::INTEGER AS unique_buyers
-        FROM tx_attributed
-       WHERE service_id IS NOT NULL AND time >= ${w.firstDay(30)}
-       GROUP BY service_id, day`);
+             sum(t.amount_micro)::BIGINT AS micro,
+             coalesce(sum(t.amount_micro) FILTER (WHERE ${isRealSql('l.label_code')}), 0)::BIGINT AS real_micro,
+             coalesce(sum(t.amount_micro) FILTER (WHERE ${isWashSql('l.label_code')}), 0)::BIGINT AS wash_micro,
+             count(DISTINCT t.buyer_h)::INTEGER AS unique_buyers
+        FROM tx_attributed t LEFT JOIN pair_label_codes l USING (pk)
+       WHERE t.service_id IS NOT NULL AND t.time >= ${w.firstDay(30)}
+       GROUP BY t.service_id, day`);
 
     await c.run(`CREATE OR REPLACE TEMP TABLE service_facts AS
       WITH totals AS (

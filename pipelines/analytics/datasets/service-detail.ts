@@ -8,9 +8,11 @@
  */
 import type { DatasetStep } from '../../runner.ts';
 import { serviceListItemSql } from './services.ts';
-import { dateSql, daysSql, jsonArraySql, moneySql, nowSql, pctSql } from './sql.ts';
+import { dateSql, daysSql, moneySql, nowSql, pctSql, rankedJsonArraySql, POINT_LOOKUP_ROW_GROUP } from './sql.ts';
 
 export const TOP_BUYERS = 10;
+/** Days in a service's daily series. */
+const SERIES_DAYS = 30;
 
 export const serviceDetailStep: DatasetStep = {
   dataset: 'service-detail',
@@ -26,20 +28,20 @@ export const serviceDetailStep: DatasetStep = {
        ),
        series AS (
          SELECT f.id,
-                ${jsonArraySql(['d.day'], `struct_pack(
+                ${rankedJsonArraySql('d.day', SERIES_DAYS, `struct_pack(
                   date := ${dateSql('d.day')},
                   tx_count := coalesce(sd.tx_count, 0),
                   volume := ${moneySql('sd.micro')},
                   unique_buyers := coalesce(sd.unique_buyers, 0),
                   real_volume_pct := ${pctSql('sd.real_micro', 'sd.micro')}
                 )`)} AS daily_series
-           FROM with_traffic f CROSS JOIN ${daysSql(now, 30, 'd')}
+           FROM with_traffic f CROSS JOIN ${daysSql(now, SERIES_DAYS, 'd')}
            LEFT JOIN service_daily sd ON sd.service_id = f.id AND sd.day = d.day
           GROUP BY f.id
        ),
        top AS (
          SELECT b.service_id,
-                ${jsonArraySql(['r.rank_30d'], `struct_pack(
+                ${rankedJsonArraySql('r.rank_30d', TOP_BUYERS, `struct_pack(
                   address := a.address,
                   tx_count := b.tx_30d,
                   volume := ${moneySql('b.micro_30d')},
@@ -66,6 +68,7 @@ export const serviceDetailStep: DatasetStep = {
          LEFT JOIN top t ON t.service_id = f.id
         ORDER BY f.id`,
       ctx.meta('service-detail', ctx.now),
+      { rowGroupSize: POINT_LOOKUP_ROW_GROUP['service-detail'] },
     );
   },
 };

@@ -92,9 +92,11 @@ export const finiteSql = (expr: string): string => `(CASE WHEN isfinite(${expr})
  * between runs because parallel sums add in a different order.
  */
 export const signalsJsonSql = (map: string): string =>
-  `to_json(map_from_entries(list_transform(
-     list_filter(list_sort(map_entries(coalesce(${map}, MAP {}::MAP(VARCHAR, DOUBLE)))), e -> isfinite(e.value)),
-     e -> struct_pack(key := e.key, value := round(e.value, 6)))))`;
+  // most pairs and wallets rest on no evidence and publish no signal: their empty map costs nothing
+  `(CASE WHEN cardinality(coalesce(${map}, MAP {}::MAP(VARCHAR, DOUBLE))) = 0 THEN '{}'::JSON
+         ELSE to_json(map_from_entries(list_transform(
+           list_filter(list_sort(map_entries(${map})), e -> isfinite(e.value)),
+           e -> struct_pack(key := e.key, value := round(e.value, 6))))) END)`;
 
 /** The 33 categories as a relation (slug, title, position), for zero-filled per-category output. */
 export function categoriesSql(alias = 'c'): string {
@@ -148,14 +150,30 @@ export function dailyNewServicesSql(now: string, days: number): string {
 }
 
 /**
- * The JSON array of `value` (a STRUCT or other expression) over a group, ordered by `keys`:
- * an aggregate for groups of many rows. Each element is serialised on its own and the texts
- * are joined, because DuckDB's ordered aggregates (`list(x ORDER BY k)`) sort group by group and
- * cost several times more, and to_json over a list of structs costs more than the strings. Keys
- * sort ascending (negate a number for descending), must not be NULL, and should make the order
- * total; a group without rows yields no row, so callers coalesce to '[]'.
+ * The JSON array of `value` (a STRUCT or other expression) for the rows of a group with the
+ * `limit` smallest `rank`s, in rank order: an aggregate for groups of many rows. Each element is
+ * serialised on its own and the texts are joined (to_json over a list of structs costs more).
+ * DuckDB's top-N aggregate keeps a heap that grows with the group, so a `limit` at least the
+ * largest group's size gives every row; it costs about two thirds of collecting and sorting a
+ * list, and a third of an ordered aggregate (`list(x ORDER BY k)`). `rank` must be a number that
+ * does not repeat within a group, for a total order; a group without rows yields no row, so
+ * callers coalesce to '[]'.
  */
-export function jsonArraySql(keys: readonly string[], value: string): string {
-  const keyFields = keys.map((k, i) => `k${i} := ${k}`).join(', ');
-  return `('[' || array_to_string(list_transform(list_sort(list(struct_pack(${keyFields}, j := to_json(${value})::VARCHAR))), x -> x.j), ',') || ']')::JSON`;
+export function rankedJsonArraySql(rank: string, limit: number, value: string): string {
+  return `('[' || array_to_string(arg_min(to_json(${value})::VARCHAR, ${rank}, ${limit}), ',') || ']')::JSON`;
 }
+
+/**
+ * Parquet row-group sizes of the tables the proxy reads by key (service id, address, category):
+ * the files are sorted by that key, so a point lookup reads only the groups whose min/max cover it.
+ * Smaller groups cost a few percent of file size and make paid lookups 3 to 6 times faster on
+ * large snapshots (full-history: one category per group).
+ */
+export const POINT_LOOKUP_ROW_GROUP = {
+  'buyer-profiles': 4096,
+  buyers: 4096,
+  'full-history': 8760,
+  'service-detail': 2048,
+  transactions: 16384,
+  'wash-detail': 1024,
+} as const;

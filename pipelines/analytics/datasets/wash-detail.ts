@@ -9,7 +9,7 @@
  */
 import type { DatasetStep } from '../../runner.ts';
 import { TOP_BUYERS_KEPT } from './rollups.ts';
-import { finiteSql, fractionToPctSql, isoSql, jsonArraySql, labelNameSql, moneySql, signalsJsonSql } from './sql.ts';
+import { finiteSql, fractionToPctSql, isoSql, labelNameSql, moneySql, rankedJsonArraySql, signalsJsonSql, POINT_LOOKUP_ROW_GROUP } from './sql.ts';
 
 /** Top buyers per service; rollups keeps ranks and addresses for exactly this many. */
 export const WASH_DETAIL_BUYERS = TOP_BUYERS_KEPT;
@@ -22,7 +22,7 @@ export const washDetailStep: DatasetStep = {
       'wash-detail',
       `WITH top AS (
          SELECT b.service_id,
-                ${jsonArraySql(['r.rank_30d'], `struct_pack(
+                ${rankedJsonArraySql('r.rank_30d', WASH_DETAIL_BUYERS, `struct_pack(
                   address := a.address,
                   label := ${labelNameSql('b.label_code')},
                   confidence := round(greatest(0, least(1, ${finiteSql('coalesce(p.confidence, 0)')})), 4),
@@ -34,9 +34,8 @@ export const washDetailStep: DatasetStep = {
                 )`)} AS buyers
            FROM top_buyers_30d r
            JOIN service_buyer_stats b ON b.service_id = r.service_id AND b.buyer_h = r.buyer_h
-           JOIN service_facts f ON f.id = b.service_id
            JOIN buyer_addresses a ON a.buyer_h = b.buyer_h
-           LEFT JOIN pair_labels p ON p.buyer = a.address AND p.seller_address = f.seller_address AND p.chain = f.chain
+           LEFT JOIN pair_label_codes p ON p.pk = b.pk
           WHERE r.rank_30d <= ${WASH_DETAIL_BUYERS}
           GROUP BY b.service_id
        )
@@ -53,6 +52,7 @@ export const washDetailStep: DatasetStep = {
          LEFT JOIN seller_cohorts c ON c.seller_address = f.seller_address AND c.chain = f.chain
         ORDER BY f.id`,
       ctx.meta('wash-detail', ctx.now),
+      { rowGroupSize: POINT_LOOKUP_ROW_GROUP['wash-detail'] },
     );
   },
 };
