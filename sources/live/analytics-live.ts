@@ -21,7 +21,7 @@ import {
   type EvmFundingOptions,
   type EvmIndexerOptions,
 } from './evm-indexer.ts';
-import { createUpstream, type Upstream, type UpstreamOptions } from './http.ts';
+import { createUpstream, withUpstream, type Upstream, type UpstreamOptions } from './http.ts';
 import { createJsonRpc } from './json-rpc.ts';
 import { DEFAULT_SOLANA_OPTIONS, ensureSolanaTables, indexSolanaSettlements, type SolanaIndexerOptions } from './solana-indexer.ts';
 import {
@@ -74,20 +74,6 @@ const CLIENT_DEFAULTS: Record<'discovery' | 'base' | 'solana', ClientTuning> = {
   solana: { timeoutMs: 30_000, concurrency: 4, minIntervalMs: 100 },
 };
 
-async function withUpstream<T>(
-  options: UpstreamOptions,
-  log: (message: string) => void,
-  work: (upstream: Upstream) => Promise<T>,
-): Promise<T> {
-  const upstream = createUpstream(options);
-  try {
-    return await work(upstream);
-  } finally {
-    const { requests, retries } = upstream.stats();
-    log(`${upstream.name}: ${requests} requests (${retries} retries)`);
-    await upstream.close();
-  }
-}
 
 /** (Re)creates x402_transactions from every settlement indexed so far. */
 export async function materializeTransactions(connection: DuckDBConnection): Promise<number> {

@@ -294,3 +294,24 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     close: () => agent.close(),
   };
 }
+
+/**
+ * Runs `work` with a fresh client for `options`, then logs its request count (and hands it to
+ * `charge`, e.g. a run's request budget) and closes it, whether the work succeeded or not.
+ */
+export async function withUpstream<T>(
+  options: UpstreamOptions,
+  log: (message: string) => void,
+  work: (upstream: Upstream) => Promise<T>,
+  charge?: (upstream: string, requests: number) => void,
+): Promise<T> {
+  const upstream = createUpstream(options);
+  try {
+    return await work(upstream);
+  } finally {
+    const { requests, retries } = upstream.stats();
+    charge?.(upstream.name, requests);
+    log(`${upstream.name}: ${requests} request${requests === 1 ? '' : 's'}${retries ? ` (${retries} retries)` : ''}`);
+    await upstream.close();
+  }
+}

@@ -4,7 +4,7 @@
  * "dunamu,er-api"; with one, both paths (/v1/forex/recent, /v6/latest/USD) are asked of it.
  */
 import type { Settings, UpstreamSetting } from '../../../lib/config.ts';
-import { createUpstream, type Upstream, type UpstreamOptions } from '../http.ts';
+import { withUpstream as withClient, type Upstream, type UpstreamOptions } from '../http.ts';
 import type { RequestBudget } from './request-budget.ts';
 import { createTextUpstream, type TextUpstream } from './text-upstream.ts';
 
@@ -61,21 +61,13 @@ export function clientOptions(settings: Settings, client: KoreaClient, override:
 }
 
 /** Runs `work` with a fresh JSON client, then charges its requests to the run's budget. */
-export async function withUpstream<T>(
+export function withUpstream<T>(
   options: UpstreamOptions,
   budget: RequestBudget,
   log: (message: string) => void,
   work: (upstream: Upstream) => Promise<T>,
 ): Promise<T> {
-  const upstream = createUpstream(options);
-  try {
-    return await work(upstream);
-  } finally {
-    const { requests, retries } = upstream.stats();
-    budget.spend(upstream.name, requests);
-    log(`${upstream.name}: ${requests} request${requests === 1 ? '' : 's'}${retries ? ` (${retries} retries)` : ''}`);
-    await upstream.close();
-  }
+  return withClient(options, log, work, (name, requests) => budget.spend(name, requests));
 }
 
 export function textClient(settings: Settings, client: 'fred' | 'naver', override: ClientTuning = {}): TextUpstream {
