@@ -30,10 +30,10 @@
  * pattern type and the cohort key, salt from WASH_PATTERN_SALT), so the same cohort gets the same
  * id within a process, and the key (built from hashed seller keys) never leaves the process.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import type { WashLabel } from '../../catalog/categories.ts';
 import { TOP_PAIR_KEY } from '../../pipelines/analytics/classify/features.ts';
 import { RULE_CONFIDENCE, THRESHOLDS } from '../../pipelines/analytics/classify/thresholds.ts';
+import { anonymousId as patternAnonymousId, patternSalt } from '../../pipelines/analytics/classify/wash-check.ts';
 import type { LoadedDataset } from '../../snapshots/reader.ts';
 import type { ServiceRecord, ServicesIndex } from './analytics.ts';
 import { queryRows, type DuckRow } from './duck.ts';
@@ -64,14 +64,10 @@ export interface WashCheckContext {
   buyerProfile(address: string): Promise<DuckRow | null>;
 }
 
-const PROCESS_SALT = randomBytes(16).toString('hex');
 const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
 const fraction = (pct: unknown): number => round4(Math.max(0, Math.min(1, Number(pct ?? 0) / 100)));
 
-function anonymousId(type: string, key: string): string {
-  const salt = process.env.WASH_PATTERN_SALT ?? PROCESS_SALT;
-  return createHash('sha256').update(`${salt}\u0000${type}\u0000${key}`).digest('hex').slice(0, 16);
-}
+const anonymousId = (type: string, key: string): string => patternAnonymousId(patternSalt(), type, key);
 
 const NO_SIGNALS: WashCheckSignals = {
   vanity: { strict: false, broad: false },

@@ -54,7 +54,13 @@ export function normalizeAddress(input: string): string {
   return a.startsWith('0x') ? a.toLowerCase() : a;
 }
 
-function anonymousId(salt: string, patternType: string, key: string): string {
+/** The salt of anonymous pattern ids: WASH_PATTERN_SALT, else one random salt per process. */
+export function patternSalt(): string {
+  return process.env.WASH_PATTERN_SALT ?? PROCESS_SALT;
+}
+
+/** Anonymous id of a wallet group (pattern type + cohort key), stable for one salt. */
+export function anonymousId(salt: string, patternType: string, key: string): string {
   return createHash('sha256').update(`${salt}\u0000${patternType}\u0000${key}`).digest('hex').slice(0, 16);
 }
 
@@ -143,7 +149,7 @@ let callCounter = 0;
 
 export async function washCheck(connection: DuckDBConnection, address: string, options: WashCheckOptions): Promise<WashCheckResult> {
   const a = normalizeAddress(address);
-  const salt = options.salt ?? process.env.WASH_PATTERN_SALT ?? PROCESS_SALT;
+  const salt = options.salt ?? patternSalt();
   const params = { address: a };
   // views cannot take statement parameters; the address passed normalizeAddress (0x-hex or
   // base58 characters only), so it is safe as a quoted literal
