@@ -7,6 +7,8 @@
  * further along): a chunk shares its modular inversions, about 60 µs saved per request. Each chunk
  * is answered by one message, a list of { id, result } / { id, error }.
  */
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import type { WorkerReply, WorkerRequest } from './crypto-pool.ts';
@@ -14,7 +16,21 @@ import { checkAuthorizationSigners, PayerKeyCache } from './eip3009.ts';
 import { ReceiptSigner } from './receipts.ts';
 import { generatorTable } from './secp256k1-tables.ts';
 
-const BATCH = 4;
+const BATCH = 8;
+/**
+ * This thread's nice value. The event loop (HTTP parsing, the nonce store, answers) gets the CPU
+ * first when the machine is busy, and the crypto queue absorbs the wait: under the proxy bench's
+ * load this gave ~10 % more paid requests per second and shorter stalls. On Linux a thread's
+ * priority is set through its thread id (/proc/thread-self); elsewhere the worker keeps the
+ * process's priority.
+ */
+const NICE = 10;
+try {
+  const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+  if (Number.isInteger(tid) && tid > 0) setPriority(tid, NICE);
+} catch {
+  /* not Linux, or not allowed: run at the process's priority */
+}
 const port = parentPort!;
 const signer = ReceiptSigner.fromPrivateKeyHex(bytesToHex((workerData as { key: Uint8Array }).key), 'crypto worker receipt key');
 const cache = new PayerKeyCache();
