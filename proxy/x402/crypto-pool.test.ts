@@ -1,5 +1,7 @@
 import { loadSettings } from '../../lib/config.ts';
 import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { inspect } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { authorizationDigest, checkAuthorizationSigner, PayerKeyCache, signAuthorization, type EvmAuthorization } from './eip3009.ts';
@@ -72,6 +74,19 @@ describe('crypto worker pool', () => {
     expect(pool.signerAddress).toBe(signer.info.address);
     expect(inspect(pool, { depth: 5 })).not.toMatch(/key|[0-9a-f]{64}/i);
     expect(JSON.stringify(pool)).not.toMatch(/[0-9a-f]{64}/i);
+  });
+
+  it.runIf(existsSync('/proc/thread-self'))('runs its workers 10 nicer than the process (Linux), so the event loop goes first', async () => {
+    await pool.signReceiptText('warm'); // both workers are up once each has answered
+    await Promise.all(Array.from({ length: 8 }, (_, i) => pool.signReceiptText(`t${i}`)));
+    const own = getPriority();
+    const nice = readdirSync('/proc/self/task').map((tid) => {
+      // field 19 of stat is the nice value; the command name (field 2) may hold spaces, so count from its ')'
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+    });
+    expect(nice.filter((n) => n === Math.min(19, own + 10)).length).toBeGreaterThanOrEqual(2);
+    expect(nice).toContain(own); // the main thread keeps the process's priority
   });
 
   it('serves a paywall: paid requests get verified receipts, bad and replayed payments are refused', async () => {
