@@ -4,11 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryNonceStore } from '../proxy/x402/nonce-store.ts';
-import { createPaywall, type Paywall } from '../proxy/x402/paywall.ts';
-import { ReceiptSigner } from '../proxy/x402/receipts.ts';
+import type { Paywall } from '../proxy/x402/paywall.ts';
 import { canonicalDecimal } from '../proxy/x402/networks.ts';
-import { endpoint, MERCHANT, PAYER, PAYER_KEY_HEX, paidApp, serveOnLoopback, type ServedApp } from '../proxy/x402/testing.ts';
+import { endpoint, localPaywall, MERCHANT, PAYER, PAYER_KEY_HEX, paidApp, serveOnLoopback, type ServedApp } from '../proxy/x402/testing.ts';
 
 const priceOf = (id: string) => canonicalDecimal(endpoint('korea', id).priceUsd!);
 import { pay, type PayIo } from './pay.ts';
@@ -28,12 +26,7 @@ describe('npm run pay / npm run verify-receipt against a loopback service', () =
   const served = { count: 0 };
   const env = { PAYER_PRIVATE_KEY: `0x${PAYER_KEY_HEX}` };
   beforeAll(async () => {
-    paywall = createPaywall({
-      service: 'korea',
-      settings: { settlement: 'local', payTo: { evm: MERCHANT, solana: null, xrpl: null }, trustProxy: false },
-      signer: ReceiptSigner.random(),
-      nonceStore: new MemoryNonceStore(),
-    });
+    paywall = localPaywall();
     server = await serveOnLoopback(paidApp(paywall, { service: 'korea', served }));
   });
   afterAll(() => server.close());

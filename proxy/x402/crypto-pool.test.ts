@@ -7,11 +7,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { authorizationDigest, checkAuthorizationSigner, PayerKeyCache, signAuthorization, type EvmAuthorization } from './eip3009.ts';
 import { CryptoWorkerPool, inlineCrypto } from './crypto-pool.ts';
 import { BASE, domainSeparator, POLYGON } from './networks.ts';
-import { MemoryNonceStore } from './nonce-store.ts';
-import { createPaywall } from './paywall.ts';
 import { signExactEvm } from './payer.ts';
 import { RECEIPT_FIELDS, ReceiptSigner, verifyReceipt } from './receipts.ts';
-import { endpoint, json, MERCHANT, PAYER, PAYER_KEY, paidApp } from './testing.ts';
+import { endpoint, json, localPaywall, MERCHANT, PAYER, PAYER_KEY, paidApp } from './testing.ts';
 import { encodeBase64Json } from './wire.ts';
 
 const signer = ReceiptSigner.random();
@@ -90,13 +88,7 @@ describe('crypto worker pool', () => {
   });
 
   it('serves a paywall: paid requests get verified receipts, bad and replayed payments are refused', async () => {
-    const paywall = createPaywall({
-      service: 'korea',
-      settings: { settlement: 'local', payTo: { evm: MERCHANT, solana: null, xrpl: null }, trustProxy: false },
-      signer,
-      nonceStore: new MemoryNonceStore(),
-      crypto: pool,
-    });
+    const paywall = localPaywall({ signer, crypto: pool });
     const app = paidApp(paywall, { service: 'korea', prices: { 'fx-rate': '0.001' } });
     const decl = { ...endpoint('korea', 'fx-rate'), priceUsd: '0.001' };
     const offer = paywall.offers(decl, decl.path, `http://127.0.0.1:4020${decl.path}`).find((o) => o.network === BASE)!;
@@ -127,12 +119,7 @@ describe('crypto worker pool', () => {
 
   it('a paywall refuses crypto that signs with another key', () => {
     expect(() =>
-      createPaywall({
-        service: 'korea',
-        settings: { settlement: 'local', payTo: { evm: MERCHANT, solana: null, xrpl: null }, trustProxy: false },
-        signer: ReceiptSigner.random(),
-        crypto: inlineCrypto(signer),
-      }),
+      localPaywall({ crypto: inlineCrypto(signer) }),
     ).toThrow(/another receipt key/);
   });
 

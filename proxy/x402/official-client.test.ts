@@ -12,11 +12,10 @@ import { ExactEvmSchemeV1 } from '@x402/evm/exact/v1/client';
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client, x402HTTPClient } from '@x402/fetch';
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MemoryNonceStore } from './nonce-store.ts';
-import { createPaywall, type Paywall } from './paywall.ts';
-import { ReceiptSigner, verifyReceipt } from './receipts.ts';
+import type { Paywall } from './paywall.ts';
+import { verifyReceipt } from './receipts.ts';
 import { canonicalDecimal } from './networks.ts';
-import { endpoint, json, MERCHANT, PAYER, PAYER_KEY_HEX, paidApp, serveOnLoopback, type ServedApp } from './testing.ts';
+import { endpoint, json, localPaywall, MERCHANT, PAYER, PAYER_KEY_HEX, paidApp, serveOnLoopback, type ServedApp } from './testing.ts';
 
 const priceOf = (id: string) => canonicalDecimal(endpoint('korea', id).priceUsd!);
 
@@ -36,12 +35,7 @@ describe('the official x402 client pays our paywall', () => {
   let paywall: Paywall;
   const served = { count: 0 };
   beforeAll(async () => {
-    paywall = createPaywall({
-      service: 'korea',
-      settings: { settlement: 'local', payTo: { evm: MERCHANT, solana: null, xrpl: null }, trustProxy: false },
-      signer: ReceiptSigner.random(),
-      nonceStore: new MemoryNonceStore(),
-    });
+    paywall = localPaywall();
     server = await serveOnLoopback(paidApp(paywall, { service: 'korea', served }));
   });
   afterAll(() => server.close());

@@ -6,10 +6,10 @@ import { FacilitatorClient } from './facilitator.ts';
 import { SPEC_NOW, SPEC_V1_X_PAYMENT, SPEC_V2_PAYMENT_SIGNATURE } from './fixtures/spec-examples.ts';
 import { BASE, BASE_SEPOLIA, POLYGON, type EvmNetwork } from './networks.ts';
 import { MemoryNonceStore } from './nonce-store.ts';
-import { createPaywall, type Paywall, type PaywallOptions } from './paywall.ts';
+import type { Paywall, PaywallOptions } from './paywall.ts';
 import { signExactEvm } from './payer.ts';
 import { ReceiptSigner, verifyReceipt } from './receipts.ts';
-import { decodeHeader, endpoint, fakeFacilitator, MERCHANT, PAYER, PAYER_KEY, json, paidApp, serveOnLoopback, type FakeFacilitator } from './testing.ts';
+import { decodeHeader, endpoint, fakeFacilitator, localPaywall, MERCHANT, PAYER, PAYER_KEY, json, paidApp, serveOnLoopback, type FakeFacilitator } from './testing.ts';
 import { encodeBase64Json, MAX_PAYMENT_HEADER_BYTES } from './wire.ts';
 
 const SOLANA_PAY_TO = 'FD7YVyJ5dai6ykGCduUm7HoaNCBTQjShWcmRhCcAD2hx';
@@ -22,13 +22,7 @@ const signer = ReceiptSigner.random();
 
 function setup(overrides: Partial<PaywallOptions> = {}) {
   const served = { count: 0 };
-  const paywall = createPaywall({
-    service: 'korea',
-    settings: { settlement: 'local', payTo: { evm: MERCHANT, solana: null, xrpl: null }, trustProxy: false },
-    signer,
-    nonceStore: new MemoryNonceStore(),
-    ...overrides,
-  });
+  const paywall = localPaywall({ signer, ...overrides });
   const app = paidApp(paywall, { service: 'korea', served, prices: PRICES });
   return { paywall, app, served };
 }
@@ -232,7 +226,7 @@ describe('paywall, SETTLEMENT=local', () => {
 
   it('analytics POST endpoints are paid the same way', async () => {
     const served = { count: 0 };
-    const paywall = createPaywall({ service: 'analytics', settings: { settlement: 'local', payTo: { evm: MERCHANT, solana: null, xrpl: null }, trustProxy: false }, signer, nonceStore: new MemoryNonceStore() });
+    const paywall = localPaywall({ service: 'analytics', signer });
     const app = paidApp(paywall, { service: 'analytics', served, prices: PRICES });
     const check = priced(endpoint('analytics', 'wash.check'));
     const unpaid = await app.request(`${HOST}/api/v1/wash/check`, { method: 'POST' });

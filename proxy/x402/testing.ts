@@ -12,7 +12,9 @@ import { findEndpoint, paidEndpoints, xrplPath } from '../../catalog/index.ts';
 import type { EndpointDecl, ServiceName } from '../../catalog/types.ts';
 import { startLoopback, type Loopback, type RecordedRequest, type Reply } from '../../sources/live/testing/loopback.ts';
 import { addressOfPrivateKey } from './eip3009.ts';
-import { paywallResponse, type Paywall } from './paywall.ts';
+import { MemoryNonceStore } from './nonce-store.ts';
+import { createPaywall, paywallResponse, type Paywall, type PaywallOptions } from './paywall.ts';
+import { ReceiptSigner } from './receipts.ts';
 
 /** Anvil / Hardhat account #0: public test key, used as the payer in tests. */
 export const PAYER_KEY_HEX = 'ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
@@ -40,6 +42,14 @@ export function degenerateCase(): { m: bigint; r: bigint; s: bigint; z: bigint; 
     return { m, r, s, z, digest: hexToBytes(hex(z)), recovery, signature: `0x${hex(r)}${hex(s)}${(27 + recovery).toString(16)}` };
   }
   throw new Error('no degenerate case found');
+}
+
+/** SETTLEMENT=local paying MERCHANT on EVM only, no proxy headers trusted: the tests' usual settings. */
+export const LOCAL_SETTINGS: PaywallOptions['settings'] = { settlement: 'local', payTo: { evm: MERCHANT, solana: null, xrpl: null }, trustProxy: false };
+
+/** A korea paywall with LOCAL_SETTINGS, a fresh receipt key and its own nonce store; `options` override any of them. */
+export function localPaywall(options: Partial<PaywallOptions> = {}): Paywall {
+  return createPaywall({ service: 'korea', settings: LOCAL_SETTINGS, signer: ReceiptSigner.random(), nonceStore: new MemoryNonceStore(), ...options });
 }
 
 export function endpoint(service: ServiceName, id: string): EndpointDecl {
