@@ -16,7 +16,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DatasetStep } from '../runner.ts';
 import { FX_FIELDS_SQL, FX_SQL, GLOBAL_SQL, NAMES_SQL, TICKERS_SQL, marketAsOf, requirePremiumInputs } from './premiums.ts';
-import { EXCHANGES, countRows, krwSumSql, missingInput, pctSql, queryDocument, runOf, type KoreaRun } from './sql.ts';
+import { documentStep, EXCHANGES, countRows, krwSumSql, missingInput, pctSql, queryDocument, type KoreaRun } from './sql.ts';
 
 /** Upbit-Bithumb gaps listed in exchange_gaps: larger than this in absolute value (percent). */
 export const GAP_THRESHOLD_PCT = 0.3;
@@ -112,10 +112,4 @@ export async function arbitrageScannerDocument(c: DuckDBConnection, run: KoreaRu
   return { source: run.sourceKind, as_of: asOf, ...body };
 }
 
-export const arbitrageScannerStep: DatasetStep = {
-  dataset: 'arbitrage-scanner',
-  async run(ctx) {
-    const doc = await arbitrageScannerDocument(ctx.connection, runOf(ctx));
-    return ctx.writer.writeDocument('arbitrage-scanner', doc, ctx.meta('arbitrage-scanner', String(doc.as_of)));
-  },
-};
+export const arbitrageScannerStep: DatasetStep = documentStep('arbitrage-scanner', arbitrageScannerDocument);

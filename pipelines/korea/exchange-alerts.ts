@@ -24,13 +24,13 @@ import { queryJson } from '../warehouse.ts';
 import {
   EXCHANGES,
   countRows,
+  documentStep,
   ensureRawTables,
   exchangeRankSql,
   failuresSql,
   isoSql,
   missingInput,
   queryDocument,
-  runOf,
   timestampSql,
   unavailableExchangesSql,
   type KoreaRun,
@@ -202,10 +202,4 @@ export async function exchangeAlertsDocument(c: DuckDBConnection, run: KoreaRun)
   return { source: run.sourceKind, as_of: asOf, ...body };
 }
 
-export const exchangeAlertsStep: DatasetStep = {
-  dataset: 'exchange-alerts',
-  async run(ctx) {
-    const doc = await exchangeAlertsDocument(ctx.connection, runOf(ctx));
-    return ctx.writer.writeDocument('exchange-alerts', doc, ctx.meta('exchange-alerts', String(doc.as_of)));
-  },
-};
+export const exchangeAlertsStep: DatasetStep = documentStep('exchange-alerts', exchangeAlertsDocument);

@@ -21,7 +21,7 @@ import {
   marketAsOf,
   requirePremiumInputs,
 } from './premiums.ts';
-import { exchangeRankSql, pctSql, queryDocument, runOf, unavailableExchangesSql, type KoreaRun } from './sql.ts';
+import { documentStep, exchangeRankSql, pctSql, queryDocument, unavailableExchangesSql, type KoreaRun } from './sql.ts';
 
 export async function kimchiPremiumDocument(c: DuckDBConnection, run: KoreaRun): Promise<Record<string, unknown>> {
   await requirePremiumInputs(c, 'kimchi-premium', { global: true });
@@ -62,10 +62,4 @@ export async function kimchiPremiumDocument(c: DuckDBConnection, run: KoreaRun):
   return { source: run.sourceKind, as_of: asOf, ...body };
 }
 
-export const kimchiPremiumStep: DatasetStep = {
-  dataset: 'kimchi-premium',
-  async run(ctx) {
-    const doc = await kimchiPremiumDocument(ctx.connection, runOf(ctx));
-    return ctx.writer.writeDocument('kimchi-premium', doc, ctx.meta('kimchi-premium', String(doc.as_of)));
-  },
-};
+export const kimchiPremiumStep: DatasetStep = documentStep('kimchi-premium', kimchiPremiumDocument);

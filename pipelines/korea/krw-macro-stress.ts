@@ -26,13 +26,13 @@ import { queryJson } from '../warehouse.ts';
 import { RULES_ANALYST, macroStressNote, type MacroComponentFacts } from './rules-analyst.ts';
 import {
   countRows,
+  documentStep,
   ensureRawTables,
   failureListSql,
   failuresSql,
   missingInput,
   queryDocument,
   quote,
-  runOf,
   timestampSql,
   type KoreaRun,
 } from './sql.ts';
@@ -387,10 +387,4 @@ export async function krwMacroStressDocument(c: DuckDBConnection, run: KoreaRun)
   };
 }
 
-export const krwMacroStressStep: DatasetStep = {
-  dataset: 'krw-macro-stress',
-  async run(ctx) {
-    const doc = await krwMacroStressDocument(ctx.connection, runOf(ctx));
-    return ctx.writer.writeDocument('krw-macro-stress', doc, ctx.meta('krw-macro-stress', String(doc.as_of)));
-  },
-};
+export const krwMacroStressStep: DatasetStep = documentStep('krw-macro-stress', krwMacroStressDocument);

@@ -23,6 +23,7 @@ import { NAMES_SQL, TICKERS_SQL, marketAsOf } from './premiums.ts';
 import {
   EXCHANGES,
   countRows,
+  documentStep,
   ensureRawTables,
   exchangeRankSql,
   isoSql,
@@ -30,7 +31,6 @@ import {
   missingInput,
   pctSql,
   queryDocument,
-  runOf,
   timestampSql,
   unavailableExchangesSql,
   type KoreaRun,
@@ -147,10 +147,4 @@ export async function marketMoversDocument(c: DuckDBConnection, run: KoreaRun): 
   return { source: run.sourceKind, as_of: asOf, ...body };
 }
 
-export const marketMoversStep: DatasetStep = {
-  dataset: 'market-movers',
-  async run(ctx) {
-    const doc = await marketMoversDocument(ctx.connection, runOf(ctx));
-    return ctx.writer.writeDocument('market-movers', doc, ctx.meta('market-movers', String(doc.as_of)));
-  },
-};
+export const marketMoversStep: DatasetStep = documentStep('market-movers', marketMoversDocument);

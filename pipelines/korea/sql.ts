@@ -8,7 +8,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { RAW_TABLES, type SourceKind } from '../../sources/raw-tables.ts';
-import type { PipelineContext } from '../runner.ts';
+import type { DatasetStep, PipelineContext } from '../runner.ts';
 import { queryJson } from '../warehouse.ts';
 
 /** What a korea dataset needs to know about its run besides the warehouse. */
@@ -19,6 +19,17 @@ export interface KoreaRun {
 }
 
 export const runOf = (ctx: PipelineContext): KoreaRun => ({ now: ctx.now, sourceKind: ctx.sourceKind });
+
+/** The dataset step that writes `build`'s document as `dataset`, stamped with the document's as_of. */
+export function documentStep(dataset: string, build: (c: DuckDBConnection, run: KoreaRun) => Promise<Record<string, unknown>>): DatasetStep {
+  return {
+    dataset,
+    async run(ctx) {
+      const doc = await build(ctx.connection, runOf(ctx));
+      return ctx.writer.writeDocument(dataset, doc, ctx.meta(dataset, String(doc.as_of)));
+    },
+  };
+}
 
 /** The two Korean exchanges, in the order every list of this service shows them. */
 export const EXCHANGES = ['upbit', 'bithumb'] as const;

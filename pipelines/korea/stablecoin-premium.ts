@@ -14,12 +14,12 @@ import { FX_FIELDS_SQL, FX_SQL, TICKERS_SQL, marketAsOf, requirePremiumInputs } 
 import {
   EXCHANGES,
   countRows,
+  documentStep,
   exchangeRankSql,
   missingInput,
   pctSql,
   queryDocument,
   quote,
-  runOf,
   unavailableExchangesSql,
   type KoreaRun,
 } from './sql.ts';
@@ -80,10 +80,4 @@ export async function stablecoinPremiumDocument(c: DuckDBConnection, run: KoreaR
   };
 }
 
-export const stablecoinPremiumStep: DatasetStep = {
-  dataset: 'stablecoin-premium',
-  async run(ctx) {
-    const doc = await stablecoinPremiumDocument(ctx.connection, runOf(ctx));
-    return ctx.writer.writeDocument('stablecoin-premium', doc, ctx.meta('stablecoin-premium', String(doc.as_of)));
-  },
-};
+export const stablecoinPremiumStep: DatasetStep = documentStep('stablecoin-premium', stablecoinPremiumDocument);
