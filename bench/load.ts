@@ -151,7 +151,8 @@ export async function runLoad(opts: LoadOptions): Promise<LoadResult> {
         }
         let bytes: Buffer;
         try {
-          bytes = request(counter++);
+          bytes = request(counter);
+          counter++; // only once built: `sent` counts requests that went out
         } catch {
           // e.g. the headers callback ran out of pre-built payments: stop this connection
           if (measuring) errors++;

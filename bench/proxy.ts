@@ -9,8 +9,8 @@
  *     second on one core, one at a time (cryptoCeiling; also printed: one recovery + one receipt
  *     signature, and stock @noble/curves for the same work). The paid run uses the CRYPTO_WORKERS
  *     setting (default auto: one worker thread per core) and, when that is not 0, runs again
- *     with the crypto on the event loop for comparison. Each paid line also gives the server's
- *     CPU time per request (all threads), steadier than req/s on a shared machine.
+ *     with the crypto on the event loop for comparison. Each closed-loop paid line also gives the
+ *     server's CPU time per request (all threads), steadier than req/s on a shared machine.
  * The servers and the load generator (bench/load.ts, raw keep-alive sockets) run in child processes
  * of their own; the payments are signed here, before any run, and handed to the generator as
  * pre-built requests, so neither signing nor request building costs anything during a run. The
