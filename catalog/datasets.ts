@@ -65,7 +65,7 @@ export const DATASETS: DatasetDecl[] = [
   analytics({ name: 'wash-detail', kind: 'table', access: 'paid', updateEverySeconds: ANALYTICS, description: 'Per service: top 50 buyers with label, confidence and signals, and cohort signals.' }),
   analytics({ name: 'buyer-profiles', kind: 'table', access: 'paid', updateEverySeconds: ANALYTICS, description: 'Per buyer wallet: label, confidence, reasons, services used, vanity cluster, timing.' }),
   analytics({ name: 'buyers', kind: 'table', access: 'paid', updateEverySeconds: ANALYTICS, description: 'Per-address classification features and labels that the on-request wash check computes from.' }),
-  analytics({ name: 'transactions', kind: 'table', access: 'paid', updateEverySeconds: ANALYTICS, description: 'Payments of the last 30 days per service.' }),
+  analytics({ name: 'transactions', kind: 'table', access: 'paid', updateEverySeconds: ANALYTICS, description: 'Payments of the last 30 days per service: the newest 3000 of each, and in total the count of all of them.' }),
   analytics({ name: 'full-history', kind: 'table', access: 'paid', updateEverySeconds: ANALYTICS, description: 'Hourly series per category over 365 days.' }),
 ];
 

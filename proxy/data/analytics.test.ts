@@ -273,13 +273,34 @@ describe('service detail and the paid service slices', () => {
 
   it('sells the 30-day payments newest first, at most 3000, with the window total', async () => {
     const body = await ok('services.transactions', { params: { id } });
-    const [count] = await queryRows(`SELECT count(*)::INTEGER AS n FROM read_parquet($p) WHERE service_id = $id`, { p: table('transactions'), id });
-    expect(body.total).toBe(count!.n);
+    const [count] = await queryRows(
+      `SELECT count(*)::INTEGER AS n, any_value(total)::INTEGER AS total FROM read_parquet($p) WHERE service_id = $id`,
+      { p: table('transactions'), id },
+    );
+    expect(body.total).toBe(count!.total);
+    expect(body.transactions.length).toBe(count!.n);
     expect(body.transactions.length).toBe(Math.min(TRANSACTIONS_LIMIT, body.total));
+    // the file's order, which sorts by the instant (the ISO text has whole seconds only)
+    const inFile = await queryRows(`SELECT tx_hash FROM read_parquet($p) WHERE service_id = $id`, { p: table('transactions'), id });
+    expect(body.transactions.map((t: { tx_hash: string }) => t.tx_hash)).toEqual(inFile.map((r) => r.tx_hash));
     const times = (body.transactions as Array<{ time: string }>).map((t) => t.time);
     expect([...times].sort().reverse()).toEqual(times);
     const quiet = await ok('services.transactions', { params: { id: quietId } });
     expect(quiet).toMatchObject({ service_id: quietId, transactions: [], total: 0 });
+  });
+
+  it('counts the rows of a transactions file written before it carried the total', async () => {
+    // an older snapshot's file has every payment of the window and no total column: the manifest says so
+    const older: LoadedSnapshot = {
+      ...snapshot,
+      datasets: new Map([...snapshot.datasets].map(([name, d]) => [
+        name,
+        name === 'transactions' ? { ...d, entry: { ...d.entry, schema: d.entry.schema.filter((c) => c.name !== 'total') } } : d,
+      ])),
+    };
+    const body = await ok('services.transactions', { params: { id }, snap: older });
+    const [count] = await queryRows(`SELECT count(*)::INTEGER AS n FROM read_parquet($p) WHERE service_id = $id`, { p: table('transactions'), id });
+    expect(body.total).toBe(count!.n);
   });
 });
 

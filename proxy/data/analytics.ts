@@ -19,6 +19,7 @@ import type { z } from 'zod';
 import { ANALYTICS_PARAMS, type PriceBucket, type ServiceSortKey } from '../../catalog/analytics.ts';
 import type { AnalyticsChain, CategorySlug, WashLabel } from '../../catalog/categories.ts';
 import { normalizeAddress } from '../../pipelines/analytics/classify/wash-check.ts';
+import { TRANSACTIONS_PER_SERVICE } from '../../pipelines/analytics/datasets/transactions.ts';
 import type { LoadedDataset, LoadedSnapshot } from '../../snapshots/reader.ts';
 import { queryRows, type DuckRow } from './duck.ts';
 import { notAvailable, notFound, type DataHandler, type DataHandlers, type DataRequest, type DataResult } from './types.ts';
@@ -529,8 +530,8 @@ const buyerProfile: DataHandler = {
     }),
 };
 
-/** Rows the transactions endpoint returns at most (spec: up to about 3000 per service). */
-export const TRANSACTIONS_LIMIT = 3000;
+/** Rows the transactions endpoint returns at most (spec: up to about 3000 per service): all the dataset keeps. */
+export const TRANSACTIONS_LIMIT = TRANSACTIONS_PER_SERVICE;
 
 const serviceTransactions: DataHandler = {
   precheck: async (req) => requireDatasets(req, ['transactions']) ?? serviceExists(req),
@@ -538,11 +539,16 @@ const serviceTransactions: DataHandler = {
     guarded(async () => {
       const id = idOf(req);
       const data = dataset(req.snapshot, 'transactions');
-      // newest first as the file is sorted (time, then hash); total counts the whole window
+      // In file order: the file is sorted newest first by the instant (the ISO text has whole
+      // seconds only, so sorting here again could swap payments of one second), and DuckDB keeps
+      // a scan's order (preserve_insertion_order, its default). The file keeps a service's newest
+      // payments and the whole window's count in `total`; a snapshot written before it had that
+      // column holds every payment of the window, so there the rows are counted.
+      const stored = data.entry.schema.some((c) => c.name === 'total');
       const rows = await queryRows(
-        `SELECT tx_hash, chain, buyer, amount, time, (count(*) OVER ())::INTEGER AS total
+        `SELECT tx_hash, chain, buyer, amount, time, ${stored ? 'total' : '(SELECT count(*) FROM read_parquet($path) WHERE service_id = $id)::INTEGER AS total'}
            FROM read_parquet($path) WHERE service_id = $id
-          ORDER BY time DESC, tx_hash LIMIT ${TRANSACTIONS_LIMIT}`,
+          LIMIT ${TRANSACTIONS_LIMIT}`,
         { path: data.path, id },
       );
       return {

@@ -25,6 +25,7 @@ import { HISTORY_HOURS } from './category-hourly.ts';
 import { attributedSql } from '../attribution.ts';
 import { analyticsDatasetSteps, analyticsPrepSteps, paymentPrepSteps } from './index.ts';
 import { SERVICE_LIST_ITEM_COLUMNS } from './services.ts';
+import { TRANSACTIONS_PER_SERVICE } from './transactions.ts';
 import { changePctSql } from './sql.ts';
 
 const R = ANALYTICS_RESPONSES;
@@ -466,8 +467,33 @@ describe('analytics datasets on a hand-made world', () => {
     });
     expect(body.transactions.map((t) => t.tx_hash)).toEqual(['0xt12', '0xt01', '0xt03', '0xt04']);
     expect(body.transactions[0]!.time).toBe('2026-11-20T08:30:00+00:00');
+    expect(two.map((r) => r.total)).toEqual([4, 4, 4, 4]);
     expect(rows.map((r) => r.service_id)).toEqual([...rows.map((r) => Number(r.service_id))].sort((a, b) => a - b));
   });
+
+  it('keeps the newest 3000 payments of a busy service and counts the whole window', async () => {
+    // service 2 (current weather): its 4 tiny payments plus 3003 more, a minute apart; the first
+    // two share a second, and the later of them has the larger hash (the instant decides, not the text)
+    const offset = (i: number) => (i === 0 ? -120_000 : i === 1 ? -119_600 : -(i + 1) * 60_000);
+    const busy = Array.from({ length: TRANSACTIONS_PER_SERVICE + 3 }, (_, i) =>
+      tx(`0xbusy${String(i).padStart(5, '0')}`, 'base', B(9), S1, 0.01, offset(i), URL.current),
+    );
+    const busyRun = await runSteps(tempDir('busy-wh-'), tempDir('busy-snap-'), NOW, (c) => loadTiny(c, [...tinyTransactions(), ...busy]));
+    const rows = (await readTable(busyRun, 'transactions')).filter((r) => r.service_id === 2);
+    const window = TRANSACTIONS_PER_SERVICE + 3 + 4;
+    expect(rows).toHaveLength(TRANSACTIONS_PER_SERVICE);
+    expect(new Set(rows.map((r) => r.total))).toEqual(new Set([window]));
+    const [service] = (await readTable(busyRun, 'services')).filter((r) => r.id === 2);
+    expect(service!.tx_30d).toBe(window);
+    const hashes = rows.map((r) => String(r.tx_hash));
+    expect(hashes.slice(0, 3)).toEqual(['0xbusy00001', '0xbusy00000', '0xbusy00002']);
+    expect(hashes).toEqual(expect.arrayContaining(['0xt12', '0xt01', '0xt03', '0xt04']));
+    // the 7 oldest go
+    expect(hashes.at(-1)).toBe('0xbusy02995');
+    expect(hashes).not.toContain('0xbusy02996');
+    // the other services keep all their payments
+    expect((await readTable(busyRun, 'transactions')).filter((r) => r.service_id !== 2)).toHaveLength(7);
+  }, 60_000);
 
   it('serves 8760 zero-filled hours per category and keeps the hourly history across runs', async () => {
     const history = await readTable(run, 'full-history', "category = 'weather'");
@@ -566,8 +592,10 @@ describe('analytics datasets on the demo world', () => {
     const tx = await readTable(run, 'transactions');
     const busiest = Number(services.reduce((a, b) => (Number(b.tx_30d) > Number(a.tx_30d) ? b : a)).id);
     const mine = tx.filter((t) => t.service_id === busiest);
-    expect(mine.length).toBe(Number(services.find((s) => s.id === busiest)!.tx_30d));
-    R.TransactionsBody.parse({ ...stamp, service_id: busiest, total: mine.length, transactions: mine.slice(0, 3000).map((t) => pick(t, ['tx_hash', 'chain', 'buyer', 'amount', 'time'])) });
+    const window = Number(services.find((s) => s.id === busiest)!.tx_30d);
+    expect(mine.length).toBe(Math.min(window, TRANSACTIONS_PER_SERVICE));
+    expect(new Set(mine.map((t) => t.total))).toEqual(new Set([window]));
+    R.TransactionsBody.parse({ ...stamp, service_id: busiest, total: window, transactions: mine.map((t) => pick(t, ['tx_hash', 'chain', 'buyer', 'amount', 'time'])) });
     const history = await readTable(run, 'full-history', "category = 'ai_inference'");
     R.FullHistoryBody.parse({ ...stamp, category: 'ai_inference', points: history.map((r) => pick(r, ['time', 'services_count', 'volume', 'tx_count', 'real_volume_pct'])) });
     expect(history).toHaveLength(HISTORY_HOURS);

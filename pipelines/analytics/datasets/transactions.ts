@@ -1,7 +1,9 @@
 /**
- * transactions (paid table): every attributed payment of the last 30 days, ordered by
- * service_id, time desc, tx_hash, so one service's rows are contiguous, newest first: the
- * endpoint reads `WHERE service_id = ? LIMIT 3000` and counts the same filter for `total`.
+ * transactions (paid table): the newest TRANSACTIONS_PER_SERVICE attributed payments of the last
+ * 30 days of every service, ordered by service_id, time desc, tx_hash, so one service's rows are
+ * contiguous, newest first: the endpoint reads `WHERE service_id = ?` and returns them as they are.
+ *   total   the service's payments in the 30 days, all of them (the endpoint's `total`), on every
+ *           row of the service: a busy service has more payments than rows
  * amount in USDC (6 decimals), time ISO 8601 UTC. The 30 days of payments are attributed again
  * here (attribution.ts) with their hash, chain and buyer: cheaper than carrying those strings for
  * every payment of the run.
@@ -9,6 +11,9 @@
 import type { DatasetStep } from '../../runner.ts';
 import { attributedSql } from '../attribution.ts';
 import { isoSql, moneySql, nowSql, windows, POINT_LOOKUP_ROW_GROUP } from './sql.ts';
+
+/** Payments kept per service (spec: the 30-day list holds up to about 3000 rows). */
+export const TRANSACTIONS_PER_SERVICE = 3000;
 
 export const transactionsStep: DatasetStep = {
   dataset: 'transactions',
@@ -18,10 +23,25 @@ export const transactionsStep: DatasetStep = {
     return ctx.writer.writeTable(
       ctx.connection,
       'transactions',
-      `SELECT a.service_id, a.tx_hash, a.chain, a.buyer, ${moneySql('a.amount_micro')} AS amount, ${isoSql('a.time')} AS time
-         FROM (${attributedSql(`x402_transactions WHERE time <= ${now} AND ${w.last30d('time')}`, ['tx_hash', 'buyer'])}) a
-        WHERE a.service_id IS NOT NULL
-        ORDER BY a.service_id, a.time DESC, a.tx_hash`,
+      `WITH a AS MATERIALIZED (
+         SELECT service_id, tx_hash, chain, buyer, amount_micro, time
+           FROM (${attributedSql(`x402_transactions WHERE time <= ${now} AND ${w.last30d('time')}`, ['tx_hash', 'buyer'])})
+          WHERE service_id IS NOT NULL
+       ),
+       counted AS (SELECT service_id, count(*)::INTEGER AS total FROM a GROUP BY service_id),
+       kept AS (
+         -- only the few services over the cap pay for ranking their payments
+         SELECT a.*, c.total FROM a JOIN counted c USING (service_id) WHERE c.total <= ${TRANSACTIONS_PER_SERVICE}
+         UNION ALL
+         SELECT * FROM (
+           SELECT a.*, c.total FROM a JOIN counted c USING (service_id) WHERE c.total > ${TRANSACTIONS_PER_SERVICE}
+           QUALIFY row_number() OVER (PARTITION BY service_id ORDER BY time DESC, tx_hash) <= ${TRANSACTIONS_PER_SERVICE}
+         )
+       )
+       SELECT service_id, tx_hash, chain, buyer, ${moneySql('amount_micro')} AS amount, ${isoSql('time')} AS time, total
+         FROM kept k
+        -- the instant, not its ISO text (whole seconds): payments within one second keep their order
+        ORDER BY k.service_id, k.time DESC, k.tx_hash`,
       ctx.meta('transactions', ctx.now),
       { rowGroupSize: POINT_LOOKUP_ROW_GROUP['transactions'] },
     );
