@@ -141,6 +141,7 @@ async function bareAggregate(file: string, consumed: boolean): Promise<Timed> {
 
 async function analytics(): Promise<void> {
   const { writeBenchWorld } = await import('./analytics-data.ts');
+  const { analyticsFloor } = await import('./analytics-floor.ts');
   console.log(`analytics benchmark on ${process.version}, ${(await import('node:os')).cpus().length} cores`);
   console.log('target: whole pipeline (Parquet in → snapshot published) ≤ 10× the bare GROUP BY buyer, seller_address aggregate; peak RSS ≤ 4 GiB');
   console.log('(cpu: user + system seconds of all threads; on a machine shared with other work, wall times stretch and cpu times do not)\n');
@@ -154,6 +155,7 @@ async function analytics(): Promise<void> {
       console.log(`generated ${transactions.toLocaleString('en-US')} transactions (30,000 services, 1,000,000 buyers) in ${fmt(seconds(t0))} (not timed)`);
       const file = join(input, 'transactions.parquet');
       const bare = await bareAggregate(file, false);
+      const floor = await analyticsFloor(input, '2026-11-20 09:00:00');
       const run = pipelineChild(['analytics', '--source', `file:${input}`, '--now', '2026-11-20T09:00:00Z'], {
         SNAPSHOTS_DIR: join(dir, 'snapshots'),
         WAREHOUSE_DIR: join(dir, 'warehouse'),
@@ -169,15 +171,20 @@ async function analytics(): Promise<void> {
         `  the same GROUP BY with its count/sum/min/max consumed: ${fmt(consumed.seconds)} (cpu ${fmt(consumed.cpuSeconds)}) = ${(run.seconds / consumed.seconds).toFixed(1)}x`,
       );
       console.log(`  steps ≥ 0.05 s: ${slow.join(', ')}`);
+      console.log(
+        `  floor, the bare passes any such pipeline makes (no classifier, rollups or other datasets; bench/analytics-floor.ts): ` +
+          `${fmt(floor.seconds)} = ${(floor.seconds / bare.seconds).toFixed(1)}x (${floor.steps.map((s) => `${s.name} ${s.seconds.toFixed(2)}s`).join(', ')})`,
+      );
       rows.push(
         `${transactions.toLocaleString('en-US').padStart(12)}  ${fmt(bare.seconds).padStart(8)}  ${fmt(run.seconds).padStart(9)}  ${ratio.toFixed(1).padStart(5)}x` +
-          `  ${(run.cpuSeconds / bare.cpuSeconds).toFixed(1).padStart(9)}x  ${(run.seconds / consumed.seconds).toFixed(1).padStart(13)}x  ${String(run.maxRssMb).padStart(6)} MiB`,
+          `  ${(run.cpuSeconds / bare.cpuSeconds).toFixed(1).padStart(9)}x  ${(run.seconds / consumed.seconds).toFixed(1).padStart(13)}x  ${String(run.maxRssMb).padStart(6)} MiB` +
+          `  ${(floor.seconds / bare.seconds).toFixed(1).padStart(10)}x`,
       );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   }
-  console.log('\ntransactions  bare agg   pipeline   ratio  cpu ratio  vs consumed agg  peak RSS');
+  console.log('\ntransactions  bare agg   pipeline   ratio  cpu ratio  vs consumed agg  peak RSS  floor ratio');
   for (const r of rows) console.log(r);
 }
 
