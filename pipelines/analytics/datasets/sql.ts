@@ -151,8 +151,9 @@ export function dailyNewServicesSql(now: string, days: number): string {
 
 /**
  * The JSON array of `value` (a STRUCT or other expression) for the rows of a group with the
- * `limit` smallest `rank`s, in rank order: an aggregate for groups of many rows. Each element is
- * serialised on its own and the texts are joined (to_json over a list of structs costs more).
+ * `limit` smallest `rank`s, in rank order: an aggregate for groups of many rows. The list is
+ * serialised whole: the same text as joining each element's to_json, without the ::JSON cast that
+ * parses the joined text again (measured at 10M payments: service-detail 0.1 s faster).
  * DuckDB's top-N aggregate keeps a heap that grows with the group, so a `limit` at least the
  * largest group's size gives every row; it costs about two thirds of collecting and sorting a
  * list, and a third of an ordered aggregate (`list(x ORDER BY k)`). `rank` must be a number that
@@ -160,7 +161,7 @@ export function dailyNewServicesSql(now: string, days: number): string {
  * callers coalesce to '[]'.
  */
 export function rankedJsonArraySql(rank: string, limit: number, value: string): string {
-  return `('[' || array_to_string(arg_min(to_json(${value})::VARCHAR, ${rank}, ${limit}), ',') || ']')::JSON`;
+  return `to_json(arg_min(${value}, ${rank}, ${limit}))`;
 }
 
 /**
