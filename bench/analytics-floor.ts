@@ -17,6 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { POINT_LOOKUP_ROW_GROUP } from '../pipelines/analytics/datasets/sql.ts';
 import { sqlString } from '../pipelines/warehouse.ts';
 
 export interface FloorStep {
@@ -26,7 +27,8 @@ export interface FloorStep {
 
 const address = (col: string) =>
   `CASE WHEN chain = 'solana' THEN regexp_full_match(${col}, '[1-9A-HJ-NP-Za-km-z]{32,44}') ELSE regexp_full_match(${col}, '0x[0-9a-f]{40}') END`;
-const PARQUET = '(FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, ROW_GROUP_SIZE 4096)';
+/** The snapshot writer's Parquet options, with the row groups the dataset uses. */
+const parquet = (rowGroupSize: number) => `(FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, ROW_GROUP_SIZE ${rowGroupSize})`;
 
 /** Runs the floor passes on `dir`'s services and transactions Parquet files; `now` as 'YYYY-MM-DD HH:MM:SS'. */
 export async function analyticsFloor(dir: string, now: string): Promise<{ steps: FloorStep[]; seconds: number }> {
@@ -67,7 +69,7 @@ export async function analyticsFloor(dir: string, now: string): Promise<{ steps:
       'buyers',
       `COPY (SELECT any_value(buyer) AS address, 'organic_user' AS label, 0.6 AS confidence, ['default'] AS reason,
                     sum(tx_count) AS tx_count, sum(volume) AS volume
-               FROM pairs GROUP BY bk ORDER BY address) TO ${sqlString(join(out, 'buyers.parquet'))} ${PARQUET}`,
+               FROM pairs GROUP BY bk ORDER BY address) TO ${sqlString(join(out, 'buyers.parquet'))} ${parquet(POINT_LOOKUP_ROW_GROUP.buyers)}`,
     ],
     [
       'buyer services',
@@ -76,13 +78,13 @@ export async function analyticsFloor(dir: string, now: string): Promise<{ steps:
                              FROM sb GROUP BY buyer_h)
              SELECT b.address, u.services_used
                FROM (SELECT bk, any_value(buyer) AS address FROM pairs GROUP BY bk) b LEFT JOIN used u ON u.buyer_h = b.bk
-              ORDER BY b.address) TO ${sqlString(join(out, 'profiles.parquet'))} ${PARQUET}`,
+              ORDER BY b.address) TO ${sqlString(join(out, 'profiles.parquet'))} ${parquet(POINT_LOOKUP_ROW_GROUP['buyer-profiles'])}`,
     ],
     [
       'transactions',
       `COPY (SELECT * FROM (${attributed(`t.time <= ${at} AND t.time > ${at} - INTERVAL 30 DAY`, 't.tx_hash, t.chain, t.buyer, t.amount, t.time')})
               WHERE service_id IS NOT NULL ORDER BY service_id, time DESC, tx_hash)
-         TO ${sqlString(join(out, 'transactions.parquet'))} (FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL 1, ROW_GROUP_SIZE 16384)`,
+         TO ${sqlString(join(out, 'transactions.parquet'))} ${parquet(POINT_LOOKUP_ROW_GROUP.transactions)}`,
     ],
   ];
   try {
