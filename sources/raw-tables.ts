@@ -9,6 +9,10 @@
 
 export type SourceKind = 'demo' | 'live' | 'file';
 
+/** The topics of Korean news (news_articles.topic): K-pop, the semiconductor industry, the crypto market. */
+export const NEWS_TOPICS = ['kpop', 'semiconductor', 'crypto'] as const;
+export type NewsTopic = (typeof NEWS_TOPICS)[number];
+
 export interface RawTable {
   name: string;
   service: 'korea' | 'analytics';
@@ -92,18 +96,21 @@ export const RAW_TABLES = {
     ['value', 'DOUBLE'], // NULL where the upstream has no value ('.')
     ['source', 'VARCHAR'],
   ]),
-  news_articles: t('korea', 'news_articles', 'Korean news articles (K-pop, semiconductors) as published, in Korean.', [
-    ['article_id', 'VARCHAR'],
-    ['topic', 'VARCHAR'], // kpop | semiconductor
+  news_articles: t('korea', 'news_articles', 'Korean news articles (K-pop, semiconductors, crypto market) as published, in Korean: one row per article of this run, de-duplicated within the run.', [
+    ['article_id', 'VARCHAR'], // stable: 'news-' + first 16 hex of sha256(canonical_url) for live, 'demo-...' for the demo world
+    ['topic', 'VARCHAR'], // kpop | semiconductor | crypto: the topic of the feed or search that found it (a hint; the pipeline assigns the final topic)
     ['published_at', 'TIMESTAMP'],
-    ['url', 'VARCHAR'],
+    ['url', 'VARCHAR'], // link to the article as the outlet publishes it
+    ['canonical_url', 'VARCHAR'], // the same URL normalised for de-duplication (lower-case host, no tracking parameters, fragment or trailing slash)
+    ['title_key', 'VARCHAR'], // the title normalised for de-duplication (no spacing, punctuation, brackets or outlet tags)
     ['source_kr', 'VARCHAR'],
     ['source_en', 'VARCHAR'],
-    ['title_kr', 'VARCHAR'],
-    ['body_kr', 'VARCHAR'],
+    ['title_kr', 'VARCHAR'], // plain text: tags stripped, entities decoded, whitespace collapsed
+    ['body_kr', 'VARCHAR'], // the feed's description / summary as plain text (may be '' when the feed has none)
     // Reference English (demo world only): what a faithful translation says; NULL for live data.
     ['title_en_ref', 'VARCHAR'],
     ['body_en_ref', 'VARCHAR'],
+    ['feed', 'VARCHAR'], // which feed or search found it, e.g. 'yonhap-entertainment', 'naver:semiconductor', 'demo'
     ['source', 'VARCHAR'],
   ]),
 

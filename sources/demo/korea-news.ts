@@ -1,16 +1,37 @@
 /**
- * Korean K-pop and semiconductor news of the korea demo world. Each KST day has its own seeded
- * set of articles (8-15 per topic), so an article never changes whatever `now` is asked for; the
- * caller only hides the ones not yet published. Articles are built from templates written in
- * Korean with a faithful English rendering of the same template (the reference translation).
+ * Korean news of the korea demo world: K-pop, semiconductors and the crypto market. Each KST day
+ * has its own seeded set of articles per topic (8-15 K-pop and chip stories, 10-16 crypto ones),
+ * so an article never changes whatever `now` is asked for; the caller only hides the ones not
+ * yet published. Articles are built from templates written in Korean with a faithful English
+ * rendering of the same template (the reference translation). Chip stories quote the world's KRX
+ * series; crypto stories (korea-news-crypto.ts) report the world's own surges, listings and premiums.
  */
 
 import { Rng } from './random.ts';
-import { DAY_MS, KST_OFFSET_MS, MINUTE_MS, isoDateOfDay, kstDayIndexOf, msOfDay } from './korea-calendar.ts';
+import { DAY_MS, KST_OFFSET_MS, MINUTE_MS, isoDateOfDay, kstDayIndexOf, minuteIndexOf, msOfDay } from './korea-calendar.ts';
 import { krxRound, previousKrxSession, type MacroHistory } from './korea-macro.ts';
+import { CRYPTO_OUTLETS, CRYPTO_OUTLET_WEIGHTS, CRYPTO_TEMPLATES, CRYPTO_TEMPLATE_WEIGHTS, cryptoDay, type NewsWorld } from './korea-news-crypto.ts';
+import {
+  MONTHS,
+  decimalText,
+  eokWonEn,
+  eokWonKr,
+  oneDecimal,
+  ordinal,
+  percent,
+  withCommas,
+  withParticle,
+  type ArticleDay,
+  type Draft,
+  type Named,
+  type NewsMention,
+  type NewsTone,
+} from './korea-news-writing.ts';
 
-export type NewsTopic = 'kpop' | 'semiconductor';
-export type NewsTone = 'positive' | 'negative' | 'neutral';
+export { withParticle, type NewsMention, type NewsTone } from './korea-news-writing.ts';
+export type { MarketView, NewsWorld } from './korea-news-crypto.ts';
+
+export type NewsTopic = 'kpop' | 'semiconductor' | 'crypto';
 
 export interface NewsArticle {
   articleId: string;
@@ -24,83 +45,11 @@ export interface NewsArticle {
   titleEn: string;
   bodyEn: string;
   tone: NewsTone;
-}
-
-// ------------------------------------------------------------------ Korean particles
-
-const HANGUL_FIRST = 0xac00;
-const HANGUL_LAST = 0xd7a3;
-
-/** Final consonant (받침) of the word's last syllable as read aloud: 'none', 'rieul' (ㄹ) or 'other'. */
-function finalSound(word: string): 'none' | 'rieul' | 'other' {
-  const last = word.trim().slice(-1);
-  const code = last.charCodeAt(0);
-  if (code >= HANGUL_FIRST && code <= HANGUL_LAST) {
-    const jong = (code - HANGUL_FIRST) % 28;
-    return jong === 0 ? 'none' : jong === 8 ? 'rieul' : 'other';
-  }
-  // Digits read in Sino-Korean: 영 일 이 삼 사 오 육 칠 팔 구.
-  const digit = '0123456789'.indexOf(last);
-  if (digit >= 0) return (['other', 'rieul', 'none', 'other', 'none', 'none', 'other', 'rieul', 'rieul', 'none'] as const)[digit]!;
-  // Latin letters as read in Korean: L 엘, M 엠, N 엔, R 알; others end in a vowel.
-  const letter = last.toUpperCase();
-  if (letter === 'L' || letter === 'R') return 'rieul';
-  if (letter === 'M' || letter === 'N') return 'other';
-  return 'none';
-}
-
-type Particle = '은/는' | '이/가' | '을/를' | '과/와' | '으로/로';
-
-/** The word followed by the particle form its final sound takes (삼성전자는, SK하이닉스가, 마이크론과). */
-export function withParticle(word: string, particle: Particle): string {
-  const sound = finalSound(word);
-  const [afterConsonant, afterVowel] = particle.split('/') as [string, string];
-  if (particle === '으로/로') return word + (sound === 'other' ? afterConsonant : afterVowel);
-  return word + (sound === 'none' ? afterVowel : afterConsonant);
-}
-
-// ------------------------------------------------------------------ formatting
-
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-
-function withCommas(value: number): string {
-  const [whole, fraction] = String(value).split('.') as [string, string | undefined];
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
-}
-
-function ordinal(n: number): string {
-  const tens = n % 100;
-  if (tens >= 11 && tens <= 13) return `${n}th`;
-  return `${n}${n % 10 === 1 ? 'st' : n % 10 === 2 ? 'nd' : n % 10 === 3 ? 'rd' : 'th'}`;
-}
-
-const oneDecimal = (value: number): number => Math.round(value * 10) / 10;
-const decimalText = (value: number): string => (Number.isInteger(value) ? String(value) : value.toFixed(1));
-
-/** An amount in 억 원 (100 million won) the way Korean papers write it: 9조1000억 원, 450억 원. */
-function eokWonKr(eok: number): string {
-  if (eok >= 10_000) {
-    const jo = Math.floor(eok / 10_000);
-    const rest = eok % 10_000;
-    return rest === 0 ? `${jo}조 원` : `${jo}조${rest}억 원`;
-  }
-  return `${eok}억 원`;
-}
-
-/** The same amount in English: 9.1 trillion won, 45 billion won. */
-function eokWonEn(eok: number): string {
-  if (eok >= 10_000) return `${decimalText(oneDecimal(eok / 10_000))} trillion won`;
-  if (eok >= 10) return `${decimalText(oneDecimal(eok / 10))} billion won`;
-  return `${eok * 100} million won`;
+  /** What of the world the article reports (crypto stories); empty for the others. */
+  mentions: readonly NewsMention[];
 }
 
 // ------------------------------------------------------------------ entities
-
-interface Named {
-  kr: string;
-  en: string;
-}
 
 interface KpopGroup extends Named {
   debutYear: number;
@@ -193,29 +142,7 @@ const CHIP_OUTLET_WEIGHTS = [3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 1];
 
 // ------------------------------------------------------------------ templates
 
-interface ArticleDay {
-  seed: number;
-  /** KST calendar day (index on the world's day axis). */
-  day: number;
-  year: number;
-  month: number;
-  date: number;
-  macro: MacroHistory;
-}
-
-interface Draft {
-  /** Template and main entity: a day does not repeat the same story. */
-  key: string;
-  tone: NewsTone;
-  titleKr: string;
-  bodyKr: string;
-  titleEn: string;
-  bodyEn: string;
-}
-
 type Template = (rng: Rng, at: ArticleDay) => Draft | null;
-
-const percent = (rng: Rng, lo: number, hi: number): number => oneDecimal(rng.uniform(lo, hi));
 
 /** The month before the article's month, with its year. */
 function previousMonth(at: ArticleDay): { year: number; month: number } {
@@ -299,7 +226,7 @@ const KPOP_TEMPLATES: readonly Template[] = [
       titleKr: `${g.kr}, 음악방송 ${wins}관왕 달성`,
       bodyKr: `${withParticle(g.kr, '이/가')} 신곡으로 음악방송 ${wins}관왕에 올랐다. ${withParticle(g.kr, '은/는')} 전날 방송된 '${show.kr}'에서 1위 트로피를 받았다.`,
       titleEn: `${g.en} wins ${wins} music show trophies`,
-      bodyEn: `${g.en} has won ${wins} music show trophies with its new song. ${g.en} received the first-place trophy on '${show.en}', which aired the previous day.`,
+      bodyEn: `${g.en} has won ${wins} music show trophies with its new song. ${g.en} received the No. 1 trophy on '${show.en}', which aired the previous day.`,
     };
   },
   // Music video views.
@@ -363,8 +290,8 @@ const KPOP_TEMPLATES: readonly Template[] = [
       tone: 'negative',
       titleKr: `${g.kr} 멤버 1명, 건강 문제로 활동 잠정 중단`,
       bodyKr: `소속사 ${withParticle(g.agency.kr, '은/는')} ${g.kr} 멤버 1명이 건강상의 이유로 당분간 활동을 중단한다고 밝혔다. 나머지 멤버들은 예정된 일정을 소화할 예정이다.`,
-      titleEn: `One ${g.en} member suspends activities due to health issues`,
-      bodyEn: `Agency ${g.agency.en} said one member of ${g.en} will suspend activities for the time being for health reasons. The remaining members will carry out their scheduled activities.`,
+      titleEn: `1 member of ${g.en} suspends activities due to health issues`,
+      bodyEn: `Agency ${g.agency.en} said 1 member of ${g.en} will suspend activities for the time being for health reasons. The remaining members will carry out their scheduled activities.`,
     };
   },
   // Agency quarterly results.
@@ -641,27 +568,53 @@ const SEMICONDUCTOR_TEMPLATES: readonly Template[] = [
 
 // ------------------------------------------------------------------ the day's articles
 
-const TOPICS: readonly NewsTopic[] = ['kpop', 'semiconductor'];
+const TOPICS: readonly NewsTopic[] = ['kpop', 'semiconductor', 'crypto'];
 
-/** Every article of one topic published on one KST day, in publication order. */
-export function articlesOfDay(seed: number, topic: NewsTopic, kstDay: number, macro: MacroHistory): NewsArticle[] {
+export interface DayOptions {
+  /** The world as koreaWorld shows it: crypto stories read their numbers from it (required for 'crypto'). */
+  world?: NewsWorld;
+  /** Write only the articles whose publication minute has begun by then; the later ones may read a world not simulated yet. */
+  untilMs?: number;
+}
+
+/**
+ * Articles of one topic published on one KST day, in publication order: all of them, or those
+ * whose minute has begun by `options.untilMs` (the same articles, a shorter list).
+ */
+export function articlesOfDay(seed: number, topic: NewsTopic, kstDay: number, macro: MacroHistory, options: DayOptions = {}): NewsArticle[] {
   const dateIso = isoDateOfDay(kstDay);
   const [year, month, date] = dateIso.split('-').map(Number) as [number, number, number];
   const at: ArticleDay = { seed, day: kstDay, year, month, date, macro };
   const rng = Rng.stream(seed, `korea:news:${topic}:${dateIso}`);
-  const templates = topic === 'kpop' ? KPOP_TEMPLATES : SEMICONDUCTOR_TEMPLATES;
-  const outlets = topic === 'kpop' ? KPOP_OUTLETS : CHIP_OUTLETS;
-  const outletWeights = topic === 'kpop' ? KPOP_OUTLET_WEIGHTS : CHIP_OUTLET_WEIGHTS;
-  const count = rng.int(8, 15);
+  const untilMs = options.untilMs ?? Infinity;
+  let write: (publishedMinute: number, used: ReadonlySet<string>) => Draft | null;
+  let outlets: readonly Named[];
+  let outletWeights: readonly number[];
+  let count: number;
+  if (topic === 'crypto') {
+    if (!options.world) throw new Error('articlesOfDay: crypto news reads the world; pass options.world');
+    const desk = cryptoDay(at, options.world);
+    write = (publishedMinute, used) => rng.weighted(CRYPTO_TEMPLATES, CRYPTO_TEMPLATE_WEIGHTS)(rng, desk, publishedMinute, used);
+    [outlets, outletWeights, count] = [CRYPTO_OUTLETS, CRYPTO_OUTLET_WEIGHTS, rng.int(10, 16)];
+  } else {
+    const templates = topic === 'kpop' ? KPOP_TEMPLATES : SEMICONDUCTOR_TEMPLATES;
+    write = () => rng.pick(templates)(rng, at);
+    outlets = topic === 'kpop' ? KPOP_OUTLETS : CHIP_OUTLETS;
+    outletWeights = topic === 'kpop' ? KPOP_OUTLET_WEIGHTS : CHIP_OUTLET_WEIGHTS;
+    count = rng.int(8, 15);
+  }
   // Newsroom hours: 06:00 to 23:30 KST.
   const minutes = Array.from({ length: count }, () => rng.int(6 * 60, 23 * 60 + 30)).sort((a, b) => a - b);
+  const dayStartMs = msOfDay(kstDay) - KST_OFFSET_MS;
   const used = new Set<string>();
   const articles: NewsArticle[] = [];
   const compactDate = dateIso.replaceAll('-', '');
   for (let i = 0; i < count; i++) {
+    const minuteMs = dayStartMs + minutes[i]! * MINUTE_MS;
+    if (minuteMs > untilMs) break;
     let draft: Draft | null = null;
     for (let attempt = 0; attempt < 8 && draft === null; attempt++) {
-      const candidate = rng.pick(templates)(rng, at);
+      const candidate = write(minuteIndexOf(minuteMs), used);
       if (candidate && !used.has(candidate.key)) draft = candidate;
     }
     if (draft === null) continue;
@@ -672,7 +625,7 @@ export function articlesOfDay(seed: number, topic: NewsTopic, kstDay: number, ma
     articles.push({
       articleId: `demo-${topic}-${compactDate}-${number}`,
       topic,
-      publishedAt: new Date(msOfDay(kstDay) - KST_OFFSET_MS + minutes[i]! * MINUTE_MS + seconds * 1000),
+      publishedAt: new Date(minuteMs + seconds * 1000),
       url: `https://demo.invalid/news/${topic}/${compactDate}/${number}`,
       sourceKr: outlet.kr,
       sourceEn: outlet.en,
@@ -681,17 +634,35 @@ export function articlesOfDay(seed: number, topic: NewsTopic, kstDay: number, ma
       titleEn: draft.titleEn,
       bodyEn: draft.bodyEn,
       tone: draft.tone,
+      mentions: draft.mentions ?? [],
     });
   }
   return articles;
 }
 
-/** Articles of the last three KST days (today included) published at or before `nowMs`. */
-export function recentArticles(seed: number, nowMs: number, macro: MacroHistory): NewsArticle[] {
+// A day that is over never changes: its articles are kept for the next call (npm start re-runs the
+// world every minute), a few days' worth.
+const FINISHED_DAYS = new Map<string, readonly NewsArticle[]>();
+const FINISHED_DAYS_KEPT = 12;
+
+/** Articles of every topic of the last three KST days (today included) published at or before `nowMs`. */
+export function recentArticles(seed: number, nowMs: number, macro: MacroHistory, world: NewsWorld): NewsArticle[] {
   const today = kstDayIndexOf(nowMs);
   const articles: NewsArticle[] = [];
   for (let day = today - 2; day <= today; day++) {
-    for (const topic of TOPICS) articles.push(...articlesOfDay(seed, topic, day, macro).filter((a) => a.publishedAt.getTime() <= nowMs));
+    const finished = msOfDay(day + 1) - KST_OFFSET_MS <= nowMs;
+    for (const topic of TOPICS) {
+      const key = `${seed}:${topic}:${day}`;
+      let ofDay = finished ? FINISHED_DAYS.get(key) : undefined;
+      if (!ofDay) {
+        ofDay = articlesOfDay(seed, topic, day, macro, { world, untilMs: nowMs });
+        if (finished) {
+          FINISHED_DAYS.set(key, ofDay);
+          if (FINISHED_DAYS.size > FINISHED_DAYS_KEPT) FINISHED_DAYS.delete(FINISHED_DAYS.keys().next().value!);
+        }
+      }
+      articles.push(...ofDay.filter((a) => a.publishedAt.getTime() <= nowMs));
+    }
   }
   return articles.sort(
     (a, b) => a.publishedAt.getTime() - b.publishedAt.getTime() || (a.articleId < b.articleId ? -1 : a.articleId > b.articleId ? 1 : 0),

@@ -1,8 +1,10 @@
 /**
  * Prices of the korea demo world. A token's global USD price is a crypto-market factor times its
  * own walk; a Korean exchange's KRW price is that times USD/KRW times (1 + kimchi premium), plus
- * bid-ask noise and the planted 1-minute surges and crashes. Everything is read at minute
- * boundaries from seeded bridges, so a minute looks the same from any `now`.
+ * bid-ask noise and the planted 1-minute shocks: headline surges, crashes and volume spikes every
+ * few minutes, and smaller moves and spikes in every minute of every exchange, so the last closed
+ * minute always holds movers. Everything is read at minute boundaries from seeded bridges and
+ * per-slot draws, so a minute looks the same from any `now`.
  */
 
 import { Rng } from './random.ts';
@@ -10,7 +12,7 @@ import { gaussian, interpolateDaily, minutePath, ouWalk } from './korea-walks.ts
 import type { MacroHistory } from './korea-macro.ts';
 import type { ListingCalendar } from './korea-listings.ts';
 import { msOfMinute } from './korea-calendar.ts';
-import { KOREA_TOKENS, type KoreaExchange, type KoreaToken } from './korea-tokens.ts';
+import { KOREA_EXCHANGES, KOREA_TOKENS, type KoreaExchange, type KoreaToken } from './korea-tokens.ts';
 
 // ------------------------------------------------------------------ tick sizes
 
@@ -107,18 +109,54 @@ export function tokenDynamics(seed: number, token: KoreaToken): TokenDynamics {
 
 // ------------------------------------------------------------------ global USD prices
 
+/**
+ * The daily walks behind global prices, from the epoch through `days`, kept for reuse by windows
+ * that end by then (a walk's value at a day does not depend on how far it was drawn).
+ */
+export class DailyWalks {
+  private readonly walks = new Map<string, Float64Array>();
+
+  constructor(
+    readonly seed: number,
+    readonly days: number,
+  ) {}
+
+  walk(name: string, dailySd: number, stationarySd: number): Float64Array {
+    let walk = this.walks.get(name);
+    if (!walk) {
+      walk = ouWalk(Rng.stream(this.seed, name), this.days, dailySd, stationarySd);
+      this.walks.set(name, walk);
+    }
+    return walk;
+  }
+}
+
+let latestWalks: DailyWalks | null = null;
+
+/**
+ * The daily walks of (seed, days), kept from one call to the next: npm start re-runs the world
+ * every minute, and the walks only change when the day does (one set is kept, about 6 MB).
+ */
+export function dailyWalks(seed: number, days: number): DailyWalks {
+  if (latestWalks === null || latestWalks.seed !== seed || latestWalks.days !== days) latestWalks = new DailyWalks(seed, days);
+  return latestWalks;
+}
+
 /** Global (Binance-like) log USD prices at minute boundaries of one window [m0, m1]. */
 export class GlobalPriceWindow {
   private readonly market: Float64Array;
   private readonly cache = new Map<string, Float64Array>();
+  private readonly walks: DailyWalks;
 
+  /** `walks`, if given, must reach the day after m1's (several windows can share them). */
   constructor(
     private readonly seed: number,
     readonly m0: number,
     readonly m1: number,
+    walks?: DailyWalks,
   ) {
-    const days = Math.floor(m1 / 1440) + 1;
-    const marketDaily = ouWalk(Rng.stream(seed, 'korea:market'), days, MARKET_DAILY_SD, MARKET_STATIONARY_SD);
+    this.walks = walks ?? dailyWalks(seed, Math.floor(m1 / 1440) + 1);
+    const marketDaily = this.walks.walk('korea:market', MARKET_DAILY_SD, MARKET_STATIONARY_SD);
     this.market = minutePath(seed, 'korea:market', marketDaily, MARKET_DAILY_SD, m0, m1);
   }
 
@@ -128,8 +166,7 @@ export class GlobalPriceWindow {
     const out = new Float64Array(this.m1 - this.m0 + 1);
     if (dynamics.idioDailySd > 0) {
       const name = `korea:idio:${token.symbol}`;
-      const days = Math.floor(this.m1 / 1440) + 1;
-      const daily = ouWalk(Rng.stream(this.seed, name), days, dynamics.idioDailySd, dynamics.idioStationarySd);
+      const daily = this.walks.walk(name, dynamics.idioDailySd, dynamics.idioStationarySd);
       const idio = minutePath(this.seed, name, daily, dynamics.idioDailySd, this.m0, this.m1);
       for (let i = 0; i < out.length; i++) out[i] = dynamics.logLevel + dynamics.beta * this.market[i]! + idio[i]!;
     }
@@ -140,9 +177,15 @@ export class GlobalPriceWindow {
 
 // ------------------------------------------------------------------ FX and premiums
 
+const LOG_USD_KRW = new WeakMap<MacroHistory, Float64Array>();
+
 /** ln(USD/KRW) at minute boundaries, interpolated from the daily macro series. */
 export function logFxWindow(macro: MacroHistory, m0: number, m1: number): Float64Array {
-  const logDaily = macro.usdKrw.map((rate) => Math.log(rate));
+  let logDaily = LOG_USD_KRW.get(macro);
+  if (!logDaily) {
+    logDaily = macro.usdKrw.map((rate) => Math.log(rate));
+    LOG_USD_KRW.set(macro, logDaily);
+  }
   return interpolateDaily(logDaily, m0, m1);
 }
 
@@ -274,13 +317,48 @@ export interface MarketShock {
   volumeMultiplier: number;
 }
 
-const PRICE_SHOCK_EVERY = 4; // one surge or crash per 4-minute slot
-const VOLUME_SPIKE_EVERY = 5; // one volume spike per 5-minute slot
+const PRICE_SHOCK_EVERY = 4; // one headline surge or crash per 4-minute slot
+const VOLUME_SPIKE_EVERY = 5; // one headline volume spike per 5-minute slot
 export const MAX_SHOCK_DECAY_MINUTES = 360;
 
-const SHOCK_CANDIDATES = KOREA_TOKENS.filter((t) => !t.stablecoin && t.popularity >= 3 && t.exchanges.length > 0);
+/** Tokens that can surge, crash or spike: not the stablecoins, and not BTC, XRP and ETH (too deep to jump). */
+export function canShock(token: KoreaToken): boolean {
+  return !token.stablecoin && token.popularity >= 3;
+}
+
 // Majors rarely jump 5 % in a minute; small Korean alts do.
-const SHOCK_WEIGHTS = SHOCK_CANDIDATES.map((t) => (t.popularity < 30 ? 0.25 : 1));
+const shockWeight = (token: KoreaToken): number => (token.popularity < 30 ? 0.25 : 1);
+
+/** Tokens with the running sum of their weights, for a weighted draw by bisection (drawn thousands of times a run). */
+interface WeightedTokens {
+  tokens: readonly KoreaToken[];
+  cumulative: Float64Array;
+}
+
+function weightedTokens(tokens: readonly KoreaToken[]): WeightedTokens {
+  const cumulative = new Float64Array(tokens.length);
+  let total = 0;
+  tokens.forEach((t, i) => {
+    total += shockWeight(t);
+    cumulative[i] = total;
+  });
+  return { tokens, cumulative };
+}
+
+/** One weighted draw from one uniform, like Rng.weighted. */
+function drawToken(rng: Rng, { tokens, cumulative }: WeightedTokens): KoreaToken {
+  const x = rng.next() * cumulative[cumulative.length - 1]!;
+  let lo = 0;
+  let hi = cumulative.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (cumulative[mid]! <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return tokens[lo]!;
+}
+
+const SHOCK_CANDIDATES = weightedTokens(KOREA_TOKENS.filter((t) => canShock(t) && t.exchanges.length > 0));
 
 /**
  * Pick a market that is open at the shock's minute: a token and the exchanges it jumps on
@@ -294,7 +372,7 @@ function pickShockMarket(
 ): { token: KoreaToken; exchanges: readonly KoreaExchange[] } | null {
   const atMs = msOfMinute(minute);
   for (let attempt = 0; attempt < 6; attempt++) {
-    const token = rng.weighted(SHOCK_CANDIDATES, SHOCK_WEIGHTS);
+    const token = drawToken(rng, SHOCK_CANDIDATES);
     const u = rng.next();
     const open = (['upbit', 'bithumb'] as const).filter((e) => listings.isListed(e, token, atMs));
     if (open.length === 0) continue;
@@ -306,8 +384,9 @@ function pickShockMarket(
 }
 
 /**
- * Shocks whose minute lies in [fromMinute, toMinute), in minute order. `listings` must cover the
- * span, so every shock lands on a market that is open at its minute.
+ * Headline shocks (one surge or crash of 2.5 to 8 % per 4 minutes, one volume spike per 5) whose
+ * minute lies in [fromMinute, toMinute), in minute order. `listings` must cover the span, so every
+ * shock lands on a market that is open at its minute. Big ones trip the exchanges' caution flags.
  */
 export function marketShocks(seed: number, fromMinute: number, toMinute: number, listings: ListingCalendar): MarketShock[] {
   const shocks: MarketShock[] = [];
@@ -333,7 +412,101 @@ export function marketShocks(seed: number, fromMinute: number, toMinute: number,
     const market = pickShockMarket(rng, listings, minute, 0);
     if (market) shocks.push({ minute, symbol: market.token.symbol, exchanges: market.exchanges, kind: 'volume', jump, decayMinutes, volumeMultiplier });
   }
-  return shocks.sort((a, b) => a.minute - b.minute || (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0));
+  return shocks.sort(byMinuteAndKind);
+}
+
+// ------------------------------------------------------------------ minute moves
+
+/** Longest fade of a minute move: a window needs this much history of them. */
+export const MINUTE_MOVE_MAX_DECAY_MINUTES = 45;
+
+// Every token that can shock may be listed on either exchange; the calendar says whether it is.
+const MOVE_CANDIDATES = weightedTokens(KOREA_TOKENS.filter(canShock));
+
+/** A weighted draw of a move candidate open on the exchange at `atMs` and not in `taken` (null after 8 misses). */
+function pickOpenToken(rng: Rng, exchange: KoreaExchange, listings: ListingCalendar, atMs: number, taken: readonly string[]): KoreaToken | null {
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const token = drawToken(rng, MOVE_CANDIDATES);
+    if (!taken.includes(token.symbol) && listings.isListed(exchange, token, atMs)) return token;
+  }
+  return null;
+}
+
+/**
+ * Minute moves whose minute lies in [fromMinute, toMinute), on the given exchanges, in minute
+ * order: every minute of every exchange has 1 to 3 surges or crashes of 1.8 to 6.8 % (mostly near
+ * 2 %) on small markets, with 3 to 10 times their usual volume, and most minutes 1 or 2 volume
+ * spikes of 12 to 24 times the usual volume with a small price move. They fade within 45 minutes
+ * and stay under the headline shocks' flag thresholds, so the market-movers dataset finds movers at
+ * whatever minute it looks. Draws depend only on (seed, exchange, minute) and the listing calendar.
+ */
+export function minuteMoves(
+  seed: number,
+  fromMinute: number,
+  toMinute: number,
+  listings: ListingCalendar,
+  exchanges: readonly KoreaExchange[] = KOREA_EXCHANGES,
+): MarketShock[] {
+  const moves: MarketShock[] = [];
+  for (let minute = fromMinute; minute < toMinute; minute++) {
+    const atMs = msOfMinute(minute);
+    for (const exchange of exchanges) {
+      const rng = Rng.stream(seed, `korea:minute-move:${exchange}:${minute}`);
+      const movers = 1 + (rng.next() < 0.6 ? 1 : 0) + (rng.next() < 0.25 ? 1 : 0);
+      const spikes = rng.next() < 0.85 ? 1 + (rng.next() < 0.4 ? 1 : 0) : 0;
+      const taken: string[] = [];
+      for (let k = 0; k < movers + spikes; k++) {
+        const price = k < movers;
+        const size = price ? 0.018 + 0.05 * rng.next() ** 3 : rng.uniform(0.002, 0.008);
+        const jump = rng.chance(0.5) ? size : -size;
+        const decayMinutes = price ? rng.int(8, MINUTE_MOVE_MAX_DECAY_MINUTES) : rng.int(10, 30);
+        const volumeMultiplier = price ? rng.uniform(3, 10) : rng.uniform(12, 24);
+        const token = pickOpenToken(rng, exchange, listings, atMs, taken);
+        if (!token) continue;
+        taken.push(token.symbol);
+        moves.push({ minute, symbol: token.symbol, exchanges: [exchange], kind: price ? 'price' : 'volume', jump, decayMinutes, volumeMultiplier });
+      }
+    }
+  }
+  return moves;
+}
+
+/**
+ * Every planted shock that moves a price or a volume in minutes [fromMinute, toMinute): headline
+ * shocks from MAX_SHOCK_DECAY_MINUTES before, minute moves from MINUTE_MOVE_MAX_DECAY_MINUTES
+ * before (on `exchanges` only), in minute order. A market's list is the same whatever span it
+ * is read from, so its price offsets add up in the same order.
+ */
+export function shocksAffecting(
+  seed: number,
+  fromMinute: number,
+  toMinute: number,
+  listings: ListingCalendar,
+  exchanges: readonly KoreaExchange[] = KOREA_EXCHANGES,
+): MarketShock[] {
+  const headline = marketShocks(seed, fromMinute - MAX_SHOCK_DECAY_MINUTES, toMinute, listings);
+  return mergeShocks(headline, minuteMoves(seed, fromMinute - MINUTE_MOVE_MAX_DECAY_MINUTES, toMinute, listings, exchanges));
+}
+
+const byMinuteAndKind = (a: MarketShock, b: MarketShock): number => a.minute - b.minute || (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0);
+
+/**
+ * Headline shocks and minute moves (each in minute order) in one list ordered by minute and kind;
+ * within a minute and kind, headline shocks first, each list in its own order (a stable sort of
+ * the two, merged minute by minute).
+ */
+export function mergeShocks(headline: readonly MarketShock[], minute: readonly MarketShock[]): MarketShock[] {
+  const merged: MarketShock[] = [];
+  let h = 0;
+  let m = 0;
+  while (h < headline.length || m < minute.length) {
+    const at = Math.min(headline[h]?.minute ?? Infinity, minute[m]?.minute ?? Infinity);
+    const bucket: MarketShock[] = [];
+    while (h < headline.length && headline[h]!.minute === at) bucket.push(headline[h++]!);
+    while (m < minute.length && minute[m]!.minute === at) bucket.push(minute[m++]!);
+    merged.push(...bucket.sort(byMinuteAndKind));
+  }
+  return merged;
 }
 
 /** Log-price offset of the shocks at each minute boundary m0..m1: full at minute+1, fading to 0. */

@@ -1,9 +1,10 @@
 import { describe, it, expect } from 'vitest';
 import { RAW_TABLES } from '../raw-tables.ts';
 import type { Row } from './world.ts';
-import { DIVERGENCE_SYMBOLS, KOREA_TOKENS, koreaWorld, type KoreaRawTable } from './korea-world.ts';
+import { DIVERGENCE_SYMBOLS, KOREA_TOKENS, koreaNews, koreaWorld, type KoreaRawTable } from './korea-world.ts';
 import { roundKrw } from './korea-prices.ts';
-import { withParticle } from './korea-news.ts';
+import { withParticle, type NewsArticle, type NewsMention } from './korea-news.ts';
+import { ListingCalendar } from './korea-listings.ts';
 
 const NOW = new Date('2026-11-20T06:37:25Z');
 const MINUTE = 60_000;
@@ -43,6 +44,11 @@ function symbolsOn(w: Record<KoreaRawTable, Row[]>, exchange: string): Set<strin
   return new Set(w.kr_markets.filter((r) => r[0] === exchange).map((r) => str(r, 'kr_markets', 'symbol')));
 }
 
+/** 'exchange:symbol' of every listed market. */
+function marketsOf(w: Record<KoreaRawTable, Row[]>): Set<string> {
+  return new Set(w.kr_markets.map((r) => `${String(r[0])}:${String(r[1])}`));
+}
+
 function ticker(w: Record<KoreaRawTable, Row[]>, exchange: string, symbol: string): Row {
   const row = w.kr_tickers.find((r) => r[0] === exchange && r[1] === symbol);
   if (!row) throw new Error(`no ${exchange} ticker for ${symbol}`);
@@ -68,7 +74,8 @@ describe('koreaWorld determinism', () => {
     const a = world(NOW, 42);
     const b = world(NOW, 43);
     expect(num(ticker(a, 'upbit', 'BTC'), 'kr_tickers', 'price_krw')).not.toBe(num(ticker(b, 'upbit', 'BTC'), 'kr_tickers', 'price_krw'));
-    expect(a.news_articles.map((r) => r[6])).not.toEqual(b.news_articles.map((r) => r[6]));
+    const titles = (w: Record<KoreaRawTable, Row[]>): string[] => w.news_articles.map((r) => str(r, 'news_articles', 'title_kr'));
+    expect(titles(a)).not.toEqual(titles(b));
     expect(a.macro_daily).not.toEqual(b.macro_daily);
   });
 
@@ -188,8 +195,11 @@ describe('koreaWorld time consistency', () => {
   it('gives a minute the same candle whatever `now` covers it', () => {
     const later = new Date(NOW.getTime() + 25 * MINUTE + 13_000);
     const key = (r: Row): string => `${String(r[0])}:${String(r[1])}:${(r[2] as Date).toISOString()}`;
-    const early = new Map(world(NOW).candles_1m.map((r) => [key(r), r]));
-    const overlap = world(later).candles_1m.filter((r) => early.has(key(r)));
+    // Markets listed at both times (one listed or delisted in between shows candles at one time only).
+    const both = new Set([...marketsOf(world(NOW))].filter((m) => marketsOf(world(later)).has(m)));
+    const inBoth = (r: Row): boolean => both.has(`${String(r[0])}:${String(r[1])}`);
+    const early = new Map(world(NOW).candles_1m.filter(inBoth).map((r) => [key(r), r]));
+    const overlap = world(later).candles_1m.filter(inBoth).filter((r) => early.has(key(r)));
     expect(overlap.length).toBeGreaterThan(3000);
     for (const row of overlap) expect(row).toEqual(early.get(key(row)));
     // And the overlapping window holds the same set of candles (gaps included).
@@ -475,14 +485,15 @@ describe('koreaWorld macro_daily', () => {
 });
 
 describe('koreaWorld news_articles', () => {
-  it('publishes Korean articles of both topics for the last three days, none after now', () => {
+  it('publishes Korean articles of every topic for the last three days, none after now', () => {
     const w = world();
     const ids = new Set<string>();
     for (const row of w.news_articles) {
       const id = str(row, 'news_articles', 'article_id');
       expect(ids.has(id)).toBe(false);
       ids.add(id);
-      expect(id).toMatch(/^demo-(kpop|semiconductor)-\d{8}-\d{2}$/);
+      expect(id).toMatch(/^demo-(kpop|semiconductor|crypto)-\d{8}-\d{2}$/);
+      expect(id.split('-')[1]).toBe(str(row, 'news_articles', 'topic'));
       expect(time(row, 'news_articles', 'published_at')).toBeLessThanOrEqual(NOW.getTime());
       expect(time(row, 'news_articles', 'published_at')).toBeGreaterThan(NOW.getTime() - 3 * DAY);
       expect(str(row, 'news_articles', 'url')).toMatch(/^https:\/\/demo\.invalid\/news\//);
@@ -493,13 +504,15 @@ describe('koreaWorld news_articles', () => {
       expect(str(row, 'news_articles', 'body_en_ref').length).toBeGreaterThan(40);
     }
     const yesterday = new Date(NOW.getTime() + 9 * 3_600_000 - DAY).toISOString().slice(0, 10).replaceAll('-', '');
-    for (const topic of ['kpop', 'semiconductor']) {
+    for (const [topic, least, most] of [['kpop', 8, 15], ['semiconductor', 8, 15], ['crypto', 10, 16]] as const) {
       const full = w.news_articles.filter((r) => String(r[0]).startsWith(`demo-${topic}-${yesterday}-`)).length;
-      expect(full, topic).toBeGreaterThanOrEqual(8);
-      expect(full, topic).toBeLessThanOrEqual(15);
+      expect(full, topic).toBeGreaterThanOrEqual(least);
+      expect(full, topic).toBeLessThanOrEqual(most);
     }
-    const sources = new Set(w.news_articles.map((r) => r[5]));
+    const sources = new Set(w.news_articles.map((r) => str(r, 'news_articles', 'source_en')));
     expect(sources.has('Yonhap News Agency')).toBe(true);
+    const cryptoSources = new Set(w.news_articles.filter((r) => r[1] === 'crypto').map((r) => str(r, 'news_articles', 'source_kr')));
+    expect([...cryptoSources].some((s) => ['코인데스크코리아', '블록미디어', '디센터', '토큰포스트'].includes(s))).toBe(true);
   });
 
   it('attaches Korean particles by the final sound of the word', () => {
@@ -509,5 +522,332 @@ describe('koreaWorld news_articles', () => {
     expect(withParticle('SK하이닉스', '을/를')).toBe('SK하이닉스를');
     expect(withParticle('서울', '으로/로')).toBe('서울로');
     expect(withParticle('NCT 127', '이/가')).toBe('NCT 127이');
+  });
+});
+
+// ------------------------------------------------------------------ planted events
+
+// market-movers' thresholds (pipelines/korea/market-movers.ts), restated: the demo world must meet them.
+const MOVE_1M = 0.01;
+const SPIKE_RATIO = 5;
+const SPIKE_MIN_KRW = 1_000_000;
+const MIN_TRAILING_MINUTES = 10;
+
+interface LastMinuteMarket {
+  symbol: string;
+  /** Close of the last closed minute against the close before it (null: no earlier candle). */
+  change: number | null;
+  volumeKrw: number;
+  /** Volume against the average per minute of the up to 60 minutes before (null: too little history). */
+  ratio: number | null;
+}
+
+/** What market-movers reads from a world at `nowMs`: per exchange, its last closed minute and the markets that traded in it. */
+function lastClosedMinute(w: Record<KoreaRawTable, Row[]>, nowMs: number): Map<string, { minute: number; markets: LastMinuteMarket[] }> {
+  const out = new Map<string, { minute: number; markets: LastMinuteMarket[] }>();
+  for (const exchange of ['upbit', 'bithumb']) {
+    const closed = w.candles_1m.filter((r) => r[0] === exchange && time(r, 'candles_1m', 'minute') + MINUTE <= nowMs);
+    const minutes = closed.map((r) => time(r, 'candles_1m', 'minute'));
+    const last = Math.max(...minutes);
+    const historyStart = Math.min(...minutes);
+    const bySymbol = new Map<string, Row[]>();
+    for (const row of closed) {
+      const list = bySymbol.get(String(row[1])) ?? [];
+      list.push(row);
+      bySymbol.set(String(row[1]), list);
+    }
+    const markets: LastMinuteMarket[] = [];
+    for (const [symbol, rows] of bySymbol) {
+      const current = rows.find((r) => time(r, 'candles_1m', 'minute') === last);
+      if (!current) continue;
+      const before = rows.filter((r) => time(r, 'candles_1m', 'minute') < last);
+      const previous = before[before.length - 1];
+      const from = Math.max(last - 60 * MINUTE, historyStart);
+      const trailingMinutes = (last - from) / MINUTE;
+      const trailing = before.filter((r) => time(r, 'candles_1m', 'minute') >= from).reduce((sum, r) => sum + num(r, 'candles_1m', 'volume_krw'), 0);
+      const volumeKrw = num(current, 'candles_1m', 'volume_krw');
+      markets.push({
+        symbol,
+        change: previous ? num(current, 'candles_1m', 'close_krw') / num(previous, 'candles_1m', 'close_krw') - 1 : null,
+        volumeKrw,
+        ratio: trailingMinutes >= MIN_TRAILING_MINUTES && trailing > 0 ? volumeKrw / (trailing / trailingMinutes) : null,
+      });
+    }
+    out.set(exchange, { minute: last, markets });
+  }
+  return out;
+}
+
+const isMover = (m: LastMinuteMarket): boolean => m.change !== null && Math.abs(m.change) >= MOVE_1M;
+const isSpike = (m: LastMinuteMarket): boolean => m.ratio !== null && m.ratio >= SPIKE_RATIO && m.volumeKrw >= SPIKE_MIN_KRW;
+
+describe('koreaWorld planted market events', () => {
+  // 30 consecutive refreshes, as npm start runs them (each at the start of a minute).
+  const start = NOW.getTime() - (NOW.getTime() % MINUTE);
+  let runs: { nowMs: number; last: ReturnType<typeof lastClosedMinute> }[] | null = null;
+  const refreshes = (): NonNullable<typeof runs> => {
+    runs ??= Array.from({ length: 30 }, (_, k) => {
+      const nowMs = start + k * MINUTE;
+      return { nowMs, last: lastClosedMinute(koreaWorld({ seed: 42, now: new Date(nowMs), scale: 1 }), nowMs) };
+    });
+    return runs;
+  };
+
+  it('has a 1 % mover on each exchange in the last closed minute of 30 consecutive minutes', () => {
+    const missing: string[] = [];
+    for (const { nowMs, last } of refreshes()) {
+      for (const [exchange, { minute, markets }] of last) {
+        expect(minute, exchange).toBe(nowMs - MINUTE);
+        if (!markets.some(isMover)) missing.push(`${exchange} ${new Date(nowMs).toISOString()}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  }, 120_000);
+
+  it('moves both ways, a few markets a minute, with the volume to match', () => {
+    const movers = refreshes().flatMap(({ last }) => [...last.values()].flatMap(({ markets }) => markets.filter(isMover)));
+    expect(movers.length / 60).toBeGreaterThanOrEqual(1.5);
+    expect(movers.filter((m) => m.change! > 0).length).toBeGreaterThanOrEqual(10);
+    expect(movers.filter((m) => m.change! < 0).length).toBeGreaterThanOrEqual(10);
+    expect(movers.some((m) => Math.abs(m.change!) >= 0.04)).toBe(true);
+    // A planted move trades several times its usual volume.
+    const heavy = movers.filter((m) => m.ratio !== null && m.ratio >= 2).length;
+    expect(heavy / movers.length).toBeGreaterThan(0.7);
+  }, 120_000);
+
+  it('has volume spikes in the last closed minute of most of those minutes', () => {
+    const withSpike = refreshes().flatMap(({ last }) => [...last.values()].map(({ markets }) => markets.some(isSpike)));
+    expect(withSpike.filter(Boolean).length / withSpike.length).toBeGreaterThanOrEqual(0.8);
+  }, 120_000);
+});
+
+describe('koreaWorld listing changes between runs', () => {
+  interface Run {
+    markets: Set<string>;
+    tickers: Set<string>;
+    candles: Set<string>;
+    warnings: Set<string>;
+  }
+  const start = NOW.getTime() - (NOW.getTime() % MINUTE);
+  let runs: Run[] | null = null;
+  // Two hours of runs 10 minutes apart, kept small: the sets each test reads.
+  const tenMinuteRuns = (): Run[] => {
+    runs ??= Array.from({ length: 13 }, (_, k) => {
+      const w = koreaWorld({ seed: 42, now: new Date(start + k * 10 * MINUTE), scale: 1 });
+      const markets = (rows: Row[]): Set<string> => new Set(rows.map((r) => `${String(r[0])}:${String(r[1])}`));
+      return {
+        markets: marketsOf(w),
+        tickers: markets(w.kr_tickers),
+        candles: markets(w.candles_1m),
+        warnings: markets(w.market_flags.filter((r) => r[2] === 'investment_warning')),
+      };
+    });
+    return runs;
+  };
+
+  it('lists or delists a market on Upbit or Bithumb between any two runs 10 minutes apart', () => {
+    const changes = { listed: new Set<string>(), delisted: new Set<string>() };
+    const all = tenMinuteRuns();
+    for (let k = 1; k < all.length; k++) {
+      const [before, after] = [all[k - 1]!, all[k]!];
+      const listed = [...after.markets].filter((m) => !before.markets.has(m));
+      const delisted = [...before.markets].filter((m) => !after.markets.has(m));
+      expect(listed.length + delisted.length, `run ${k}`).toBeGreaterThanOrEqual(1);
+      for (const m of listed) {
+        expect(after.tickers.has(m), m).toBe(true); // a new market trades at once
+        changes.listed.add(m);
+      }
+      for (const m of delisted) {
+        expect(after.tickers.has(m) || after.candles.has(m), m).toBe(false); // a delisted one stops trading
+        changes.delisted.add(m);
+      }
+      for (const exchange of ['upbit', 'bithumb']) {
+        for (const symbol of DIVERGENCE_SYMBOLS) expect(after.markets.has(`${exchange}:${symbol}`), `${exchange}:${symbol}`).toBe(true);
+      }
+    }
+    for (const exchange of ['upbit', 'bithumb']) {
+      expect([...changes.listed].some((m) => m.startsWith(exchange)), `listing on ${exchange}`).toBe(true);
+      expect([...changes.delisted].some((m) => m.startsWith(exchange)), `delisting on ${exchange}`).toBe(true);
+    }
+    // Real tokens of the token table.
+    const known = new Set(KOREA_TOKENS.map((t) => t.symbol));
+    for (const m of [...changes.listed, ...changes.delisted]) expect(known.has(m.split(':')[1]!)).toBe(true);
+  }, 120_000);
+
+  it('warns a market before it is delisted, and designates and lifts warnings as runs go on', () => {
+    const all = tenMinuteRuns();
+    let designated = 0;
+    let ended = 0;
+    for (let k = 1; k < all.length; k++) {
+      const [before, after] = [all[k - 1]!, all[k]!];
+      for (const m of [...before.markets].filter((x) => !after.markets.has(x))) expect(before.warnings.has(m), `${m} warned before its delisting`).toBe(true);
+      designated += [...after.warnings].filter((m) => !before.warnings.has(m)).length;
+      ended += [...before.warnings].filter((m) => !after.warnings.has(m)).length;
+    }
+    expect(designated).toBeGreaterThanOrEqual(2);
+    expect(ended).toBeGreaterThanOrEqual(2);
+  }, 120_000);
+
+  it('changes some market at least every 9 minutes, whatever the day', () => {
+    for (const [seed, from] of [[42, NOW.getTime()], [7, Date.parse('2025-08-03T00:00:00Z')], [1, Date.parse('2027-03-01T12:00:00Z')]] as const) {
+      const to = from + 3 * DAY;
+      const changes = new ListingCalendar(seed, from, to).changesBetween(from, to);
+      expect(changes.length / 3, `${seed}`).toBeGreaterThan(250); // about one every 5 minutes
+      const times = [from, ...changes.map((c) => c.atMs), to];
+      const widest = Math.max(...times.slice(1).map((t, i) => t - times[i]!));
+      expect(widest, `${seed}`).toBeLessThanOrEqual(9 * MINUTE);
+      for (const change of changes) {
+        expect(change.atMs % MINUTE).toBe(0);
+        if (change.change === 'delisting') expect(change.warnedFromMs!).toBeLessThanOrEqual(change.atMs - 30 * MINUTE);
+      }
+      for (const exchange of ['upbit', 'bithumb'] as const) {
+        expect(changes.some((c) => c.exchange === exchange && c.change === 'new_listing' && !c.relisting)).toBe(true);
+        expect(changes.some((c) => c.exchange === exchange && c.change === 'delisting')).toBe(true);
+      }
+      // Majors, stablecoins and the 25 divergence symbols never change.
+      expect(changes.filter((c) => c.token.core || (DIVERGENCE_SYMBOLS as readonly string[]).includes(c.token.symbol))).toEqual([]);
+    }
+  });
+});
+
+// ------------------------------------------------------------------ crypto news
+
+const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const KOREAN_UNITS: Readonly<Record<string, number>> = { 조: 1e12, 억: 1e8, 천만: 1e7, 만: 1e4 };
+
+/**
+ * Numbers of the Korean text missing from the English at the same scale: amounts in 조/억/만
+ * (1억2000만 원 = 120 million won), plain figures, months (11월 = November) and tokens like HBM4.
+ */
+function missingNumbers(kr: string, en: string): string[] {
+  const latin = /[A-Za-z0-9]*[A-Za-z][A-Za-z0-9]*/g;
+  const missing = (kr.match(latin) ?? []).filter((word) => /\d/.test(word) && !en.includes(word));
+  const english: number[] = [];
+  for (const m of en.matchAll(/(\d[\d,]*(?:\.\d+)?)(\s*(trillion|billion|million))?/g)) {
+    const scale = m[3] === 'trillion' ? 1e12 : m[3] === 'billion' ? 1e9 : m[3] === 'million' ? 1e6 : 1;
+    english.push(Number(m[1]!.replaceAll(',', '')) * scale);
+  }
+  for (const m of kr.replace(latin, ' ').matchAll(/((?:\d[\d,]*(?:\.\d+)?(?:조|억|천만|만))+(?:\d[\d,]*)?|\d[\d,]*(?:\.\d+)?)(월)?/g)) {
+    if (m[2]) {
+      if (!en.includes(MONTH_NAMES[Number(m[1]) - 1]!)) missing.push(`${m[1]}월`);
+      continue;
+    }
+    let value = 0;
+    for (const part of m[1]!.matchAll(/(\d[\d,]*(?:\.\d+)?)(조|억|천만|만)?/g)) value += Number(part[1]!.replaceAll(',', '')) * (part[2] ? KOREAN_UNITS[part[2]]! : 1);
+    if (!english.some((e) => Math.abs(e - value) <= 1e-9 * Math.max(1, value))) missing.push(m[1]!);
+  }
+  return missing;
+}
+
+describe('koreaWorld crypto news', () => {
+  // Late in the KST day (23:37), so most of today's stories are out.
+  const LATE = new Date('2026-11-20T14:37:25Z');
+  const news = (): NewsArticle[] => koreaNews({ seed: 42, now: LATE, scale: 1 }).filter((a) => a.topic === 'crypto');
+  const mentionsOf = (kinds: readonly NewsMention['kind'][]): { article: NewsArticle; mention: NewsMention }[] =>
+    news().flatMap((article) => article.mentions.filter((m) => kinds.includes(m.kind)).map((mention) => ({ article, mention })));
+  const hasMarket = (w: Record<KoreaRawTable, Row[]>, m: NewsMention): boolean => marketsOf(w).has(`${m.exchange}:${m.symbol}`);
+  const warned = (w: Record<KoreaRawTable, Row[]>, m: NewsMention): boolean =>
+    w.market_flags.some((r) => r[0] === m.exchange && r[1] === m.symbol && r[2] === 'investment_warning');
+
+  it('mostly reports what the world does, each kind of event', () => {
+    const articles = news();
+    expect(articles.filter((a) => a.mentions.length > 0).length / articles.length).toBeGreaterThan(0.6);
+    const kinds = new Set(articles.flatMap((a) => a.mentions.map((m) => m.kind)));
+    for (const kind of ['surge', 'crash', 'new_listing', 'delisting', 'investment_warning', 'kimchi_premium'] as const) expect(kinds.has(kind), kind).toBe(true);
+    for (const { article, mention } of mentionsOf(['surge', 'crash', 'new_listing', 'delisting', 'investment_warning', 'volume_spike'])) {
+      const token = KOREA_TOKENS.find((t) => t.symbol === mention.symbol)!;
+      expect(article.titleKr, article.articleId).toContain(`${token.koreanName}(${token.symbol})`);
+      expect(article.titleEn, article.articleId).toContain(token.symbol);
+    }
+  });
+
+  it('quotes the candle of each planted surge or crash, after it closed', () => {
+    const moves = mentionsOf(['surge', 'crash']).slice(0, 4);
+    expect(moves.length).toBeGreaterThanOrEqual(2);
+    for (const { article, mention } of moves) {
+      expect(article.publishedAt.getTime()).toBeGreaterThanOrEqual(mention.atMs + MINUTE);
+      const candle = world(new Date(mention.atMs + 5 * MINUTE)).candles_1m.find(
+        (r) => r[0] === mention.exchange && r[1] === mention.symbol && time(r, 'candles_1m', 'minute') === mention.atMs,
+      );
+      expect(candle, article.titleKr).toBeDefined();
+      const pct = Math.round((num(candle!, 'candles_1m', 'close_krw') / num(candle!, 'candles_1m', 'open_krw') - 1) * 1000) / 10;
+      expect(pct, article.titleKr).toBe(mention.value);
+      expect(Math.abs(pct)).toBeGreaterThanOrEqual(1);
+      expect(`${article.titleKr} ${article.bodyKr}`).toContain(`${Math.abs(pct)}%`);
+    }
+  }, 120_000);
+
+  it('announces listings and delistings that the market lists then show, before they happen', () => {
+    const announced = [
+      ...mentionsOf(['new_listing']).slice(0, 2),
+      ...mentionsOf(['delisting']).slice(0, 2),
+      ...mentionsOf(['relisting']).slice(0, 1),
+    ];
+    expect(announced.length).toBeGreaterThanOrEqual(3);
+    for (const { article, mention } of announced) {
+      expect(article.publishedAt.getTime()).toBeLessThan(mention.atMs);
+      expect(mention.atMs - article.publishedAt.getTime()).toBeLessThanOrEqual(DAY);
+      const before = world(new Date(mention.atMs - MINUTE));
+      const after = world(new Date(mention.atMs + MINUTE));
+      const opens = mention.kind !== 'delisting';
+      expect(hasMarket(before, mention), article.titleKr).toBe(!opens);
+      expect(hasMarket(after, mention), article.titleKr).toBe(opens);
+      // A delisted market was under investment warning when the delisting was announced.
+      if (!opens) expect(warned(world(new Date(article.publishedAt.getTime())), mention), article.titleKr).toBe(true);
+    }
+  }, 120_000);
+
+  it('reports warnings and premiums as the flags and tickers show them', () => {
+    for (const { article, mention } of mentionsOf(['investment_warning', 'warning_lifted']).slice(0, 2)) {
+      expect(article.publishedAt.getTime()).toBeGreaterThan(mention.atMs);
+      const designated = mention.kind === 'investment_warning';
+      expect(warned(world(new Date(mention.atMs - MINUTE)), mention), article.titleKr).toBe(!designated);
+      expect(warned(world(new Date(mention.atMs + MINUTE)), mention), article.titleKr).toBe(designated);
+    }
+    const premiums = mentionsOf(['kimchi_premium', 'usdt_premium']);
+    expect(premiums.length).toBeGreaterThanOrEqual(1);
+    for (const { article, mention } of premiums.slice(0, 2)) {
+      const w = world(new Date(mention.atMs));
+      const fx = fxRate(w);
+      const price = num(ticker(w, mention.exchange, mention.symbol), 'kr_tickers', 'price_krw');
+      // kimchi-premium's and stablecoin-premium's formulas on the rows a run at that minute reads.
+      const premium = mention.kind === 'kimchi_premium' ? price / fx / globalPrice(w, 'BTC') - 1 : price / fx - 1;
+      expect(Math.round(premium * 1000) / 10, article.titleKr).toBe(mention.value);
+      expect(article.titleKr).toContain(`${mention.value}%`);
+    }
+  }, 120_000);
+
+  it('states every number of the Korean text in the English, at the same scale', () => {
+    const problems: string[] = [];
+    for (const [now, seed] of [[NOW, 42], [LATE, 42], [new Date('2025-08-03T17:05:00Z'), 42], [NOW, 43]] as const) {
+      for (const row of world(now, seed).news_articles) {
+        for (const [kr, en] of [['title_kr', 'title_en_ref'], ['body_kr', 'body_en_ref']] as const) {
+          const missing = missingNumbers(str(row, 'news_articles', kr), str(row, 'news_articles', en));
+          if (missing.length > 0) problems.push(`${String(row[0])} ${kr}: ${missing.join(', ')}`);
+        }
+      }
+    }
+    expect(problems.slice(0, 10)).toEqual([]);
+    // The checker itself: scaled amounts pass, a wrong scale does not.
+    expect(missingNumbers('거래대금 1억2000만 원, 450억 원, 1조 원, 11월 24일', 'trading value of 120 million won, 45 billion won, 1 trillion won, November 24')).toEqual([]);
+    expect(missingNumbers('450억 원', '450 million won')).toEqual(['450억']);
+  }, 120_000);
+
+  it('never publishes after now, and never rewrites an article when now moves on', () => {
+    const early = koreaNews({ seed: 42, now: NOW, scale: 1 });
+    const later = new Map(news().map((a) => [a.articleId, a]));
+    for (const article of early) {
+      expect(article.publishedAt.getTime()).toBeLessThanOrEqual(NOW.getTime());
+      if (article.topic === 'crypto' && later.has(article.articleId)) expect(later.get(article.articleId)).toEqual(article);
+    }
+    for (const article of news()) {
+      expect(article.publishedAt.getTime()).toBeLessThanOrEqual(LATE.getTime());
+      for (const m of article.mentions) {
+        // Reports come after the event, announcements before it, quotes in the minute they quote.
+        if (['new_listing', 'delisting', 'relisting'].includes(m.kind)) expect(article.publishedAt.getTime()).toBeLessThan(m.atMs);
+        else expect(article.publishedAt.getTime()).toBeGreaterThanOrEqual(m.atMs);
+      }
+    }
+    expect(koreaNews({ seed: 42, now: LATE, scale: 1 })).toEqual(koreaNews({ seed: 42, now: LATE, scale: 1 }));
   });
 });

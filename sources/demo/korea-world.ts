@@ -2,11 +2,15 @@
  * The korea half of the demo world: rows for the korea raw tables at one simulated `now`.
  * The world is a function of (seed, time): prices, FX, macro series, listings, flags and news are
  * each read from seeded calendars and bridges on a fixed epoch, so two runs at different `now`
- * show the same world evolved (a minute's candle is the same from both).
+ * show the same world evolved (a minute's candle is the same from both). Planted events give every
+ * product something to show at any minute: surges, crashes and volume spikes in every minute
+ * (korea-prices.ts), a listing or delisting every few minutes (korea-listings.ts), and crypto news
+ * reporting them with the world's own numbers (korea-news-crypto.ts, reading through newsWorld).
  */
 
 import type { Row, WorldOptions } from './world.ts';
 import {
+  DAY_MS,
   EARLIEST_NOW_MS,
   MINUTES_PER_DAY,
   dayIndexOf,
@@ -16,31 +20,37 @@ import {
 import { marketFlagsAt } from './korea-flags.ts';
 import { ListingCalendar, type MarketListing } from './korea-listings.ts';
 import { macroDailyRows, macroHistory, type MacroHistory } from './korea-macro.ts';
-import { recentArticles } from './korea-news.ts';
+import { recentArticles, type MarketView, type NewsArticle, type NewsWorld } from './korea-news.ts';
 import {
   GlobalPriceWindow,
   MAX_SHOCK_DECAY_MINUTES,
   MARKET_DAILY_SD,
+  MINUTE_MOVE_MAX_DECAY_MINUTES,
   baseDailyVolumeKrw,
+  canShock,
   dailyVolumeFactor,
+  dailyWalks,
   globalDailyVolumeUsd,
   kstHourActivity,
   logFxWindow,
   emptyMinuteNoise,
   marketShocks,
+  mergeShocks,
+  minuteMoves,
   minuteNoise,
   premiumBackdrop,
   premiumWindow,
   roundKrw,
   roundUsd,
   shockOffsets,
+  shocksAffecting,
   tokenDynamics,
   type MarketShock,
   type MinuteNoise,
   type PremiumBackdrop,
   type TokenDynamics,
 } from './korea-prices.ts';
-import { KOREA_EXCHANGES, KOREA_TOKENS, type KoreaExchange, type KoreaToken } from './korea-tokens.ts';
+import { KOREA_EXCHANGES, KOREA_TOKENS, KOREA_TOKEN_BY_SYMBOL, type KoreaExchange, type KoreaToken } from './korea-tokens.ts';
 
 export { DIVERGENCE_SYMBOLS, KOREA_TOKENS, type KoreaExchange, type KoreaToken } from './korea-tokens.ts';
 
@@ -177,7 +187,9 @@ function simulateMarket(w: WorldWindow, exchange: KoreaExchange, listing: Market
     const overshoot = shock ? Math.abs(shock.jump) * 0.3 * noise.wickUp[i]! : 0;
     const rawHigh = Math.max(rawOpen, rawClose) * (1 + minuteSd * 1.5 * noise.wickUp[i]! ** 2 + (shock && shock.jump > 0 ? overshoot : 0));
     const rawLow = Math.min(rawOpen, rawClose) * (1 - minuteSd * 1.5 * noise.wickDown[i]! ** 2 - (shock && shock.jump < 0 ? overshoot : 0));
-    const turnover = (expectedKrw / tradeChance) * Math.exp(0.6 * noise.volume[i]! - 0.18) * (shock ? shock.volumeMultiplier : 1);
+    // A shocked minute's volume varies less around its multiple, so a planted spike reads as one.
+    const turnover = (expectedKrw / tradeChance)
+      * (shock ? Math.exp(0.25 * noise.volume[i]! - 0.03125) * shock.volumeMultiplier : Math.exp(0.6 * noise.volume[i]! - 0.18));
     const rawVwap = (rawOpen + rawHigh + rawLow + rawClose) / 4;
 
     if (rawHigh > rawHigh24h) rawHigh24h = rawHigh;
@@ -219,6 +231,116 @@ function simulateMarket(w: WorldWindow, exchange: KoreaExchange, listing: Market
   return { ticker, candles };
 }
 
+/** Group shocks by the markets they hit. */
+function shocksByMarketOf(shocks: readonly MarketShock[]): Map<string, MarketShock[]> {
+  const byMarket = new Map<string, MarketShock[]>();
+  for (const shock of shocks) {
+    for (const exchange of shock.exchanges) {
+      const key = marketKey(exchange, shock.symbol);
+      const list = byMarket.get(key);
+      if (list) list.push(shock);
+      else byMarket.set(key, [shock]);
+    }
+  }
+  return byMarket;
+}
+
+/** Headline shocks are drawn for the news desk in blocks of this many minutes, each block once per run. */
+const NEWS_SHOCK_BLOCK_MINUTES = 240;
+
+/**
+ * The world as the news desk reads it at `nowMs`: listing calendars and headline shocks shared
+ * by every read of the run, and any market over minutes [fromMinute, toMinute) exactly as
+ * koreaWorld with `now` at toMinute shows it (the same candles and last price), simulated over
+ * that span alone. `macro` must reach the day after every toMinute read.
+ */
+function newsWorld(seed: number, macro: MacroHistory, nowMs: number): NewsWorld {
+  const dynamics = new Map<string, TokenDynamics>();
+  const walks = dailyWalks(seed, macro.lastDay);
+  const calendars: { fromMs: number; toMs: number; calendar: ListingCalendar }[] = [];
+  const calendar = (fromMs: number, toMs: number): ListingCalendar => {
+    const known = calendars.find((c) => c.fromMs <= fromMs && toMs <= c.toMs);
+    if (known) return known.calendar;
+    // One calendar usually serves the whole run: three days of news, what they report from before and announce after.
+    const span = { fromMs: Math.min(fromMs, nowMs - 4 * DAY_MS), toMs: Math.max(toMs, nowMs + 1.5 * DAY_MS) };
+    const built = new ListingCalendar(seed, span.fromMs, span.toMs);
+    calendars.push({ ...span, calendar: built });
+    return built;
+  };
+  const headlineBlocks = new Map<number, MarketShock[]>();
+  const headlineShocks = (fromMinute: number, toMinute: number): MarketShock[] => {
+    const shocks: MarketShock[] = [];
+    for (let block = Math.floor(fromMinute / NEWS_SHOCK_BLOCK_MINUTES); block * NEWS_SHOCK_BLOCK_MINUTES < toMinute; block++) {
+      let list = headlineBlocks.get(block);
+      if (!list) {
+        const [from, to] = [block * NEWS_SHOCK_BLOCK_MINUTES, (block + 1) * NEWS_SHOCK_BLOCK_MINUTES];
+        list = marketShocks(seed, from, to, calendar(msOfMinute(from), msOfMinute(to)));
+        headlineBlocks.set(block, list);
+      }
+      for (const shock of list) if (shock.minute >= fromMinute && shock.minute < toMinute) shocks.push(shock);
+    }
+    return shocks;
+  };
+  const market = (exchange: KoreaExchange, symbol: string, fromMinute: number, toMinute: number): MarketView | null => {
+    const token = KOREA_TOKEN_BY_SYMBOL.get(symbol);
+    if (!token || !(fromMinute < toMinute)) return null;
+    // Only a token that can shock needs the shocks drawn (BTC and the stablecoins never do).
+    const shocking = canShock(token);
+    const listings = calendar(msOfMinute(shocking ? fromMinute - MAX_SHOCK_DECAY_MINUTES : toMinute), msOfMinute(toMinute));
+    const listing = listings.listing(exchange, token, msOfMinute(toMinute));
+    if (!listing.listed) return null;
+    let character = dynamics.get(symbol);
+    if (!character) {
+      character = tokenDynamics(seed, token);
+      dynamics.set(symbol, character);
+    }
+    const shocks = shocking
+      ? mergeShocks(
+          headlineShocks(fromMinute - MAX_SHOCK_DECAY_MINUTES, toMinute),
+          minuteMoves(seed, fromMinute - MINUTE_MOVE_MAX_DECAY_MINUTES, toMinute, listings, [exchange]),
+        ).filter((s) => s.symbol === symbol)
+      : [];
+    const n = toMinute - fromMinute + 1;
+    const w: WorldWindow = {
+      seed,
+      now: new Date(msOfMinute(toMinute)),
+      mNow: toMinute,
+      m0: fromMinute,
+      candleMinutes: toMinute - fromMinute,
+      macro,
+      logFx: logFxWindow(macro, fromMinute, toMinute),
+      premiums: premiumBackdrop(macro, fromMinute, toMinute),
+      global: new GlobalPriceWindow(seed, fromMinute, toMinute, walks),
+      shocksByMarket: shocksByMarketOf(shocks),
+      scratch: { premium: new Float64Array(n), noise: emptyMinuteNoise(n), jumps: new Float64Array(n), price: new Float64Array(n) },
+    };
+    const rows = simulateMarket(w, exchange, { token, listedSince: listing.listedSince }, character);
+    const logUsd = w.global.logUsd(token, character);
+    return {
+      candles: rows.candles.map((c) => ({
+        minute: minuteIndexOf((c[2] as Date).getTime()),
+        openKrw: c[3] as number,
+        closeKrw: c[6] as number,
+        volumeKrw: c[8] as number,
+      })),
+      priceKrw: rows.ticker[2] as number,
+      globalUsd: token.globalVenue === null ? null : roundUsd(Math.exp(logUsd[logUsd.length - 1]!)),
+      usdKrw: round2(Math.exp(w.logFx[w.logFx.length - 1]!)),
+    };
+  };
+  return { calendar, headlineShocks, market };
+}
+
+/**
+ * The articles behind `news_articles` at `opts.now` (published by then, last three KST days), with
+ * what each reports of the world in `mentions`: the demo's own truth for tests, never in a row.
+ */
+export function koreaNews(opts: WorldOptions): NewsArticle[] {
+  const { seed, nowMs } = checkOptions(opts);
+  const macro = macroHistory(seed, Math.floor(minuteIndexOf(nowMs) / MINUTES_PER_DAY) + 1);
+  return recentArticles(seed, nowMs, macro, newsWorld(seed, macro, nowMs));
+}
+
 /** Rows of every korea raw table at `opts.now`, each row in its table's column order. */
 export function koreaWorld(opts: WorldOptions): Record<KoreaRawTable, Row[]> {
   const { seed, nowMs, candleMinutes } = checkOptions(opts);
@@ -232,16 +354,8 @@ export function koreaWorld(opts: WorldOptions): Record<KoreaRawTable, Row[]> {
   const listings = calendar.snapshot(nowMs);
   const dynamics = new Map<string, TokenDynamics>(KOREA_TOKENS.map((t) => [t.symbol, tokenDynamics(seed, t)]));
 
-  const shocks = marketShocks(seed, m0 - MAX_SHOCK_DECAY_MINUTES, mNow, calendar);
-  const shocksByMarket = new Map<string, MarketShock[]>();
-  for (const shock of shocks) {
-    for (const exchange of shock.exchanges) {
-      const key = marketKey(exchange, shock.symbol);
-      const list = shocksByMarket.get(key);
-      if (list) list.push(shock);
-      else shocksByMarket.set(key, [shock]);
-    }
-  }
+  const shocks = shocksAffecting(seed, m0, mNow, calendar);
+  const shocksByMarket = shocksByMarketOf(shocks);
 
   const w: WorldWindow = {
     seed,
@@ -307,17 +421,20 @@ export function koreaWorld(opts: WorldOptions): Record<KoreaRawTable, Row[]> {
     SOURCE,
   ]);
 
-  const newsArticles: Row[] = recentArticles(seed, nowMs, macro).map((a) => [
+  const newsArticles: Row[] = recentArticles(seed, nowMs, macro, newsWorld(seed, macro, nowMs)).map((a) => [
     a.articleId,
     a.topic,
     a.publishedAt,
     a.url,
+    a.url, // demo URLs are already canonical
+    a.articleId, // demo titles repeat across days (daily market reports): the id keeps them apart
     a.sourceKr,
     a.sourceEn,
     a.titleKr,
     a.bodyKr,
     a.titleEn,
     a.bodyEn,
+    'demo',
     SOURCE,
   ]);
 
