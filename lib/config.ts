@@ -39,7 +39,48 @@ export interface Settings {
   facilitatorTimeoutMs: number;
   /** CRYPTO_WORKERS: worker threads for payment signature checks and receipt signatures ("auto" = one per core with 2+ cores; 0 = on the event loop). */
   cryptoWorkers: number;
+  /** The Claude analyst (ANTHROPIC_*); with no key the offline rules analyst writes every AI field. */
+  anthropic: AnthropicSettings;
+  /** Korean news sources of the live korea pipeline. */
+  news: NewsSettings;
 }
+
+export interface AnthropicSettings {
+  /** ANTHROPIC_API_KEY; null = the rules analyst. Never logged, never put in a prompt. */
+  apiKey: Secret | null;
+  /** ANTHROPIC_FAST_MODEL: translation, classification, news summaries, the light divergence summary. */
+  fastModel: string;
+  /** ANTHROPIC_DEEP_MODEL: market read, sentiment, the deep divergence analysis and the macro note. */
+  deepModel: string;
+  /** ANTHROPIC_DAILY_BUDGET_USD: model calls stop for the rest of the UTC day once this much is spent; null = no limit. */
+  dailyBudgetUsd: number | null;
+  /**
+   * ANTHROPIC_CONCURRENCY: model calls in flight at once (default 12: a run with 50 new articles and
+   * every product takes about 3.6 s at 300 ms a call; 16 is no faster, the summaries wait for the
+   * translations). Lower it for an account with a low request rate; 429s are retried anyway.
+   */
+  concurrency: number;
+  /** ANTHROPIC_TIMEOUT_MS: per-attempt timeout of one model call (default 60000). */
+  timeoutMs: number;
+  /** ANTHROPIC_MAX_RETRIES: retries of one call on 429, 529 (overloaded), 5xx and timeouts, honouring retry-after (default 3). */
+  maxRetries: number;
+}
+
+export interface NewsSettings {
+  /**
+   * NEWS_FEEDS_FILE: a JSON file listing the feeds to read (replaces the built-in list of Korean
+   * outlets); null = the built-in list. NEWS_FEEDS_URL (in `upstreams`) moves every feed to one base
+   * URL (a mirror, or loopback in tests).
+   */
+  feedsFile: string | null;
+  /** NAVER_CLIENT_ID / NAVER_CLIENT_SECRET: the Naver news search API is used only when both are set. */
+  naverClientId: Secret | null;
+  naverClientSecret: Secret | null;
+}
+
+/** Defaults of the two model settings (README "Settings"). */
+export const DEFAULT_FAST_MODEL = 'claude-haiku-4-5';
+export const DEFAULT_DEEP_MODEL = 'claude-sonnet-4-6';
 
 /**
  * A secret setting (private key). Printing, logging or JSON-serialising it shows "[redacted]";
@@ -73,6 +114,7 @@ export const UPSTREAM_SETTINGS = [
   'FRED_BASE_URL',
   'NAVER_FINANCE_BASE_URL',
   'NEWS_FEEDS_URL',
+  'NAVER_NEWS_BASE_URL',
   'X402_DISCOVERY_URL',
   'BASE_RPC_URL',
   'SOLANA_RPC_URL',
@@ -140,6 +182,35 @@ function cryptoWorkers(value: string | undefined): number {
   return Number(text);
 }
 
+function positiveNumber(env: NodeJS.ProcessEnv, name: string): number | null {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return null;
+  const n = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || !(n > 0)) throw new Error(`${name} must be a positive number of US dollars like 5 or 2.50, got "${raw}"`);
+  return n;
+}
+
+function boundedInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new Error(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  return Number(raw);
+}
+
+const MODEL_NAME = /^[a-z0-9][a-z0-9.\-]{1,80}$/;
+function modelName(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const raw = env[name]?.trim();
+  if (raw === undefined || raw === '') return fallback;
+  if (!MODEL_NAME.test(raw)) throw new Error(`${name} must be a Claude model id like ${fallback}, got "${raw}"`);
+  return raw;
+}
+
+/** A secret that is not a hex key (API keys, client secrets): any non-empty text, never shown. */
+function secretText(env: NodeJS.ProcessEnv, name: string): Secret | null {
+  const raw = env[name]?.trim();
+  return raw ? new Secret(raw) : null;
+}
+
 function flag(env: NodeJS.ProcessEnv, name: string): boolean {
   const raw = (env[name] ?? '').trim().toLowerCase();
   if (raw === '' || raw === '0' || raw === 'false' || raw === 'no') return false;
@@ -187,7 +258,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     host: env.HOST || '127.0.0.1',
     settlement,
     facilitatorUrl: env.FACILITATOR_URL || null,
-    aiMode: env.ANTHROPIC_API_KEY ? 'claude' : 'rules',
+    aiMode: env.ANTHROPIC_API_KEY?.trim() ? 'claude' : 'rules',
     snapshotRetention: positiveInt(env, 'SNAPSHOT_RETENTION', 5),
     duckdbMemoryLimit: memoryLimit(env),
     upstreams,
@@ -197,6 +268,20 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     trustProxy: flag(env, 'TRUST_PROXY'),
     facilitatorTimeoutMs: positiveInt(env, 'FACILITATOR_TIMEOUT_MS', 10_000),
     cryptoWorkers: cryptoWorkers(env.CRYPTO_WORKERS),
+    anthropic: {
+      apiKey: secretText(env, 'ANTHROPIC_API_KEY'),
+      fastModel: modelName(env, 'ANTHROPIC_FAST_MODEL', DEFAULT_FAST_MODEL),
+      deepModel: modelName(env, 'ANTHROPIC_DEEP_MODEL', DEFAULT_DEEP_MODEL),
+      dailyBudgetUsd: positiveNumber(env, 'ANTHROPIC_DAILY_BUDGET_USD'),
+      concurrency: boundedInt(env, 'ANTHROPIC_CONCURRENCY', 12, 1, 64),
+      timeoutMs: positiveInt(env, 'ANTHROPIC_TIMEOUT_MS', 60_000),
+      maxRetries: boundedInt(env, 'ANTHROPIC_MAX_RETRIES', 3, 0, 10),
+    },
+    news: {
+      feedsFile: env.NEWS_FEEDS_FILE?.trim() ? resolve(env.NEWS_FEEDS_FILE.trim()) : null,
+      naverClientId: secretText(env, 'NAVER_CLIENT_ID'),
+      naverClientSecret: secretText(env, 'NAVER_CLIENT_SECRET'),
+    },
   };
 }
 

@@ -7,7 +7,8 @@
  * upstream that failed, including one a fallback covered (binance when okx answered): the empty
  * table is the signal, this table is the explanation.
  *
- * Upstream names: upbit, bithumb, binance, okx, dunamu, er-api, candles:upbit, news, and one per
+ * Upstream names: upbit, bithumb, binance, okx, dunamu, er-api, candles:upbit, news, one per news
+ * source (news:<feed id>, news:naver:<topic>:<query>), and one per
  * macro series fetch: fred:DGS3, fred:VIXCLS, fred:DEXKOUS, naver:005930, naver:000660. Readers
  * match by prefix ('upbit' is the exchange's market list and prices; candle failures are named
  * candles:upbit so they do not read as the exchange being down). A fred:* or naver:* row means
@@ -37,6 +38,7 @@ export type KoreaUpstreamName =
   | 'er-api'
   | 'candles:upbit'
   | 'news'
+  | `news:${string}`
   | `fred:${string}`
   | `naver:${string}`;
 
