@@ -10,7 +10,8 @@ export interface ParsedArgs {
   flags: Map<string, string>;
 }
 
-export function splitArgs(argv: readonly string[], allowed: readonly string[], usage: string): ParsedArgs {
+/** `switches` are flags without a value (`--recompute`); they appear in `flags` with the value 'true'. */
+export function splitArgs(argv: readonly string[], allowed: readonly string[], usage: string, switches: readonly string[] = []): ParsedArgs {
   const positional: string[] = [];
   const flags = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
@@ -18,6 +19,10 @@ export function splitArgs(argv: readonly string[], allowed: readonly string[], u
     if (arg === '--help' || arg === '-h') throw new UsageError(usage);
     if (!arg.startsWith('--')) {
       positional.push(arg);
+      continue;
+    }
+    if (switches.includes(arg.slice(2))) {
+      flags.set(arg.slice(2), 'true');
       continue;
     }
     const eq = arg.indexOf('=');

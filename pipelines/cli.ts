@@ -14,13 +14,14 @@ import { DEFAULT_SEED } from '../sources/demo/world.ts';
 import { analyticsPipeline } from './analytics/index.ts';
 import { koreaPipeline } from './korea/index.ts';
 import { UnsupportedSourceError } from './ingest.ts';
+import { usageLine } from './analyst/index.ts';
 import { progressFor, summaryTable, type ProgressSink } from './progress.ts';
 import { runPipeline, type RunParams, type RunResult, type ServicePipeline, type SourceSpec } from './runner.ts';
 
 export const PIPELINES: Record<ServiceName, ServicePipeline> = { korea: koreaPipeline, analytics: analyticsPipeline };
 
 export const USAGE =
-  'usage: npm run pipeline -- <korea|analytics|all> [--source demo|live|file:DIR] [--now ISO] [--seed N] [--scale N]';
+  'usage: npm run pipeline -- <korea|analytics|all> [--source demo|live|file:DIR] [--now ISO] [--seed N] [--scale N] [--recompute]';
 
 export { UsageError };
 
@@ -29,7 +30,7 @@ export interface CliArgs extends RunParams {
 }
 
 export function parseArgs(argv: readonly string[]): CliArgs {
-  const { positional, flags } = splitArgs(argv, ['source', 'now', 'seed', 'scale'], USAGE);
+  const { positional, flags } = splitArgs(argv, ['source', 'now', 'seed', 'scale'], USAGE, ['recompute']);
   if (positional.length !== 1) throw new UsageError(`name one pipeline: korea, analytics or all\n${USAGE}`);
   const which = positional[0]!;
   if (which !== 'korea' && which !== 'analytics' && which !== 'all') {
@@ -54,7 +55,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   if (source.kind !== 'demo' && (flags.has('seed') || flags.has('scale'))) {
     throw new UsageError('--seed and --scale shape the demo world; they have no meaning with --source live or file:DIR');
   }
-  return { services, source, now, seed, scale };
+  return { services, source, now, seed, scale, recompute: flags.has('recompute') };
 }
 
 export interface CliOutput {
@@ -83,7 +84,7 @@ export async function runCli(
         results.push(await runPipeline(PIPELINES[service], args, settings, progress));
       } catch (err) {
         if (err instanceof UnsupportedSourceError) usageError = true;
-        results.push({ service, reports: [], manifest: null, ok: false, error: (err as Error).message });
+        results.push({ service, reports: [], manifest: null, ok: false, error: (err as Error).message, ai: null });
       }
     }
   } finally {
@@ -91,6 +92,7 @@ export async function runCli(
   }
   const reports = results.flatMap((r) => r.reports);
   if (reports.length) out('\n' + summaryTable(reports) + '\n');
+  for (const r of results) if (r.ai) out(`${r.service}: ${usageLine(r.ai)}\n`);
   for (const r of results) {
     if (r.manifest) out(`${r.service}: published ${r.manifest.version} to ${settings.snapshotsDir}/${r.service}\n`);
     if (r.error) out(`${r.service}: FAILED: ${r.error}\n`);

@@ -3,7 +3,7 @@
  * otherwise (CI, cron, files), and the summary table at the end.
  */
 
-export type StepStatus = 'pending' | 'running' | 'ok' | 'failed' | 'carried-over' | 'skipped';
+export type StepStatus = 'pending' | 'running' | 'ok' | 'kept' | 'failed' | 'carried-over' | 'skipped';
 
 export interface StepReport {
   service: string;
@@ -25,6 +25,7 @@ const SYMBOL: Record<StepStatus, string> = {
   pending: '·',
   running: '…',
   ok: '✓',
+  kept: '=',
   failed: '✗',
   'carried-over': '↺',
   skipped: '-',

@@ -9,7 +9,8 @@ import type { ServiceName } from '../catalog/types.ts';
 import { findDataset } from '../catalog/datasets.ts';
 import type { Settings } from '../lib/config.ts';
 import { codeVersion } from '../lib/config.ts';
-import type { DatasetEntry, SnapshotManifest } from '../snapshots/manifest.ts';
+import type { AiUsage, DatasetAi, DatasetEntry, SnapshotManifest } from '../snapshots/manifest.ts';
+import { createAnalyst, type Analyst } from './analyst/index.ts';
 import { SnapshotWriter, type DatasetMeta } from '../snapshots/writer.ts';
 import type { SourceKind } from '../sources/raw-tables.ts';
 import type { ProgressSink, StepReport } from './progress.ts';
@@ -23,6 +24,8 @@ export interface RunParams {
   now: Date;
   seed: number;
   scale: number;
+  /** Recompute every dataset now, even those whose cadence says they are not due (model answers still come from the cache). */
+  recompute?: boolean;
 }
 
 export interface PipelineContext extends RunParams {
@@ -30,9 +33,14 @@ export interface PipelineContext extends RunParams {
   connection: DuckDBConnection;
   writer: SnapshotWriter;
   sourceKind: SourceKind;
+  settings: Settings;
+  /** The run's analyst: Claude with ANTHROPIC_API_KEY, else the offline rules analyst. */
+  analyst: Analyst;
   log(message: string): void;
-  /** Metadata for a dataset of this service from the catalog, with this run's source and time. */
-  meta(dataset: string, asOf: Date | string): DatasetMeta;
+  /** Metadata for a dataset of this service from the catalog, with this run's source and time (and who wrote its AI fields). */
+  meta(dataset: string, asOf: Date | string, ai?: DatasetAi): DatasetMeta;
+  /** Whether a dataset with a cadence is due in this run (see DatasetStep.cadence). */
+  isDue(dataset: string): boolean;
 }
 
 export interface IngestStep {
@@ -45,6 +53,13 @@ export interface IngestStep {
 
 export interface DatasetStep {
   dataset: string;
+  /**
+   * Recompute only when due: the dataset's update interval (catalog) has passed since the live
+   * version's as_of, or that version was carried over, came from another kind of source or from
+   * another analyst or model. Otherwise the live file is kept as it is (status 'kept'). Products
+   * that cost model calls follow the spec's cache lifetimes this way.
+   */
+  cadence?: boolean;
   run(ctx: PipelineContext): Promise<DatasetEntry>;
 }
 
@@ -67,6 +82,30 @@ export interface RunResult {
   /** True when every step succeeded. */
   ok: boolean;
   error: string | null;
+  /** What the analyst did and cost, when the run wrote AI fields. */
+  ai: AiUsage | null;
+}
+
+/** A cadence step runs up to this long before its interval is over, so runs on a whole-minute schedule never skip a slot. */
+const CADENCE_SLACK_MS = 30_000;
+
+/** Why a cadence dataset is not due (its live version is kept), or null when it is due. */
+export function notDueReason(
+  previous: DatasetEntry | undefined,
+  now: Date,
+  everySeconds: number,
+  current: { sourceKind: SourceKind; analyst: Analyst },
+): string | null {
+  if (!previous || previous.carried_over) return null;
+  if (previous.source !== current.sourceKind) return null;
+  if (previous.ai) {
+    if (previous.ai.analyst !== current.analyst.kind) return null;
+    const models = new Set([current.analyst.modelOf('fast'), current.analyst.modelOf('deep')]);
+    if (previous.ai.models.some((m) => !models.has(m))) return null;
+  }
+  const dueAt = Date.parse(previous.as_of) + everySeconds * 1000;
+  if (now.getTime() >= dueAt - CADENCE_SLACK_MS) return null;
+  return `not due until ${new Date(dueAt).toISOString()} (every ${everySeconds}s)`;
 }
 
 function errorText(err: unknown): string {
@@ -101,17 +140,29 @@ export async function runPipeline(
       generatedAt,
       retention: settings.snapshotRetention,
     });
+    const log = (m: string) => progress.note(`${service}: ${m}`);
+    const analyst = createAnalyst(settings, warehouse.connection, params.now, log);
+    const liveWriter = writer;
     const ctx: PipelineContext = {
       ...params,
       service,
       connection: warehouse.connection,
       writer,
       sourceKind: sourceKindOf(params.source),
-      log: (m) => progress.note(`${service}: ${m}`),
-      meta(dataset, asOf) {
+      settings,
+      analyst,
+      log,
+      meta(dataset, asOf, ai) {
         const decl = findDataset(service, dataset);
         if (!decl) throw new Error(`dataset ${service}/${dataset} is not declared in catalog/datasets.ts`);
-        return { source: sourceKindOf(params.source), asOf, license: decl.license, description: decl.description };
+        return { source: sourceKindOf(params.source), asOf, license: decl.license, description: decl.description, ...(ai ? { ai } : {}) };
+      },
+      isDue(dataset) {
+        if (params.recompute) return true;
+        const decl = findDataset(service, dataset);
+        if (!decl) return true;
+        const previous = liveWriter.previousManifest?.datasets.find((d) => d.name === dataset);
+        return notDueReason(previous, params.now, decl.updateEverySeconds, { sourceKind: sourceKindOf(params.source), analyst }) === null;
       },
     };
 
@@ -140,6 +191,21 @@ export async function runPipeline(
       reports.push(report);
       progress.start(report);
       const t0 = performance.now();
+      if (step.cadence && !params.recompute) {
+        const decl = findDataset(service, step.dataset);
+        const previous = writer.previousManifest?.datasets.find((d) => d.name === step.dataset);
+        const reason = decl ? notDueReason(previous, params.now, decl.updateEverySeconds, { sourceKind: ctx.sourceKind, analyst }) : null;
+        const kept = reason ? await writer.keep(step.dataset) : null;
+        if (kept) {
+          report.status = 'kept';
+          report.rows = kept.rows;
+          report.detail = `${kept.produced_in}: ${reason}`;
+          report.seconds = (performance.now() - t0) / 1000;
+          produced++;
+          progress.finish(report);
+          continue;
+        }
+      }
       try {
         const entry = await step.run(ctx);
         if (entry.name !== step.dataset) throw new Error(`step wrote "${entry.name}", expected "${step.dataset}"`);
@@ -163,25 +229,27 @@ export async function runPipeline(
 
     if (produced === 0) {
       writer.abort();
-      return { service, reports, manifest: null, ok: false, error: 'no dataset could be computed; the previous snapshot stays live' };
+      return { service, reports, manifest: null, ok: false, error: 'no dataset could be computed; the previous snapshot stays live', ai: null };
     }
     const notice =
       params.source.kind === 'demo'
         ? 'Synthetic data from the seeded demo world (source "demo"): realistic shapes, not real market activity.'
         : null;
+    const ai = analyst.used() ? await analyst.usage() : null;
     const publishStarted = performance.now();
     const manifest = await writer.publish({
       nextExpectedUpdate: new Date(generatedAt.getTime() + pipeline.updateEverySeconds * 1000),
       notice,
+      ai,
     });
     progress.note(
       `${service}: published ${manifest.version} (${manifest.datasets.length} datasets) in ${((performance.now() - publishStarted) / 1000).toFixed(2)}s`,
     );
-    const ok = reports.every((r) => r.status === 'ok');
-    return { service, reports, manifest, ok, error: null };
+    const ok = reports.every((r) => r.status === 'ok' || r.status === 'kept');
+    return { service, reports, manifest, ok, error: null, ai };
   } catch (err) {
     writer?.abort();
-    return { service, reports, manifest: null, ok: false, error: errorText(err) };
+    return { service, reports, manifest: null, ok: false, error: errorText(err), ai: null };
   } finally {
     warehouse.close();
   }

@@ -34,6 +34,41 @@ export interface DatasetEntry {
   produced_in: string;
   /** Set when this run failed to recompute the dataset and kept the last good file. */
   carried_over?: { reason: string; failed_at: string };
+  /** Datasets with AI fields: who wrote them (the Claude models, or the offline rules analyst). */
+  ai?: DatasetAi;
+}
+
+/** Who wrote a dataset's AI fields. */
+export interface DatasetAi {
+  analyst: 'claude' | 'rules';
+  /** Claude models that wrote it, e.g. ['claude-haiku-4-5']; empty for the rules analyst. */
+  models: string[];
+}
+
+/** What the run's analyst did and cost (korea runs). */
+export interface AiUsage {
+  analyst: 'claude' | 'rules';
+  /** The two model settings (null for the rules analyst). */
+  models: { fast: string; deep: string } | null;
+  /** Model calls made (a retry of a malformed answer counts; the SDK's transport retries do not). */
+  calls: number;
+  /** Answers served from the warehouse cache instead of a call. */
+  cache_hits: number;
+  /** Answers written by the rules analyst. */
+  rules_answers: number;
+  input_tokens: number;
+  output_tokens: number;
+  /** Cost of this run's calls (USD). */
+  usd: number;
+  /** Cost of every call of the run's UTC day, this run included (USD). */
+  spent_today_usd: number;
+  daily_budget_usd: number | null;
+  /** True once a call was refused because the daily budget was reached. */
+  budget_reached: boolean;
+  /** Tasks that ended without a valid answer (budget, malformed twice, API error, a rules answer failing its check). */
+  failures: number;
+  /** How the cost was priced, e.g. when a model's price is not known and an upper bound was used. */
+  price_note: string | null;
 }
 
 export interface SnapshotManifest {
@@ -46,6 +81,8 @@ export interface SnapshotManifest {
   next_expected_update: string;
   /** Demo data is synthetic; say so where a user sees it. */
   notice: string | null;
+  /** What the run's analyst did and cost; absent when the run wrote no AI field. */
+  ai?: AiUsage;
   datasets: DatasetEntry[];
 }
 

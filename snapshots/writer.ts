@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { SourceKind } from '../sources/raw-tables.ts';
 import { queryJson, sqlString } from '../pipelines/warehouse.ts';
-import type { ColumnSchema, DatasetEntry, LatestPointer, SnapshotManifest } from './manifest.ts';
+import type { AiUsage, ColumnSchema, DatasetAi, DatasetEntry, LatestPointer, SnapshotManifest } from './manifest.ts';
 import { FORMAT_VERSION, LICENSES, VERSION_PATTERN } from './manifest.ts';
 import { readLatestPointer, sha256File } from './reader.ts';
 
@@ -57,6 +57,8 @@ export interface DatasetMeta {
   asOf: Date | string;
   license: keyof typeof LICENSES;
   description: string;
+  /** Who wrote the dataset's AI fields, for datasets that have some. */
+  ai?: DatasetAi;
 }
 
 function fsyncPath(path: string): void {
@@ -192,6 +194,19 @@ export class SnapshotWriter {
    * carried over with the reason. Returns null when there is no previous good version.
    */
   async carryOver(name: string, reason: string): Promise<DatasetEntry | null> {
+    return this.reuse(name, { reason, failed_at: this.generatedAt.toISOString() });
+  }
+
+  /**
+   * Keeps the previous version's file for a dataset that is not due in this run (its cadence):
+   * the same entry, still fresh, produced_in naming the version that computed it. Returns null
+   * when there is no previous version of it.
+   */
+  async keep(name: string): Promise<DatasetEntry | null> {
+    return this.reuse(name, null);
+  }
+
+  private async reuse(name: string, carried: DatasetEntry['carried_over'] | null): Promise<DatasetEntry | null> {
     this.assertOpen(name);
     const prev = this.previous?.datasets.find((d) => d.name === name);
     if (!this.previous || !prev) return null;
@@ -203,13 +218,21 @@ export class SnapshotWriter {
     } catch {
       copyFileSync(from, to);
     }
-    const entry: DatasetEntry = {
-      ...prev,
-      carried_over: { reason, failed_at: this.generatedAt.toISOString() },
-    };
+    const { carried_over: _previousFailure, ...rest } = prev;
+    const entry: DatasetEntry = carried ? { ...rest, carried_over: carried } : rest;
     this.entries.set(name, entry);
     await this.stage(`dataset:${name}`);
     return entry;
+  }
+
+  /**
+   * A document this run wrote or kept, read back (steps that build on another dataset of the
+   * same run, e.g. the market read on the macro stress score). Undefined when it has none.
+   */
+  readDocument(name: string): unknown {
+    const entry = this.entries.get(name);
+    if (!entry || entry.kind !== 'document') return undefined;
+    return JSON.parse(readFileSync(join(this.tmpDir, entry.file), 'utf8')) as unknown;
   }
 
   private async record(
@@ -236,6 +259,7 @@ export class SnapshotWriter {
       license: meta.license,
       description: meta.description,
       produced_in: '', // filled with the version name at publish
+      ...(meta.ai ? { ai: meta.ai } : {}),
     };
     this.entries.set(name, entry);
     await this.stage(`dataset:${name}`);
@@ -246,7 +270,7 @@ export class SnapshotWriter {
    * Finishes the version and makes it live. Returns the manifest. Throws (leaving the previous
    * version live) if nothing was written or a file fails its read-back check.
    */
-  async publish(options: { nextExpectedUpdate: Date; notice?: string | null }): Promise<SnapshotManifest> {
+  async publish(options: { nextExpectedUpdate: Date; notice?: string | null; ai?: AiUsage | null }): Promise<SnapshotManifest> {
     if (this.finished) throw new Error('snapshot writer already finished');
     if (this.entries.size === 0) {
       this.abort();
@@ -280,6 +304,7 @@ export class SnapshotWriter {
       },
       next_expected_update: options.nextExpectedUpdate.toISOString(),
       notice: options.notice ?? null,
+      ...(options.ai ? { ai: options.ai } : {}),
       datasets,
     };
     try {

@@ -18,6 +18,8 @@ import { SnapshotWriter } from '../../../snapshots/writer.ts';
 import type { Row } from '../../../sources/demo/world.ts';
 import { x402World } from '../../../sources/demo/x402-world.ts';
 import { DEMO_TRUTH_TABLES, RAW_TABLES } from '../../../sources/raw-tables.ts';
+import { loadSettings } from '../../../lib/config.ts';
+import { RulesAnalyst } from '../../analyst/index.ts';
 import type { PipelineContext } from '../../runner.ts';
 import { appendRows, openWarehouse, queryJson } from '../../warehouse.ts';
 import { assignCategorySql } from '../categorize.ts';
@@ -107,6 +109,9 @@ async function runSteps(whDir: string, snapRoot: string, now: Date, load: (c: Du
       connection: wh.connection,
       writer,
       sourceKind: 'demo',
+      settings: loadSettings({}),
+      analyst: new RulesAnalyst(),
+      isDue: () => true,
       log: () => {},
       meta(dataset, asOf) {
         const decl = findDataset('analytics', dataset);

@@ -2,6 +2,8 @@
  * A pipeline context for running live ingest steps in tests: an in-memory warehouse and a log,
  * without a snapshot writer (ingest steps never write snapshots).
  */
+import { loadSettings, type Settings } from '../../../lib/config.ts';
+import { RulesAnalyst } from '../../../pipelines/analyst/index.ts';
 import type { PipelineContext } from '../../../pipelines/runner.ts';
 import { openWarehouse, type Warehouse } from '../../../pipelines/warehouse.ts';
 
@@ -9,7 +11,7 @@ export interface TestContext {
   warehouse: Warehouse;
   logs: string[];
   /** A context for one run at `now`, sharing the warehouse (history persists between runs). */
-  at(now: Date): PipelineContext;
+  at(now: Date, settings?: Settings): PipelineContext;
 }
 
 export async function testContext(): Promise<TestContext> {
@@ -18,7 +20,7 @@ export async function testContext(): Promise<TestContext> {
   return {
     warehouse,
     logs,
-    at(now) {
+    at(now, settings = loadSettings({})) {
       const ctx = {
         source: { kind: 'live' },
         now,
@@ -27,10 +29,13 @@ export async function testContext(): Promise<TestContext> {
         service: 'analytics',
         connection: warehouse.connection,
         sourceKind: 'live',
+        settings,
+        analyst: new RulesAnalyst(),
         log: (m: string) => logs.push(m),
         meta: () => {
           throw new Error('ingest steps do not write datasets');
         },
+        isDue: () => true,
       } satisfies Omit<PipelineContext, 'writer'>;
       // Ingest steps never touch the writer; a test has none to give.
       return { ...ctx, writer: undefined } as unknown as PipelineContext;
