@@ -56,6 +56,20 @@ describe('createUpstream', () => {
     await up.close();
   });
 
+  it('reads raw bytes from an absolute URL with their Content-Type (feeds decode them by charset), and refuses a body over maxBodyBytes without retrying', async () => {
+    server = await startLoopback([
+      { method: 'GET', path: '/feed.xml', reply: { headers: { 'content-type': 'text/xml; charset=EUC-KR' }, text: 'x' } },
+      { method: 'GET', path: '/huge.xml', reply: { text: 'y'.repeat(5000) } },
+    ]);
+    const up = createUpstream({ name: 'feeds', baseUrl: 'http://127.0.0.1:1/', maxBodyBytes: 1000 });
+    const got = await up.getBytes(`${server.url}/feed.xml`, 'application/xml');
+    expect(got.contentType).toBe('text/xml; charset=EUC-KR');
+    expect(got.bytes.toString('utf8')).toBe('x');
+    await expect(up.getBytes(`${server.url}/huge.xml`, 'application/xml')).rejects.toThrow(/feeds: GET .*\/huge\.xml failed: body larger than 1000 bytes/);
+    expect(server.count({ path: '/huge.xml' })).toBe(1);
+    await up.close();
+  });
+
   it('does not retry a 4xx other than 429', async () => {
     server = await startLoopback([{ method: 'GET', path: '/missing', reply: { status: 404, json: { error: 'no such route' } } }]);
     const up = createUpstream({ name: 'things', baseUrl: server.url, ...fakeTime() });

@@ -35,6 +35,8 @@ export interface UpstreamOptions {
   maxRetryAfterMs?: number;
   /** Extra headers (e.g. an API key header); never included in messages. */
   headers?: Record<string, string>;
+  /** A body larger than this fails the request instead of filling memory. Default: no limit. */
+  maxBodyBytes?: number;
   /** Injectable for tests: how to wait, what time it is, the jitter source in [0, 1). */
   sleep?: (ms: number) => Promise<void>;
   now?: () => number;
@@ -55,6 +57,12 @@ export interface Upstream {
   postJson<T>(path: string, body: unknown, schema: ZodType<T>): Promise<T>;
   /** The body as text (CSV, JavaScript literals...), with the same retries, pacing and messages. */
   getText(path: string, query: Query): Promise<string>;
+  /**
+   * The raw body of an absolute URL (not under the base URL) with its Content-Type, for bodies
+   * whose charset is not known before they are read (Korean feeds in EUC-KR); same retries,
+   * pacing and messages.
+   */
+  getBytes(url: string, accept: string): Promise<{ bytes: Buffer; contentType: string | null; shown: string }>;
   /** Parses a value with a schema, failing with this upstream's name, the URL and the field. */
   parse<T>(schema: ZodType<T>, value: unknown, where: string): T;
   /** Backoff for retry number `attempt` (0-based), with full jitter. */
@@ -145,8 +153,10 @@ function excerpt(text: string, max = 200): string {
 }
 
 type Attempt =
-  | { kind: 'response'; status: number; headers: Record<string, string | string[] | undefined>; text: string }
+  | { kind: 'response'; status: number; headers: Record<string, string | string[] | undefined>; bytes: Buffer }
   | { kind: 'network'; error: unknown };
+
+class BodyTooLarge extends Error {}
 
 const realSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -160,6 +170,7 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     backoffBaseMs = 500,
     backoffMaxMs = 20_000,
     maxRetryAfterMs = 120_000,
+    maxBodyBytes = Infinity,
     sleep = realSleep,
     now = Date.now,
     random = Math.random,
@@ -197,9 +208,19 @@ export function createUpstream(options: UpstreamOptions): Upstream {
         },
         body,
       });
-      const text = await res.body.text();
-      return { kind: 'response', status: res.statusCode, headers: res.headers, text };
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of res.body) {
+        size += (chunk as Buffer).length;
+        if (size > maxBodyBytes) {
+          res.body.destroy();
+          throw new BodyTooLarge(`body larger than ${maxBodyBytes} bytes`);
+        }
+        chunks.push(chunk as Buffer);
+      }
+      return { kind: 'response', status: res.statusCode, headers: res.headers, bytes: Buffer.concat(chunks) };
     } catch (error) {
+      if (error instanceof BodyTooLarge) throw error;
       return { kind: 'network', error };
     }
   }
@@ -214,10 +235,15 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     url: string,
     body: string | undefined,
     accept = 'application/json',
-  ): Promise<{ text: string; shown: string }> {
+  ): Promise<{ bytes: Buffer; headers: Record<string, string | string[] | undefined>; shown: string }> {
     const shown = redactUrl(url);
     for (let attempt = 0; ; attempt++) {
-      const outcome = await limit(() => attemptOnce(method, url, body, accept));
+      let outcome: Attempt;
+      try {
+        outcome = await limit(() => attemptOnce(method, url, body, accept));
+      } catch (err) {
+        throw new UpstreamError(name, shown, `${name}: ${method} ${shown} failed: ${(err as Error).message}`);
+      }
       let problem: string;
       let status: number | null = null;
       let wait: number | null = null;
@@ -226,8 +252,8 @@ export function createUpstream(options: UpstreamOptions): Upstream {
         problem = `network error ${err.code ?? ''} ${err.message ?? String(outcome.error)}`.replace(/\s+/g, ' ');
       } else {
         status = outcome.status;
-        if (status >= 200 && status < 300) return { text: outcome.text, shown };
-        problem = `HTTP ${status}: ${excerpt(outcome.text)}`;
+        if (status >= 200 && status < 300) return { bytes: outcome.bytes, headers: outcome.headers, shown };
+        problem = `HTTP ${status}: ${excerpt(outcome.bytes.subarray(0, 2000).toString('utf8'))}`;
         const retryable = status === 429 || status >= 500;
         if (!retryable) throw new UpstreamError(name, shown, `${name}: ${method} ${shown} failed with ${problem}`, status);
         wait = retryAfterMs(outcome.headers['retry-after'], now());
@@ -276,16 +302,21 @@ export function createUpstream(options: UpstreamOptions): Upstream {
     shownBaseUrl: redactUrl(options.baseUrl),
     retries,
     async getJson(path, query, schema) {
-      const { text, shown } = await send('GET', joinUrl(options.baseUrl, path, query), undefined);
-      return decode(text, shown, 'GET', schema);
+      const { bytes, shown } = await send('GET', joinUrl(options.baseUrl, path, query), undefined);
+      return decode(bytes.toString('utf8'), shown, 'GET', schema);
     },
     async postJson(path, body, schema) {
-      const { text, shown } = await send('POST', joinUrl(options.baseUrl, path), JSON.stringify(body));
-      return decode(text, shown, 'POST', schema);
+      const { bytes, shown } = await send('POST', joinUrl(options.baseUrl, path), JSON.stringify(body));
+      return decode(bytes.toString('utf8'), shown, 'POST', schema);
     },
     async getText(path, query) {
-      const { text } = await send('GET', joinUrl(options.baseUrl, path, query), undefined, 'text/plain, text/csv, */*');
-      return text;
+      const { bytes } = await send('GET', joinUrl(options.baseUrl, path, query), undefined, 'text/plain, text/csv, */*');
+      return bytes.toString('utf8');
+    },
+    async getBytes(url, accept) {
+      const { bytes, headers, shown } = await send('GET', url, undefined, accept);
+      const type = headers['content-type'];
+      return { bytes, contentType: (Array.isArray(type) ? type[0] : type) ?? null, shown };
     },
     parse,
     retryDelayMs,
