@@ -196,6 +196,8 @@ if (which === 'foundation') {
 } else if (which === 'korea') {
   const { benchKorea } = await import('./korea.ts');
   await benchKorea();
+  const { benchKoreaAnalyst } = await import('./korea-analyst.ts');
+  await benchKoreaAnalyst();
 } else if (which === 'proxy') {
   const { benchProxy } = await import('./proxy.ts');
   await benchProxy();

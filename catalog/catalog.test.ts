@@ -525,6 +525,7 @@ describe('response schemas', () => {
       history: [{ date: '2026-08-04', score: 45.4, regime: 'caution' }],
       note: 'US yields are high relative to the last 120 days.',
       analyst: 'rules',
+      model: null,
       window_days: 120,
       method: 'rolling percentile 120d, weights 25/25/20/20/10',
     };

@@ -97,6 +97,12 @@ const Exchange = z.enum(KOREAN_EXCHANGES).describe('Korean exchange.');
 const Ticker = z.string().describe('Crypto ticker, e.g. BTC.');
 const KoreanName = z.string().nullable().describe('Korean name of the token as the exchange lists it.');
 const FxRate = z.number().positive().describe('USD/KRW rate used: KRW per 1 USD.');
+const ModelName = z
+  .string()
+  .nullable()
+  .describe("The Claude model that wrote the AI fields, e.g. 'claude-haiku-4-5'; null when the offline rules analyst wrote them.");
+/** Who wrote a response's AI fields: spread into the response object. */
+const producedBy = { analyst: Analyst, model: ModelName };
 const GlobalSource = z.string().describe("Venue of the global reference price, e.g. 'binance' (USDT pair, USDT taken as USD) or 'okx'.");
 const Krw = (description: string) => z.number().describe(`${description} (KRW)`);
 const Usd = (description: string) => z.number().describe(`${description} (USD)`);
@@ -530,7 +536,7 @@ const KrwMacroStressBody = z.object({
     .array(z.object({ date: isoDate('Trading day.'), score: z.number().min(0).max(100), regime: MacroRegime }))
     .describe('The score on each of the last 20 trading days, oldest first, computed with the components used today.'),
   note: z.string().describe('Short factual note on what drives the score; no trading advice.'),
-  analyst: Analyst,
+  ...producedBy,
   window_days: z.number().int().describe('Length of the rolling percentile window (trading days).'),
   method: z.string().describe("How the score is computed, e.g. 'rolling percentile 120d over a 2-year backfill, weights 25/25/20/20/10'."),
 });
@@ -539,8 +545,8 @@ const KrSentimentBody = z.object({
   ...dataStamp,
   sentiment: z.enum(['bullish', 'bearish', 'neutral']).describe('Overall mood of the Korean crypto market.'),
   sentiment_score: z.number().min(-1).max(1).describe('-1 very bearish to +1 very bullish.'),
-  summary: z.string().describe('English paragraph on the Korean market mood, from exchange data and Korean news.'),
-  key_drivers: z.array(z.string()).describe('What moves the mood, one short phrase each.'),
+  summary: z.string().min(1).max(1200).describe('English paragraph on the Korean market mood, from exchange data and Korean news.'),
+  key_drivers: z.array(z.string().min(1).max(160)).min(1).max(6).describe('What moves the mood, one short phrase each.'),
   indicators: z
     .object({
       btc_kimchi_premium_pct: percent('BTC kimchi premium on Upbit').nullable(),
@@ -551,30 +557,65 @@ const KrSentimentBody = z.object({
     })
     .describe('The exchange numbers the reading is based on.'),
   headlines: z
-    .array(z.object({ title_en: z.string(), source_en: z.string(), published_at: isoDateTime('Publication time.') }))
-    .describe('Korean news headlines (translated) that informed the reading.'),
-  analyst: Analyst,
+    .array(
+      z.object({
+        title_en: z.string().nullable().describe('English title; null when no translation is available (live data without a Claude key).'),
+        title_kr: z.string().describe('Original Korean title.'),
+        source_en: z.string(),
+        published_at: isoDateTime('Publication time.'),
+        sentiment_score: z.number().min(-1).max(1).nullable().describe('Lexicon sentiment of the Korean text, -1 to +1; null when it has no sentiment words.'),
+      }),
+    )
+    .describe('The Korean crypto-market headlines of the last 24 hours that informed the reading, newest first, at most 8.'),
+  inputs: z
+    .object({
+      datasets: z.array(z.string()).describe('Datasets of this snapshot the exchange figures come from.'),
+      exchanges: z.array(Exchange).describe('Korean exchanges whose data was used.'),
+      news_articles: z.number().int().min(0).describe('Korean crypto-market articles of the last 24 hours read.'),
+      news_window_hours: z.literal(24),
+      news_sentiment_score: z.number().min(-1).max(1).nullable().describe('Mean lexicon sentiment of those articles; null without sentiment words.'),
+    })
+    .describe('What the reading is based on.'),
+  ...producedBy,
 });
+
+export const MARKET_ALERT_TYPES = [
+  'premium_spike',
+  'reverse_premium',
+  'price_surge',
+  'price_crash',
+  'volume_spike',
+  'investment_warning',
+  'new_listing',
+  'delisting',
+] as const;
 
 const MarketReadBody = z.object({
   ...dataStamp,
   signal: z.enum(['BULLISH', 'BEARISH', 'NEUTRAL']).describe('Overall market signal.'),
   confidence: fraction('Confidence in the signal'),
-  summary: z.string().describe('Two to four sentences explaining the signal.'),
-  factors: z.array(z.string()).describe('The observations behind the signal.'),
+  summary: z.string().min(1).max(1200).describe('Two to four sentences explaining the signal.'),
+  factors: z.array(z.string().min(1).max(200)).min(1).max(8).describe('The observations behind the signal.'),
   alerts: z
     .array(
       z.object({
         symbol: Ticker,
-        type: z
-          .string()
-          .describe("What happened, e.g. 'premium_spike', 'reverse_premium', 'price_surge', 'price_crash', 'volume_spike', 'investment_warning', 'new_listing', 'delisting'."),
+        exchange: z.enum(['upbit', 'bithumb', 'both']).describe('Where it happened.'),
+        type: z.enum(MARKET_ALERT_TYPES).describe('What happened.'),
         severity: z.enum(['info', 'warning', 'critical']),
-        message: z.string().describe('One sentence on the alert.'),
+        message: z.string().describe('One sentence on the alert, with the figure.'),
+        trigger: z
+          .object({
+            figure: z.string().describe("The figure that triggered the alert, e.g. 'kimchi_premium_pct', 'change_1m_pct', 'volume_ratio', 'listed_at'."),
+            value: z.number().nullable().describe('Its value (null for events without a number, e.g. a warning).'),
+            threshold: z.number().nullable().describe('The threshold it crossed (same unit).'),
+            source: z.string().describe("Dataset of this snapshot the figure comes from, e.g. 'market-movers'."),
+          })
+          .describe('What raised the alert: computed from the data, not written by the model.'),
       }),
     )
-    .describe('Token-level alerts, most severe first.'),
-  analyst: Analyst,
+    .describe('Token-level alerts computed from the snapshot data (not by the model), most severe first, at most 20.'),
+  ...producedBy,
 });
 
 const DivergenceBody = z.object({
@@ -594,8 +635,8 @@ const DivergenceBody = z.object({
     )
     .describe('Korean exchanges listing the symbol; empty when none does.'),
   divergence_pct: percent('Mean divergence over the listed exchanges; null when no Korean exchange lists the symbol').nullable(),
-  summary: z.string().describe('One to two sentence AI summary of the divergence.'),
-  analyst: Analyst,
+  summary: z.string().min(1).max(400).describe('One to two sentence AI summary of the divergence.'),
+  ...producedBy,
 });
 
 const DivergenceDeepBody = DivergenceBody.extend({
@@ -609,28 +650,43 @@ const DivergenceDeepBody = DivergenceBody.extend({
     .describe('Korean news signals over the last 24 hours.'),
   analysis: z
     .object({
-      korean_market_drivers: z.array(z.string()).describe('What drives the Korean price.'),
-      global_context: z.string().describe('What the global market is doing.'),
-      action_suggestion: z.string().describe('What to watch or do next; informational, not financial advice.'),
+      korean_market_drivers: z.array(z.string().min(1).max(200)).min(1).max(5).describe('What drives the Korean price.'),
+      global_context: z.string().min(1).max(600).describe('What the global market is doing.'),
+      action_suggestion: z.string().min(1).max(400).describe('What to watch or do next; informational, not financial advice.'),
       confidence: z.enum(['low', 'medium', 'high']).describe('Confidence rating of the analysis.'),
+      model: ModelName.describe('The Claude model that wrote the analysis (the deep model); null for the rules analyst.'),
     })
     .describe('Structured AI analysis.'),
 });
 
 const NewsArticle = z.object({
   id: z.string().describe('Stable article id.'),
-  title_en: z.string().describe('Title translated to English.'),
-  summary_en: z.string().describe('Two to three sentence English summary of the article.'),
+  title_en: z.string().min(1).max(300).nullable().describe('Title translated to English; null when no translation is available (translation is unavailable).'),
+  summary_en: z
+    .string()
+    .min(1)
+    .max(1200)
+    .nullable()
+    .describe('Two to three sentence English summary of the article, stating every number of the Korean text; null when no translation is available.'),
   source_en: z.string().describe('Publisher name in English.'),
   title_kr: z.string().describe('Original Korean title.'),
   source_kr: z.string().describe('Publisher name in Korean.'),
   url: z.string().describe('Link to the original article.'),
   published_at: isoDateTime('Publication time.'),
+  translation: z
+    .enum(['claude', 'demo_reference', 'unavailable'])
+    .describe(
+      "Who wrote title_en and summary_en: 'claude' = a Claude model (every number checked against the Korean text); 'demo_reference' = the demo world's reference English (demo data only); " +
+        "'unavailable' = no translation (live data without an ANTHROPIC_API_KEY): the Korean title is published and the English fields are null, never invented.",
+    ),
+  translation_model: ModelName.describe('The Claude model that translated the article; null otherwise.'),
 });
 const KpopArticle = NewsArticle.extend({
   relevance: z
     .enum(['high', 'medium', 'low'])
-    .describe('AI classification of how relevant the article is to K-pop (artists, agencies, releases, charts, tours).'),
+    .describe(
+      'AI classification of how relevant the article is to K-pop (artists, agencies, releases, charts, tours): by Claude when translation is claude, else by the rules analyst.',
+    ),
 });
 
 const newsList = <A extends z.ZodObject>(topic: 'kpop' | 'semiconductor', article: A) =>
@@ -639,16 +695,17 @@ const newsList = <A extends z.ZodObject>(topic: 'kpop' | 'semiconductor', articl
     topic: z.literal(topic),
     count: z.number().int().describe('Number of articles returned (at most `limit`).'),
     articles: z.array(article).describe('Newest first.'),
-    analyst: Analyst.describe('Who translated and summarised the articles (and classified relevance).'),
+    analyst: Analyst.describe('Who wrote the AI fields of this response (summaries; see each article for its translation).'),
+    model: ModelName,
   });
 
 const KpopNewsBody = newsList('kpop', KpopArticle);
 const SemiconductorNewsBody = newsList('semiconductor', NewsArticle);
 const summaryFields = {
   overall_sentiment: z.enum(['positive', 'negative', 'neutral', 'mixed']).describe('Overall tone of the articles.'),
-  key_themes: z.array(z.string()).describe('Main themes, most important first.'),
-  trending_entities: z.array(z.string()).describe('People, groups, companies or products mentioned most.'),
-  summary: z.string().describe('One paragraph summary of the articles, in English.'),
+  key_themes: z.array(z.string().min(1).max(80)).max(8).describe('Main themes, most important first.'),
+  trending_entities: z.array(z.string().min(1).max(80)).max(10).describe('People, groups, companies or products mentioned most.'),
+  summary: z.string().min(1).max(1500).describe('One paragraph summary of the articles, in English.'),
 };
 const KpopSummaryBody = KpopNewsBody.extend(summaryFields);
 const SemiconductorSummaryBody = SemiconductorNewsBody.extend({

@@ -246,7 +246,7 @@ export const HealthBody = z
     service: z.enum(['korea', 'analytics']).describe('Which service answered.'),
     status: z
       .enum(['ok', 'degraded', 'no_data'])
-      .describe("'ok' = a snapshot is loaded and every dataset is fresh; 'degraded' = some dataset is stale or carried over from an earlier run (see `problems`); 'no_data' = no snapshot published yet (status 503)."),
+      .describe("'ok' = a snapshot is loaded, every dataset the service sells is in it and fresh; 'degraded' = some dataset is missing, stale, carried over from an earlier run or served without its English (see `problems`); 'no_data' = no snapshot published yet (status 503)."),
     time: isoDateTime('When this answer was computed (UTC).'),
     snapshot: z
       .object({
@@ -270,9 +270,22 @@ export const HealthBody = z
           source: DataSource,
           produced_in: z.string().describe('Snapshot version that computed this dataset.'),
           carried_over_reason: z.string().nullable().describe('Why the last run did not recompute it; null when it did.'),
+          ai: z
+            .object({ analyst: AiMode, models: z.array(z.string()).describe('Claude models that wrote it; empty for the rules analyst.') })
+            .nullable()
+            .describe('Who wrote the AI fields of the dataset; null for datasets without AI fields.'),
         }),
       )
       .describe('Freshness of every dataset in the snapshot.'),
+    unavailable: z
+      .array(
+        z.object({
+          name: z.string().describe('Dataset name.'),
+          endpoints: z.array(z.string()).describe('Endpoints that answer 503 while it is missing.'),
+          reason: z.string(),
+        }),
+      )
+      .describe('Datasets the service sells that the snapshot does not hold: their endpoints answer 503 (never invented data). Empty when all are there.'),
     settlement: z
       .object({
         mode: z.enum(['local', 'facilitator']).describe("'facilitator' = payments settle on chain through the configured facilitator; 'local' = payments are verified but no funds move (demo)."),
@@ -280,8 +293,24 @@ export const HealthBody = z
       })
       .describe('How payments are settled.'),
     ai: z
-      .object({ mode: AiMode, note: z.string() })
-      .describe('Who writes the AI text fields.'),
+      .object({
+        mode: AiMode.describe("Who wrote the AI fields of the snapshot served ('claude' or 'rules'); before the first snapshot, what this machine's settings would use."),
+        note: z.string(),
+        models: z.object({ fast: z.string(), deep: z.string() }).nullable().describe('The two Claude model settings of the run; null for the rules analyst.'),
+        last_run: z
+          .object({
+            calls: z.number().int().describe('Model calls the run made.'),
+            cache_hits: z.number().int().describe('Answers taken from the cache instead of a call.'),
+            failures: z.number().int().describe('AI tasks that ended without a valid answer (their products keep the last good version).'),
+            usd: z.number().describe('Cost of the run\'s calls (USD).'),
+            spent_today_usd: z.number().describe('Cost of every call of that UTC day (USD).'),
+            daily_budget_usd: z.number().nullable().describe('ANTHROPIC_DAILY_BUDGET_USD; null when unset.'),
+            budget_reached: z.boolean().describe('True when the budget stopped model calls in that run.'),
+          })
+          .nullable()
+          .describe('What the analyst did in the run that published the snapshot; null when that run wrote no AI field.'),
+      })
+      .describe('Who writes the AI text fields, and what it cost.'),
     problems: z.array(z.string()).describe('Everything that is not as it should be, in words; empty when status is ok.'),
   })
   .describe('Service health and data freshness.');

@@ -2,10 +2,12 @@
  * /health: which snapshot version is served, how old each dataset is and whether it is stale, and
  * the payment and AI modes, so an operator (or an agent) can tell at a glance what it is getting.
  */
-import { findDataset } from '../catalog/datasets.ts';
+import { endpointsOf } from '../catalog/index.ts';
+import { datasetsOf, findDataset } from '../catalog/datasets.ts';
 import type { ServiceName } from '../catalog/types.ts';
 import type { Settings } from '../lib/config.ts';
-import type { SnapshotReader } from '../snapshots/reader.ts';
+import type { AiUsage } from '../snapshots/manifest.ts';
+import type { LoadedSnapshot, SnapshotReader } from '../snapshots/reader.ts';
 
 export interface DatasetHealth {
   name: string;
@@ -16,6 +18,15 @@ export interface DatasetHealth {
   source: string;
   produced_in: string;
   carried_over_reason: string | null;
+  /** Who wrote its AI fields (datasets that have some). */
+  ai: { analyst: 'claude' | 'rules'; models: string[] } | null;
+}
+
+export interface UnavailableDataset {
+  name: string;
+  /** Endpoints that answer 503 while the dataset is missing. */
+  endpoints: string[];
+  reason: string;
 }
 
 export interface HealthDocument {
@@ -31,9 +42,21 @@ export interface HealthDocument {
     fallback_reason: string | null;
   } | null;
   datasets: DatasetHealth[];
+  unavailable: UnavailableDataset[];
   settlement: { mode: Settings['settlement']; note: string };
-  ai: { mode: Settings['aiMode']; note: string };
+  ai: { mode: Settings['aiMode']; note: string; models: { fast: string; deep: string } | null; last_run: AiRunHealth | null };
   problems: string[];
+}
+
+/** What the analyst did in the run that published the snapshot served. */
+export interface AiRunHealth {
+  calls: number;
+  cache_hits: number;
+  failures: number;
+  usd: number;
+  spent_today_usd: number;
+  daily_budget_usd: number | null;
+  budget_reached: boolean;
 }
 
 const SETTLEMENT_NOTE = {
@@ -42,9 +65,33 @@ const SETTLEMENT_NOTE = {
 } as const;
 
 const AI_NOTE = {
-  rules: 'AI fields come from the offline rules analyst (no ANTHROPIC_API_KEY set); they are labelled as such.',
-  claude: 'AI fields are written by Claude through the Anthropic API.',
+  rules: 'AI fields come from the offline rules analyst (the pipeline ran without ANTHROPIC_API_KEY); every response says so (analyst: rules).',
+  claude: 'AI fields are written by Claude through the Anthropic API; every response names the model.',
 } as const;
+
+/** Paid and free endpoints that read a dataset, by path. */
+function endpointsReading(service: ServiceName, dataset: string): string[] {
+  return endpointsOf(service)
+    .filter((e) => e.dataset === dataset)
+    .map((e) => e.path);
+}
+
+/** Problems inside documents that are served: news without English, products the budget stopped. */
+function contentProblems(snap: LoadedSnapshot): string[] {
+  const problems: string[] = [];
+  for (const name of ['kr-news-kpop', 'kr-news-semiconductor']) {
+    const doc = snap.datasets.get(name)?.document as { articles?: Array<{ translation?: string }> } | undefined;
+    const untranslated = doc?.articles?.filter((a) => a.translation === 'unavailable').length ?? 0;
+    if (untranslated > 0) {
+      problems.push(`${name}: ${untranslated} of ${doc!.articles!.length} articles have no English (the pipeline runs without ANTHROPIC_API_KEY): Korean titles only, English fields null`);
+    }
+  }
+  const ai: AiUsage | undefined = snap.manifest.ai;
+  if (ai?.budget_reached) {
+    problems.push(`the daily model budget of $${ai.daily_budget_usd} was reached ($${ai.spent_today_usd} spent that day): model calls stopped, products keep their last good version`);
+  }
+  return problems;
+}
 
 export function healthDocument(
   service: ServiceName,
@@ -71,9 +118,24 @@ export function healthDocument(
       source: d.source,
       produced_in: d.produced_in,
       carried_over_reason: d.carried_over?.reason ?? null,
+      ai: d.ai ? { analyst: d.ai.analyst, models: d.ai.models } : null,
     };
   });
   if (!snap) problems.push(`no published ${service} snapshot yet: run "npm run pipeline -- ${service}"`);
+  const unavailable: UnavailableDataset[] = [];
+  if (snap) {
+    for (const decl of datasetsOf(service)) {
+      if (snap.datasets.has(decl.name)) continue;
+      const endpoints = endpointsReading(service, decl.name);
+      if (endpoints.length === 0) continue;
+      const reason = 'not in the snapshot: the pipeline has not computed it yet (or its first run failed)';
+      unavailable.push({ name: decl.name, endpoints, reason });
+      problems.push(`${decl.name}: ${reason}; ${endpoints.join(', ')} answer 503`);
+    }
+    problems.push(...contentProblems(snap));
+  }
+  const aiUsage = snap?.manifest.ai;
+  const aiMode = aiUsage?.analyst ?? settings.aiMode;
   return {
     service,
     status: !snap ? 'no_data' : problems.length ? 'degraded' : 'ok',
@@ -89,8 +151,24 @@ export function healthDocument(
         }
       : null,
     datasets,
+    unavailable,
     settlement: { mode: settings.settlement, note: SETTLEMENT_NOTE[settings.settlement] },
-    ai: { mode: settings.aiMode, note: AI_NOTE[settings.aiMode] },
+    ai: {
+      mode: aiMode,
+      note: AI_NOTE[aiMode],
+      models: aiUsage?.models ?? null,
+      last_run: aiUsage
+        ? {
+            calls: aiUsage.calls,
+            cache_hits: aiUsage.cache_hits,
+            failures: aiUsage.failures,
+            usd: aiUsage.usd,
+            spent_today_usd: aiUsage.spent_today_usd,
+            daily_budget_usd: aiUsage.daily_budget_usd,
+            budget_reached: aiUsage.budget_reached,
+          }
+        : null,
+    },
     problems,
   };
 }

@@ -82,11 +82,12 @@ describe('/health', () => {
     expect(body.problems[0]).toMatch(/npm run pipeline -- korea/);
   });
 
-  it('shows the AI mode as claude when a key is set', async () => {
+  it('shows the AI mode of the snapshot served (rules: its pipeline ran without a key), whatever key this process has', async () => {
     const withKey = loadSettings({ SNAPSHOTS_DIR: settings.snapshotsDir, ANTHROPIC_API_KEY: 'sk-test' });
     const app = await appFor('korea', undefined, withKey);
     const body = (await (await app.request('/health')).json()) as HealthDocument;
-    expect(body.ai.mode).toBe('claude');
+    expect(body.ai).toMatchObject({ mode: 'rules', models: null });
+    expect(body.ai.last_run).toMatchObject({ calls: 0, usd: 0 });
     expect(JSON.stringify(body)).not.toContain('sk-test');
   });
 });

@@ -29,7 +29,7 @@ export function rootDocument(service: ServiceName, reader: SnapshotReader, setti
     mcp: '/mcp',
     health: '/health',
     settlement_mode: settings.settlement,
-    ai_mode: settings.aiMode,
+    ai_mode: snap?.manifest.ai?.analyst ?? settings.aiMode,
     snapshot: snap
       ? { version: snap.version, generated_at: snap.manifest.generated_at, notice: snap.manifest.notice }
       : null,

@@ -19,7 +19,9 @@ import { paymentGate } from './payments.ts';
 import { serviceApp } from './service-app.ts';
 import { freshPaymentHeader } from './x402/bench-support.ts';
 import { payToTable } from './x402/networks.ts';
+import { FacilitatorClient } from './x402/facilitator.ts';
 import { createPaywall } from './x402/paywall.ts';
+import { fakeFacilitator } from './x402/testing.ts';
 import { MemoryNonceStore } from './x402/nonce-store.ts';
 import { ReceiptSigner, verifyReceipt } from './x402/receipts.ts';
 
@@ -66,11 +68,6 @@ describe('payments on every paid endpoint', () => {
         const path = raw.replace(':id', '1').replace(':slug', 'ai_inference').replace(':address', '0x' + '1'.repeat(40));
         const init: RequestInit = e.method === 'POST' ? { method: 'POST', body: JSON.stringify({ address: '0x' + '2'.repeat(40) }), headers: { 'Content-Type': 'application/json' } } : {};
         const res = await app.request(path, init);
-        // a data endpoint whose dataset this build does not compute yet answers 503 before asking for payment
-        if (res.status === 503) {
-          expect(((await res.json()) as { error: string }).error).toBe('not_available');
-          continue;
-        }
         if (res.status === 404) continue; // the id/slug is not in this demo snapshot
         expect(res.status, path).toBe(402);
         const body = (await res.json()) as { x402Version: number; accepts: Array<{ network: string; maxAmountRequired: string }> };
@@ -81,6 +78,78 @@ describe('payments on every paid endpoint', () => {
         expect(res.headers.get('payment-required')).toBeTruthy();
         expect(res.headers.get('cache-control')).toBe('no-store');
       }
+    }
+  });
+
+  it('korea: every paid endpoint answers 402 unpaid, then 200 with its catalog body and a receipt once paid', async () => {
+    const app = await appFor('korea');
+    const paths: Record<string, string> = {
+      'kimchi-premium': '?symbol=ETH',
+      'kr-prices': '?symbol=ETH',
+      'global-vs-korea-divergence': '?symbol=XRP',
+      'global-vs-korea-divergence-deep': '?symbol=SOL',
+      'kr-news-kpop': '?limit=3',
+      'kr-news-kpop-summary': '?limit=3',
+      'kr-news-semiconductor': '?limit=10',
+      'kr-news-semiconductor-summary': '?limit=1',
+    };
+    const paid = paidEndpoints('korea');
+    expect(paid).toHaveLength(16);
+    for (const e of paid) {
+      const url = e.path + (paths[e.id] ?? '');
+      expect((await app.request(url)).status, url).toBe(402);
+      const header = pay('korea', e.id);
+      const res = await app.request(url, { headers: { [header.name]: header.value } });
+      expect(res.status, url).toBe(200);
+      const body = (await res.json()) as Record<string, unknown>;
+      expect(body.receipt, url).toBeTruthy();
+      const parsed = e.response.safeParse(body);
+      expect(parsed.success, `${url}: ${parsed.success ? '' : JSON.stringify(parsed.error.issues.slice(0, 2))}`).toBe(true);
+      expect(body.source).toBe('demo');
+      if (e.id.startsWith('kr-news')) expect((body.articles as unknown[]).length).toBe(Number((paths[e.id] ?? '?limit=5').split('=')[1]));
+    }
+  });
+
+  it('korea: every XRPL variant offers RLUSD on xrpl and answers 200 once paid (settled through a facilitator: local mode verifies EVM only)', async () => {
+    const facilitator = await fakeFacilitator();
+    try {
+      const s = loadSettings({
+        SNAPSHOTS_DIR: settings.snapshotsDir,
+        WAREHOUSE_DIR: settings.warehouseDir,
+        KEYS_DIR: join(root, 'keys'),
+        SETTLEMENT: 'facilitator',
+        FACILITATOR_URL: facilitator.url,
+        PAY_TO_EVM: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+        PAY_TO_XRPL: 'rU8Pz7RT7pGRGzpoNbBGuJ1Xa5heLg77H1',
+      });
+      const reader = new SnapshotReader(s.snapshotsDir, 'korea');
+      readers.push(reader);
+      await reader.refresh();
+      const paywall = createPaywall({
+        service: 'korea',
+        settings: s,
+        signer,
+        nonceStore: new MemoryNonceStore({ now: () => nowSeconds }),
+        facilitator: new FacilitatorClient({ url: facilitator.url, timeoutMs: 2000 }),
+        now: () => new Date(NOW),
+      });
+      const app = serviceApp({ service: 'korea', reader, settings: s, payments: paymentGate('korea', paywall), now: () => new Date(NOW) });
+      let blob = 0;
+      for (const e of paidEndpoints('korea')) {
+        const url = xrplPath(e.path) + (e.query && 'limit' in e.query.shape ? '?limit=2' : '');
+        const unpaid = await app.request(url);
+        expect(unpaid.status, url).toBe(402);
+        const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString('utf8')) as { accepts: Array<{ network: string }> };
+        expect(required.accepts.map((a) => a.network)).toEqual(['xrpl:0']);
+        const payment = { x402Version: 2, accepted: required.accepts[0], payload: { signedTxBlob: (++blob).toString(16).padStart(8, '0').repeat(8) } };
+        const res = await app.request(url, { headers: { 'PAYMENT-SIGNATURE': Buffer.from(JSON.stringify(payment)).toString('base64') } });
+        expect(res.status, url).toBe(200);
+        const body = (await res.json()) as { receipt: { network: string; currency: string } };
+        expect(body.receipt).toMatchObject({ network: 'xrpl', currency: 'RLUSD' });
+        expect(e.response.safeParse(body).success, url).toBe(true);
+      }
+    } finally {
+      await facilitator.close();
     }
   });
 
@@ -301,6 +370,29 @@ describe('MCP', () => {
 
     const invalid = await c.callTool({ name: 'get_kimchi_premium', arguments: { symbol: '$$$' } });
     expect(invalid.isError).toBe(true);
+    await c.close();
+  });
+
+  it('the four AI tools answer when paid, with the rules analyst labelled', async () => {
+    const c = await client(await appFor('korea'));
+    const tools: Array<[string, string, Record<string, unknown>]> = [
+      ['get_kr_sentiment', 'kr-sentiment', {}],
+      ['get_market_read', 'market-read', {}],
+      ['get_global_vs_korea_divergence', 'global-vs-korea-divergence', { symbol: 'BTC' }],
+      ['get_global_vs_korea_divergence_deep', 'global-vs-korea-divergence-deep', { symbol: 'ETH' }],
+    ];
+    for (const [name, id, args] of tools) {
+      const unpaid = await c.callTool({ name, arguments: args });
+      expect(unpaid.isError, name).toBe(true);
+      const header = pay('korea', id, 2);
+      const payload = JSON.parse(Buffer.from(header.value, 'base64').toString('utf8')) as unknown;
+      const paid = await c.callTool({ name, arguments: args, _meta: { 'x402/payment': payload } });
+      expect(paid.isError, name).toBeFalsy();
+      const body = paid.structuredContent as { analyst: string; model: string | null; receipt: unknown };
+      expect(body).toMatchObject({ analyst: 'rules', model: null });
+      expect(body.receipt).toBeTruthy();
+      expect(findEndpoint('korea', id)!.response.safeParse(body).success, name).toBe(true);
+    }
     await c.close();
   });
 

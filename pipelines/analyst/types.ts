@@ -5,8 +5,10 @@
  * rules answer from the same input) and asks the run's analyst to run it.
  */
 import type { z } from 'zod';
+import type { AiMode } from '../../lib/config.ts';
 
-export type AnalystKind = 'claude' | 'rules';
+/** Which analyst: a Claude model or the offline rules (the setting's AiMode). */
+export type AnalystKind = AiMode;
 export type ModelTier = 'fast' | 'deep';
 
 /** A text from outside (a news title and body): data for the model, never instructions. */

@@ -1,8 +1,9 @@
 /**
- * The korea market datasets, one step each, in run order. stats comes last: it reports the
- * datasets written before it in the run.
+ * The korea datasets, one step each, in run order: the market datasets, then the AI products that
+ * read them, then symbols, and stats last (it reports the datasets written before it in the run).
  */
 import type { DatasetStep } from '../runner.ts';
+import { aiProductSteps } from './ai-products.ts';
 import { arbitrageScannerStep } from './arbitrage-scanner.ts';
 import { exchangeAlertsStep } from './exchange-alerts.ts';
 import { fxRateStep } from './fx-rate.ts';
@@ -23,6 +24,8 @@ export const koreaDatasetSteps: DatasetStep[] = [
   exchangeAlertsStep,
   marketMoversStep,
   krwMacroStressStep,
+  // kr-news-kpop, kr-news-semiconductor, kr-sentiment, market-read, divergence: read the documents above
+  ...aiProductSteps,
   symbolsStep,
   statsStep,
 ];

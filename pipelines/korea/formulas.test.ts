@@ -14,6 +14,8 @@ import { kimchiPremiumDocument } from './kimchi-premium.ts';
 import { krwMacroStressDocument, regimeOf } from './krw-macro-stress.ts';
 import { marketMoversDocument } from './market-movers.ts';
 import { PREMIUM_ROWS_SQL } from './premiums.ts';
+import { koreaWorld } from '../../sources/demo/korea-world.ts';
+import { adviceProblem } from './macro-note.ts';
 import { macroStressNote } from './rules-analyst.ts';
 import { ensureRawTables, type KoreaRun } from './sql.ts';
 import { stablecoinPremiumDocument } from './stablecoin-premium.ts';
@@ -467,6 +469,18 @@ describe('krw macro stress', () => {
 
   it('no macro history: a clear error', async () => {
     await expect(krwMacroStressDocument(c, run(RUN))).rejects.toThrow(/krw-macro-stress: no macro history \(macro_daily is empty\) in this run/);
+  });
+
+  it('the rules note never gives trading advice, over 40 days of the demo world; the advice check catches advice', async () => {
+    const world = koreaWorld({ seed: 42, now: T0, scale: 1 });
+    await put('macro_daily', world.macro_daily);
+    for (let d = 0; d < 40; d++) {
+      const doc = await krwMacroStressDocument(c, run(new Date(T0.getTime() - d * 86_400_000)));
+      expect(adviceProblem(String(doc.note)), String(doc.note)).toBeNull();
+    }
+    expect(adviceProblem('Stress is rising, so investors should buy dollars now.')).toMatch(/trading advice/);
+    expect(adviceProblem('Sell KRW before the score passes 80.')).toMatch(/trading advice/);
+    expect(adviceProblem('Foreign investors were net sellers of chip stocks for five days.')).toBeNull();
   });
 
   it('the rules analyst states facts only', () => {

@@ -23,16 +23,18 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DatasetStep } from '../runner.ts';
 import { queryJson } from '../warehouse.ts';
-import { RULES_ANALYST, macroStressNote, type MacroComponentFacts } from './rules-analyst.ts';
+import { RulesAnalyst, type Analyst } from '../analyst/index.ts';
+import { macroNoteTask } from './macro-note.ts';
+import type { MacroComponentFacts, MacroStressFacts } from './rules-analyst.ts';
 import {
   countRows,
-  documentStep,
   ensureRawTables,
   failureListSql,
   failuresSql,
   missingInput,
   queryDocument,
   quote,
+  runOf,
   timestampSql,
   type KoreaRun,
 } from './sql.ts';
@@ -266,7 +268,12 @@ function headline(row: ComponentRow): string | null {
   }
 }
 
-export async function krwMacroStressDocument(c: DuckDBConnection, run: KoreaRun): Promise<Record<string, unknown>> {
+/** The krw-macro-stress document; its note comes from `analyst` (the rules analyst unless a run passes its own). */
+export async function krwMacroStressDocument(
+  c: DuckDBConnection,
+  run: KoreaRun,
+  analyst: Analyst = new RulesAnalyst(),
+): Promise<Record<string, unknown>> {
   await ensureRawTables(c);
   const now = timestampSql(run.now);
   const runDate = `(${now})::DATE`;
@@ -355,7 +362,7 @@ export async function krwMacroStressDocument(c: DuckDBConnection, run: KoreaRun)
      )) AS doc`,
   );
   const components = body.components as ComponentRow[];
-  const note = macroStressNote({
+  const facts: MacroStressFacts = {
     score: Number(body.score),
     regime: String(body.regime),
     scoreFiveDaysAgo: body.score_5d_ago === null || body.score_5d_ago === undefined ? null : Number(body.score_5d_ago),
@@ -372,14 +379,16 @@ export async function krwMacroStressDocument(c: DuckDBConnection, run: KoreaRun)
         headline: headline(row),
       }),
     ),
-  });
+  };
+  const answer = await analyst.run(macroNoteTask, facts);
   const { score_5d_ago: _unused, ...rest } = body;
   return {
     source: run.sourceKind,
     as_of: run.now.toISOString(),
     ...rest,
-    note,
-    analyst: RULES_ANALYST,
+    note: answer.value.note,
+    analyst: answer.analyst,
+    model: answer.model,
     window_days: MACRO_WINDOW,
     method:
       `rolling ${MACRO_WINDOW}-day percentile over a 2-year daily backfill (at least ${MACRO_MIN_OBSERVATIONS} values), ` +
@@ -387,4 +396,13 @@ export async function krwMacroStressDocument(c: DuckDBConnection, run: KoreaRun)
   };
 }
 
-export const krwMacroStressStep: DatasetStep = documentStep('krw-macro-stress', krwMacroStressDocument);
+/** Recomputed every 15 minutes (the spec's cache lifetime), its note written by the run's analyst. */
+export const krwMacroStressStep: DatasetStep = {
+  dataset: 'krw-macro-stress',
+  cadence: true,
+  async run(ctx) {
+    const doc = await krwMacroStressDocument(ctx.connection, runOf(ctx), ctx.analyst);
+    const ai = { analyst: ctx.analyst.kind, models: doc.model ? [String(doc.model)] : [] };
+    return ctx.writer.writeDocument('krw-macro-stress', doc, ctx.meta('krw-macro-stress', String(doc.as_of), ai));
+  },
+};

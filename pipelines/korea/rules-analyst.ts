@@ -1,11 +1,9 @@
 /**
- * The offline rules analyst: deterministic sentences built from the numbers a dataset already
- * holds, used when no Claude model is configured (responses say `analyst: 'rules'`). It states
- * facts only (levels, percentiles, changes, what was left out) and never gives trading advice.
- * The AI issue swaps these functions for a model behind the same inputs.
+ * The rules analyst's macro note: deterministic sentences built from the numbers the
+ * krw-macro-stress score already holds, the answer of macroNoteTask (macro-note.ts) when no Claude
+ * model is configured (responses say `analyst: 'rules'`). It states facts only (levels,
+ * percentiles, changes, what was left out) and never gives trading advice.
  */
-
-export const RULES_ANALYST = 'rules' as const;
 
 export interface MacroComponentFacts {
   name: string;

@@ -62,10 +62,42 @@ async function okBody(req: DataRequest): Promise<Record<string, unknown>> {
 }
 
 describe('korea handlers on a demo snapshot', () => {
-  const ids = ['symbols', 'stats', 'kimchi-premium', 'stablecoin-premium', 'kr-prices', 'fx-rate', 'arbitrage-scanner', 'exchange-alerts', 'market-movers', 'krw-macro-stress'];
+  const ids = KOREA_ENDPOINTS.filter((e) => e.dataset !== null).map((e) => e.id);
 
-  it('cover exactly the market endpoints (no AI or news endpoint)', () => {
+  it('cover every endpoint that reads a dataset, the AI and news ones included', () => {
+    expect(ids).toHaveLength(18);
     expect(Object.keys(koreaHandlers).sort()).toEqual([...ids].sort());
+  });
+
+  it('news: the newest `limit` articles, and the summary written for exactly those', async () => {
+    for (const limit of [1, 3, 10]) {
+      const list = await okBody(request('kr-news-kpop', { limit }));
+      const summary = await okBody(request('kr-news-kpop-summary', { limit }));
+      expect(list.count).toBe(limit);
+      expect(summary.articles).toEqual(list.articles);
+      const times = (list.articles as Array<{ published_at: string }>).map((a) => a.published_at);
+      expect([...times].sort().reverse()).toEqual(times);
+      expect(summary.summary).toMatch(new RegExp(`The newest ${({ 1: 'one', 3: 'three', 10: 'ten' } as Record<number, string>)[limit]} Korean K-pop`));
+    }
+    const chips = await okBody(request('kr-news-semiconductor-summary', { limit: 4 }));
+    expect(['bullish', 'bearish', 'neutral']).toContain(chips.market_signal);
+  });
+
+  it('divergence: light leaves out what the deep tier adds; a symbol without a global price is a 404 before payment', async () => {
+    const light = await okBody(request('global-vs-korea-divergence', { symbol: 'xrp' }));
+    const deep = await okBody(request('global-vs-korea-divergence-deep', { symbol: 'xrp' }));
+    expect(light.symbol).toBe('XRP');
+    expect(light).not.toHaveProperty('analysis');
+    expect(deep).toMatchObject({ symbol: 'XRP', summary: light.summary, divergence_pct: light.divergence_pct });
+    expect(deep.news_signals).toMatchObject({ window_hours: 24 });
+    const loaded = snapshot.datasets.get('divergence')!;
+    const document = structuredClone(loaded.document) as { by_symbol: Record<string, unknown>; unavailable: Record<string, string> };
+    delete document.by_symbol.FTM;
+    document.unavailable.FTM = 'FTM has no global reference price (no Binance or OKX USDT market) in this run';
+    const edited: LoadedSnapshot = { ...snapshot, datasets: new Map([...snapshot.datasets, ['divergence', { ...loaded, document }]]) };
+    const req = request('global-vs-korea-divergence-deep', { symbol: 'FTM' }, edited);
+    const early = await koreaHandlers[req.endpoint.id]!.precheck!(req);
+    expect(early).toMatchObject({ status: 404, body: { error: 'not_found', message: expect.stringMatching(/No divergence for FTM.*no global reference price/) } });
   });
 
   it.each(ids)('%s answers with a body that validates against its response schema', async (id) => {

@@ -8,8 +8,13 @@
  * - stats adds every dataset's age and carry-over state from the manifest at request time;
  * - the others serve their document as published.
  *
+ * - the divergence endpoints slice the divergence document by symbol: the light tier leaves out
+ *   the news signals and the analysis;
+ * - the news endpoints take the newest `limit` articles of their topic's document, and the summary
+ *   variants add the summary the pipeline wrote for exactly those articles.
+ *
  * Every paid handler has a precheck, so nobody pays for a 404 (symbol not listed, no global
- * price) or a 503 (dataset missing from the snapshot). The AI and news endpoints are not here.
+ * price) or a 503 (dataset missing from the snapshot).
  */
 import type { LoadedDataset, LoadedSnapshot } from '../../snapshots/reader.ts';
 import { queryRows } from './duck.ts';
@@ -38,18 +43,28 @@ const isResult = (value: unknown): value is DataResult =>
 
 const ok = (body: Doc): DataResult => ({ status: 200, body });
 
-/** An endpoint that serves its dataset's document as published. */
-function documentHandler(dataset: string): DataHandler {
+/**
+ * A handler that finds what it answers from first (in the precheck too, so a 404 or 503 costs no
+ * payment), then answers from it.
+ */
+function sliceHandler<T>(find: (req: DataRequest) => T | DataResult, answer: (found: T, req: DataRequest) => Doc | DataResult): DataHandler {
   return {
     precheck(req) {
-      const doc = documentOf(req, dataset);
-      return isResult(doc) ? doc : null;
+      const found = find(req);
+      return isResult(found) ? found : null;
     },
     async handle(req) {
-      const doc = documentOf(req, dataset);
-      return isResult(doc) ? doc : ok(doc);
+      const found = find(req);
+      if (isResult(found)) return found;
+      const body = answer(found, req);
+      return isResult(body) ? body : ok(body);
     },
   };
+}
+
+/** An endpoint that serves its dataset's document as published. */
+function documentHandler(dataset: string): DataHandler {
+  return sliceHandler((req) => documentOf(req, dataset), (doc) => doc);
 }
 
 const symbolOf = (req: DataRequest): string => String(req.query.symbol ?? 'BTC').toUpperCase();
@@ -71,30 +86,19 @@ function kimchiEntry(req: DataRequest): { doc: Doc; entry: Doc } | DataResult {
   return notFound(`No Korean exchange (Upbit, Bithumb) lists ${symbol}; /api/v1/symbols lists every symbol with a KRW market.`);
 }
 
-const kimchiPremium: DataHandler = {
-  precheck(req) {
-    const found = kimchiEntry(req);
-    return isResult(found) ? found : null;
-  },
-  async handle(req) {
-    const found = kimchiEntry(req);
-    if (isResult(found)) return found;
-    const { doc, entry } = found;
-    return ok({
-      source: doc.source,
-      as_of: doc.as_of,
-      symbol: entry.symbol,
-      korean_name: entry.korean_name,
-      fx_rate: doc.fx_rate,
-      fx_source: doc.fx_source,
-      fx_as_of: doc.fx_as_of,
-      global_price_usd: entry.global_price_usd,
-      global_source: entry.global_source,
-      exchanges: entry.exchanges,
-      unavailable_exchanges: doc.unavailable_exchanges,
-    });
-  },
-};
+const kimchiPremium: DataHandler = sliceHandler(kimchiEntry, ({ doc, entry }) => ({
+  source: doc.source,
+  as_of: doc.as_of,
+  symbol: entry.symbol,
+  korean_name: entry.korean_name,
+  fx_rate: doc.fx_rate,
+  fx_source: doc.fx_source,
+  fx_as_of: doc.fx_as_of,
+  global_price_usd: entry.global_price_usd,
+  global_source: entry.global_source,
+  exchanges: entry.exchanges,
+  unavailable_exchanges: doc.unavailable_exchanges,
+}));
 
 // ------------------------------------------------------------------ kr-prices
 
@@ -166,6 +170,60 @@ const krPrices: DataHandler = {
   },
 };
 
+// ------------------------------------------------------------------ divergence
+
+function divergenceEntry(req: DataRequest): { doc: Doc; entry: Doc } | DataResult {
+  const doc = documentOf(req, 'divergence');
+  if (isResult(doc)) return doc;
+  const symbol = symbolOf(req);
+  const entry = (doc.by_symbol as Record<string, Doc> | undefined)?.[symbol];
+  if (entry) return { doc, entry };
+  const reason = (doc.unavailable as Record<string, string> | undefined)?.[symbol];
+  return notFound(`No divergence for ${symbol} in this snapshot: ${reason ?? 'it was not computed'}. /api/v1/symbols lists which of the 25 symbols Korean exchanges list.`);
+}
+
+function divergenceHandler(tier: 'light' | 'deep'): DataHandler {
+  return sliceHandler(divergenceEntry, ({ doc, entry }) => ({
+    source: doc.source,
+    as_of: doc.as_of,
+    symbol: entry.symbol,
+    global_price_usd: entry.global_price_usd,
+    global_source: entry.global_source,
+    fx_rate: entry.fx_rate,
+    exchanges: entry.exchanges,
+    divergence_pct: entry.divergence_pct,
+    summary: entry.summary,
+    analyst: doc.analyst,
+    model: doc.model,
+    ...(tier === 'deep' ? { news_signals: entry.news_signals, analysis: entry.analysis } : {}),
+  }));
+}
+
+// ------------------------------------------------------------------ news
+
+function newsHandler(dataset: 'kr-news-kpop' | 'kr-news-semiconductor', withSummary: boolean): DataHandler {
+  return sliceHandler(
+    (req) => documentOf(req, dataset),
+    (doc, req) => {
+      const limit = Number(req.query.limit ?? 5);
+      const articles = ((doc.articles as Doc[] | undefined) ?? []).slice(0, limit);
+      const body: Doc = {
+        source: doc.source,
+        as_of: doc.as_of,
+        topic: doc.topic,
+        count: articles.length,
+        articles,
+        analyst: doc.analyst,
+        model: doc.model,
+      };
+      if (!withSummary) return body;
+      const summary = (doc.summaries as Record<string, Doc> | undefined)?.[String(articles.length)];
+      if (!summary) return notAvailable(`The summary of the newest ${articles.length} articles is not in snapshot ${req.snapshot.version}. Try again after the next update.`);
+      return { ...body, ...summary };
+    },
+  );
+}
+
 // ------------------------------------------------------------------ stats
 
 const stats: DataHandler = {
@@ -203,4 +261,12 @@ export const koreaHandlers: DataHandlers = {
   'exchange-alerts': documentHandler('exchange-alerts'),
   'market-movers': documentHandler('market-movers'),
   'krw-macro-stress': documentHandler('krw-macro-stress'),
+  'kr-sentiment': documentHandler('kr-sentiment'),
+  'market-read': documentHandler('market-read'),
+  'global-vs-korea-divergence': divergenceHandler('light'),
+  'global-vs-korea-divergence-deep': divergenceHandler('deep'),
+  'kr-news-kpop': newsHandler('kr-news-kpop', false),
+  'kr-news-kpop-summary': newsHandler('kr-news-kpop', true),
+  'kr-news-semiconductor': newsHandler('kr-news-semiconductor', false),
+  'kr-news-semiconductor-summary': newsHandler('kr-news-semiconductor', true),
 };

@@ -8,7 +8,9 @@
  *   ingest:fx_rates       fx_rates: Dunamu, er-api when Dunamu fails                1 (2)
  *   ingest:macro_daily    macro_daily from the kept history, extended incrementally 0-2 (backfill free)
  *   ingest:candles_1m     Upbit 1-minute candles of the top markets by KRW volume   what is left, 1-5
- *   (news_articles is not fetched yet: the news feed adapter lands with the AI and news issue)
+ *
+ * Korean news (news_articles) has its own step and cadence, outside this budget: news/index.ts,
+ * added by the korea pipeline (pipelines/korea/index.ts) after these steps.
  *
  * A run stays within 12 upstream requests (backfill excluded): the fixed feeds take 7, the macro
  * refresh at most 2 while leaving 3 for candles, and the candles take the rest (at most 5), so a
@@ -335,8 +337,6 @@ export function koreaLiveIngestSteps(settings: Settings, overrides: KoreaLiveOve
     }),
   );
 
-  // news_articles: the live news feed adapter (NEWS_FEEDS_URL) lands with the AI and news issue; no
-  // korea dataset of this build reads it, so live runs do not create it.
   return [upbit, bithumb, globalPrices, fxRates, macro, candles];
 }
 

@@ -6,6 +6,7 @@ import { loadSettings } from '../../../lib/config.ts';
 import { koreaPipeline } from '../../../pipelines/korea/index.ts';
 import type { ProgressSink } from '../../../pipelines/progress.ts';
 import { runPipeline } from '../../../pipelines/runner.ts';
+import { loadLatest } from '../../../snapshots/reader.ts';
 import { queryJson } from '../../../pipelines/warehouse.ts';
 import { testContext, type TestContext } from '../testing/context.ts';
 import {
@@ -330,9 +331,30 @@ describe('the korea pipeline with --source live', () => {
         ['ingest:fx_rates', 'ok'],
         ['ingest:macro_daily', 'ok'],
         ['ingest:candles_1m', 'ok'],
+        ['ingest:news', 'ok'],
+        ['ingest:news_store', 'ok'],
+        ['ingest:news_translations', 'ok'],
       ]);
       expect(result.manifest).not.toBeNull();
       expect(world.counts().budgeted).toBeLessThanOrEqual(12);
+      // without a Claude key, live articles are published in Korean with the English marked unavailable, never invented
+      const snap = (await loadLatest(settings.snapshotsDir, 'korea'))!;
+      for (const name of ['kr-news-kpop', 'kr-news-semiconductor']) {
+        const doc = snap.datasets.get(name)!.document as { analyst: string; articles: Array<{ translation: string; title_en: string | null; summary_en: string | null; title_kr: string }> };
+        expect(doc.analyst, name).toBe('rules');
+        expect(doc.articles.length, name).toBeGreaterThan(0);
+        for (const a of doc.articles) {
+          expect(a, name).toMatchObject({ translation: 'unavailable', title_en: null, summary_en: null });
+          expect(a.title_kr).toMatch(/[가-힣]/);
+        }
+      }
+      const { SnapshotReader } = await import('../../../snapshots/reader.ts');
+      const { healthDocument } = await import('../../../proxy/health.ts');
+      const reader = new SnapshotReader(settings.snapshotsDir, 'korea');
+      await reader.refresh();
+      const health = healthDocument('korea', reader, settings, KOREA_FIXTURE_NOW);
+      reader.close();
+      expect(health.problems.join('\n')).toMatch(/kr-news-kpop: \d+ of \d+ articles have no English/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

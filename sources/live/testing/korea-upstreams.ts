@@ -17,6 +17,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { NEWS_FIXTURE_FEEDS_FILE, startNewsUpstreams, type NewsUpstreamWorld } from '../korea/news/news-upstreams.ts';
 import { startLoopback, type Loopback, type RecordedRequest, type Reply } from './loopback.ts';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'korea', 'fixtures');
@@ -61,10 +62,21 @@ export interface WorldCounts {
 export interface KoreaUpstreamWorld {
   /** Base URL settings pointing at the loopback servers (spread into loadSettings' env). */
   env: Record<
-    'UPBIT_BASE_URL' | 'BITHUMB_BASE_URL' | 'BINANCE_BASE_URL' | 'OKX_BASE_URL' | 'FX_BASE_URL' | 'FRED_BASE_URL' | 'NAVER_FINANCE_BASE_URL',
+    | 'UPBIT_BASE_URL'
+    | 'BITHUMB_BASE_URL'
+    | 'BINANCE_BASE_URL'
+    | 'OKX_BASE_URL'
+    | 'FX_BASE_URL'
+    | 'FRED_BASE_URL'
+    | 'NAVER_FINANCE_BASE_URL'
+    | 'NEWS_FEEDS_URL'
+    | 'NAVER_NEWS_BASE_URL'
+    | 'NEWS_FEEDS_FILE',
     string
   >;
   servers: Record<KoreaServer, Loopback>;
+  /** The Korean news outlets and Naver news search (their own cadence and requests, outside `counts()`). */
+  news: NewsUpstreamWorld;
   requests(): WorldRequest[];
   counts(): WorldCounts;
   /** Clears the request logs (between two runs). */
@@ -220,6 +232,7 @@ export async function startKoreaUpstreams(options: { macroThrough?: string } = {
   };
 
   const servers = {} as Record<KoreaServer, Loopback>;
+  const news = await startNewsUpstreams();
   for (const [server, paths] of Object.entries(routes) as Array<[KoreaServer, Record<string, Handler>]>) {
     servers[server] = await startLoopback(
       Object.entries(paths).map(([path, handler]) => ({
@@ -248,6 +261,8 @@ export async function startKoreaUpstreams(options: { macroThrough?: string } = {
 
   return {
     env: {
+      ...news.env,
+      NEWS_FEEDS_FILE: NEWS_FIXTURE_FEEDS_FILE,
       UPBIT_BASE_URL: servers.upbit.url,
       BITHUMB_BASE_URL: servers.bithumb.url,
       BINANCE_BASE_URL: servers.binance.url,
@@ -257,6 +272,7 @@ export async function startKoreaUpstreams(options: { macroThrough?: string } = {
       NAVER_FINANCE_BASE_URL: servers.naver.url,
     },
     servers,
+    news,
     requests,
     counts() {
       const all = requests();
@@ -267,6 +283,7 @@ export async function startKoreaUpstreams(options: { macroThrough?: string } = {
     },
     reset() {
       for (const s of Object.values(servers)) s.reset();
+      news.reset();
     },
     fault(upstream, path, reply) {
       faults.set(`${upstream} ${path}`, { replies: Array.isArray(reply) ? reply : [reply], next: 0 });
@@ -284,7 +301,7 @@ export async function startKoreaUpstreams(options: { macroThrough?: string } = {
       state.macroThrough = day;
     },
     async close() {
-      await Promise.all(Object.values(servers).map((s) => s.close()));
+      await Promise.all([...Object.values(servers).map((s) => s.close()), news.close()]);
     },
   };
 }
