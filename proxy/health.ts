@@ -69,6 +69,15 @@ const AI_NOTE = {
   claude: 'AI fields are written by Claude through the Anthropic API; every response names the model.',
 } as const;
 
+/**
+ * Who wrote the AI fields of the snapshot served: its run's analyst, or, when that run kept every
+ * AI product (none was due) and used none, the datasets' own record; before any snapshot, what
+ * this machine's settings would use.
+ */
+export function aiModeOf(snap: LoadedSnapshot | null, settings: Settings): Settings['aiMode'] {
+  return snap?.manifest.ai?.analyst ?? snap?.manifest.datasets.find((d) => d.ai)?.ai?.analyst ?? settings.aiMode;
+}
+
 /** Paid and free endpoints that read a dataset, by path. */
 function endpointsReading(service: ServiceName, dataset: string): string[] {
   return endpointsOf(service)
@@ -135,7 +144,7 @@ export function healthDocument(
     problems.push(...contentProblems(snap));
   }
   const aiUsage = snap?.manifest.ai;
-  const aiMode = aiUsage?.analyst ?? settings.aiMode;
+  const aiMode = aiModeOf(snap, settings);
   return {
     service,
     status: !snap ? 'no_data' : problems.length ? 'degraded' : 'ok',

@@ -6,6 +6,7 @@ import { endpointsOf, SERVICE_INFO, xrplPath } from '../catalog/index.ts';
 import type { ServiceName } from '../catalog/types.ts';
 import type { Settings } from '../lib/config.ts';
 import type { SnapshotReader } from '../snapshots/reader.ts';
+import { aiModeOf } from './health.ts';
 
 export function rootDocument(service: ServiceName, reader: SnapshotReader, settings: Settings) {
   const snap = reader.current();
@@ -29,7 +30,7 @@ export function rootDocument(service: ServiceName, reader: SnapshotReader, setti
     mcp: '/mcp',
     health: '/health',
     settlement_mode: settings.settlement,
-    ai_mode: snap?.manifest.ai?.analyst ?? settings.aiMode,
+    ai_mode: aiModeOf(snap, settings),
     snapshot: snap
       ? { version: snap.version, generated_at: snap.manifest.generated_at, notice: snap.manifest.notice }
       : null,

@@ -376,6 +376,12 @@ describe('cadence: a product is recomputed only when it is due', () => {
     const one = await statuses(1);
     for (const name of AI_DATASETS) expect(one[name], `+1 min ${name}`).toBe('kept');
     expect(one['market-movers']).toBe('ok');
+    // that run used no analyst; /health still says who wrote what it serves, whatever this process's key
+    const keptReader = new SnapshotReader(settings.snapshotsDir, 'korea');
+    await keptReader.refresh();
+    expect(keptReader.current()!.manifest.ai).toBeUndefined();
+    expect(healthDocument('korea', keptReader, claudeSettings(), at(1)).ai.mode).toBe('rules');
+    keptReader.close();
     const five = await statuses(5);
     expect([five['kr-news-kpop'], five['kr-news-semiconductor']]).toEqual(['ok', 'ok']);
     expect([five['market-read'], five.divergence, five['krw-macro-stress'], five['kr-sentiment']]).toEqual(['kept', 'kept', 'kept', 'kept']);
