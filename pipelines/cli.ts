@@ -90,9 +90,12 @@ export async function runCli(
   } finally {
     progress.close();
   }
-  const reports = results.flatMap((r) => r.reports);
+  // The analyst's work (calls, cache hits, tokens, dollars) is a row of the table, after its service's steps.
+  const reports = results.flatMap((r) => [
+    ...r.reports,
+    ...(r.ai ? [{ service: r.service, name: 'analyst', status: 'ok' as const, rows: r.ai.calls, seconds: null, detail: usageLine(r.ai) }] : []),
+  ]);
   if (reports.length) out('\n' + summaryTable(reports) + '\n');
-  for (const r of results) if (r.ai) out(`${r.service}: ${usageLine(r.ai)}\n`);
   for (const r of results) {
     if (r.manifest) out(`${r.service}: published ${r.manifest.version} to ${settings.snapshotsDir}/${r.service}\n`);
     if (r.error) out(`${r.service}: FAILED: ${r.error}\n`);

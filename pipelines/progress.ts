@@ -110,7 +110,7 @@ export function summaryTable(reports: readonly StepReport[]): string {
     `${r.service}/${r.name}`,
     r.rows === null ? '-' : r.rows.toLocaleString('en-US'),
     r.seconds === null ? '-' : r.seconds.toFixed(2),
-    r.status + (r.detail && r.status !== 'ok' ? `: ${r.detail}` : ''),
+    r.status + (r.detail ? `: ${r.detail}` : ''),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
   const fmt = (row: string[]) =>

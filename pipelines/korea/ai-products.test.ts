@@ -123,6 +123,8 @@ describe('the AI and news products with Claude (fake Messages API on loopback)',
     expect(manifest.ai!.calls).toBe(api.requests.length);
     expect(manifest.ai!.input_tokens).toBeGreaterThan(0);
     expect(manifest.ai!.usd).toBeGreaterThan(0);
+    // the run's summary table has the analyst's row: calls, tokens and dollars
+    expect(logs.join('\n')).toMatch(new RegExp(`korea/analyst\\s+${manifest.ai!.calls}\\s+-\\s+ok: analyst: claude .*${manifest.ai!.calls} calls, 0 cache hits .* input \\+ [\\d,]+ output tokens, \\$[\\d.]+ this run`));
     for (const name of AI_DATASETS) {
       expect(entry(manifest, name).ai?.analyst, name).toBe('claude');
       expect(entry(manifest, name).ai?.models.length, name).toBeGreaterThan(0);
