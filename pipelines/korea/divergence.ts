@@ -15,7 +15,7 @@
 import { z } from 'zod';
 import { DIVERGENCE_SYMBOLS, KOREA_RESPONSES } from '../../catalog/korea.ts';
 import type { AnalystTask } from '../analyst/index.ts';
-import type { StoredArticle } from './kr-news.ts';
+import { mostFrequent, type StoredArticle } from './kr-news.ts';
 import type { MarketAlert, MarketFacts } from './market-facts.ts';
 
 const Light = KOREA_RESPONSES.DivergenceBody.shape;
@@ -116,22 +116,13 @@ export function newsSignals(
   const related = articles.filter(
     (a) => mentions(a, symbol, koreanName) || ![...names].some(([other, name]) => mentions(a, other, name)),
   );
-  const counts = new Map<string, { n: number; first: number }>();
-  let order = 0;
-  for (const a of related) {
-    for (const k of new Set(a.keywords)) {
-      const seen = counts.get(k);
-      if (seen) seen.n++;
-      else counts.set(k, { n: 1, first: order++ });
-    }
-  }
   const scores = related.map((a) => a.sentiment).filter((s): s is number => s !== null);
   return {
     related,
     signals: {
       window_hours: 24,
       article_count: related.length,
-      top_keywords: [...counts.entries()].sort((a, b) => b[1].n - a[1].n || a[1].first - b[1].first).slice(0, TOP_KEYWORDS).map(([k]) => k),
+      top_keywords: mostFrequent(related.map((a) => a.keywords), TOP_KEYWORDS),
       sentiment_score: scores.length ? r2(scores.reduce((a, b) => a + b, 0) / scores.length) : null,
     },
   };

@@ -108,7 +108,8 @@ interface SummaryInput {
 
 const TOPIC_WORDS = { kpop: 'K-pop', semiconductor: 'semiconductor-industry' } as const;
 
-function mostFrequent(lists: string[][], max: number): string[] {
+/** The items found in the most lists (each list counts an item once), ties by first appearance. */
+export function mostFrequent(lists: readonly string[][], max: number): string[] {
   const counts = new Map<string, { n: number; first: number }>();
   let order = 0;
   for (const list of lists) {

@@ -265,12 +265,18 @@ export function premiumsOf(ctx: PipelineContext): KimchiDoc | null {
   return (ctx.writer.readDocument('kimchi-premium') as KimchiDoc | undefined) ?? null;
 }
 
-/** A score in [-1, 1] from the exchange figures: breadth, BTC's 24-hour move and the USDT premium. */
-export function marketScore(f: MarketFacts): number {
+export const clip = (x: number): number => Math.max(-1, Math.min(1, x));
+
+/** The exchange signals the rules read, each in [-1, 1]: breadth, BTC's 24-hour move (/5 %) and the USDT premium (/2 %). */
+export function marketSignals(f: MarketFacts): { breadth: number; btc: number; usdt: number } {
   const total = f.breadth.advancers + f.breadth.decliners;
-  const breadthRatio = total > 0 ? (f.breadth.advancers - f.breadth.decliners) / total : 0;
   const btc = f.majors.find((m) => m.symbol === 'BTC')?.change_24h_pct ?? 0;
   const usdt = f.usdt_premium_pct.upbit ?? f.usdt_premium_pct.bithumb ?? 0;
-  const clip = (x: number) => Math.max(-1, Math.min(1, x));
-  return clip(0.5 * breadthRatio + 0.3 * clip(btc / 5) + 0.2 * clip(usdt / 2));
+  return { breadth: total > 0 ? (f.breadth.advancers - f.breadth.decliners) / total : 0, btc: clip(btc / 5), usdt: clip(usdt / 2) };
+}
+
+/** A score in [-1, 1] from the exchange figures: 0.5 breadth + 0.3 BTC + 0.2 USDT premium. */
+export function marketScore(f: MarketFacts): number {
+  const s = marketSignals(f);
+  return clip(0.5 * s.breadth + 0.3 * s.btc + 0.2 * s.usdt);
 }

@@ -11,7 +11,7 @@
 import { z } from 'zod';
 import { KOREA_RESPONSES } from '../../catalog/korea.ts';
 import type { AnalystTask } from '../analyst/index.ts';
-import type { MarketFacts } from './market-facts.ts';
+import { clip, marketSignals, type MarketFacts } from './market-facts.ts';
 
 export const SIGNAL_THRESHOLD = 0.2;
 
@@ -19,16 +19,12 @@ const Body = KOREA_RESPONSES.MarketReadBody.shape;
 const MarketReadAnswer = z.strictObject({ signal: Body.signal, confidence: Body.confidence, summary: Body.summary, factors: Body.factors });
 export type MarketReadAnswer = z.infer<typeof MarketReadAnswer>;
 
-const clip = (x: number) => Math.max(-1, Math.min(1, x));
 const signed = (n: number, unit = ' %') => `${n > 0 ? '+' : ''}${n.toFixed(2)}${unit}`;
 
 export function marketReadScore(f: MarketFacts): number {
-  const total = f.breadth.advancers + f.breadth.decliners;
-  const breadth = total > 0 ? (f.breadth.advancers - f.breadth.decliners) / total : 0;
-  const btc = f.majors.find((m) => m.symbol === 'BTC')?.change_24h_pct ?? 0;
-  const usdt = f.usdt_premium_pct.upbit ?? f.usdt_premium_pct.bithumb ?? 0;
+  const s = marketSignals(f);
   const macro = f.macro ? (50 - f.macro.score) / 50 : 0;
-  return clip(0.4 * breadth + 0.3 * clip(btc / 5) + 0.15 * clip(usdt / 2) + 0.15 * macro);
+  return clip(0.4 * s.breadth + 0.3 * s.btc + 0.15 * s.usdt + 0.15 * macro);
 }
 
 export function rulesMarketRead(f: MarketFacts): MarketReadAnswer {
