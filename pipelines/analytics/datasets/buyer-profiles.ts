@@ -9,41 +9,32 @@
  */
 import type { DatasetStep } from '../../runner.ts';
 import { queryJson } from '../../warehouse.ts';
-import { WASH_LABELS_SQL, finiteSql, rankedJsonArraySql, POINT_LOOKUP_ROW_GROUP } from './sql.ts';
+import { WASH_LABELS_SQL, finiteSql, rankedJsonArraySql, tableStep } from './sql.ts';
 
-export const buyerProfilesStep: DatasetStep = {
-  dataset: 'buyer-profiles',
-  async run(ctx) {
-    // a wallet pays at most every service once per (service, buyer) row: the bound of its list
-    const [services] = await queryJson(ctx.connection, 'SELECT count(*)::INTEGER AS n FROM service_facts');
-    const limit = Math.max(1, Number(services?.n ?? 0));
-    return ctx.writer.writeTable(
-      ctx.connection,
-      'buyer-profiles',
-      `WITH used AS (
-         SELECT b.buyer_h,
-                -- most payments first, then id: one BIGINT rank (tx_total is an INTEGER, ids are below 2^32)
-                ${rankedJsonArraySql('(-b.tx_total)::BIGINT * 4294967296 + b.service_id', limit, 'struct_pack(id := b.service_id, category := f.category, tx_count := b.tx_total)')}
-                  AS services_used
-           FROM service_buyer_stats b JOIN service_facts f ON f.id = b.service_id
-          GROUP BY b.buyer_h
-       )
-       SELECT l.address,
-              CASE WHEN l.label IN ${WASH_LABELS_SQL} THEN l.label ELSE 'unlabeled' END AS label,
-              round(greatest(0, least(1, ${finiteSql('coalesce(l.confidence, 0)')})), 4) AS confidence,
-              coalesce(l.reason, []::VARCHAR[]) AS reason,
-              coalesce(l.reason_text, '') AS reason_text,
-              coalesce(u.services_used, '[]'::JSON) AS services_used,
-              CASE WHEN coalesce(l.vanity_strict, false) OR coalesce(l.vanity_broad, false)
-                   THEN to_json(struct_pack(strict := coalesce(l.vanity_strict, false), broad := coalesce(l.vanity_broad, false),
-                                            size := coalesce(l.vanity_cluster_size, 0)::INTEGER))
-              END AS vanity_cluster,
-              to_json(struct_pack(mean_interval_s := round(greatest(0, ${finiteSql('coalesce(l.mean_interval_s, 0)')}), 3),
-                                  cv := round(greatest(0, ${finiteSql('coalesce(l.interval_cv, 0)')}), 6))) AS time_pattern
-         FROM buyer_labels l LEFT JOIN used u ON u.buyer_h = hash(l.address)
-        ORDER BY l.address`,
-      ctx.meta('buyer-profiles', ctx.now),
-      { rowGroupSize: POINT_LOOKUP_ROW_GROUP['buyer-profiles'] },
-    );
-  },
-};
+export const buyerProfilesStep: DatasetStep = tableStep('buyer-profiles', async (ctx) => {
+  // a wallet pays at most every service once per (service, buyer) row: the bound of its list
+  const [services] = await queryJson(ctx.connection, 'SELECT count(*)::INTEGER AS n FROM service_facts');
+  const limit = Math.max(1, Number(services?.n ?? 0));
+  return `WITH used AS (
+            SELECT b.buyer_h,
+                   -- most payments first, then id: one BIGINT rank (tx_total is an INTEGER, ids are below 2^32)
+                   ${rankedJsonArraySql('(-b.tx_total)::BIGINT * 4294967296 + b.service_id', limit, 'struct_pack(id := b.service_id, category := f.category, tx_count := b.tx_total)')}
+                     AS services_used
+              FROM service_buyer_stats b JOIN service_facts f ON f.id = b.service_id
+             GROUP BY b.buyer_h
+          )
+          SELECT l.address,
+                 CASE WHEN l.label IN ${WASH_LABELS_SQL} THEN l.label ELSE 'unlabeled' END AS label,
+                 round(greatest(0, least(1, ${finiteSql('coalesce(l.confidence, 0)')})), 4) AS confidence,
+                 coalesce(l.reason, []::VARCHAR[]) AS reason,
+                 coalesce(l.reason_text, '') AS reason_text,
+                 coalesce(u.services_used, '[]'::JSON) AS services_used,
+                 CASE WHEN coalesce(l.vanity_strict, false) OR coalesce(l.vanity_broad, false)
+                      THEN to_json(struct_pack(strict := coalesce(l.vanity_strict, false), broad := coalesce(l.vanity_broad, false),
+                                               size := coalesce(l.vanity_cluster_size, 0)::INTEGER))
+                 END AS vanity_cluster,
+                 to_json(struct_pack(mean_interval_s := round(greatest(0, ${finiteSql('coalesce(l.mean_interval_s, 0)')}), 3),
+                                     cv := round(greatest(0, ${finiteSql('coalesce(l.interval_cv, 0)')}), 6))) AS time_pattern
+            FROM buyer_labels l LEFT JOIN used u ON u.buyer_h = hash(l.address)
+           ORDER BY l.address`;
+});

@@ -5,36 +5,28 @@
  * object name → number with keys sorted.
  */
 import type { DatasetStep } from '../../runner.ts';
-import { WASH_LABELS_SQL, finiteSql, isoSql, signalsJsonSql, POINT_LOOKUP_ROW_GROUP } from './sql.ts';
+import { WASH_LABELS_SQL, finiteSql, isoSql, signalsJsonSql, tableStep } from './sql.ts';
 
-export const buyersStep: DatasetStep = {
-  dataset: 'buyers',
-  async run(ctx) {
-    return ctx.writer.writeTable(
-      ctx.connection,
-      'buyers',
-      `SELECT address,
-              CASE WHEN label IN ${WASH_LABELS_SQL} THEN label ELSE 'unlabeled' END AS label,
-              round(greatest(0, least(1, ${finiteSql('coalesce(confidence, 0)')})), 4) AS confidence,
-              coalesce(reason, []::VARCHAR[]) AS reason,
-              coalesce(reason_text, '') AS reason_text,
-              coalesce(tx_count, 0)::INTEGER AS tx_count,
-              round(${finiteSql('coalesce(volume, 0)')}, 6) AS volume,
-              coalesce(n_sellers, 0)::INTEGER AS n_sellers,
-              round(greatest(0, least(1, ${finiteSql('coalesce(top_service_share, 0)')})), 6) AS top_service_share,
-              coalesce(vanity_strict, false) AS vanity_strict,
-              coalesce(vanity_broad, false) AS vanity_broad,
-              coalesce(vanity_cluster_size, 0)::INTEGER AS vanity_cluster_size,
-              round(greatest(0, ${finiteSql('coalesce(mean_interval_s, 0)')}), 3) AS mean_interval_s,
-              round(greatest(0, ${finiteSql('coalesce(interval_cv, 0)')}), 6) AS interval_cv,
-              first_funder,
-              ${isoSql('first_time')} AS first_time,
-              ${isoSql('last_time')} AS last_time,
-              ${signalsJsonSql('signals')} AS signals
-         FROM buyer_labels
-        ORDER BY address`,
-      ctx.meta('buyers', ctx.now),
-      { rowGroupSize: POINT_LOOKUP_ROW_GROUP['buyers'] },
-    );
-  },
-};
+export const buyersStep: DatasetStep = tableStep(
+  'buyers',
+  () => `SELECT address,
+                CASE WHEN label IN ${WASH_LABELS_SQL} THEN label ELSE 'unlabeled' END AS label,
+                round(greatest(0, least(1, ${finiteSql('coalesce(confidence, 0)')})), 4) AS confidence,
+                coalesce(reason, []::VARCHAR[]) AS reason,
+                coalesce(reason_text, '') AS reason_text,
+                coalesce(tx_count, 0)::INTEGER AS tx_count,
+                round(${finiteSql('coalesce(volume, 0)')}, 6) AS volume,
+                coalesce(n_sellers, 0)::INTEGER AS n_sellers,
+                round(greatest(0, least(1, ${finiteSql('coalesce(top_service_share, 0)')})), 6) AS top_service_share,
+                coalesce(vanity_strict, false) AS vanity_strict,
+                coalesce(vanity_broad, false) AS vanity_broad,
+                coalesce(vanity_cluster_size, 0)::INTEGER AS vanity_cluster_size,
+                round(greatest(0, ${finiteSql('coalesce(mean_interval_s, 0)')}), 3) AS mean_interval_s,
+                round(greatest(0, ${finiteSql('coalesce(interval_cv, 0)')}), 6) AS interval_cv,
+                first_funder,
+                ${isoSql('first_time')} AS first_time,
+                ${isoSql('last_time')} AS last_time,
+                ${signalsJsonSql('signals')} AS signals
+           FROM buyer_labels
+          ORDER BY address`,
+);

@@ -5,7 +5,7 @@
  */
 import { CATEGORIES } from '../../../catalog/categories.ts';
 import type { DatasetStep } from '../../runner.ts';
-import { queryJsonPieces, stamp } from './sql.ts';
+import { documentStep, queryJsonPieces, stamp } from './sql.ts';
 
 /** A category_facts row as the catalog's CategoryStats STRUCT, for to_json. */
 export function categoryStatsSql(alias: string): string {
@@ -16,15 +16,11 @@ export function categoryStatsSql(alias: string): string {
     median_price := ${alias}.median_price, volume_30d := ${alias}.volume_30d)`;
 }
 
-export const categoriesStep: DatasetStep = {
-  dataset: 'categories',
-  async run(ctx) {
-    const pieces = await queryJsonPieces(
-      ctx,
-      `SELECT to_json(list(${categoryStatsSql('f')} ORDER BY f.volume_24h DESC, f.slug)) AS categories
-         FROM category_facts f`,
-    );
-    const doc = { ...stamp(ctx), total_categories: CATEGORIES.length, categories: pieces.categories };
-    return ctx.writer.writeDocument('categories', doc, ctx.meta('categories', ctx.now));
-  },
-};
+export const categoriesStep: DatasetStep = documentStep('categories', async (ctx) => {
+  const pieces = await queryJsonPieces(
+    ctx,
+    `SELECT to_json(list(${categoryStatsSql('f')} ORDER BY f.volume_24h DESC, f.slug)) AS categories
+       FROM category_facts f`,
+  );
+  return { ...stamp(ctx), total_categories: CATEGORIES.length, categories: pieces.categories };
+});

@@ -28,7 +28,7 @@ import { attributedSql } from '../attribution.ts';
 import { analyticsDatasetSteps, analyticsPrepSteps, paymentPrepSteps } from './index.ts';
 import { SERVICE_LIST_ITEM_COLUMNS } from './services.ts';
 import { TRANSACTIONS_PER_SERVICE } from './transactions.ts';
-import { changePctSql } from './sql.ts';
+import { changePctSql, POINT_LOOKUP_ROW_GROUP } from './sql.ts';
 
 const R = ANALYTICS_RESPONSES;
 const NOW = new Date('2026-11-20T09:00:00Z');
@@ -647,6 +647,21 @@ describe('analytics datasets on the demo world', () => {
       expect(Number(score!.ok) / Number(score!.n)).toBeGreaterThan(0.9);
     } finally {
       wh.close();
+    }
+  });
+
+  it('writes the tables the proxy reads by key in their point-lookup row groups, the others in the default ones', async () => {
+    const tables = run.manifest.datasets.filter((d) => d.kind === 'table');
+    for (const name of Object.keys(POINT_LOOKUP_ROW_GROUP)) expect(tables.map((d) => d.name)).toContain(name);
+    const sizes: Partial<Record<string, number>> = POINT_LOOKUP_ROW_GROUP;
+    // DuckDB fills row groups in whole vectors of 2048 rows
+    const vectors = (rows: number) => Math.ceil(rows / 2048) * 2048;
+    for (const d of tables) {
+      const [groups] = await queryJson(
+        reader,
+        `SELECT max(row_group_num_rows)::INTEGER AS largest FROM parquet_metadata('${join(run.dir, d.file)}')`,
+      );
+      expect(groups!.largest, d.name).toBe(Math.min(d.rows, vectors(sizes[d.name] ?? 122_880)));
     }
   });
 

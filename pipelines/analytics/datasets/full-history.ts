@@ -6,29 +6,21 @@
  */
 import type { DatasetStep } from '../../runner.ts';
 import { HISTORY_HOURS } from './category-hourly.ts';
-import { categoriesSql, isoSql, pctSql, POINT_LOOKUP_ROW_GROUP } from './sql.ts';
+import { categoriesSql, isoSql, pctSql, tableStep } from './sql.ts';
 
-export const fullHistoryStep: DatasetStep = {
-  dataset: 'full-history',
-  async run(ctx) {
-    return ctx.writer.writeTable(
-      ctx.connection,
-      'full-history',
-      `WITH hours AS (
-         SELECT run.last_hour - INTERVAL (${HISTORY_HOURS - 1} - i) HOUR AS hour
-           FROM category_hourly_run run CROSS JOIN range(${HISTORY_HOURS}) r(i)
-       )
-       SELECT c.slug AS category,
-              ${isoSql('h.hour')} AS time,
-              coalesce(ch.services_count, 0)::INTEGER AS services_count,
-              round(coalesce(ch.volume, 0), 6) AS volume,
-              coalesce(ch.tx_count, 0)::INTEGER AS tx_count,
-              ${pctSql('ch.real_volume', 'ch.volume')} AS real_volume_pct
-         FROM ${categoriesSql('c')} CROSS JOIN hours h
-         LEFT JOIN category_hourly ch ON ch.category = c.slug AND ch.hour = h.hour
-        ORDER BY c.slug, h.hour`,
-      ctx.meta('full-history', ctx.now),
-      { rowGroupSize: POINT_LOOKUP_ROW_GROUP['full-history'] },
-    );
-  },
-};
+export const fullHistoryStep: DatasetStep = tableStep(
+  'full-history',
+  () => `WITH hours AS (
+           SELECT run.last_hour - INTERVAL (${HISTORY_HOURS - 1} - i) HOUR AS hour
+             FROM category_hourly_run run CROSS JOIN range(${HISTORY_HOURS}) r(i)
+         )
+         SELECT c.slug AS category,
+                ${isoSql('h.hour')} AS time,
+                coalesce(ch.services_count, 0)::INTEGER AS services_count,
+                round(coalesce(ch.volume, 0), 6) AS volume,
+                coalesce(ch.tx_count, 0)::INTEGER AS tx_count,
+                ${pctSql('ch.real_volume', 'ch.volume')} AS real_volume_pct
+           FROM ${categoriesSql('c')} CROSS JOIN hours h
+           LEFT JOIN category_hourly ch ON ch.category = c.slug AND ch.hour = h.hour
+          ORDER BY c.slug, h.hour`,
+);

@@ -8,67 +8,58 @@
  */
 import type { DatasetStep } from '../../runner.ts';
 import { serviceListItemSql } from './services.ts';
-import { dateSql, daysSql, moneySql, nowSql, pctSql, rankedJsonArraySql, POINT_LOOKUP_ROW_GROUP } from './sql.ts';
+import { dateSql, daysSql, moneySql, nowSql, pctSql, rankedJsonArraySql, tableStep } from './sql.ts';
 
 export const TOP_BUYERS = 10;
 /** Days in a service's daily series. */
 const SERIES_DAYS = 30;
 
-export const serviceDetailStep: DatasetStep = {
-  dataset: 'service-detail',
-  async run(ctx) {
-    const now = nowSql(ctx);
-    return ctx.writer.writeTable(
-      ctx.connection,
-      'service-detail',
-      `WITH with_traffic AS (
-         -- services with payments in the 30 days, plus id 0 (no service has it) whose all-zero
-         -- series stands in for every quiet service: most of a large index is quiet
-         SELECT DISTINCT service_id AS id FROM service_daily UNION ALL SELECT 0
-       ),
-       series AS (
-         SELECT f.id,
-                ${rankedJsonArraySql('d.day', SERIES_DAYS, `struct_pack(
-                  date := ${dateSql('d.day')},
-                  tx_count := coalesce(sd.tx_count, 0),
-                  volume := ${moneySql('sd.micro')},
-                  unique_buyers := coalesce(sd.unique_buyers, 0),
-                  real_volume_pct := ${pctSql('sd.real_micro', 'sd.micro')}
-                )`)} AS daily_series
-           FROM with_traffic f CROSS JOIN ${daysSql(now, SERIES_DAYS, 'd')}
-           LEFT JOIN service_daily sd ON sd.service_id = f.id AND sd.day = d.day
-          GROUP BY f.id
-       ),
-       top AS (
-         SELECT b.service_id,
-                ${rankedJsonArraySql('r.rank_30d', TOP_BUYERS, `struct_pack(
-                  address := a.address,
-                  tx_count := b.tx_30d,
-                  volume := ${moneySql('b.micro_30d')},
-                  share_pct := ${pctSql('b.micro_30d', 'f.micro_30d')}
-                )`)} AS top_buyers
-           FROM top_buyers_30d r
-           JOIN service_buyer_stats b ON b.service_id = r.service_id AND b.buyer_h = r.buyer_h
-           JOIN service_facts f ON f.id = b.service_id
-           JOIN buyer_addresses a ON a.buyer_h = b.buyer_h
-          WHERE r.rank_30d <= ${TOP_BUYERS}
-          GROUP BY b.service_id
-       )
-       SELECT f.id,
-              to_json(${serviceListItemSql('f', [
-                'volume_total := f.volume_total',
-                'unique_buyers_30d := f.unique_buyers_30d',
-                'last_tx_at := f.last_tx_at',
-              ])}) AS service,
-              coalesce(s.daily_series, quiet.daily_series) AS daily_series,
-              coalesce(t.top_buyers, '[]'::JSON) AS top_buyers
-         FROM service_facts f
-         CROSS JOIN (SELECT daily_series FROM series WHERE id = 0) quiet
-         LEFT JOIN series s ON s.id = f.id
-         LEFT JOIN top t ON t.service_id = f.id
-        ORDER BY f.id`,
-      ctx.meta('service-detail', ctx.now),
-      { rowGroupSize: POINT_LOOKUP_ROW_GROUP['service-detail'] },
-    );
-  },
-};
+export const serviceDetailStep: DatasetStep = tableStep('service-detail', (ctx) => {
+  const now = nowSql(ctx);
+  return `WITH with_traffic AS (
+            -- services with payments in the 30 days, plus id 0 (no service has it) whose all-zero
+            -- series stands in for every quiet service: most of a large index is quiet
+            SELECT DISTINCT service_id AS id FROM service_daily UNION ALL SELECT 0
+          ),
+          series AS (
+            SELECT f.id,
+                   ${rankedJsonArraySql('d.day', SERIES_DAYS, `struct_pack(
+                     date := ${dateSql('d.day')},
+                     tx_count := coalesce(sd.tx_count, 0),
+                     volume := ${moneySql('sd.micro')},
+                     unique_buyers := coalesce(sd.unique_buyers, 0),
+                     real_volume_pct := ${pctSql('sd.real_micro', 'sd.micro')}
+                   )`)} AS daily_series
+              FROM with_traffic f CROSS JOIN ${daysSql(now, SERIES_DAYS, 'd')}
+              LEFT JOIN service_daily sd ON sd.service_id = f.id AND sd.day = d.day
+             GROUP BY f.id
+          ),
+          top AS (
+            SELECT b.service_id,
+                   ${rankedJsonArraySql('r.rank_30d', TOP_BUYERS, `struct_pack(
+                     address := a.address,
+                     tx_count := b.tx_30d,
+                     volume := ${moneySql('b.micro_30d')},
+                     share_pct := ${pctSql('b.micro_30d', 'f.micro_30d')}
+                   )`)} AS top_buyers
+              FROM top_buyers_30d r
+              JOIN service_buyer_stats b ON b.service_id = r.service_id AND b.buyer_h = r.buyer_h
+              JOIN service_facts f ON f.id = b.service_id
+              JOIN buyer_addresses a ON a.buyer_h = b.buyer_h
+             WHERE r.rank_30d <= ${TOP_BUYERS}
+             GROUP BY b.service_id
+          )
+          SELECT f.id,
+                 to_json(${serviceListItemSql('f', [
+                   'volume_total := f.volume_total',
+                   'unique_buyers_30d := f.unique_buyers_30d',
+                   'last_tx_at := f.last_tx_at',
+                 ])}) AS service,
+                 coalesce(s.daily_series, quiet.daily_series) AS daily_series,
+                 coalesce(t.top_buyers, '[]'::JSON) AS top_buyers
+            FROM service_facts f
+            CROSS JOIN (SELECT daily_series FROM series WHERE id = 0) quiet
+            LEFT JOIN series s ON s.id = f.id
+            LEFT JOIN top t ON t.service_id = f.id
+           ORDER BY f.id`;
+});

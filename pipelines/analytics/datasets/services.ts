@@ -6,6 +6,7 @@
  * label_distribution is a JSON object (label → fraction of 30-day volume).
  */
 import type { DatasetStep } from '../../runner.ts';
+import { tableStep } from './sql.ts';
 
 /** The spec's list item fields, in order: what the proxy puts in `services[]`. */
 export const SERVICE_LIST_ITEM_COLUMNS = [
@@ -26,21 +27,14 @@ export const SERVICE_LIST_ITEM_COLUMNS = [
   'label_distribution',
 ] as const;
 
-export const servicesStep: DatasetStep = {
-  dataset: 'services',
-  async run(ctx) {
-    return ctx.writer.writeTable(
-      ctx.connection,
-      'services',
-      `SELECT ${SERVICE_LIST_ITEM_COLUMNS.join(', ')},
-              category_source, is_placeholder, active, price_bucket, name_sort, search_text,
-              tx_prev_24h, volume_prev_24h, tx_30d, volume_30d, volume_total, unique_buyers_30d, last_tx_at
-         FROM service_facts
-        ORDER BY id`,
-      ctx.meta('services', ctx.now),
-    );
-  },
-};
+export const servicesStep: DatasetStep = tableStep(
+  'services',
+  () => `SELECT ${SERVICE_LIST_ITEM_COLUMNS.join(', ')},
+                category_source, is_placeholder, active, price_bucket, name_sort, search_text,
+                tx_prev_24h, volume_prev_24h, tx_30d, volume_30d, volume_total, unique_buyers_30d, last_tx_at
+           FROM service_facts
+          ORDER BY id`,
+);
 
 /** A service_facts row as the spec's list item STRUCT (plus `extra` name := expr fields), for to_json. */
 export function serviceListItemSql(alias: string, extra: readonly string[] = []): string {

@@ -1,14 +1,15 @@
 /**
- * SQL pieces every analytics dataset step shares: the run's clock and windows, rounding of money
- * and percentages, the label groups and the category list. Kept in one place so "last 24 hours"
- * or "real volume" means the same thing in every dataset.
+ * What every analytics dataset step shares: the step builders (tableStep, documentStep, so a step
+ * names its dataset once), the run's clock and windows, rounding of money and percentages, the
+ * label groups and the category list. Kept in one place so "last 24 hours" or "real volume" means
+ * the same thing in every dataset.
  *
  * Money is summed as integer micro-USDC (amount_micro BIGINT): integer sums do not depend on the
  * order DuckDB's threads combine partial sums, so the same input gives byte-identical files.
  */
 import { PRICE_BUCKETS, PRICE_BUCKET_BOUNDS } from '../../../catalog/analytics.ts';
 import { CATEGORIES, WASH_LABELS } from '../../../catalog/categories.ts';
-import type { PipelineContext } from '../../runner.ts';
+import type { DatasetStep, PipelineContext } from '../../runner.ts';
 import { queryJson } from '../../warehouse.ts';
 
 /** Labels whose volume counts as real demand (catalog: real_volume_pct). */
@@ -178,3 +179,24 @@ export const POINT_LOOKUP_ROW_GROUP = {
   transactions: 16384,
   'wash-detail': 1024,
 } as const;
+
+/**
+ * The dataset step that writes `select`'s rows as the Parquet table `dataset`, stamped with the
+ * run's time; a table the proxy reads by key gets its POINT_LOOKUP_ROW_GROUP size.
+ */
+export function tableStep(dataset: string, select: (ctx: PipelineContext) => string | Promise<string>): DatasetStep {
+  const sizes: Partial<Record<string, number>> = POINT_LOOKUP_ROW_GROUP;
+  const rowGroupSize = sizes[dataset];
+  return {
+    dataset,
+    run: async (ctx) => ctx.writer.writeTable(ctx.connection, dataset, await select(ctx), ctx.meta(dataset, ctx.now), { rowGroupSize }),
+  };
+}
+
+/** The dataset step that writes `build`'s document as the JSON document `dataset`, stamped with the run's time. */
+export function documentStep(dataset: string, build: (ctx: PipelineContext) => Promise<Record<string, unknown>>): DatasetStep {
+  return {
+    dataset,
+    run: async (ctx) => ctx.writer.writeDocument(dataset, await build(ctx), ctx.meta(dataset, ctx.now)),
+  };
+}

@@ -10,40 +10,31 @@
  */
 import type { DatasetStep } from '../../runner.ts';
 import { attributedSql } from '../attribution.ts';
-import { isoSql, moneySql, nowSql, windows, POINT_LOOKUP_ROW_GROUP } from './sql.ts';
+import { isoSql, moneySql, nowSql, tableStep, windows } from './sql.ts';
 
 /** Payments kept per service (spec: the 30-day list holds up to about 3000 rows). */
 export const TRANSACTIONS_PER_SERVICE = 3000;
 
-export const transactionsStep: DatasetStep = {
-  dataset: 'transactions',
-  async run(ctx) {
-    const now = nowSql(ctx);
-    const w = windows(now);
-    return ctx.writer.writeTable(
-      ctx.connection,
-      'transactions',
-      `WITH a AS MATERIALIZED (
-         SELECT service_id, tx_hash, chain, buyer, amount_micro, time
-           FROM (${attributedSql(`x402_transactions WHERE time <= ${now} AND ${w.last30d('time')}`, ['tx_hash', 'buyer'])})
-          WHERE service_id IS NOT NULL
-       ),
-       counted AS (SELECT service_id, count(*)::INTEGER AS total FROM a GROUP BY service_id),
-       kept AS (
-         -- only the few services over the cap pay for ranking their payments
-         SELECT a.*, c.total FROM a JOIN counted c USING (service_id) WHERE c.total <= ${TRANSACTIONS_PER_SERVICE}
-         UNION ALL
-         SELECT * FROM (
-           SELECT a.*, c.total FROM a JOIN counted c USING (service_id) WHERE c.total > ${TRANSACTIONS_PER_SERVICE}
-           QUALIFY row_number() OVER (PARTITION BY service_id ORDER BY time DESC, tx_hash) <= ${TRANSACTIONS_PER_SERVICE}
-         )
-       )
-       SELECT service_id, tx_hash, chain, buyer, ${moneySql('amount_micro')} AS amount, ${isoSql('time')} AS time, total
-         FROM kept k
-        -- the instant, not its ISO text (whole seconds): payments within one second keep their order
-        ORDER BY k.service_id, k.time DESC, k.tx_hash`,
-      ctx.meta('transactions', ctx.now),
-      { rowGroupSize: POINT_LOOKUP_ROW_GROUP['transactions'] },
-    );
-  },
-};
+export const transactionsStep: DatasetStep = tableStep('transactions', (ctx) => {
+  const now = nowSql(ctx);
+  const w = windows(now);
+  return `WITH a AS MATERIALIZED (
+            SELECT service_id, tx_hash, chain, buyer, amount_micro, time
+              FROM (${attributedSql(`x402_transactions WHERE time <= ${now} AND ${w.last30d('time')}`, ['tx_hash', 'buyer'])})
+             WHERE service_id IS NOT NULL
+          ),
+          counted AS (SELECT service_id, count(*)::INTEGER AS total FROM a GROUP BY service_id),
+          kept AS (
+            -- only the few services over the cap pay for ranking their payments
+            SELECT a.*, c.total FROM a JOIN counted c USING (service_id) WHERE c.total <= ${TRANSACTIONS_PER_SERVICE}
+            UNION ALL
+            SELECT * FROM (
+              SELECT a.*, c.total FROM a JOIN counted c USING (service_id) WHERE c.total > ${TRANSACTIONS_PER_SERVICE}
+              QUALIFY row_number() OVER (PARTITION BY service_id ORDER BY time DESC, tx_hash) <= ${TRANSACTIONS_PER_SERVICE}
+            )
+          )
+          SELECT service_id, tx_hash, chain, buyer, ${moneySql('amount_micro')} AS amount, ${isoSql('time')} AS time, total
+            FROM kept k
+           -- the instant, not its ISO text (whole seconds): payments within one second keep their order
+           ORDER BY k.service_id, k.time DESC, k.tx_hash`;
+});

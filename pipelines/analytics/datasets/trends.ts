@@ -11,62 +11,58 @@
  * Change percentages follow the catalog rule: previous 0 gives 0 when current is 0, else 100.
  */
 import type { DatasetStep } from '../../runner.ts';
-import { changePctSql, dailyNewServicesSql, moneySql, nowSql, queryJsonPieces, stamp, windows } from './sql.ts';
+import { changePctSql, dailyNewServicesSql, documentStep, moneySql, nowSql, queryJsonPieces, stamp, windows } from './sql.ts';
 
-export const trendsStep: DatasetStep = {
-  dataset: 'trends',
-  async run(ctx) {
-    const now = nowSql(ctx);
-    const w = windows(now);
-    const pieces = await queryJsonPieces(
-      ctx,
-      `WITH new_services AS (
-         SELECT count(*) FILTER (WHERE first_seen_time <= ${now} AND ${w.last24h('first_seen_time')})::INTEGER AS cur,
-                count(*) FILTER (WHERE ${w.prev24h('first_seen_time')})::INTEGER AS prev,
-                coalesce(sum(tx_24h), 0)::INTEGER AS total_tx_24h,
-                coalesce(sum(micro_24h), 0)::BIGINT AS total_micro_24h
-           FROM service_facts
-       )
-       SELECT to_json(struct_pack(
-                new_services_24h := n.cur,
-                new_services_prev_24h := n.prev,
-                new_services_change_pct := ${changePctSql('n.cur', 'n.prev')},
-                total_tx_24h := n.total_tx_24h,
-                total_volume_24h := ${moneySql('n.total_micro_24h')},
-                active_buyers_24h := (SELECT count(DISTINCT buyer_h) FROM service_buyer_stats WHERE tx_24h > 0)::INTEGER
-              )) AS summary,
-              ${dailyNewServicesSql(now, 15)} AS daily_new_services,
-              coalesce((SELECT to_json(list(struct_pack(
-                          id := id, name := name, category := category, chain := chain,
-                          price_amount := price_amount, first_seen := first_seen
-                        ) ORDER BY first_seen_time DESC, id DESC))
-                          FROM (SELECT * FROM service_facts WHERE NOT is_placeholder AND first_seen_time <= ${now}
-                                 ORDER BY first_seen_time DESC, id DESC LIMIT 10)), '[]'::JSON) AS recent_new_services,
-              coalesce((SELECT to_json(list(struct_pack(
-                          category := slug, volume_24h := volume_24h, volume_prev := volume_prev,
-                          volume_change_pct := ${changePctSql('micro_24h', 'micro_prev')},
-                          tx_24h := tx_24h, tx_prev := tx_prev,
-                          tx_change_pct := ${changePctSql('tx_24h', 'tx_prev')}
-                        ) ORDER BY ${changePctSql('micro_24h', 'micro_prev')} DESC, volume_24h DESC, slug))
-                          FROM category_facts WHERE tx_24h + tx_prev > 0), '[]'::JSON) AS category_movers,
-              coalesce((SELECT to_json(list(struct_pack(
-                          id := id, name := name, category := category, chain := chain,
-                          tx_24h := tx_24h, tx_prev := tx_prev_24h,
-                          tx_change_pct := ${changePctSql('tx_24h', 'tx_prev_24h')},
-                          real_volume_pct := real_volume_pct, wash_pct := wash_pct
-                        ) ORDER BY tx_24h - tx_prev_24h DESC, tx_24h DESC, id))
-                          FROM (SELECT * FROM service_facts WHERE NOT is_placeholder AND tx_24h > tx_prev_24h
-                                 ORDER BY tx_24h - tx_prev_24h DESC, tx_24h DESC, id LIMIT 10)), '[]'::JSON) AS hot_services
-         FROM new_services n`,
-    );
-    const doc = {
-      ...stamp(ctx),
-      summary: pieces.summary,
-      daily_new_services: pieces.daily_new_services,
-      recent_new_services: pieces.recent_new_services,
-      category_movers: pieces.category_movers,
-      hot_services: pieces.hot_services,
-    };
-    return ctx.writer.writeDocument('trends', doc, ctx.meta('trends', ctx.now));
-  },
-};
+export const trendsStep: DatasetStep = documentStep('trends', async (ctx) => {
+  const now = nowSql(ctx);
+  const w = windows(now);
+  const pieces = await queryJsonPieces(
+    ctx,
+    `WITH new_services AS (
+       SELECT count(*) FILTER (WHERE first_seen_time <= ${now} AND ${w.last24h('first_seen_time')})::INTEGER AS cur,
+              count(*) FILTER (WHERE ${w.prev24h('first_seen_time')})::INTEGER AS prev,
+              coalesce(sum(tx_24h), 0)::INTEGER AS total_tx_24h,
+              coalesce(sum(micro_24h), 0)::BIGINT AS total_micro_24h
+         FROM service_facts
+     )
+     SELECT to_json(struct_pack(
+              new_services_24h := n.cur,
+              new_services_prev_24h := n.prev,
+              new_services_change_pct := ${changePctSql('n.cur', 'n.prev')},
+              total_tx_24h := n.total_tx_24h,
+              total_volume_24h := ${moneySql('n.total_micro_24h')},
+              active_buyers_24h := (SELECT count(DISTINCT buyer_h) FROM service_buyer_stats WHERE tx_24h > 0)::INTEGER
+            )) AS summary,
+            ${dailyNewServicesSql(now, 15)} AS daily_new_services,
+            coalesce((SELECT to_json(list(struct_pack(
+                        id := id, name := name, category := category, chain := chain,
+                        price_amount := price_amount, first_seen := first_seen
+                      ) ORDER BY first_seen_time DESC, id DESC))
+                        FROM (SELECT * FROM service_facts WHERE NOT is_placeholder AND first_seen_time <= ${now}
+                               ORDER BY first_seen_time DESC, id DESC LIMIT 10)), '[]'::JSON) AS recent_new_services,
+            coalesce((SELECT to_json(list(struct_pack(
+                        category := slug, volume_24h := volume_24h, volume_prev := volume_prev,
+                        volume_change_pct := ${changePctSql('micro_24h', 'micro_prev')},
+                        tx_24h := tx_24h, tx_prev := tx_prev,
+                        tx_change_pct := ${changePctSql('tx_24h', 'tx_prev')}
+                      ) ORDER BY ${changePctSql('micro_24h', 'micro_prev')} DESC, volume_24h DESC, slug))
+                        FROM category_facts WHERE tx_24h + tx_prev > 0), '[]'::JSON) AS category_movers,
+            coalesce((SELECT to_json(list(struct_pack(
+                        id := id, name := name, category := category, chain := chain,
+                        tx_24h := tx_24h, tx_prev := tx_prev_24h,
+                        tx_change_pct := ${changePctSql('tx_24h', 'tx_prev_24h')},
+                        real_volume_pct := real_volume_pct, wash_pct := wash_pct
+                      ) ORDER BY tx_24h - tx_prev_24h DESC, tx_24h DESC, id))
+                        FROM (SELECT * FROM service_facts WHERE NOT is_placeholder AND tx_24h > tx_prev_24h
+                               ORDER BY tx_24h - tx_prev_24h DESC, tx_24h DESC, id LIMIT 10)), '[]'::JSON) AS hot_services
+       FROM new_services n`,
+  );
+  return {
+    ...stamp(ctx),
+    summary: pieces.summary,
+    daily_new_services: pieces.daily_new_services,
+    recent_new_services: pieces.recent_new_services,
+    category_movers: pieces.category_movers,
+    hot_services: pieces.hot_services,
+  };
+});

@@ -9,50 +9,42 @@
  */
 import type { DatasetStep } from '../../runner.ts';
 import { TOP_BUYERS_KEPT } from './rollups.ts';
-import { finiteSql, fractionToPctSql, isoSql, labelNameSql, moneySql, rankedJsonArraySql, signalsJsonSql, POINT_LOOKUP_ROW_GROUP } from './sql.ts';
+import { finiteSql, fractionToPctSql, isoSql, labelNameSql, moneySql, rankedJsonArraySql, signalsJsonSql, tableStep } from './sql.ts';
 
 /** Top buyers per service; rollups keeps ranks and addresses for exactly this many. */
 export const WASH_DETAIL_BUYERS = TOP_BUYERS_KEPT;
 
-export const washDetailStep: DatasetStep = {
-  dataset: 'wash-detail',
-  async run(ctx) {
-    return ctx.writer.writeTable(
-      ctx.connection,
-      'wash-detail',
-      `WITH top AS (
-         SELECT b.service_id,
-                ${rankedJsonArraySql('r.rank_30d', WASH_DETAIL_BUYERS, `struct_pack(
-                  address := a.address,
-                  label := ${labelNameSql('b.label_code')},
-                  confidence := round(greatest(0, least(1, ${finiteSql('coalesce(p.confidence, 0)')})), 4),
-                  signals := ${signalsJsonSql('p.signals')},
-                  tx_count := b.tx_30d,
-                  volume := ${moneySql('b.micro_30d')},
-                  first_tx_at := ${isoSql('b.first_30d')},
-                  last_tx_at := ${isoSql('b.last_30d')}
-                )`)} AS buyers
-           FROM top_buyers_30d r
-           JOIN service_buyer_stats b ON b.service_id = r.service_id AND b.buyer_h = r.buyer_h
-           JOIN buyer_addresses a ON a.buyer_h = b.buyer_h
-           LEFT JOIN pair_label_codes p ON p.pk = b.pk
-          WHERE r.rank_30d <= ${WASH_DETAIL_BUYERS}
-          GROUP BY b.service_id
-       )
-       SELECT f.id AS service_id,
-              coalesce(t.buyers, '[]'::JSON) AS buyers,
-              to_json(struct_pack(
-                uniform_amount_pct := ${fractionToPctSql('coalesce(c.uniform_amount_pct, 0)')},
-                coordinated_start_pct := ${fractionToPctSql('coalesce(c.coordinated_start_pct, 0)')},
-                uniform_tx_count_cv := round(greatest(0, ${finiteSql('coalesce(c.uniform_tx_count_cv, 0)')}), 6),
-                cohort_size := coalesce(c.cohort_size, 0)::INTEGER
-              )) AS cohort_summary
-         FROM service_facts f
-         LEFT JOIN top t ON t.service_id = f.id
-         LEFT JOIN seller_cohorts c ON c.seller_address = f.seller_address AND c.chain = f.chain
-        ORDER BY f.id`,
-      ctx.meta('wash-detail', ctx.now),
-      { rowGroupSize: POINT_LOOKUP_ROW_GROUP['wash-detail'] },
-    );
-  },
-};
+export const washDetailStep: DatasetStep = tableStep(
+  'wash-detail',
+  () => `WITH top AS (
+           SELECT b.service_id,
+                  ${rankedJsonArraySql('r.rank_30d', WASH_DETAIL_BUYERS, `struct_pack(
+                    address := a.address,
+                    label := ${labelNameSql('b.label_code')},
+                    confidence := round(greatest(0, least(1, ${finiteSql('coalesce(p.confidence, 0)')})), 4),
+                    signals := ${signalsJsonSql('p.signals')},
+                    tx_count := b.tx_30d,
+                    volume := ${moneySql('b.micro_30d')},
+                    first_tx_at := ${isoSql('b.first_30d')},
+                    last_tx_at := ${isoSql('b.last_30d')}
+                  )`)} AS buyers
+             FROM top_buyers_30d r
+             JOIN service_buyer_stats b ON b.service_id = r.service_id AND b.buyer_h = r.buyer_h
+             JOIN buyer_addresses a ON a.buyer_h = b.buyer_h
+             LEFT JOIN pair_label_codes p ON p.pk = b.pk
+            WHERE r.rank_30d <= ${WASH_DETAIL_BUYERS}
+            GROUP BY b.service_id
+         )
+         SELECT f.id AS service_id,
+                coalesce(t.buyers, '[]'::JSON) AS buyers,
+                to_json(struct_pack(
+                  uniform_amount_pct := ${fractionToPctSql('coalesce(c.uniform_amount_pct, 0)')},
+                  coordinated_start_pct := ${fractionToPctSql('coalesce(c.coordinated_start_pct, 0)')},
+                  uniform_tx_count_cv := round(greatest(0, ${finiteSql('coalesce(c.uniform_tx_count_cv, 0)')}), 6),
+                  cohort_size := coalesce(c.cohort_size, 0)::INTEGER
+                )) AS cohort_summary
+           FROM service_facts f
+           LEFT JOIN top t ON t.service_id = f.id
+           LEFT JOIN seller_cohorts c ON c.seller_address = f.seller_address AND c.chain = f.chain
+          ORDER BY f.id`,
+);
