@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import { ANALYTICS_CHAINS, CATEGORIES, CATEGORY_SLUGS, WASH_LABELS } from './categories.ts';
-import type { EndpointDecl } from './types.ts';
+import { usdcNetworksText } from './networks.ts';
+import type { EndpointDecl, PaidEndpointInput } from './types.ts';
 import {
   HealthBody,
   PlainText,
@@ -59,7 +60,6 @@ const DATA_NOTE =
 const LABELS_NOTE =
   ' Buyer labels (WashLabel): verifier, organic_user, ai_agent, analytics_bot, developer, self_test, suspected_wash, unlabeled.' +
   ' real_volume_pct = share of volume from organic_user and ai_agent buyers; wash_pct = share from suspected_wash buyers; both over the last 30 days.';
-const priceLine = (price: string) => ` Price: ${price} USD per call, paid with x402 in USDC on base or solana.`;
 
 // ------------------------------------------------------------------ parameters
 
@@ -541,7 +541,16 @@ export const ANALYTICS_RESPONSES = {
 const analytics = (decl: Omit<EndpointDecl, 'service'>): EndpointDecl => ({ service: 'analytics', ...decl });
 const freeData = (decl: Omit<EndpointDecl, 'service' | 'access' | 'rateLimited' | 'cacheTtlSeconds'>): EndpointDecl =>
   analytics({ ...decl, access: 'free', rateLimited: true, cacheTtlSeconds: 300 });
-const paid = (decl: Omit<EndpointDecl, 'service' | 'access'>): EndpointDecl => analytics({ ...decl, access: 'paid' });
+/** A paid endpoint: the price is written once, in `priceUsd`; the description's price line is made from it. */
+const paid = ({ priceNote, ...decl }: PaidEndpointInput): EndpointDecl =>
+  analytics({
+    ...decl,
+    description:
+      decl.description +
+      ` Price: ${decl.priceUsd} USD per call${priceNote ? ` (${priceNote})` : ''}, paid with x402 in USDC on ${usdcNetworksText('analytics')}.`,
+    ...(decl.mcpTool ? { mcpTool: { ...decl.mcpTool, description: `${decl.mcpTool.description} Paid: ${decl.priceUsd} USD.` } } : {}),
+    access: 'paid',
+  });
 
 const CATEGORY_COUNT_TEXT = `${CATEGORIES.length} categories`;
 
@@ -693,8 +702,7 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
     description:
       'The top 50 buyers of one service by 30-day volume, each with label, confidence, signal breakdown, transaction count, volume and first and last transaction, plus the cohort signals over all its buyers. An id that is not indexed gets 404 before any payment is asked.' +
       LABELS_NOTE +
-      DATA_NOTE +
-      priceLine('0.005'),
+      DATA_NOTE,
     priceUsd: '0.005',
     cacheTtlSeconds: 300,
     pathParams: IdPath,
@@ -709,8 +717,7 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
     description:
       'Classification of one buyer wallet: label, confidence, the signals behind it, services it paid, its vanity-address cluster and the timing of its transactions. An address the index has never seen as a buyer gets 404 before any payment is asked (use POST /api/v1/wash/check for any address).' +
       LABELS_NOTE +
-      DATA_NOTE +
-      priceLine('0.005'),
+      DATA_NOTE,
     priceUsd: '0.005',
     cacheTtlSeconds: 300,
     pathParams: AddressPath,
@@ -724,8 +731,7 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
     summary: 'Raw 30-day payment list of a service (up to about 3000 rows).',
     description:
       'The payments to one service over the last 30 days, newest first, up to 3000 rows: transaction hash, chain, buyer, amount in USDC and time; `total` counts the whole window. An id that is not indexed gets 404 before any payment is asked.' +
-      DATA_NOTE +
-      priceLine('0.01'),
+      DATA_NOTE,
     priceUsd: '0.01',
     cacheTtlSeconds: 300,
     pathParams: IdPath,
@@ -740,8 +746,7 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
     description:
       'Hourly series of one category over the last 365 days (about 8760 points, oldest first): active services, volume, transactions and real volume share per hour.' +
       LABELS_NOTE +
-      DATA_NOTE +
-      priceLine('0.02'),
+      DATA_NOTE,
     priceUsd: '0.02',
     cacheTtlSeconds: 300,
     pathParams: SlugPath,
@@ -756,8 +761,7 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
     description:
       'Classifies any wallet or seller address on request (not cached) from the latest snapshot\'s classifier output (the per-buyer features and labels, the per-service top-buyer cohorts and the services\' label mix), with the same rule constants as the batch classifier; `basis` says which view was used and as of when: label, confidence, vanity, cohort and concentration signals, and anonymised wallet groups with a similar pattern. An address without transactions gets label unlabeled with confidence 0. Send JSON {"address": "..."} with Content-Type: application/json.' +
       LABELS_NOTE +
-      DATA_NOTE +
-      priceLine('0.05'),
+      DATA_NOTE,
     priceUsd: '0.05',
     cacheTtlSeconds: 0,
     body: WashCheckRequest,

@@ -6,6 +6,7 @@ import { DATASETS, datasetsOf, findDataset } from './datasets.ts';
 import {
   DIVERGENCE_SYMBOLS,
   ENDPOINTS,
+  KOREA_PRICE_NOTE,
   PRICE_RANGE,
   catalogProblems,
   endpointsOf,
@@ -118,6 +119,17 @@ describe('endpoint counts', () => {
     expect(ENDPOINTS).toHaveLength(endpointsOf('korea').length + endpointsOf('analytics').length);
     expect(catalogProblems()).toEqual([]);
   });
+
+  it('as many paid endpoints, free data endpoints and MCP tools as the spec asks for', () => {
+    const count = (service: 'korea' | 'analytics', test: (e: EndpointDecl) => boolean) => endpointsOf(service).filter(test).length;
+    expect({
+      koreaPaid: count('korea', (e) => e.access === 'paid'),
+      koreaMcpTools: count('korea', (e) => e.mcpTool !== undefined),
+      analyticsFreeData: count('analytics', (e) => e.access === 'free' && e.dataset !== null),
+      analyticsPaid: count('analytics', (e) => e.access === 'paid'),
+      analyticsMcpTools: count('analytics', (e) => e.mcpTool !== undefined),
+    }).toEqual({ koreaPaid: 16, koreaMcpTools: 13, analyticsFreeData: 7, analyticsPaid: 5, analyticsMcpTools: 5 });
+  });
 });
 
 describe('prices', () => {
@@ -145,6 +157,20 @@ describe('prices', () => {
   it('analytics paid endpoints cost what the spec says', () => {
     const actual = Object.fromEntries(paidEndpoints('analytics').map((e) => [`${e.method} ${e.path}`, e.priceUsd]));
     expect(actual).toEqual(ANALYTICS_PRICES);
+  });
+
+  it('a paid endpoint states its price where people read it, made from priceUsd', () => {
+    for (const e of ENDPOINTS.filter((x) => x.access === 'paid')) {
+      expect(e.description.match(/ Price: /g), e.id).toHaveLength(1);
+      expect(e.description, e.id).toContain(` Price: ${e.priceUsd} USD per call`);
+      if (e.mcpTool) expect(e.mcpTool.description.endsWith(` Paid: ${e.priceUsd} USD.`), e.mcpTool.description).toBe(true);
+    }
+    for (const e of ENDPOINTS.filter((x) => x.access === 'free')) {
+      expect(e.description, e.id).not.toContain(' Price: ');
+      if (e.mcpTool) expect(e.mcpTool.description, e.id).toMatch(/ Free\.$/);
+    }
+    expect(KOREA_PRICE_NOTE).toContain(`cost ${endpoint('korea', 'kr-prices').priceUsd} USD per call`);
+    expect(KOREA_PRICE_NOTE).toContain(`krw-macro-stress (${endpoint('korea', 'krw-macro-stress').priceUsd} USD)`);
   });
 
   it('free endpoints have no price', () => {
@@ -456,7 +482,6 @@ describe('helpers', () => {
     expect(problems).toMatch(/too-expensive.*outside 0.001..0.1/);
     expect(problems).toMatch(/dataset "nope" is not declared/);
     expect(problems).toMatch(/free-with-price.*needs priceUsd and a free one must not/);
-    expect(problems).toMatch(/expected 16 korea paid endpoints, found 19/);
   });
 });
 

@@ -4,7 +4,8 @@
  * Every endpoint is declared here once; see types.ts for what is derived from these declarations.
  */
 import { z } from 'zod';
-import type { EndpointDecl } from './types.ts';
+import { usdcNetworksText } from './networks.ts';
+import type { EndpointDecl, PaidEndpointInput } from './types.ts';
 import {
   Analyst,
   HealthBody,
@@ -33,14 +34,6 @@ export { DIVERGENCE_SYMBOLS, type DivergenceSymbol } from './symbols.ts';
 
 export const KOREAN_EXCHANGES = ['upbit', 'bithumb'] as const;
 
-/**
- * The spec lists three prices twice with different values; the formal description (OpenAPI) says
- * 0.001, an older prose listing 0.002. We charge the formal description's price.
- */
-export const KOREA_PRICE_NOTE =
-  'Prices: kimchi-premium, stablecoin-premium and kr-prices cost 0.001 USD per call, the price of the formal ' +
-  'interface description; an older prose listing said 0.002. krw-macro-stress (0.05 USD) appears in the prose listing only.';
-
 const DATA_NOTE =
   " Every response carries `source` ('live' = real exchange data, 'demo' = the built-in simulator used when the " +
   "service runs without network, 'file' = operator-imported files) and `as_of` (UTC time the data was computed).";
@@ -48,13 +41,13 @@ const DATA_NOTE =
 const AI_NOTE =
   " AI text comes from a Claude model or, without an API key, from the offline rules analyst; `analyst` says which ('claude' or 'rules').";
 
-function priceLine(price: string, note?: string): string {
-  return (
-    ` Price: ${price} USD per call${note ? ` (${note})` : ''}, paid with x402 in USDC on base, polygon or solana;` +
-    ' the same data is at /api/v1/xrpl/... for RLUSD on XRPL.'
-  );
-}
-const PRICE_DISAGREEMENT = "the formal description's price; an older prose listing said 0.002";
+/**
+ * The spec lists three prices twice with different values; the formal description (OpenAPI) says
+ * 0.001, an older prose listing 0.002. We charge the formal description's price.
+ */
+const PROSE_LISTING_PRICE = '0.002';
+const PRICE_DISAGREEMENT = `the formal description's price; an older prose listing said ${PROSE_LISTING_PRICE}`;
+const DISPUTED_PRICE_IDS = ['kimchi-premium', 'stablecoin-premium', 'kr-prices'] as const;
 
 // ------------------------------------------------------------------ parameters
 
@@ -739,8 +732,21 @@ export const KOREA_RESPONSES = {
 
 const korea = (decl: Omit<EndpointDecl, 'service'>): EndpointDecl => ({ service: 'korea', ...decl });
 
-const paid = (decl: Omit<EndpointDecl, 'service' | 'access' | 'xrplVariant'>): EndpointDecl =>
-  korea({ ...decl, access: 'paid', xrplVariant: true });
+/**
+ * A paid endpoint: the price is written once, in `priceUsd`; the description's price line and the
+ * MCP tool's "Paid: ..." are made from it.
+ */
+const paid = ({ priceNote, ...decl }: PaidEndpointInput): EndpointDecl =>
+  korea({
+    ...decl,
+    description:
+      decl.description +
+      ` Price: ${decl.priceUsd} USD per call${priceNote ? ` (${priceNote})` : ''}, paid with x402 in USDC on ${usdcNetworksText('korea')};` +
+      ' the same data is at /api/v1/xrpl/... for RLUSD on XRPL.',
+    ...(decl.mcpTool ? { mcpTool: { ...decl.mcpTool, description: `${decl.mcpTool.description} Paid: ${decl.priceUsd} USD.` } } : {}),
+    access: 'paid',
+    xrplVariant: true,
+  });
 
 export const KOREA_ENDPOINTS: EndpointDecl[] = [
   // ---------------------------------------------------------------- free
@@ -837,14 +843,14 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
       'plus the same premium on the USDT basis (against the exchange\'s own KRW-USDT price). Percent: 2.5 means the Korean price is 2.5 % higher. ' +
       'A well-formed symbol that no Korean exchange lists, or that has no global reference price (e.g. USDT itself: see /api/v1/stablecoin-premium), gets 404 before any payment is asked. ' +
       'When one exchange is down, the other one\'s premium is served and the missing one is named in unavailable_exchanges.' +
-      DATA_NOTE +
-      priceLine('0.001', PRICE_DISAGREEMENT),
+      DATA_NOTE,
     priceUsd: '0.001',
+    priceNote: PRICE_DISAGREEMENT,
     cacheTtlSeconds: 60,
     query: SymbolQuery,
     response: KimchiPremiumBody,
     dataset: 'kimchi-premium',
-    mcpTool: { name: 'get_kimchi_premium', description: 'Kimchi premium of a crypto token (default BTC): Korean exchange price vs the global price at the official USD/KRW rate, per exchange. Paid: 0.001 USD.' },
+    mcpTool: { name: 'get_kimchi_premium', description: 'Kimchi premium of a crypto token (default BTC): Korean exchange price vs the global price at the official USD/KRW rate, per exchange.' },
   }),
   paid({
     id: 'stablecoin-premium',
@@ -853,13 +859,13 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     summary: 'USDT and USDC premium in Korea against the official FX rate.',
     description:
       'Price of USDT and USDC in KRW on Upbit and Bithumb against the official USD/KRW rate: premium = price_krw / fx_rate - 1, in percent. A positive premium means KRW is flowing into Korean crypto.' +
-      DATA_NOTE +
-      priceLine('0.001', PRICE_DISAGREEMENT),
+      DATA_NOTE,
     priceUsd: '0.001',
+    priceNote: PRICE_DISAGREEMENT,
     cacheTtlSeconds: 60,
     response: StablecoinPremiumBody,
     dataset: 'stablecoin-premium',
-    mcpTool: { name: 'get_stablecoin_premium', description: 'USDT and USDC premium on Korean exchanges against the official USD/KRW rate. Paid: 0.001 USD.' },
+    mcpTool: { name: 'get_stablecoin_premium', description: 'USDT and USDC premium on Korean exchanges against the official USD/KRW rate.' },
   }),
   paid({
     id: 'kr-prices',
@@ -869,14 +875,14 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     description:
       'Last KRW price, 24-hour change (percent) and 24-hour traded value (KRW) of `symbol` on Upbit, Bithumb or both (`exchange`). ' +
       'A well-formed symbol that no Korean exchange lists gets 404 before any payment is asked.' +
-      DATA_NOTE +
-      priceLine('0.001', PRICE_DISAGREEMENT),
+      DATA_NOTE,
     priceUsd: '0.001',
+    priceNote: PRICE_DISAGREEMENT,
     cacheTtlSeconds: 60,
     query: PricesQuery,
     response: KrPricesBody,
     dataset: 'kr-prices',
-    mcpTool: { name: 'get_kr_prices', description: 'KRW price, 24h change and volume of a crypto token on Upbit and/or Bithumb. Paid: 0.001 USD.' },
+    mcpTool: { name: 'get_kr_prices', description: 'KRW price, 24h change and volume of a crypto token on Upbit and/or Bithumb.' },
   }),
   paid({
     id: 'fx-rate',
@@ -885,13 +891,12 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     summary: 'USD/KRW exchange rate.',
     description:
       'Official USD/KRW rate (KRW per 1 USD; Hana Bank base rate via Dunamu, with fallbacks) with its provider; `as_of` is the provider\'s time of the rate.' +
-      DATA_NOTE +
-      priceLine('0.001'),
+      DATA_NOTE,
     priceUsd: '0.001',
     cacheTtlSeconds: 60,
     response: FxRateBody,
     dataset: 'fx-rate',
-    mcpTool: { name: 'get_fx_rate', description: 'Current USD/KRW exchange rate with provider and time. Paid: 0.001 USD.' },
+    mcpTool: { name: 'get_fx_rate', description: 'Current USD/KRW exchange rate with provider and time.' },
   }),
 
   // ---------------------------------------------------------------- paid: AI analysis
@@ -903,13 +908,12 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     description:
       'English-language reading of the Korean crypto market mood from exchange data (premiums, advancers and decliners, volume) and Korean news: a sentiment label, a score from -1 to +1, a paragraph and the key drivers. Recomputed hourly.' +
       AI_NOTE +
-      DATA_NOTE +
-      priceLine('0.05'),
+      DATA_NOTE,
     priceUsd: '0.05',
     cacheTtlSeconds: 3600,
     response: KrSentimentBody,
     dataset: 'kr-sentiment',
-    mcpTool: { name: 'get_kr_sentiment', description: 'English summary of Korean crypto market sentiment from exchange data and Korean news. Paid: 0.05 USD.' },
+    mcpTool: { name: 'get_kr_sentiment', description: 'English summary of Korean crypto market sentiment from exchange data and Korean news.' },
   }),
   paid({
     id: 'krw-macro-stress',
@@ -920,9 +924,9 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
       'Composite KRW macro stress score (0 calm to 100 crisis) with regime and USD/KRW direction. Each of five components (US 3-year Treasury yield, VIX, foreign ownership of SK hynix and Samsung Electronics weighted by market cap, USD/KRW momentum, Korean semiconductor equity) ' +
       'is ranked as a rolling 120-trading-day percentile over a 2-year backfill; the score is their weighted sum (25/25/20/20/10), renormalised when a component is degraded. Includes a short factual AI note with no trading advice. Recomputed every 15 minutes.' +
       AI_NOTE +
-      DATA_NOTE +
-      priceLine('0.05', 'listed in the prose listing only'),
+      DATA_NOTE,
     priceUsd: '0.05',
+    priceNote: 'listed in the prose listing only',
     cacheTtlSeconds: 900,
     response: KrwMacroStressBody,
     dataset: 'krw-macro-stress',
@@ -936,13 +940,12 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
       'Every token with a KRW market on Upbit or Bithumb, side by side: the kimchi premium on each exchange (highest first), a reverse-premium flag (cheaper in Korea than globally), the Upbit-Bithumb last-price gap, and each exchange\'s share of the token\'s 24-hour KRW volume; ' +
       'plus the most negative premiums, the gaps above 0.3 % and the overall market share of the two exchanges. Last prices, not executable spreads; fees and transfer status are not included. ' +
       'It compares both exchanges, so when one is down the previous scan is served (see /health).' +
-      DATA_NOTE +
-      priceLine('0.01'),
+      DATA_NOTE,
     priceUsd: '0.01',
     cacheTtlSeconds: 60,
     response: ArbitrageScannerBody,
     dataset: 'arbitrage-scanner',
-    mcpTool: { name: 'get_arbitrage_scanner', description: 'Scan all Korean-listed tokens for kimchi premiums, reverse premiums, Upbit-Bithumb gaps and market share. Paid: 0.01 USD.' },
+    mcpTool: { name: 'get_arbitrage_scanner', description: 'Scan all Korean-listed tokens for kimchi premiums, reverse premiums, Upbit-Bithumb gaps and market share.' },
   }),
   paid({
     id: 'exchange-alerts',
@@ -952,13 +955,12 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     description:
       'New listings and delistings seen on Upbit and Bithumb in the last 7 days (detected by comparing successive market lists), markets under an investment warning, caution flags (Upbit 주의: price fluctuation, volume or deposit surge, global price gap, small-account concentration; Bithumb 경보제 alerts), ' +
       'each with when it was first and last seen and the start and end the exchange announces where it does, and the warnings and flags that ended in the last 7 days. History is kept across runs.' +
-      DATA_NOTE +
-      priceLine('0.01'),
+      DATA_NOTE,
     priceUsd: '0.01',
     cacheTtlSeconds: 300,
     response: ExchangeAlertsBody,
     dataset: 'exchange-alerts',
-    mcpTool: { name: 'get_exchange_alerts', description: 'Recent listings and delistings, investment warnings and caution flags on Upbit and Bithumb. Paid: 0.01 USD.' },
+    mcpTool: { name: 'get_exchange_alerts', description: 'Recent listings and delistings, investment warnings and caution flags on Upbit and Bithumb.' },
   }),
   paid({
     id: 'market-movers',
@@ -967,13 +969,12 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     summary: '1-minute surges and crashes, volume spikes, top 20 by volume.',
     description:
       '1-minute price surges and crashes of the last closed minute (from 1-minute candles; a minute without trades keeps the last traded price), volume spikes (the last minute\'s KRW volume against its trailing 60-minute average, not 24-hour change) and the top 20 tokens by 24-hour KRW traded value over Upbit and Bithumb. The thresholds used are in `thresholds`.' +
-      DATA_NOTE +
-      priceLine('0.01'),
+      DATA_NOTE,
     priceUsd: '0.01',
     cacheTtlSeconds: 60,
     response: MarketMoversBody,
     dataset: 'market-movers',
-    mcpTool: { name: 'get_market_movers', description: 'Korean market movers: 1-minute surges and crashes, volume spikes and the top 20 tokens by volume. Paid: 0.01 USD.' },
+    mcpTool: { name: 'get_market_movers', description: 'Korean market movers: 1-minute surges and crashes, volume spikes and the top 20 tokens by volume.' },
   }),
   paid({
     id: 'market-read',
@@ -983,13 +984,12 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     description:
       'An AI reading of the Korean crypto market from premiums, flows, movers, alerts and macro stress: a signal (BULLISH, BEARISH or NEUTRAL), a confidence from 0 to 1, a short explanation, the factors behind it and token-level alerts. Recomputed every 15 minutes.' +
       AI_NOTE +
-      DATA_NOTE +
-      priceLine('0.10'),
+      DATA_NOTE,
     priceUsd: '0.10',
     cacheTtlSeconds: 900,
     response: MarketReadBody,
     dataset: 'market-read',
-    mcpTool: { name: 'get_market_read', description: 'AI market read of the Korean crypto market: BULLISH/BEARISH/NEUTRAL signal with confidence and token alerts. Paid: 0.10 USD.' },
+    mcpTool: { name: 'get_market_read', description: 'AI market read of the Korean crypto market: BULLISH/BEARISH/NEUTRAL signal with confidence and token alerts.' },
   }),
   paid({
     id: 'global-vs-korea-divergence',
@@ -999,14 +999,13 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     description:
       'Divergence between the global reference price of `symbol` (one of 25) and its price on each Korean exchange converted at the official rate, in percent, with a one to two sentence AI summary. Recomputed every 15 minutes.' +
       AI_NOTE +
-      DATA_NOTE +
-      priceLine('0.05'),
+      DATA_NOTE,
     priceUsd: '0.05',
     cacheTtlSeconds: 900,
     query: DivergenceQuery,
     response: DivergenceBody,
     dataset: 'divergence',
-    mcpTool: { name: 'get_global_vs_korea_divergence', description: 'Global vs Korean price divergence of a token (one of 25 symbols) with a short AI summary. Paid: 0.05 USD.' },
+    mcpTool: { name: 'get_global_vs_korea_divergence', description: 'Global vs Korean price divergence of a token (one of 25 symbols) with a short AI summary.' },
   }),
   paid({
     id: 'global-vs-korea-divergence-deep',
@@ -1016,14 +1015,13 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     description:
       'Everything in the light tier, plus Korean news signals over the last 24 hours (article count, top keywords, sentiment score) and a structured AI analysis: korean_market_drivers, global_context, an action suggestion (informational, not financial advice) and a confidence rating. Recomputed every 15 minutes.' +
       AI_NOTE +
-      DATA_NOTE +
-      priceLine('0.10'),
+      DATA_NOTE,
     priceUsd: '0.10',
     cacheTtlSeconds: 900,
     query: DivergenceQuery,
     response: DivergenceDeepBody,
     dataset: 'divergence',
-    mcpTool: { name: 'get_global_vs_korea_divergence_deep', description: 'Deep global vs Korea divergence analysis of a token (one of 25 symbols): news signals, Korean market drivers, global context. Paid: 0.10 USD.' },
+    mcpTool: { name: 'get_global_vs_korea_divergence_deep', description: 'Deep global vs Korea divergence analysis of a token (one of 25 symbols): news signals, Korean market drivers, global context.' },
   }),
 
   // ---------------------------------------------------------------- paid: news
@@ -1035,8 +1033,7 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     description:
       'The latest Korean K-pop news (at most `limit`, newest first), each with English title, summary and source, the original Korean title and source, and an AI relevance classification (high, medium, low).' +
       AI_NOTE +
-      DATA_NOTE +
-      priceLine('0.01'),
+      DATA_NOTE,
     priceUsd: '0.01',
     cacheTtlSeconds: 300,
     query: NewsQuery,
@@ -1051,8 +1048,7 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     description:
       'The same articles as /api/v1/kr-news/kpop plus overall_sentiment, key_themes, trending_entities and a one-paragraph English summary.' +
       AI_NOTE +
-      DATA_NOTE +
-      priceLine('0.05'),
+      DATA_NOTE,
     priceUsd: '0.05',
     cacheTtlSeconds: 300,
     query: NewsQuery,
@@ -1067,8 +1063,7 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     description:
       'The latest Korean semiconductor-industry news (at most `limit`, newest first), each with English title, summary and source and the original Korean title and source.' +
       AI_NOTE +
-      DATA_NOTE +
-      priceLine('0.02'),
+      DATA_NOTE,
     priceUsd: '0.02',
     cacheTtlSeconds: 300,
     query: NewsQuery,
@@ -1083,8 +1078,7 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     description:
       'The same articles as /api/v1/kr-news/semiconductor plus overall_sentiment, key_themes, trending_entities, a market_signal (bullish, bearish, neutral) and a one-paragraph English summary.' +
       AI_NOTE +
-      DATA_NOTE +
-      priceLine('0.10'),
+      DATA_NOTE,
     priceUsd: '0.10',
     cacheTtlSeconds: 300,
     query: NewsQuery,
@@ -1092,3 +1086,14 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     dataset: 'kr-news-semiconductor',
   }),
 ];
+
+const priceOf = (id: string): string => {
+  const price = KOREA_ENDPOINTS.find((e) => e.id === id)?.priceUsd;
+  if (price === undefined) throw new Error(`catalog: korea endpoint "${id}" has no price`);
+  return price;
+};
+
+/** The price disagreement in the spec, in words for the service description. */
+export const KOREA_PRICE_NOTE =
+  `Prices: ${DISPUTED_PRICE_IDS.slice(0, -1).join(', ')} and ${DISPUTED_PRICE_IDS.at(-1)} cost ${priceOf(DISPUTED_PRICE_IDS[0])} USD per call, the price of the formal ` +
+  `interface description; an older prose listing said ${PROSE_LISTING_PRICE}. krw-macro-stress (${priceOf('krw-macro-stress')} USD) appears in the prose listing only.`;

@@ -48,6 +48,16 @@ export interface EndpointDecl {
 }
 
 /**
+ * A paid endpoint as a service's catalog file writes it: the price once, in `priceUsd`, and a
+ * description without the price line, which the file's `paid()` adds from the price.
+ */
+export interface PaidEndpointInput extends Omit<EndpointDecl, 'service' | 'access' | 'priceUsd' | 'xrplVariant'> {
+  priceUsd: string;
+  /** Said in brackets after the price, e.g. why the price differs from another listing. */
+  priceNote?: string;
+}
+
+/**
  * A dataset of a service's snapshot: what a pipeline step produces and endpoints read.
  * `updateEverySeconds` is the schedule the pipeline is expected to keep; a dataset older than
  * `staleAfterSeconds` shows as stale in /health.

@@ -37,8 +37,22 @@ describe('pinned network table', () => {
     expect(findNetwork('eip155:1')).toBeUndefined();
   });
 
-  it('covers every network the catalog names, with the same CAIP-2 id', () => {
-    for (const info of Object.values(SERVICE_INFO)) for (const n of info.networks) expect(settlementNetwork(n).caip2).toBe(n.caip2);
+  it('settles every network the catalog offers on its declaration, and knows no other names', () => {
+    for (const info of Object.values(SERVICE_INFO)) {
+      for (const n of info.networks) {
+        expect(SETTLEMENT_NETWORKS).toContain(settlementNetwork(n));
+        expect([settlementNetwork(n).name, settlementNetwork(n).caip2]).toEqual([n.network, n.caip2]);
+        expect(settlementNetwork(n.network)).toBe(settlementNetwork(n));
+      }
+    }
+    expect(SERVICE_INFO.korea.networks.map((n) => `${n.network}:${n.asset}:${n.xrplVariantsOnly}`)).toEqual([
+      'base:USDC:false',
+      'polygon:USDC:false',
+      'solana:USDC:false',
+      'xrpl:RLUSD:true',
+    ]);
+    expect(SERVICE_INFO.analytics.networks.map((n) => n.network)).toEqual(['base', 'solana']);
+    expect(() => settlementNetwork('ethereum')).toThrow(/"ethereum" is not declared in catalog\/networks.ts/);
   });
 });
 

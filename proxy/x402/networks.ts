@@ -1,131 +1,35 @@
 /**
- * The pinned table of settlement networks and their stablecoins, and the price arithmetic.
- *
- * Nothing about a token is taken from a client: the EIP-712 domain of each USDC contract (name,
- * version, chainId, verifyingContract) is pinned here, and its domain separator is checked against
- * the on-chain DOMAIN_SEPARATOR() values in networks.test.ts. Sources: shared/research/x402.md §2.3
- * (`@x402/evm` DEFAULT_STABLECOINS, legacy x402 config), §3.1 (Solana mint), §3.2 and
- * specs/schemes/exact/scheme_exact_xrpl.md (RLUSD currency code; issuer = Ripple's mainnet issuer).
+ * Settlement arithmetic on the catalog's network declarations (catalog/networks.ts): pay-to
+ * addresses per chain family, USD prices in token units by string arithmetic, and the EIP-712
+ * domain separator of each USDC contract.
  */
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
-import type { PaymentNetwork } from '../../catalog/index.ts';
+import { findNetwork, type EvmNetwork, type PaymentNetwork, type SettlementNetwork } from '../../catalog/networks.ts';
 
-export interface EvmUsdc {
-  symbol: 'USDC';
-  /** Token contract = EIP-712 verifyingContract (EIP-55 checksummed). */
-  address: string;
-  decimals: 6;
-  /** EIP-712 domain name and version of the contract. Testnet USDC is often "USDC", mainnet "USD Coin". */
-  eip712: { name: string; version: string };
-}
+export {
+  assetId,
+  assetSymbol,
+  BASE,
+  BASE_SEPOLIA,
+  findNetwork,
+  POLYGON,
+  SETTLEMENT_NETWORKS,
+  SOLANA,
+  XRPL,
+  type EvmNetwork,
+  type EvmUsdc,
+  type SettlementNetwork,
+  type SolanaNetwork,
+  type XrplNetwork,
+} from '../../catalog/networks.ts';
 
-export interface EvmNetwork {
-  kind: 'evm';
-  /** x402 v1 network name. */
-  name: string;
-  /** CAIP-2 id (x402 v2). */
-  caip2: string;
-  chainId: number;
-  usdc: EvmUsdc;
-  /** DOMAIN_SEPARATOR() of the contract as read on chain (research §2.3); null where not cross-checked. */
-  knownDomainSeparator: string | null;
-  testnet: boolean;
-}
-
-export interface SolanaNetwork {
-  kind: 'solana';
-  name: string;
-  caip2: string;
-  usdc: { symbol: 'USDC'; mint: string; decimals: 6 };
-  testnet: boolean;
-}
-
-export interface XrplNetwork {
-  kind: 'xrpl';
-  name: string;
-  caip2: string;
-  /** RLUSD is an XRPL issued currency: 160-bit currency code + issuer; amounts are decimal values, not atomic units. */
-  rlusd: { symbol: 'RLUSD'; currency: string; issuer: string };
-  testnet: boolean;
-}
-
-export type SettlementNetwork = EvmNetwork | SolanaNetwork | XrplNetwork;
-
-export const BASE: EvmNetwork = {
-  kind: 'evm',
-  name: 'base',
-  caip2: 'eip155:8453',
-  chainId: 8453,
-  usdc: { symbol: 'USDC', address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', decimals: 6, eip712: { name: 'USD Coin', version: '2' } },
-  knownDomainSeparator: '0x02fa7265e7c5d81118673727957699e4d68f74cd74b7db77da710fe8a2c7834f',
-  testnet: false,
-};
-
-export const POLYGON: EvmNetwork = {
-  kind: 'evm',
-  name: 'polygon',
-  caip2: 'eip155:137',
-  chainId: 137,
-  usdc: { symbol: 'USDC', address: '0x3c499c542cEF5E3811e1192ce70d8cC03d5c3359', decimals: 6, eip712: { name: 'USD Coin', version: '2' } },
-  knownDomainSeparator: '0xcaa2ce1a5703ccbe253a34eb3166df60a705c561b44b192061e28f2a985be2ca',
-  testnet: false,
-};
-
-/** Base Sepolia: not offered by either service; here for the spec's own test vector and testnet trials. */
-export const BASE_SEPOLIA: EvmNetwork = {
-  kind: 'evm',
-  name: 'base-sepolia',
-  caip2: 'eip155:84532',
-  chainId: 84532,
-  usdc: { symbol: 'USDC', address: '0x036CbD53842c5426634e7929541eC2318f3dCF7e', decimals: 6, eip712: { name: 'USDC', version: '2' } },
-  knownDomainSeparator: '0x71f17a3b2ff373b803d70a5a07c046c1a2bc8e89c09ef722fcb047abe94c9818',
-  testnet: true,
-};
-
-export const SOLANA: SolanaNetwork = {
-  kind: 'solana',
-  name: 'solana',
-  caip2: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
-  usdc: { symbol: 'USDC', mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', decimals: 6 },
-  testnet: false,
-};
-
-export const XRPL: XrplNetwork = {
-  kind: 'xrpl',
-  name: 'xrpl',
-  caip2: 'xrpl:0',
-  rlusd: { symbol: 'RLUSD', currency: '524C555344000000000000000000000000000000', issuer: 'rMxCKbEDwqr76QuheSUMdEGf4B9xJ8m5De' },
-  testnet: false,
-};
-
-export const SETTLEMENT_NETWORKS: readonly SettlementNetwork[] = [BASE, POLYGON, BASE_SEPOLIA, SOLANA, XRPL];
-
-/** A network by v1 name ('base') or CAIP-2 id ('eip155:8453'); undefined when not in the table. */
-export function findNetwork(nameOrCaip2: string): SettlementNetwork | undefined {
-  return SETTLEMENT_NETWORKS.find((n) => n.name === nameOrCaip2 || n.caip2 === nameOrCaip2);
-}
-
-/** The table entry for a catalog network; throws if the catalog names a network this table lacks. */
+/** The declaration behind a catalog network, or a network by v1 name or CAIP-2 id; throws for a name not declared. */
 export function settlementNetwork(network: PaymentNetwork | string): SettlementNetwork {
-  const name = typeof network === 'string' ? network : network.network;
-  const found = findNetwork(name);
-  if (!found) throw new Error(`x402: network "${name}" is not in the pinned network table (proxy/x402/networks.ts)`);
-  if (typeof network !== 'string' && found.caip2 !== network.caip2) {
-    throw new Error(`x402: catalog network ${name} says ${network.caip2}, the pinned table says ${found.caip2}`);
-  }
+  if (typeof network !== 'string') return network.settlement;
+  const found = findNetwork(network);
+  if (!found) throw new Error(`x402: network "${network}" is not declared in catalog/networks.ts`);
   return found;
-}
-
-export function assetSymbol(network: SettlementNetwork): 'USDC' | 'RLUSD' {
-  return network.kind === 'xrpl' ? 'RLUSD' : 'USDC';
-}
-
-/** The `asset` field of a requirement: token contract, mint, or XRPL currency code. */
-export function assetId(network: SettlementNetwork): string {
-  if (network.kind === 'evm') return network.usdc.address;
-  if (network.kind === 'solana') return network.usdc.mint;
-  return network.rlusd.currency;
 }
 
 // ------------------------------------------------------------------ demo pay-to addresses
