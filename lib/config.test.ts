@@ -1,6 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { loadSettings } from './config.ts';
+import { loadSettings, SETTING_NAMES } from './config.ts';
 
 describe('settings', () => {
   it('has the documented defaults', () => {
@@ -13,6 +14,29 @@ describe('settings', () => {
     expect(loadSettings({ ANTHROPIC_API_KEY: 'k' }).aiMode).toBe('claude');
     expect(s.anthropic).toMatchObject({ apiKey: null, fastModel: 'claude-haiku-4-5', deepModel: 'claude-sonnet-4-6', dailyBudgetUsd: null, concurrency: 12, timeoutMs: 60_000, maxRetries: 3 });
     expect(s.news).toEqual({ feedsFile: null, naverClientId: null, naverClientSecret: null });
+    expect([s.washPatternSalt, s.ci]).toEqual([null, false]);
+  });
+
+  it('reads a blank variable as unset, and WASH_PATTERN_SALT and CI as given', () => {
+    expect(loadSettings({ KOREA_PORT: '', SETTLEMENT: ' ', DUCKDB_MEMORY_LIMIT: '' })).toMatchObject({ koreaPort: 4020, settlement: 'local', duckdbMemoryLimit: '3GB' });
+    expect(loadSettings({ WASH_PATTERN_SALT: 'pepper' }).washPatternSalt).toBe('pepper');
+    expect(loadSettings({ CI: 'true' }).ci).toBe(true);
+    expect(loadSettings({ CI: '1' }).ci).toBe(true);
+    expect(loadSettings({ CI: 'false' }).ci).toBe(false);
+  });
+
+  it('names every wrong setting at once, one line each', () => {
+    let message = '';
+    try {
+      loadSettings({ KOREA_PORT: '99999', TRUST_PROXY: 'maybe', ANTHROPIC_CONCURRENCY: '0' });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message.split('\n')).toEqual([
+      'KOREA_PORT must be a TCP port number 0-65535, got "99999"',
+      'TRUST_PROXY must be 1/true/yes or 0/false/no, got "maybe"',
+      'ANTHROPIC_CONCURRENCY must be a whole number from 1 to 64, got "0"',
+    ]);
   });
 
   it('keeps the API key and the Naver secret out of every printout', () => {
@@ -34,7 +58,16 @@ describe('settings', () => {
     [{ ANTHROPIC_CONCURRENCY: '100' }, /ANTHROPIC_CONCURRENCY must be a whole number from 1 to 64/],
     [{ ANTHROPIC_CONCURRENCY: '0' }, /ANTHROPIC_CONCURRENCY must be a whole number from 1 to 64/],
     [{ ANTHROPIC_FAST_MODEL: 'Claude Haiku!' }, /ANTHROPIC_FAST_MODEL must be a Claude model id/],
+    [{ FACILITATOR_URL: 'ftp://facilitator' }, /FACILITATOR_URL must be an http:\/\/ or https:\/\/ URL, got "ftp:\/\/facilitator"/],
+    [{ SETTLEMENT: 'facilitator' }, /needs FACILITATOR_URL[^]*needs your own pay-to address/],
   ])('rejects %j with a clear message', (env, message) => {
     expect(() => loadSettings(env)).toThrow(message);
+  });
+
+  it('every setting is in the README settings table', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const table = readme.slice(readme.indexOf('## Settings'), readme.indexOf('\n## ', readme.indexOf('## Settings') + 1));
+    expect(SETTING_NAMES.length).toBeGreaterThan(40);
+    for (const name of SETTING_NAMES) expect(table, name).toContain(`\`${name}\``);
   });
 });

@@ -1,10 +1,13 @@
 /**
- * Settings read from the environment (names from DESIGN.md). One place, so a reader sees every knob
- * and its default; nothing else reads process.env.
+ * Settings read from the environment, parsed by one zod schema (ENV below). One place, so a reader
+ * sees every knob, what it accepts and its default; the services and pipelines read process.env
+ * nowhere else (the tools in bench/ and scripts/ keep a few knobs of their own, such as DEMO_REFRESH).
+ * README "Settings" documents each one.
  */
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { z } from 'zod';
 
 export type SettlementMode = 'local' | 'facilitator';
 export type AiMode = 'claude' | 'rules';
@@ -43,6 +46,13 @@ export interface Settings {
   anthropic: AnthropicSettings;
   /** Korean news sources of the live korea pipeline. */
   news: NewsSettings;
+  /**
+   * WASH_PATTERN_SALT: secret salt of the wash check's anonymous pattern ids (an id hashed without
+   * a secret could be matched against public seller addresses); null = a random salt per process.
+   */
+  washPatternSalt: string | null;
+  /** CI: set (as CI services do, e.g. CI=true) = progress as plain log lines, never the live terminal board. */
+  ci: boolean;
 }
 
 export interface AnthropicSettings {
@@ -122,172 +132,239 @@ export const UPSTREAM_SETTINGS = [
 ] as const;
 export type UpstreamSetting = (typeof UPSTREAM_SETTINGS)[number];
 
-function port(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) {
-    throw new Error(`${name} must be a TCP port number 0-65535, got "${raw}"`);
-  }
-  return n;
-}
-
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer, got "${raw}"`);
-  return n;
-}
-
-function memoryLimit(env: NodeJS.ProcessEnv): string | null {
-  const raw = env.DUCKDB_MEMORY_LIMIT;
-  if (raw === undefined || raw === '') return '3GB';
-  if (raw === 'default') return null; // DuckDB's own: 80% of RAM
-  if (!/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i.test(raw.trim())) {
-    throw new Error(`DUCKDB_MEMORY_LIMIT must be a size like 3GB or 2048MiB, got "${raw}"`);
-  }
-  return raw.trim();
-}
+// ------------------------------------------------------------------ the schema
 
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const SOLANA_ADDRESS = /^[1-9A-HJ-NP-Za-km-z]{32,44}$/;
 const XRPL_ADDRESS = /^r[1-9A-HJ-NP-Za-km-z]{24,34}$/;
 const PRIVATE_KEY = /^(0x)?[0-9a-fA-F]{64}$/;
-
-function address(env: NodeJS.ProcessEnv, name: string, pattern: RegExp, what: string): string | null {
-  const raw = env[name]?.trim();
-  if (raw === undefined || raw === '') return null;
-  if (!pattern.test(raw)) throw new Error(`${name} must be ${what}, got "${raw}"`);
-  return raw;
-}
-
-/** A hex private key setting; the message on a bad value never repeats the value. */
-function privateKey(env: NodeJS.ProcessEnv, name: string): Secret | null {
-  const raw = env[name]?.trim();
-  if (raw === undefined || raw === '') return null;
-  if (!PRIVATE_KEY.test(raw)) {
-    throw new Error(`${name} must be a secp256k1 private key: 64 hex digits, optionally prefixed 0x (the value given, ${raw.length} characters long, is not shown)`);
-  }
-  return new Secret(raw.startsWith('0x') ? raw.slice(2).toLowerCase() : raw.toLowerCase());
-}
-
-function cryptoWorkers(value: string | undefined): number {
-  const text = (value ?? '').trim().toLowerCase();
-  if (text === '' || text === 'auto') {
-    const cores = availableParallelism();
-    return cores >= 2 ? cores : 0;
-  }
-  if (!/^\d+$/.test(text) || Number(text) > 64) throw new Error(`CRYPTO_WORKERS must be "auto" or a number of worker threads from 0 to 64, got "${value}"`);
-  return Number(text);
-}
-
-function positiveNumber(env: NodeJS.ProcessEnv, name: string): number | null {
-  const raw = env[name]?.trim();
-  if (raw === undefined || raw === '') return null;
-  const n = Number(raw);
-  if (!/^\d+(\.\d+)?$/.test(raw) || !(n > 0)) throw new Error(`${name} must be a positive number of US dollars like 5 or 2.50, got "${raw}"`);
-  return n;
-}
-
-function boundedInt(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name]?.trim();
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new Error(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
-  return Number(raw);
-}
-
+const MEMORY_SIZE = /^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i;
 const MODEL_NAME = /^[a-z0-9][a-z0-9.\-]{1,80}$/;
-function modelName(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
-  const raw = env[name]?.trim();
-  if (raw === undefined || raw === '') return fallback;
-  if (!MODEL_NAME.test(raw)) throw new Error(`${name} must be a Claude model id like ${fallback}, got "${raw}"`);
-  return raw;
+const WHOLE_NUMBER = /^\d+$/;
+const DOLLARS = /^\d+(\.\d+)?$/;
+
+/** Error text of a setting; the variable's name and the value given are added when it is reported. */
+const must = (what: string) => ({ error: `must be ${what}` });
+
+/** Schemas of the settings whose value no message may repeat. */
+const secrets = z.registry<{ secret: true }>();
+
+const port = (fallback: number) => {
+  const invalid = must('a TCP port number 0-65535');
+  return z.coerce.number(invalid).int(invalid).min(0, invalid).max(65535, invalid).default(fallback);
+};
+const positiveInt = (fallback: number) => {
+  const invalid = must('a positive integer');
+  return z.coerce.number(invalid).int(invalid).min(1, invalid).default(fallback);
+};
+const boundedInt = (fallback: number, min: number, max: number) => {
+  const invalid = must(`a whole number from ${min} to ${max}`);
+  return z.string().trim().regex(WHOLE_NUMBER, invalid).transform(Number).pipe(z.number().min(min, invalid).max(max, invalid)).default(fallback);
+};
+const address = (pattern: RegExp, what: string) => z.string().trim().regex(pattern, must(what)).nullable().default(null);
+const privateKey = z
+  .string()
+  .trim()
+  .regex(PRIVATE_KEY, must('a secp256k1 private key: 64 hex digits, optionally prefixed 0x'))
+  .transform((hex) => new Secret((hex.startsWith('0x') ? hex.slice(2) : hex).toLowerCase()))
+  .nullable()
+  .default(null)
+  .register(secrets, { secret: true });
+/** A secret that is not a hex key (API keys, client secrets): any text. */
+const secretText = z
+  .string()
+  .trim()
+  .transform((value) => new Secret(value))
+  .nullable()
+  .default(null)
+  .register(secrets, { secret: true });
+const modelName = (fallback: string) => z.string().trim().regex(MODEL_NAME, must(`a Claude model id like ${fallback}`)).default(fallback);
+const onOff = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.enum(['1', 'true', 'yes', '0', 'false', 'no'], must('1/true/yes or 0/false/no')))
+  .transform((v) => v === '1' || v === 'true' || v === 'yes')
+  .default(false);
+const text = z.string().nullable().default(null);
+const secretSalt = z.string().nullable().default(null).register(secrets, { secret: true });
+
+function autoWorkers(): number {
+  const cores = availableParallelism();
+  return cores >= 2 ? cores : 0;
 }
 
-/** A secret that is not a hex key (API keys, client secrets): any non-empty text, never shown. */
-function secretText(env: NodeJS.ProcessEnv, name: string): Secret | null {
-  const raw = env[name]?.trim();
-  return raw ? new Secret(raw) : null;
+/**
+ * Every environment variable the services, pipelines and pay client read, by name: what each
+ * accepts and its default. Unset and blank mean the same (`FOO=` in an env file is "the default").
+ */
+const ENV = z.object({
+  SNAPSHOTS_DIR: z.string().default('snapshots/store'),
+  WAREHOUSE_DIR: z.string().default('warehouse'),
+  KOREA_PORT: port(4020),
+  ANALYTICS_PORT: port(4021),
+  HOST: z.string().default('127.0.0.1'),
+  SETTLEMENT: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(['local', 'facilitator'], must('"local" or "facilitator"')))
+    .default('local'),
+  FACILITATOR_URL: z.url({ protocol: /^https?$/, ...must('an http:// or https:// URL') }).nullable().default(null),
+  FACILITATOR_TIMEOUT_MS: positiveInt(10_000),
+  SNAPSHOT_RETENTION: positiveInt(5),
+  DUCKDB_MEMORY_LIMIT: z
+    .string()
+    .trim()
+    .refine((v) => v === 'default' || MEMORY_SIZE.test(v), must('a size like 3GB or 2048MiB'))
+    .transform((v) => (v === 'default' ? null : v)) // 'default': DuckDB's own, 80% of RAM
+    .default('3GB'),
+  PAY_TO_EVM: address(EVM_ADDRESS, 'an EVM address (0x followed by 40 hex digits)'),
+  PAY_TO_SOLANA: address(SOLANA_ADDRESS, 'a Solana base58 address (32 to 44 characters)'),
+  PAY_TO_XRPL: address(XRPL_ADDRESS, 'an XRPL classic address (r followed by 24 to 34 base58 characters)'),
+  RECEIPT_SIGNING_KEY: privateKey,
+  KEYS_DIR: text,
+  TRUST_PROXY: onOff,
+  CRYPTO_WORKERS: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .refine((v) => v === 'auto' || (WHOLE_NUMBER.test(v) && Number(v) <= 64), must('"auto" or a number of worker threads from 0 to 64'))
+    .transform((v) => (v === 'auto' ? autoWorkers() : Number(v)))
+    .prefault('auto'),
+  ANTHROPIC_API_KEY: secretText,
+  ANTHROPIC_FAST_MODEL: modelName(DEFAULT_FAST_MODEL),
+  ANTHROPIC_DEEP_MODEL: modelName(DEFAULT_DEEP_MODEL),
+  ANTHROPIC_DAILY_BUDGET_USD: z
+    .string()
+    .trim()
+    .regex(DOLLARS, must('a positive number of US dollars like 5 or 2.50'))
+    .transform(Number)
+    .pipe(z.number().positive(must('a positive number of US dollars like 5 or 2.50')))
+    .nullable()
+    .default(null),
+  ANTHROPIC_CONCURRENCY: boundedInt(12, 1, 64),
+  ANTHROPIC_TIMEOUT_MS: positiveInt(60_000),
+  ANTHROPIC_MAX_RETRIES: boundedInt(3, 0, 10),
+  NEWS_FEEDS_FILE: z
+    .string()
+    .trim()
+    .transform((path) => resolve(path))
+    .nullable()
+    .default(null),
+  NAVER_CLIENT_ID: secretText,
+  NAVER_CLIENT_SECRET: secretText,
+  WASH_PATTERN_SALT: secretSalt,
+  CI: z
+    .string()
+    .trim()
+    .transform((v) => !['0', 'false', 'no'].includes(v.toLowerCase()))
+    .default(false),
+  CODE_VERSION: text,
+  PAYER_PRIVATE_KEY: privateKey,
+  ...(Object.fromEntries(UPSTREAM_SETTINGS.map((name) => [name, text])) as Record<UpstreamSetting, typeof text>),
+});
+type Env = z.output<typeof ENV>;
+
+/** The name of every environment variable ENV reads (README "Settings" documents each). */
+export const SETTING_NAMES: readonly string[] = Object.keys(ENV.shape);
+
+/**
+ * Parses `env` with `schema` (ENV or a part of it). Every wrong setting is reported at once, one
+ * line each: the variable, what it must be, and the value given (secrets only by their length).
+ */
+function parseEnv<T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv): z.output<T> {
+  const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v.trim() !== ''));
+  const result = schema.safeParse(given);
+  if (result.success) return result.data;
+  const lines: string[] = [];
+  const reported = new Set<PropertyKey>();
+  for (const issue of result.error.issues) {
+    const name = issue.path[0];
+    if (name === undefined) {
+      lines.push(issue.message);
+      continue;
+    }
+    if (reported.has(name)) continue;
+    reported.add(name);
+    const raw = given[String(name)] ?? '';
+    const schema: z.ZodType | undefined = (ENV.shape as Record<string, z.ZodType>)[String(name)];
+    const shown = schema && secrets.has(schema)
+      ? ` (the value given, ${raw.trim().length} characters long, is not shown)`
+      : `, got ${JSON.stringify(raw)}`;
+    lines.push(`${String(name)} ${issue.message}${shown}`);
+  }
+  throw new Error(lines.join('\n'));
 }
 
-function flag(env: NodeJS.ProcessEnv, name: string): boolean {
-  const raw = (env[name] ?? '').trim().toLowerCase();
-  if (raw === '' || raw === '0' || raw === 'false' || raw === 'no') return false;
-  if (raw === '1' || raw === 'true' || raw === 'yes') return true;
-  throw new Error(`${name} must be 1/true/yes or 0/false/no, got "${env[name]}"`);
-}
+/** The settings of the services and pipelines: everything but the pay client's key, with the rules that span settings. */
+const SERVICE_ENV = ENV.omit({ PAYER_PRIVATE_KEY: true }).superRefine((e, ctx) => {
+  if (e.SETTLEMENT !== 'facilitator') return;
+  if (!e.FACILITATOR_URL) {
+    ctx.addIssue({ code: 'custom', path: [], message: 'SETTLEMENT=facilitator needs FACILITATOR_URL (the facilitator base URL with /verify and /settle)' });
+  }
+  if (!e.PAY_TO_EVM && !e.PAY_TO_SOLANA && !e.PAY_TO_XRPL) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [],
+      message:
+        'SETTLEMENT=facilitator moves real funds, so it needs your own pay-to address: set PAY_TO_EVM (base, polygon), ' +
+        'PAY_TO_SOLANA and/or PAY_TO_XRPL; networks left unset are not offered',
+    });
+  }
+});
 
 /**
  * PAYER_PRIVATE_KEY, read only by the pay client (scripts/pay.ts); the services never see it, so it
  * is not part of Settings.
  */
 export function payerPrivateKey(env: NodeJS.ProcessEnv = process.env): Secret | null {
-  return privateKey(env, 'PAYER_PRIVATE_KEY');
+  return parseEnv(ENV.pick({ PAYER_PRIVATE_KEY: true }), env).PAYER_PRIVATE_KEY;
 }
 
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
-  const settlement = (env.SETTLEMENT ?? 'local').toLowerCase();
-  if (settlement !== 'local' && settlement !== 'facilitator') {
-    throw new Error(`SETTLEMENT must be "local" or "facilitator", got "${env.SETTLEMENT}"`);
-  }
-  if (settlement === 'facilitator' && !env.FACILITATOR_URL) {
-    throw new Error('SETTLEMENT=facilitator needs FACILITATOR_URL (the facilitator base URL with /verify and /settle)');
-  }
-  const payTo = {
-    evm: address(env, 'PAY_TO_EVM', EVM_ADDRESS, 'an EVM address (0x followed by 40 hex digits)'),
-    solana: address(env, 'PAY_TO_SOLANA', SOLANA_ADDRESS, 'a Solana base58 address (32 to 44 characters)'),
-    xrpl: address(env, 'PAY_TO_XRPL', XRPL_ADDRESS, 'an XRPL classic address (r followed by 24 to 34 base58 characters)'),
-  };
-  if (settlement === 'facilitator' && !payTo.evm && !payTo.solana && !payTo.xrpl) {
-    throw new Error(
-      'SETTLEMENT=facilitator moves real funds, so it needs your own pay-to address: set PAY_TO_EVM (base, polygon), ' +
-        'PAY_TO_SOLANA and/or PAY_TO_XRPL; networks left unset are not offered',
-    );
-  }
-  const snapshotsDir = resolve(env.SNAPSHOTS_DIR || 'snapshots/store');
-  const upstreams = Object.fromEntries(UPSTREAM_SETTINGS.map((k) => [k, env[k] || null])) as Record<
-    UpstreamSetting,
-    string | null
-  >;
+  const e: Omit<Env, 'PAYER_PRIVATE_KEY'> = parseEnv(SERVICE_ENV, env);
+  const snapshotsDir = resolve(e.SNAPSHOTS_DIR);
   return {
     snapshotsDir,
-    warehouseDir: resolve(env.WAREHOUSE_DIR || 'warehouse'),
-    koreaPort: port(env, 'KOREA_PORT', 4020),
-    analyticsPort: port(env, 'ANALYTICS_PORT', 4021),
-    host: env.HOST || '127.0.0.1',
-    settlement,
-    facilitatorUrl: env.FACILITATOR_URL || null,
-    aiMode: env.ANTHROPIC_API_KEY?.trim() ? 'claude' : 'rules',
-    snapshotRetention: positiveInt(env, 'SNAPSHOT_RETENTION', 5),
-    duckdbMemoryLimit: memoryLimit(env),
-    upstreams,
-    payTo,
-    receiptSigningKey: privateKey(env, 'RECEIPT_SIGNING_KEY'),
-    keysDir: resolve(env.KEYS_DIR || resolve(snapshotsDir, '..', 'keys')),
-    trustProxy: flag(env, 'TRUST_PROXY'),
-    facilitatorTimeoutMs: positiveInt(env, 'FACILITATOR_TIMEOUT_MS', 10_000),
-    cryptoWorkers: cryptoWorkers(env.CRYPTO_WORKERS),
+    warehouseDir: resolve(e.WAREHOUSE_DIR),
+    koreaPort: e.KOREA_PORT,
+    analyticsPort: e.ANALYTICS_PORT,
+    host: e.HOST,
+    settlement: e.SETTLEMENT,
+    facilitatorUrl: e.FACILITATOR_URL,
+    aiMode: e.ANTHROPIC_API_KEY ? 'claude' : 'rules',
+    snapshotRetention: e.SNAPSHOT_RETENTION,
+    duckdbMemoryLimit: e.DUCKDB_MEMORY_LIMIT,
+    upstreams: Object.fromEntries(UPSTREAM_SETTINGS.map((name) => [name, e[name]])) as Record<UpstreamSetting, string | null>,
+    payTo: { evm: e.PAY_TO_EVM, solana: e.PAY_TO_SOLANA, xrpl: e.PAY_TO_XRPL },
+    receiptSigningKey: e.RECEIPT_SIGNING_KEY,
+    keysDir: resolve(e.KEYS_DIR ?? resolve(snapshotsDir, '..', 'keys')),
+    trustProxy: e.TRUST_PROXY,
+    facilitatorTimeoutMs: e.FACILITATOR_TIMEOUT_MS,
+    cryptoWorkers: e.CRYPTO_WORKERS,
     anthropic: {
-      apiKey: secretText(env, 'ANTHROPIC_API_KEY'),
-      fastModel: modelName(env, 'ANTHROPIC_FAST_MODEL', DEFAULT_FAST_MODEL),
-      deepModel: modelName(env, 'ANTHROPIC_DEEP_MODEL', DEFAULT_DEEP_MODEL),
-      dailyBudgetUsd: positiveNumber(env, 'ANTHROPIC_DAILY_BUDGET_USD'),
-      concurrency: boundedInt(env, 'ANTHROPIC_CONCURRENCY', 12, 1, 64),
-      timeoutMs: positiveInt(env, 'ANTHROPIC_TIMEOUT_MS', 60_000),
-      maxRetries: boundedInt(env, 'ANTHROPIC_MAX_RETRIES', 3, 0, 10),
+      apiKey: e.ANTHROPIC_API_KEY,
+      fastModel: e.ANTHROPIC_FAST_MODEL,
+      deepModel: e.ANTHROPIC_DEEP_MODEL,
+      dailyBudgetUsd: e.ANTHROPIC_DAILY_BUDGET_USD,
+      concurrency: e.ANTHROPIC_CONCURRENCY,
+      timeoutMs: e.ANTHROPIC_TIMEOUT_MS,
+      maxRetries: e.ANTHROPIC_MAX_RETRIES,
     },
     news: {
-      feedsFile: env.NEWS_FEEDS_FILE?.trim() ? resolve(env.NEWS_FEEDS_FILE.trim()) : null,
-      naverClientId: secretText(env, 'NAVER_CLIENT_ID'),
-      naverClientSecret: secretText(env, 'NAVER_CLIENT_SECRET'),
+      feedsFile: e.NEWS_FEEDS_FILE,
+      naverClientId: e.NAVER_CLIENT_ID,
+      naverClientSecret: e.NAVER_CLIENT_SECRET,
     },
+    washPatternSalt: e.WASH_PATTERN_SALT,
+    ci: e.CI,
   };
 }
 
 /** The code version stamped into manifests: git commit when known, else the package version. */
 export function codeVersion(env: NodeJS.ProcessEnv = process.env): string {
-  return env.CODE_VERSION || gitCommit() || 'unknown';
+  return parseEnv(ENV.pick({ CODE_VERSION: true }), env).CODE_VERSION || gitCommit() || 'unknown';
 }
 
 let cachedCommit: string | null | undefined;

@@ -2,6 +2,7 @@
  * Progress of a pipeline run: a live status board on a terminal, plain timestamped log lines
  * otherwise (CI, cron, files), and the summary table at the end.
  */
+import { loadSettings, type Settings } from '../lib/config.ts';
 
 export type StepStatus = 'pending' | 'running' | 'ok' | 'kept' | 'failed' | 'carried-over' | 'skipped';
 
@@ -99,8 +100,9 @@ export class TerminalProgress implements ProgressSink {
   }
 }
 
-export function progressFor(stream: NodeJS.WriteStream = process.stderr): ProgressSink {
-  return stream.isTTY && !process.env.CI ? new TerminalProgress(stream) : new LineProgress();
+/** The live board on a terminal, plain log lines elsewhere and under CI (the CI setting). */
+export function progressFor(stream: NodeJS.WriteStream = process.stderr, settings?: Pick<Settings, 'ci'>): ProgressSink {
+  return stream.isTTY && !(settings ?? loadSettings()).ci ? new TerminalProgress(stream) : new LineProgress();
 }
 
 /** The summary table printed at the end of a run. */
