@@ -4,95 +4,144 @@
  * one file per dataset and `manifest.json`; `<root>/<service>/latest.json` names the newest
  * complete version. The manifest is the truth about what each file holds.
  */
+import { z } from 'zod';
 import type { SourceKind } from '../sources/raw-tables.ts';
 
 export const FORMAT_VERSION = 1;
 
-export interface ColumnSchema {
-  name: string;
-  type: string;
-}
+export const VERSION_PATTERN = /^\d{8}T\d{9}Z-[0-9a-f]{8}$/;
 
-export interface DatasetEntry {
-  name: string;
-  kind: 'table' | 'document';
-  /** File name inside the version directory. */
-  file: string;
-  format: 'parquet' | 'json';
-  rows: number;
-  bytes: number;
-  sha256: string;
-  /** Columns of a table; top-level fields (with JSON types) of a document. */
-  schema: ColumnSchema[];
-  /** Where the data came from: the synthetic demo world, live upstreams, or a researcher's files. */
-  source: SourceKind;
-  /** The time the data describes (the newest observation), ISO 8601 UTC. */
-  as_of: string;
-  license: string;
-  description: string;
-  /** Version that computed this file; differs from the snapshot's own version when carried over. */
-  produced_in: string;
-  /** Set when this run failed to recompute the dataset and kept the last good file. */
-  carried_over?: { reason: string; failed_at: string };
-  /** Datasets with AI fields: who wrote them (the Claude models, or the offline rules analyst). */
-  ai?: DatasetAi;
-}
+
+/*
+ * The files are checked against these schemas when they are read (snapshots/reader.ts), and the
+ * types below are inferred from them, so the format has one description. Fields are listed in
+ * the order the writer writes them.
+ */
+
+/** Checked first, so a file of another format says so before anything else. */
+const FORMAT = z.literal(FORMAT_VERSION, { error: (issue) => `snapshot format ${JSON.stringify(issue.input)}, this code reads format ${FORMAT_VERSION}` });
+const SHA256 = z.string().regex(/^[0-9a-f]{64}$/, { error: 'expected 64 lowercase hex digits' });
+const COUNT = z.number().int().min(0);
+const VERSION = z.string().regex(VERSION_PATTERN, { error: 'expected a version like 20261120T120000000Z-1a2b3c4d' });
+/** The kinds of source the pipelines read: every SourceKind, nothing else. */
+const SOURCE = z.enum({ demo: 'demo', live: 'live', file: 'file' } satisfies { [K in SourceKind]: K });
+const DATASET_NAME = /^[a-z0-9][a-z0-9-]*$/;
+
+export const ColumnSchema = z.object({
+  name: z.string(),
+  type: z.string(),
+});
+export type ColumnSchema = z.infer<typeof ColumnSchema>;
 
 /** Who wrote a dataset's AI fields. */
-export interface DatasetAi {
-  analyst: 'claude' | 'rules';
+export const DatasetAi = z.object({
+  analyst: z.enum(['claude', 'rules']),
   /** Claude models that wrote it, e.g. ['claude-haiku-4-5']; empty for the rules analyst. */
-  models: string[];
-}
+  models: z.array(z.string()),
+});
+export type DatasetAi = z.infer<typeof DatasetAi>;
+
+export const DatasetEntry = z.object({
+  name: z.string().regex(DATASET_NAME, { error: 'expected lowercase letters, digits and dashes' }),
+  kind: z.enum(['table', 'document']),
+  /** File name inside the version directory. */
+  file: z.string().regex(/^[a-z0-9][a-z0-9-]*\.(parquet|json)$/, { error: 'expected a file name like prices.parquet' }),
+  format: z.enum(['parquet', 'json']),
+  rows: COUNT,
+  bytes: COUNT,
+  sha256: SHA256,
+  /** Columns of a table; top-level fields (with JSON types) of a document. */
+  schema: z.array(ColumnSchema),
+  /** Where the data came from: the synthetic demo world, live upstreams, or a researcher's files. */
+  source: SOURCE,
+  /** The time the data describes (the newest observation), ISO 8601 UTC. */
+  as_of: z.string(),
+  license: z.string(),
+  description: z.string(),
+  /** Version that computed this file; differs from the snapshot's own version when carried over. */
+  produced_in: VERSION,
+  /** Set when this run failed to recompute the dataset and kept the last good file. */
+  carried_over: z.object({ reason: z.string(), failed_at: z.string() }).optional(),
+  /** Datasets with AI fields: who wrote them (the Claude models, or the offline rules analyst). */
+  ai: DatasetAi.optional(),
+});
+export type DatasetEntry = z.infer<typeof DatasetEntry>;
 
 /** What the run's analyst did and cost (korea runs). */
-export interface AiUsage {
-  analyst: 'claude' | 'rules';
+export const AiUsage = z.object({
+  analyst: z.enum(['claude', 'rules']),
   /** The two model settings (null for the rules analyst). */
-  models: { fast: string; deep: string } | null;
+  models: z.object({ fast: z.string(), deep: z.string() }).nullable(),
   /** Model calls made (a retry of a malformed answer counts; the SDK's transport retries do not). */
-  calls: number;
+  calls: COUNT,
   /** Answers served from the warehouse cache instead of a call. */
-  cache_hits: number;
+  cache_hits: COUNT,
   /** Answers written by the rules analyst. */
-  rules_answers: number;
-  input_tokens: number;
-  output_tokens: number;
+  rules_answers: COUNT,
+  input_tokens: COUNT,
+  output_tokens: COUNT,
   /** Cost of this run's calls (USD). */
-  usd: number;
+  usd: z.number().min(0),
   /** Cost of every call of the run's UTC day, this run included (USD). */
-  spent_today_usd: number;
-  daily_budget_usd: number | null;
+  spent_today_usd: z.number().min(0),
+  daily_budget_usd: z.number().positive().nullable(),
   /** True once a call was refused because the daily budget was reached. */
-  budget_reached: boolean;
+  budget_reached: z.boolean(),
   /** Tasks that ended without a valid answer (budget, malformed twice, API error, a rules answer failing its check). */
-  failures: number;
+  failures: COUNT,
   /** How the cost was priced, e.g. when a model's price is not known and an upper bound was used. */
-  price_note: string | null;
-}
+  price_note: z.string().nullable(),
+});
+export type AiUsage = z.infer<typeof AiUsage>;
 
-export interface SnapshotManifest {
-  format_version: number;
-  service: string;
-  version: string;
-  generated_at: string;
-  code_version: string;
-  license: { id: string; name: string; url: string | null; note: string };
-  next_expected_update: string;
+export const SnapshotManifest = z.object({
+  format_version: FORMAT,
+  service: z.string(),
+  version: VERSION,
+  generated_at: z.string(),
+  code_version: z.string(),
+  license: z.object({ id: z.string(), name: z.string(), url: z.string().nullable(), note: z.string() }),
+  next_expected_update: z.string(),
   /** Demo data is synthetic; say so where a user sees it. */
-  notice: string | null;
+  notice: z.string().nullable(),
   /** What the run's analyst did and cost; absent when the run wrote no AI field. */
-  ai?: AiUsage;
-  datasets: DatasetEntry[];
+  ai: AiUsage.optional(),
+  datasets: z.array(DatasetEntry),
+});
+export type SnapshotManifest = z.infer<typeof SnapshotManifest>;
+
+/**
+ * `<root>/<service>/latest.json`: the pointer replaced by atomic rename. `manifest_sha256` is the
+ * sha256 of the version's manifest.json bytes; every pointer the writer has published carries it.
+ */
+export const LatestPointer = z.object({
+  format_version: FORMAT,
+  service: z.string(),
+  version: VERSION,
+  manifest_sha256: SHA256,
+  generated_at: z.string(),
+});
+export type LatestPointer = z.infer<typeof LatestPointer>;
+
+/** `file` parsed as JSON and checked against `schema`; throws one line naming the file and each wrong field. */
+export function parseSnapshotFile<T extends z.ZodType>(schema: T, file: string, text: string): z.output<T> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`${file} is not JSON: ${(err as Error).message}`);
+  }
+  const result = schema.safeParse(json);
+  if (result.success) return result.data;
+  const problems = result.error.issues.slice(0, 5).map((issue) => `${issuePath(issue.path)}: ${issue.message}`);
+  const more = result.error.issues.length > 5 ? `; and ${result.error.issues.length - 5} more` : '';
+  throw new Error(`${file} does not match the snapshot format: ${problems.join('; ')}${more}`);
 }
 
-/** `<root>/<service>/latest.json`: the pointer replaced by atomic rename. */
-export interface LatestPointer {
-  format_version: number;
-  service: string;
-  version: string;
-  manifest_sha256: string;
-  generated_at: string;
+/** A zod issue path as a reader writes it: datasets[3].rows. */
+function issuePath(path: readonly PropertyKey[]): string {
+  if (path.length === 0) return '(the whole file)';
+  return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`)).join('');
 }
 
 export const LICENSES = {
@@ -108,4 +157,3 @@ export const LICENSES = {
   },
 } as const;
 
-export const VERSION_PATTERN = /^\d{8}T\d{9}Z-[0-9a-f]{8}$/;

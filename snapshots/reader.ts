@@ -1,14 +1,14 @@
 /**
- * Reads the live snapshot of a service: resolves `latest.json`, verifies every file's sha256
- * against the manifest before anything is served, and notices when a newer version is published.
- * If the version `latest.json` names fails its checks, the newest older version that passes is
- * served instead and the failure is reported.
+ * Reads the live snapshot of a service: resolves `latest.json`, checks it and the manifest against
+ * the snapshot format (manifest.ts), the manifest's bytes against the sha256 `latest.json` gives
+ * and every file's sha256 against the manifest before anything is served, and notices when a newer
+ * version is published. If the version `latest.json` names fails its checks, the newest older
+ * version that passes is served instead and the failure is reported.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readdirSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import type { DatasetEntry, LatestPointer, SnapshotManifest } from './manifest.ts';
-import { FORMAT_VERSION, VERSION_PATTERN } from './manifest.ts';
+import { LatestPointer, parseSnapshotFile, SnapshotManifest, VERSION_PATTERN, type DatasetEntry } from './manifest.ts';
 
 export async function sha256File(path: string): Promise<string> {
   const hash = createHash('sha256');
@@ -16,11 +16,17 @@ export async function sha256File(path: string): Promise<string> {
   return hash.digest('hex');
 }
 
+/**
+ * `latest.json` of a service, checked against the snapshot format; null when the service has
+ * never been published. A pointer without `manifest_sha256` is refused like any damaged one: the
+ * writer has put it in every pointer it published, so its absence means the file was not written
+ * by the writer.
+ */
 export function readLatestPointer(root: string, service: string): LatestPointer | null {
   const path = join(root, service, 'latest.json');
   if (!existsSync(path)) return null;
-  const pointer = JSON.parse(readFileSync(path, 'utf8')) as LatestPointer;
-  if (!VERSION_PATTERN.test(pointer.version)) throw new Error(`${path}: malformed version "${pointer.version}"`);
+  const pointer = parseSnapshotFile(LatestPointer, path, readFileSync(path, 'utf8'));
+  if (pointer.service !== service) throw new Error(`${path} names service "${pointer.service}"`);
   return pointer;
 }
 
@@ -44,21 +50,27 @@ export interface LoadedSnapshot {
 
 export class SnapshotVerificationError extends Error {}
 
-/** Loads and verifies one version directory. Throws SnapshotVerificationError on any mismatch. */
-export async function loadVersion(root: string, service: string, version: string): Promise<LoadedSnapshot> {
+/**
+ * Loads and verifies one version directory. Throws SnapshotVerificationError on any mismatch.
+ * `manifestSha256` (from latest.json) is checked against the manifest's bytes: an edited manifest
+ * could otherwise vouch for edited files.
+ */
+export async function loadVersion(root: string, service: string, version: string, manifestSha256?: string): Promise<LoadedSnapshot> {
   const dir = join(root, service, version);
   const manifestPath = join(dir, 'manifest.json');
   if (!existsSync(manifestPath)) throw new SnapshotVerificationError(`${version}: manifest.json missing`);
+  const manifestBytes = readFileSync(manifestPath);
+  if (manifestSha256 !== undefined) {
+    const sha = createHash('sha256').update(manifestBytes).digest('hex');
+    if (sha !== manifestSha256) {
+      throw new SnapshotVerificationError(`${version}: manifest.json sha256 ${sha} does not match latest.json's manifest_sha256 ${manifestSha256}`);
+    }
+  }
   let manifest: SnapshotManifest;
   try {
-    manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as SnapshotManifest;
+    manifest = parseSnapshotFile(SnapshotManifest, 'manifest.json', manifestBytes.toString('utf8'));
   } catch (err) {
-    throw new SnapshotVerificationError(`${version}: manifest.json unreadable: ${(err as Error).message}`);
-  }
-  if (manifest.format_version !== FORMAT_VERSION) {
-    throw new SnapshotVerificationError(
-      `${version}: snapshot format ${manifest.format_version}, this code reads format ${FORMAT_VERSION}`,
-    );
+    throw new SnapshotVerificationError(`${version}: ${(err as Error).message}`);
   }
   if (manifest.version !== version || manifest.service !== service) {
     throw new SnapshotVerificationError(`${version}: manifest names ${manifest.service}/${manifest.version}`);
@@ -106,7 +118,7 @@ export async function loadLatest(root: string, service: string): Promise<LoadedS
   }
   if (pointer) {
     try {
-      return await loadVersion(root, service, pointer.version);
+      return await loadVersion(root, service, pointer.version, pointer.manifest_sha256);
     } catch (err) {
       if (!(err instanceof SnapshotVerificationError)) throw err;
       pointerError = `latest.json names ${pointer.version}, which failed verification: ${err.message}`;

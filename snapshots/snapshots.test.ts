@@ -134,6 +134,47 @@ describe('snapshot writer and reader', () => {
     expect(loaded?.fallbackReason).toMatch(/failed verification.*stats\.json/);
   });
 
+  it('refuses a manifest edited after publishing (sha256 in latest.json) and serves the version before', async () => {
+    const root = freshRoot();
+    const good = await publishOnce(root, new Date('2026-11-20T10:00:00Z'), 1);
+    const edited = await publishOnce(root, new Date('2026-11-20T11:00:00Z'), 2);
+    const manifestPath = join(root, 'svc', edited.version, 'manifest.json');
+    // every file still matches the manifest: only the manifest's own checksum tells
+    writeFileSync(manifestPath, readFileSync(manifestPath, 'utf8').replace('"license": "CC0-1.0"', '"license": "proprietary"'));
+    expect(readFileSync(manifestPath, 'utf8')).toContain('"license": "proprietary"');
+    const loaded = await loadLatest(root, 'svc');
+    expect(loaded?.version).toBe(good.version);
+    expect(loaded?.fallbackReason).toMatch(new RegExp(`names ${edited.version}, which failed verification: .*manifest\\.json sha256 [0-9a-f]{64} does not match latest\\.json's manifest_sha256`));
+  });
+
+  it('refuses a manifest that does not match the snapshot format, naming the field', async () => {
+    const root = freshRoot();
+    const good = await publishOnce(root, new Date('2026-11-20T10:00:00Z'), 1);
+    const bad = await publishOnce(root, new Date('2026-11-20T11:00:00Z'), 2);
+    const manifestPath = join(root, 'svc', bad.version, 'manifest.json');
+    writeFileSync(manifestPath, readFileSync(manifestPath, 'utf8').replace('"rows": 50000', '"rows": "50000"'));
+    // a pointer that vouches for the edited bytes: the format check is what refuses it
+    const pointerPath = join(root, 'svc', 'latest.json');
+    const pointer = JSON.parse(readFileSync(pointerPath, 'utf8')) as Record<string, unknown>;
+    writeFileSync(pointerPath, JSON.stringify({ ...pointer, manifest_sha256: await sha256File(manifestPath) }));
+    const loaded = await loadLatest(root, 'svc');
+    expect(loaded?.version).toBe(good.version);
+    expect(loaded?.fallbackReason).toMatch(/manifest\.json does not match the snapshot format: datasets\[0\]\.rows: .*expected number, received string/);
+  });
+
+  it('refuses a latest.json without manifest_sha256 (the writer always wrote one) and serves the newest version that verifies', async () => {
+    const root = freshRoot();
+    await publishOnce(root, new Date('2026-11-20T10:00:00Z'), 1);
+    const newest = await publishOnce(root, new Date('2026-11-20T11:00:00Z'), 2);
+    const pointerPath = join(root, 'svc', 'latest.json');
+    const { manifest_sha256: _dropped, ...pointer } = JSON.parse(readFileSync(pointerPath, 'utf8')) as Record<string, unknown>;
+    writeFileSync(pointerPath, JSON.stringify(pointer));
+    expect(() => readLatestPointer(root, 'svc')).toThrow(/latest\.json does not match the snapshot format: manifest_sha256: /);
+    const loaded = await loadLatest(root, 'svc');
+    expect(loaded?.version).toBe(newest.version);
+    expect(loaded?.fallbackReason).toMatch(/latest\.json unreadable: .*manifest_sha256/);
+  });
+
   it('notices a newer version and swaps it in', async () => {
     const root = freshRoot();
     const first = await publishOnce(root, new Date('2026-11-20T10:00:00Z'), 1);
