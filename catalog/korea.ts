@@ -47,7 +47,6 @@ const AI_NOTE =
  */
 const PROSE_LISTING_PRICE = '0.002';
 const PRICE_DISAGREEMENT = `the formal description's price; an older prose listing said ${PROSE_LISTING_PRICE}`;
-const DISPUTED_PRICE_IDS = ['kimchi-premium', 'stablecoin-premium', 'kr-prices'] as const;
 
 // ------------------------------------------------------------------ parameters
 
@@ -1092,8 +1091,10 @@ const priceOf = (id: string): string => {
   if (price === undefined) throw new Error(`catalog: korea endpoint "${id}" has no price`);
   return price;
 };
+/** The endpoints declared with PRICE_DISAGREEMENT as their price note (they share one price). */
+const disputed = KOREA_ENDPOINTS.filter((e) => e.description.includes(PRICE_DISAGREEMENT)).map((e) => e.id);
 
 /** The price disagreement in the spec, in words for the service description. */
 export const KOREA_PRICE_NOTE =
-  `Prices: ${DISPUTED_PRICE_IDS.slice(0, -1).join(', ')} and ${DISPUTED_PRICE_IDS.at(-1)} cost ${priceOf(DISPUTED_PRICE_IDS[0])} USD per call, the price of the formal ` +
+  `Prices: ${disputed.slice(0, -1).join(', ')} and ${disputed.at(-1)} cost ${priceOf(disputed[0]!)} USD per call, the price of the formal ` +
   `interface description; an older prose listing said ${PROSE_LISTING_PRICE}. krw-macro-stress (${priceOf('krw-macro-stress')} USD) appears in the prose listing only.`;
