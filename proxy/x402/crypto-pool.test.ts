@@ -145,12 +145,13 @@ describe('crypto worker pool that cannot start', () => {
       const broken = CryptoWorkerPool.start(signer, 2, { entry: pathToFileURL(entry) });
       const a = authorization();
       const good = signAuthorization(BASE, a, PAYER_KEY);
-      const answers = await Promise.all([
-        broken.checkAuthorization(domainSeparator(BASE), a, good),
-        broken.signReceiptText('x|y'),
-        broken.checkAuthorization(domainSeparator(BASE), a, `${good.slice(0, -2)}01`),
-        broken.signReceiptText(receiptSigningText(fields)),
-      ]);
+      // together (one batch per worker), then one at a time: three failed batches in all
+      const answers = [
+        ...(await Promise.all([broken.checkAuthorization(domainSeparator(BASE), a, good), broken.signReceiptText('x|y')])),
+        await broken.checkAuthorization(domainSeparator(BASE), a, `${good.slice(0, -2)}01`),
+      ];
+      expect(broken.workers).toBe(0);
+      answers.push(await broken.signReceiptText(receiptSigningText(fields)));
       expect(answers[0]).toEqual({ ok: true });
       expect(answers[1]).toMatch(/^0x[0-9a-f]{130}$/);
       expect(answers[2]).toMatchObject({ ok: false, reason: 'invalid_signature' });

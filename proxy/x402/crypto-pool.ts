@@ -46,23 +46,31 @@ export function inlineCrypto(signer: ReceiptSigner): PaymentCrypto {
   };
 }
 
-/** What a worker is asked (crypto-worker.ts exports one function per task name). */
-export interface VerifyTask {
-  separator: Uint8Array;
-  authorization: EvmAuthorization;
-  signature: string;
-}
+/** One piece of work for a worker. */
+export type CryptoTask = { op: 'verify'; separator: Uint8Array; authorization: EvmAuthorization; signature: string } | { op: 'sign'; text: string };
+/** A worker's answer to one task: what the inline code returns, or the message of what it threw. */
+export type CryptoAnswer = { result: SignerCheck | string } | { error: string };
 export interface CryptoWorkerData {
   /** The receipt key. */
   key: Uint8Array;
 }
 
+interface Pending {
+  task: CryptoTask;
+  resolve: (value: never) => void;
+  reject: (err: Error) => void;
+}
+
 const WORKER_ENTRY = new URL('./crypto-worker.mjs', import.meta.url);
 /**
- * Tasks handed to one worker at a time: the main thread is the busy one, so each worker holds a
- * few more to go on with while the event loop has not yet read its answers.
+ * Batches handed to one worker at a time: one it works on, one at hand for when it is done. A task
+ * goes out at once while a worker has room; the tasks that arrive while all are full wait here and
+ * go out together (up to MAX_BATCH) when one frees up, receipts first (their requests are further
+ * along). Under load that makes one message each way per batch instead of per task: posting
+ * every task on its own cost the event loop about 60 µs more per paid request (of about 400 µs).
  */
-const TASKS_PER_WORKER = 8;
+const BATCHES_PER_WORKER = 2;
+const MAX_BATCH = 16;
 /** How much nicer than the process the workers run (Linux; nice values stop at 19). */
 const NICER_BY = 10;
 /** Failures in a row (no answer from any worker in between) after which the pool gives up on threads. */
@@ -71,8 +79,12 @@ const MAX_FAILURES_IN_A_ROW = 3;
 export class CryptoWorkerPool implements PaymentCrypto {
   readonly signerAddress: string;
   readonly #size: number;
-  readonly #piscina: Piscina;
+  readonly #piscina: Piscina<CryptoTask[], CryptoAnswer[]>;
   readonly #inline: PaymentCrypto;
+  readonly #signs: Pending[] = [];
+  readonly #verifies: Pending[] = [];
+  /** Batches handed to piscina and not answered yet. */
+  readonly #inFlight = new Set<Pending[]>();
   #failuresInARow = 0;
   /** Set when the workers keep failing: the crypto then runs on the calling thread. */
   #gaveUp = false;
@@ -87,13 +99,16 @@ export class CryptoWorkerPool implements PaymentCrypto {
       filename: entry.protocol === 'file:' ? fileURLToPath(entry) : entry.href,
       minThreads: size,
       maxThreads: size,
-      concurrentTasksPerWorker: TASKS_PER_WORKER,
+      concurrentTasksPerWorker: BATCHES_PER_WORKER,
       idleTimeout: Number.POSITIVE_INFINITY,
       niceIncrement: NICER_BY,
+      // per-task timing histograms cost the event loop time on every batch, and nothing reads them
+      recordTiming: false,
       workerData,
     });
-    // a worker that dies is replaced by piscina; its tasks reject and are handled in #run
-    this.#piscina.on('error', () => {});
+    // A worker that dies holding a batch rejects it (handled in #send). One that dies before taking
+    // any is not replaced, and what is queued for it would wait forever: count it as a failure too.
+    this.#piscina.on('error', (err: unknown) => this.#failed(err));
   }
 
   /** Starts `size` (>= 1) workers; they take requests at once (queued while they start). `entry` replaces the worker script (tests). */
@@ -107,40 +122,96 @@ export class CryptoWorkerPool implements PaymentCrypto {
     return this.#gaveUp ? 0 : this.#size;
   }
 
-  async #run<T>(name: 'verify' | 'sign', task: unknown, inline: () => T | Promise<T>): Promise<T> {
-    if (this.#closed) throw new Error('crypto worker pool is closed');
-    if (this.#gaveUp) return inline();
+  #runInline(pending: Pending): void {
+    const { task } = pending;
     try {
-      const result = (await this.#piscina.run(task, { name })) as T;
-      this.#failuresInARow = 0;
-      return result;
+      pending.resolve((task.op === 'sign' ? this.#inline.signReceiptText(task.text) : this.#inline.checkAuthorization(task.separator, task.authorization, task.signature)) as never);
     } catch (err) {
-      if (this.#closed) throw new Error('crypto worker pool is closed');
-      const message = err instanceof Error ? err.message : String(err);
-      if (++this.#failuresInARow >= MAX_FAILURES_IN_A_ROW && !this.#gaveUp) {
-        this.#gaveUp = true;
-        console.error(
-          `x402: crypto workers keep failing (${message}); checking signatures and signing receipts on the event loop instead (set CRYPTO_WORKERS=0 to do so from the start)`,
-        );
-        void this.#piscina.destroy();
-      } else if (!this.#gaveUp) {
-        console.error(`x402: a crypto worker failed (${message}); this task runs on the event loop`);
-      }
-      return inline();
+      pending.reject(err instanceof Error ? err : new Error(String(err)));
     }
   }
 
+  #run<T>(task: CryptoTask): Promise<T> {
+    if (this.#closed) return Promise.reject(new Error('crypto worker pool is closed'));
+    return new Promise<T>((resolve, reject) => {
+      const pending: Pending = { task, resolve: resolve as (value: never) => void, reject };
+      if (this.#gaveUp) return this.#runInline(pending);
+      (task.op === 'sign' ? this.#signs : this.#verifies).push(pending);
+      this.#pump();
+    });
+  }
+
+  /** Hands the waiting tasks to piscina while the workers have room, receipts first. */
+  #pump(): void {
+    let room = this.#size * BATCHES_PER_WORKER - this.#inFlight.size;
+    while (room > 0 && this.#signs.length + this.#verifies.length > 0) {
+      const size = Math.min(MAX_BATCH, Math.ceil((this.#signs.length + this.#verifies.length) / room));
+      const batch = this.#signs.splice(0, size);
+      if (batch.length < size) batch.push(...this.#verifies.splice(0, size - batch.length));
+      void this.#send(batch);
+      room--;
+    }
+  }
+
+  async #send(batch: Pending[]): Promise<void> {
+    this.#inFlight.add(batch);
+    let answers: CryptoAnswer[];
+    try {
+      answers = await this.#piscina.run(batch.map((p) => p.task));
+    } catch (err) {
+      if (!this.#inFlight.delete(batch)) return; // already done on the calling thread
+      if (this.#closed) {
+        for (const p of batch) p.reject(new Error('crypto worker pool is closed'));
+        return;
+      }
+      this.#failed(err);
+      for (const p of batch) this.#runInline(p);
+      this.#pump();
+      return;
+    }
+    if (!this.#inFlight.delete(batch)) return;
+    this.#failuresInARow = 0;
+    batch.forEach((p, i) => {
+      const answer = answers[i]!;
+      if ('error' in answer) p.reject(new Error(`crypto worker: ${answer.error}`));
+      else p.resolve(answer.result as never);
+    });
+    this.#pump();
+  }
+
+  /**
+   * A worker died or did not start: the batch it held runs on the calling thread, and everything
+   * (what the workers hold and what waits included) after three such failures in a row.
+   */
+  #failed(err: unknown): void {
+    if (this.#gaveUp || this.#closed) return;
+    const message = err instanceof Error ? err.message : String(err);
+    if (++this.#failuresInARow < MAX_FAILURES_IN_A_ROW) {
+      console.error(`x402: a crypto worker failed (${message}); its tasks run on the event loop`);
+      return;
+    }
+    this.#gaveUp = true;
+    console.error(
+      `x402: crypto workers keep failing (${message}); checking signatures and signing receipts on the event loop instead (set CRYPTO_WORKERS=0 to do so from the start)`,
+    );
+    const held = [...[...this.#inFlight].flat(), ...this.#signs.splice(0), ...this.#verifies.splice(0)];
+    this.#inFlight.clear();
+    for (const pending of held) this.#runInline(pending);
+    void this.#piscina.destroy();
+  }
+
   checkAuthorization(separator: Uint8Array, authorization: EvmAuthorization, signature: string): Promise<SignerCheck> {
-    const task: VerifyTask = { separator, authorization, signature };
-    return this.#run('verify', task, () => this.#inline.checkAuthorization(separator, authorization, signature));
+    return this.#run({ op: 'verify', separator, authorization, signature });
   }
 
   signReceiptText(text: string): Promise<string> {
-    return this.#run('sign', text, () => this.#inline.signReceiptText(text));
+    return this.#run({ op: 'sign', text });
   }
 
   async close(): Promise<void> {
     this.#closed = true;
+    for (const p of [...[...this.#inFlight].flat(), ...this.#signs.splice(0), ...this.#verifies.splice(0)]) p.reject(new Error('crypto worker pool is closed'));
+    this.#inFlight.clear();
     if (!this.#gaveUp) await this.#piscina.destroy();
   }
 
