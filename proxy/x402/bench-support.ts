@@ -4,13 +4,13 @@
  * paid load.
  */
 import { randomBytes } from 'node:crypto';
-import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import type { EndpointDecl } from '../../catalog/types.ts';
-import { addressOfPrivateKey, authorizationDigest, PayerKeyCache, signAuthorization, verifyExactEvm } from './eip3009.ts';
+import { addressOfPrivateKey, authorizationDigest, signAuthorization, verifyExactEvm } from './eip3009.ts';
 import { BASE, findNetwork, type EvmNetwork, type PayToTable } from './networks.ts';
 import { signExactEvm } from './payer.ts';
 import { personalMessageHash, ReceiptSigner, receiptSigningText } from './receipts.ts';
+import { nobleSecp256k1, randomPrivateKey, recoverAddress, secp256k1, signDigest, type Secp256k1, type Secp256k1Backend } from './secp256k1.ts';
 import { buildOffers, encodeBase64Json, type PaymentOffer } from './wire.ts';
 
 /**
@@ -20,34 +20,35 @@ import { buildOffers, encodeBase64Json, type PaymentOffer } from './wire.ts';
 export const BENCH_PAYER_KEY = '59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
 
 export interface CryptoCeiling {
+  /** The secp256k1 backend the server's code runs on (secp256k1.ts). */
+  backend: Secp256k1Backend;
   /**
    * The crypto of one paid request, per second, on one core, one request at a time, with the
-   * server's own code: the EIP-3009 signature check for a payer seen before (its public key cached:
-   * the usual case, and the bench's single payer) plus one receipt signature.
+   * server's own code: the EIP-3009 payment check (digest, signer recovery, every other check) plus
+   * one receipt signature. A first-time payer costs the same as a repeat one.
    */
   perSecond: number;
-  /** The same for a first-time payer: one signature recovery plus one receipt signature. */
-  coldPerSecond: number;
   iterations: number;
   elapsedMs: number;
-  /** The parts measured separately, per second. */
+  /** The two halves measured separately, per second. */
   verifyPerSecond: number;
-  coldVerifyPerSecond: number;
   receiptPerSecond: number;
+  /** The bare curve operations, per second: public-key recovery of a digest's signer, and a signature. */
+  recoverPerSecond: number;
+  signPerSecond: number;
   /**
-   * For comparison, @noble/curves' stock calls for the same work on one core: secp256k1.verify
-   * against the payer's public key plus secp256k1.sign (what the server did before its fixed-base
-   * tables), and recoverPublicKey plus sign.
+   * The same on the pure-JS fallback (@noble/curves, what runs where the native binding does not
+   * load): one payment recovery plus one receipt signature, and the bare operations.
    */
-  nobleVerifySignPerSecond: number;
-  nobleRecoverSignPerSecond: number;
+  fallbackPerSecond: number;
+  fallbackRecoverPerSecond: number;
+  fallbackSignPerSecond: number;
 }
 
 /**
  * Runs "verify one EIP-3009 payment + sign one receipt" in a loop for about `ms` milliseconds
- * (after a short warm-up) and reports the rate, then the parts, the first-time-payer case and the
- * stock-library figures for about ms/4 each. Synchronous: it occupies the calling thread (about
- * 2.75 × ms in all).
+ * (after a short warm-up) and reports the rate, then the parts and the fallback's figures for
+ * about ms/4 each. Synchronous: it occupies the calling thread (about 2.5 × ms in all).
  */
 export function cryptoCeiling(ms = 1000): CryptoCeiling {
   const payerKey = hexToBytes(BENCH_PAYER_KEY);
@@ -67,41 +68,35 @@ export function cryptoCeiling(ms = 1000): CryptoCeiling {
     merchant: payTo,
     issued_at: new Date(now * 1000).toISOString(),
   };
-  const warm = new PayerKeyCache();
-  const verify = (payerKeys: PayerKeyCache | null) => {
-    const v = verifyExactEvm(payload, requirement, { now, payerKeys });
+  const verify = () => {
+    const v = verifyExactEvm(payload, requirement, { now });
     if (!v.ok) throw new Error(`bench payment failed to verify: ${v.message}`);
   };
+  const receipt = () => signer.sign(fields, 'local');
   const once = () => {
-    verify(warm);
-    signer.sign(fields, 'local');
+    verify();
+    receipt();
   };
-  const onceCold = () => {
-    verify(null);
-    signer.sign(fields, 'local');
-  };
-  // stock @noble/curves on the same digests and key
+  // the bare operations, on the server's backend and on the fallback
   const digest = authorizationDigest(BASE, payload.authorization);
   const sig = hexToBytes(payload.signature.slice(2));
   const compact = sig.subarray(0, 64);
-  const payerPublicKey = secp256k1.getPublicKey(payerKey, false);
-  const receiptKey = secp256k1.utils.randomSecretKey();
-  const receiptDigest = personalMessageHash(receiptSigningText(fields));
-  const nobleVerifySign = () => {
-    if (!secp256k1.verify(compact, digest, payerPublicKey, { prehash: false })) throw new Error('bench payment failed noble verify');
-    secp256k1.sign(receiptDigest, receiptKey, { prehash: false, format: 'recovered' });
+  const receiptKey = randomPrivateKey();
+  const receiptText = receiptSigningText(fields);
+  const receiptDigest = personalMessageHash(receiptText);
+  const recoverWith = (curve: Secp256k1) => () => {
+    if (!curve.recover(digest, compact, sig[64]! - 27)) throw new Error('bench payment failed to recover');
   };
-  const nobleRecoverSign = () => {
-    secp256k1.Signature.fromBytes(compact, 'compact').addRecoveryBit(sig[64]! - 27).recoverPublicKey(digest);
-    secp256k1.sign(receiptDigest, receiptKey, { prehash: false, format: 'recovered' });
+  const signWith = (curve: Secp256k1) => () => curve.sign(receiptDigest, receiptKey, null);
+  const fallbackOnce = () => {
+    if (recoverAddress(authorizationDigest(BASE, payload.authorization), sig, nobleSecp256k1) !== payload.authorization.from) {
+      throw new Error('bench payment failed to verify on the fallback');
+    }
+    signDigest(personalMessageHash(receiptText), receiptKey, {}, nobleSecp256k1);
   };
-  // warm-up: builds the generator table and the payer's tables (the payer turns hot), and lets the JIT settle
-  for (let i = 0; i < 80; i++) once();
-  for (let i = 0; i < 10; i++) {
-    onceCold();
-    nobleVerifySign();
-    nobleRecoverSign();
-  }
+  // warm-up: lets the JIT settle
+  for (let i = 0; i < 200; i++) once();
+  for (let i = 0; i < 10; i++) fallbackOnce();
 
   const rate = (fn: () => void, budgetMs: number) => {
     let n = 0;
@@ -116,22 +111,19 @@ export function cryptoCeiling(ms = 1000): CryptoCeiling {
   };
   const both = rate(once, ms);
   const part = Math.max(50, ms / 4);
-  const bothCold = rate(onceCold, part);
-  const verifyWarm = rate(() => verify(warm), part);
-  const verifyCold = rate(() => verify(null), part);
-  const receipt = rate(() => signer.sign(fields, 'local'), part);
-  const nobleVerify = rate(nobleVerifySign, part);
-  const nobleRecover = rate(nobleRecoverSign, part);
+  const perSecond = (fn: () => void) => Math.round(rate(fn, part).perSecond);
   return {
+    backend: secp256k1.backend,
     perSecond: Math.round(both.perSecond),
-    coldPerSecond: Math.round(bothCold.perSecond),
     iterations: both.n,
     elapsedMs: Math.round(both.elapsed),
-    verifyPerSecond: Math.round(verifyWarm.perSecond),
-    coldVerifyPerSecond: Math.round(verifyCold.perSecond),
-    receiptPerSecond: Math.round(receipt.perSecond),
-    nobleVerifySignPerSecond: Math.round(nobleVerify.perSecond),
-    nobleRecoverSignPerSecond: Math.round(nobleRecover.perSecond),
+    verifyPerSecond: perSecond(verify),
+    receiptPerSecond: perSecond(receipt),
+    recoverPerSecond: perSecond(recoverWith(secp256k1)),
+    signPerSecond: perSecond(signWith(secp256k1)),
+    fallbackPerSecond: perSecond(fallbackOnce),
+    fallbackRecoverPerSecond: perSecond(recoverWith(nobleSecp256k1)),
+    fallbackSignPerSecond: perSecond(signWith(nobleSecp256k1)),
   };
 }
 
@@ -188,7 +180,7 @@ function headerContext(options: PaymentHeaderOptions): HeaderContext {
 
 /**
  * A fresh, valid payment header (new random nonce) for one paid request to `endpoint`. One
- * secp256k1 signature per call (about half a millisecond).
+ * secp256k1 signature per call.
  */
 export function freshPaymentHeader(options: PaymentHeaderOptions): { name: 'X-PAYMENT' | 'PAYMENT-SIGNATURE'; value: string; payer: string } {
   const { network, offer, key, payer } = headerContext(options);

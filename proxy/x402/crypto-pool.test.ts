@@ -1,14 +1,16 @@
 import { loadSettings } from '../../lib/config.ts';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { getPriority } from 'node:os';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { getPriority, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { inspect } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { authorizationDigest, checkAuthorizationSigner, PayerKeyCache, signAuthorization, type EvmAuthorization } from './eip3009.ts';
+import { authorizationDigest, checkAuthorizationSigner, signAuthorization, type EvmAuthorization } from './eip3009.ts';
 import { CryptoWorkerPool, inlineCrypto } from './crypto-pool.ts';
 import { BASE, domainSeparator, POLYGON } from './networks.ts';
 import { signExactEvm } from './payer.ts';
-import { RECEIPT_FIELDS, ReceiptSigner, verifyReceipt } from './receipts.ts';
+import { assembleReceipt, RECEIPT_FIELDS, receiptSigningText, ReceiptSigner, verifyReceipt, type ReceiptFields } from './receipts.ts';
 import { endpoint, json, localPaywall, MERCHANT, PAYER, PAYER_KEY, paidApp } from './testing.ts';
 import { encodeBase64Json } from './wire.ts';
 
@@ -20,6 +22,18 @@ const now = Math.floor(Date.now() / 1000);
 function authorization(): EvmAuthorization {
   return { from: PAYER, to: MERCHANT, value: '1000', validAfter: String(now - 600), validBefore: String(now + 300), nonce: `0x${randomBytes(32).toString('hex')}` };
 }
+
+const fields: ReceiptFields = {
+  id: 'r1',
+  endpoint: '/api/v1/fx-rate',
+  amount: '0.001',
+  currency: 'USDC',
+  network: 'base',
+  tx_hash: 'local:0x01',
+  payer: PAYER,
+  merchant: MERCHANT,
+  issued_at: new Date().toISOString(),
+};
 
 describe('CRYPTO_WORKERS', () => {
   it('auto follows the cores; numbers are taken as given; anything else is refused', () => {
@@ -43,7 +57,7 @@ describe('crypto worker pool', () => {
       return { a, signature, separator };
     });
     const fromWorkers = await Promise.all(cases.map((c) => pool.checkAuthorization(c.separator, c.a, c.signature)));
-    const inline = cases.map((c) => checkAuthorizationSigner(c.separator, c.a, c.signature, new PayerKeyCache()));
+    const inline = cases.map((c) => checkAuthorizationSigner(c.separator, c.a, c.signature));
     expect(fromWorkers).toEqual(inline);
     expect(fromWorkers.filter((r) => r.ok)).toHaveLength(10);
     expect(fromWorkers[2]).toMatchObject({ ok: false, reason: 'invalid_signature', message: expect.stringMatching(/v is 1/) });
@@ -51,17 +65,6 @@ describe('crypto worker pool', () => {
   });
 
   it('signs receipts with the signer\'s key; the key stays out of inspection', async () => {
-    const fields = {
-      id: 'r1',
-      endpoint: '/api/v1/fx-rate',
-      amount: '0.001',
-      currency: 'USDC',
-      network: 'base',
-      tx_hash: 'local:0x01',
-      payer: PAYER,
-      merchant: MERCHANT,
-      issued_at: new Date().toISOString(),
-    };
     const texts = Array.from({ length: 12 }, (_, i) => RECEIPT_FIELDS.map((f) => (f === 'id' ? `r${i}` : fields[f])).join('|'));
     const signatures = await Promise.all(texts.map((t) => pool.signReceiptText(t)));
     signatures.forEach((signature, i) => {
@@ -70,8 +73,8 @@ describe('crypto worker pool', () => {
     });
     expect(pool.workers).toBe(2);
     expect(pool.signerAddress).toBe(signer.info.address);
-    expect(inspect(pool, { depth: 5 })).not.toMatch(/key|[0-9a-f]{64}/i);
-    expect(JSON.stringify(pool)).not.toMatch(/[0-9a-f]{64}/i);
+    expect(inspect(pool, { depth: 5, showHidden: true })).not.toMatch(/[0-9a-f]{64}/i);
+    expect(JSON.stringify(pool)).not.toMatch(/[0-9a-f]{64}|key/i);
   });
 
   it.runIf(existsSync('/proc/thread-self'))('runs its workers 10 nicer than the process (Linux), so the event loop goes first', async () => {
@@ -137,13 +140,25 @@ describe('crypto worker pool that cannot start', () => {
     const original = console.error;
     console.error = (...args: unknown[]) => void errors.push(args.join(' '));
     try {
-      const broken = CryptoWorkerPool.start(signer, 2, { entry: new URL('data:text/javascript,throw new Error("cannot start")') });
+      const entry = join(mkdtempSync(join(tmpdir(), 'crypto-worker-')), 'broken.mjs');
+      writeFileSync(entry, 'throw new Error("cannot start");\n');
+      const broken = CryptoWorkerPool.start(signer, 2, { entry: pathToFileURL(entry) });
       const a = authorization();
-      const [checked, signature] = await Promise.all([broken.checkAuthorization(domainSeparator(BASE), a, signAuthorization(BASE, a, PAYER_KEY)), broken.signReceiptText('x|y')]);
-      expect(checked).toEqual({ ok: true });
-      expect(signature).toMatch(/^0x[0-9a-f]{130}$/);
+      const good = signAuthorization(BASE, a, PAYER_KEY);
+      // together (one batch per worker), then one at a time: three failed batches in all
+      const answers = [
+        ...(await Promise.all([broken.checkAuthorization(domainSeparator(BASE), a, good), broken.signReceiptText('x|y')])),
+        await broken.checkAuthorization(domainSeparator(BASE), a, `${good.slice(0, -2)}01`),
+      ];
       expect(broken.workers).toBe(0);
-      expect(errors.filter((e) => /keep stopping/.test(e))).toHaveLength(1);
+      answers.push(await broken.signReceiptText(receiptSigningText(fields)));
+      expect(answers[0]).toEqual({ ok: true });
+      expect(answers[1]).toMatch(/^0x[0-9a-f]{130}$/);
+      expect(answers[2]).toMatchObject({ ok: false, reason: 'invalid_signature' });
+      expect(verifyReceipt(assembleReceipt(fields, 'local', answers[3] as string, signer.info), signer.info.address)).toMatchObject({ ok: true });
+      expect(broken.workers).toBe(0);
+      expect(await broken.signReceiptText('after')).toMatch(/^0x[0-9a-f]{130}$/); // from now on on the calling thread
+      expect(errors.filter((e) => /keep failing/.test(e))).toHaveLength(1);
       expect(errors.join('\n')).not.toMatch(/[0-9a-f]{64}/i);
       await broken.close();
     } finally {

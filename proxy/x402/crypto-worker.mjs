@@ -1,5 +1,6 @@
-// Entry of a crypto worker thread (crypto-pool.ts): makes TypeScript importable in this thread, then runs crypto-worker.ts.
+// Entry of a crypto worker thread (crypto-pool.ts): makes TypeScript importable in this thread, then hands piscina crypto-worker.ts's task function.
 import { register } from 'tsx/esm/api';
 
 register();
-await import(new URL('./crypto-worker.ts', import.meta.url).href);
+const worker = await import(new URL('./crypto-worker.ts', import.meta.url).href);
+export default worker.default;

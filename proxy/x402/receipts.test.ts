@@ -2,11 +2,13 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync, chmodSync, existsSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { keccak_256 } from '@noble/hashes/sha3.js';
 import { verifyMessage } from 'viem';
 import { describe, expect, it, vi } from 'vitest';
 import { loadSettings } from '../../lib/config.ts';
 import { SECP256K1_HALF_N } from './eip3009.ts';
-import { RECEIPT_FIELDS, receiptSigningText, ReceiptSigner, verifyReceipt, type ReceiptFields } from './receipts.ts';
+import { personalMessageHash, RECEIPT_FIELDS, receiptSigningText, ReceiptSigner, verifyReceipt, type ReceiptFields } from './receipts.ts';
 
 const fields: ReceiptFields = {
   id: '2b0c3c2e-8f59-4c39-9a38-8c1f0a7e2d11',
@@ -40,6 +42,28 @@ describe('receipts', () => {
 
   it('anyone can check it with standard tools: viem verifyMessage over the text', async () => {
     expect(await verifyMessage({ address: signer.info.address as `0x${string}`, message: receiptSigningText(fields), signature: receipt.signature as `0x${string}` })).toBe(true);
+  });
+
+  it('verifies with the verification this module had before libsecp256k1 (@noble/curves recovery), low s, v 27/28', () => {
+    const recovered = (r: { signature: string }, text: string) => {
+      const bytes = Buffer.from(r.signature.slice(2), 'hex');
+      expect(bytes[64] === 27 || bytes[64] === 28).toBe(true);
+      expect(BigInt(`0x${bytes.subarray(32, 64).toString('hex')}`) <= SECP256K1_HALF_N).toBe(true);
+      const point = secp256k1.Signature.fromBytes(bytes.subarray(0, 64), 'compact').addRecoveryBit(bytes[64]! - 27).recoverPublicKey(personalMessageHash(text));
+      return `0x${Buffer.from(keccak_256(point.toBytes(false).subarray(1)).subarray(12)).toString('hex')}`;
+    };
+    for (let i = 0; i < 20; i++) {
+      const f = { ...fields, id: `receipt-${i}` };
+      expect(recovered(signer.sign(f, 'local'), receiptSigningText(f))).toBe(signer.info.address.toLowerCase());
+    }
+    // the published key is the key of the address
+    expect(`0x${Buffer.from(secp256k1.Point.fromBytes(Buffer.from(signer.info.public_key.slice(2), 'hex')).toBytes(true)).toString('hex')}`).toBe(signer.info.public_key);
+  });
+
+  it('hedged nonce: the same text signed twice gives two different signatures, both valid', () => {
+    const again = signer.sign(fields, 'local');
+    expect(again.signature).not.toBe(receipt.signature);
+    expect(verifyReceipt(again, signer.info.address)).toMatchObject({ ok: true });
   });
 
   it.each(RECEIPT_FIELDS)('tampering with %s is detected', (field) => {

@@ -1,5 +1,5 @@
 /**
- * Signed receipts for paid responses (DESIGN.md "Payments", korea spec part 2 "Receipt").
+ * Signed receipts for paid responses.
  *
  * Signed text: the nine fields pipe-joined in this order
  *   id|endpoint|amount|currency|network|tx_hash|payer|merchant|issued_at
@@ -10,9 +10,8 @@
  * recover the address and compare it with `receipt_signer.address` in /.well-known/x402, or the
  * recovered key with `receipt_signer.public_key` (compressed, 0x + 66 hex).
  *
- * The signature is made by ecdsaSignAll (secp256k1-tables.ts: fixed-base tables, blinded scalar,
- * hedged random nonce rather than RFC 6979, so two receipts of the same text carry different
- * signatures; both verify).
+ * The signature is made by libsecp256k1 (secp256k1.ts) with a hedged nonce: RFC 6979 plus fresh
+ * randomness, so two receipts of the same text carry different signatures; both verify.
  *
  * Settlement is stated, never implied: `settlement` is 'local' (SETTLEMENT=local, nothing moved
  * on chain; tx_hash is "local:<nonce>", which is not a transaction) or 'facilitator' (tx_hash is
@@ -25,12 +24,11 @@
 import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bytesToHex, hexToBytes, utf8ToBytes } from '@noble/hashes/utils.js';
 import type { Secret } from '../../lib/config.ts';
-import { ecdsaSignAll } from './secp256k1-tables.ts';
-import { addressOfPublicKey, SECP256K1_HALF_N, sameAddress } from './eip3009.ts';
+import { sameAddress } from './eip3009.ts';
+import { addressOfPublicKey, randomPrivateKey, recoverAddress, SECP256K1_HALF_N, secp256k1, signDigest } from './secp256k1.ts';
 
 export const RECEIPT_FIELDS = ['id', 'endpoint', 'amount', 'currency', 'network', 'tx_hash', 'payer', 'merchant', 'issued_at'] as const;
 export type ReceiptField = (typeof RECEIPT_FIELDS)[number];
@@ -74,26 +72,22 @@ export function personalMessageHash(text: string): Uint8Array {
   return keccak_256(buf);
 }
 
-const N = secp256k1.Point.CURVE().n;
-
 function parsePrivateKey(hex: string, where: string): Uint8Array {
   const clean = hex.trim().replace(/^0x/, '');
   if (!/^[0-9a-fA-F]{64}$/.test(clean)) throw new Error(`${where}: not a 32-byte hex private key (value not shown)`);
-  const k = BigInt(`0x${clean}`);
-  if (k === 0n || k >= N) throw new Error(`${where}: not a valid secp256k1 private key, out of range (value not shown)`);
-  return hexToBytes(clean);
+  const key = hexToBytes(clean);
+  if (!secp256k1.isPrivateKey(key)) throw new Error(`${where}: not a valid secp256k1 private key, out of range (value not shown)`);
+  return key;
 }
 
 export class ReceiptSigner {
   readonly #key: Uint8Array;
-  readonly #d: bigint;
   readonly info: ReceiptSignerInfo;
 
   private constructor(key: Uint8Array) {
     this.#key = key;
-    this.#d = BigInt(`0x${bytesToHex(key)}`);
     signerKeys.set(this, key);
-    const compressed = secp256k1.getPublicKey(key, true);
+    const compressed = secp256k1.publicKey(key, true);
     this.info = { public_key: `0x${bytesToHex(compressed)}`, address: addressOfPublicKey(compressed) };
   }
 
@@ -104,7 +98,7 @@ export class ReceiptSigner {
 
   /** A fresh random key (tests). */
   static random(): ReceiptSigner {
-    return new ReceiptSigner(secp256k1.utils.randomSecretKey());
+    return new ReceiptSigner(randomPrivateKey());
   }
 
   /**
@@ -121,7 +115,7 @@ export class ReceiptSigner {
     mkdirSync(settings.keysDir, { recursive: true, mode: 0o700 });
     const ignore = join(settings.keysDir, '.gitignore');
     if (!existsSync(ignore)) writeFileSync(ignore, '# private keys: never commit\n*\n', { mode: 0o600 });
-    const key = secp256k1.utils.randomSecretKey();
+    const key = randomPrivateKey();
     const temp = join(settings.keysDir, `.receipt-signing.key.${process.pid}.${randomUUID()}`);
     writeFileSync(temp, `${bytesToHex(key)}\n`, { mode: 0o600, flag: 'wx' });
     try {
@@ -142,16 +136,12 @@ export class ReceiptSigner {
 
   /** The EIP-191 signature (0x + r‖s‖v hex, low s, v 27/28) of a receipt's signing text. */
   signText(text: string): string {
-    return this.signTexts([text])[0]!;
+    return `0x${bytesToHex(signDigest(personalMessageHash(text), this.#key))}`;
   }
 
-  /** signText for several texts at once (they share their modular inversions). */
+  /** signText for several texts. */
   signTexts(texts: readonly string[]): string[] {
-    return ecdsaSignAll(
-      texts.map((t) => personalMessageHash(t)),
-      this.#d,
-      this.#key,
-    ).map(({ r, s, recovery }) => `0x${r.toString(16).padStart(64, '0')}${s.toString(16).padStart(64, '0')}${(27 + recovery).toString(16)}`);
+    return texts.map((text) => this.signText(text));
   }
 
   /** Never reveal the key through inspection or JSON. */
@@ -214,12 +204,8 @@ export function recoverReceiptSigner(receipt: unknown): ReceiptCheck {
   if (v !== 27 && v !== 28) return { ok: false, reason: `receipt signature v is ${v}; expected 27 or 28` };
   const s = BigInt(`0x${bytesToHex(bytes.subarray(32, 64))}`);
   if (s > SECP256K1_HALF_N) return { ok: false, reason: 'receipt signature has a high s value (malleated); the signer only produces low-s signatures' };
-  try {
-    const point = secp256k1.Signature.fromBytes(bytes.subarray(0, 64), 'compact').addRecoveryBit(v - 27).recoverPublicKey(personalMessageHash(text));
-    return { ok: true, address: addressOfPublicKey(point.toBytes(false)) };
-  } catch {
-    return { ok: false, reason: 'receipt signature does not recover to a public key' };
-  }
+  const address = recoverAddress(personalMessageHash(text), bytes);
+  return address === null ? { ok: false, reason: 'receipt signature does not recover to a public key' } : { ok: true, address };
 }
 
 /**
