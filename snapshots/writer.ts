@@ -25,7 +25,7 @@ import {
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { SourceKind } from '../sources/raw-tables.ts';
-import { queryJson, sqlString } from '../pipelines/warehouse.ts';
+import { queryJson, sqlString } from '../lib/duckdb.ts';
 import type { AiUsage, ColumnSchema, DatasetAi, DatasetEntry, LatestPointer, SnapshotManifest } from './manifest.ts';
 import { FORMAT_VERSION, LICENSES, VERSION_PATTERN } from './manifest.ts';
 import { readLatestPointer, sha256File } from './reader.ts';

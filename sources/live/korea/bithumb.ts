@@ -12,7 +12,7 @@
  * - 150 requests/s per category and IP: three requests need no pacing.
  */
 import { z } from 'zod';
-import type { Row } from '../../demo/world.ts';
+import type { Row } from '../../../lib/duckdb.ts';
 import type { RawTable } from '../../raw-tables.ts';
 import { describeIssues, UpstreamError, type Upstream } from '../http.ts';
 import { bithumbStampToUtc, kstWallClockToUtc } from './kst.ts';
