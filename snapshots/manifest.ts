@@ -4,7 +4,7 @@
  * one file per dataset and `manifest.json`; `<root>/<service>/latest.json` names the newest
  * complete version. The manifest is the truth about what each file holds.
  */
-import type { SourceKind } from '../sources/raw-tables.ts';
+import type { DataSource as SourceKind } from '../catalog/schemas.ts';
 
 export const FORMAT_VERSION = 1;
 

@@ -13,7 +13,7 @@ import {
   NEWS_FIXTURE_NOW,
   startNewsUpstreams,
   type NewsUpstreamWorld,
-} from './news-upstreams.ts';
+} from '../../testing/news-upstreams.ts';
 
 const NO_WAIT: NewsLiveOverrides = { upstream: { sleep: async () => {} } };
 const MINUTE = 60_000;
