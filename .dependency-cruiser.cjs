@@ -58,6 +58,15 @@ module.exports = {
       to: { path: '^(snapshots|pipelines|site|proxy|bench|scripts)/' },
     },
     {
+      name: 'steps-read-raw-tables',
+      severity: 'error',
+      comment:
+        'Pipeline steps read the raw tables a source filled, never a source\'s own modules (sources/analytics.ts and sources/korea.ts pick the steps). ' +
+        'The CLI takes its default seed from the demo world and the wash evaluation runs on it by design.',
+      from: { path: '^pipelines/', pathNot: `(${TEST}|${TESTING}|^pipelines/cli\\.ts$|^pipelines/analytics/eval-wash\\.ts$)` },
+      to: { path: '^sources/(demo|live|file)/' },
+    },
+    {
       name: 'pipelines-below-site-and-proxy',
       severity: 'error',
       comment: 'pipelines/ publishes snapshots; what serves them sits above.',
