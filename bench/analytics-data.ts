@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { sqlString } from '../pipelines/warehouse.ts';
+import { sqlString } from '../lib/duckdb.ts';
 
 export interface BenchWorld {
   transactions: number;

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { POINT_LOOKUP_ROW_GROUP } from '../pipelines/analytics/datasets/sql.ts';
-import { sqlString } from '../pipelines/warehouse.ts';
+import { sqlString } from '../lib/duckdb.ts';
 
 export interface FloorStep {
   name: string;

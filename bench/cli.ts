@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { sqlString } from '../pipelines/warehouse.ts';
+import { sqlString } from '../lib/duckdb.ts';
 import { loadLatest } from '../snapshots/reader.ts';
 import { SnapshotWriter } from '../snapshots/writer.ts';
 

@@ -10,13 +10,13 @@ import { resolve } from 'node:path';
 import type { ServiceName } from '../catalog/types.ts';
 import { currentMinute, parseIntFlag, parseTimeFlag, splitArgs, UsageError } from '../lib/args.ts';
 import { loadSettings, type Settings } from '../lib/config.ts';
+import { UnsupportedSourceError, type SourceSpec } from '../sources/contract.ts';
 import { DEFAULT_SEED } from '../sources/demo/world.ts';
 import { analyticsPipeline } from './analytics/index.ts';
 import { koreaPipeline } from './korea/index.ts';
-import { UnsupportedSourceError } from './ingest.ts';
 import { usageLine } from './analyst/index.ts';
 import { progressFor, summaryTable, type ProgressSink } from './progress.ts';
-import { runPipeline, type RunParams, type RunResult, type ServicePipeline, type SourceSpec } from './runner.ts';
+import { runPipeline, type RunParams, type RunResult, type ServicePipeline } from './runner.ts';
 
 export const PIPELINES: Record<ServiceName, ServicePipeline> = { korea: koreaPipeline, analytics: analyticsPipeline };
 

@@ -11,7 +11,7 @@ import { runPipeline, type ServicePipeline } from './runner.ts';
 import { koreaPipeline } from './korea/index.ts';
 import { analyticsPipeline } from './analytics/index.ts';
 import { exportWorld, parseExportArgs } from '../sources/demo/cli.ts';
-import { queryJson } from './warehouse.ts';
+import { queryJson } from '../lib/duckdb.ts';
 import { openWarehouse } from './warehouse.ts';
 
 const dirs: string[] = [];
@@ -183,7 +183,7 @@ describe('analytics from files', () => {
     expect(manifest.datasets.map((d) => d.name)).toEqual([...analyticsPipeline.datasetSteps.map((s) => s.dataset)].sort());
     expect(manifest.datasets.every((d) => d.source === 'file')).toBe(true);
     expect(manifest.notice).toBeNull();
-    const report = results[0]!.reports.find((r) => r.name === 'import_report')!;
+    const report = results[0]!.reports.find((r) => r.name === 'ingest:import_report')!;
     expect(report.rows).toBe(1);
     expect(notes.join('\n')).toContain(`line ${lines.length + 1}: amount: negative`);
   }, 120_000);
@@ -200,8 +200,11 @@ describe('the pipeline command', () => {
     expect(run.status).toBe(0);
     expect(run.stderr).toMatch(/^\d{4}-\d{2}-\d{2}T[\d:.]+Z start korea\/ingest:kr_tickers$/m);
     expect(run.stderr).toMatch(/korea\/kr-prices ok [\d,]+ rows/);
-    expect(run.stdout).toMatch(/^dataset\s+rows\s+seconds\s+status$/m);
+    expect(run.stdout).toMatch(/^step\s+rows\s+seconds\s+status$/m);
     expect(run.stdout).toMatch(/^korea\/fx-rate\s+1\s+[\d.]+\s+ok$/m);
+    // the prepare phase (what the datasets share, derived from the raw tables) is named as such
+    expect(run.stderr).toMatch(/korea\/prepare:news_store ok/);
+    expect(run.stdout).toMatch(/^korea\/prepare:news_translations\s+0\s+[\d.]+\s+ok$/m);
     expect(run.stdout).toMatch(/korea: published \d{8}T\d{9}Z-[0-9a-f]{8}/);
   }, 120_000);
 

@@ -107,7 +107,7 @@ export function progressFor(stream: NodeJS.WriteStream = process.stderr, setting
 
 /** The summary table printed at the end of a run. */
 export function summaryTable(reports: readonly StepReport[]): string {
-  const header = ['dataset', 'rows', 'seconds', 'status'];
+  const header = ['step', 'rows', 'seconds', 'status'];
   const body = reports.map((r) => [
     `${r.service}/${r.name}`,
     r.rows === null ? '-' : r.rows.toLocaleString('en-US'),

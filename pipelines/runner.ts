@@ -1,10 +1,10 @@
 /**
- * Runs one service's pipeline: load the source into the warehouse's raw tables, compute each
- * dataset in its own step, publish the snapshot. A failed step never blocks the others: its
- * dataset keeps the last good file (carried over, marked with the reason) and the run's exit code
- * says that something failed.
+ * Runs one service's pipeline in three phases: ingest (the source fills the warehouse's raw
+ * tables), prepare (the pipeline derives from them what several datasets share: attribution,
+ * classification, rollups, the news store), then one step per dataset, and publishes the
+ * snapshot. A failed step never blocks the others: its dataset keeps the last good file (carried
+ * over, marked with the reason) and the run's exit code says that something failed.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
 import type { ServiceName } from '../catalog/types.ts';
 import { findDataset } from '../catalog/datasets.ts';
 import type { Settings } from '../lib/config.ts';
@@ -12,11 +12,10 @@ import { codeVersion } from '../lib/config.ts';
 import type { AiUsage, DatasetAi, DatasetEntry, SnapshotManifest } from '../snapshots/manifest.ts';
 import { createAnalyst, type Analyst } from './analyst/index.ts';
 import { SnapshotWriter, type DatasetMeta } from '../snapshots/writer.ts';
+import { sourceKindOf, type IngestContext, type IngestStep, type SourceSpec } from '../sources/contract.ts';
 import type { SourceKind } from '../sources/raw-tables.ts';
 import type { ProgressSink, StepReport } from './progress.ts';
 import { openWarehouse } from './warehouse.ts';
-
-export type SourceSpec = { kind: 'demo' } | { kind: 'live' } | { kind: 'file'; dir: string };
 
 export interface RunParams {
   source: SourceSpec;
@@ -28,25 +27,27 @@ export interface RunParams {
   recompute?: boolean;
 }
 
-export interface PipelineContext extends RunParams {
+/** What prepare and dataset steps get: the ingest context, the snapshot writer, the analyst and the catalog's view of the run. */
+export interface PipelineContext extends IngestContext, RunParams {
   service: ServiceName;
-  connection: DuckDBConnection;
   writer: SnapshotWriter;
-  sourceKind: SourceKind;
   settings: Settings;
   /** The run's analyst: Claude with ANTHROPIC_API_KEY, else the offline rules analyst. */
   analyst: Analyst;
-  log(message: string): void;
   /** Metadata for a dataset of this service from the catalog, with this run's source and time (and who wrote its AI fields). */
   meta(dataset: string, asOf: Date | string, ai?: DatasetAi): DatasetMeta;
   /** Whether a dataset with a cadence is due in this run (see DatasetStep.cadence). */
   isDue(dataset: string): boolean;
 }
 
-export interface IngestStep {
-  /** Shown in progress and the summary, e.g. 'ingest:kr_tickers'. */
+/**
+ * A step of the prepare phase: derives, from the raw tables, warehouse tables that several
+ * datasets read (payment attribution, buyer labels, rollups, the news store). Shown as
+ * 'prepare:<name>' in progress and the summary.
+ */
+export interface PrepareStep {
   name: string;
-  /** Raw tables this step (re)creates; they are dropped before the run so a failure leaves no stale rows. */
+  /** Tables this step (re)creates; they are dropped before the run so a failure leaves no stale rows. */
   tables: readonly string[];
   run(ctx: PipelineContext): Promise<number>;
 }
@@ -65,11 +66,10 @@ export interface DatasetStep {
 
 export interface ServicePipeline {
   service: ServiceName;
-  /**
-   * The steps that load the source into the warehouse and prepare what the datasets share;
-   * throws a clear error for a source this service cannot read.
-   */
+  /** The source's steps that fill the raw tables; throws UnsupportedSourceError for a source this service cannot read. */
   ingestSteps(source: SourceSpec, settings: Settings): IngestStep[];
+  /** What the datasets share, derived from the raw tables after every ingest step ran. */
+  prepareSteps: PrepareStep[];
   datasetSteps: DatasetStep[];
   /** When the next run is expected (the manifest's next_expected_update). */
   updateEverySeconds: number;
@@ -111,10 +111,6 @@ export function notDueReason(
 function errorText(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   return message.split('\n')[0]!.slice(0, 300);
-}
-
-export function sourceKindOf(source: SourceSpec): SourceKind {
-  return source.kind;
 }
 
 export async function runPipeline(
@@ -166,16 +162,20 @@ export async function runPipeline(
       },
     };
 
-    for (const step of ingest) {
+    const steps = [
+      ...ingest.map((step) => ({ label: step.name, tables: step.tables, run: () => step.run(ctx) })),
+      ...pipeline.prepareSteps.map((step) => ({ label: `prepare:${step.name}`, tables: step.tables, run: () => step.run(ctx) })),
+    ];
+    for (const step of steps) {
       for (const table of step.tables) await warehouse.connection.run(`DROP TABLE IF EXISTS ${table}`);
     }
-    for (const step of ingest) {
-      const report: StepReport = { service, name: step.name, status: 'running', rows: null, seconds: null, detail: null };
+    for (const step of steps) {
+      const report: StepReport = { service, name: step.label, status: 'running', rows: null, seconds: null, detail: null };
       reports.push(report);
       progress.start(report);
       const t0 = performance.now();
       try {
-        report.rows = await step.run(ctx);
+        report.rows = await step.run();
         report.status = 'ok';
       } catch (err) {
         report.status = 'failed';

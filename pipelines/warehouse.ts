@@ -4,21 +4,10 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  DuckDBConnection,
-  DuckDBDateValue,
-  DuckDBInstance,
-  DuckDBTimestampValue,
-} from '@duckdb/node-api';
-import type { RawTable } from '../sources/raw-tables.ts';
-import { createTableSql } from '../sources/raw-tables.ts';
-import type { Cell, Row } from '../sources/demo/world.ts';
+import { openDatabase, type Database } from '../lib/duckdb.ts';
 
-export interface Warehouse {
+export interface Warehouse extends Database {
   path: string;
-  instance: DuckDBInstance;
-  connection: DuckDBConnection;
-  close(): void;
 }
 
 export interface WarehouseOptions {
@@ -43,9 +32,8 @@ export async function openWarehouse(
   }
   if (options.threads) config.threads = String(options.threads);
   if (options.memoryLimit) config.memory_limit = options.memoryLimit;
-  let instance: DuckDBInstance;
   try {
-    instance = await DuckDBInstance.create(path, config);
+    return { path, ...(await openDatabase(path, config)) };
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);
     if (/lock/i.test(msg)) {
@@ -55,114 +43,4 @@ export async function openWarehouse(
     }
     throw err;
   }
-  const connection = await instance.connect();
-  return {
-    path,
-    instance,
-    connection,
-    close() {
-      connection.closeSync();
-      instance.closeSync();
-    },
-  };
-}
-
-const MS_PER_DAY = 86_400_000;
-
-function dateValue(cell: Cell, table: string, column: string): DuckDBDateValue {
-  if (typeof cell !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(cell)) {
-    throw new Error(`${table}.${column}: expected a 'YYYY-MM-DD' date, got ${JSON.stringify(cell)}`);
-  }
-  return new DuckDBDateValue(Math.round(Date.parse(cell + 'T00:00:00Z') / MS_PER_DAY));
-}
-
-function timestampValue(cell: Cell, table: string, column: string): DuckDBTimestampValue {
-  const ms = cell instanceof Date ? cell.getTime() : typeof cell === 'string' ? Date.parse(cell) : NaN;
-  if (!Number.isFinite(ms)) {
-    throw new Error(`${table}.${column}: expected a timestamp, got ${JSON.stringify(cell)}`);
-  }
-  return new DuckDBTimestampValue(BigInt(ms) * 1000n);
-}
-
-/**
- * Appends rows (cells in declaration order) to a table shaped like `table`, creating it when
- * `create` is set. Returns the number of rows appended.
- */
-export async function appendRows(
-  connection: DuckDBConnection,
-  table: RawTable,
-  rows: Iterable<Row>,
-  options: { tableName?: string; create?: boolean } = {},
-): Promise<number> {
-  const name = options.tableName ?? table.name;
-  if (options.create) await connection.run(createTableSql(table, name));
-  const appender = await connection.createAppender(name);
-  const types = table.columns.map(([, type]) => type);
-  const width = types.length;
-  let count = 0;
-  try {
-    for (const row of rows) {
-      if (row.length !== width) {
-        throw new Error(`${name}: row ${count} has ${row.length} cells, the table has ${width} columns`);
-      }
-      for (let i = 0; i < width; i++) {
-        const cell = row[i]!;
-        if (cell === null) {
-          appender.appendNull();
-          continue;
-        }
-        switch (types[i]) {
-          case 'VARCHAR':
-            appender.appendVarchar(String(cell));
-            break;
-          case 'DOUBLE':
-            if (typeof cell !== 'number') {
-              throw new Error(`${name}.${table.columns[i]![0]}: expected a number, got ${JSON.stringify(cell)}`);
-            }
-            appender.appendDouble(cell);
-            break;
-          case 'BIGINT':
-            appender.appendBigInt(BigInt(cell as number));
-            break;
-          case 'BOOLEAN':
-            appender.appendBoolean(Boolean(cell));
-            break;
-          case 'DATE':
-            appender.appendDate(dateValue(cell, name, table.columns[i]![0]));
-            break;
-          case 'TIMESTAMP':
-            appender.appendTimestamp(timestampValue(cell, name, table.columns[i]![0]));
-            break;
-          default:
-            throw new Error(`${name}: column type ${types[i]} is not supported by appendRows`);
-        }
-      }
-      appender.endRow();
-      count++;
-    }
-    appender.closeSync();
-  } catch (err) {
-    try {
-      appender.closeSync();
-    } catch {
-      /* the original error is the one worth reporting */
-    }
-    throw err;
-  }
-  return count;
-}
-
-/** Runs a query and returns its rows as JSON-safe objects (BIGINT as string, timestamps ISO). */
-export async function queryJson(
-  connection: DuckDBConnection,
-  sql: string,
-  params?: Record<string, string | number | boolean | null>,
-): Promise<Record<string, unknown>[]> {
-  const reader = params ? await connection.runAndReadAll(sql, params) : await connection.runAndReadAll(sql);
-  return reader.getRowObjectsJson() as Record<string, unknown>[];
-}
-
-/** Quotes a string as a SQL literal (for paths in COPY statements, which take no parameters). */
-export function sqlString(value: string): string {
-  return `'${value.replaceAll("'", "''")}'`;
 }

@@ -45,7 +45,7 @@ describe('npm start', () => {
       const seconds = (Date.now() - t0) / 1000;
       expect(statuses).toEqual({ korea: 200, analytics: 200 });
       expect(seconds).toBeLessThan(90);
-      expect(stdout).toMatch(/^dataset\s+rows\s+seconds\s+status$/m);
+      expect(stdout).toMatch(/^step\s+rows\s+seconds\s+status$/m);
 
       const health = (await (await fetch(`${urls.korea}/health`)).json()) as { status: string; snapshot: { notice: string } };
       expect(health.status).toBe('ok');

@@ -11,7 +11,7 @@ export async function buildSite(): Promise<string> {
   const root = resolve('site');
   const outDir = join(root, 'dist');
   await build({ root, logLevel: 'warn' });
-  const snap = latestSnapshot('analytics');
+  const snap = await latestSnapshot('analytics');
   if (snap) {
     const dataDir = join(outDir, 'data', snap.manifest.version);
     mkdirSync(dataDir, { recursive: true });

@@ -5,7 +5,7 @@
  * complete version. The manifest is the truth about what each file holds.
  */
 import { z } from 'zod';
-import type { SourceKind } from '../sources/raw-tables.ts';
+import type { DataSource as SourceKind } from '../catalog/schemas.ts';
 
 export const FORMAT_VERSION = 1;
 

@@ -24,8 +24,8 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { SourceKind } from '../sources/raw-tables.ts';
-import { queryJson, sqlString } from '../pipelines/warehouse.ts';
+import type { DataSource } from '../catalog/schemas.ts';
+import { queryJson, sqlString } from '../lib/duckdb.ts';
 import type { AiUsage, ColumnSchema, DatasetAi, DatasetEntry, LatestPointer, SnapshotManifest } from './manifest.ts';
 import { FORMAT_VERSION, LICENSES, VERSION_PATTERN } from './manifest.ts';
 import { readLatestPointer, sha256File } from './reader.ts';
@@ -53,7 +53,7 @@ export interface WriterOptions {
 }
 
 export interface DatasetMeta {
-  source: SourceKind;
+  source: DataSource;
   asOf: Date | string;
   license: keyof typeof LICENSES;
   description: string;

@@ -6,19 +6,19 @@
  * Every row carries `source` ('demo' | 'live' | 'file') so the kind of data travels to the API.
  * Timestamps are UTC (DuckDB TIMESTAMP holds UTC instants here, never local wall time).
  */
+import type { DataSource } from '../catalog/schemas.ts';
+import type { TableShape } from '../lib/duckdb.ts';
 
-export type SourceKind = 'demo' | 'live' | 'file';
+/** The kind of source a run reads: the `source` every row and every published dataset carries. */
+export type SourceKind = DataSource;
 
 /** The topics of Korean news (news_articles.topic): K-pop, the semiconductor industry, the crypto market. */
 export const NEWS_TOPICS = ['kpop', 'semiconductor', 'crypto'] as const;
 export type NewsTopic = (typeof NEWS_TOPICS)[number];
 
-export interface RawTable {
-  name: string;
+export interface RawTable extends TableShape {
   service: 'korea' | 'analytics';
   description: string;
-  /** Column list in DuckDB DDL syntax, in the order appenders write them. */
-  columns: ReadonlyArray<readonly [name: string, type: string]>;
 }
 
 const t = (
@@ -144,13 +144,16 @@ export const RAW_TABLES = {
     ['time', 'TIMESTAMP'],
     ['source', 'VARCHAR'],
   ]),
+  // Funding analysis stops at exchange hot wallets: otherwise every user who withdrew from the
+  // same exchange would look like one operator's cohort. Empty when the source has no list.
+  exchange_wallets: t('analytics', 'exchange_wallets', 'Labelled exchange (CEX) hot wallets that fund users; the classifier never treats a shared exchange funder as a cohort.', [
+    ['address', 'VARCHAR'], // EVM lower-case 0x…, Solana base58 as is
+    ['name', 'VARCHAR'], // e.g. coinbase-hot-1; may be NULL
+    ['source', 'VARCHAR'],
+  ]),
 } as const satisfies Record<string, RawTable>;
 
 export type RawTableName = keyof typeof RAW_TABLES;
-
-export function createTableSql(table: RawTable, name = table.name): string {
-  return `CREATE OR REPLACE TABLE ${name} (${table.columns.map(([c, ty]) => `${c} ${ty}`).join(', ')})`;
-}
 
 /**
  * Ground truth of the demo world. Kept in the warehouse under `demo_truth_*` and in

@@ -17,7 +17,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import pLimit from 'p-limit';
 import type { AnthropicSettings } from '../../lib/config.ts';
-import { describeIssues } from '../../sources/live/http.ts';
+import { describeIssues } from '../../lib/zod-issues.ts';
 import { buildRequest, cacheKeyOf, type ModelRequest } from './prompt.ts';
 import { costUsd, priceOf } from './pricing.ts';
 import type { AnalystStore } from './store.ts';

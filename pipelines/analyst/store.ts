@@ -11,7 +11,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import pLimit from 'p-limit';
-import { queryJson } from '../warehouse.ts';
+import { queryJson } from '../../lib/duckdb.ts';
 
 export interface CallRecord {
   at: Date;

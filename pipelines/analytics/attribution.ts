@@ -27,8 +27,8 @@
  * on two cores; each string is hashed once and the joins compare 64-bit keys. Keys that must be
  * unique (listings) are checked for collisions, which would otherwise mis-attribute silently.
  */
-import type { IngestStep } from '../runner.ts';
-import { queryJson } from '../warehouse.ts';
+import type { PrepareStep } from '../runner.ts';
+import { queryJson } from '../../lib/duckdb.ts';
 import { nowSql } from './datasets/sql.ts';
 
 export const ATTRIBUTION_SOURCES = ['resource_url', 'price_match', 'seller_first_service', 'unmatched'] as const;
@@ -70,7 +70,7 @@ export function attributedSql(payments: string, keep: readonly string[] = []): s
       LEFT JOIN attribution_sellers s ON s.seller_h = t.seller_h AND s.chain = t.chain`;
 }
 
-export const attributionStep: IngestStep = {
+export const attributionStep: PrepareStep = {
   name: 'attribution',
   tables: [],
   async run(ctx) {
@@ -107,7 +107,7 @@ export const attributionStep: IngestStep = {
  * payments table, and the memory it holds (tens of bytes per payment) is better spent on the
  * dataset steps' sorts and aggregates. The lookup tables stay: the transactions dataset uses them.
  */
-export const releasePaymentsStep: IngestStep = {
+export const releasePaymentsStep: PrepareStep = {
   name: 'release_payments',
   tables: [],
   async run(ctx) {

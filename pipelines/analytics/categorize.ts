@@ -10,8 +10,8 @@
  * (news search before web search). No keyword at all: 'other'.
  */
 import { CATEGORY_SLUGS, type CategorySlug } from '../../catalog/categories.ts';
-import type { IngestStep } from '../runner.ts';
-import { queryJson } from '../warehouse.ts';
+import type { PrepareStep } from '../runner.ts';
+import { queryJson } from '../../lib/duckdb.ts';
 import { quote } from './datasets/sql.ts';
 import { placeholderSql } from './services.ts';
 
@@ -81,7 +81,7 @@ export function assignCategorySql(relation: string): string {
  * (chain, resource_url) with its id, the category (listed or assigned), category_source and
  * is_placeholder. Placeholder-looking listings without a category become test_dummy.
  */
-export const serviceCatalogStep: IngestStep = {
+export const serviceCatalogStep: PrepareStep = {
   name: 'service_catalog',
   tables: ['service_catalog'],
   async run(ctx) {

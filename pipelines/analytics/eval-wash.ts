@@ -15,11 +15,12 @@ import { fileURLToPath } from 'node:url';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { WASH_LABELS, type WashLabel } from '../../catalog/categories.ts';
 import { parseIntFlag, parseTimeFlag, splitArgs, UsageError } from '../../lib/args.ts';
+import { exchangeWalletRows } from '../../sources/demo/x402-addresses.ts';
 import { x402World } from '../../sources/demo/x402-world.ts';
 import { DEMO_TRUTH_TABLES, RAW_TABLES } from '../../sources/raw-tables.ts';
-import { appendRows, openWarehouse } from '../warehouse.ts';
+import { openWarehouse } from '../warehouse.ts';
+import { appendRows } from '../../lib/duckdb.ts';
 import { classify, type ClassifyStats } from './classify/index.ts';
-import { demoExchangeWallets, writeExchangeWallets } from './classify/exchange-wallets.ts';
 import { THRESHOLDS } from './classify/thresholds.ts';
 
 /** The labels a planted wallet can carry (truth never says unlabeled). */
@@ -69,7 +70,7 @@ export async function loadDemoWorld(connection: DuckDBConnection, seed: number, 
   await appendRows(connection, RAW_TABLES.wallet_funding, world.funding, { create: true });
   await appendRows(connection, DEMO_TRUTH_TABLES.demo_truth_buyers, world.truthBuyers, { create: true });
   await appendRows(connection, DEMO_TRUTH_TABLES.demo_truth_pairs, world.truthPairs, { create: true });
-  await writeExchangeWallets(connection, demoExchangeWallets(), 'demo');
+  await appendRows(connection, RAW_TABLES.exchange_wallets, exchangeWalletRows(), { create: true });
   return transactions;
 }
 

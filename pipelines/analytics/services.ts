@@ -5,11 +5,11 @@
  * service seen for the first time gets the next id, in first_seen order. A service that leaves the
  * listings keeps its id, so it gets the same one back if it returns.
  */
-import type { IngestStep } from '../runner.ts';
-import { queryJson } from '../warehouse.ts';
+import type { PrepareStep } from '../runner.ts';
+import { queryJson } from '../../lib/duckdb.ts';
 
 
-export const serviceRegistryStep: IngestStep = {
+export const serviceRegistryStep: PrepareStep = {
   name: 'service_registry',
   tables: [], // kept across runs
   async run(ctx) {

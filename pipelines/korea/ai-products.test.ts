@@ -17,11 +17,12 @@ import { healthDocument } from '../../proxy/health.ts';
 import type { SnapshotManifest } from '../../snapshots/manifest.ts';
 import { loadLatest, SnapshotReader, type LoadedSnapshot } from '../../snapshots/reader.ts';
 import { startFakeMessagesApi, type FakeMessagesApi, type FakeMessagesRequest, type FakeReply } from '../../sources/live/testing/fake-messages-api.ts';
+import type { IngestStep } from '../../sources/contract.ts';
 import { RAW_TABLES } from '../../sources/raw-tables.ts';
 import { parseArgs, runCli } from '../cli.ts';
 import { LineProgress } from '../progress.ts';
-import { runPipeline, type IngestStep, type ServicePipeline } from '../runner.ts';
-import { appendRows } from '../warehouse.ts';
+import { runPipeline, type ServicePipeline } from '../runner.ts';
+import { appendRows } from '../../lib/duckdb.ts';
 import { koreaPipeline } from './index.ts';
 import { checkKoreaRequest, demoReferences, koreaReplies, parsePrompt } from './testing/claude-replies.ts';
 
@@ -290,10 +291,8 @@ function withInjectedArticle(): ServicePipeline {
   };
   return {
     ...koreaPipeline,
-    ingestSteps(source, settings) {
-      const steps = koreaPipeline.ingestSteps(source, settings);
-      return [...steps.slice(0, -2), inject, ...steps.slice(-2)]; // before the news store merge and the translations
-    },
+    // the last ingest step: the news store merge and the translations (prepare steps) read it
+    ingestSteps: (source, settings) => [...koreaPipeline.ingestSteps(source, settings), inject],
   };
 }
 

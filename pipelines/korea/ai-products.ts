@@ -10,8 +10,8 @@
  * it. The analyst bounds how many calls are in flight (ANTHROPIC_CONCURRENCY).
  */
 import type { DatasetAi } from '../../snapshots/manifest.ts';
-import type { DatasetStep, IngestStep, PipelineContext } from '../runner.ts';
-import { queryJson } from '../warehouse.ts';
+import type { DatasetStep, PipelineContext, PrepareStep } from '../runner.ts';
+import { queryJson } from '../../lib/duckdb.ts';
 import { deepTask, divergenceFacts, lightTask, newsSignals, NEWS_SIGNAL_HOURS, type DeepInput } from './divergence.ts';
 import { articlesOf, newsDocument } from './kr-news.ts';
 import { HEADLINES_LIMIT, NEWS_WINDOW_HOURS, newsScore, sentimentTask } from './kr-sentiment.ts';
@@ -220,8 +220,8 @@ function aiRunOf(ctx: PipelineContext): AiRun {
  * The last ingest step: starts translating the articles the news store just received, so the
  * model calls overlap the market datasets' SQL; the products that read news wait for them.
  */
-export const newsTranslationStep: IngestStep = {
-  name: 'ingest:news_translations',
+export const newsTranslationStep: PrepareStep = {
+  name: 'news_translations',
   tables: [],
   async run(ctx) {
     const started = aiRunOf(ctx).startTranslations();

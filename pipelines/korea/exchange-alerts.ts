@@ -20,7 +20,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DatasetStep } from '../runner.ts';
-import { queryJson } from '../warehouse.ts';
+import { queryJson } from '../../lib/duckdb.ts';
 import {
   EXCHANGES,
   countRows,

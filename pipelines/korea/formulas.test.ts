@@ -5,9 +5,8 @@
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Row } from '../../sources/demo/world.ts';
 import { RAW_TABLES } from '../../sources/raw-tables.ts';
-import { appendRows, queryJson } from '../warehouse.ts';
+import { appendRows, queryJson, type Row } from '../../lib/duckdb.ts';
 import { arbitrageScannerDocument, SCANNER_ROWS_SQL } from './arbitrage-scanner.ts';
 import { exchangeAlertsDocument } from './exchange-alerts.ts';
 import { kimchiPremiumDocument } from './kimchi-premium.ts';

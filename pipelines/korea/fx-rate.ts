@@ -1,6 +1,6 @@
 /** fx-rate: USD/KRW (KRW per 1 USD) with its provider and the provider's time of the rate. */
 import type { DatasetStep } from '../runner.ts';
-import { queryJson } from '../warehouse.ts';
+import { queryJson } from '../../lib/duckdb.ts';
 import { FX_SQL, FX_UPSTREAMS } from './premiums.ts';
 import { ensureRawTables, isoSql, missingInput } from './sql.ts';
 

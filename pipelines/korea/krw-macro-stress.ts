@@ -22,7 +22,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DatasetStep } from '../runner.ts';
-import { queryJson } from '../warehouse.ts';
+import { queryJson } from '../../lib/duckdb.ts';
 import { RulesAnalyst, type Analyst } from '../analyst/index.ts';
 import { macroNoteTask } from './macro-note.ts';
 import type { MacroComponentFacts, MacroStressFacts } from './rules-analyst.ts';

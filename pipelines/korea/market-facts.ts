@@ -10,7 +10,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { MARKET_ALERT_TYPES } from '../../catalog/korea.ts';
 import type { PipelineContext } from '../runner.ts';
-import { queryJson } from '../warehouse.ts';
+import { queryJson } from '../../lib/duckdb.ts';
 import { MOVE_1M_PCT, VOLUME_SPIKE_RATIO } from './market-movers.ts';
 import { TICKERS_SQL } from './premiums.ts';
 import { krwSumSql } from './sql.ts';

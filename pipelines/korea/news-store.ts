@@ -14,9 +14,9 @@
  * Articles older than NEWS_KEEP_DAYS are dropped from the store.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { createTableSql, RAW_TABLES, type NewsTopic, type RawTable } from '../../sources/raw-tables.ts';
-import type { IngestStep, PipelineContext } from '../runner.ts';
-import { appendRows, queryJson } from '../warehouse.ts';
+import { RAW_TABLES, type NewsTopic, type RawTable } from '../../sources/raw-tables.ts';
+import type { PipelineContext, PrepareStep } from '../runner.ts';
+import { appendRows, createTableSql, queryJson } from '../../lib/duckdb.ts';
 import { timestampSql } from './sql.ts';
 import { assignTopic, entitiesOf, keywordsOf, kpopRelevance, sentimentOf } from './text/lexicon.ts';
 
@@ -146,8 +146,8 @@ export async function mergeNews(c: DuckDBConnection, now: Date): Promise<number>
 }
 
 /** Runs after the source's ingest steps (demo world or live feeds): merges news_articles into the store. */
-export const newsStoreStep: IngestStep = {
-  name: 'ingest:news_store',
+export const newsStoreStep: PrepareStep = {
+  name: 'news_store',
   tables: [],
   async run(ctx: PipelineContext) {
     const added = await mergeNews(ctx.connection, ctx.now);

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { KOREA_RESPONSES } from '../../catalog/korea.ts';
 import { AnalystError, type AnalystTask } from '../analyst/index.ts';
 import type { PipelineContext } from '../runner.ts';
-import { queryJson } from '../warehouse.ts';
+import { queryJson } from '../../lib/duckdb.ts';
 import { MAX_TRANSLATION_ATTEMPTS, ensureNewsStore, type NewsTopic } from './news-store.ts';
 import { checkNumbers, expandKoreanNumbers } from './text/korean-numbers.ts';
 

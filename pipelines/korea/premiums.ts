@@ -12,7 +12,7 @@
  * USDT and USDT's premium over the official rate.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { queryJson } from '../warehouse.ts';
+import { queryJson } from '../../lib/duckdb.ts';
 import { EXCHANGES, countRows, ensureRawTables, exchangeRankSql, isoSql, missingInput } from './sql.ts';
 
 /** The official rate of the run: the newest USDKRW row. */

@@ -9,7 +9,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { RAW_TABLES, type SourceKind } from '../../sources/raw-tables.ts';
 import type { DatasetStep, PipelineContext } from '../runner.ts';
-import { queryJson } from '../warehouse.ts';
+import { queryJson } from '../../lib/duckdb.ts';
 
 /** What a korea dataset needs to know about its run besides the warehouse. */
 export interface KoreaRun {

@@ -1,29 +1,18 @@
 /**
- * Build-time access to the published snapshots for the site: read from disk at build time, never
- * bundled (see research/site-stack.md: large data must stay out of Vite's module graph).
+ * Build-time access to the published snapshots for the site: the live version of a service as the
+ * proxy serves it, through the snapshot reader (latest.json and the manifest checked, every file's
+ * sha256 verified), read from disk at build time and never bundled: large data stays out of
+ * Vite's module graph.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import type { SnapshotManifest } from '../../snapshots/manifest.ts';
+import { loadSettings } from '../../lib/config.ts';
+import { loadLatest, type LoadedSnapshot } from '../../snapshots/reader.ts';
 
-export function snapshotsDir(): string {
-  return resolve(process.env.SNAPSHOTS_DIR || 'snapshots/store');
-}
-
-export interface SiteSnapshot {
-  service: string;
-  manifest: SnapshotManifest;
-  dir: string;
-}
-
-export function latestSnapshot(service: string): SiteSnapshot | null {
-  const root = snapshotsDir();
-  const pointerPath = join(root, service, 'latest.json');
-  if (!existsSync(pointerPath)) return null;
-  const { version } = JSON.parse(readFileSync(pointerPath, 'utf8')) as { version: string };
-  const dir = join(root, service, version);
-  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as SnapshotManifest;
-  return { service, manifest, dir };
+/**
+ * The verified live snapshot of a service under the configured SNAPSHOTS_DIR, or null when the
+ * service has never been published; throws when no version of it verifies.
+ */
+export function latestSnapshot(service: string): Promise<LoadedSnapshot | null> {
+  return loadLatest(loadSettings().snapshotsDir, service);
 }
 
 export function humanBytes(bytes: number): string {

@@ -10,10 +10,10 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { currentMinute, parseIntFlag, parseTimeFlag, splitArgs, UsageError } from '../../lib/args.ts';
-import { appendRows, queryJson, sqlString } from '../../pipelines/warehouse.ts';
+import { appendRows, queryJson, sqlString, type Row } from '../../lib/duckdb.ts';
 import { DEMO_TRUTH_TABLES, RAW_TABLES, type RawTable } from '../raw-tables.ts';
 import { koreaWorld } from './korea-world.ts';
-import { DEFAULT_SEED, type Row, type WorldOptions } from './world.ts';
+import { DEFAULT_SEED, type WorldOptions } from './world.ts';
 import { x402World } from './x402-world.ts';
 
 const USAGE =

@@ -6,7 +6,7 @@
  */
 
 import { Rng } from './random.ts';
-import type { Row } from './world.ts';
+import type { Row } from '../../lib/duckdb.ts';
 import { gaussian, reflect } from './korea-walks.ts';
 import {
   isKrxTradingDay,

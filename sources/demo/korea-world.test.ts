@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { RAW_TABLES } from '../raw-tables.ts';
-import type { Row } from './world.ts';
+import type { Row } from '../../lib/duckdb.ts';
 import { DIVERGENCE_SYMBOLS, KOREA_TOKENS, koreaNews, koreaWorld, type KoreaRawTable } from './korea-world.ts';
 import { roundKrw } from './korea-prices.ts';
 import { withParticle, type NewsArticle, type NewsMention } from './korea-news.ts';

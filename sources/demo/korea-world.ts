@@ -8,7 +8,8 @@
  * reporting them with the world's own numbers (korea-news-crypto.ts, reading through newsWorld).
  */
 
-import type { Row, WorldOptions } from './world.ts';
+import type { WorldOptions } from './world.ts';
+import type { Row } from '../../lib/duckdb.ts';
 import {
   DAY_MS,
   EARLIEST_NOW_MS,

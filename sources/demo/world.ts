@@ -12,9 +12,4 @@ export interface WorldOptions {
   scale: number;
 }
 
-/** One cell of a raw-table row: Date for TIMESTAMP, 'YYYY-MM-DD' string for DATE. */
-export type Cell = string | number | boolean | Date | null;
-/** A row in the column order of its table's declaration in `sources/raw-tables.ts`. */
-export type Row = Cell[];
-
 export const DEFAULT_SEED = 42;

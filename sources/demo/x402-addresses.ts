@@ -9,6 +9,7 @@
  * shared/research/x402-analytics.md section 2.3, the others are invented.
  */
 import type { AnalyticsChain } from '../../catalog/categories.ts';
+import type { Row } from '../../lib/duckdb.ts';
 import { Rng, evmAddress, solanaAddress } from './random.ts';
 
 export type AddressFamily = 'evm' | 'solana';
@@ -46,6 +47,11 @@ export const X402_EXCHANGE_WALLETS: readonly KnownWallet[] = [
   wallet('okx-hot-sol', 'solana'),
   wallet('kraken-hot-sol', 'solana'),
 ];
+/** The exchange list as exchange_wallets rows (address, name, source), for the classifier. */
+export function exchangeWalletRows(): Row[] {
+  return X402_EXCHANGE_WALLETS.map((w) => [w.address, w.name, 'demo']);
+}
+
 /** Market share of the exchanges above (same order): Coinbase dominates Base withdrawals. */
 const EXCHANGE_WEIGHTS = [30, 18, 20, 12, 8, 6, 40, 30, 18, 12];
 

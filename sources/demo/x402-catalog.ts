@@ -5,7 +5,7 @@
  * pricing and first-seen rules.
  */
 import { ANALYTICS_CHAINS, type AnalyticsChain, type CategorySlug } from '../../catalog/categories.ts';
-import type { Row } from './world.ts';
+import type { Row } from '../../lib/duckdb.ts';
 import { Rng } from './random.ts';
 import { addressFamily, newAddress, pickFacilitator, relayersOf, type FacilitatorId } from './x402-addresses.ts';
 import {

@@ -7,7 +7,7 @@
  * the truth tables can be written from the plans alone.
  */
 import type { AnalyticsChain, WashLabel } from '../../catalog/categories.ts';
-import type { Row } from './world.ts';
+import type { Row } from '../../lib/duckdb.ts';
 import type { Rng } from './random.ts';
 import { type AddressFamily, newAddress, pickExchange } from './x402-addresses.ts';
 import { type Catalog, DAY, HOUR, HISTORY_DAYS, MINUTE, round6, type ServicePool } from './x402-catalog.ts';

@@ -5,7 +5,7 @@
  * the whole table. Memory holds the plans plus the drawn, not yet emitted payments of the buyers
  * active at the current instant (long-running cron jobs a batch at a time), never the table.
  */
-import type { Row } from './world.ts';
+import type { Row } from '../../lib/duckdb.ts';
 import { Rng, txHash } from './random.ts';
 import { type Catalog, HOUR, MINUTE } from './x402-catalog.ts';
 import type { BuyerPlan, Timing } from './x402-plans.ts';

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ANALYTICS_CHAINS, CATEGORY_SLUGS, WASH_LABELS } from '../../catalog/categories.ts';
 import { DEMO_TRUTH_TABLES, RAW_TABLES, type RawTable } from '../raw-tables.ts';
 import { Rng, txHash } from './random.ts';
-import type { Row } from './world.ts';
+import type { Row } from '../../lib/duckdb.ts';
 import { X402_EXCHANGE_WALLETS, type X402World, x402World } from './x402-world.ts';
 
 const NOW = new Date('2026-08-05T12:00:00Z');

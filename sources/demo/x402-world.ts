@@ -28,7 +28,8 @@
  *   so funding chains can be followed up to the funder of the first hop.
  */
 import { DEMO_TRUTH_TABLES, RAW_TABLES } from '../raw-tables.ts';
-import type { Row, WorldOptions } from './world.ts';
+import type { WorldOptions } from './world.ts';
+import type { Row } from '../../lib/duckdb.ts';
 import { Rng } from './random.ts';
 import { Catalog, ServicePool, addHonestSellers } from './x402-catalog.ts';
 import { planHonestPopulations, planVerifiers, scaled } from './x402-honest.ts';

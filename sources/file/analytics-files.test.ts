@@ -2,16 +2,16 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PipelineContext } from '../../pipelines/runner.ts';
-import { appendRows, openWarehouse, queryJson, sqlString, type Warehouse } from '../../pipelines/warehouse.ts';
+import { appendRows, openDatabase, queryJson, sqlString, type Database } from '../../lib/duckdb.ts';
+import type { IngestContext } from '../contract.ts';
 import { exportWorld } from '../demo/cli.ts';
 import { x402World } from '../demo/x402-world.ts';
 import { RAW_TABLES } from '../raw-tables.ts';
-import { fileIngestSteps, importReport, REJECT_REASONS, type ImportFileReport } from './analytics-files.ts';
+import { fileIngestSteps, importReport, importReportStep, REJECT_REASONS, type ImportFileReport } from './analytics-files.ts';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const temps: string[] = [];
-const warehouses: Warehouse[] = [];
+const warehouses: Database[] = [];
 afterAll(() => {
   warehouses.forEach((w) => w.close());
   temps.forEach((d) => rmSync(d, { recursive: true, force: true }));
@@ -30,10 +30,10 @@ interface StepResult {
 }
 
 /** Runs the import as the runner does: drop every step's tables, then run the steps in order. */
-async function runImport(dir: string, warehouse?: Warehouse): Promise<{ w: Warehouse; steps: StepResult[]; report: ImportFileReport[] }> {
-  const w = warehouse ?? (await openWarehouse(':memory:', 'analytics'));
+async function runImport(dir: string, warehouse?: Database): Promise<{ w: Database; steps: StepResult[]; report: ImportFileReport[] }> {
+  const w = warehouse ?? (await openDatabase(':memory:'));
   if (!warehouse) warehouses.push(w);
-  const ctx = { connection: w.connection, log: () => undefined } as Pick<PipelineContext, 'connection' | 'log'> as PipelineContext;
+  const ctx: IngestContext = { connection: w.connection, now: new Date(), seed: 0, scale: 1, sourceKind: 'file', log: () => undefined };
   const steps = fileIngestSteps(dir);
   for (const step of steps) for (const table of step.tables) await w.connection.run(`DROP TABLE IF EXISTS ${table}`);
   const results: StepResult[] = [];
@@ -47,7 +47,7 @@ async function runImport(dir: string, warehouse?: Warehouse): Promise<{ w: Wareh
   return { w, steps: results, report: await importReport(w.connection) };
 }
 
-const rows = (w: Warehouse, sql: string) => queryJson(w.connection, sql);
+const rows = (w: Database, sql: string) => queryJson(w.connection, sql);
 const rejectsOf = (report: ImportFileReport[], file: string) =>
   report.find((r) => r.file.endsWith(file))!.first_rejects.map((r) => [r.line, r.reason, r.value]);
 
@@ -68,11 +68,13 @@ describe('file import: good CSV files', () => {
       { name: 'ingest:x402_services', rows: 3, error: null },
       { name: 'ingest:x402_transactions', rows: 4, error: null },
       { name: 'ingest:wallet_funding', rows: 2, error: null },
+      { name: 'ingest:exchange_wallets', rows: 2, error: null },
     ]);
     expect(run.report.map((r) => [r.table, r.format, r.rows_read, r.rows_loaded, r.rows_rejected, r.first_rejects.length])).toEqual([
       ['x402_services', 'csv', 3, 3, 0, 0],
       ['x402_transactions', 'csv', 4, 4, 0, 0],
       ['wallet_funding', 'csv', 2, 2, 0, 0],
+      ['exchange_wallets', 'csv', 2, 2, 0, 0],
     ]);
     expect(run.report[0]!.ignored_columns).toEqual(['notes']);
     expect(run.report[0]!.notes).toEqual(['ignored extra column(s): notes']);
@@ -165,8 +167,15 @@ describe('file import: good CSV files', () => {
     ]);
   });
 
+  it('loads the exchange list: EVM addresses lowercased, Solana kept, an empty name missing', async () => {
+    expect(await rows(run.w, `SELECT address, name, source FROM exchange_wallets ORDER BY address`)).toEqual([
+      { address: '0x7fdabc4635d460fc04fa27954a7a8f0182aee7ba', name: 'coinbase-hot', source: 'file' },
+      { address: SOLS, name: null, source: 'file' },
+    ]);
+  });
+
   it('leaves the raw tables with exactly their declared columns and no scratch tables', async () => {
-    for (const table of [RAW_TABLES.x402_services, RAW_TABLES.x402_transactions, RAW_TABLES.wallet_funding]) {
+    for (const table of [RAW_TABLES.x402_services, RAW_TABLES.x402_transactions, RAW_TABLES.wallet_funding, RAW_TABLES.exchange_wallets]) {
       const described = await rows(run.w, `DESCRIBE ${table.name}`);
       expect(described.map((d) => [d.column_name, d.column_type])).toEqual(table.columns.map(([n, t]) => [n, t]));
     }
@@ -243,9 +252,38 @@ describe('file import: bad rows', () => {
     expect(run.steps[2]!.rows).toBe(1);
   });
 
+  it('rejects bad exchange wallets: malformed, missing or repeated address, and loads the rest', async () => {
+    expect(run.steps[3]).toEqual({ name: 'ingest:exchange_wallets', rows: 2, error: null });
+    const wallets = run.report.find((r) => r.table === 'exchange_wallets')!;
+    expect([wallets.format, wallets.rows_read, wallets.rows_loaded, wallets.rows_rejected]).toEqual(['csv', 5, 2, 3]);
+    expect(rejectsOf(run.report, 'exchange_wallets.csv')).toEqual([
+      [3, 'address: malformed address', '0xnothex'],
+      [4, 'address: missing', null],
+      [5, 'address: duplicate', '0x7fdabc4635d460fc04fa27954a7a8f0182aee7ba'], // compared lower-case, like every EVM address
+    ]);
+    expect(await rows(run.w, `SELECT address, name FROM exchange_wallets ORDER BY name`)).toEqual([
+      { address: SOLS, name: 'binance-sol' },
+      { address: '0x7fdabc4635d460fc04fa27954a7a8f0182aee7ba', name: 'coinbase-hot' },
+    ]);
+  });
+
+  it('reports the rejects on the run log, with their lines', async () => {
+    const logs: string[] = [];
+    const rejected = await importReportStep.run({ connection: run.w.connection, now: new Date(), seed: 0, scale: 1, sourceKind: 'file', log: (m) => logs.push(m) });
+    expect(rejected).toBe(16 + 6 + 5 + 3);
+    const wallets = logs.findIndex((l) => l.endsWith('exchange_wallets.csv: 3 of 5 rows rejected'));
+    expect(wallets).toBeGreaterThanOrEqual(0);
+    expect(logs.slice(wallets + 1, wallets + 4)).toEqual([
+      '  line 3: address: malformed address (0xnothex)',
+      '  line 4: address: missing',
+      '  line 5: address: duplicate (0x7fdabc4635d460fc04fa27954a7a8f0182aee7ba)',
+    ]);
+  });
+
   it('keeps every reject in import_rejects with reasons from the documented list', async () => {
     const all = await rows(run.w, `SELECT file, count(*)::INTEGER AS n FROM import_rejects GROUP BY file ORDER BY file`);
     expect(all.map((r) => [String(r.file).split('/').pop(), r.n])).toEqual([
+      ['exchange_wallets.csv', 3],
       ['funding.csv', 5],
       ['services.csv', 6],
       ['transactions.csv', 16],
@@ -256,7 +294,7 @@ describe('file import: bad rows', () => {
 
   it('a second import replaces the report and the rows of the first', async () => {
     const again = await runImport(join(FIXTURES, 'good'), run.w);
-    expect(again.report.map((r) => r.rows_rejected)).toEqual([0, 0, 0]);
+    expect(again.report.map((r) => r.rows_rejected)).toEqual([0, 0, 0, 0]);
     const [n] = await rows(run.w, `SELECT count(*)::INTEGER AS n FROM import_rejects`);
     expect(n!.n).toBe(0);
     run = await runImport(join(FIXTURES, 'bad'), run.w); // restore for any later test in this block
@@ -333,7 +371,7 @@ describe('file import: CSV the reader cannot parse', () => {
 describe('file import: Parquet', () => {
   it('loads typed and text columns, reports 1-based row numbers, and treats a missing funding file as empty', async () => {
     const dir = tempDir();
-    const writer = await openWarehouse(':memory:', 'analytics');
+    const writer = await openDatabase(':memory:');
     warehouses.push(writer);
     const c = writer.connection;
     await c.run(`COPY (SELECT * FROM (VALUES
@@ -356,6 +394,7 @@ describe('file import: Parquet', () => {
       ['ingest:x402_services', 2, null],
       ['ingest:x402_transactions', 1, null],
       ['ingest:wallet_funding', 0, null],
+      ['ingest:exchange_wallets', 0, null],
     ]);
     expect(rejectsOf(run.report, 'services.parquet')).toEqual([[3, 'seller_address: malformed address for chain', 'not-an-address']]);
     expect(rejectsOf(run.report, 'transactions.parquet')).toEqual([
@@ -376,13 +415,21 @@ describe('file import: Parquet', () => {
     const funding = run.report.find((r) => r.table === 'wallet_funding')!;
     expect([funding.format, funding.rows_read, funding.notes]).toEqual([null, 0, ['no funding.csv or funding.parquet (optional): wallet_funding is empty']]);
     expect(await rows(run.w, `SELECT count(*)::INTEGER AS n FROM wallet_funding`)).toEqual([{ n: 0 }]);
+    // no exchange list: an empty one, and the run says what that means
+    const wallets = run.report.find((r) => r.table === 'exchange_wallets')!;
+    expect([wallets.format, wallets.rows_read, wallets.notes]).toEqual([
+      null,
+      0,
+      ['no exchange_wallets.csv or exchange_wallets.parquet (optional): exchange_wallets is empty; no exchange-wallet labels for this source: wallets funded by a shared exchange may cluster together'],
+    ]);
+    expect(await rows(run.w, `SELECT count(*)::INTEGER AS n FROM exchange_wallets`)).toEqual([{ n: 0 }]);
   });
 });
 
 describe('file import: Parquet read in place', () => {
   it('validates in one scan, reads the file through a TEMP view and normalises only the columns that need it', async () => {
     const dir = tempDir();
-    const writer = await openWarehouse(':memory:', 'analytics');
+    const writer = await openDatabase(':memory:');
     warehouses.push(writer);
     const c = writer.connection;
     await c.run(`COPY (SELECT * FROM (VALUES ('base', '${S1}', 'https://p.example/a', '2025-02-01T00:00:00Z'))
@@ -399,6 +446,7 @@ describe('file import: Parquet read in place', () => {
       ['ingest:x402_services', 1, null],
       ['ingest:x402_transactions', 2, null],
       ['ingest:wallet_funding', 0, null],
+      ['ingest:exchange_wallets', 0, null],
     ]);
     expect(rejectsOf(run.report, 'transactions.parquet')).toEqual([
       [3, 'tx_hash: duplicate within chain', hash(1)],
@@ -461,10 +509,10 @@ describe('file import: files that cannot be imported', () => {
 
 describe('file import: round trip of the demo world', () => {
   const now = new Date('2026-01-15T00:00:00Z');
-  let expected: Warehouse;
+  let expected: Database;
   beforeAll(async () => {
     // the world as the demo source loads it, to compare the imported rows with
-    expected = await openWarehouse(':memory:', 'analytics');
+    expected = await openDatabase(':memory:');
     warehouses.push(expected);
     const world = x402World({ seed: 42, now, scale: 1 });
     await appendRows(expected.connection, RAW_TABLES.x402_services, world.services, { create: true });
@@ -483,7 +531,8 @@ describe('file import: round trip of the demo world', () => {
       const written = await exportWorld({ out: dir, parts: ['analytics'], format, seed: 42, now, scale: 1 });
       const run = await runImport(dir);
       expect(run.steps.every((s) => s.error === null)).toBe(true);
-      expect(run.report.map((r) => [r.file, r.rows_loaded, r.rows_rejected])).toEqual(
+      // the export writes no exchange list
+      expect(run.report.filter((r) => r.format !== null).map((r) => [r.file, r.rows_loaded, r.rows_rejected])).toEqual(
         written.slice(0, 3).map((f) => [f.file, f.rows, 0]),
       );
       for (const table of ['x402_services', 'x402_transactions', 'wallet_funding']) {

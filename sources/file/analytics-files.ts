@@ -2,15 +2,16 @@
  * The file import of the analytics pipeline (`--source file:DIR`): researchers bring their own
  * x402 data as CSV or Parquet and the pipeline runs on it as on the demo world.
  *
- * DIR holds `services`, `transactions` and optionally `funding`, each as `<name>.csv` (UTF-8,
- * comma-separated, a header row, RFC 4180 double quotes) or `<name>.parquet`. Column names match
- * case-insensitively; other columns are ignored and listed in the report.
+ * DIR holds `services`, `transactions` and optionally `funding` and `exchange_wallets`, each as
+ * `<name>.csv` (UTF-8, comma-separated, a header row, RFC 4180 double quotes) or `<name>.parquet`.
+ * Column names match case-insensitively; other columns are ignored and listed in the report.
  *
  * | file | required columns | optional columns (may be absent or empty) |
  * |---|---|---|
  * | services | chain, seller_address, resource_url, first_seen | name, description, category, price_amount |
  * | transactions | tx_hash, chain, buyer, seller_address, amount, time | resource_url, facilitator |
  * | funding | address, funder, amount, time | |
+ * | exchange_wallets | address | name |
  *
  * - chain: base | solana | polygon | arbitrum (case-insensitive). Addresses: EVM `0x` + 40 hex
  *   (stored lowercase), Solana base58 of 32–44 characters (case kept). Funding has no chain
@@ -23,15 +24,18 @@
  * - category: empty (the pipeline assigns one) or one of the 33 slugs of catalog/categories.ts.
  * - Leading and trailing spaces are trimmed; an empty value is a missing one (NULL). tx_hash is
  *   kept as given; a facilitator that is an EVM address is lowercased, other values are kept.
- * - A (chain, tx_hash) or, in services, a (chain, resource_url) seen again is a reject; the first
- *   row in file order loads.
+ * - A (chain, tx_hash), in services a (chain, resource_url), in exchange_wallets an address seen
+ *   again is a reject; the first row in file order loads.
+ * - exchange_wallets lists exchange (CEX) hot wallets: the classifier does not take wallets funded
+ *   by the same exchange for one operator's cohort. Without the file the list is empty.
  *
  * Every row that cannot be loaded is written to `import_rejects(file, line, reason, value)` with
  * one of REJECT_REASONS; nothing is dropped silently and a bad row never stops the run. `line` is
  * the physical line of the row's start in a CSV (header = 1; quoted fields spanning lines and
  * blank lines are counted) and the 1-based row number in a Parquet file. A file that cannot be
  * read at all (missing required columns, unreadable, both .csv and .parquet present) fails its
- * step with a message naming the file; a missing funding file leaves wallet_funding empty.
+ * step with a message naming the file; a missing funding or exchange_wallets file leaves its table
+ * empty.
  * `import_files` keeps the per-file counts that importReport() returns. Validation is set-based
  * DuckDB SQL, one pass over the file; rejects are the exception path. A CSV is parsed once into
  * the raw table. A Parquet file is read in place: the raw table is a TEMP view over the file (for
@@ -42,9 +46,9 @@ import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ANALYTICS_CHAINS, CATEGORY_SLUGS } from '../../catalog/categories.ts';
-import type { IngestStep, PipelineContext } from '../../pipelines/runner.ts';
-import { queryJson, sqlString } from '../../pipelines/warehouse.ts';
-import { createTableSql, RAW_TABLES, type RawTable } from '../raw-tables.ts';
+import { createTableSql, queryJson, sqlString } from '../../lib/duckdb.ts';
+import type { IngestContext, IngestStep } from '../contract.ts';
+import { RAW_TABLES, type RawTable } from '../raw-tables.ts';
 
 // ------------------------------------------------------------------------------ file layout
 
@@ -67,10 +71,12 @@ interface FileColumn {
 
 interface FileTable {
   /** File name without extension. */
-  name: 'services' | 'transactions' | 'funding';
+  name: 'services' | 'transactions' | 'funding' | 'exchange_wallets';
   raw: RawTable;
   /** A missing optional file leaves its raw table empty. */
   optional: boolean;
+  /** What an empty table means for the run, added to the note of a missing optional file. */
+  whenAbsent?: string;
   /** In raw-table order (the raw table adds `source`). */
   columns: readonly FileColumn[];
   /** Later rows repeating these values (after normalising) are rejected; the first one loads. */
@@ -118,6 +124,14 @@ const FILE_TABLES: readonly FileTable[] = [
     raw: RAW_TABLES.wallet_funding,
     optional: true,
     columns: [col('address', 'anyAddress'), col('funder', 'anyAddress'), col('amount', 'amount'), col('time', 'time')],
+  },
+  {
+    name: 'exchange_wallets',
+    raw: RAW_TABLES.exchange_wallets,
+    optional: true,
+    whenAbsent: 'no exchange-wallet labels for this source: wallets funded by a shared exchange may cluster together',
+    columns: [col('address', 'anyAddress'), col('name', 'text', false)],
+    unique: { columns: ['address'], reason: 'address: duplicate' },
   },
 ];
 
@@ -180,9 +194,26 @@ export function fileIngestSteps(dir: string): IngestStep[] {
   return FILE_TABLES.map((table) => ({
     name: `ingest:${table.raw.name}`,
     tables: [table.raw.name],
-    run: (ctx: PipelineContext) => importTable(ctx, dir, table),
+    run: (ctx: IngestContext) => importTable(ctx, dir, table),
   }));
 }
+
+/** Reports the import's rejected rows (with line numbers) on the run's log; returns how many there are. */
+export const importReportStep: IngestStep = {
+  name: 'ingest:import_report',
+  tables: [],
+  async run(ctx) {
+    let rejected = 0;
+    for (const file of await importReport(ctx.connection)) {
+      rejected += file.rows_rejected;
+      if (file.rows_rejected === 0) continue;
+      ctx.log(`${file.file}: ${file.rows_rejected} of ${file.rows_read} rows rejected`);
+      for (const r of file.first_rejects) ctx.log(`  line ${r.line}: ${r.reason}${r.value ? ` (${r.value})` : ''}`);
+      if (file.rows_rejected > file.first_rejects.length) ctx.log(`  … all of them are in the warehouse table import_rejects`);
+    }
+    return rejected;
+  },
+};
 
 export interface ImportReject {
   line: number;
@@ -265,7 +296,7 @@ const SCRATCH_COLUMNS: RawTable['columns'] = [
 
 const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
-async function importTable(ctx: PipelineContext, dir: string, table: FileTable): Promise<number> {
+async function importTable(ctx: IngestContext, dir: string, table: FileTable): Promise<number> {
   const c = ctx.connection;
   for (const sql of Object.values(REPORT_TABLES)) await c.run(sql);
   // this table's report is replaced whatever happens next, so a failed import leaves no stale one
@@ -276,7 +307,7 @@ async function importTable(ctx: PipelineContext, dir: string, table: FileTable):
 
   const path = locateFile(dir, table);
   if (path === null) {
-    const note = `no ${table.name}.csv or ${table.name}.parquet (optional): ${table.raw.name} is empty`;
+    const note = `no ${table.name}.csv or ${table.name}.parquet (optional): ${table.raw.name} is empty${table.whenAbsent ? `; ${table.whenAbsent}` : ''}`;
     await c.run(createTableSql(table.raw));
     await c.run(
       `INSERT INTO import_files VALUES (${sqlString(join(dir, table.name))}, ${sqlString(table.raw.name)}, NULL, 0, 0, 0, [], ${sqlList([note])})`,
@@ -430,7 +461,9 @@ function firstLine(message: string): string {
 
 function locateFile(dir: string, table: FileTable): string | null {
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    throw new Error(`${dir}: directory not found (--source file:DIR reads services, transactions and optionally funding as .csv or .parquet)`);
+    throw new Error(
+      `${dir}: directory not found (--source file:DIR reads services, transactions and optionally funding and exchange_wallets as .csv or .parquet)`,
+    );
   }
   const found = (['csv', 'parquet'] as const).map((ext) => join(dir, `${table.name}.${ext}`)).filter((p) => existsSync(p));
   if (found.length > 1) {

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../lib/config.ts';
 import type { ProgressSink } from '../../pipelines/progress.ts';
 import { runPipeline } from '../../pipelines/runner.ts';
-import { queryJson } from '../../pipelines/warehouse.ts';
+import { queryJson } from '../../lib/duckdb.ts';
 import { liveIngestSteps, type LiveIngestOptions } from './analytics-live.ts';
 import { testContext, type TestContext } from './testing/context.ts';
 import { baseFixtureIndex, evmNodeRoutes, type EvmNodeState } from './testing/evm-node.ts';
@@ -59,10 +59,11 @@ describe('liveIngestSteps', () => {
       ['ingest:x402_services', ['x402_services']],
       ['ingest:x402_transactions', ['x402_transactions']],
       ['ingest:wallet_funding', ['wallet_funding']],
+      ['ingest:exchange_wallets', ['exchange_wallets']],
     ]);
   });
 
-  it('fills the three raw tables from discovery, Base and Solana, all marked live', async () => {
+  it('fills the three raw tables from discovery, Base and Solana, all marked live, and an empty exchange list', async () => {
     const ctx = t.at(NOW);
     const counts: number[] = [];
     const requests: Record<string, number> = {};
@@ -71,9 +72,10 @@ describe('liveIngestSteps', () => {
       counts.push(await step.run(ctx));
       requests[step.name] = server.requests.length;
     }
-    expect(counts).toEqual([8, 7, 2]); // 8 services; 5 Base + 2 Solana settlements; 2 funded buyers
+    expect(counts).toEqual([8, 7, 2, 0]); // 8 services; 5 Base + 2 Solana settlements; 2 funded buyers; no exchange list
     // discovery: 3 pages; transactions: Base 12 + Solana 9 signature lists + 4 transactions; funding: 2 batches + 1 block.
-    expect(requests).toEqual({ 'ingest:x402_services': 3, 'ingest:x402_transactions': 25, 'ingest:wallet_funding': 3 });
+    expect(requests).toEqual({ 'ingest:x402_services': 3, 'ingest:x402_transactions': 25, 'ingest:wallet_funding': 3, 'ingest:exchange_wallets': 0 });
+    expect(t.logs).toContain('no exchange-wallet labels for this source: wallets funded by a shared exchange may cluster together');
 
     const c = t.warehouse.connection;
     const sources = await queryJson(
@@ -130,7 +132,7 @@ describe('liveIngestSteps', () => {
       });
       const silent: ProgressSink = { start() {}, finish() {}, note() {}, close() {} };
       const result = await runPipeline(
-        { service: 'analytics', updateEverySeconds: 3600, ingestSteps: () => liveIngestSteps(settings, options), datasetSteps: [] },
+        { service: 'analytics', updateEverySeconds: 3600, ingestSteps: () => liveIngestSteps(settings, options), prepareSteps: [], datasetSteps: [] },
         { source: { kind: 'live' }, now: NOW, seed: 1, scale: 1 },
         settings,
         silent,
@@ -140,6 +142,7 @@ describe('liveIngestSteps', () => {
         ['ingest:x402_services', 'failed'],
         ['ingest:x402_transactions', 'failed'],
         ['ingest:wallet_funding', 'failed'],
+        ['ingest:exchange_wallets', 'ok'],
       ]);
       expect(result.reports[0]!.detail).toMatch(/^x402-discovery: GET http:\/\/127\.0\.0\.1:\d+\/nowhere\/discovery\/resources\?type=http&limit=4&offset=0 failed with HTTP 404/);
       expect(result.reports[1]!.detail).toMatch(/^BASE_RPC_URL is not set/);

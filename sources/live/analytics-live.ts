@@ -1,6 +1,7 @@
 /**
  * The analytics pipeline's live source: the x402 discovery catalog, Base (and Solana) settlements
- * and buyer funding, each as one ingest step that (re)creates its raw table with `source` = 'live'.
+ * and buyer funding, each as one ingest step that (re)creates its raw table with `source` = 'live',
+ * and an empty exchange_wallets (live data has no exchange list yet).
  *
  * The indexers keep their history in the warehouse (discovery_seen, live_evm_settlements,
  * live_solana_settlements, live_wallet_funding and the checkpoints); the raw tables are rebuilt
@@ -9,9 +10,9 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Settings, UpstreamSetting } from '../../lib/config.ts';
-import type { IngestStep, PipelineContext } from '../../pipelines/runner.ts';
-import { queryJson } from '../../pipelines/warehouse.ts';
-import { createTableSql, RAW_TABLES } from '../raw-tables.ts';
+import type { IngestContext, IngestStep } from '../contract.ts';
+import { createTableSql, queryJson } from '../../lib/duckdb.ts';
+import { RAW_TABLES } from '../raw-tables.ts';
 import {
   DEFAULT_EVM_OPTIONS,
   DEFAULT_FUNDING_OPTIONS,
@@ -121,7 +122,7 @@ export function liveIngestSteps(settings: Settings, options: LiveIngestOptions =
   const services: IngestStep = {
     name: 'ingest:x402_services',
     tables: [RAW_TABLES.x402_services.name],
-    async run(ctx: PipelineContext) {
+    async run(ctx: IngestContext) {
       const { baseUrl, path } = discoveryEndpoint(required(settings, 'X402_DISCOVERY_URL'));
       const crawl = await withUpstream(client('discovery', 'x402-discovery', baseUrl), ctx.log, (up) =>
         crawlDiscovery(up, path, { ...DEFAULT_DISCOVERY_OPTIONS, ...options.discovery }),
@@ -144,7 +145,7 @@ export function liveIngestSteps(settings: Settings, options: LiveIngestOptions =
   const transactions: IngestStep = {
     name: 'ingest:x402_transactions',
     tables: [RAW_TABLES.x402_transactions.name],
-    async run(ctx: PipelineContext) {
+    async run(ctx: IngestContext) {
       const problems: string[] = [];
       const baseUrl = settings.upstreams.BASE_RPC_URL;
       if (baseUrl) {
@@ -181,7 +182,7 @@ export function liveIngestSteps(settings: Settings, options: LiveIngestOptions =
   const funding: IngestStep = {
     name: 'ingest:wallet_funding',
     tables: [RAW_TABLES.wallet_funding.name],
-    async run(ctx: PipelineContext) {
+    async run(ctx: IngestContext) {
       const baseUrl = required(settings, 'BASE_RPC_URL');
       await withUpstream(client('base', 'base-rpc', baseUrl), ctx.log, (up) =>
         indexEvmFunding(ctx.connection, createJsonRpc(up), { ...DEFAULT_FUNDING_OPTIONS, ...options.funding, chain: 'base' }, ctx.now, ctx.log),
@@ -190,5 +191,15 @@ export function liveIngestSteps(settings: Settings, options: LiveIngestOptions =
     },
   };
 
-  return [services, transactions, funding];
+  const exchangeWallets: IngestStep = {
+    name: 'ingest:exchange_wallets',
+    tables: [RAW_TABLES.exchange_wallets.name],
+    async run(ctx: IngestContext) {
+      await ctx.connection.run(createTableSql(RAW_TABLES.exchange_wallets));
+      ctx.log('no exchange-wallet labels for this source: wallets funded by a shared exchange may cluster together');
+      return 0;
+    },
+  };
+
+  return [services, transactions, funding, exchangeWallets];
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { queryJson } from '../../pipelines/warehouse.ts';
+import { queryJson } from '../../lib/duckdb.ts';
 import {
   DEFAULT_EVM_OPTIONS,
   DEFAULT_FUNDING_OPTIONS,

@@ -17,8 +17,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { z } from 'zod';
 import type { AnalyticsChain } from '../../catalog/categories.ts';
-import { queryJson } from '../../pipelines/warehouse.ts';
-import type { Row } from '../demo/world.ts';
+import { queryJson, type Row } from '../../lib/duckdb.ts';
 import type { RawTable } from '../raw-tables.ts';
 import { USDC, usdcToUsd } from './chains.ts';
 import { REGISTRY_VERSION, RELAYERS, relayerLookup, type Relayer } from './facilitators.ts';

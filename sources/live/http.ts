@@ -10,6 +10,7 @@
 import { Agent, request } from 'undici';
 import pLimit from 'p-limit';
 import type { ZodType } from 'zod';
+import { describeIssues } from '../../lib/zod-issues.ts';
 
 export type QueryValue = string | number | boolean | null | undefined;
 export type Query = Record<string, QueryValue>;
@@ -126,17 +127,6 @@ function joinUrl(baseUrl: string, path: string, query: Query = {}): string {
     if (v !== undefined && v !== null) base.searchParams.set(k, String(v));
   }
   return base.toString();
-}
-
-/** Zod issues as "field: problem" ("items[3].accepts[0].network: Invalid input..."). */
-export function describeIssues(issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): string {
-  const shown = issues.slice(0, 3).map((issue) => {
-    let field = '';
-    for (const p of issue.path) field += typeof p === 'number' ? `[${p}]` : field ? `.${String(p)}` : String(p);
-    return `${field || '(root)'}: ${issue.message}`;
-  });
-  const more = issues.length > 3 ? ` (+${issues.length - 3} more)` : '';
-  return shown.join('; ') + more;
 }
 
 function retryAfterMs(header: string | string[] | undefined, now: number): number | null {

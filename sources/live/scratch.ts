@@ -4,8 +4,7 @@
  * (`INSERT OR IGNORE` keeps re-runs idempotent, which the appender alone cannot).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { appendRows } from '../../pipelines/warehouse.ts';
-import type { Row } from '../demo/world.ts';
+import { appendRows, type Row } from '../../lib/duckdb.ts';
 import type { RawTable } from '../raw-tables.ts';
 
 export async function loadScratch(connection: DuckDBConnection, table: RawTable, rows: Iterable<Row>): Promise<number> {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { queryJson } from '../../pipelines/warehouse.ts';
+import { queryJson } from '../../lib/duckdb.ts';
 import { relayersOn } from './facilitators.ts';
 import { createUpstream, type Upstream } from './http.ts';
 import { createJsonRpc, type JsonRpcClient } from './json-rpc.ts';

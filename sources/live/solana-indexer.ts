@@ -10,8 +10,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { z } from 'zod';
-import { queryJson } from '../../pipelines/warehouse.ts';
-import type { Row } from '../demo/world.ts';
+import { queryJson, type Row } from '../../lib/duckdb.ts';
 import type { RawTable } from '../raw-tables.ts';
 import { USDC, usdcToUsd } from './chains.ts';
 import { REGISTRY_VERSION, RELAYERS, relayerLookup, relayersOn, type Relayer } from './facilitators.ts';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { queryJson } from '../../pipelines/warehouse.ts';
+import { queryJson } from '../../lib/duckdb.ts';
 import { createUpstream } from './http.ts';
 import { testContext, type TestContext } from './testing/context.ts';
 import { fixture, startLoopback, type Loopback, type RecordedRequest, type Reply } from './testing/loopback.ts';

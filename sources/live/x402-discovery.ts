@@ -11,7 +11,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { z } from 'zod';
 import { CATEGORIES, CATEGORY_SLUGS, type AnalyticsChain, type CategorySlug } from '../../catalog/categories.ts';
-import { createTableSql, RAW_TABLES, type RawTable } from '../raw-tables.ts';
+import { RAW_TABLES, type RawTable } from '../raw-tables.ts';
+import { createTableSql } from '../../lib/duckdb.ts';
 import { chainOfNetwork, normalizeAddress, USDC, usdcToUsd } from './chains.ts';
 import type { Upstream } from './http.ts';
 import { inTransaction, loadScratch } from './scratch.ts';

@@ -5,12 +5,12 @@ import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WASH_LABELS } from '../../../catalog/categories.ts';
-import type { Row } from '../../../sources/demo/world.ts';
 import { RAW_TABLES } from '../../../sources/raw-tables.ts';
-import { appendRows, openWarehouse, sqlString, type Warehouse } from '../../warehouse.ts';
+import { openWarehouse, type Warehouse } from '../../warehouse.ts';
+import { appendRows, sqlString, type Row } from '../../../lib/duckdb.ts';
 import { evaluateWash, formatEval } from '../eval-wash.ts';
 import { stronglyConnected } from './cycles.ts';
-import { classify, washCheck, writeExchangeWallets, type ClassifyStats, type WashCheckResult } from './index.ts';
+import { classify, washCheck, type ClassifyStats, type WashCheckResult } from './index.ts';
 
 const NOW = new Date('2026-06-01T00:00:00Z');
 const MINUTE = 60_000;
@@ -176,7 +176,7 @@ async function loadWorld(c: DuckDBConnection, w: World): Promise<void> {
   await appendRows(c, RAW_TABLES.x402_services, w.services, { create: true });
   await appendRows(c, RAW_TABLES.x402_transactions, w.tx, { create: true });
   await appendRows(c, RAW_TABLES.wallet_funding, w.funding, { create: true });
-  await writeExchangeWallets(c, [{ address: EXCHANGE, family: 'evm', name: 'test-exchange' }], 'file');
+  await appendRows(c, RAW_TABLES.exchange_wallets, [[EXCHANGE, 'test-exchange', 'file']], { create: true });
 }
 
 async function one(c: DuckDBConnection, sql: string): Promise<Record<string, unknown>> {

@@ -6,7 +6,7 @@
  * checked on aggregated flows.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { sqlString } from '../../warehouse.ts';
+import { sqlString } from '../../../lib/duckdb.ts';
 import { THRESHOLDS as T } from './thresholds.ts';
 
 export interface CycleMember {

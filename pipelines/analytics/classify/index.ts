@@ -18,7 +18,6 @@ import { dropSteps, releasePlan, runSteps, type SqlStep, type StepTiming } from 
 import { BUYER_LABELS_SQL, featureSteps, labelSteps, PAIR_LABELS_SQL, SELLER_COHORTS_SQL } from './steps.ts';
 
 export { washCheck, type WashCheckOptions, type WashCheckResult } from './wash-check.ts';
-export { EXCHANGE_WALLETS_TABLE, demoExchangeWallets, writeExchangeWallets, type ExchangeWallet } from './exchange-wallets.ts';
 export { THRESHOLDS, RULE_CONFIDENCE } from './thresholds.ts';
 
 export interface ClassifyOptions {
@@ -58,7 +57,7 @@ export async function assertInputs(connection: DuckDBConnection): Promise<void> 
   if (missing.length > 0) {
     throw new Error(
       `wash classifier: missing input table(s) ${missing.join(', ')}` +
-        (missing.includes('exchange_wallets') ? ' (fill exchange_wallets with writeExchangeWallets() from the source\'s exchange list)' : ''),
+        (missing.includes('exchange_wallets') ? ' (every source fills exchange_wallets, empty when it has no exchange list)' : ''),
     );
   }
 }

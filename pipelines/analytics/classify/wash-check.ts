@@ -16,7 +16,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { WashLabel } from '../../../catalog/categories.ts';
-import { sqlString } from '../../warehouse.ts';
+import { sqlString } from '../../../lib/duckdb.ts';
 import { cyclesRelationSql, findCycles } from './cycles.ts';
 import { dropSteps, runStepsBatch, step, timestampSql, withPrefix, type SqlStep, type StepContext } from './plan.ts';
 import { SELLER_FLAGS_SQL } from './seller-flags.ts';

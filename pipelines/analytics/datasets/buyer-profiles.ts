@@ -8,7 +8,7 @@
  *   time_pattern    JSON {mean_interval_s, cv} (0 when a wallet has too few payments for them)
  */
 import type { DatasetStep } from '../../runner.ts';
-import { queryJson } from '../../warehouse.ts';
+import { queryJson } from '../../../lib/duckdb.ts';
 import { WASH_LABELS_SQL, finiteSql, rankedJsonArraySql, tableStep } from './sql.ts';
 
 export const buyerProfilesStep: DatasetStep = tableStep('buyer-profiles', async (ctx) => {

@@ -8,13 +8,13 @@
  * fell out of the 365 days (8760 hours ending with the current one). Hours without traffic have
  * no row; full-history zero-fills them.
  */
-import type { IngestStep } from '../../runner.ts';
-import { queryJson } from '../../warehouse.ts';
+import type { PrepareStep } from '../../runner.ts';
+import { queryJson } from '../../../lib/duckdb.ts';
 import { isRealSql, nowSql } from './sql.ts';
 
 export const HISTORY_HOURS = 365 * 24;
 
-export const categoryHourlyStep: IngestStep = {
+export const categoryHourlyStep: PrepareStep = {
   name: 'category_hourly',
   tables: [], // kept across runs
   async run(ctx) {

@@ -11,7 +11,7 @@
  *   release_payments   drops tx_attributed: the datasets read the rollups, not the payments
  * analyticsPrepSteps is both lists in order, for a run whose labels are already there.
  */
-import type { DatasetStep, IngestStep } from '../../runner.ts';
+import type { DatasetStep, PrepareStep } from '../../runner.ts';
 import { attributionStep, releasePaymentsStep } from '../attribution.ts';
 import { serviceCatalogStep } from '../categorize.ts';
 import { serviceRegistryStep } from '../services.ts';
@@ -30,9 +30,9 @@ import { trendsStep } from './trends.ts';
 import { washDetailStep } from './wash-detail.ts';
 import { washReportStep } from './wash-report.ts';
 
-export const paymentPrepSteps: IngestStep[] = [serviceRegistryStep, serviceCatalogStep, attributionStep];
-export const labelPrepSteps: IngestStep[] = [rollupsStep, categoryHourlyStep, releasePaymentsStep];
-export const analyticsPrepSteps: IngestStep[] = [...paymentPrepSteps, ...labelPrepSteps];
+export const paymentPrepSteps: PrepareStep[] = [serviceRegistryStep, serviceCatalogStep, attributionStep];
+export const labelPrepSteps: PrepareStep[] = [rollupsStep, categoryHourlyStep, releasePaymentsStep];
+export const analyticsPrepSteps: PrepareStep[] = [...paymentPrepSteps, ...labelPrepSteps];
 
 export const analyticsDatasetSteps: DatasetStep[] = [
   landingStatsStep,

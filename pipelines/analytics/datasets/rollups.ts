@@ -21,8 +21,8 @@
  * Windows (see sql.ts): 24h = (now-24h, now], previous = (now-48h, now-24h], 30 days =
  * (now-30d, now]; daily series are calendar days ending today.
  */
-import type { IngestStep } from '../../runner.ts';
-import { queryJson } from '../../warehouse.ts';
+import type { PrepareStep } from '../../runner.ts';
+import { queryJson } from '../../../lib/duckdb.ts';
 import { pairKeySql } from '../attribution.ts';
 import {
   categoriesSql,
@@ -43,7 +43,7 @@ const UNLABELED = labelCodeSql("'unlabeled'");
 /** Buyers per service whose address the published lists need (wash-detail's top 50). */
 export const TOP_BUYERS_KEPT = 50;
 
-export const rollupsStep: IngestStep = {
+export const rollupsStep: PrepareStep = {
   name: 'analytics_rollups',
   tables: [],
   async run(ctx) {

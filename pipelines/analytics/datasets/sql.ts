@@ -10,7 +10,7 @@
 import { PRICE_BUCKETS, PRICE_BUCKET_BOUNDS } from '../../../catalog/analytics.ts';
 import { CATEGORIES, WASH_LABELS } from '../../../catalog/categories.ts';
 import type { DatasetStep, PipelineContext } from '../../runner.ts';
-import { queryJson } from '../../warehouse.ts';
+import { queryJson } from '../../../lib/duckdb.ts';
 
 /** Labels whose volume counts as real demand (catalog: real_volume_pct). */
 export const REAL_LABELS = ['organic_user', 'ai_agent'] as const;

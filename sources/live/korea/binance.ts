@@ -7,7 +7,7 @@
  * the caller falls back to OKX.
  */
 import { z } from 'zod';
-import type { Row } from '../../demo/world.ts';
+import type { Row } from '../../../lib/duckdb.ts';
 import type { Upstream } from '../http.ts';
 
 const DecimalString = z.string().regex(/^\d+(\.\d+)?$/, 'expected a decimal number in a string').transform(Number);

@@ -12,9 +12,10 @@
  * - 150 requests/s per category and IP: three requests need no pacing.
  */
 import { z } from 'zod';
-import type { Row } from '../../demo/world.ts';
+import type { Row } from '../../../lib/duckdb.ts';
 import type { RawTable } from '../../raw-tables.ts';
-import { describeIssues, UpstreamError, type Upstream } from '../http.ts';
+import { describeIssues } from '../../../lib/zod-issues.ts';
+import { UpstreamError, type Upstream } from '../http.ts';
 import { bithumbStampToUtc, kstWallClockToUtc } from './kst.ts';
 import { shownUrl } from './shown-url.ts';
 

@@ -6,7 +6,7 @@
  * `currencyUnit` units of the currency (1 for USD, 100 for JPY).
  */
 import { z } from 'zod';
-import type { Row } from '../../demo/world.ts';
+import type { Row } from '../../../lib/duckdb.ts';
 import { UpstreamError, type Upstream } from '../http.ts';
 import { shownUrl } from './shown-url.ts';
 

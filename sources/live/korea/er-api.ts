@@ -3,7 +3,7 @@
  * Updated once a day; `time_last_update_unix` is when, and becomes the row's as_of.
  */
 import { z } from 'zod';
-import type { Row } from '../../demo/world.ts';
+import type { Row } from '../../../lib/duckdb.ts';
 import { UpstreamError, type Upstream } from '../http.ts';
 import { shownUrl } from './shown-url.ts';
 

@@ -24,9 +24,8 @@
  * macro_history, macro_fetch_log, live_upstream_cooloff.
  */
 import type { Settings } from '../../../lib/config.ts';
-import type { IngestStep, PipelineContext } from '../../../pipelines/runner.ts';
-import { queryJson } from '../../../pipelines/warehouse.ts';
-import type { Row } from '../../demo/world.ts';
+import type { IngestContext, IngestStep } from '../../contract.ts';
+import { queryJson, type Row } from '../../../lib/duckdb.ts';
 import { RAW_TABLES } from '../../raw-tables.ts';
 import { UpstreamError } from '../http.ts';
 import { binancePriceRows, fetchBinanceTickers } from './binance.ts';
@@ -121,7 +120,7 @@ function firstLine(err: unknown): string {
 }
 
 /** Runs `work`; on failure records it for `upstream` and rethrows. */
-async function recorded<V>(ctx: PipelineContext, upstream: KoreaUpstreamName, work: () => Promise<V>): Promise<V> {
+async function recorded<V>(ctx: IngestContext, upstream: KoreaUpstreamName, work: () => Promise<V>): Promise<V> {
   try {
     return await work();
   } catch (err) {
@@ -138,14 +137,14 @@ export function koreaLiveIngestSteps(settings: Settings, overrides: KoreaLiveOve
     upstream: { ...overrides.upstream },
   };
   const client = (name: KoreaClient) => clientOptions(settings, name, o.upstream);
-  const budget = (ctx: PipelineContext): RequestBudget => budgetFor(ctx, o.requestBudget);
+  const budget = (ctx: IngestContext): RequestBudget => budgetFor(ctx, o.requestBudget);
 
   /** A step that empties its share of the raw tables and its recorded failures before it fetches. */
   const step = (
     name: string,
     targets: ReadonlyArray<Omit<RowsWrite, 'rows'>>,
     upstreams: readonly KoreaUpstreamName[],
-    fetch: (ctx: PipelineContext) => Promise<number>,
+    fetch: (ctx: IngestContext) => Promise<number>,
     extraTables: readonly string[] = [],
   ): IngestStep => ({
     name,
@@ -189,7 +188,7 @@ export function koreaLiveIngestSteps(settings: Settings, overrides: KoreaLiveOve
   );
 
   /** After a 418 no Upbit request is made until the cool-off ends; the message says until when. */
-  async function upbitBanned(ctx: PipelineContext, err: unknown): Promise<never> {
+  async function upbitBanned(ctx: IngestContext, err: unknown): Promise<never> {
     if (!isUpbitBan(err)) throw err;
     const until = await startUpbitCooloff(ctx.connection, ctx.now, firstLine(err));
     const e = err as UpstreamError;
@@ -229,7 +228,7 @@ export function koreaLiveIngestSteps(settings: Settings, overrides: KoreaLiveOve
 
   /** The first source that answers with rows wins; each failure is recorded under its own name. */
   async function firstAnswer(
-    ctx: PipelineContext,
+    ctx: IngestContext,
     what: string,
     sources: ReadonlyArray<{ upstream: KoreaUpstreamName; rows: () => Promise<Row[]> }>,
   ): Promise<{ upstream: KoreaUpstreamName; rows: Row[] }> {

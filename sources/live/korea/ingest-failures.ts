@@ -15,7 +15,7 @@
  * "not refreshed this run": macro_daily still holds the kept history.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { queryJson, sqlString } from '../../../pipelines/warehouse.ts';
+import { queryJson, sqlString } from '../../../lib/duckdb.ts';
 import type { RawTable } from '../../raw-tables.ts';
 
 export const INGEST_FAILURES: RawTable = {

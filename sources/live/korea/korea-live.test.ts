@@ -7,7 +7,7 @@ import { koreaPipeline } from '../../../pipelines/korea/index.ts';
 import type { ProgressSink } from '../../../pipelines/progress.ts';
 import { runPipeline } from '../../../pipelines/runner.ts';
 import { loadLatest } from '../../../snapshots/reader.ts';
-import { queryJson } from '../../../pipelines/warehouse.ts';
+import { queryJson } from '../../../lib/duckdb.ts';
 import { testContext, type TestContext } from '../testing/context.ts';
 import {
   KOREA_FIXTURE_NOW,
@@ -323,7 +323,7 @@ describe('the korea pipeline with --source live', () => {
       const settings = loadSettings({ ...world.env, SNAPSHOTS_DIR: join(dir, 's'), WAREHOUSE_DIR: join(dir, 'w') });
       const quiet: ProgressSink = { start() {}, finish() {}, note() {}, close() {} };
       const result = await runPipeline(koreaPipeline, { source: { kind: 'live' }, now: KOREA_FIXTURE_NOW, seed: 0, scale: 1 }, settings, quiet);
-      const ingestReports = result.reports.filter((r) => r.name.startsWith('ingest:')).map((r) => [r.name, r.status]);
+      const ingestReports = result.reports.filter((r) => /^(ingest|prepare):/.test(r.name)).map((r) => [r.name, r.status]);
       expect(ingestReports).toEqual([
         ['ingest:upbit', 'ok'],
         ['ingest:bithumb', 'failed'],
@@ -332,8 +332,8 @@ describe('the korea pipeline with --source live', () => {
         ['ingest:macro_daily', 'ok'],
         ['ingest:candles_1m', 'ok'],
         ['ingest:news', 'ok'],
-        ['ingest:news_store', 'ok'],
-        ['ingest:news_translations', 'ok'],
+        ['prepare:news_store', 'ok'],
+        ['prepare:news_translations', 'ok'],
       ]);
       expect(result.manifest).not.toBeNull();
       expect(world.counts().budgeted).toBeLessThanOrEqual(12);

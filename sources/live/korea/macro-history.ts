@@ -11,8 +11,7 @@
  * FRED fills in late ('.' first) replaces the NULL.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { appendRows, queryJson } from '../../../pipelines/warehouse.ts';
-import type { Row } from '../../demo/world.ts';
+import { appendRows, queryJson, type Row } from '../../../lib/duckdb.ts';
 import { RAW_TABLES, type RawTable } from '../../raw-tables.ts';
 import { FRED_SERIES, type FredSeries } from './fred.ts';
 import { isoDay, kstDay } from './kst.ts';

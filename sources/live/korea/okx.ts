@@ -5,7 +5,7 @@
  * number a string; `volCcy24h` is the quote-currency (USDT) volume for spot.
  */
 import { z } from 'zod';
-import type { Row } from '../../demo/world.ts';
+import type { Row } from '../../../lib/duckdb.ts';
 import { UpstreamError, type Upstream } from '../http.ts';
 import { shownUrl } from './shown-url.ts';
 

@@ -5,8 +5,7 @@
  * them in one transaction once every payload has parsed.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { appendRows, sqlString } from '../../../pipelines/warehouse.ts';
-import type { Row } from '../../demo/world.ts';
+import { appendRows, sqlString, type Row } from '../../../lib/duckdb.ts';
 import type { RawTable } from '../../raw-tables.ts';
 import { inTransaction } from '../scratch.ts';
 

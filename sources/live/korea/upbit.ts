@@ -14,8 +14,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { z } from 'zod';
-import { queryJson } from '../../../pipelines/warehouse.ts';
-import type { Row } from '../../demo/world.ts';
+import { queryJson, type Row } from '../../../lib/duckdb.ts';
 import { UpstreamError, type Upstream } from '../http.ts';
 import { utcWallClock } from './kst.ts';
 

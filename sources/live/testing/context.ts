@@ -1,44 +1,24 @@
 /**
- * A pipeline context for running live ingest steps in tests: an in-memory warehouse and a log,
- * without a snapshot writer (ingest steps never write snapshots).
+ * An ingest context for running live ingest steps in tests: an in-memory DuckDB and a log.
  */
-import { loadSettings, type Settings } from '../../../lib/config.ts';
-import { RulesAnalyst } from '../../../pipelines/analyst/index.ts';
-import type { PipelineContext } from '../../../pipelines/runner.ts';
-import { openWarehouse, type Warehouse } from '../../../pipelines/warehouse.ts';
+import { openDatabase, type Database } from '../../../lib/duckdb.ts';
+import type { IngestContext } from '../../contract.ts';
 
 export interface TestContext {
-  warehouse: Warehouse;
+  warehouse: Database;
   logs: string[];
   /** A context for one run at `now`, sharing the warehouse (history persists between runs). */
-  at(now: Date, settings?: Settings): PipelineContext;
+  at(now: Date): IngestContext;
 }
 
 export async function testContext(): Promise<TestContext> {
-  const warehouse = await openWarehouse(':memory:', 'analytics', { threads: 1 });
+  const warehouse = await openDatabase(':memory:', { threads: '1' });
   const logs: string[] = [];
   return {
     warehouse,
     logs,
-    at(now, settings = loadSettings({})) {
-      const ctx = {
-        source: { kind: 'live' },
-        now,
-        seed: 0,
-        scale: 1,
-        service: 'analytics',
-        connection: warehouse.connection,
-        sourceKind: 'live',
-        settings,
-        analyst: new RulesAnalyst(),
-        log: (m: string) => logs.push(m),
-        meta: () => {
-          throw new Error('ingest steps do not write datasets');
-        },
-        isDue: () => true,
-      } satisfies Omit<PipelineContext, 'writer'>;
-      // Ingest steps never touch the writer; a test has none to give.
-      return { ...ctx, writer: undefined } as unknown as PipelineContext;
+    at(now) {
+      return { now, seed: 0, scale: 1, connection: warehouse.connection, sourceKind: 'live', log: (m: string) => logs.push(m) };
     },
   };
 }

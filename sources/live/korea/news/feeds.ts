@@ -10,7 +10,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { describeIssues } from '../../http.ts';
+import { describeIssues } from '../../../../lib/zod-issues.ts';
 
 import { NEWS_TOPICS, type NewsTopic } from '../../../raw-tables.ts';
 

@@ -5,7 +5,7 @@
  * runs. `fetched_at` is the round's start, the run's `now`. Rows older than a week are pruned.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { queryJson } from '../../../../pipelines/warehouse.ts';
+import { queryJson } from '../../../../lib/duckdb.ts';
 
 export const NEWS_FETCH_LOG = 'news_fetch_log';
 const KEEP_DAYS = 7;

@@ -13,8 +13,8 @@
  * every source failed. Items are de-duplicated within the round (dedup.ts).
  */
 import type { Settings } from '../../../../lib/config.ts';
-import type { IngestStep, PipelineContext } from '../../../../pipelines/runner.ts';
-import type { Row } from '../../../demo/world.ts';
+import type { IngestContext, IngestStep } from '../../../contract.ts';
+import type { Row } from '../../../../lib/duckdb.ts';
 import { RAW_TABLES } from '../../../raw-tables.ts';
 import { withUpstream } from '../../http.ts';
 import type { ClientTuning } from '../clients.ts';
@@ -107,7 +107,7 @@ export function newsIngestStep(settings: Settings, overrides: NewsLiveOverrides 
   const scrub = scrubber(naverOn ? [naverId.reveal(), naverSecret.reveal()] : []);
 
   async function fetchFeeds(
-    ctx: PipelineContext,
+    ctx: IngestContext,
     sources: ReadonlyArray<Extract<NewsSource, { kind: 'feed' }>>,
     outlets: readonly string[],
   ): Promise<SourceResult[]> {
@@ -141,7 +141,7 @@ export function newsIngestStep(settings: Settings, overrides: NewsLiveOverrides 
   }
 
   async function fetchNaver(
-    ctx: PipelineContext,
+    ctx: IngestContext,
     sources: ReadonlyArray<Extract<NewsSource, { kind: 'naver' }>>,
     outlets: readonly string[],
   ): Promise<SourceResult[]> {

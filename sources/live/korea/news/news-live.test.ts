@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../../../lib/config.ts';
-import { queryJson } from '../../../../pipelines/warehouse.ts';
+import { queryJson } from '../../../../lib/duckdb.ts';
 import { testContext, type TestContext } from '../../testing/context.ts';
 import { BUILT_IN_FEEDS, newsIngestStep, type NewsLiveOverrides } from './index.ts';
 import {
@@ -13,7 +13,7 @@ import {
   NEWS_FIXTURE_NOW,
   startNewsUpstreams,
   type NewsUpstreamWorld,
-} from './news-upstreams.ts';
+} from '../../testing/news-upstreams.ts';
 
 const NO_WAIT: NewsLiveOverrides = { upstream: { sleep: async () => {} } };
 const MINUTE = 60_000;

@@ -6,7 +6,7 @@ import { decodeFeedBytes } from './charset.ts';
 import { parseFeedDate } from './dates.ts';
 import { articleId, canonicalUrl, collapseDuplicates, titleKey, type NewsItem } from './dedup.ts';
 import { BUILT_IN_FEEDS, feedFetchUrl, loadNewsFeeds, NEWS_TOPICS } from './feeds.ts';
-import { newsFixtureBytes } from './news-upstreams.ts';
+import { newsFixtureBytes } from '../../testing/news-upstreams.ts';
 import { capText, plainText } from './plain-text.ts';
 import { publisherOf } from './publishers.ts';
 

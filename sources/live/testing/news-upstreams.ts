@@ -1,7 +1,7 @@
 /**
  * The news upstreams on 127.0.0.1 for tests: one server plays every outlet under NEWS_FEEDS_URL
- * (`/<host><path>`, the mirror layout) and serves the recorded feeds in fixtures/ byte for byte
- * with their recorded Content-Type (the shared loopback in ../../testing/loopback.ts sends text
+ * (`/<host><path>`, the mirror layout) and serves the recorded feeds in ../korea/news/fixtures/
+ * byte for byte with their recorded Content-Type (the shared loopback in loopback.ts sends text
  * as UTF-8, which would re-encode the EUC-KR feed), and Naver news search runs on the shared
  * loopback, answering by query. Both log every request.
  *
@@ -14,9 +14,9 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startLoopback, type Loopback, type RecordedRequest, type Reply } from '../../testing/loopback.ts';
+import { startLoopback, type Loopback, type RecordedRequest, type Reply } from './loopback.ts';
 
-export const NEWS_FIXTURES = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
+export const NEWS_FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'korea', 'news', 'fixtures');
 /** A NEWS_FEEDS_FILE listing the recorded feeds, in the order their ties are broken. */
 export const NEWS_FIXTURE_FEEDS_FILE = join(NEWS_FIXTURES, 'feeds.json');
 /** When the feeds were recorded (16:45 KST): the run's `now` in tests. */
