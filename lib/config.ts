@@ -43,6 +43,11 @@ export interface Settings {
   anthropic: AnthropicSettings;
   /** Korean news sources of the live korea pipeline. */
   news: NewsSettings;
+  /**
+   * WASH_PATTERN_SALT: secret salt of the wash check's anonymous pattern ids (an id hashed without
+   * a secret could be matched against public seller addresses); null = a random salt per process.
+   */
+  washPatternSalt: string | null;
 }
 
 export interface AnthropicSettings {
@@ -282,6 +287,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
       naverClientId: secretText(env, 'NAVER_CLIENT_ID'),
       naverClientSecret: secretText(env, 'NAVER_CLIENT_SECRET'),
     },
+    washPatternSalt: env.WASH_PATTERN_SALT?.trim() || null,
   };
 }
 
