@@ -11,7 +11,7 @@ import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { ServiceName } from '../catalog/types.ts';
 import { loadSettings } from '../lib/config.ts';
-import { createServiceApp } from '../proxy/serve.ts';
+import { createServiceApp, processParts } from '../proxy/serve.ts';
 import { SnapshotReader } from '../snapshots/reader.ts';
 
 async function main(): Promise<void> {
@@ -29,7 +29,7 @@ async function main(): Promise<void> {
     const settings = loadSettings();
     const reader = new SnapshotReader(settings.snapshotsDir, arg!);
     await reader.refresh();
-    const app = await createServiceApp(arg as ServiceName, reader, settings);
+    const app = await createServiceApp(arg as ServiceName, reader, settings, processParts(settings));
     fetch = app.fetch;
   } else {
     throw new Error('usage: proxy-child.ts bare <file> | service <korea|analytics>');

@@ -7,6 +7,12 @@ import type { DatasetDecl, ServiceName } from './types.ts';
 
 const MIN_STALE_AFTER_SECONDS = 600;
 
+/**
+ * Payments the transactions dataset keeps per service, newest first: the pipeline writes at most
+ * this many of a service's 30 days, and GET /api/v1/services/:id/transactions returns them all.
+ */
+export const TRANSACTIONS_PER_SERVICE = 3000;
+
 type DatasetInput = Omit<DatasetDecl, 'service' | 'staleAfterSeconds' | 'license' | 'publicDownload'> & {
   /** Free datasets are CC0 and published for download; paid ones are proprietary. */
   access: 'free' | 'paid';
@@ -65,7 +71,7 @@ export const DATASETS: DatasetDecl[] = [
   analytics({ name: 'wash-detail', kind: 'table', access: 'paid', updateEverySeconds: ANALYTICS, description: 'Per service: top 50 buyers with label, confidence and signals, and cohort signals.' }),
   analytics({ name: 'buyer-profiles', kind: 'table', access: 'paid', updateEverySeconds: ANALYTICS, description: 'Per buyer wallet: label, confidence, reasons, services used, vanity cluster, timing.' }),
   analytics({ name: 'buyers', kind: 'table', access: 'paid', updateEverySeconds: ANALYTICS, description: 'Per-address classification features and labels that the on-request wash check computes from.' }),
-  analytics({ name: 'transactions', kind: 'table', access: 'paid', updateEverySeconds: ANALYTICS, description: 'Payments of the last 30 days per service: the newest 3000 of each, and in total the count of all of them.' }),
+  analytics({ name: 'transactions', kind: 'table', access: 'paid', updateEverySeconds: ANALYTICS, description: `Payments of the last 30 days per service: the newest ${TRANSACTIONS_PER_SERVICE} of each, and in total the count of all of them.` }),
   analytics({ name: 'full-history', kind: 'table', access: 'paid', updateEverySeconds: ANALYTICS, description: 'Hourly series per category over 365 days.' }),
 ];
 

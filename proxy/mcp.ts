@@ -1,9 +1,9 @@
 /**
  * The MCP server of a service at /mcp: stateless streamable HTTP (a fresh server and transport per
  * request, JSON responses), one tool per catalog endpoint that declares `mcpTool`, with the
- * endpoint's own zod schema as the tool input. A tool call runs exactly the HTTP path's code
- * (`execute`): the same validation messages, the same 404s, the same free-tier limit and the same
- * paywall.
+ * endpoint's own zod schema as the tool input. A tool call is an endpoint call like an HTTP
+ * request (endpoint-call.ts): the same validation messages, the same 404s, the same free-tier limit
+ * and the same paywall.
  *
  * Paid tools follow the x402 MCP transport: an unpaid call returns `isError: true` with the
  * PaymentRequired object in `structuredContent` (and as JSON text); the client repeats the call
@@ -16,12 +16,12 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { mcpTools } from '../catalog/index.ts';
 import type { EndpointDecl, ServiceName } from '../catalog/types.ts';
 import { CORS_EXPOSE } from './cors.ts';
-import type { Execute, Outcome } from './service-app.ts';
+import type { EndpointAnswer, EndpointCall } from './endpoint-call.ts';
 import type { RawRequest } from './validation.ts';
 
 export interface McpOptions {
   service: ServiceName;
-  execute: Execute;
+  call: EndpointCall;
   /** The client's address as the free-tier limiter keys it. */
   ipOf: (c: Context) => string;
 }
@@ -49,13 +49,9 @@ function rawFromArgs(endpoint: EndpointDecl, args: Record<string, unknown>): Raw
   return endpoint.body ? { params, query, body } : { params, query };
 }
 
-function textOf(outcome: Outcome): string {
-  return outcome.serialized || typeof outcome.body === 'string' ? String(outcome.body) : JSON.stringify(outcome.body);
-}
-
-function toolResult(endpoint: EndpointDecl, toolName: string, outcome: Outcome) {
-  const text = textOf(outcome);
-  if (outcome.status === 200) {
+function toolResult(endpoint: EndpointDecl, toolName: string, answer: EndpointAnswer) {
+  const text = answer.body ?? '';
+  if (answer.status === 200) {
     let structured: Record<string, unknown> | undefined;
     try {
       const parsed = JSON.parse(text) as unknown;
@@ -63,25 +59,25 @@ function toolResult(endpoint: EndpointDecl, toolName: string, outcome: Outcome) 
     } catch {
       structured = undefined;
     }
-    const paymentResponse = decodeBase64Json(outcome.headers['PAYMENT-RESPONSE'] ?? outcome.headers['X-PAYMENT-RESPONSE']);
+    const paymentResponse = decodeBase64Json(answer.headers['PAYMENT-RESPONSE'] ?? answer.headers['X-PAYMENT-RESPONSE']);
     return {
       content: [{ type: 'text' as const, text }],
       ...(structured ? { structuredContent: structured } : {}),
       ...(paymentResponse ? { _meta: { 'x402/payment-response': paymentResponse } } : {}),
     };
   }
-  if (outcome.status === 402) {
+  if (answer.status === 402) {
     // v2 PaymentRequired (from the PAYMENT-REQUIRED header), pointed at the tool as its resource
-    const v2 = decodeBase64Json(outcome.headers['PAYMENT-REQUIRED']) as Record<string, unknown> | undefined;
+    const v2 = decodeBase64Json(answer.headers['PAYMENT-REQUIRED']) as Record<string, unknown> | undefined;
     const required = v2
       ? { ...v2, resource: { ...((v2.resource as object | undefined) ?? {}), url: `mcp://tool/${toolName}` } }
-      : (outcome.body as Record<string, unknown>);
+      : (answer.json as Record<string, unknown>);
     return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify(required) }], structuredContent: required };
   }
   return {
     isError: true,
-    content: [{ type: 'text' as const, text: `${endpoint.method} ${endpoint.path} answered ${outcome.status}: ${text}` }],
-    structuredContent: { status: outcome.status, ...(typeof outcome.body === 'object' && outcome.body ? (outcome.body as object) : { message: text }) },
+    content: [{ type: 'text' as const, text: `${endpoint.method} ${endpoint.path} answered ${answer.status}: ${text}` }],
+    structuredContent: { status: answer.status, ...(typeof answer.json === 'object' && answer.json ? (answer.json as object) : { message: text }) },
   };
 }
 
@@ -106,14 +102,16 @@ export function mountMcp(app: Hono, options: McpOptions): void {
           const payment = extra._meta?.['x402/payment'];
           const encoded = payment === undefined ? undefined : Buffer.from(JSON.stringify(payment)).toString('base64');
           const path = endpoint.path.replace(/:([A-Za-z_]+)/g, (_m, name: string) => encodeURIComponent(String(args[name] ?? '')));
-          const outcome = await options.execute(endpoint, false, {
-            raw: rawFromArgs(endpoint, args),
+          const answer = await options.call({
+            endpoint,
+            xrpl: false,
+            url: `${origin}${path}`,
+            via: 'mcp',
+            header: (name) => (name.toLowerCase() === 'payment-signature' ? encoded : undefined),
             ip,
-            baseUrl: origin,
-            resourceUrl: `${origin}${path}`,
-            paymentHeaders: { xPayment: undefined, paymentSignature: encoded },
+            raw: rawFromArgs(endpoint, args),
           });
-          return toolResult(endpoint, tool.name, outcome);
+          return toolResult(endpoint, tool.name, answer);
         },
       );
     }

@@ -19,7 +19,7 @@ import { loadSettings, type Settings } from '../lib/config.ts';
 import { parseArgs, runCli } from '../pipelines/cli.ts';
 import { LineProgress } from '../pipelines/progress.ts';
 import { SnapshotReader } from '../snapshots/reader.ts';
-import { createServiceApp } from './serve.ts';
+import { createServiceApp, processParts } from './serve.ts';
 import { verifyReceipt } from './x402/receipts.ts';
 
 const account = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
@@ -44,10 +44,11 @@ beforeAll(async () => {
   settings = loadSettings({ SNAPSHOTS_DIR: join(root, 's'), WAREHOUSE_DIR: join(root, 'w'), KEYS_DIR: join(root, 'k') });
   const { exitCode } = await runCli(parseArgs(['all']), settings, quiet);
   expect(exitCode).toBe(0);
+  const parts = processParts(settings);
   for (const service of ['korea', 'analytics'] as const) {
     const reader = new SnapshotReader(settings.snapshotsDir, service);
     await reader.refresh();
-    const app = await createServiceApp(service, reader, settings);
+    const app = await createServiceApp(service, reader, settings, parts);
     const server = await new Promise<ServerType>((resolve) => {
       const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
     });

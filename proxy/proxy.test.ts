@@ -7,6 +7,7 @@ import { findEndpoint, paidEndpoints } from '../catalog/index.ts';
 import { loadSettings, type Settings } from '../lib/config.ts';
 import { parseArgs, runCli } from '../pipelines/cli.ts';
 import { SnapshotReader } from '../snapshots/reader.ts';
+import { handlersFor } from './data/index.ts';
 import type { HealthDocument } from './health.ts';
 import { serviceApp } from './service-app.ts';
 
@@ -30,7 +31,8 @@ async function appFor(service: 'korea' | 'analytics', now = '2026-11-20T09:00:30
   const reader = new SnapshotReader(s.snapshotsDir, service);
   readers.push(reader);
   await reader.refresh();
-  return serviceApp({ service, reader, settings: s, now: () => new Date(now) });
+  // no paywall: the paid endpoints must answer 503, never data
+  return serviceApp({ service, reader, settings: s, handlers: handlersFor(service, { patternSalt: 'proxy-test-salt' }), now: () => new Date(now) });
 }
 
 describe('/health', () => {

@@ -4,31 +4,72 @@
  */
 import { resolve } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
+import type { Hono } from 'hono';
 import { SERVICES, type ServiceName } from '../catalog/types.ts';
 import { loadSettings, type Settings } from '../lib/config.ts';
-import type { Hono } from 'hono';
+import { patternSalt } from '../lib/wash-ids.ts';
 import { SnapshotReader, type LoadedSnapshot } from '../snapshots/reader.ts';
 import { warmAnalytics } from './data/analytics.ts';
 import { closeSnapshotDuck } from './data/duck.ts';
-import { paymentGateFromSettings } from './payments.ts';
+import { handlersFor } from './data/index.ts';
 import { serviceApp } from './service-app.ts';
+import { sharedCrypto } from './x402/crypto-pool.ts';
+import { FacilitatorClient } from './x402/facilitator.ts';
+import { MemoryNonceStore } from './x402/nonce-store.ts';
+import { createPaywall, type PaymentParts } from './x402/paywall.ts';
 import { ReceiptSigner } from './x402/receipts.ts';
 
+/** What the services of one process share, built once (processParts) and handed to each app. */
+export interface ProcessParts extends PaymentParts {
+  /** Salt of the wash check's anonymous pattern ids. */
+  washPatternSalt: string;
+}
+
 /**
- * The app of one service with its x402 paywall (signer from RECEIPT_SIGNING_KEY or KEYS_DIR,
- * settlement from SETTLEMENT). Facilitator problems at start-up (e.g. /supported unreachable) are
- * printed, not fatal: the 402s still go out and a payment is refused with the reason.
+ * The process's parts from the settings: the receipt signer (RECEIPT_SIGNING_KEY, or the key file
+ * in KEYS_DIR), the payment crypto on CRYPTO_WORKERS worker threads (default "auto": one per core
+ * when there are at least two; 0 = on the event loop), one nonce store for both services (paid to
+ * the same addresses, so one payment must buy one response, not one from each), the facilitator
+ * client (SETTLEMENT=facilitator) and the wash pattern salt.
+ */
+export function processParts(settings: Settings): ProcessParts {
+  const signer = ReceiptSigner.load(settings).signer;
+  return {
+    signer,
+    crypto: sharedCrypto(signer, settings.cryptoWorkers),
+    nonceStore: new MemoryNonceStore(),
+    facilitator:
+      settings.settlement === 'facilitator' && settings.facilitatorUrl
+        ? new FacilitatorClient({ url: settings.facilitatorUrl, timeoutMs: settings.facilitatorTimeoutMs })
+        : null,
+    washPatternSalt: patternSalt(settings.washPatternSalt), // WASH_PATTERN_SALT, else a random salt per process
+  };
+}
+
+/**
+ * The app of one service with its x402 paywall (settlement from SETTLEMENT). Facilitator problems
+ * at start-up (e.g. /supported unreachable) are printed, not fatal: the 402s still go out and a
+ * payment is refused with the reason.
  */
 export async function createServiceApp(
   service: ServiceName,
   reader: SnapshotReader,
   settings: Settings,
-  options: { siteDir?: string; signer?: ReceiptSigner } = {},
+  parts: ProcessParts,
+  options: { siteDir?: string; now?: () => Date } = {},
 ): Promise<Hono> {
-  const signer = options.signer ?? ReceiptSigner.load(settings).signer;
-  const { gate, problems } = await paymentGateFromSettings(service, settings, { signer });
-  for (const p of problems) console.error(`${service}: payments: ${p}`);
-  return serviceApp({ service, reader, settings, payments: gate, ...(options.siteDir ? { siteDir: options.siteDir } : {}) });
+  const { signer, crypto, nonceStore, facilitator } = parts;
+  const paywall = createPaywall({ service, settings, signer, crypto, nonceStore, facilitator, ...(options.now ? { now: options.now } : {}) });
+  for (const p of await paywall.init()) console.error(`${service}: payments: ${p}`);
+  return serviceApp({
+    service,
+    reader,
+    settings,
+    payments: paywall,
+    handlers: handlersFor(service, { patternSalt: parts.washPatternSalt }),
+    ...(options.siteDir ? { siteDir: options.siteDir } : {}),
+    ...(options.now ? { now: options.now } : {}),
+  });
 }
 
 /** Loads what the first requests of a new snapshot version would otherwise wait for. */
@@ -46,7 +87,7 @@ export interface RunningService {
 
 export async function startServices(settings: Settings, siteDir = resolve('site/dist')): Promise<RunningService[]> {
   const running: RunningService[] = [];
-  const signer = ReceiptSigner.load(settings).signer; // one receipt key for both services
+  const parts = processParts(settings); // one receipt key, crypto pool and nonce store for both services
   for (const service of SERVICES) {
     const reader = new SnapshotReader(settings.snapshotsDir, service, {
       onChange: (s) => {
@@ -57,7 +98,7 @@ export async function startServices(settings: Settings, siteDir = resolve('site/
     });
     await reader.refresh();
     reader.watch();
-    const app = await createServiceApp(service, reader, settings, { siteDir, signer });
+    const app = await createServiceApp(service, reader, settings, parts, { siteDir });
     const port = service === 'korea' ? settings.koreaPort : settings.analyticsPort;
     const server = await new Promise<ServerType>((resolveServer, reject) => {
       const s = serve({ fetch: app.fetch, port, hostname: settings.host }, () => resolveServer(s));

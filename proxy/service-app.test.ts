@@ -1,11 +1,13 @@
 /**
- * The integrated service apps (routes from the catalog + data handlers + x402 paywall + MCP) over
- * demo snapshots: the order of checks (429, 422, 404 before 402), the payment round trip with a
- * verified receipt, the XRPL variants, cache headers, discovery documents and MCP tools.
+ * The integrated service apps (routes from the catalog + data handlers + x402 paywall + MCP),
+ * built by proxy/serve.ts's createServiceApp over demo snapshots: the order of checks (429, 422,
+ * 404 before 402), the payment round trip with a verified receipt, the resource a 402 names, the
+ * XRPL variants, cache headers, discovery documents, MCP tools and the wash check's pattern ids.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Hono } from 'hono';
@@ -15,14 +17,11 @@ import { loadSettings, type Settings } from '../lib/config.ts';
 import { parseArgs, runCli } from '../pipelines/cli.ts';
 import { LineProgress } from '../pipelines/progress.ts';
 import { SnapshotReader } from '../snapshots/reader.ts';
-import { paymentGate } from './payments.ts';
-import { serviceApp } from './service-app.ts';
+import { createServiceApp, type ProcessParts } from './serve.ts';
 import { freshPaymentHeader } from './x402/bench-support.ts';
 import { payToTable } from './x402/networks.ts';
 import { FacilitatorClient } from './x402/facilitator.ts';
-import { createPaywall } from './x402/paywall.ts';
-import { fakeFacilitator } from './x402/testing.ts';
-import { MemoryNonceStore } from './x402/nonce-store.ts';
+import { fakeFacilitator, testPaymentParts } from './x402/testing.ts';
 import { ReceiptSigner, verifyReceipt } from './x402/receipts.ts';
 
 const quiet = { progress: new LineProgress(() => {}), out: () => {} };
@@ -44,12 +43,13 @@ afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-async function appFor(service: 'korea' | 'analytics', s: Settings = settings): Promise<Hono> {
+/** The app as proxy/serve.ts builds it, with the test's receipt key and clock; `parts` override the process parts. */
+async function appFor(service: 'korea' | 'analytics', s: Settings = settings, parts: Partial<ProcessParts> = {}): Promise<Hono> {
   const reader = new SnapshotReader(s.snapshotsDir, service);
   readers.push(reader);
   await reader.refresh();
-  const paywall = createPaywall({ service, settings: s, signer, nonceStore: new MemoryNonceStore({ now: () => nowSeconds }), now: () => new Date(NOW) });
-  return serviceApp({ service, reader, settings: s, payments: paymentGate(service, paywall), now: () => new Date(NOW) });
+  const now = () => new Date(NOW);
+  return createServiceApp(service, reader, s, { ...testPaymentParts({ signer, now }), washPatternSalt: 'service-app-test-salt', ...parts }, { now });
 }
 
 const payTo = () => payToTable(settings);
@@ -122,18 +122,7 @@ describe('payments on every paid endpoint', () => {
         PAY_TO_EVM: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
         PAY_TO_XRPL: 'rU8Pz7RT7pGRGzpoNbBGuJ1Xa5heLg77H1',
       });
-      const reader = new SnapshotReader(s.snapshotsDir, 'korea');
-      readers.push(reader);
-      await reader.refresh();
-      const paywall = createPaywall({
-        service: 'korea',
-        settings: s,
-        signer,
-        nonceStore: new MemoryNonceStore({ now: () => nowSeconds }),
-        facilitator: new FacilitatorClient({ url: facilitator.url, timeoutMs: 2000 }),
-        now: () => new Date(NOW),
-      });
-      const app = serviceApp({ service: 'korea', reader, settings: s, payments: paymentGate('korea', paywall), now: () => new Date(NOW) });
+      const app = await appFor('korea', s, { facilitator: new FacilitatorClient({ url: facilitator.url, timeoutMs: 2000 }) });
       let blob = 0;
       for (const e of paidEndpoints('korea')) {
         const url = xrplPath(e.path) + (e.query && 'limit' in e.query.shape ? '?limit=2' : '');
@@ -255,6 +244,104 @@ describe('payments on every paid endpoint', () => {
       expect(res.status).toBe(402);
       expect(((await res.json()) as { reason: string }).reason).toMatch(/malformed_payload|header_too_large/);
     }
+  });
+});
+
+describe('the resource a 402 asks payment for', () => {
+  const forwarded = { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'data.example.org' };
+  const trusting = () =>
+    loadSettings({ SNAPSHOTS_DIR: settings.snapshotsDir, WAREHOUSE_DIR: settings.warehouseDir, KEYS_DIR: join(root, 'keys'), TRUST_PROXY: '1' });
+
+  /** The resource URLs of an unpaid request's 402: every v1 `accepts[].resource` and the v2 PAYMENT-REQUIRED `resource.url`. */
+  async function resources(app: Hono, url: string): Promise<{ v1: string[]; v2: string }> {
+    const res = await app.request(url, { headers: forwarded });
+    expect(res.status, url).toBe(402);
+    const v1 = (await res.json()) as { accepts: Array<{ resource: string }> };
+    const v2 = JSON.parse(Buffer.from(res.headers.get('payment-required')!, 'base64').toString('utf8')) as { resource: { url: string } };
+    return { v1: [...new Set(v1.accepts.map((a) => a.resource))], v2: v2.resource.url };
+  }
+
+  it('is the public URL the client called with TRUST_PROXY: scheme and host from X-Forwarded-*, path and query as requested', async () => {
+    const korea = await appFor('korea', trusting());
+    for (const path of ['/api/v1/kimchi-premium?symbol=ETH', '/api/v1/xrpl/kr-news/kpop?limit=3']) {
+      const url = `https://data.example.org${path}`;
+      expect(await resources(korea, `http://127.0.0.1:4020${path}`)).toEqual({ v1: [url], v2: url });
+    }
+    const analytics = await appFor('analytics', trusting());
+    const path = '/api/v1/categories/ai_inference/full-history?utm=1';
+    expect(await resources(analytics, `http://127.0.0.1:4021${path}`)).toEqual({ v1: [`https://data.example.org${path}`], v2: `https://data.example.org${path}` });
+  });
+
+  it('ignores X-Forwarded-* without TRUST_PROXY, and still keeps the query string', async () => {
+    const app = await appFor('korea');
+    const url = 'http://127.0.0.1:4020/api/v1/kimchi-premium?symbol=ETH';
+    expect(await resources(app, url)).toEqual({ v1: [url], v2: url });
+  });
+});
+
+describe('the wash check through the app', () => {
+  let truth: { sybils: string[]; honest: string };
+  beforeAll(async () => {
+    // the demo world's planted labels, kept in the warehouse beside (never inside) the snapshot
+    const instance = await DuckDBInstance.create(join(settings.warehouseDir, 'analytics.duckdb'), { access_mode: 'READ_ONLY' });
+    const c = await instance.connect();
+    try {
+      const rows = async (sql: string) => (await c.runAndReadAll(sql)).getRowObjectsJson().map((r) => String(r.address));
+      const sybils = await rows(`SELECT address FROM demo_truth_buyers WHERE pattern = 'sybil_cohort' AND difficulty = 'easy'
+        AND group_id = (SELECT min(group_id) FROM demo_truth_buyers WHERE pattern = 'sybil_cohort' AND difficulty = 'easy') ORDER BY address LIMIT 2`);
+      const [honest] = await rows(`SELECT address FROM demo_truth_buyers WHERE label = 'organic_user' AND difficulty = 'easy' ORDER BY address LIMIT 1`);
+      truth = { sybils, honest: honest! };
+    } finally {
+      c.closeSync();
+      instance.closeSync();
+    }
+    expect(truth.sybils).toHaveLength(2);
+  });
+
+  async function check(app: Hono, address: string) {
+    const header = pay('analytics', 'wash.check');
+    const res = await app.request('/api/v1/wash/check', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', [header.name]: header.value },
+      body: JSON.stringify({ address }),
+    });
+    expect(res.status, address).toBe(200);
+    return (await res.json()) as { label: string; similar_patterns: Array<{ anonymous_id: string; pattern_type: string }>; receipt: unknown };
+  }
+  const farmId = (body: { similar_patterns: Array<{ anonymous_id: string; pattern_type: string }> }) =>
+    body.similar_patterns.find((p) => p.pattern_type === 'farm_cohort')?.anonymous_id;
+
+  it('labels a planted sybil suspected_wash and an honest buyer not, with a receipt', async () => {
+    const app = await appFor('analytics');
+    const sybil = await check(app, truth.sybils[0]!);
+    expect(sybil.label).toBe('suspected_wash');
+    expect(sybil.receipt).toBeTruthy();
+    expect((await check(app, truth.honest)).label).not.toBe('suspected_wash');
+  });
+
+  it('gives one cohort one anonymous id for one salt (WASH_PATTERN_SALT), and another id for another salt', async () => {
+    const app = await appFor('analytics');
+    const [a, b] = truth.sybils as [string, string];
+    const id = farmId(await check(app, a));
+    expect(id).toMatch(/^[0-9a-f]{16}$/);
+    expect(farmId(await check(app, a))).toBe(id); // stable
+    expect(farmId(await check(app, b))).toBe(id); // a sibling of the same farm
+    const salted = await appFor('analytics', settings, { washPatternSalt: 'another-salt' });
+    const other = farmId(await check(salted, a));
+    expect(other).toMatch(/^[0-9a-f]{16}$/);
+    expect(other).not.toBe(id);
+    expect(farmId(await check(salted, b))).toBe(other);
+  });
+
+  it('answers 422 to a body that is not an address, before any payment', async () => {
+    const app = await appFor('analytics');
+    const res = await app.request('/api/v1/wash/check', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ address: "0x'; DROP TABLE x402_transactions; --" }),
+    });
+    expect(res.status).toBe(422);
+    expect(((await res.json()) as { detail: Array<{ loc: string[] }> }).detail[0]!.loc).toEqual(['body', 'address']);
   });
 });
 

@@ -21,7 +21,7 @@ import { DEMO_TRUTH_TABLES, RAW_TABLES } from '../../sources/raw-tables.ts';
 import { openWarehouse } from '../warehouse.ts';
 import { appendRows } from '../../lib/duckdb.ts';
 import { classify, type ClassifyStats } from './classify/index.ts';
-import { THRESHOLDS } from './classify/thresholds.ts';
+import { THRESHOLDS } from '../../catalog/wash-rules.ts';
 
 /** The labels a planted wallet can carry (truth never says unlabeled). */
 export const TRUTH_LABELS = WASH_LABELS.filter((l): l is Exclude<WashLabel, 'unlabeled'> => l !== 'unlabeled');

@@ -3,78 +3,31 @@
  * endpoint, answered from one snapshot version.
  *
  * - Documents (landing-stats, categories, trends, wash-report) are served as published.
- * - Small tables are held in memory once per snapshot version, loaded on first use: `services`
- *   (the list filters, sorts and pages over it; ids and sellers are looked up in it) and
- *   `category-detail` (33 rows).
+ * - Small tables are held in memory once per snapshot version, loaded on first use
+ *   (version-cache.ts): `services` (services-index.ts: the list filters, sorts and pages over it;
+ *   ids and sellers are looked up in it) and `category-detail` (33 rows).
  * - Large tables (service-detail, wash-detail, buyer-profiles, transactions, full-history, buyers)
  *   are read on demand: one parameterised `read_parquet` statement on the shared DuckDB
  *   (duck.ts) with a WHERE on the key the pipeline sorted the file by, so DuckDB reads only the
  *   row groups whose min/max statistics can hold the key.
  * - The wash check is computed per request from published rows (wash-check.ts).
- *
- * Only the newest two versions are kept: a request still answering from the previous version
- * while a new one lands does not rebuild it, and older ones are dropped.
  */
 import type { z } from 'zod';
-import { ANALYTICS_PARAMS, type PriceBucket, type ServiceSortKey } from '../../catalog/analytics.ts';
-import type { AnalyticsChain, CategorySlug, WashLabel } from '../../catalog/categories.ts';
-import { normalizeAddress } from '../../pipelines/analytics/classify/wash-check.ts';
-import { TRANSACTIONS_PER_SERVICE } from '../../pipelines/analytics/datasets/transactions.ts';
-import type { LoadedDataset, LoadedSnapshot } from '../../snapshots/reader.ts';
+import { ANALYTICS_PARAMS } from '../../catalog/analytics.ts';
+import type { CategorySlug } from '../../catalog/categories.ts';
+import { TRANSACTIONS_PER_SERVICE } from '../../catalog/datasets.ts';
+import { normalizeAddress } from '../../lib/wash-ids.ts';
+import type { LoadedSnapshot } from '../../snapshots/reader.ts';
+import { DatasetMissing, dataset, parseJson, stampOf } from './dataset.ts';
 import { queryRows, type DuckRow } from './duck.ts';
+import { servicesIndex, sortedBy, type ServiceListItem, type ServiceRecord, type ServicesIndex } from './services-index.ts';
 import { notAvailable, notFound, type DataHandler, type DataHandlers, type DataRequest, type DataResult } from './types.ts';
+import { lookup, perVersion } from './version-cache.ts';
 import { washCheckAnswer } from './wash-check.ts';
 
-// ------------------------------------------------------------------ per-version cache
-
-/** Versions kept in memory: the one served and the one before it (requests still in flight). */
-const VERSIONS_KEPT = 2;
-/** Point lookups remembered per version (a paid precheck and its handler read the same row). */
-const LOOKUPS_KEPT = 512;
-
-interface VersionEntry {
-  tables: Map<string, Promise<unknown>>;
-  lookups: Map<string, Promise<DuckRow | null>>;
-}
-
-const versions = new Map<string, VersionEntry>();
-
-function versionEntry(snapshot: LoadedSnapshot): VersionEntry {
-  let entry = versions.get(snapshot.version);
-  if (!entry) {
-    entry = { tables: new Map(), lookups: new Map() };
-    versions.set(snapshot.version, entry);
-    while (versions.size > VERSIONS_KEPT) versions.delete(versions.keys().next().value!);
-  }
-  return entry;
-}
-
-/** Loads an in-memory table once per version; a failed load is forgotten so the next request retries. */
-function perVersion<T>(snapshot: LoadedSnapshot, key: string, load: () => Promise<T>): Promise<T> {
-  const { tables } = versionEntry(snapshot);
-  let loading = tables.get(key) as Promise<T> | undefined;
-  if (!loading) {
-    loading = load();
-    tables.set(key, loading);
-    loading.catch(() => tables.delete(key));
-  }
-  return loading;
-}
-
-/** One row of a large table by its key, remembered briefly (LRU) for the handler after a precheck. */
-function lookup(snapshot: LoadedSnapshot, key: string, run: () => Promise<DuckRow | null>): Promise<DuckRow | null> {
-  const { lookups } = versionEntry(snapshot);
-  const hit = lookups.get(key);
-  if (hit) {
-    lookups.delete(key);
-    lookups.set(key, hit);
-    return hit;
-  }
-  const pending = run();
-  lookups.set(key, pending);
-  pending.catch(() => lookups.delete(key));
-  while (lookups.size > LOOKUPS_KEPT) lookups.delete(lookups.keys().next().value!);
-  return pending;
+export interface AnalyticsHandlerOptions {
+  /** Salt of the wash check's anonymous pattern ids (WASH_PATTERN_SALT, read in proxy/serve.ts). */
+  patternSalt: string;
 }
 
 /**
@@ -86,163 +39,12 @@ export async function warmAnalytics(snapshot: LoadedSnapshot): Promise<void> {
   await Promise.allSettled([servicesIndex(snapshot), categoryDetails(snapshot)]);
 }
 
-/** Forgets every cached version (tests). */
-export function clearAnalyticsCache(): void {
-  versions.clear();
-}
-
-// ------------------------------------------------------------------ datasets
-
-class DatasetMissing extends Error {}
-
-function dataset(snapshot: LoadedSnapshot, name: string): LoadedDataset {
-  const data = snapshot.datasets.get(name);
-  if (!data) {
-    throw new DatasetMissing(
-      `The "${name}" dataset is not in snapshot ${snapshot.version} (its pipeline step failed or has not run yet); try again after the next update.`,
-    );
-  }
-  return data;
-}
-
-/** The data stamp of a table dataset, from its manifest entry. */
-function stampOf(data: LoadedDataset): { source: string; as_of: string } {
-  return { source: data.entry.source, as_of: data.entry.as_of };
-}
-
-const parseJson = <T>(value: unknown, what: string): T => {
-  if (typeof value !== 'string') throw new Error(`${what}: expected JSON text, got ${typeof value}`);
-  return JSON.parse(value) as T;
-};
-
-// ------------------------------------------------------------------ services (in memory)
-
-/** A services list item as the spec lists its fields, in order. */
-export interface ServiceListItem {
-  id: number;
-  chain: AnalyticsChain;
-  seller_address: string;
-  resource_url: string;
-  name: string;
-  description: string;
-  category: CategorySlug;
-  price_amount: number | null;
-  first_seen: string;
-  tx_24h: number;
-  volume_24h: number;
-  tx_total: number;
-  real_volume_pct: number;
-  wash_pct: number;
-  label_distribution: Partial<Record<WashLabel, number>>;
-}
-
-/** A service as the list filters and sorts it; `item` is what it returns. */
-export interface ServiceRecord {
-  item: ServiceListItem;
-  isPlaceholder: boolean;
-  active: boolean;
-  priceBucket: PriceBucket;
-  nameSort: string;
-  searchText: string;
-  firstSeenMs: number;
-  volume30d: number;
-}
-
-export interface ServicesIndex {
-  stamp: { source: string; as_of: string };
-  /** By id ascending. */
-  records: ServiceRecord[];
-  byId: Map<number, ServiceRecord>;
-  /** Services of a seller address (lower-case on EVM), every chain. */
-  bySeller: Map<string, ServiceRecord[]>;
-  /** Records in the order of a sort key and direction, built on first use. */
-  sorted: Map<string, ServiceRecord[]>;
-}
-
-/** A row of the services table as the pipeline writes it (pipelines/analytics/datasets/services.ts). */
-interface ServiceRow extends Omit<ServiceListItem, 'resource_url' | 'name' | 'description' | 'label_distribution'> {
-  resource_url: string | null;
-  name: string | null;
-  description: string | null;
-  label_distribution: ServiceListItem['label_distribution'] | null;
-  is_placeholder: boolean;
-  active: boolean;
-  price_bucket: PriceBucket;
-  name_sort: string | null;
-  search_text: string | null;
-  volume_30d: number | null;
-}
-
-const SERVICE_COLUMNS = [
-  'id', 'chain', 'seller_address', 'resource_url', 'name', 'description', 'category', 'price_amount', 'first_seen',
-  'tx_24h', 'volume_24h', 'tx_total', 'real_volume_pct', 'wash_pct', 'label_distribution',
-  'is_placeholder', 'active', 'price_bucket', 'name_sort', 'search_text', 'volume_30d',
-] as const;
-
-async function loadServices(data: LoadedDataset): Promise<ServicesIndex> {
-  // one JSON text for the whole table: parsing it is several times faster than reading
-  // 30,000 rows value by value, and label_distribution arrives as an object
-  const [row] = await queryRows(
-    `SELECT coalesce(to_json(list(struct_pack(${SERVICE_COLUMNS.map((c) => `${c} := ${c}`).join(', ')}) ORDER BY id)), '[]')::VARCHAR AS rows
-       FROM read_parquet($path)`,
-    { path: data.path },
-  );
-  const rows = parseJson<ServiceRow[]>(row?.rows, 'services');
-  const records = rows.map((r): ServiceRecord => {
-    const item: ServiceListItem = {
-      id: r.id,
-      chain: r.chain,
-      seller_address: r.seller_address,
-      resource_url: r.resource_url ?? '',
-      name: r.name ?? '',
-      description: r.description ?? '',
-      category: r.category,
-      price_amount: r.price_amount,
-      first_seen: r.first_seen,
-      tx_24h: r.tx_24h,
-      volume_24h: r.volume_24h,
-      tx_total: r.tx_total,
-      real_volume_pct: r.real_volume_pct,
-      wash_pct: r.wash_pct,
-      label_distribution: r.label_distribution ?? {},
-    };
-    return {
-      item,
-      isPlaceholder: r.is_placeholder === true,
-      active: r.active === true,
-      priceBucket: r.price_bucket,
-      nameSort: r.name_sort ?? '',
-      searchText: r.search_text ?? '',
-      firstSeenMs: Date.parse(item.first_seen),
-      volume30d: r.volume_30d ?? 0,
-    };
-  });
-  const byId = new Map(records.map((s) => [s.item.id, s]));
-  const bySeller = new Map<string, ServiceRecord[]>();
-  for (const s of records) {
-    const key = sellerKey(s.item.seller_address);
-    const list = bySeller.get(key);
-    if (list) list.push(s);
-    else bySeller.set(key, [s]);
-  }
-  return { stamp: stampOf(data), records, byId, bySeller, sorted: new Map() };
-}
-
-/** EVM addresses compare lower-case; base58 is case-sensitive. */
-export const sellerKey = (address: string): string => (address.startsWith('0x') ? address.toLowerCase() : address);
-
-export async function servicesIndex(snapshot: LoadedSnapshot): Promise<ServicesIndex> {
-  const data = dataset(snapshot, 'services');
-  return perVersion(snapshot, 'services', () => loadServices(data));
-}
-
 // ------------------------------------------------------------------ services list
 
 type Defaulted = 'sort' | 'order' | 'page' | 'page_size' | 'active_only' | 'show_placeholder';
 /** The parsed query with the defaulted fields never undefined. */
 export type ServicesQuery = Omit<ParsedServicesQuery, Defaulted> & { [K in Defaulted]-?: NonNullable<ParsedServicesQuery[K]> };
 type ParsedServicesQuery = z.output<typeof ANALYTICS_PARAMS.ServicesQuery>;
-type Order = 'asc' | 'desc';
 
 /** A value the catalog schema fills with its default; its absence is a bug, not bad input. */
 function defaulted<T>(value: T | undefined, name: string): T {
@@ -264,44 +66,6 @@ export function parseServicesQuery(raw: Record<string, unknown>): ServicesQuery 
   };
 }
 
-/** The value a service sorts by under a key (null: no price). */
-function sortValue(s: ServiceRecord, key: ServiceSortKey): number | string | null {
-  switch (key) {
-    case 'price_amount':
-      return s.item.price_amount;
-    case 'first_seen':
-      return s.firstSeenMs;
-    case 'name':
-      return s.nameSort;
-    default:
-      return s.item[key];
-  }
-}
-
-/**
- * The services in the order of a key: ties by id ascending in both directions, services
- * without a price last in both directions (catalog: ServicesQuery.sort). Built once per key and
- * direction per version; filtering keeps the order, so a request never sorts.
- */
-function sortedBy(index: ServicesIndex, key: ServiceSortKey, order: Order): ServiceRecord[] {
-  const cacheKey = `${key}:${order}`;
-  const cached = index.sorted.get(cacheKey);
-  if (cached) return cached;
-  const sign = order === 'asc' ? 1 : -1;
-  const sorted = [...index.records].sort((a, b) => {
-    const va = sortValue(a, key);
-    const vb = sortValue(b, key);
-    if (va === null || vb === null) {
-      if (va !== vb) return va === null ? 1 : -1;
-    } else if (va !== vb) {
-      return (va < vb ? -1 : 1) * sign;
-    }
-    return a.item.id - b.item.id;
-  });
-  index.sorted.set(cacheKey, sorted);
-  return sorted;
-}
-
 function matches(s: ServiceRecord, q: ServicesQuery, search: string | null): boolean {
   if (!q.show_placeholder && s.isPlaceholder) return false;
   if (q.active_only && !s.active) return false;
@@ -314,7 +78,7 @@ function matches(s: ServiceRecord, q: ServicesQuery, search: string | null): boo
   return true;
 }
 
-/** The services list envelope (spec part 2): one page, the totals over every match, the filters as applied. */
+/** The services list envelope (catalog: ServicesListBody): one page, the totals over every match, the filters as applied. */
 export function servicesPage(index: ServicesIndex, q: ServicesQuery): Record<string, unknown> {
   const search = q.search === undefined ? null : q.search.toLowerCase();
   const first = (q.page - 1) * q.page_size;
@@ -530,7 +294,7 @@ const buyerProfile: DataHandler = {
     }),
 };
 
-/** Rows the transactions endpoint returns at most (spec: up to about 3000 per service): all the dataset keeps. */
+/** Rows the transactions endpoint returns at most: all the dataset keeps of a service. */
 export const TRANSACTIONS_LIMIT = TRANSACTIONS_PER_SERVICE;
 
 const serviceTransactions: DataHandler = {
@@ -578,31 +342,34 @@ const fullHistory: DataHandler = {
     }),
 };
 
-const washCheck: DataHandler = {
-  precheck: (req) => requireDatasets(req, ['buyers', 'services']),
-  handle: (req) =>
-    guarded(async () => {
-      const { address } = ANALYTICS_PARAMS.WashCheckRequest.parse(req.body ?? {});
-      const body = await washCheckAnswer(normalizeAddress(address), {
-        services: await servicesIndex(req.snapshot),
-        dataset: (name) => dataset(req.snapshot, name),
-        buyerProfile: (a) => buyerProfileRow(req.snapshot, a),
-      });
-      return { status: 200, body: body as unknown as Record<string, unknown> };
-    }),
-};
+export function analyticsHandlers(options: AnalyticsHandlerOptions): DataHandlers {
+  const washCheck: DataHandler = {
+    precheck: (req) => requireDatasets(req, ['buyers', 'services']),
+    handle: (req) =>
+      guarded(async () => {
+        const { address } = ANALYTICS_PARAMS.WashCheckRequest.parse(req.body ?? {});
+        const body = await washCheckAnswer(normalizeAddress(address), {
+          services: await servicesIndex(req.snapshot),
+          dataset: (name) => dataset(req.snapshot, name),
+          buyerProfile: (a) => buyerProfileRow(req.snapshot, a),
+          patternSalt: options.patternSalt,
+        });
+        return { status: 200, body: body as unknown as Record<string, unknown> };
+      }),
+  };
 
-export const analyticsHandlers: DataHandlers = {
-  'landing-stats': documentHandler('landing-stats'),
-  'categories.list': documentHandler('categories'),
-  'categories.detail': categoryDetail,
-  'services.list': servicesList,
-  'services.detail': serviceDetail,
-  trends: documentHandler('trends'),
-  'wash-report': documentHandler('wash-report'),
-  'services.wash-detail': washDetail,
-  'buyers.profile': buyerProfile,
-  'services.transactions': serviceTransactions,
-  'categories.full-history': fullHistory,
-  'wash.check': washCheck,
-};
+  return {
+    'landing-stats': documentHandler('landing-stats'),
+    'categories.list': documentHandler('categories'),
+    'categories.detail': categoryDetail,
+    'services.list': servicesList,
+    'services.detail': serviceDetail,
+    trends: documentHandler('trends'),
+    'wash-report': documentHandler('wash-report'),
+    'services.wash-detail': washDetail,
+    'buyers.profile': buyerProfile,
+    'services.transactions': serviceTransactions,
+    'categories.full-history': fullHistory,
+    'wash.check': washCheck,
+  };
+}

@@ -1,9 +1,11 @@
 /** The data handlers of each service, by endpoint id. */
 import type { ServiceName } from '../../catalog/types.ts';
-import { analyticsHandlers } from './analytics.ts';
+import { analyticsHandlers, type AnalyticsHandlerOptions } from './analytics.ts';
 import { koreaHandlers } from './korea.ts';
 import type { DataHandlers } from './types.ts';
 
-export function handlersFor(service: ServiceName): DataHandlers {
-  return service === 'korea' ? koreaHandlers : analyticsHandlers;
+export type HandlerOptions = AnalyticsHandlerOptions;
+
+export function handlersFor(service: ServiceName, options: HandlerOptions): DataHandlers {
+  return service === 'korea' ? koreaHandlers : analyticsHandlers(options);
 }

@@ -1,8 +1,8 @@
 /**
- * The contract between the HTTP/MCP layer (proxy/service-app.ts, proxy/mcp.ts) and the per-service
- * data handlers (proxy/data/korea.ts, proxy/data/analytics.ts).
+ * The contract between the endpoint call (proxy/endpoint-call.ts, behind the HTTP routes and MCP
+ * tools) and the per-service data handlers (proxy/data/korea.ts, proxy/data/analytics.ts).
  *
- * The service app validates the request against the endpoint's zod schemas first (422 on failure),
+ * The endpoint call validates the request against the endpoint's zod schemas first (422 on failure),
  * asks for payment on paid endpoints, then calls the endpoint's handler with the parsed values and
  * the snapshot version it is serving. A handler never sees unvalidated input, never talks to an
  * upstream, and reads only the snapshot it is given.

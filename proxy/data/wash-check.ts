@@ -1,12 +1,10 @@
 /**
  * POST /api/v1/wash/check, computed on each request (never cached) from the published snapshot.
  *
- * The proxy cannot run the pipeline's washCheck(): that reads the raw payments, the wallet
- * funding and the exchange list, which live in the pipeline's warehouse and are not published.
- * It does not need to for a buyer: washCheck's answer for a paying wallet equals the wallet's
- * row of the batch classifier (tested in pipelines/analytics/classify), and that row is
- * published (`buyers`). So the check reads the classifier's published output and applies the
- * wash check's own view rules to it, with the classifier's constants:
+ * The raw payments, the wallet funding and the exchange list stay in the pipeline's warehouse;
+ * what the snapshot publishes is the batch classifier's output (pipelines/analytics/classify,
+ * methodology in docs/wash-methodology.md). So the check reads that output and applies its view
+ * rules to it, with the classifier's constants (catalog/wash-rules.ts):
  *
  * buyer view (the address paid an x402 service; wins when the address is also a seller)
  *   label, confidence, signals.vanity, signals.concentration  the wallet's `buyers` row
@@ -18,25 +16,25 @@
  *   label       the volume-weighted majority of its buyers' pair labels (30-day volume per label,
  *               `services` label_distribution x volume_30d over all its services)
  *   confidence  that label's volume-weighted pair confidence among its top 50 buyers per service
- *               (`wash-detail`) x (0.5 + 0.5 x the label's volume share), as washCheck computes it
+ *               (`wash-detail`) x (0.5 + 0.5 x the label's volume share)
  *   signals     vanity: a vanity cluster among its top buyers' pairs; cohort: the cohort of its
  *               busiest chain; concentration.top_service_share: the share of its 30-day volume
- *               from suspected_wash pairs (washCheck's seller view)
+ *               from suspected_wash pairs
  *   similar_patterns  the seller flags its top buyers' pair rules show (farm, cycle, ...)
  * never seen: unlabeled, confidence 0, no signals, no patterns.
  *
  * `basis` says which of these the answer rests on, and the data's as_of: payments after it are
- * not in any answer. Anonymous pattern ids use washCheck's scheme (sha256 of a secret salt, the
- * pattern type and the cohort key, salt from WASH_PATTERN_SALT), so the same cohort gets the same
- * id within a process, and the key (built from hashed seller keys) never leaves the process.
+ * not in any answer. Anonymous pattern ids are sha256 of a secret salt, the pattern type and the
+ * cohort key (lib/wash-ids.ts; the salt from WASH_PATTERN_SALT, passed in by proxy/serve.ts), so
+ * the same cohort gets the same id for one salt, and the key (built from hashed seller keys) never
+ * leaves the process.
  */
 import type { WashLabel } from '../../catalog/categories.ts';
-import { TOP_PAIR_KEY } from '../../pipelines/analytics/classify/features.ts';
-import { RULE_CONFIDENCE, THRESHOLDS } from '../../pipelines/analytics/classify/thresholds.ts';
-import { anonymousId as patternAnonymousId, patternSalt } from '../../pipelines/analytics/classify/wash-check.ts';
+import { RULE_CONFIDENCE, THRESHOLDS, TOP_PAIR_KEY } from '../../catalog/wash-rules.ts';
+import { anonymousId } from '../../lib/wash-ids.ts';
 import type { LoadedDataset } from '../../snapshots/reader.ts';
-import type { ServiceRecord, ServicesIndex } from './analytics.ts';
 import { queryRows, type DuckRow } from './duck.ts';
+import type { ServiceRecord, ServicesIndex } from './services-index.ts';
 
 export interface WashCheckSignals {
   vanity: { strict: boolean; broad: boolean };
@@ -52,7 +50,7 @@ export interface WashCheckBody {
   confidence: number;
   signals: WashCheckSignals;
   similar_patterns: Array<{ anonymous_id: string; pattern_type: string }>;
-  /** What this answer was computed from (not in the spec's field list; see the module comment). */
+  /** What this answer was computed from (see the module comment). */
   basis: string;
 }
 
@@ -62,12 +60,12 @@ export interface WashCheckContext {
   dataset(name: string): LoadedDataset;
   /** The address's buyer-profiles row (shared with the profile endpoint's lookup cache). */
   buyerProfile(address: string): Promise<DuckRow | null>;
+  /** Secret salt of the anonymous pattern ids. */
+  patternSalt: string;
 }
 
 const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
 const fraction = (pct: unknown): number => round4(Math.max(0, Math.min(1, Number(pct ?? 0) / 100)));
-
-const anonymousId = (type: string, key: string): string => patternAnonymousId(patternSalt(), type, key);
 
 const NO_SIGNALS: WashCheckSignals = {
   vanity: { strict: false, broad: false },
@@ -118,11 +116,11 @@ export async function washCheckAnswer(address: string, ctx: WashCheckContext): P
 // ------------------------------------------------------------------ buyer view
 
 const buyerBasis =
-  'label, confidence, signals.vanity and signals.concentration are this wallet\'s row of the batch wash classifier (the same rules and thresholds the on-demand classifier applies, over all of its payments); ' +
+  'label, confidence, signals.vanity and signals.concentration are this wallet\'s row of the batch wash classifier (its rules and thresholds over all of the wallet\'s payments); ' +
   'signals.cohort is the cohort summary of its main seller (the indexed seller it paid most often); ' +
   'similar_patterns are the cohorts named by the reasons of its heaviest pair and the vanity clusters it belongs to.';
 
-/** Pattern types (washCheck's names) a wallet's reasons point to, with the reason that names each. */
+/** Pattern types a wallet's reasons point to (docs/wash-methodology.md), with the reason that names each. */
 const REASON_PATTERNS: ReadonlyArray<readonly [string, string]> = [
   ['dedicated_cohort', 'farm_cohort'],
   ['funded_loop', 'seller_funded_loop'],
@@ -133,7 +131,7 @@ const REASON_PATTERNS: ReadonlyArray<readonly [string, string]> = [
 ];
 
 interface MainSeller {
-  /** hash(seller_address)::VARCHAR || '|' || chain: washCheck's cohort key. */
+  /** hash(seller_address)::VARCHAR || '|' || chain: the cohort key. */
   cohortKey: string;
   serviceId: number;
 }
@@ -163,7 +161,7 @@ async function buyerView(address: string, buyer: DuckRow, ctx: WashCheckContext)
     label: String(buyer.label) as WashLabel,
     confidence: round4(Number(buyer.confidence)),
     signals: { vanity, cohort, concentration: { top_service_share: round4(Number(buyer.top_service_share)) } },
-    similar_patterns: anonymised(patterns),
+    similar_patterns: anonymised(ctx.patternSalt, patterns),
   };
   return { view, mainSellerFound: main !== null };
 }
@@ -235,7 +233,7 @@ interface TopPair {
 }
 
 /**
- * The seller flag (washCheck's seller pattern names) a pair's rule implies, recognised by the
+ * The seller flag (the classifier's seller flag names) a pair's rule implies, recognised by the
  * signals the rule publishes: each of these rules fires only when the seller carries the flag,
  * so a flag shown here is one the seller has (flags without such a pair among its top buyers,
  * and self_pay, seller_funded and launch, are not shown).
@@ -262,7 +260,7 @@ async function sellerView(address: string, sold: ServiceRecord[], ctx: WashCheck
     }
   }
   const total = [...votes.values()].reduce((a, b) => a + b, 0);
-  // arg_max(label, (volume, label)), as washCheck picks
+  // arg_max(label, (volume, label)): ties go to the later label name
   let label: WashLabel = 'unlabeled';
   let best = 0;
   if (total > 0) {
@@ -287,7 +285,7 @@ async function sellerView(address: string, sold: ServiceRecord[], ctx: WashCheck
       } else if ('vanity_cluster_size' in pair.signals) vanity = { ...vanity, broad: true }; // a vanity operator's cluster
     }
   }
-  // one pattern per flag and chain, keyed as washCheck keys a seller's cohort: hash(seller)|chain
+  // one pattern per flag and chain, keyed by the seller's cohort: hash(seller)|chain
   const sak = await sellerHashKey(sold[0]!.item.seller_address);
   const flags = new Map<string, { type: string; key: string }>();
   for (const { pair, chain } of pairs) {
@@ -306,7 +304,7 @@ async function sellerView(address: string, sold: ServiceRecord[], ctx: WashCheck
       cohort: await cohortOf(ctx, cohortService.item.id),
       concentration: { top_service_share: total > 0 ? round4((votes.get('suspected_wash') ?? 0) / total) : 0 },
     },
-    similar_patterns: anonymised([...flags.values()]),
+    similar_patterns: anonymised(ctx.patternSalt, [...flags.values()]),
   };
 }
 
@@ -329,14 +327,14 @@ async function topPairs(ctx: WashCheckContext, sold: ServiceRecord[]): Promise<A
   return out;
 }
 
-/** washCheck's seller key: hash(seller_address) as text (the cohort key before '|chain'). */
+/** The seller key: hash(seller_address) as text (the cohort key before '|chain'). */
 async function sellerHashKey(address: string): Promise<string> {
   const [row] = await queryRows('SELECT hash($a)::VARCHAR AS sak', { a: address });
   return String(row!.sak);
 }
 
-function anonymised(patterns: Array<{ type: string; key: string }>): Array<{ anonymous_id: string; pattern_type: string }> {
+function anonymised(salt: string, patterns: Array<{ type: string; key: string }>): Array<{ anonymous_id: string; pattern_type: string }> {
   return [...patterns]
     .sort((a, b) => (a.type === b.type ? (a.key < b.key ? -1 : 1) : a.type < b.type ? -1 : 1))
-    .map((p) => ({ anonymous_id: anonymousId(p.type, p.key), pattern_type: p.type }));
+    .map((p) => ({ anonymous_id: anonymousId(salt, p.type, p.key), pattern_type: p.type }));
 }

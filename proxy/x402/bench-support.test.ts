@@ -4,10 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSettings } from '../../lib/config.ts';
 import { cryptoCeiling, freshPaymentHeader } from './bench-support.ts';
-import { paywallFromSettings } from './paywall.ts';
-import { MemoryNonceStore } from './nonce-store.ts';
 import { secp256k1 } from './secp256k1.ts';
-import { endpoint, json, paidApp } from './testing.ts';
+import { endpoint, json, localPaywall, paidApp } from './testing.ts';
 
 describe('bench support', () => {
   it('cryptoCeiling measures verify + receipt per second, the bare operations and the fallback', () => {
@@ -22,7 +20,7 @@ describe('bench support', () => {
 
   it('freshPaymentHeader pays a paywall built from the settings, once per header, v1 and v2', async () => {
     const settings = loadSettings({ KEYS_DIR: join(mkdtempSync(join(tmpdir(), 'bench-keys-')), 'k') });
-    const paywall = paywallFromSettings('korea', settings, { nonceStore: new MemoryNonceStore() });
+    const paywall = localPaywall({ settings });
     const app = paidApp(paywall, { service: 'korea' });
     const decl = endpoint('korea', 'fx-rate');
     for (const version of [1, 2] as const) {

@@ -3,28 +3,20 @@
  *
  * API
  * ---
- *   const { signer } = ReceiptSigner.load(settings);                  // RECEIPT_SIGNING_KEY or KEYS_DIR file
- *   const paywall = paywallFromSettings(service, settings, { signer }); // or createPaywall({...})
- *   for (const p of await paywall.init()) console.warn(p);              // facilitator mode: /supported (Solana fee payer, networks)
+ *   const paywall = createPaywall({ service, settings, signer, crypto, nonceStore, facilitator });
+ *   for (const p of await paywall.init()) console.warn(p);  // facilitator mode: /supported (Solana fee payer, networks)
+ *   const answer = await paywall.handle(request, serve);    // EndpointRequest in, EndpointAnswer out (endpoint-call.ts)
  *
- *   paywall.handle(request: PaidRequest, serve: () => Promise<ServeResult>): Promise<PaywallResponse>
- *     PaidRequest   = { endpoint: EndpointDecl, path: string, url: string, headers: (name) => string | null | undefined }
- *     ServeResult   = { status: number, body: unknown, headers?: Record<string, string> }
- *     PaywallResponse = { status, headers: Record<string, string>, body: string, json: unknown }
+ * The signer, crypto, nonce store and facilitator client are built once per process
+ * (proxy/serve.ts processParts) and shared by the paywalls of both services. The endpoint call
+ * runs handle() after 422 validation and DataHandler.precheck, so nobody pays for a 404; serve()
+ * runs the data handler.
  *
- * Wiring into Hono (after 422 validation and DataHandler.precheck, so nobody pays for a 404):
- *
- *   app.get(endpoint.path, async (c) => {
- *     const result = await paywall.handle(
- *       { endpoint, path: c.req.path, url: c.req.url, headers: (name) => c.req.header(name) },
- *       async () => { const r = await handler.handle(dataRequest); return { status: r.status, body: r.body }; },
- *     );
- *     return paywallResponse(result);             // a standard Response; Hono returns it as is
- *   });
- *
- * `path` is the path actually requested: under /api/v1/xrpl/... the offer is RLUSD on xrpl, else
- * the service's other networks (catalog SERVICE_INFO). `url` gives the resource URL (X-Forwarded-*
- * honoured only with TRUST_PROXY).
+ * `request.xrpl` marks the /api/v1/xrpl/... variant: the offer is RLUSD on xrpl there, else the
+ * service's other networks (catalog SERVICE_INFO). `request.url` (the full URL called) and the
+ * request's X-Forwarded-Proto / X-Forwarded-Host headers give the resource URL of the 402
+ * (wire.ts resourceUrlOf: the forwarded headers only with TRUST_PROXY); its path goes into the
+ * receipt.
  *
  * Flow
  * ----
@@ -34,7 +26,7 @@
  * 3. Verify. EVM: in-process EIP-3009 check always (eip3009.ts), plus the facilitator's /verify in
  *    facilitator mode. Solana / XRPL: facilitator /verify only; refused in local mode. The
  *    signature check and the receipt signature of step 7 run where `crypto` says (crypto-pool.ts:
- *    inline by default, or worker threads; paymentGateFromSettings follows CRYPTO_WORKERS).
+ *    inline, or worker threads; proxy/serve.ts follows CRYPTO_WORKERS).
  * 4. Reserve the payment's nonce atomically (nonce-store.ts) — before the facilitator and before serve().
  * 5. serve(). Not 200 (404, 503...) → the nonce is released, nothing is settled, the answer passes through.
  * 6. 200 → settle: local mode marks the nonce used; facilitator mode calls /settle. A refused,
@@ -46,19 +38,21 @@
  * Every 402 after a payment attempt names its reason (reasons.ts) and says exactly what was wrong.
  *
  * One nonce store must be shared by every service that is paid to the same address — otherwise one
- * authorization could buy one response from each. By default all paywalls of a process share
- * `processNonceStore`; several processes need a shared NonceStore implementation.
+ * authorization could buy one response from each: proxy/serve.ts gives both services of a process
+ * the same one; several processes need a shared NonceStore implementation.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { EndpointDecl, ServiceName } from '../../catalog/types.ts';
 import type { Settings } from '../../lib/config.ts';
+import type { DataResult } from '../data/types.ts';
+import type { EndpointAnswer, EndpointRequest, PaymentGate } from '../endpoint-call.ts';
 import { precheckExactEvm, signatureVerdict, type EvmVerified } from './eip3009.ts';
-import { inlineCrypto, type PaymentCrypto } from './crypto-pool.ts';
-import { FacilitatorClient, solanaFeePayer as feePayerOf } from './facilitator.ts';
-import { MemoryNonceStore, type NonceKey, type NonceStore } from './nonce-store.ts';
+import type { PaymentCrypto } from './crypto-pool.ts';
+import { solanaFeePayer as feePayerOf, type FacilitatorClient } from './facilitator.ts';
+import type { NonceKey, NonceStore } from './nonce-store.ts';
 import { assetSymbol, canonicalDecimal, domainSeparator, payToFor, payToTable, SOLANA, type PayToTable, type SettlementNetwork } from './networks.ts';
 import { reject, short, type Rejection } from './reasons.ts';
-import { assembleReceipt, ReceiptSigner, receiptSigningText, type Receipt, type ReceiptFields, type ReceiptSignerInfo } from './receipts.ts';
+import { assembleReceipt, receiptSigningText, type Receipt, type ReceiptFields, type ReceiptSigner } from './receipts.ts';
 import {
   buildOffers,
   decodePayment,
@@ -72,62 +66,38 @@ import {
   resourceUrlOf,
   settlementHeader,
   type DecodedPayment,
-  type HeaderGetter,
   type PaymentOffer,
   type ResourceInfo,
 } from './wire.ts';
 
-export interface PaidRequest {
-  endpoint: EndpointDecl;
-  /** Path actually requested (decides the XRPL variant; goes into the receipt). */
-  path: string;
-  /** Full request URL (c.req.url). */
-  url: string;
-  headers: HeaderGetter;
+/** What every paywall of a process shares: built once (proxy/serve.ts processParts) and passed in. */
+export interface PaymentParts {
+  signer: ReceiptSigner;
+  /**
+   * Where signatures are checked and receipts signed (crypto-pool.ts): inline on the calling
+   * thread, or a CryptoWorkerPool on worker threads. Must sign with `signer`.
+   */
+  crypto: PaymentCrypto;
+  /** Every service paid to the same address must share one, or one authorization buys one response from each. */
+  nonceStore: NonceStore;
+  /** The facilitator client: required with SETTLEMENT=facilitator, null with SETTLEMENT=local. */
+  facilitator: FacilitatorClient | null;
 }
 
-export interface ServeResult {
-  status: number;
-  /** A JSON object (the receipt is added to it), or text (receipt in the X-Receipt header only). */
-  body: unknown;
-  headers?: Record<string, string>;
-}
-
-export interface PaywallResponse {
-  status: number;
-  headers: Record<string, string>;
-  /** Serialized body, ready to send. */
-  body: string;
-  /** The body before serialization (with `receipt` on paid 200s), for MCP and tests. */
-  json: unknown;
-}
-
-export interface PaywallOptions {
+export interface PaywallOptions extends PaymentParts {
   service: ServiceName;
   settings: Pick<Settings, 'settlement' | 'payTo' | 'trustProxy'>;
-  signer: ReceiptSigner;
-  /** Default: processNonceStore, shared by every paywall of the process. */
-  nonceStore?: NonceStore;
-  /** Required with SETTLEMENT=facilitator. */
-  facilitator?: FacilitatorClient | null;
   /** Solana fee payer for the requirements; init() fills it from /supported when not given. */
   solanaFeePayer?: string | null;
-  /** Networks per path; default: the catalog's (offeredNetworks). */
-  networksFor?: (path: string) => readonly SettlementNetwork[];
-  /**
-   * Where signatures are checked and receipts signed (crypto-pool.ts): default inline, on the
-   * calling thread; a CryptoWorkerPool spreads them over worker threads. Must sign with `signer`.
-   */
-  crypto?: PaymentCrypto;
+  /** Networks offered on the plain paths (false) and the XRPL variants (true); default: the catalog's (offeredNetworks). */
+  networksFor?: (xrpl: boolean) => readonly SettlementNetwork[];
   /** Clock (tests). A MemoryNonceStore given alongside must use the same clock, or it prunes too early or too late. */
   now?: () => Date;
   clockSkewSeconds?: number;
 }
 
-export interface Paywall {
+export interface Paywall extends PaymentGate {
   readonly settlement: 'local' | 'facilitator';
-  readonly payTo: PayToTable;
-  readonly signer: ReceiptSignerInfo;
   /**
    * Facilitator mode: reads /supported once, takes the Solana fee payer from it and checks that every
    * offered network is listed. Never throws; returns the problems found (empty = all good), to log.
@@ -135,30 +105,26 @@ export interface Paywall {
   init(): Promise<string[]>;
   /** The payment options for a path (also what the 402 lists). */
   offers(endpoint: EndpointDecl, path: string, resourceUrl: string): PaymentOffer[];
-  handle(request: PaidRequest, serve: () => Promise<ServeResult>): Promise<PaywallResponse>;
 }
-
-/** The nonce store every paywall of this process shares unless told otherwise. */
-export const processNonceStore: NonceStore = new MemoryNonceStore();
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function createPaywall(options: PaywallOptions): Paywall {
   const settlement = options.settings.settlement;
   const payTo = payToTable(options.settings);
-  const store = options.nonceStore ?? processNonceStore;
-  const facilitator = options.facilitator ?? null;
+  const store = options.nonceStore;
+  const facilitator = options.facilitator;
   if (settlement === 'facilitator' && !facilitator) throw new Error('paywall: SETTLEMENT=facilitator needs a FacilitatorClient');
   const now = options.now ?? (() => new Date());
-  const crypto = options.crypto ?? inlineCrypto(options.signer);
+  const crypto = options.crypto;
   if (crypto.signerAddress !== options.signer.info.address) throw new Error('paywall: the crypto workers sign with another receipt key than `signer`');
-  const networksFor = options.networksFor ?? ((path: string) => offeredNetworks(options.service, isXrplVariantPath(path)));
+  const networksFor = options.networksFor ?? ((xrpl: boolean) => offeredNetworks(options.service, xrpl));
   let feePayer = options.solanaFeePayer ?? null;
 
   const describe = (endpoint: EndpointDecl) =>
     settlement === 'local' ? `${endpoint.summary} (demo settlement: SETTLEMENT=local verifies payments but moves no funds)` : endpoint.summary;
 
-  function offers(endpoint: EndpointDecl, path: string, resourceUrl: string): PaymentOffer[] {
+  function offersFor(endpoint: EndpointDecl, xrpl: boolean, resourceUrl: string): PaymentOffer[] {
     if (!endpoint.priceUsd) throw new Error(`paywall: endpoint ${endpoint.id} has no priceUsd`);
     return buildOffers({
       priceUsd: endpoint.priceUsd,
@@ -166,7 +132,7 @@ export function createPaywall(options: PaywallOptions): Paywall {
       description: describe(endpoint),
       mimeType: endpoint.contentType ?? 'application/json',
       resourceUrl,
-      networks: networksFor(path),
+      networks: networksFor(xrpl),
       payTo,
       solanaFeePayer: feePayer,
     });
@@ -177,7 +143,7 @@ export function createPaywall(options: PaywallOptions): Paywall {
     resource: ResourceInfo,
     failure: Pick<Rejection, 'reason' | 'message' | 'payer' | 'facilitatorReason'>,
     settled?: { payment: DecodedPayment; offer: PaymentOffer; payer: string },
-  ): PaywallResponse {
+  ): EndpointAnswer {
     const body = paymentRequiredV1Body(offered, failure.reason, failure.message, {
       ...(failure.payer ? { payer: failure.payer } : {}),
       ...(failure.facilitatorReason ? { facilitatorReason: failure.facilitatorReason } : {}),
@@ -200,14 +166,15 @@ export function createPaywall(options: PaywallOptions): Paywall {
     return { status: 402, headers, body: JSON.stringify(body), json: body };
   }
 
-  async function handle(request: PaidRequest, serve: () => Promise<ServeResult>): Promise<PaywallResponse> {
+  async function handle(request: Pick<EndpointRequest, 'endpoint' | 'xrpl' | 'url' | 'header'>, serve: () => Promise<DataResult>): Promise<EndpointAnswer> {
     const { endpoint } = request;
-    const resourceUrl = resourceUrlOf(request.url, request.headers, options.settings.trustProxy);
-    const offered = offers(endpoint, request.path, resourceUrl);
+    const path = new URL(request.url).pathname;
+    const resourceUrl = resourceUrlOf(request.url, request.header, options.settings.trustProxy);
+    const offered = offersFor(endpoint, request.xrpl, resourceUrl);
     const resource: ResourceInfo = { url: resourceUrl, description: describe(endpoint), mimeType: endpoint.contentType ?? 'application/json' };
     const refuse = (failure: Pick<Rejection, 'reason' | 'message' | 'payer' | 'facilitatorReason'>) => challenge(offered, resource, failure);
 
-    const decoded = decodePayment(request.headers);
+    const decoded = decodePayment(request.header);
     if (decoded === null) return refuse({ reason: 'payment_required', message: PAYMENT_REQUIRED_MESSAGE });
     if (!decoded.ok) return refuse(decoded);
     const payment = decoded.payment;
@@ -242,9 +209,9 @@ export function createPaywall(options: PaywallOptions): Paywall {
       localTx = `local:${verified.authorization.nonce}`;
     } else {
       if (settlement === 'local') {
-        const plainPath = request.path.replace(/^\/api\/v1\/xrpl\//, '/api/v1/');
-        const evm = networksFor(plainPath).filter((n) => n.kind === 'evm' && payToFor(payTo, n));
-        const instead = evm.length ? ` Pay on ${evm.map((n) => n.name).join(' or ')} instead${plainPath !== request.path ? ` at ${plainPath}` : ''}.` : '';
+        const plainPath = path.replace(/^\/api\/v1\/xrpl\//, '/api/v1/');
+        const evm = networksFor(false).filter((n) => n.kind === 'evm' && payToFor(payTo, n));
+        const instead = evm.length ? ` Pay on ${evm.map((n) => n.name).join(' or ')} instead${plainPath !== path ? ` at ${plainPath}` : ''}.` : '';
         return refuse(
           reject(
             'unsupported_network',
@@ -276,7 +243,7 @@ export function createPaywall(options: PaywallOptions): Paywall {
       );
     }
 
-    let served: ServeResult;
+    let served: DataResult;
     try {
       if (facilitator) {
         const requirements = payment.version === 1 ? offer.v1 : offer.v2;
@@ -336,7 +303,7 @@ export function createPaywall(options: PaywallOptions): Paywall {
 
     const fields: ReceiptFields = {
       id: randomUUID(),
-      endpoint: receiptText(request.path),
+      endpoint: receiptText(path),
       amount: canonicalDecimal(endpoint.priceUsd!),
       currency: assetSymbol(network),
       network: network.name,
@@ -355,7 +322,7 @@ export function createPaywall(options: PaywallOptions): Paywall {
     if (!supported.ok) return [`could not read ${facilitator.url}/supported (${supported.message}); Solana requirements go out without extra.feePayer`];
     feePayer ??= feePayerOf(supported, SOLANA.caip2);
     const problems: string[] = [];
-    const offered = [...networksFor('/api/v1/'), ...networksFor('/api/v1/xrpl/')].filter((n, i, all) => all.indexOf(n) === i && payToFor(payTo, n));
+    const offered = [...networksFor(false), ...networksFor(true)].filter((n, i, all) => all.indexOf(n) === i && payToFor(payTo, n));
     for (const n of offered) {
       const listed = supported.kinds.some((k) => k.scheme === 'exact' && (k.network === n.caip2 || k.network === n.name));
       if (!listed) problems.push(`facilitator ${facilitator.url} does not list "exact" on ${n.name} (${n.caip2}) in /supported; payments there will likely be refused`);
@@ -364,34 +331,14 @@ export function createPaywall(options: PaywallOptions): Paywall {
     return problems;
   }
 
-  return { settlement, payTo, signer: options.signer.info, init, offers, handle };
-}
-
-/** The paywall of a service from the settings (signer from ReceiptSigner.load, facilitator from FACILITATOR_URL). */
-export function paywallFromSettings(
-  service: ServiceName,
-  settings: Settings,
-  extra: { signer?: ReceiptSigner; nonceStore?: NonceStore; now?: () => Date; crypto?: PaymentCrypto } = {},
-): Paywall {
-  const signer = extra.signer ?? ReceiptSigner.load(settings).signer;
-  const facilitator =
-    settings.settlement === 'facilitator' && settings.facilitatorUrl
-      ? new FacilitatorClient({ url: settings.facilitatorUrl, timeoutMs: settings.facilitatorTimeoutMs })
-      : null;
-  return createPaywall({
-    service,
-    settings,
-    signer,
-    facilitator,
-    ...(extra.nonceStore ? { nonceStore: extra.nonceStore } : {}),
-    ...(extra.now ? { now: extra.now } : {}),
-    ...(extra.crypto ? { crypto: extra.crypto } : {}),
-  });
-}
-
-/** A standard Response (Hono handlers can return it directly). */
-export function paywallResponse(result: PaywallResponse): Response {
-  return new Response(result.body, { status: result.status, headers: result.headers });
+  return {
+    settlement,
+    payTo,
+    signer: options.signer.info,
+    init,
+    offers: (endpoint, path, resourceUrl) => offersFor(endpoint, isXrplVariantPath(path), resourceUrl),
+    handle,
+  };
 }
 
 // ------------------------------------------------------------------ helpers
@@ -420,25 +367,25 @@ function serialize(body: unknown): { text: string; type: string } {
   return { text: JSON.stringify(body), type: JSON_TYPE };
 }
 
-function passThrough(served: ServeResult): PaywallResponse {
+/** A handler's answer other than 200 (404, 503): passed on as it is; nothing was charged. */
+function passThrough(served: DataResult): EndpointAnswer {
   const { text, type } = serialize(served.body);
   return {
     status: served.status,
-    headers: { 'Content-Type': type, 'Cache-Control': 'no-store', ...served.headers },
+    headers: { 'Content-Type': type, 'Cache-Control': 'no-store' },
     body: text,
     json: served.body,
   };
 }
 
-function paid(served: ServeResult, receipt: Receipt, settlement: { name: string; value: string }): PaywallResponse {
+function paid(served: Extract<DataResult, { status: 200 }>, receipt: Receipt, settlement: { name: string; value: string }): EndpointAnswer {
   const isObject = typeof served.body === 'object' && served.body !== null && !Array.isArray(served.body);
   const json = isObject ? { ...(served.body as Record<string, unknown>), receipt } : served.body;
   const { text, type } = serialize(json);
   return {
     status: 200,
     headers: {
-      'Content-Type': type,
-      ...served.headers,
+      'Content-Type': served.contentType ?? type,
       // Paid data is for the payer only: no shared cache may keep it.
       'Cache-Control': 'private, no-store',
       'X-Receipt': encodeBase64Json(receipt),

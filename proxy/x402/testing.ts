@@ -1,7 +1,8 @@
 /**
- * Test support for the payment code: well-known test keys, a tiny Hono app wired with the paywall
- * the way the service app wires it, a loopback server for it, and a fake facilitator whose
- * answers a test chooses (success, refusal, timeout, HTTP 500).
+ * Test support for the payment code: well-known test keys, the parts a process builds once
+ * (receipt signer, crypto, nonce store, facilitator client) made for a test, a tiny Hono app that
+ * hands its requests to the paywall as the endpoint call does, a loopback server for it, and a
+ * fake facilitator whose answers a test chooses (success, refusal, timeout, HTTP 500).
  */
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
@@ -11,9 +12,10 @@ import { Hono } from 'hono';
 import { findEndpoint, paidEndpoints, xrplPath } from '../../catalog/index.ts';
 import type { EndpointDecl, ServiceName } from '../../catalog/types.ts';
 import { startLoopback, type Loopback, type RecordedRequest, type Reply } from '../../sources/live/testing/loopback.ts';
+import { inlineCrypto } from './crypto-pool.ts';
 import { addressOfPrivateKey } from './eip3009.ts';
 import { MemoryNonceStore } from './nonce-store.ts';
-import { createPaywall, paywallResponse, type Paywall, type PaywallOptions } from './paywall.ts';
+import { createPaywall, type PaymentParts, type Paywall, type PaywallOptions } from './paywall.ts';
 import { ReceiptSigner } from './receipts.ts';
 
 /** Anvil / Hardhat account #0: public test key, used as the payer in tests. */
@@ -47,9 +49,27 @@ export function degenerateCase(): { m: bigint; r: bigint; s: bigint; z: bigint; 
 /** SETTLEMENT=local paying MERCHANT on EVM only, no proxy headers trusted: the tests' usual settings. */
 export const LOCAL_SETTINGS: PaywallOptions['settings'] = { settlement: 'local', payTo: { evm: MERCHANT, solana: null, xrpl: null }, trustProxy: false };
 
-/** A korea paywall with LOCAL_SETTINGS, a fresh receipt key and its own nonce store; `options` override any of them. */
+/**
+ * The parts proxy/serve.ts builds once per process, for one test: a fresh receipt key (or
+ * `signer`), crypto inline on the test's thread, its own nonce store on the test's clock (`now`,
+ * if given), no facilitator; `overrides` replace any of them.
+ */
+export function testPaymentParts(options: { signer?: ReceiptSigner; now?: () => Date } & Partial<PaymentParts> = {}): PaymentParts {
+  const { now, ...overrides } = options;
+  const signer = overrides.signer ?? ReceiptSigner.random();
+  return {
+    signer,
+    crypto: inlineCrypto(signer),
+    nonceStore: new MemoryNonceStore(now ? { now: () => Math.floor(now().getTime() / 1000) } : {}),
+    facilitator: null,
+    ...overrides,
+  };
+}
+
+/** A korea paywall with LOCAL_SETTINGS and testPaymentParts(); `options` override any of them. */
 export function localPaywall(options: Partial<PaywallOptions> = {}): Paywall {
-  return createPaywall({ service: 'korea', settings: LOCAL_SETTINGS, signer: ReceiptSigner.random(), nonceStore: new MemoryNonceStore(), ...options });
+  const parts = testPaymentParts(options.signer ? { signer: options.signer } : {});
+  return createPaywall({ service: 'korea', settings: LOCAL_SETTINGS, ...parts, ...options });
 }
 
 export function endpoint(service: ServiceName, id: string): EndpointDecl {
@@ -69,7 +89,8 @@ export interface PaidAppOptions {
 /**
  * A Hono app with every paid endpoint of the service (and its XRPL variant) behind `paywall`, and
  * /.well-known/x402 with the receipt signer. The handler answers {endpoint, source: 'demo', value: 42};
- * `?status=404|503` makes it answer that status and `?throw=1` makes it throw.
+ * `?status=404|503` makes it answer that status and `?throw=1` makes it throw. Every request
+ * header reaches the paywall, as from the service app.
  */
 export function paidApp(paywall: Paywall, options: PaidAppOptions): Hono {
   const app = new Hono();
@@ -82,16 +103,18 @@ export function paidApp(paywall: Paywall, options: PaidAppOptions): Hono {
   ]);
   for (const { decl, path } of routes) {
     const method = decl.method === 'POST' ? app.post.bind(app) : app.get.bind(app);
+    const xrpl = path !== decl.path;
     method(path, async (c) => {
-      const result = await paywall.handle({ endpoint: decl, path: c.req.path, url: c.req.url, headers: (name) => c.req.header(name) }, async () => {
+      const request = { endpoint: decl, xrpl, url: c.req.url, header: (name: string) => c.req.header(name) };
+      const answer = await paywall.handle(request, async () => {
         if (options.served) options.served.count++;
         if (c.req.query('throw')) throw new Error('handler exploded');
         const status = Number(c.req.query('status') ?? 200);
-        if (status === 404) return { status, body: { error: 'not_found', message: 'No such thing' } };
-        if (status === 503) return { status, body: { error: 'not_available', message: 'Dataset missing' } };
+        if (status === 404) return { status: 404, body: { error: 'not_found', message: 'No such thing' } };
+        if (status === 503) return { status: 503, body: { error: 'not_available', message: 'Dataset missing' } };
         return { status: 200, body: { endpoint: decl.id, source: 'demo', value: 42 } };
       });
-      return paywallResponse(result);
+      return new Response(answer.body, { status: answer.status, headers: answer.headers });
     });
   }
   app.onError((err, c) => c.json({ error: 'internal_error', message: err.message }, 500));

@@ -8,7 +8,7 @@
  */
 import { WASH_LABELS } from '../../../catalog/categories.ts';
 import { PAIR_REASONS_SQL, signalMapSql } from './pair-rules.ts';
-import { RULE_CONFIDENCE as C, THRESHOLDS as T } from './thresholds.ts';
+import { RULE_CONFIDENCE as C, THRESHOLDS as T } from '../../../catalog/wash-rules.ts';
 import { step, type SqlStep } from './plan.ts';
 
 const BASE: ReadonlyArray<readonly [string, string]> = [

@@ -7,7 +7,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { sqlString } from '../../../lib/duckdb.ts';
-import { THRESHOLDS as T } from './thresholds.ts';
+import { THRESHOLDS as T } from '../../../catalog/wash-rules.ts';
 
 export interface CycleMember {
   address: string;

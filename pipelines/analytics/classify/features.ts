@@ -18,7 +18,7 @@
  * of calls in a day at a sustained rate) counts as a burst too.
  */
 import { step, timestampSql, type SqlStep, type StepContext } from './plan.ts';
-import { THRESHOLDS as T } from './thresholds.ts';
+import { THRESHOLDS as T, TOP_PAIR_KEY } from '../../../catalog/wash-rules.ts';
 
 /**
  * The pair key: hash(hash(buyer), hash(seller_address), chain), over the pair's bk, sak and chain.
@@ -158,9 +158,6 @@ const addressKeys = (col: string): string => `
        hash(left(${evmLower(col)}, ${2 + T.vanityStrictPrefix}), right(${evmLower(col)}, ${T.vanityStrictSuffix})) AS vkey_strict,
        hash(left(${evmLower(col)}, ${2 + T.vanityBroadPrefix}), right(${evmLower(col)}, ${T.vanityBroadSuffix})) AS vkey_broad,
        hash(left(${evmLower(col)}, ${2 + T.sellerBrandChars}), right(${evmLower(col)}, ${T.sellerBrandChars})) AS brand_key`;
-
-/** Orders a buyer's pairs by payments, ties by seller key: deterministic and numeric. */
-export const TOP_PAIR_KEY = '(p.tx_count * 1048576 + (p.sak % 1048576)::BIGINT)';
 
 export function buyerSteps(): SqlStep[] {
   return [

@@ -8,8 +8,8 @@
  *   pair_labels    one row per (buyer, seller_address, chain) with payments
  *   buyer_labels   one row per paying wallet (tx-weighted majority over its pairs)
  *   seller_cohorts one row per (seller_address, chain) with payments: the wash-detail cohort summary
- * washCheck() answers the paid POST /api/v1/wash/check for one address with the same rules,
- * restricted to that address's cohorts.
+ * The paid POST /api/v1/wash/check is answered by the proxy from what the datasets publish of
+ * these tables (proxy/data/wash-check.ts); the thresholds are in catalog/wash-rules.ts.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { WASH_LABELS, type WashLabel } from '../../../catalog/categories.ts';
@@ -17,8 +17,6 @@ import { cyclesRelationSql, findCycles } from './cycles.ts';
 import { dropSteps, releasePlan, runSteps, type SqlStep, type StepTiming } from './plan.ts';
 import { BUYER_LABELS_SQL, featureSteps, labelSteps, PAIR_LABELS_SQL, SELLER_COHORTS_SQL } from './steps.ts';
 
-export { washCheck, type WashCheckOptions, type WashCheckResult } from './wash-check.ts';
-export { THRESHOLDS, RULE_CONFIDENCE } from './thresholds.ts';
 
 export interface ClassifyOptions {
   /** The as-of instant: payments and fundings after it are ignored; `_30d` columns end here. */

@@ -10,7 +10,7 @@
  */
 import type { WashLabel } from '../../../catalog/categories.ts';
 import { step, type SqlStep } from './plan.ts';
-import { RULE_CONFIDENCE as C, THRESHOLDS as T } from './thresholds.ts';
+import { RULE_CONFIDENCE as C, THRESHOLDS as T } from '../../../catalog/wash-rules.ts';
 
 interface PairRule {
   rule: string;

@@ -27,7 +27,7 @@ import { HISTORY_HOURS } from './category-hourly.ts';
 import { attributedSql } from '../attribution.ts';
 import { analyticsDatasetSteps, analyticsPrepSteps, paymentPrepSteps } from './index.ts';
 import { SERVICE_LIST_ITEM_COLUMNS } from './services.ts';
-import { TRANSACTIONS_PER_SERVICE } from './transactions.ts';
+import { TRANSACTIONS_PER_SERVICE } from '../../../catalog/datasets.ts';
 import { changePctSql, POINT_LOOKUP_ROW_GROUP } from './sql.ts';
 
 const R = ANALYTICS_RESPONSES;

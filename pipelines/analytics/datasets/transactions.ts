@@ -8,12 +8,10 @@
  * here (attribution.ts) with their hash, chain and buyer: cheaper than carrying those strings for
  * every payment of the run.
  */
+import { TRANSACTIONS_PER_SERVICE } from '../../../catalog/datasets.ts';
 import type { DatasetStep } from '../../runner.ts';
 import { attributedSql } from '../attribution.ts';
 import { isoSql, moneySql, nowSql, tableStep, windows } from './sql.ts';
-
-/** Payments kept per service (spec: the 30-day list holds up to about 3000 rows). */
-export const TRANSACTIONS_PER_SERVICE = 3000;
 
 export const transactionsStep: DatasetStep = tableStep('transactions', (ctx) => {
   const now = nowSql(ctx);

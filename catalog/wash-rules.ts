@@ -2,6 +2,9 @@
  * Every number the wash classifier decides with, in one place, so the methodology document
  * (docs/wash-methodology.md) and the code cannot drift apart. Starting values come from research
  * section 5.3 (x402watch v2.1, merona wash v3); where a value differs, the comment says why.
+ *
+ * In the catalog because more than the classifier (pipelines/analytics/classify) reads them: the
+ * proxy's wash check names patterns and breaks ties the classifier's way, and the site shows them.
  */
 export const THRESHOLDS = {
   /** Rolling window of the `_30d` columns. */
@@ -165,3 +168,10 @@ export const RULE_CONFIDENCE = {
   /** An organic-looking pair with a wash-flagged seller: conflicting, so below the band. */
   organic_conflicting: 0.55,
 } as const;
+
+/**
+ * Orders a buyer's pairs by payments, ties by seller key: deterministic and numeric. SQL over a
+ * relation `p` with `tx_count` and `sak` (hash of the seller address); the classifier picks a
+ * buyer's top pair with it and the proxy's wash check its main seller.
+ */
+export const TOP_PAIR_KEY = '(p.tx_count * 1048576 + (p.sak % 1048576)::BIGINT)';

@@ -1,0 +1,28 @@
+/**
+ * Reading one dataset of a snapshot for the analytics handlers: the dataset or the error that
+ * becomes a 503 (never invented data), its data stamp, and its JSON text columns.
+ */
+import type { LoadedDataset, LoadedSnapshot } from '../../snapshots/reader.ts';
+
+/** A dataset the handler needs is not in the snapshot; the handler answers 503 with the message. */
+export class DatasetMissing extends Error {}
+
+export function dataset(snapshot: LoadedSnapshot, name: string): LoadedDataset {
+  const data = snapshot.datasets.get(name);
+  if (!data) {
+    throw new DatasetMissing(
+      `The "${name}" dataset is not in snapshot ${snapshot.version} (its pipeline step failed or has not run yet); try again after the next update.`,
+    );
+  }
+  return data;
+}
+
+/** The data stamp of a table dataset, from its manifest entry. */
+export function stampOf(data: LoadedDataset): { source: string; as_of: string } {
+  return { source: data.entry.source, as_of: data.entry.as_of };
+}
+
+export const parseJson = <T>(value: unknown, what: string): T => {
+  if (typeof value !== 'string') throw new Error(`${what}: expected JSON text, got ${typeof value}`);
+  return JSON.parse(value) as T;
+};

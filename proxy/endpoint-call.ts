@@ -1,0 +1,267 @@
+/**
+ * One call of a catalog endpoint, whichever transport carried it: an HTTP route (service-app.ts)
+ * and an MCP tool (mcp.ts) each build an EndpointRequest and send back the EndpointAnswer, so both
+ * get the same checks in the same order:
+ *
+ *   rate limit (analytics free tier) → 422 validation → snapshot present → handler precheck (404
+ *   before any payment is asked) → payment (paid endpoints) → handler → Cache-Control / ETag.
+ *
+ * Handlers read one snapshot version per request; an endpoint whose data is not in the snapshot
+ * answers 503 with the reason, never invented data, and a paid endpoint never serves without a
+ * verified, unused payment. Nothing a client sends makes a 500.
+ */
+import { SERVICE_INFO } from '../catalog/index.ts';
+import type { EndpointDecl, ServiceName } from '../catalog/types.ts';
+import type { Settings } from '../lib/config.ts';
+import type { LoadedSnapshot, SnapshotReader } from '../snapshots/reader.ts';
+import { notAvailable, type DataHandlers, type DataRequest, type DataResult } from './data/types.ts';
+import { docsHtml, llmsTxt, wellKnownX402 } from './discovery.ts';
+import { healthDocument } from './health.ts';
+import { MemoryRateLimitStore, rateLimitedBody, rateLimitHeaders, type RateLimitStore } from './rate-limit.ts';
+import { etagMatches, ResponseCache, serialize, type CachedBody } from './response-cache.ts';
+import { rootDocument } from './root-document.ts';
+import { parseRequest, type RawRequest } from './validation.ts';
+import { payToByNetworkName, type PayToTable } from './x402/networks.ts';
+import type { ReceiptSignerInfo } from './x402/receipts.ts';
+
+/** One call of an endpoint. */
+export interface EndpointRequest {
+  endpoint: EndpointDecl;
+  /** true on the /api/v1/xrpl/... variant (RLUSD on xrpl). */
+  xrpl: boolean;
+  /**
+   * The full URL called, query string included. Over HTTP the URL the request arrived at (the
+   * paywall turns it into the public resource URL, see wire.ts resourceUrlOf); for an MCP tool
+   * the endpoint's URL with the tool's path arguments (its other arguments are in `raw` only).
+   */
+  url: string;
+  /**
+   * 'http': `url` is exactly what the client asked for, so a repeat of it can be answered from
+   * the URL cache of the snapshot version. 'mcp': it is not, and the URL cache is not used.
+   */
+  via: 'http' | 'mcp';
+  /** A request header by name, case-insensitive. An MCP tool call has one: its payment, as PAYMENT-SIGNATURE. */
+  header: (name: string) => string | undefined;
+  /** The client's address as the free-tier limiter keys it. */
+  ip: string;
+  /** Path parameters, first query values and the JSON body, as received. */
+  raw: RawRequest;
+}
+
+/** What to send back. */
+export interface EndpointAnswer {
+  status: number;
+  headers: Record<string, string>;
+  /** The body, serialized and ready to send; null for a 304. */
+  body: string | null;
+  /**
+   * The same before serialization, when the answer was built from a value (a paid 200 with its
+   * `receipt`, an error object); absent for text served from the response cache. For MCP.
+   */
+  json?: unknown;
+}
+
+/** The x402 paywall as an endpoint call uses it (proxy/x402/paywall.ts). */
+export interface PaymentGate {
+  /** The receipt signer, published in /.well-known/x402. */
+  readonly signer: ReceiptSignerInfo;
+  readonly payTo: PayToTable;
+  /**
+   * Asks for, verifies, reserves, settles and receipts the payment of one request around
+   * `serve`, which is called only after the payment verified and its nonce was reserved.
+   */
+  handle(request: Pick<EndpointRequest, 'endpoint' | 'xrpl' | 'url' | 'header'>, serve: () => Promise<DataResult>): Promise<EndpointAnswer>;
+}
+
+export interface EndpointCallOptions {
+  service: ServiceName;
+  reader: SnapshotReader;
+  settings: Settings;
+  /** Data handlers by endpoint id (proxy/data handlersFor). */
+  handlers: DataHandlers;
+  /** The x402 paywall. Without one, paid endpoints answer 503 (never data without payment). */
+  payments?: PaymentGate;
+  /** Free-tier limiter (default: 60 per hour per IP in memory, for endpoints declared rateLimited). */
+  rateLimit?: RateLimitStore;
+  /** Clock for tests. */
+  now?: () => Date;
+}
+
+export type EndpointCall = (request: EndpointRequest) => Promise<EndpointAnswer>;
+
+const FREE_TIER = { limit: 60, windowSeconds: 3600 };
+
+const NO_STORE = { 'Cache-Control': 'no-store' };
+
+/** An answer with a JSON body. */
+function jsonAnswer(status: number, headers: Record<string, string>, value: unknown): EndpointAnswer {
+  return { status, headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify(value), json: value };
+}
+
+/** An answer and, for a free data answer, its key in the response cache. */
+interface Outcome {
+  answer: EndpointAnswer;
+  cacheKey?: string;
+}
+
+export function endpointCall(options: EndpointCallOptions): EndpointCall {
+  const { service, reader, settings, handlers } = options;
+  const now = options.now ?? (() => new Date());
+  const limiter = options.rateLimit ?? new MemoryRateLimitStore(FREE_TIER.limit, FREE_TIER.windowSeconds);
+  /** Serialized free data answers by endpoint and parsed input, for the snapshot version served. */
+  const cache = new ResponseCache();
+  /**
+   * Free data answers by exact request URL for the snapshot version served: a repeat request
+   * skips validation and the handler (the answer cannot differ within one version). Rate
+   * limiting still applies.
+   */
+  const byUrl = new ResponseCache(5000);
+
+  const rootJson = () => rootDocument(service, reader, settings);
+
+  /** Answers computed by the app itself for the built-in endpoints. */
+  const builtIn = (endpoint: EndpointDecl, baseUrl: string): DataResult | null => {
+    switch (endpoint.id) {
+      case 'root':
+        return { status: 200, body: rootJson() };
+      case 'health': {
+        const doc = healthDocument(service, reader, settings, now());
+        return { status: 200, body: doc as unknown as Record<string, unknown> };
+      }
+      case 'llms-txt':
+        return { status: 200, body: llmsTxt(service, baseUrl), contentType: 'text/plain; charset=utf-8' };
+      case 'docs':
+        return { status: 200, body: docsHtml(service, baseUrl), contentType: 'text/html; charset=utf-8' };
+      case 'well-known-x402': {
+        if (!options.payments) return notAvailable('The x402 paywall is not configured in this process, so there is no receipt signer to publish.');
+        const { signer, payTo } = options.payments;
+        return {
+          status: 200,
+          body: wellKnownX402({ service, baseUrl, signer, payTo: payToByNetworkName(payTo, SERVICE_INFO[service].networks), settlementMode: settings.settlement }),
+        };
+      }
+      default:
+        return null;
+    }
+  };
+
+  /** A 200 with Cache-Control and ETag (304 when If-None-Match names it), or the error as JSON. */
+  const finish = (endpoint: EndpointDecl, result: DataResult, snap: LoadedSnapshot | null, cacheKey: string | null, ifNoneMatch?: string): Outcome => {
+    if (result.status !== 200) return { answer: jsonAnswer(result.status, NO_STORE, result.body) };
+    let cached = snap && cacheKey ? cache.get(snap.version, cacheKey) : undefined;
+    if (!cached) {
+      cached = serialize(result);
+      if (snap && cacheKey) cache.set(snap.version, cacheKey, cached);
+    }
+    const key = cacheKey ?? undefined;
+    return { answer: cachedAnswer(endpoint, cached, snap, ifNoneMatch, {}), ...(key ? { cacheKey: key } : {}) };
+  };
+
+  /** A cached 200 (or 304) after the rate-limit headers in `headers`. */
+  const cachedAnswer = (endpoint: EndpointDecl, cached: CachedBody, snap: LoadedSnapshot | null, ifNoneMatch: string | undefined, headers: Record<string, string>): EndpointAnswer => {
+    headers['Cache-Control'] = `public, max-age=${endpoint.cacheTtlSeconds}`;
+    headers.ETag = cached.etag;
+    if (snap) headers['X-Snapshot-Version'] = snap.version;
+    if (etagMatches(ifNoneMatch, cached.etag)) return { status: 304, headers, body: null };
+    headers['Content-Type'] = cached.contentType;
+    return { status: 200, headers, body: cached.text };
+  };
+
+  /** Counts one free-tier request; the 429 when over the limit, else null (headers filled in). */
+  const limit = (ip: string, headers: Record<string, string>): EndpointAnswer | null => {
+    const decision = limiter.hit(`${service}:${ip}`, now().getTime());
+    Object.assign(headers, rateLimitHeaders(decision));
+    if (!decision.allowed) return jsonAnswer(429, { ...headers, ...NO_STORE }, rateLimitedBody(decision));
+    return null;
+  };
+
+  /** The whole answer to one call of an endpoint, for HTTP and MCP alike. */
+  const execute = async (request: EndpointRequest): Promise<Outcome> => {
+    const { endpoint } = request;
+    const ifNoneMatch = request.header('if-none-match');
+    const headers: Record<string, string> = {};
+    // 1. free-tier limit: every request to a limited endpoint counts, valid or not
+    if (endpoint.rateLimited) {
+      const limited = limit(request.ip, headers);
+      if (limited) return { answer: limited };
+    }
+    const withLimit = (o: Outcome): Outcome => ({ ...o, answer: { ...o.answer, headers: { ...headers, ...o.answer.headers } } });
+
+    // 2. validation
+    const parsed = parseRequest(endpoint, request.raw);
+    if (!parsed.ok) return withLimit({ answer: jsonAnswer(422, NO_STORE, { detail: parsed.detail }) });
+
+    // 3. built-in documents
+    const own = builtIn(endpoint, new URL(request.url).origin);
+    if (own) {
+      const out = finish(endpoint, own, null, null, ifNoneMatch);
+      if (endpoint.id === 'health') {
+        out.answer.headers['Cache-Control'] = 'no-store';
+        if ((own.body as { status?: string }).status === 'no_data') out.answer.status = 503;
+      }
+      return withLimit(out);
+    }
+
+    // 4. data from the snapshot
+    const snap = reader.current();
+    const handler = handlers[endpoint.id];
+    if (!snap) return withLimit(finish(endpoint, notAvailable(`No ${service} snapshot is published yet; run the pipeline (npm run pipeline -- ${service}).`), null, null));
+    if (!handler) {
+      const why =
+        endpoint.dataset && !snap.datasets.has(endpoint.dataset)
+          ? `The "${endpoint.dataset}" dataset is not computed by this build's pipeline yet.`
+          : 'This endpoint is not served by this build yet.';
+      return withLimit(finish(endpoint, notAvailable(why), snap, null));
+    }
+    const req: DataRequest = { endpoint, ...parsed.value, snapshot: snap, now: now() };
+    const pre = await handler.precheck?.(req);
+    if (pre) return withLimit(finish(endpoint, pre, snap, null));
+
+    if (endpoint.access === 'free') {
+      const key = `${endpoint.id}|${JSON.stringify(parsed.value)}`;
+      const result = cache.get(snap.version, key) ? ({ status: 200, body: '' } as const) : await handler.handle(req);
+      return withLimit(finish(endpoint, result, snap, key, ifNoneMatch));
+    }
+
+    // 5. paid: never data without a verified, unused payment
+    if (!options.payments) {
+      return withLimit({
+        answer: jsonAnswer(
+          503,
+          NO_STORE,
+          notAvailable('Paid endpoints are not open in this process: the x402 paywall is not configured, and no paid data is served without a verified payment.').body,
+        ),
+      });
+    }
+    const paid = await options.payments.handle(request, () => handler.handle(req));
+    const answer: EndpointAnswer = { ...paid, headers: { ...paid.headers } };
+    answer.headers['Cache-Control'] = paid.status === 200 ? 'private, no-store' : (paid.headers['Cache-Control'] ?? 'no-store');
+    if (paid.status === 200) answer.headers['X-Snapshot-Version'] = snap.version;
+    return withLimit({ answer });
+  };
+
+  /** Free data endpoints, whose answer depends on the URL and the snapshot version only. */
+  const byUrlCacheable = (endpoint: EndpointDecl) => endpoint.access === 'free' && endpoint.dataset !== null;
+
+  return async (request) => {
+    const { endpoint } = request;
+    const snap = request.via === 'http' && byUrlCacheable(endpoint) ? reader.current() : null;
+    if (snap) {
+      const hit = byUrl.get(snap.version, request.url);
+      if (hit) {
+        const headers: Record<string, string> = {};
+        if (endpoint.rateLimited) {
+          const limited = limit(request.ip, headers);
+          if (limited) return limited;
+        }
+        return cachedAnswer(endpoint, hit, snap, request.header('if-none-match'), headers);
+      }
+    }
+    const { answer, cacheKey } = await execute(request);
+    if (snap && cacheKey && (answer.status === 200 || answer.status === 304) && answer.headers['X-Snapshot-Version'] === snap.version) {
+      const cached = cache.get(snap.version, cacheKey);
+      if (cached) byUrl.set(snap.version, request.url, cached);
+    }
+    return answer;
+  };
+}
