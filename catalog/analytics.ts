@@ -1,5 +1,5 @@
 /**
- * The analytics service (spec/analytics-service.md): an index of x402 pay-per-call services and
+ * The analytics service (docs/services.md, "Analytics service"): an index of x402 pay-per-call services and
  * their transactions, buyer classification (wash detection), trends; free public-domain data
  * plus paid slices. Every endpoint is declared here once.
  */

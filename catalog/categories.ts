@@ -1,5 +1,5 @@
 /**
- * The 33 service categories of the analytics index. The first 26 are the slugs the spec lists as
+ * The 33 service categories of the analytics index. The first 26 are the slugs the contract (docs/services.md, "Categories") lists as
  * seen in data; the other 7 complete the stated total of 33 with the kinds of x402 resources that
  * public directories list and the 26 do not cover.
  */

@@ -18,7 +18,7 @@ export type { PaymentNetwork, SettlementNetwork } from './networks.ts';
 
 export const ENDPOINTS: readonly EndpointDecl[] = [...KOREA_ENDPOINTS, ...ANALYTICS_ENDPOINTS];
 
-/** Price range per call (USD) the korea spec states; every korea price lies within it. */
+/** Price range per call (USD) the korea contract states (docs/services.md, "Korea limits"); every korea price lies within it. */
 export const PRICE_RANGE = { min: 0.001, max: 0.1, currency: 'USD' } as const;
 
 export interface ServiceInfo {
@@ -93,7 +93,7 @@ const PRICE_TEXT = /^\d+\.\d+$/;
 /**
  * Every problem with the declarations that would make routes, prices or MCP tools wrong at run
  * time, in words; empty when the catalog is consistent. The module refuses to load with any.
- * How many endpoints and tools the spec asks for is checked in catalog.test.ts.
+ * How many endpoints and tools the contract (docs/services.md) asks for is checked in catalog.test.ts.
  */
 export function catalogProblems(endpoints: readonly EndpointDecl[] = ENDPOINTS): string[] {
   const problems: string[] = [];

@@ -1,5 +1,5 @@
 /**
- * The korea service (spec/korea-service.md): Korean-exchange prices and premiums, FX, arbitrage,
+ * The korea service (docs/services.md, "Korea service"): Korean-exchange prices and premiums, FX, arbitrage,
  * alerts, movers, KRW macro stress, AI sentiment / market read / divergence, translated news.
  * Every endpoint is declared here once; see types.ts for what is derived from these declarations.
  */
@@ -42,7 +42,7 @@ const AI_NOTE =
   " AI text comes from a Claude model or, without an API key, from the offline rules analyst; `analyst` says which ('claude' or 'rules').";
 
 /**
- * The spec lists three prices twice with different values; the formal description (OpenAPI) says
+ * The original korea specification (docs/services.md, "Korea prices") lists three prices twice with different values; the formal description (OpenAPI) says
  * 0.001, an older prose listing 0.002. We charge the formal description's price.
  */
 const PROSE_LISTING_PRICE = '0.002';
@@ -1094,7 +1094,7 @@ const priceOf = (id: string): string => {
 /** The endpoints declared with PRICE_DISAGREEMENT as their price note (they share one price). */
 const disputed = KOREA_ENDPOINTS.filter((e) => e.description.includes(PRICE_DISAGREEMENT)).map((e) => e.id);
 
-/** The price disagreement in the spec, in words for the service description. */
+/** The price disagreement of the original specification (docs/services.md, "Korea prices"), in words for the service description. */
 export const KOREA_PRICE_NOTE =
   `Prices: ${disputed.slice(0, -1).join(', ')} and ${disputed.at(-1)} cost ${priceOf(disputed[0]!)} USD per call, the price of the formal ` +
   `interface description; an older prose listing said ${PROSE_LISTING_PRICE}. krw-macro-stress (${priceOf('krw-macro-stress')} USD) appears in the prose listing only.`;

@@ -1,7 +1,7 @@
 /**
  * Every number the wash classifier decides with, in one place, so the methodology document
- * (docs/wash-methodology.md) and the code cannot drift apart. Starting values come from research
- * section 5.3 (x402watch v2.1, merona wash v3); where a value differs, the comment says why.
+ * (docs/wash-methodology.md) and the code cannot drift apart. Starting values come from
+ * docs/wash-methodology.md §11.7 (x402watch v2.1, merona wash v3); where a value differs, the comment says why.
  *
  * In the catalog because more than the classifier (pipelines/analytics/classify) reads them: the
  * proxy's wash check names patterns and breaks ties the classifier's way, and the site shows them.
@@ -35,7 +35,7 @@ export const THRESHOLDS = {
   periodicMaxDispersion: 0.1,
   periodicBusyDailyTx: 20,
   periodicMaxDispersionBusy: 0.2,
-  /** Developer burst: payments per minute (research: > 10 tx/min). */
+  /** Developer burst: payments per minute (x402watch: > 10 tx/min, docs/wash-methodology.md §11.4). */
   burstPerMinute: 10,
   /** A day needs this many payments before it can hold a burst. */
   burstMinDayTx: 10,
@@ -67,7 +67,7 @@ export const THRESHOLDS = {
   coreMinPairTx: 3,
   /** Core cohort member: the seller gets more than this share of the buyer's payments. */
   coreMinPairShare: 0.5,
-  /** Self-test by funding or shared funder: only for buyers with fewer sellers (guard, research 5.3). */
+  /** Self-test by funding or shared funder: only for buyers with fewer sellers (guard, docs/wash-methodology.md §11.7). */
   selfTestMaxSellers: 10,
   /** Seller-branded test wallet: shares the seller's first and last 4 address characters. */
   sellerBrandChars: 4,
@@ -129,7 +129,7 @@ export const THRESHOLDS = {
   /** Both sides of every member at least this many USDC (merona: $100; see methodology). */
   cycleMinFlow: 10,
 
-  // ------------------------------------------------------------------ vanity (research section 4)
+  // ------------------------------------------------------------------ vanity (docs/wash-methodology.md §3.5, §11.5)
   vanityStrictPrefix: 4,
   vanityStrictSuffix: 3,
   vanityStrictMinSize: 3,

@@ -58,7 +58,7 @@ export interface DatasetStep {
    * Recompute only when due: the dataset's update interval (catalog) has passed since the live
    * version's as_of, or that version was carried over, came from another kind of source or from
    * another analyst or model. Otherwise the live file is kept as it is (status 'kept'). Products
-   * that cost model calls follow the spec's cache lifetimes this way.
+   * that cost model calls follow the cache lifetimes of docs/services.md ("Korea cache lifetimes") this way.
    */
   cadence?: boolean;
   run(ctx: PipelineContext): Promise<DatasetEntry>;

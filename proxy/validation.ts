@@ -1,6 +1,6 @@
 /**
  * Request validation from the catalog's zod schemas, answered as a 422 with the FastAPI/pydantic
- * `detail` array (`loc`, `msg`, `type`, `input`, `ctx`) the specs name. The same schemas validate MCP
+ * `detail` array (`loc`, `msg`, `type`, `input`, `ctx`) the service contracts name (docs/services.md, "Validation errors"). The same schemas validate MCP
  * tool input, so a bad value gets the same message over HTTP and MCP.
  */
 import type { z } from 'zod';

@@ -1,6 +1,6 @@
 /**
  * Transaction → service attribution. An on-chain settlement names the seller (payTo) but not the
- * endpoint, so (research 1.2, 1.5):
+ * endpoint, so (docs/x402-indexing.md, "Attributing payments to services"):
  *   1. 'resource_url'          the facilitator reported the resource URL and it is a listing on that chain;
  *   2. 'price_match'           else the seller's listing on that chain whose price equals the amount
  *                              (several at that price: the lowest id);

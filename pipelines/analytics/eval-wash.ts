@@ -1,7 +1,7 @@
 /**
  * npm run eval:wash -- [--scale N] [--seed N] [--seeds A-B] [--now ISO] [--held-out A-B]
  *
- * Scores the wash classifier against the demo world's planted truth (research 5.4): generates
+ * Scores the wash classifier against the demo world's planted truth (docs/wash-methodology.md §9, §11.8): generates
  * the world into an in-memory DuckDB, runs classify(), joins buyer_labels / pair_labels with
  * demo_truth_buyers / demo_truth_pairs and prints per-label precision, recall and F1 (buyer and
  * pair level), the buyer confusion matrix, organic false-positive rates at the strong and likely

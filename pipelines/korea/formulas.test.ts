@@ -1,6 +1,6 @@
 /**
  * The korea market formulas with worked numbers: the dataset SQL run in an in-memory DuckDB on
- * tiny hand-made raw tables. Worked example (research/korea-data.md §4.3): Upbit BTC 91,200,000
+ * tiny hand-made raw tables. Worked example (docs/upstreams-korea.md, "Worked example"): Upbit BTC 91,200,000
  * KRW, official rate 1,387.50, Binance 65,300 USD, Upbit USDT 1,392 KRW.
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';

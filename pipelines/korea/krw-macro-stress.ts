@@ -1,6 +1,6 @@
 /**
  * krw-macro-stress: a 0-100 score from five components, each ranked as a rolling 120-day
- * percentile over the 2-year daily history in macro_daily (research/korea-data.md §6.6).
+ * percentile over the 2-year daily history in macro_daily (docs/upstreams-korea.md, "KRW macro stress").
  *
  * Calendar: every date on which some series has a value; each series is carried forward over the
  * dates it has none (holidays differ between FRED and KRX). "5-day" means 5 calendar rows.
@@ -396,7 +396,7 @@ export async function krwMacroStressDocument(
   };
 }
 
-/** Recomputed every 15 minutes (the spec's cache lifetime), its note written by the run's analyst. */
+/** Recomputed every 15 minutes (the contract's cache lifetime, docs/services.md, "Korea cache lifetimes"), its note written by the run's analyst. */
 export const krwMacroStressStep: DatasetStep = {
   dataset: 'krw-macro-stress',
   cadence: true,

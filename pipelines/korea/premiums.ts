@@ -1,6 +1,6 @@
 /**
  * The premium formulas, shared by kimchi-premium, stablecoin-premium and arbitrage-scanner
- * (research/korea-data.md §4.3), as fractions:
+ * (docs/upstreams-korea.md, "Formulas"), as fractions:
  *
  *   kimchi premium (official FX basis)  kp      = (P_kr / FX) / P_global - 1
  *   kimchi premium (USDT basis)         kp_usdt = (P_kr / U)  / P_global - 1

@@ -1,5 +1,5 @@
 /**
- * Client of an x402 facilitator (research §4): POST /verify, POST /settle, GET /supported.
+ * Client of an x402 facilitator (docs/x402-protocol.md, "Facilitator API"): POST /verify, POST /settle, GET /supported.
  *
  * Every call has a timeout and every answer is parsed; the result is a verdict or a named
  * failure, never an exception:
@@ -7,7 +7,7 @@
  *   reference client treats it) → ok / refused with the facilitator's own reason and message;
  * - a timeout, a network error, a 5xx or 4xx without a verdict, or a body that is not a verdict →
  *   `facilitator_unavailable`, saying which of these happened.
- * Redirects are followed (https://x402.org/facilitator answers 308, research §4.1) and a trailing
+ * Redirects are followed (https://x402.org/facilitator answers 308, x402-foundation/x402#1692; docs/x402-protocol.md, "Facilitator API") and a trailing
  * slash on FACILITATOR_URL is ignored.
  */
 import { z } from 'zod';

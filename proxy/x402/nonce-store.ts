@@ -1,7 +1,7 @@
 /**
  * Single use of a payment. The chain refuses a nonce twice only at settlement, and in local mode
  * nothing settles at all, so concurrent requests carrying one payment could all pass /verify
- * (research §2.5 item 14, x402-foundation/x402#3060, #1805). The paywall therefore RESERVES the
+ * (docs/x402-protocol.md, "Replay and nonce reservation"; x402-foundation/x402#3060, #1805). The paywall therefore RESERVES the
  * payment's key atomically before serving, RELEASES it if nothing was served or settled, and MARKS
  * it USED after a successful settlement. Entries stay until the authorization's validBefore plus a
  * margin (after that the chain would refuse it anyway) and are then pruned.

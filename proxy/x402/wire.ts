@@ -1,12 +1,12 @@
 /**
- * The x402 wire format, both versions (research §1): payment requirements per network, the 402
+ * The x402 wire format, both versions (docs/x402-protocol.md): payment requirements per network, the 402
  * challenge (v1 JSON body + v2 `PAYMENT-REQUIRED` header), strict decoding of `X-PAYMENT` /
  * `PAYMENT-SIGNATURE`, matching a payment to what the endpoint offers, and the
  * `X-PAYMENT-RESPONSE` / `PAYMENT-RESPONSE` settlement header.
  *
  * Base64 is the standard alphabet with padding, over UTF-8 JSON, as in the reference codecs.
- * Either payment header is accepted with either payload version (wallets mix them up, research
- * §7.5); the payload's own `x402Version` decides its shape and the version of the answer header.
+ * Either payment header is accepted with either payload version (wallets mix them up, docs/x402-protocol.md,
+ * "Versions and headers"); the payload's own `x402Version` decides its shape and the version of the answer header.
  * When both headers are present, PAYMENT-SIGNATURE (v2) wins.
  */
 import { SERVICE_INFO } from '../../catalog/index.ts';
@@ -338,7 +338,7 @@ const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 /**
  * Absolute URL of the resource for the requirements. Behind a reverse proxy the request URL says
  * http://127.0.0.1:4020; with trustProxy the first X-Forwarded-Proto / X-Forwarded-Host values are
- * used instead (only when they are well-formed), so clients see the URL they called (research §7.9).
+ * used instead (only when they are well-formed), so clients see the URL they called (docs/x402-protocol.md, "Resource URL behind a proxy").
  */
 export function resourceUrlOf(requestUrl: string, getHeader: HeaderGetter, trustProxy: boolean): string {
   const url = new URL(requestUrl);

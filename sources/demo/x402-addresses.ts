@@ -6,7 +6,7 @@
  *
  * Exchange and platform addresses are invented (made by a fixed PRNG stream) and only look like
  * real ones; the first relayer of Coinbase, PayAI and x402rs is the real address cited in
- * shared/research/x402-analytics.md section 2.3, the others are invented.
+ * docs/x402-indexing.md, "Facilitator relayers", the others are invented.
  */
 import type { AnalyticsChain } from '../../catalog/categories.ts';
 import type { Row } from '../../lib/duckdb.ts';

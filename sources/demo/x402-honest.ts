@@ -1,5 +1,5 @@
 /**
- * Honest buyer populations of the demo x402 world (research section 5.4): organic users, AI
+ * Honest buyer populations of the demo x402 world (docs/wash-methodology.md §11.8): organic users, AI
  * agents, analytics bots, third-party developers and verifiers. The planted patterns reuse the
  * same builders for their honest look-alikes (hard negatives) so both sides behave alike.
  */
@@ -337,7 +337,7 @@ export function planVerifiers(ctx: PlanContext, rng: Rng, count: number): void {
   }
 }
 
-/** The honest populations at their scale-1 sizes (research 5.4; label mix in the brief). */
+/** The honest populations at their scale-1 sizes (listed in docs/wash-methodology.md §11.8). */
 export function planHonestPopulations(ctx: PlanContext, seed: number): void {
   const { scale, now } = ctx;
   const organic = Rng.stream(seed, 'x402:organic');

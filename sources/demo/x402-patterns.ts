@@ -1,5 +1,5 @@
 /**
- * Planted patterns of the demo x402 world (research section 5.4): self-testing, wash farms at
+ * Planted patterns of the demo x402 world (docs/wash-methodology.md §11.8): self-testing, wash farms at
  * easy / medium / hard camouflage, and the honest look-alikes (hard negatives) a classifier must
  * leave alone. Every wallet planted here carries its truth label, pattern, difficulty and group.
  *
@@ -12,7 +12,7 @@
  * - group_id: wash groups `<pattern>-<difficulty>-<n>` (camouflaged farms `<pattern>-<hops>hop-<n>`),
  *   other groups `<pattern>-<n>`; independent wallets have none.
  * - Seller-funded loops: 1-5 wallets `self_test` (seller_funded_test), 6-9 wallets `self_test`
- *   (funded_loop_boundary, difficulty hard: below the 10-wallet cohort cut-off of research 5.3),
+ *   (funded_loop_boundary, difficulty hard: below the 10-wallet cohort cut-off of docs/wash-methodology.md §11.7),
  *   10+ wallets `suspected_wash` (funded_loop).
  * - Self-test wallets that also use other sellers are `organic_user` on those other pairs.
  * - Hard negatives keep their honest label on every pair, including a bot's pair with a farm seller.

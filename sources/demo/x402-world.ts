@@ -1,6 +1,6 @@
 /**
  * The analytics half of the demo world: a seeded simulator of x402 services, their buyers and
- * settlements, with the ground truth kept beside the data (research section 5.4).
+ * settlements, with the ground truth kept beside the data (docs/wash-methodology.md §11.8).
  *
  * x402World({ seed, now, scale }) returns the rows of x402_services, x402_transactions and
  * wallet_funding (raw-tables.ts) and of demo_truth_buyers and demo_truth_pairs. Same options, same

@@ -1,7 +1,7 @@
 /**
  * What the live sources need to know about the chains the analytics index covers: x402 network
- * names (v1 names and v2 CAIP-2 ids) and USDC per chain (research/x402.md §1.4,
- * research/x402-analytics.md §2.2).
+ * names (v1 names and v2 CAIP-2 ids) and USDC per chain (docs/x402-protocol.md, "Networks and CAIP-2",
+ * docs/x402-indexing.md, "Contracts and event topics").
  */
 import type { AnalyticsChain } from '../../catalog/categories.ts';
 

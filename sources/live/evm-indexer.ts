@@ -1,6 +1,6 @@
 /**
  * x402 settlements on an EVM chain (Base) from plain JSON-RPC, the merona pattern
- * (research/x402-analytics.md §2.1-2.5):
+ * (docs/x402-indexing.md, "EVM" and "Which transfers count"):
  *
  *  1. eth_getLogs over finalized blocks for USDC `Transfer` and `AuthorizationUsed` (one call,
  *     topic0 OR-list), splitting a range in half when the node says it is too large;
@@ -567,7 +567,7 @@ interface BuyerFirstPayment {
 /**
  * First inbound USDC transfer of buyers not looked up yet, within `lookbackBlocks` before their
  * first payment. Buyers are gasless under x402, so the first USDC funder (not the first ETH
- * funder) is the meaningful "funded by" (research/x402-analytics.md §2.5).
+ * funder) is the meaningful "funded by" (docs/x402-indexing.md, "Funding").
  */
 export async function indexEvmFunding(
   connection: DuckDBConnection,

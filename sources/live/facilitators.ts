@@ -1,14 +1,14 @@
 /**
  * Facilitator relayers: the wallets that submit x402 settlements on chain. A USDC transfer counts
  * as an x402 payment only when a relayer listed here sent its transaction (Solana: paid its fee),
- * on or after the relayer's first-seen date (research/x402-analytics.md §2.3, §2.4).
+ * on or after the relayer's first-seen date (docs/x402-indexing.md, "Facilitator relayers" and "Which transfers count").
  *
  * The list is versioned because relayer sets grow (Coinbase added 15 in one day) and a missing
  * relayer undercounts silently: bump REGISTRY_VERSION whenever it changes, and re-pull it from the
  * source below. Frequent submitters are not added automatically: many are payout rails, not x402.
  *
  * Source: Merit-Systems/x402scan packages/external/facilitators/src/facilitators/
- *   coinbase.ts @ a3443b7e, payai.ts @ 9c6dc273, x402rs.ts @ b4ac9d74 (the three the research names).
+ *   coinbase.ts @ a3443b7e, payai.ts @ 9c6dc273, x402rs.ts @ b4ac9d74 (the three docs/x402-indexing.md names).
  */
 import type { AnalyticsChain } from '../../catalog/categories.ts';
 

@@ -1,5 +1,5 @@
 /**
- * x402 settlements on Solana from plain RPC (research/x402-analytics.md §2.1 exact/SVM, §2.6):
+ * x402 settlements on Solana from plain RPC (docs/x402-indexing.md, "Settlement mechanics" and "Solana"):
  * for each facilitator relayer, `getSignaturesForAddress` (finalized) → `getTransaction`
  * (jsonParsed); every spl-token `transfer` / `transferChecked` of USDC in a successful transaction
  * whose fee payer is that relayer is a settlement. Buyer and seller are the owners of the source and

@@ -1,6 +1,6 @@
 /**
  * The x402 service catalog from a facilitator's discovery ("bazaar") endpoint,
- * `GET /discovery/resources?type=http&limit=&offset=` (research/x402.md §4.4), mapped to
+ * `GET /discovery/resources?type=http&limit=&offset=` (docs/x402-protocol.md, "Discovery API"), mapped to
  * x402_services rows.
  *
  * Real catalogs are inconsistent, so parsing is per item and forgiving: v1 and v2 items mix

@@ -1,5 +1,5 @@
 /**
- * From pair labels to one label per wallet (research 5.3, derive_global): the tx-weighted
+ * From pair labels to one label per wallet (docs/wash-methodology.md §6; x402watch's derive_global, §11.7): the tx-weighted
  * majority over the wallet's pairs, ties broken by mean confidence. Disagreement between pairs
  * lowers the confidence: it is the winning pairs' tx-weighted confidence times
  * (0.5 + 0.5 * their share of the wallet's payments), so a wallet split evenly between two labels

@@ -237,7 +237,7 @@ SELECT f.*, coalesce(near.near_listing_share, 0) AS near_listing_share FROM f LE
          AND (x.n_price_points >= ${T.agentMinPricePoints}
               OR sqrt(greatest(b.volume_sq / b.n_tx - (b.volume / b.n_tx) ** 2, 0)) / nullif(b.volume / b.n_tx, 0) > ${T.agentMinAmountCv})
          AND b.periodic_tx < 0.5 * b.n_tx, false) AS agent_like,
-       -- the guard of research 5.3, kept for wallets that really spread their payments
+       -- the guard of docs/wash-methodology.md §11.7, kept for wallets that really spread their payments
        b.n_sellers >= ${T.guardMinSellers} AND b.n_tx >= ${T.guardMinTx} AND b.top_share < ${T.guardMaxTopShare} AS diversified
   FROM wc_buyer_base b LEFT JOIN wc_buyer_extra x USING (bk)`,
     ),

@@ -1,6 +1,6 @@
 /**
  * Funding roots. x402 buyers are gasless, so the first USDC funder is the meaningful "funded by"
- * (research 2.5). A wallet's roots are its first funder (r1) and that funder's first funder (r2),
+ * (docs/wash-methodology.md §11.2). A wallet's roots are its first funder (r1) and that funder's first funder (r2),
  * as hash keys comparable with bk / sak; an exchange hot wallet or another funding hub ends the
  * chain (it funds thousands of unrelated users, so sharing one is no evidence of a cohort), as
  * does a wallet with no funding row.

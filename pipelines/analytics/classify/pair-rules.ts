@@ -1,5 +1,5 @@
 /**
- * Pair labels (research 5.3): every (buyer, seller, chain) pair gets the first rule that matches,
+ * Pair labels (docs/wash-methodology.md §5; starting rules §11.7): every (buyer, seller, chain) pair gets the first rule that matches,
  * in priority order: definitional self-pay, then wash evidence, then the seller links that mean
  * self-testing, then the honest behaviours, then organic use as the default. Then one buyer-level
  * pass: a wash wallet is wash on every pair (its payments to popular sellers are camouflage, not
@@ -49,7 +49,7 @@ export const REASON_BITS_SQL = `(coalesce(s.sig_coordinated_start, false)::INTEG
          + (v.vanity_strict_size IS NOT NULL)::INTEGER * ${REASON_BITS.vanity_strict}
          + (v.vanity_broad_size IS NOT NULL)::INTEGER * ${REASON_BITS.vanity_broad})`;
 
-/** Signal names of a farm seller that are true, in the words of the spec's buyer profile. */
+/** Signal names of a farm seller that are true, in the words of the buyer profile's `reason` (docs/services.md, "Analytics paid responses"). */
 const FARM_REASONS = `list_filter([
     CASE WHEN ${bit('coordinated_start')} THEN 'coordinated_start' END,
     CASE WHEN ${bit('uniform_amount')} THEN 'uniform_amount' END,

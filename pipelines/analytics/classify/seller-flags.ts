@@ -1,5 +1,5 @@
 /**
- * Seller cohorts and seller flags (research 5.2, first layer). Seller signals stay on sellers and
+ * Seller cohorts and seller flags (docs/wash-methodology.md §4; first layer, §11.6). Seller signals stay on sellers and
  * buyer signals on buyers; the two meet only per (buyer, seller) pair (x402watch's v1 -> v2
  * lesson). A seller's cohort is its payers, without itself, crawlers (they say nothing about one
  * seller) and periodic pollers (analytics, not farming). Its core is the cohort members for whom
@@ -73,9 +73,9 @@ SELECT sak, chain, max(n) AS max_start_bucket FROM b GROUP BY ALL`,
   ) WHERE root IS NOT NULL AND root <> sak GROUP BY ALL
 ) GROUP BY ALL`,
     ),
-    // Common-funder cohorts (research 5.3): >= 5 core wallets with one non-exchange root other than
+    // Common-funder cohorts (docs/wash-methodology.md §5 rule 7, §11.7): >= 5 core wallets with one non-exchange root other than
     // the seller, funded within 24 h, with equal or whole-number amounts or a coordinated start.
-    // Core (majority seller), not the research's 80% share: camouflage sprinkles push a sybil below 80%.
+    // Core (majority seller), not the 80% share of the starting rules (§11.7): camouflage sprinkles push a sybil below 80%.
     step(
       'wc_funder_groups',
       `WITH m AS (

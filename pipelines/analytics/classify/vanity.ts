@@ -1,5 +1,5 @@
 /**
- * Vanity clusters inside one seller's payer cohort (research section 4). Keys: strict = 4 prefix
+ * Vanity clusters inside one seller's payer cohort (docs/wash-methodology.md §3.5, §11.5). Keys: strict = 4 prefix
  * + 3 suffix characters (about 2.7e8 buckets on EVM, never accidental at cohort sizes), broad =
  * 2 + 3 (about 1e6 buckets: safe up to ~30k payers with 4 members, so bigger cohorts need 5).
  * Keys are taken after `0x` on EVM (addresses stored lower-case); a base58 (Solana) address has

@@ -1,6 +1,6 @@
 /**
  * services (free table): one row per indexed service, ordered by id. The first 15 columns are
- * the services list item of the spec, in its order; the rest is what the list filters and sorts
+ * the services list item of docs/services.md, "Services list", in its order; the rest is what the list filters and sorts
  * on (is_placeholder, active, price_bucket, name_sort, search_text) and service facts the other
  * endpoints show (volume_total, unique_buyers_30d, last_tx_at, ...).
  * label_distribution is a JSON object (label → fraction of 30-day volume).
@@ -8,7 +8,7 @@
 import type { DatasetStep } from '../../runner.ts';
 import { tableStep } from './sql.ts';
 
-/** The spec's list item fields, in order: what the proxy puts in `services[]`. */
+/** The list item fields of docs/services.md, "Services list", in order: what the proxy puts in `services[]`. */
 export const SERVICE_LIST_ITEM_COLUMNS = [
   'id',
   'chain',
@@ -36,7 +36,7 @@ export const servicesStep: DatasetStep = tableStep(
           ORDER BY id`,
 );
 
-/** A service_facts row as the spec's list item STRUCT (plus `extra` name := expr fields), for to_json. */
+/** A service_facts row as the list item STRUCT of docs/services.md (plus `extra` name := expr fields), for to_json. */
 export function serviceListItemSql(alias: string, extra: readonly string[] = []): string {
   return `struct_pack(${[...SERVICE_LIST_ITEM_COLUMNS.map((c) => `${c} := ${alias}.${c}`), ...extra].join(', ')})`;
 }

@@ -1,5 +1,5 @@
 /**
- * Binance spot (api.binance.com): the global USD(T) reference. Research §3.1.
+ * Binance spot (api.binance.com): the global USD(T) reference. See docs/upstreams-korea.md, "Binance".
  *
  * One request, `/api/v3/ticker/24hr?type=MINI` for every symbol (weight 80 of 6,000 a minute):
  * last price and quote volume, strings. USDT pairs are read as USD (the premium's usual basis);

@@ -1,6 +1,6 @@
 /**
  * Bithumb (api.bithumb.com): every KRW ticker in one legacy call, the market list with 유의
- * designations, and the 경보제 alert feed. Research: shared/research/korea-data.md §2.
+ * designations, and the 경보제 alert feed. See docs/upstreams-korea.md, "Bithumb".
  *
  * - /public/ticker/ALL_KRW: `{status, data: {<SYMBOL>: {...}, date}}`, every number a string,
  *   `fluctate_rate_24H` already in percent, `date` an epoch stamp Bithumb takes from the KST wall

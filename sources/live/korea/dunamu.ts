@@ -1,6 +1,6 @@
 /**
  * Dunamu forex (quotation-api-cdn.dunamu.com): USD/KRW from Hana Bank, the first FX choice.
- * Research §4.1. Unofficial and undocumented, hence the er-api fallback.
+ * See docs/upstreams-korea.md, "Dunamu FX". Unofficial and undocumented, hence the er-api fallback.
  *
  * `/v1/forex/recent?codes=FRX.KRWUSD` answers an array; `basePrice` (매매기준율, the mid rate) per
  * `currencyUnit` units of the currency (1 for USD, 100 for JPY).

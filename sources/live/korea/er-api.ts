@@ -1,5 +1,5 @@
 /**
- * ExchangeRate-API open access (open.er-api.com): the keyless USD/KRW fallback. Research §4.2.
+ * ExchangeRate-API open access (open.er-api.com): the keyless USD/KRW fallback. See docs/upstreams-korea.md, "ExchangeRate-API (er-api)".
  * Updated once a day; `time_last_update_unix` is when, and becomes the row's as_of.
  */
 import { z } from 'zod';

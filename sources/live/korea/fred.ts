@@ -1,6 +1,6 @@
 /**
  * FRED (fred.stlouisfed.org) daily series as keyless CSV: DGS3 (US 3-year yield, %), VIXCLS (VIX
- * close), DEXKOUS (KRW per USD, noon New York, a week behind). Research §6.1.
+ * close), DEXKOUS (KRW per USD, noon New York, a week behind). See docs/upstreams-korea.md, "FRED".
  *
  * `/graph/fredgraph.csv?id=DGS3&cosd=YYYY-MM-DD&coed=YYYY-MM-DD` answers
  * `observation_date,DGS3` then one `date,value` line per weekday; '.' (or an empty cell) marks a

@@ -31,7 +31,7 @@ export function utcWallClock(text: string): Date {
 
 /**
  * Bithumb epoch milliseconds as a UTC instant. Bithumb documents UTC but stamps REST timestamps from
- * the KST wall clock (9 h ahead; research §2.2). A stamp that leads the run's clock by 8.5–9.5 h
+ * the KST wall clock (9 h ahead; docs/upstreams-korea.md, "Bithumb timestamps"). A stamp that leads the run's clock by 8.5–9.5 h
  * is such a shifted stamp and is moved back; any other stamp is taken as it is, so the adapter
  * stays right if Bithumb fixes its clock.
  */

@@ -32,7 +32,7 @@ export const MACRO_UNITS: readonly MacroUnit[] = [
 ];
 
 export interface MacroOptions {
-  /** Calendar days of history; 760 covers 2 years of 120-day windows' start (research §6.6). */
+  /** Calendar days of history; 760 covers 2 years of 120-day windows' start (docs/upstreams-korea.md, "KRW macro stress"). */
   backfillDays: number;
   recheckMinutes: number;
   maxIncrementalPerRun: number;

@@ -1,6 +1,6 @@
 /**
  * Naver Finance daily bars with foreign ownership (외국인소진율) for KRX stocks: Samsung
- * Electronics 005930 and SK hynix 000660. Research §6.4. Unofficial, keyless.
+ * Electronics 005930 and SK hynix 000660. See docs/upstreams-korea.md, "Naver Finance". Unofficial, keyless.
  *
  * `/siseJson.naver?symbol=005930&requestType=1&startTime=yyyyMMdd&endTime=yyyyMMdd&timeframe=day`
  * answers a JavaScript array literal, not JSON: a single-quoted header row

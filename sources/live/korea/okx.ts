@@ -1,5 +1,5 @@
 /**
- * OKX spot (www.okx.com): the fallback global reference when Binance fails. Research §3.2.
+ * OKX spot (www.okx.com): the fallback global reference when Binance fails. See docs/upstreams-korea.md, "OKX".
  *
  * `/api/v5/market/tickers?instType=SPOT`: envelope `{code, msg, data}`, code "0" = success, every
  * number a string; `volCcy24h` is the quote-currency (USDT) volume for spot.

@@ -1,6 +1,6 @@
 /**
  * Upbit (api.upbit.com/v1): the KRW market list with its alerts, every KRW ticker in one call, and
- * 1-minute candles. Research: shared/research/korea-data.md §1.
+ * 1-minute candles. See docs/upstreams-korea.md, "Upbit".
  *
  * - /market/all?is_details=true: `market_event.warning` is 유의 (investment warning); each true
  *   `market_event.caution.*` is a 주의 flag, read as a record so a new criterion is kept.

@@ -3,8 +3,8 @@
  * (or NEWS_FEEDS_FILE in their place), and the Naver news search queries used when both Naver
  * credentials are set.
  *
- * The feed URLs follow shared/research/korea-data.md §7.1 where it lists them; the crypto outlets
- * are not in the research and their URLs are plausible guesses for each site's CMS (ndsoft
+ * The feed URLs follow docs/upstreams-korea.md, "RSS feeds", where it lists them; the crypto outlets
+ * are not listed there and their URLs are plausible guesses for each site's CMS (ndsoft
  * `/rss/allArticle.xml`, WordPress `/feed`). None of them could be checked from the build machine
  * (no network): verify them at recording time. A feed that moved fails alone and is recorded.
  */

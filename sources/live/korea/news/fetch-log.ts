@@ -1,7 +1,7 @@
 /**
  * news_fetch_log(fetched_at, feed, ok, items, error): one row per source fetched in a news round,
  * kept across runs (the runner never drops it). It sets the cadence: news is fetched at most once
- * per interval (5 minutes, the spec's cache lifetime for news) however often the korea pipeline
+ * per interval (5 minutes, the news cache lifetime of docs/services.md) however often the korea pipeline
  * runs. `fetched_at` is the round's start, the run's `now`. Rows older than a week are pruned.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';

@@ -4,7 +4,7 @@
  * under NEWS_FEEDS_URL when it is set) and, when both NAVER_CLIENT_ID and NAVER_CLIENT_SECRET are
  * set, Naver news search.
  *
- * Cadence: a round runs at most once per `intervalSeconds` (300, the spec's news cache lifetime)
+ * Cadence: a round runs at most once per `intervalSeconds` (300, the news cache lifetime of docs/services.md)
  * by the run's clock; a run in between fetches nothing and leaves news_articles empty, and
  * news_fetch_log (kept across runs) says when the last round was.
  *

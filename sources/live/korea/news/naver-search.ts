@@ -1,5 +1,5 @@
 /**
- * Naver news search (research §7.2): GET /v1/search/news.json?query=…&display=…&start=1&sort=date
+ * Naver news search (docs/upstreams-korea.md, "Naver news search"): GET /v1/search/news.json?query=…&display=…&start=1&sort=date
  * with the X-Naver-Client-Id / X-Naver-Client-Secret headers. `title` and `description` carry
  * `<b>` highlights and HTML entities; `originallink` is the publisher's URL (empty for some
  * Naver-only items, then `link`, the Naver copy, is used).
