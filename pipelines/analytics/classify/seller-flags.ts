@@ -75,7 +75,7 @@ SELECT sak, chain, max(n) AS max_start_bucket FROM b GROUP BY ALL`,
     ),
     // Common-funder cohorts (docs/wash-methodology.md §5 rule 7, §11.7): >= 5 core wallets with one non-exchange root other than
     // the seller, funded within 24 h, with equal or whole-number amounts or a coordinated start.
-    // Core (majority seller), not the 80% share of the starting rules (§11.7): camouflage sprinkles push a sybil below 80%.
+    // Core (majority seller), not the 80% share of the starting rules (docs/wash-methodology.md §11.7): camouflage sprinkles push a sybil below 80%.
     step(
       'wc_funder_groups',
       `WITH m AS (
