@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { ANALYTICS_ENDPOINTS } from './analytics.ts';
 import { DATASETS, findDataset } from './datasets.ts';
-import { DIVERGENCE_SYMBOLS, KOREA_ENDPOINTS, KOREA_PRICE_NOTE } from './korea.ts';
+import { KOREA_ENDPOINTS, KOREA_PRICE_NOTE } from './korea.ts';
 import { SERVICE_NETWORKS, usdcNetworksText, type PaymentNetwork } from './networks.ts';
 import type { EndpointDecl, ServiceName } from './types.ts';
 

@@ -3,7 +3,7 @@
  * manifest, `/llms.txt` and the `/docs` HTML reference. Nothing here lists endpoints or prices by
  * hand; everything reads the endpoint declarations, so the documents agree with the code.
  */
-import { endpointsOf, mcpTools, SERVICE_INFO, xrplPath, type PaymentNetwork } from '../catalog/index.ts';
+import { endpointsOf, mcpTools, SERVICE_INFO, xrplPath, } from '../catalog/index.ts';
 import { openApiDocument } from '../catalog/openapi.ts';
 import type { EndpointDecl, ServiceName } from '../catalog/types.ts';
 
@@ -29,10 +29,6 @@ function paidResources(service: ServiceName): Array<{ endpoint: EndpointDecl; pa
       { endpoint: e, path: e.path, xrpl: false },
       ...(e.xrplVariant ? [{ endpoint: e, path: xrplPath(e.path), xrpl: true }] : []),
     ]);
-}
-
-function networksFor(service: ServiceName, xrpl: boolean): PaymentNetwork[] {
-  return SERVICE_INFO[service].networks.filter((n) => n.xrplVariantsOnly === xrpl);
 }
 
 /** `/.well-known/x402` in the x402scan format (`version` 1, `resources`), plus what agents need to pay and verify. */

@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { DIVERGENCE_SYMBOLS, KOREA_RESPONSES } from '../../catalog/korea.ts';
 import type { AnalystTask } from '../analyst/index.ts';
 import { mostFrequent, type StoredArticle } from './kr-news.ts';
-import type { MarketAlert, MarketFacts } from './market-facts.ts';
+import type { MarketAlert, } from './market-facts.ts';
 
 const Light = KOREA_RESPONSES.DivergenceBody.shape;
 const Deep = KOREA_RESPONSES.DivergenceDeepBody.shape;

@@ -14,7 +14,7 @@
 import { z } from 'zod';
 import { KOREA_RESPONSES } from '../../catalog/korea.ts';
 import type { AnalystTask } from '../analyst/index.ts';
-import type { DatasetStep, PipelineContext } from '../runner.ts';
+import type { PipelineContext } from '../runner.ts';
 import { queryJson } from '../../lib/duckdb.ts';
 import { ensureNewsStore, type NewsTopic } from './news-store.ts';
 import { isoSql } from './sql.ts';

@@ -8,7 +8,7 @@
  * same facts (and the same cache key) run after run. Alerts are computed here, never by a model.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { MARKET_ALERT_TYPES } from '../../catalog/korea.ts';
+import type { MARKET_ALERT_TYPES } from '../../catalog/korea.ts';
 import type { PipelineContext } from '../runner.ts';
 import { queryJson } from '../../lib/duckdb.ts';
 import { MOVE_1M_PCT, VOLUME_SPIKE_RATIO } from './market-movers.ts';

@@ -14,7 +14,7 @@
  * Articles older than NEWS_KEEP_DAYS are dropped from the store.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { RAW_TABLES, type NewsTopic, type RawTable } from '../../sources/raw-tables.ts';
+import { RAW_TABLES, type RawTable } from '../../sources/raw-tables.ts';
 import type { PipelineContext, PrepareStep } from '../runner.ts';
 import { appendRows, createTableSql, queryJson } from '../../lib/duckdb.ts';
 import { timestampSql } from './sql.ts';

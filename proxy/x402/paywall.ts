@@ -50,7 +50,7 @@ import { precheckExactEvm, signatureVerdict, type EvmVerified } from './eip3009.
 import type { PaymentCrypto } from './crypto-pool.ts';
 import { solanaFeePayer as feePayerOf, type FacilitatorClient } from './facilitator.ts';
 import type { NonceKey, NonceStore } from './nonce-store.ts';
-import { assetSymbol, canonicalDecimal, domainSeparator, payToFor, payToTable, SOLANA, type PayToTable, type SettlementNetwork } from './networks.ts';
+import { assetSymbol, canonicalDecimal, domainSeparator, payToFor, payToTable, SOLANA, type SettlementNetwork } from './networks.ts';
 import { reject, short, type Rejection } from './reasons.ts';
 import { assembleReceipt, receiptSigningText, type Receipt, type ReceiptFields, type ReceiptSigner } from './receipts.ts';
 import {

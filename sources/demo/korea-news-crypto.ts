@@ -9,7 +9,7 @@
  */
 
 import type { Rng } from './random.ts';
-import { DAY_MS, HOUR_MS, KST_OFFSET_MS, MINUTE_MS, minuteIndexOf, msOfDay, msOfMinute } from './korea-calendar.ts';
+import { DAY_MS, HOUR_MS, KST_OFFSET_MS, MINUTE_MS, msOfDay, msOfMinute } from './korea-calendar.ts';
 import type { ListingCalendar, ListingChange, WarningEpisode } from './korea-listings.ts';
 import type { MarketShock } from './korea-prices.ts';
 import { KOREA_TOKEN_BY_SYMBOL, type KoreaExchange, type KoreaToken } from './korea-tokens.ts';

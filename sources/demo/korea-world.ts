@@ -51,7 +51,7 @@ import {
   type PremiumBackdrop,
   type TokenDynamics,
 } from './korea-prices.ts';
-import { KOREA_EXCHANGES, KOREA_TOKENS, KOREA_TOKEN_BY_SYMBOL, type KoreaExchange, type KoreaToken } from './korea-tokens.ts';
+import { KOREA_EXCHANGES, KOREA_TOKENS, KOREA_TOKEN_BY_SYMBOL, type KoreaExchange, } from './korea-tokens.ts';
 
 export { DIVERGENCE_SYMBOLS, KOREA_TOKENS, type KoreaExchange, type KoreaToken } from './korea-tokens.ts';
 

@@ -6,7 +6,7 @@
  */
 import { ANALYTICS_CHAINS, type AnalyticsChain, type CategorySlug } from '../../catalog/categories.ts';
 import type { Row } from '../../lib/duckdb.ts';
-import { Rng } from './random.ts';
+import type { Rng } from './random.ts';
 import { addressFamily, newAddress, pickFacilitator, relayersOf, type FacilitatorId } from './x402-addresses.ts';
 import {
   BRAND_SUFFIXES, CATEGORY_VOCABULARY, DESCRIPTION_EXTRAS, ENDPOINT_VARIANTS, PLACEHOLDER_DESCRIPTIONS,

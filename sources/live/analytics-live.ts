@@ -22,7 +22,7 @@ import {
   type EvmFundingOptions,
   type EvmIndexerOptions,
 } from './evm-indexer.ts';
-import { createUpstream, withUpstream, type Upstream, type UpstreamOptions } from './http.ts';
+import { withUpstream, type UpstreamOptions } from './http.ts';
 import { createJsonRpc } from './json-rpc.ts';
 import { DEFAULT_SOLANA_OPTIONS, ensureSolanaTables, indexSolanaSettlements, type SolanaIndexerOptions } from './solana-indexer.ts';
 import {

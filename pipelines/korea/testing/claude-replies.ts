@@ -11,7 +11,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { AnalystTask } from '../../analyst/index.ts';
 import { SYSTEM_RULES, toolInputSchema } from '../../analyst/prompt.ts';
 import { toolNameOf } from '../../analyst/types.ts';
-import { type FakeMessagesRequest, type FakeReply } from '../../../sources/live/testing/fake-messages-api.ts';
+import type { FakeMessagesRequest, FakeReply } from '../../../sources/live/testing/fake-messages-api.ts';
 import { koreaWorld } from '../../../sources/demo/korea-world.ts';
 import { deepTask, lightTask } from '../divergence.ts';
 import { SUMMARY_TASKS } from '../kr-news.ts';
