@@ -17,7 +17,7 @@ import { openApiDocument } from '../catalog/openapi.ts';
 import type { EndpointDecl } from '../catalog/types.ts';
 import { docsHtml } from './discovery.ts';
 import { CORS_EXPOSE, CORS_PREFLIGHT } from './cors.ts';
-import { endpointCall, type EndpointAnswer, type EndpointCallOptions } from './endpoint-call.ts';
+import { endpointCall, type EndpointAnswer, type EndpointCallOptions, type EndpointRequest } from './endpoint-call.ts';
 import { mountMcp } from './mcp.ts';
 import { clientIp } from './rate-limit.ts';
 import { rootDocument } from './root-document.ts';
@@ -48,9 +48,40 @@ async function readJsonBody(c: Context): Promise<Pick<RawRequest, 'body' | 'body
   }
 }
 
+/**
+ * An HTTP request as the endpoint call reads it. The client's ip and the raw input are worked
+ * out when first read: a repeat of a URL the URL cache holds needs neither (or only the ip).
+ */
+class HttpRequest implements EndpointRequest {
+  readonly via = 'http';
+  readonly url: string;
+  #raw: RawRequest | undefined;
+
+  constructor(
+    readonly endpoint: EndpointDecl,
+    readonly xrpl: boolean,
+    private readonly c: Context,
+    private readonly body: Pick<RawRequest, 'body' | 'bodyError'> | null,
+    private readonly ipOf: (c: Context) => string,
+  ) {
+    this.url = c.req.url;
+  }
+
+  readonly header = (name: string): string | undefined => this.c.req.header(name);
+
+  get ip(): string {
+    return this.ipOf(this.c);
+  }
+
+  get raw(): RawRequest {
+    this.#raw ??= { query: firstQueryValues(this.url), params: this.c.req.param() as Record<string, string>, ...this.body };
+    return this.#raw;
+  }
+}
+
 /** The answer as the Response Hono sends. */
 function send(c: Context, answer: EndpointAnswer): Response {
-  for (const [k, v] of Object.entries(answer.headers)) c.header(k, v);
+  for (const name in answer.headers) c.header(name, answer.headers[name]);
   return c.newResponse(answer.body, answer.status as StatusCode);
 }
 
@@ -97,10 +128,8 @@ export function serviceApp(options: ServiceAppOptions): Hono {
   };
 
   const route = (endpoint: EndpointDecl, xrpl: boolean) => async (c: Context) => {
-    const raw: RawRequest = { query: firstQueryValues(c.req.url), params: c.req.param() as Record<string, string> };
-    if (endpoint.body) Object.assign(raw, await readJsonBody(c));
-    const answer = await call({ endpoint, xrpl, url: c.req.url, via: 'http', header: (name) => c.req.header(name), ip: ipOf(c), raw });
-    return send(c, answer);
+    const body = endpoint.body ? await readJsonBody(c) : null;
+    return send(c, await call(new HttpRequest(endpoint, xrpl, c, body, ipOf)));
   };
 
   mountMcp(app, { service, call, ipOf });

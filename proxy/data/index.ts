@@ -4,8 +4,7 @@ import { analyticsHandlers, type AnalyticsHandlerOptions } from './analytics.ts'
 import { koreaHandlers } from './korea.ts';
 import type { DataHandlers } from './types.ts';
 
-export type HandlerOptions = AnalyticsHandlerOptions;
-
-export function handlersFor(service: ServiceName, options: HandlerOptions): DataHandlers {
+/** `options` configure the analytics handlers (the korea ones take none). */
+export function handlersFor(service: ServiceName, options: AnalyticsHandlerOptions): DataHandlers {
   return service === 'korea' ? koreaHandlers : analyticsHandlers(options);
 }
