@@ -6,11 +6,7 @@
 import { endpointsOf, mcpTools, SERVICE_INFO, xrplPath, } from '../catalog/index.ts';
 import { openApiDocument } from '../catalog/openapi.ts';
 import type { EndpointDecl, ServiceName } from '../catalog/types.ts';
-
-export interface ReceiptSignerInfo {
-  public_key: string;
-  address: string;
-}
+import type { ReceiptSignerInfo } from './x402/receipts.ts';
 
 export interface DiscoveryContext {
   service: ServiceName;

@@ -3,7 +3,7 @@
  * signature (libsecp256k1, secp256k1.ts), with the keccak hashing around them about 0.3 ms of CPU
  * per paid request.
  *
- * - inlineCrypto(signer): on the calling thread (the default of createPaywall; tests).
+ * - inlineCrypto(signer): on the calling thread (CRYPTO_WORKERS=0; tests).
  * - CryptoWorkerPool.start(signer, size): on `size` worker threads (piscina), so that the event
  *   loop keeps parsing and answering while the workers check and sign; on the proxy bench this
  *   carries about twice the paid requests per second of inline crypto on two cores. Each worker has
@@ -15,7 +15,7 @@
  * Only the crypto moves: the nonce reservation, settlement and everything else stay on the main
  * thread, so a payment is still reserved atomically after its signature checked out.
  *
- * CRYPTO_WORKERS (read by proxy/payments.ts): unset or "auto" = os.availableParallelism() when
+ * CRYPTO_WORKERS (read by proxy/serve.ts): unset or "auto" = os.availableParallelism() when
  * that is at least 2, else inline; 0 = inline; n = n workers.
  */
 import { fileURLToPath } from 'node:url';

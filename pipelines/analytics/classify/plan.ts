@@ -1,13 +1,10 @@
 /**
  * The classifier is a list of named SQL steps, each reading the raw tables or earlier steps by
- * name. The same list runs in both entry points, so batch and on-demand answers come from one
- * set of rules:
- *
- * - classify(): every step over the whole world, as TEMP tables (or views) named `wc_*`.
- * - washCheck(): the same steps restricted by a scope to one address's cohorts, as TEMP
- *   relations under a per-call prefix (`wc<id>_*`), so concurrent checks on one shared (even
- *   read-only) connection never collide, and dropped afterwards. Separate statements plan much
- *   faster than one 35-CTE statement, and a small scoped table is read once, not per reference.
+ * name. classify() runs every step over the whole world, as TEMP tables (or views) named `wc_*`.
+ * Separate statements plan much faster than one 35-CTE statement. The scope and per-call prefix
+ * options let the same list run restricted to one address's cohorts under a prefix of its own
+ * (an on-demand check; unused since the wash check answers from the published classifier output,
+ * see proxy/data/wash-check.ts).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 

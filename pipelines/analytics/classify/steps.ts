@@ -1,6 +1,6 @@
 /**
  * The classifier's step list, in dependency order, split where the cycle search (TypeScript) has
- * to run between the SQL steps. classify() and washCheck() both build their SQL from here.
+ * to run between the SQL steps. classify() builds its SQL from here.
  */
 import { buyerRollupSteps } from './buyer-rollup.ts';
 import { buyerSteps, pairSteps, sellerMetaSteps, transactionSteps } from './features.ts';
