@@ -61,7 +61,7 @@ module.exports = {
       name: 'steps-read-raw-tables',
       severity: 'error',
       comment:
-        'Pipeline steps read the raw tables a source filled, never a source\'s own modules (sources/analytics.ts and sources/korea.ts pick the steps). ' +
+        "Pipeline steps read the raw tables a source filled, never a source's own modules (sources/analytics.ts and sources/korea.ts pick the steps). " +
         'The CLI takes its default seed from the demo world and the wash evaluation runs on it by design.',
       from: { path: '^pipelines/', pathNot: `(${TEST}|${TESTING}|^pipelines/cli\\.ts$|^pipelines/analytics/eval-wash\\.ts$)` },
       to: { path: '^sources/(demo|live|file)/' },
@@ -97,7 +97,7 @@ module.exports = {
     {
       name: 'site-manifest-types-only',
       severity: 'error',
-      comment: 'site/ may name the manifest types; parsing a manifest is the reader\'s job.',
+      comment: "site/ may name the manifest types; parsing a manifest is the reader's job.",
       from: { path: '^site/', pathNot: TEST },
       to: { path: '^snapshots/manifest\\.ts$', dependencyTypesNot: ['type-only'] },
     },

@@ -46,7 +46,9 @@ async function publishVersusCopy(rows: number): Promise<void> {
     const mb = manifest.datasets[0]!.bytes / 2 ** 20;
     console.log(`\nsnapshot publish, ${rows.toLocaleString('en-US')} rows (${mb.toFixed(1)} MiB Parquet zstd)`);
     console.log(`  baseline: bare DuckDB COPY to Parquet        ${fmt(bare)}`);
-    console.log(`  publish (COPY + fsync + sha256 + read-back + atomic pointer)  ${fmt(publish)}   ${(publish / bare).toFixed(2)}x baseline`);
+    console.log(
+      `  publish (COPY + fsync + sha256 + read-back + atomic pointer)  ${fmt(publish)}   ${(publish / bare).toFixed(2)}x baseline`,
+    );
     console.log(`  reader load with sha256 verification          ${fmt(verify)}   ${(verify / bare).toFixed(2)}x baseline`);
   } finally {
     c.closeSync();
@@ -143,8 +145,12 @@ async function analytics(): Promise<void> {
   const { writeBenchWorld } = await import('./analytics-data.ts');
   const { analyticsFloor } = await import('./analytics-floor.ts');
   console.log(`analytics benchmark on ${process.version}, ${(await import('node:os')).cpus().length} cores`);
-  console.log('target: whole pipeline (Parquet in → snapshot published) ≤ 10× the bare GROUP BY buyer, seller_address aggregate; peak RSS ≤ 4 GiB');
-  console.log('(cpu: user + system seconds of all threads; on a machine shared with other work, wall times stretch and cpu times do not)\n');
+  console.log(
+    'target: whole pipeline (Parquet in → snapshot published) ≤ 10× the bare GROUP BY buyer, seller_address aggregate; peak RSS ≤ 4 GiB',
+  );
+  console.log(
+    '(cpu: user + system seconds of all threads; on a machine shared with other work, wall times stretch and cpu times do not)\n',
+  );
   const rows: string[] = [];
   for (const transactions of [1_000_000, 3_000_000, 10_000_000]) {
     const dir = mkdtempSync(join(tmpdir(), 'bench-analytics-'));
@@ -152,7 +158,9 @@ async function analytics(): Promise<void> {
       const input = join(dir, 'input');
       const t0 = performance.now();
       await writeBenchWorld(input, { transactions, services: 30_000, buyers: 1_000_000, now: '2026-11-20 09:00:00' });
-      console.log(`generated ${transactions.toLocaleString('en-US')} transactions (30,000 services, 1,000,000 buyers) in ${fmt(seconds(t0))} (not timed)`);
+      console.log(
+        `generated ${transactions.toLocaleString('en-US')} transactions (30,000 services, 1,000,000 buyers) in ${fmt(seconds(t0))} (not timed)`,
+      );
       const file = join(input, 'transactions.parquet');
       const bare = await bareAggregate(file, false);
       const floor = await analyticsFloor(input, '2026-11-20 09:00:00');
@@ -165,7 +173,17 @@ async function analytics(): Promise<void> {
       const slow = run.reports.filter((r) => (r.seconds ?? 0) >= 0.05).map((r) => `${r.name} ${r.seconds!.toFixed(2)}s`);
       console.log(
         `  bare aggregate ${fmt(bare.seconds)} (cpu ${fmt(bare.cpuSeconds)}); pipeline ${fmt(run.seconds)} (cpu ${fmt(run.cpuSeconds)}) = ${ratio.toFixed(1)}x; ` +
-          `peak RSS ${run.maxRssMb} MiB; ${run.ok ? 'all steps ok' : `NOT OK: ${run.error ?? run.reports.filter((r) => r.status !== 'ok').map((r) => `${r.name}: ${r.detail}`).join('; ')}`}`,
+          `peak RSS ${run.maxRssMb} MiB; ${
+            run.ok
+              ? 'all steps ok'
+              : `NOT OK: ${
+                  run.error ??
+                  run.reports
+                    .filter((r) => r.status !== 'ok')
+                    .map((r) => `${r.name}: ${r.detail}`)
+                    .join('; ')
+                }`
+          }`,
       );
       console.log(
         `  the same GROUP BY with its count/sum/min/max consumed: ${fmt(consumed.seconds)} (cpu ${fmt(consumed.cpuSeconds)}) = ${(run.seconds / consumed.seconds).toFixed(1)}x`,

@@ -58,7 +58,9 @@ function rss(topic: NewsTopic, articles: BenchArticle[]): Buffer {
         `<description><![CDATA[<p>${a.bodyKr}</p>]]></description><pubDate>${rfc822Kst(a.publishedAt)}</pubDate><guid>${a.id}</guid></item>`,
     )
     .join('\n');
-  return Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel><title>bench ${topic}</title><link>https://bench-${topic}.invalid/</link><description>bench</description>\n${items}\n</channel></rss>\n`);
+  return Buffer.from(
+    `<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel><title>bench ${topic}</title><link>https://bench-${topic}.invalid/</link><description>bench</description>\n${items}\n</channel></rss>\n`,
+  );
 }
 
 function describe(result: RunResult): string {
@@ -73,19 +75,35 @@ function describe(result: RunResult): string {
 }
 
 export async function benchKoreaAnalyst(): Promise<void> {
-  console.log(`\nkorea news-and-analyst run: live pipeline, ${ARTICLES} new articles from 3 RSS feeds, fake Messages API answering each call after ${LATENCY_MS} ms`);
+  console.log(
+    `\nkorea news-and-analyst run: live pipeline, ${ARTICLES} new articles from 3 RSS feeds, fake Messages API answering each call after ${LATENCY_MS} ms`,
+  );
   console.log('target: the run with the new articles and every AI product ≤ 5 s wall; the immediate rerun 0 model calls\n');
   const world = await startKoreaUpstreams();
   const dir = mkdtempSync(join(tmpdir(), 'bench-korea-ai-'));
   const now = KOREA_FIXTURE_NOW;
   const articles: BenchArticle[] = koreaWorld({ seed: SEED, now, scale: 1 })
-    .news_articles.map((r) => ({ id: String(r[0]), topic: r[1] as NewsTopic, publishedAt: r[2] as Date, titleKr: String(r[8]), bodyKr: String(r[9]) }))
+    .news_articles.map((r) => ({
+      id: String(r[0]),
+      topic: r[1] as NewsTopic,
+      publishedAt: r[2] as Date,
+      titleKr: String(r[8]),
+      bodyKr: String(r[9]),
+    }))
     .sort((a, b) => b.publishedAt.getTime() - a.publishedAt.getTime())
     .slice(0, ARTICLES);
   const feedsFile = join(dir, 'feeds.json');
   writeFileSync(
     feedsFile,
-    JSON.stringify(NEWS_TOPICS.map((topic) => ({ id: `bench-${topic}`, topic, url: `https://bench-${topic}.invalid/rss.xml`, source_kr: `벤치 ${topic}`, source_en: `Bench ${topic}` }))),
+    JSON.stringify(
+      NEWS_TOPICS.map((topic) => ({
+        id: `bench-${topic}`,
+        topic,
+        url: `https://bench-${topic}.invalid/rss.xml`,
+        source_kr: `벤치 ${topic}`,
+        source_en: `Bench ${topic}`,
+      })),
+    ),
   );
   const api = await startFakeMessagesApi({
     apiKey: KEY,
@@ -99,33 +117,51 @@ export async function benchKoreaAnalyst(): Promise<void> {
 
     let t0 = performance.now();
     const warm = await runPipeline(koreaPipeline, { ...params, now: new Date(now.getTime() - 10 * 60_000) }, loadSettings(env), quiet);
-    console.log(`warm-up (rules, macro backfill, feeds not up yet): ${((performance.now() - t0) / 1000).toFixed(3)} s; ${warm.manifest ? 'published' : `nothing published: ${warm.error}`}`);
+    console.log(
+      `warm-up (rules, macro backfill, feeds not up yet): ${((performance.now() - t0) / 1000).toFixed(3)} s; ${warm.manifest ? 'published' : `nothing published: ${warm.error}`}`,
+    );
 
     for (const topic of NEWS_TOPICS) {
       world.news.feeds.set(`https://bench-${topic}.invalid/rss.xml`, {
         status: 200,
         headers: { 'content-type': 'application/rss+xml; charset=UTF-8' },
-        body: rss(topic, articles.filter((a) => a.topic === topic)),
+        body: rss(
+          topic,
+          articles.filter((a) => a.topic === topic),
+        ),
       });
     }
-    const claude = loadSettings({ ...env, ANTHROPIC_API_KEY: KEY, ANTHROPIC_BASE_URL: api.url, ...(process.env.ANTHROPIC_CONCURRENCY ? { ANTHROPIC_CONCURRENCY: process.env.ANTHROPIC_CONCURRENCY } : {}) });
+    const claude = loadSettings({
+      ...env,
+      ANTHROPIC_API_KEY: KEY,
+      ANTHROPIC_BASE_URL: api.url,
+      ...(process.env.ANTHROPIC_CONCURRENCY ? { ANTHROPIC_CONCURRENCY: process.env.ANTHROPIC_CONCURRENCY } : {}),
+    });
     api.reset();
     t0 = performance.now();
     const measured = await runPipeline(koreaPipeline, { ...params, now }, claude, quiet);
     const wall = (performance.now() - t0) / 1000;
-    const aiSteps = measured.reports.filter((r) => ['krw-macro-stress', 'kr-news-kpop', 'kr-news-semiconductor', 'kr-sentiment', 'market-read', 'divergence'].includes(r.name));
+    const aiSteps = measured.reports.filter((r) =>
+      ['krw-macro-stress', 'kr-news-kpop', 'kr-news-semiconductor', 'kr-sentiment', 'market-read', 'divergence'].includes(r.name),
+    );
     const aiSeconds = aiSteps.reduce((s, r) => s + (r.seconds ?? 0), 0);
     const translations = api.requests.filter((r) => r.toolName?.startsWith('write_translate_')).length;
     const newArticles = measured.reports.find((r) => r.name === 'ingest:news_store')?.rows ?? 0;
     console.log(`measured run: ${wall.toFixed(3)} s wall (AI steps ${aiSeconds.toFixed(3)} s) ${wall <= 5 ? '≤' : '>'} 5 s target`);
     console.log(`  ${newArticles} new articles, ${translations} translated; ${describe(measured)}`);
-    console.log(`  at most ${api.maxConcurrent} calls in flight (ANTHROPIC_CONCURRENCY ${claude.anthropic.concurrency}); ${api.violations.length} request check failures`);
+    console.log(
+      `  at most ${api.maxConcurrent} calls in flight (ANTHROPIC_CONCURRENCY ${claude.anthropic.concurrency}); ${api.violations.length} request check failures`,
+    );
 
     api.reset();
     t0 = performance.now();
     const rerun = await runPipeline(koreaPipeline, { ...params, now, recompute: true }, claude, quiet);
-    console.log(`immediate rerun (--recompute): ${((performance.now() - t0) / 1000).toFixed(3)} s wall; ${describe(rerun)}; ${api.requests.length} requests reached the API`);
-    console.log(`\npeak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB (this process: upstream world, fake API, pipeline, DuckDB)`);
+    console.log(
+      `immediate rerun (--recompute): ${((performance.now() - t0) / 1000).toFixed(3)} s wall; ${describe(rerun)}; ${api.requests.length} requests reached the API`,
+    );
+    console.log(
+      `\npeak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB (this process: upstream world, fake API, pipeline, DuckDB)`,
+    );
   } finally {
     await api.close();
     await world.close();

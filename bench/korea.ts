@@ -42,9 +42,17 @@ export async function benchKorea(): Promise<void> {
       const c = world.counts();
       const ingest = result.reports.filter((r) => r.name.startsWith('ingest:')).reduce((s, r) => s + (r.seconds ?? 0), 0);
       console.log(`${run.label}`);
-      console.log(`  ${wall.toFixed(3)} s wall (ingest steps ${ingest.toFixed(3)} s); requests: ${c.budgeted} budgeted, ${c.backfill} backfill, ${c.total} total`);
-      console.log(`  by upstream: ${Object.entries(c.byUpstream).map(([k, n]) => `${k} ${n}`).join(', ')}`);
-      console.log(`  ${result.manifest ? `published ${result.manifest.version}` : `nothing published: ${result.error}`}; ${describeRun(result.reports)}`);
+      console.log(
+        `  ${wall.toFixed(3)} s wall (ingest steps ${ingest.toFixed(3)} s); requests: ${c.budgeted} budgeted, ${c.backfill} backfill, ${c.total} total`,
+      );
+      console.log(
+        `  by upstream: ${Object.entries(c.byUpstream)
+          .map(([k, n]) => `${k} ${n}`)
+          .join(', ')}`,
+      );
+      console.log(
+        `  ${result.manifest ? `published ${result.manifest.version}` : `nothing published: ${result.error}`}; ${describeRun(result.reports)}`,
+      );
     }
     console.log(`\npeak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB (this process: world, pipeline, DuckDB)`);
   } finally {

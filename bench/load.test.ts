@@ -22,12 +22,13 @@ describe('parseAnswer', () => {
     expect(parseAnswer(whole.subarray(0, whole.length - 1))).toBeNull();
     expect(parseAnswer(whole.subarray(0, 20))).toBeNull();
     // a second answer behind the first is not part of it
-    expect(parseAnswer(Buffer.concat([whole, Buffer.from('HTTP/1.1 402')])))
-      .toEqual({ status: 200, length: whole.length });
+    expect(parseAnswer(Buffer.concat([whole, Buffer.from('HTTP/1.1 402')]))).toEqual({ status: 200, length: whole.length });
   });
 
   it('frames a chunked answer and a bodiless one', () => {
-    const chunked = Buffer.from('HTTP/1.1 402 Payment Required\r\ntransfer-encoding: chunked\r\n\r\n3\r\nabc\r\na\r\n0123456789\r\n0\r\n\r\n');
+    const chunked = Buffer.from(
+      'HTTP/1.1 402 Payment Required\r\ntransfer-encoding: chunked\r\n\r\n3\r\nabc\r\na\r\n0123456789\r\n0\r\n\r\n',
+    );
     expect(parseAnswer(chunked)).toEqual({ status: 402, length: chunked.length });
     expect(parseAnswer(chunked.subarray(0, chunked.length - 2))).toBeNull();
     const notModified = Buffer.from('HTTP/1.1 304 Not Modified\r\nETag: "x"\r\n\r\n');
@@ -58,10 +59,17 @@ describe('runLoad', () => {
       res.end('x');
     });
     const values = Array.from({ length: 50_000 }, (_, i) => `pay-${i}`);
-    const r = await runLoad({ url, connections: 2, durationMs: 200, warmupMs: 50, headers: (i) => {
-      if (i >= values.length) throw new Error('out of payments');
-      return { 'X-PAYMENT': values[i]! };
-    }, prebuild: values.length });
+    const r = await runLoad({
+      url,
+      connections: 2,
+      durationMs: 200,
+      warmupMs: 50,
+      headers: (i) => {
+        if (i >= values.length) throw new Error('out of payments');
+        return { 'X-PAYMENT': values[i]! };
+      },
+      prebuild: values.length,
+    });
     // each value at most once; running out stops a connection instead of repeating one
     expect(seen.length).toBeLessThanOrEqual(values.length);
     expect(new Set(seen).size).toBe(seen.length);

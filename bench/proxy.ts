@@ -64,7 +64,10 @@ async function startChild(args: string[], env: NodeJS.ProcessEnv): Promise<Child
 }
 
 /** One load run in its own process (bench/load-child.ts), so the generator's event loop carries nothing else. */
-async function loadChild(dir: string, spec: Omit<LoadOptions, 'headers'> & { headerName?: string; headerValuesFile?: string }): Promise<LoadResult> {
+async function loadChild(
+  dir: string,
+  spec: Omit<LoadOptions, 'headers'> & { headerName?: string; headerValuesFile?: string },
+): Promise<LoadResult> {
   const file = join(dir, 'load-spec.json');
   writeFileSync(file, JSON.stringify(spec));
   const proc = spawn(process.execPath, ['--import', 'tsx', 'bench/load-child.ts', file], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -87,7 +90,9 @@ const row = (label: string, r: LoadResult) =>
   `  ${label.padEnd(44)} ${r.rps.toFixed(0).padStart(7)} req/s   p50 ${r.p50Ms.toFixed(2).padStart(6)} ms   p99 ${r.p99Ms.toFixed(2).padStart(6)} ms   ${r.requests} requests, ${r.errors} errors`;
 
 export async function benchProxy(): Promise<void> {
-  console.log(`proxy benchmark on ${process.version}, ${cpus().length} cores, ${CONNECTIONS} connections, ${DURATION_MS / 1000} s per run after ${WARMUP_MS / 1000} s warm-up`);
+  console.log(
+    `proxy benchmark on ${process.version}, ${cpus().length} cores, ${CONNECTIONS} connections, ${DURATION_MS / 1000} s per run after ${WARMUP_MS / 1000} s warm-up`,
+  );
   const dir = mkdtempSync(join(tmpdir(), 'bench-proxy-'));
   const env = {
     ...process.env,
@@ -113,8 +118,18 @@ export async function benchProxy(): Promise<void> {
     children.push(bare);
 
     console.log(`\nfree endpoint GET ${freePath} (${freeBytes.length.toLocaleString('en-US')} bytes)`);
-    const bareRun = await loadChild(dir, { url: `${bare.url}${freePath}`, connections: CONNECTIONS, durationMs: DURATION_MS, warmupMs: WARMUP_MS });
-    const freeRun = await loadChild(dir, { url: `${service.url}${freePath}`, connections: CONNECTIONS, durationMs: DURATION_MS, warmupMs: WARMUP_MS });
+    const bareRun = await loadChild(dir, {
+      url: `${bare.url}${freePath}`,
+      connections: CONNECTIONS,
+      durationMs: DURATION_MS,
+      warmupMs: WARMUP_MS,
+    });
+    const freeRun = await loadChild(dir, {
+      url: `${service.url}${freePath}`,
+      connections: CONNECTIONS,
+      durationMs: DURATION_MS,
+      warmupMs: WARMUP_MS,
+    });
     console.log(row('baseline: bare Hono route, same bytes', bareRun));
     console.log(row('service (validation, ETag, cache headers)', freeRun));
     console.log(`  free endpoint at ${((freeRun.rps / bareRun.rps) * 100).toFixed(1)} % of the bare route's throughput (target >= 70 %)`);

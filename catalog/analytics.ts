@@ -108,7 +108,9 @@ const ChangePct = (description: string) =>
 
 const LabelDistribution = z
   .partialRecord(Label, z.number().min(0).max(1))
-  .describe('Fraction (0 to 1) of the service\'s volume over the last 30 days per buyer label; only labels with traffic appear; fractions add up to 1.');
+  .describe(
+    "Fraction (0 to 1) of the service's volume over the last 30 days per buyer label; only labels with traffic appear; fractions add up to 1.",
+  );
 
 const ServiceListItem = z.object({
   id: z.number().int().describe('Service identifier, stable across updates.'),
@@ -139,7 +141,7 @@ const CategoryStats = z.object({
   volume_30d: Usdc('Volume in the last 30 days').optional(),
   real_volume_pct: percent0to100('Share of volume from organic_user and ai_agent buyers, last 30 days'),
   wash_pct: percent0to100('Share of volume from suspected_wash buyers, last 30 days'),
-  median_price: z.number().nullable().describe('Median price per call of the category\'s services (USD); null when none has a price.'),
+  median_price: z.number().nullable().describe("Median price per call of the category's services (USD); null when none has a price."),
 });
 
 const DailyCount = z.object({ date: isoDate('Day (UTC).'), count: z.number().int().describe('New services first seen that day.') });
@@ -193,7 +195,7 @@ const CategoryDetailBody = z.object({
         date: isoDate('Day (UTC).'),
         tx_count: z.number().int(),
         volume: Usdc('Volume that day'),
-        real_volume_pct: percent0to100('Share of that day\'s volume from organic_user and ai_agent buyers'),
+        real_volume_pct: percent0to100("Share of that day's volume from organic_user and ai_agent buyers"),
         active_services: z.number().int().describe('Services with at least one transaction that day.'),
         new_services: z.number().int().describe('Services first seen that day.'),
       }),
@@ -250,7 +252,7 @@ const ServiceDetailBody = z.object({
         tx_count: z.number().int(),
         volume: Usdc('Volume that day'),
         unique_buyers: z.number().int(),
-        real_volume_pct: percent0to100('Share of that day\'s volume from organic_user and ai_agent buyers'),
+        real_volume_pct: percent0to100("Share of that day's volume from organic_user and ai_agent buyers"),
       }),
     )
     .length(30)
@@ -261,7 +263,7 @@ const ServiceDetailBody = z.object({
         address: z.string().describe('Buyer wallet.'),
         tx_count: z.number().int().describe('Transactions with this service, last 30 days.'),
         volume: Usdc('Volume with this service, last 30 days'),
-        share_pct: percent0to100('Share of the service\'s 30-day volume'),
+        share_pct: percent0to100("Share of the service's 30-day volume"),
       }),
     )
     .describe('Top 10 buyers by 30-day volume. Labels, confidence and signals per buyer are in the paid wash-detail.'),
@@ -342,8 +344,8 @@ const WashReportBody = z.object({
         date: isoDate('Day (UTC).'),
         volume: Usdc('All volume that day'),
         wash_volume: Usdc('Volume from suspected_wash buyers that day'),
-        wash_pct: percent0to100('Share of the day\'s volume from suspected_wash buyers'),
-        real_volume_pct: percent0to100('Share of the day\'s volume from organic_user and ai_agent buyers'),
+        wash_pct: percent0to100("Share of the day's volume from suspected_wash buyers"),
+        real_volume_pct: percent0to100("Share of the day's volume from organic_user and ai_agent buyers"),
       }),
     )
     .optional()
@@ -363,7 +365,9 @@ const WashReportBody = z.object({
       z.object({
         pattern_type: z
           .string()
-          .describe("Signal family, e.g. 'vanity_cluster', 'uniform_amount', 'coordinated_start', 'uniform_tx_count', 'funding_loop', 'concentration'."),
+          .describe(
+            "Signal family, e.g. 'vanity_cluster', 'uniform_amount', 'coordinated_start', 'uniform_tx_count', 'funding_loop', 'concentration'.",
+          ),
         description: z.string().describe('What the pattern looks like on chain.'),
         wallets: z.number().int().describe('Wallets showing it.'),
         services_affected: z.number().int(),
@@ -410,7 +414,9 @@ const WashDetailBody = z.object({
         confidence: fraction('Confidence of the label'),
         signals: z
           .record(z.string(), z.number())
-          .describe('Signal name to strength (0 to 1), e.g. uniform_amount, coordinated_start, uniform_tx_count, vanity_strict, vanity_broad, funding_shared, concentration.'),
+          .describe(
+            'Signal name to strength (0 to 1), e.g. uniform_amount, coordinated_start, uniform_tx_count, vanity_strict, vanity_broad, funding_shared, concentration.',
+          ),
         tx_count: z.number().int().describe('Transactions with this service, last 30 days.'),
         volume: Usdc('Volume with this service, last 30 days'),
         first_tx_at: isoDateTime('First transaction with this service.'),
@@ -423,7 +429,10 @@ const WashDetailBody = z.object({
     .object({
       uniform_amount_pct: percent0to100('Share of buyers paying one identical amount every time'),
       coordinated_start_pct: percent0to100('Share of buyers whose first transaction falls in a shared short window with others'),
-      uniform_tx_count_cv: z.number().min(0).describe('Coefficient of variation of transaction counts across buyers (near 0 = suspiciously uniform).'),
+      uniform_tx_count_cv: z
+        .number()
+        .min(0)
+        .describe('Coefficient of variation of transaction counts across buyers (near 0 = suspiciously uniform).'),
       cohort_size: z.number().int().describe('Buyers in the largest coordinated cohort.'),
     })
     .describe('Cohort signals over all buyers of the service.'),
@@ -434,7 +443,9 @@ const BuyerProfileBody = z.object({
   address: z.string(),
   label: Label,
   confidence: fraction('Confidence of the label'),
-  reason: z.array(z.string()).describe('Signals behind the label, e.g. coordinated_start, uniform_amount, uniform_tx_count, vanity_cluster.'),
+  reason: z
+    .array(z.string())
+    .describe('Signals behind the label, e.g. coordinated_start, uniform_amount, uniform_tx_count, vanity_cluster.'),
   services_used: z
     .array(z.object({ id: z.number().int(), category: Category, tx_count: z.number().int() }))
     .describe('Services this wallet paid, most transactions first.'),
@@ -451,7 +462,7 @@ const BuyerProfileBody = z.object({
       mean_interval_s: z.number().describe('Mean seconds between consecutive transactions.'),
       cv: z.number().describe('Coefficient of variation of the intervals (near 0 = machine-regular).'),
     })
-    .describe('Timing of the wallet\'s transactions.'),
+    .describe("Timing of the wallet's transactions."),
 });
 
 const TransactionsBody = z.object({
@@ -481,7 +492,7 @@ const FullHistoryBody = z.object({
         services_count: z.number().int().describe('Services with at least one transaction in the hour.'),
         volume: Usdc('Volume in the hour'),
         tx_count: z.number().int(),
-        real_volume_pct: percent0to100('Share of the hour\'s volume from organic_user and ai_agent buyers'),
+        real_volume_pct: percent0to100("Share of the hour's volume from organic_user and ai_agent buyers"),
       }),
     )
     .describe('Hourly buckets over the last 365 days (about 8760), oldest first; hours without traffic included with zeros.'),
@@ -501,7 +512,7 @@ const WashCheckBody = z.object({
       })
       .describe('Cohort behaviour.'),
     concentration: z
-      .object({ top_service_share: fraction('Share of the address\'s volume going to its top service') })
+      .object({ top_service_share: fraction("Share of the address's volume going to its top service") })
       .describe('How concentrated the spending is.'),
   }),
   similar_patterns: z
@@ -515,7 +526,7 @@ const WashCheckBody = z.object({
   basis: z
     .string()
     .describe(
-      "What this answer was computed from: the buyer, seller or never-seen view, the published classifier output it rests on (buyers, wash-detail, services) and its as_of; payments after as_of are not included.",
+      'What this answer was computed from: the buyer, seller or never-seen view, the published classifier output it rests on (buyers, wash-detail, services) and its as_of; payments after as_of are not included.',
     ),
 });
 
@@ -581,7 +592,10 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
       FREE_NOTE,
     response: CategoriesBody,
     dataset: 'categories',
-    mcpTool: { name: 'x402_get_categories', description: 'List all x402 service categories with services count, volume, transactions and real vs wash volume share. Free.' },
+    mcpTool: {
+      name: 'x402_get_categories',
+      description: 'List all x402 service categories with services count, volume, transactions and real vs wash volume share. Free.',
+    },
   }),
   freeData({
     id: 'categories.detail',
@@ -589,7 +603,7 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
     path: '/api/v1/categories/:slug',
     summary: 'One category: statistics, 30-day daily series, top services.',
     description:
-      'One category\'s statistics, its daily series over the last 30 days (transactions, volume, real volume share, active and new services) and its top 10 services by 24-hour transactions.' +
+      "One category's statistics, its daily series over the last 30 days (transactions, volume, real volume share, active and new services) and its top 10 services by 24-hour transactions." +
       LABELS_NOTE +
       DATA_NOTE +
       FREE_NOTE,
@@ -612,7 +626,11 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
     query: ServicesQuery,
     response: ServicesListBody,
     dataset: 'services',
-    mcpTool: { name: 'x402_search_services', description: 'Search indexed x402 services by text, category, chain, price bucket, real/wash share and activity; sorted and paginated. Free.' },
+    mcpTool: {
+      name: 'x402_search_services',
+      description:
+        'Search indexed x402 services by text, category, chain, price bucket, real/wash share and activity; sorted and paginated. Free.',
+    },
   }),
   freeData({
     id: 'services.detail',
@@ -627,7 +645,10 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
     pathParams: IdPath,
     response: ServiceDetailBody,
     dataset: 'service-detail',
-    mcpTool: { name: 'x402_get_service', description: 'Get one indexed x402 service by id: statistics, 30-day series, top buyers and buyer label distribution. Free.' },
+    mcpTool: {
+      name: 'x402_get_service',
+      description: 'Get one indexed x402 service by id: statistics, 30-day series, top buyers and buyer label distribution. Free.',
+    },
   }),
   freeData({
     id: 'trends',
@@ -640,7 +661,10 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
       FREE_NOTE,
     response: TrendsBody,
     dataset: 'trends',
-    mcpTool: { name: 'x402_get_trends', description: 'Get 24-hour x402 market trends: new services, hot services and category movers. Free.' },
+    mcpTool: {
+      name: 'x402_get_trends',
+      description: 'Get 24-hour x402 market trends: new services, hot services and category movers. Free.',
+    },
   }),
   freeData({
     id: 'wash-report',
@@ -654,7 +678,11 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
       FREE_NOTE,
     response: WashReportBody,
     dataset: 'wash-report',
-    mcpTool: { name: 'x402_check_wash', description: 'Get the aggregate wash-trading report for x402 services (patterns, case studies, wash share per category). Per-address analysis is only available through the paid wash check. Free.' },
+    mcpTool: {
+      name: 'x402_check_wash',
+      description:
+        'Get the aggregate wash-trading report for x402 services (patterns, case studies, wash share per category). Per-address analysis is only available through the paid wash check. Free.',
+    },
   }),
 
   // ---------------------------------------------------------------- free, not rate limited
@@ -663,7 +691,8 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
     method: 'GET',
     path: '/health',
     summary: 'Service health and data freshness.',
-    description: 'Whether the service has data and how fresh each dataset is (`stale` when older than three update intervals, at least 10 minutes), which snapshot version is served and whether it holds demo data, and the settlement mode (local: payments verified, no funds move), with every problem in words. Status 503 while no snapshot is published. Not cached, not rate limited.',
+    description:
+      'Whether the service has data and how fresh each dataset is (`stale` when older than three update intervals, at least 10 minutes), which snapshot version is served and whether it holds demo data, and the settlement mode (local: payments verified, no funds move), with every problem in words. Status 503 while no snapshot is published. Not cached, not rate limited.',
     access: 'free',
     cacheTtlSeconds: 0,
     response: HealthBody,
@@ -674,7 +703,8 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
     method: 'GET',
     path: '/.well-known/x402',
     summary: 'x402 discovery manifest.',
-    description: 'x402scan-compatible discovery document: `version` 1, the absolute URLs of the paid resources (the POST one as "POST <url>"), instructions for agents, and `receipt_signer.public_key`, the key that signs every paid receipt.',
+    description:
+      'x402scan-compatible discovery document: `version` 1, the absolute URLs of the paid resources (the POST one as "POST <url>"), instructions for agents, and `receipt_signer.public_key`, the key that signs every paid receipt.',
     access: 'free',
     cacheTtlSeconds: 300,
     response: WellKnownX402Body,
@@ -685,7 +715,8 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
     method: 'GET',
     path: '/llms.txt',
     summary: 'Plain-text summary for language models.',
-    description: 'Plain-text description of the service for language models and agents: each endpoint, its parameters and price, the labels, and how to pay.',
+    description:
+      'Plain-text description of the service for language models and agents: each endpoint, its parameters and price, the labels, and how to pay.',
     access: 'free',
     cacheTtlSeconds: 300,
     response: PlainText,

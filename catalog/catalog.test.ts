@@ -85,9 +85,12 @@ function pathParams(service: 'korea' | 'analytics', id: string): z.ZodObject {
 describe('endpoint counts', () => {
   it('korea: 7 free and 16 paid endpoints, all paid ones with an XRPL variant', () => {
     const korea = endpointsOf('korea');
-    expect(korea.filter((e) => e.access === 'free').map((e) => e.path).sort()).toEqual(
-      ['/', '/.well-known/x402', '/llms.txt', '/health', '/api/v1/symbols', '/api/v1/stats', '/docs'].sort(),
-    );
+    expect(
+      korea
+        .filter((e) => e.access === 'free')
+        .map((e) => e.path)
+        .sort(),
+    ).toEqual(['/', '/.well-known/x402', '/llms.txt', '/health', '/api/v1/symbols', '/api/v1/stats', '/docs'].sort());
     expect(paidEndpoints('korea')).toHaveLength(16);
     expect(paidEndpoints('korea').every((e) => e.xrplVariant === true)).toBe(true);
     expect(korea.every((e) => e.method === 'GET')).toBe(true);
@@ -203,8 +206,7 @@ describe('MCP tools', () => {
   });
 
   it('tools sit on the endpoints they serve', () => {
-    const toolPath = (service: 'korea' | 'analytics', name: string) =>
-      mcpTools(service).find((t) => t.name === name)?.endpoint.path;
+    const toolPath = (service: 'korea' | 'analytics', name: string) => mcpTools(service).find((t) => t.name === name)?.endpoint.path;
     expect(toolPath('korea', 'get_available_symbols')).toBe('/api/v1/symbols');
     expect(toolPath('korea', 'check_health')).toBe('/health');
     expect(toolPath('korea', 'get_global_vs_korea_divergence')).toBe('/api/v1/global-vs-korea-divergence');
@@ -274,8 +276,31 @@ describe('korea parameters', () => {
 
   it('divergence symbol: exactly the 25 symbols of the spec', () => {
     expect(DIVERGENCE_SYMBOLS).toEqual([
-      'BTC', 'ETH', 'XRP', 'SOL', 'ADA', 'DOGE', 'DOT', 'MATIC', 'LINK', 'AVAX', 'ATOM', 'UNI', 'LTC',
-      'NEAR', 'OP', 'ARB', 'APT', 'ALGO', 'FTM', 'SUI', 'TRX', 'BCH', 'ETC', 'HBAR', 'SHIB',
+      'BTC',
+      'ETH',
+      'XRP',
+      'SOL',
+      'ADA',
+      'DOGE',
+      'DOT',
+      'MATIC',
+      'LINK',
+      'AVAX',
+      'ATOM',
+      'UNI',
+      'LTC',
+      'NEAR',
+      'OP',
+      'ARB',
+      'APT',
+      'ALGO',
+      'FTM',
+      'SUI',
+      'TRX',
+      'BCH',
+      'ETC',
+      'HBAR',
+      'SHIB',
     ]);
     for (const id of ['global-vs-korea-divergence', 'global-vs-korea-divergence-deep']) {
       const schema = query('korea', id);
@@ -397,7 +422,9 @@ describe('datasets', () => {
     for (const e of ENDPOINTS) {
       if (e.dataset !== null) expect(findDataset(e.service, e.dataset), `${e.service} ${e.id}`).toBeDefined();
     }
-    const nullDataset = ENDPOINTS.filter((e) => e.dataset === null).map((e) => `${e.service} ${e.path}`).sort();
+    const nullDataset = ENDPOINTS.filter((e) => e.dataset === null)
+      .map((e) => `${e.service} ${e.path}`)
+      .sort();
     expect(nullDataset).toEqual(
       [
         'analytics /.well-known/x402',
@@ -414,17 +441,47 @@ describe('datasets', () => {
   });
 
   it('has exactly the agreed names', () => {
-    expect(datasetsOf('korea').map((d) => d.name).sort()).toEqual(
+    expect(
+      datasetsOf('korea')
+        .map((d) => d.name)
+        .sort(),
+    ).toEqual(
       [
-        'kr-prices', 'kimchi-premium', 'stablecoin-premium', 'fx-rate', 'arbitrage-scanner', 'exchange-alerts',
-        'market-movers', 'krw-macro-stress', 'kr-sentiment', 'market-read', 'divergence', 'kr-news-kpop',
-        'kr-news-semiconductor', 'symbols', 'stats',
+        'kr-prices',
+        'kimchi-premium',
+        'stablecoin-premium',
+        'fx-rate',
+        'arbitrage-scanner',
+        'exchange-alerts',
+        'market-movers',
+        'krw-macro-stress',
+        'kr-sentiment',
+        'market-read',
+        'divergence',
+        'kr-news-kpop',
+        'kr-news-semiconductor',
+        'symbols',
+        'stats',
       ].sort(),
     );
-    expect(datasetsOf('analytics').map((d) => d.name).sort()).toEqual(
+    expect(
+      datasetsOf('analytics')
+        .map((d) => d.name)
+        .sort(),
+    ).toEqual(
       [
-        'landing-stats', 'categories', 'category-detail', 'services', 'service-detail', 'trends', 'wash-report',
-        'wash-detail', 'buyer-profiles', 'buyers', 'transactions', 'full-history',
+        'landing-stats',
+        'categories',
+        'category-detail',
+        'services',
+        'service-detail',
+        'trends',
+        'wash-report',
+        'wash-detail',
+        'buyer-profiles',
+        'buyers',
+        'transactions',
+        'full-history',
       ].sort(),
     );
   });

@@ -112,14 +112,17 @@ export function catalogProblems(endpoints: readonly EndpointDecl[] = ENDPOINTS):
     }
     if (e.priceUsd !== undefined) {
       const price = Number(e.priceUsd);
-      if (!PRICE_TEXT.test(e.priceUsd) || !(price > 0)) problems.push(`${where}: priceUsd "${e.priceUsd}" is not a positive decimal like "0.001"`);
+      if (!PRICE_TEXT.test(e.priceUsd) || !(price > 0))
+        problems.push(`${where}: priceUsd "${e.priceUsd}" is not a positive decimal like "0.001"`);
       if (e.service === 'korea' && (price < PRICE_RANGE.min || price > PRICE_RANGE.max)) {
         problems.push(`${where}: price ${e.priceUsd} is outside ${PRICE_RANGE.min}..${PRICE_RANGE.max} USD`);
       }
     }
-    if (e.xrplVariant && (e.service !== 'korea' || e.access !== 'paid')) problems.push(`${where}: only korea paid endpoints have XRPL variants`);
+    if (e.xrplVariant && (e.service !== 'korea' || e.access !== 'paid'))
+      problems.push(`${where}: only korea paid endpoints have XRPL variants`);
     if (e.service === 'korea' && e.access === 'paid' && !e.xrplVariant) problems.push(`${where}: korea paid endpoints need xrplVariant`);
-    if (e.dataset !== null && !findDataset(e.service, e.dataset)) problems.push(`${where}: dataset "${e.dataset}" is not declared in datasets.ts`);
+    if (e.dataset !== null && !findDataset(e.service, e.dataset))
+      problems.push(`${where}: dataset "${e.dataset}" is not declared in datasets.ts`);
     if (e.method === 'POST' && !e.body) problems.push(`${where}: POST needs a body schema`);
     if (e.method === 'GET' && e.body) problems.push(`${where}: GET cannot have a body`);
     const inPath = [...e.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => m[1] ?? '').sort();

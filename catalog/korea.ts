@@ -113,7 +113,9 @@ const UnavailableExchanges = z
       reason: z.string().describe('Why: the upstream error of this run, or that the run has no data from the exchange.'),
     }),
   )
-  .describe('Korean exchanges missing from this run (upstream down): the figures come from the other exchange only. Empty when both answered.');
+  .describe(
+    'Korean exchanges missing from this run (upstream down): the figures come from the other exchange only. Empty when both answered.',
+  );
 
 // ------------------------------------------------------------------ free responses
 
@@ -159,7 +161,10 @@ const StatsBody = z.object({
             with_candles: z.number().int().describe('Markets with 1-minute candles in the last run.'),
             flagged: z.number().int().describe('Markets with an investment warning or a caution flag.'),
             as_of: isoDateTimeOrNull('When the market list was observed; null when the last run has none.'),
-            problems: z.string().nullable().describe("Upstream errors of the last run for this exchange, e.g. 'bithumb: HTTP 503'; null when none."),
+            problems: z
+              .string()
+              .nullable()
+              .describe("Upstream errors of the last run for this exchange, e.g. 'bithumb: HTTP 503'; null when none."),
           }),
         )
         .describe('Coverage per exchange, Upbit first.'),
@@ -224,7 +229,7 @@ const KimchiPremiumBody = z.object({
         premium_pct: percent('Kimchi premium at the official FX rate: (price_krw / fx_rate) / global_price_usd - 1'),
         usdt_krw: Krw("The exchange's KRW-USDT price used for the USDT basis").nullable(),
         usdt_premium_pct: percent(
-          "Premium on the USDT basis: (price_krw / usdt_krw) / global_price_usd - 1; null when the exchange has no USDT market. " +
+          'Premium on the USDT basis: (price_krw / usdt_krw) / global_price_usd - 1; null when the exchange has no USDT market. ' +
             '(1 + premium) = (1 + usdt premium) x (1 + the USDT premium of /api/v1/stablecoin-premium)',
         ).nullable(),
       }),
@@ -247,7 +252,9 @@ const StablecoinPremiumBody = z.object({
       }),
     )
     .describe('Stablecoin price against the official USD/KRW rate, per exchange that lists it: USDT first, Upbit first.'),
-  interpretation: z.string().describe('Plain reading of the USDT figure: a positive premium means KRW money is flowing into Korean crypto.'),
+  interpretation: z
+    .string()
+    .describe('Plain reading of the USDT figure: a positive premium means KRW money is flowing into Korean crypto.'),
   unavailable_exchanges: UnavailableExchanges,
 });
 
@@ -256,11 +263,17 @@ const FxRateBody = z.object({
   pair: z.literal('USDKRW'),
   rate: FxRate,
   unit: z.literal('KRW per 1 USD'),
-  provider: z.string().describe("Where the rate came from, e.g. 'dunamu' (Hana Bank base rate) or 'er-api'. Bank rates do not move on weekends and Korean holidays; as_of is the provider's time of the rate."),
+  provider: z
+    .string()
+    .describe(
+      "Where the rate came from, e.g. 'dunamu' (Hana Bank base rate) or 'er-api'. Bank rates do not move on weekends and Korean holidays; as_of is the provider's time of the rate.",
+    ),
 });
 
 const premiumOn = (exchange: string) =>
-  percent(`Kimchi premium on ${exchange}: (${exchange.toLowerCase()}_krw / fx_rate) / global_price_usd - 1; null without a ${exchange} market or a global price`).nullable();
+  percent(
+    `Kimchi premium on ${exchange}: (${exchange.toLowerCase()}_krw / fx_rate) / global_price_usd - 1; null without a ${exchange} market or a global price`,
+  ).nullable();
 
 const ArbitrageScannerBody = z.object({
   ...dataStamp,
@@ -292,7 +305,9 @@ const ArbitrageScannerBody = z.object({
         bithumb_premium_pct: premiumOn('Bithumb'),
         reverse_premium: z
           .boolean()
-          .describe('True when the token trades below the global price on every Korean exchange that has a premium for it; false without a global price.'),
+          .describe(
+            'True when the token trades below the global price on every Korean exchange that has a premium for it; false without a global price.',
+          ),
         gap_pct: percent('Upbit-Bithumb gap: upbit_krw / bithumb_krw - 1; null unless both list the token').nullable(),
         upbit_volume_24h_krw: Krw('Upbit 24-hour traded value').nullable(),
         bithumb_volume_24h_krw: Krw('Bithumb 24-hour traded value').nullable(),
@@ -301,7 +316,9 @@ const ArbitrageScannerBody = z.object({
         investment_warning: z.boolean().describe('Under an investment warning on either exchange.'),
       }),
     )
-    .describe('Every token with a KRW market on Upbit or Bithumb; highest premium (the larger of the two) first, tokens without a premium last, then by symbol.'),
+    .describe(
+      'Every token with a KRW market on Upbit or Bithumb; highest premium (the larger of the two) first, tokens without a premium last, then by symbol.',
+    ),
   reverse_premiums: z
     .array(z.object({ symbol: Ticker, exchange: Exchange, premium_pct: percent('Negative premium: cheaper in Korea') }))
     .describe('Exchange listings trading below the global price (reverse premium), most negative first, at most 20.'),
@@ -423,7 +440,9 @@ const MarketMoversBody = z.object({
     .describe('The minute each exchange was read at.'),
   candle_markets: z
     .array(z.object({ exchange: Exchange, markets: z.number().int().describe('Markets with 1-minute candles in this run.') }))
-    .describe('How many markets of each exchange movers and spikes were looked for in (the live source reads candles of the most traded markets only).'),
+    .describe(
+      'How many markets of each exchange movers and spikes were looked for in (the live source reads candles of the most traded markets only).',
+    ),
   movers_1m: z
     .array(
       z.object({
@@ -431,7 +450,9 @@ const MarketMoversBody = z.object({
         symbol: Ticker,
         direction: z.enum(['surge', 'crash']),
         minute: isoDateTime('Start of the minute of the move.'),
-        prev_minute: isoDateTime('Start of the candle the previous price comes from: the minute before, or earlier when the market did not trade in between (the last traded price carries over).'),
+        prev_minute: isoDateTime(
+          'Start of the candle the previous price comes from: the minute before, or earlier when the market did not trade in between (the last traded price carries over).',
+        ),
         prev_price_krw: Krw('Price at the end of the minute before'),
         price_krw: Krw('Close of the minute'),
         change_1m_pct: percent('price_krw / prev_price_krw - 1'),
@@ -447,7 +468,10 @@ const MarketMoversBody = z.object({
         minute: isoDateTime('Start of the minute of the spike.'),
         volume_1m_krw: Krw('Traded value in the last closed minute'),
         avg_volume_1m_krw: Krw('Average traded value per minute over the trailing window (minutes without trades count as zero)'),
-        trailing_minutes: z.number().int().describe('Minutes in the trailing window (fewer than thresholds.trailing_minutes when the candle history is shorter).'),
+        trailing_minutes: z
+          .number()
+          .int()
+          .describe('Minutes in the trailing window (fewer than thresholds.trailing_minutes when the candle history is shorter).'),
         ratio: z.number().describe('volume_1m_krw / avg_volume_1m_krw.'),
         change_1m_pct: percent('Price change in the minute').nullable(),
         change_24h_pct: percent('24-hour price change').nullable(),
@@ -491,7 +515,9 @@ const KrwMacroStressBody = z.object({
   regime: MacroRegime,
   direction: z
     .enum(['krw_weakening', 'stable', 'strengthening'])
-    .describe('USD/KRW change over the last 5 trading days: +0.3 % or more krw_weakening, -0.3 % or less strengthening, otherwise (or unknown) stable.'),
+    .describe(
+      'USD/KRW change over the last 5 trading days: +0.3 % or more krw_weakening, -0.3 % or less strengthening, otherwise (or unknown) stable.',
+    ),
   usdkrw_change_5d_pct: percent('USD/KRW change over the last 5 trading days (FRED DEXKOUS)').nullable(),
   components: z
     .array(
@@ -499,22 +525,32 @@ const KrwMacroStressBody = z.object({
         name: z.enum(MACRO_COMPONENTS).describe('Component id.'),
         label: z.string().describe('What the component measures, in words.'),
         raw_value: z.number().nullable().describe('Latest stress input before ranking, in `unit`; null when unavailable.'),
-        unit: z.string().describe("Unit of raw_value, e.g. 'percent' (yield), 'index points' (VIX), 'percentage points' (ownership change)."),
+        unit: z
+          .string()
+          .describe("Unit of raw_value, e.g. 'percent' (yield), 'index points' (VIX), 'percentage points' (ownership change)."),
         percentile: z
           .number()
           .min(0)
           .max(100)
           .nullable()
-          .describe('Rolling 120-trading-day percentile of raw_value (0 to 100): the share of the window strictly below it; null without enough history.'),
+          .describe(
+            'Rolling 120-trading-day percentile of raw_value (0 to 100): the share of the window strictly below it; null without enough history.',
+          ),
         weight: fraction('Nominal weight: 0.25, 0.25, 0.20, 0.20, 0.10'),
         effective_weight: fraction('Weight actually used after degraded components are dropped and the rest renormalised'),
         freshness_days: z.number().int().nullable().describe('Days since the latest raw observation (the oldest of its inputs).'),
         last_observation: isoDate('Date of that observation.').nullable(),
-        degraded: z.boolean().describe('True when the component was left out (no value, its latest value is older than 10 days, too little history, or its upstream failed 5 runs in a row).'),
+        degraded: z
+          .boolean()
+          .describe(
+            'True when the component was left out (no value, its latest value is older than 10 days, too little history, or its upstream failed 5 runs in a row).',
+          ),
         degraded_reason: z.string().nullable().describe('Why it was left out; null when it is used.'),
         inputs: z
           .record(z.string(), z.number().nullable())
-          .describe('The named inputs behind raw_value on the latest date, e.g. {us_3y_yield_pct}, {usdkrw, change_5d_pct, volatility_20d_pct}.'),
+          .describe(
+            'The named inputs behind raw_value on the latest date, e.g. {us_3y_yield_pct}, {usdkrw, change_5d_pct, volatility_20d_pct}.',
+          ),
       }),
     )
     .length(5)
@@ -555,7 +591,12 @@ const KrSentimentBody = z.object({
         title_kr: z.string().describe('Original Korean title.'),
         source_en: z.string(),
         published_at: isoDateTime('Publication time.'),
-        sentiment_score: z.number().min(-1).max(1).nullable().describe('Lexicon sentiment of the Korean text, -1 to +1; null when it has no sentiment words.'),
+        sentiment_score: z
+          .number()
+          .min(-1)
+          .max(1)
+          .nullable()
+          .describe('Lexicon sentiment of the Korean text, -1 to +1; null when it has no sentiment words.'),
       }),
     )
     .describe('The Korean crypto-market headlines of the last 24 hours that informed the reading, newest first, at most 8.'),
@@ -565,7 +606,12 @@ const KrSentimentBody = z.object({
       exchanges: z.array(Exchange).describe('Korean exchanges whose data was used.'),
       news_articles: z.number().int().min(0).describe('Korean crypto-market articles of the last 24 hours read.'),
       news_window_hours: z.literal(24),
-      news_sentiment_score: z.number().min(-1).max(1).nullable().describe('Mean lexicon sentiment of those articles; null without sentiment words.'),
+      news_sentiment_score: z
+        .number()
+        .min(-1)
+        .max(1)
+        .nullable()
+        .describe('Mean lexicon sentiment of those articles; null without sentiment words.'),
     })
     .describe('What the reading is based on.'),
   ...producedBy,
@@ -598,7 +644,9 @@ const MarketReadBody = z.object({
         message: z.string().describe('One sentence on the alert, with the figure.'),
         trigger: z
           .object({
-            figure: z.string().describe("The figure that triggered the alert, e.g. 'kimchi_premium_pct', 'change_1m_pct', 'volume_ratio', 'listed_at'."),
+            figure: z
+              .string()
+              .describe("The figure that triggered the alert, e.g. 'kimchi_premium_pct', 'change_1m_pct', 'volume_ratio', 'listed_at'."),
             value: z.number().nullable().describe('Its value (null for events without a number, e.g. a warning).'),
             threshold: z.number().nullable().describe('The threshold it crossed (same unit).'),
             source: z.string().describe("Dataset of this snapshot the figure comes from, e.g. 'market-movers'."),
@@ -653,13 +701,20 @@ const DivergenceDeepBody = DivergenceBody.extend({
 
 const NewsArticle = z.object({
   id: z.string().describe('Stable article id.'),
-  title_en: z.string().min(1).max(300).nullable().describe('Title translated to English; null when no translation is available (translation is unavailable).'),
+  title_en: z
+    .string()
+    .min(1)
+    .max(300)
+    .nullable()
+    .describe('Title translated to English; null when no translation is available (translation is unavailable).'),
   summary_en: z
     .string()
     .min(1)
     .max(1200)
     .nullable()
-    .describe('Two to three sentence English summary of the article, stating every number of the Korean text; null when no translation is available.'),
+    .describe(
+      'Two to three sentence English summary of the article, stating every number of the Korean text; null when no translation is available.',
+    ),
   source_en: z.string().describe('Publisher name in English.'),
   title_kr: z.string().describe('Original Korean title.'),
   source_kr: z.string().describe('Publisher name in Korean.'),
@@ -754,7 +809,8 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     method: 'GET',
     path: '/',
     summary: 'Root document: what the service is, its endpoints and prices.',
-    description: 'JSON overview of the service: name, description, links to /docs, /llms.txt, the OpenAPI document, the x402 manifest, /health and the MCP server, the settlement and AI modes, the snapshot being served, and every endpoint with its price.',
+    description:
+      'JSON overview of the service: name, description, links to /docs, /llms.txt, the OpenAPI document, the x402 manifest, /health and the MCP server, the settlement and AI modes, the snapshot being served, and every endpoint with its price.',
     access: 'free',
     cacheTtlSeconds: 300,
     response: RootDocumentBody,
@@ -765,7 +821,8 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     method: 'GET',
     path: '/.well-known/x402',
     summary: 'x402 discovery manifest.',
-    description: 'x402scan-compatible discovery document: `version` 1, the absolute URLs of every paid resource (XRPL variants included), instructions for agents, and `receipt_signer.public_key`, the key that signs every paid receipt.',
+    description:
+      'x402scan-compatible discovery document: `version` 1, the absolute URLs of every paid resource (XRPL variants included), instructions for agents, and `receipt_signer.public_key`, the key that signs every paid receipt.',
     access: 'free',
     cacheTtlSeconds: 300,
     response: WellKnownX402Body,
@@ -776,7 +833,8 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     method: 'GET',
     path: '/llms.txt',
     summary: 'Plain-text summary for language models.',
-    description: 'Plain-text description of the service for language models and agents: what each endpoint returns, its parameters and price, and how to pay.',
+    description:
+      'Plain-text description of the service for language models and agents: what each endpoint returns, its parameters and price, and how to pay.',
     access: 'free',
     cacheTtlSeconds: 300,
     response: PlainText,
@@ -788,31 +846,42 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     method: 'GET',
     path: '/health',
     summary: 'Service health and data freshness.',
-    description: 'Whether the service has data and how fresh each dataset is (`stale` when older than three update intervals, at least 10 minutes), which snapshot version is served and whether it holds demo data, the settlement mode (local: payments verified, no funds move) and the AI mode (Claude or the offline rules analyst), with every problem in words. Status 503 while no snapshot is published. Not cached.',
+    description:
+      'Whether the service has data and how fresh each dataset is (`stale` when older than three update intervals, at least 10 minutes), which snapshot version is served and whether it holds demo data, the settlement mode (local: payments verified, no funds move) and the AI mode (Claude or the offline rules analyst), with every problem in words. Status 503 while no snapshot is published. Not cached.',
     access: 'free',
     cacheTtlSeconds: 0,
     response: HealthBody,
     dataset: null,
-    mcpTool: { name: 'check_health', description: 'Check the service health, the freshness of every dataset, and whether data is live or demo. Free.' },
+    mcpTool: {
+      name: 'check_health',
+      description: 'Check the service health, the freshness of every dataset, and whether data is live or demo. Free.',
+    },
   }),
   korea({
     id: 'symbols',
     method: 'GET',
     path: '/api/v1/symbols',
     summary: 'Tradeable symbols on Upbit and Bithumb.',
-    description: 'Every symbol with a KRW market on Upbit or Bithumb (Korean and English names, which exchanges list it), plus the 25 symbols the divergence endpoints support.' + DATA_NOTE,
+    description:
+      'Every symbol with a KRW market on Upbit or Bithumb (Korean and English names, which exchanges list it), plus the 25 symbols the divergence endpoints support.' +
+      DATA_NOTE,
     access: 'free',
     cacheTtlSeconds: 300,
     response: SymbolsBody,
     dataset: 'symbols',
-    mcpTool: { name: 'get_available_symbols', description: 'List the crypto symbols traded in KRW on Upbit and Bithumb, and the 25 symbols the divergence tools support. Free.' },
+    mcpTool: {
+      name: 'get_available_symbols',
+      description: 'List the crypto symbols traded in KRW on Upbit and Bithumb, and the 25 symbols the divergence tools support. Free.',
+    },
   }),
   korea({
     id: 'stats',
     method: 'GET',
     path: '/api/v1/stats',
     summary: 'Coverage statistics of the service.',
-    description: 'Coverage statistics: tokens per exchange and in total (listed, priced, with a global price, with candles, flagged, and upstream problems of the last run), and every dataset of the snapshot with its time, age, size, kind of data and whether it was carried over from an earlier run.' + DATA_NOTE,
+    description:
+      'Coverage statistics: tokens per exchange and in total (listed, priced, with a global price, with candles, flagged, and upstream problems of the last run), and every dataset of the snapshot with its time, age, size, kind of data and whether it was carried over from an earlier run.' +
+      DATA_NOTE,
     access: 'free',
     cacheTtlSeconds: 300,
     response: StatsBody,
@@ -823,7 +892,8 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     method: 'GET',
     path: '/docs',
     summary: 'Interactive API reference.',
-    description: 'HTML reference pages generated from the OpenAPI document: every endpoint with its parameters, responses, price and a try-it form.',
+    description:
+      'HTML reference pages generated from the OpenAPI document: every endpoint with its parameters, responses, price and a try-it form.',
     access: 'free',
     cacheTtlSeconds: 300,
     response: HtmlPage,
@@ -839,9 +909,9 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     summary: 'Kimchi premium of one token on Upbit and Bithumb.',
     description:
       'Kimchi premium of `symbol`: the gap between its KRW price on each Korean exchange and the global reference price (Binance USDT pair, OKX fallback) converted at the official USD/KRW rate, ' +
-      'plus the same premium on the USDT basis (against the exchange\'s own KRW-USDT price). Percent: 2.5 means the Korean price is 2.5 % higher. ' +
+      "plus the same premium on the USDT basis (against the exchange's own KRW-USDT price). Percent: 2.5 means the Korean price is 2.5 % higher. " +
       'A well-formed symbol that no Korean exchange lists, or that has no global reference price (e.g. USDT itself: see /api/v1/stablecoin-premium), gets 404 before any payment is asked. ' +
-      'When one exchange is down, the other one\'s premium is served and the missing one is named in unavailable_exchanges.' +
+      "When one exchange is down, the other one's premium is served and the missing one is named in unavailable_exchanges." +
       DATA_NOTE,
     priceUsd: '0.001',
     priceNote: PRICE_DISAGREEMENT,
@@ -849,7 +919,11 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     query: SymbolQuery,
     response: KimchiPremiumBody,
     dataset: 'kimchi-premium',
-    mcpTool: { name: 'get_kimchi_premium', description: 'Kimchi premium of a crypto token (default BTC): Korean exchange price vs the global price at the official USD/KRW rate, per exchange.' },
+    mcpTool: {
+      name: 'get_kimchi_premium',
+      description:
+        'Kimchi premium of a crypto token (default BTC): Korean exchange price vs the global price at the official USD/KRW rate, per exchange.',
+    },
   }),
   paid({
     id: 'stablecoin-premium',
@@ -864,7 +938,10 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     cacheTtlSeconds: 60,
     response: StablecoinPremiumBody,
     dataset: 'stablecoin-premium',
-    mcpTool: { name: 'get_stablecoin_premium', description: 'USDT and USDC premium on Korean exchanges against the official USD/KRW rate.' },
+    mcpTool: {
+      name: 'get_stablecoin_premium',
+      description: 'USDT and USDC premium on Korean exchanges against the official USD/KRW rate.',
+    },
   }),
   paid({
     id: 'kr-prices',
@@ -889,7 +966,7 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     path: '/api/v1/fx-rate',
     summary: 'USD/KRW exchange rate.',
     description:
-      'Official USD/KRW rate (KRW per 1 USD; Hana Bank base rate via Dunamu, with fallbacks) with its provider; `as_of` is the provider\'s time of the rate.' +
+      "Official USD/KRW rate (KRW per 1 USD; Hana Bank base rate via Dunamu, with fallbacks) with its provider; `as_of` is the provider's time of the rate." +
       DATA_NOTE,
     priceUsd: '0.001',
     cacheTtlSeconds: 60,
@@ -912,7 +989,10 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     cacheTtlSeconds: 3600,
     response: KrSentimentBody,
     dataset: 'kr-sentiment',
-    mcpTool: { name: 'get_kr_sentiment', description: 'English summary of Korean crypto market sentiment from exchange data and Korean news.' },
+    mcpTool: {
+      name: 'get_kr_sentiment',
+      description: 'English summary of Korean crypto market sentiment from exchange data and Korean news.',
+    },
   }),
   paid({
     id: 'krw-macro-stress',
@@ -936,7 +1016,7 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     path: '/api/v1/arbitrage-scanner',
     summary: 'Per-token kimchi premiums, reverse premiums, Upbit-Bithumb gaps and market share.',
     description:
-      'Every token with a KRW market on Upbit or Bithumb, side by side: the kimchi premium on each exchange (highest first), a reverse-premium flag (cheaper in Korea than globally), the Upbit-Bithumb last-price gap, and each exchange\'s share of the token\'s 24-hour KRW volume; ' +
+      "Every token with a KRW market on Upbit or Bithumb, side by side: the kimchi premium on each exchange (highest first), a reverse-premium flag (cheaper in Korea than globally), the Upbit-Bithumb last-price gap, and each exchange's share of the token's 24-hour KRW volume; " +
       'plus the most negative premiums, the gaps above 0.3 % and the overall market share of the two exchanges. Last prices, not executable spreads; fees and transfer status are not included. ' +
       'It compares both exchanges, so when one is down the previous scan is served (see /health).' +
       DATA_NOTE,
@@ -944,7 +1024,10 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     cacheTtlSeconds: 60,
     response: ArbitrageScannerBody,
     dataset: 'arbitrage-scanner',
-    mcpTool: { name: 'get_arbitrage_scanner', description: 'Scan all Korean-listed tokens for kimchi premiums, reverse premiums, Upbit-Bithumb gaps and market share.' },
+    mcpTool: {
+      name: 'get_arbitrage_scanner',
+      description: 'Scan all Korean-listed tokens for kimchi premiums, reverse premiums, Upbit-Bithumb gaps and market share.',
+    },
   }),
   paid({
     id: 'exchange-alerts',
@@ -959,7 +1042,10 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     cacheTtlSeconds: 300,
     response: ExchangeAlertsBody,
     dataset: 'exchange-alerts',
-    mcpTool: { name: 'get_exchange_alerts', description: 'Recent listings and delistings, investment warnings and caution flags on Upbit and Bithumb.' },
+    mcpTool: {
+      name: 'get_exchange_alerts',
+      description: 'Recent listings and delistings, investment warnings and caution flags on Upbit and Bithumb.',
+    },
   }),
   paid({
     id: 'market-movers',
@@ -967,13 +1053,16 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     path: '/api/v1/market-movers',
     summary: '1-minute surges and crashes, volume spikes, top 20 by volume.',
     description:
-      '1-minute price surges and crashes of the last closed minute (from 1-minute candles; a minute without trades keeps the last traded price), volume spikes (the last minute\'s KRW volume against its trailing 60-minute average, not 24-hour change) and the top 20 tokens by 24-hour KRW traded value over Upbit and Bithumb. The thresholds used are in `thresholds`.' +
+      "1-minute price surges and crashes of the last closed minute (from 1-minute candles; a minute without trades keeps the last traded price), volume spikes (the last minute's KRW volume against its trailing 60-minute average, not 24-hour change) and the top 20 tokens by 24-hour KRW traded value over Upbit and Bithumb. The thresholds used are in `thresholds`." +
       DATA_NOTE,
     priceUsd: '0.01',
     cacheTtlSeconds: 60,
     response: MarketMoversBody,
     dataset: 'market-movers',
-    mcpTool: { name: 'get_market_movers', description: 'Korean market movers: 1-minute surges and crashes, volume spikes and the top 20 tokens by volume.' },
+    mcpTool: {
+      name: 'get_market_movers',
+      description: 'Korean market movers: 1-minute surges and crashes, volume spikes and the top 20 tokens by volume.',
+    },
   }),
   paid({
     id: 'market-read',
@@ -988,7 +1077,10 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     cacheTtlSeconds: 900,
     response: MarketReadBody,
     dataset: 'market-read',
-    mcpTool: { name: 'get_market_read', description: 'AI market read of the Korean crypto market: BULLISH/BEARISH/NEUTRAL signal with confidence and token alerts.' },
+    mcpTool: {
+      name: 'get_market_read',
+      description: 'AI market read of the Korean crypto market: BULLISH/BEARISH/NEUTRAL signal with confidence and token alerts.',
+    },
   }),
   paid({
     id: 'global-vs-korea-divergence',
@@ -1004,7 +1096,10 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     query: DivergenceQuery,
     response: DivergenceBody,
     dataset: 'divergence',
-    mcpTool: { name: 'get_global_vs_korea_divergence', description: 'Global vs Korean price divergence of a token (one of 25 symbols) with a short AI summary.' },
+    mcpTool: {
+      name: 'get_global_vs_korea_divergence',
+      description: 'Global vs Korean price divergence of a token (one of 25 symbols) with a short AI summary.',
+    },
   }),
   paid({
     id: 'global-vs-korea-divergence-deep',
@@ -1020,7 +1115,11 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     query: DivergenceQuery,
     response: DivergenceDeepBody,
     dataset: 'divergence',
-    mcpTool: { name: 'get_global_vs_korea_divergence_deep', description: 'Deep global vs Korea divergence analysis of a token (one of 25 symbols): news signals, Korean market drivers, global context.' },
+    mcpTool: {
+      name: 'get_global_vs_korea_divergence_deep',
+      description:
+        'Deep global vs Korea divergence analysis of a token (one of 25 symbols): news signals, Korean market drivers, global context.',
+    },
   }),
 
   // ---------------------------------------------------------------- paid: news

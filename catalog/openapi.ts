@@ -6,14 +6,7 @@
 import { z } from 'zod';
 import { SERVICE_INFO, endpointsOf, xrplPath } from './index.ts';
 import { SYMBOL_LOOKUP_ENDPOINT_IDS } from './korea.ts';
-import {
-  NotFoundBody,
-  PaymentRequiredBody,
-  RateLimitedBody,
-  Receipt,
-  ValidationErrorBody,
-  withReceipt,
-} from './schemas.ts';
+import { NotFoundBody, PaymentRequiredBody, RateLimitedBody, Receipt, ValidationErrorBody, withReceipt } from './schemas.ts';
 import type { EndpointDecl, ServiceName } from './types.ts';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -104,9 +97,15 @@ function successResponse(endpoint: EndpointDecl): JsonObject {
     },
   };
   if (endpoint.access === 'paid') {
-    headers['X-Receipt'] = { description: 'The same signed receipt as the body\'s `receipt`, as base64 JSON.', schema: { type: 'string' } };
-    headers['X-PAYMENT-RESPONSE'] = { description: 'Settlement result (base64 JSON), when paid with X-PAYMENT (x402 v1).', schema: { type: 'string' } };
-    headers['PAYMENT-RESPONSE'] = { description: 'Settlement result (base64 JSON), when paid with PAYMENT-SIGNATURE (x402 v2).', schema: { type: 'string' } };
+    headers['X-Receipt'] = { description: "The same signed receipt as the body's `receipt`, as base64 JSON.", schema: { type: 'string' } };
+    headers['X-PAYMENT-RESPONSE'] = {
+      description: 'Settlement result (base64 JSON), when paid with X-PAYMENT (x402 v1).',
+      schema: { type: 'string' },
+    };
+    headers['PAYMENT-RESPONSE'] = {
+      description: 'Settlement result (base64 JSON), when paid with PAYMENT-SIGNATURE (x402 v2).',
+      schema: { type: 'string' },
+    };
   }
   return {
     description: endpoint.access === 'paid' ? 'The data, with a signed receipt of the payment.' : 'The data.',
@@ -118,7 +117,10 @@ function successResponse(endpoint: EndpointDecl): JsonObject {
 function responsesOf(endpoint: EndpointDecl): JsonObject {
   const responses: JsonObject = { '200': successResponse(endpoint) };
   if (endpoint.id === 'health') {
-    responses['503'] = { description: 'No snapshot published yet; the body is the same health document with status no_data.', content: { 'application/json': { schema: jsonSchemaOf(endpoint.response) } } };
+    responses['503'] = {
+      description: 'No snapshot published yet; the body is the same health document with status no_data.',
+      content: { 'application/json': { schema: jsonSchemaOf(endpoint.response) } },
+    };
   }
   if (endpoint.pathParams || (endpoint.service === 'korea' && SYMBOL_LOOKUP_ENDPOINT_IDS.includes(endpoint.id))) {
     responses['404'] = ref('NotFound');
@@ -199,7 +201,8 @@ export function openApiDocument(service: ServiceName, options: OpenApiOptions): 
       type: 'apiKey',
       in: 'header',
       name: 'X-PAYMENT',
-      description: 'x402 payment: base64 JSON of a signed payment payload (x402 v1). PAYMENT-SIGNATURE (x402 v2) is accepted too. Not an API key: a new payment per call.',
+      description:
+        'x402 payment: base64 JSON of a signed payment payload (x402 v1). PAYMENT-SIGNATURE (x402 v2) is accepted too. Not an API key: a new payment per call.',
     },
   };
   if (endpointsOf(service).some((e) => e.xrplVariant)) {
@@ -217,9 +220,7 @@ export function openApiDocument(service: ServiceName, options: OpenApiOptions): 
       title: info.title,
       version: API_VERSION,
       description: infoDescription(service),
-      ...(service === 'analytics'
-        ? { license: { name: 'Free data: CC0-1.0 (public domain)', identifier: 'CC0-1.0' } }
-        : {}),
+      ...(service === 'analytics' ? { license: { name: 'Free data: CC0-1.0 (public domain)', identifier: 'CC0-1.0' } } : {}),
     },
     servers: [{ url: options.baseUrl.replace(/\/+$/, '') }],
     tags: [
@@ -239,7 +240,8 @@ export function openApiDocument(service: ServiceName, options: OpenApiOptions): 
       },
       responses: {
         PaymentRequired: {
-          description: 'Payment required: no valid payment was sent. The body lists the accepted payments; the PAYMENT-REQUIRED header carries the same as base64 JSON (x402 v2).',
+          description:
+            'Payment required: no valid payment was sent. The body lists the accepted payments; the PAYMENT-REQUIRED header carries the same as base64 JSON (x402 v2).',
           headers: { 'PAYMENT-REQUIRED': { description: 'Payment requirements, base64 JSON (x402 v2).', schema: { type: 'string' } } },
           content: { 'application/json': { schema: { $ref: '#/components/schemas/PaymentRequiredBody' } } },
         },

@@ -19,15 +19,13 @@ export type DataSource = z.infer<typeof DataSource>;
 /** ISO 8601 timestamp; 'Z' or a numeric offset. */
 export const isoDateTime = (description: string) => z.iso.datetime({ offset: true }).describe(description);
 /** The same, or null. */
-export const isoDateTimeOrNull = (description: string) =>
-  z.iso.datetime({ offset: true }).nullable().describe(description);
+export const isoDateTimeOrNull = (description: string) => z.iso.datetime({ offset: true }).nullable().describe(description);
 /** Calendar date YYYY-MM-DD (UTC). */
 export const isoDate = (description: string) => z.iso.date().describe(description);
 /** A percentage where 2.5 means 2.5 %. */
 export const percent = (description: string) => z.number().describe(`${description} (percent: 2.5 means 2.5 %)`);
 /** A percentage bounded to 0..100. */
-export const percent0to100 = (description: string) =>
-  z.number().min(0).max(100).describe(`${description} (percent 0 to 100)`);
+export const percent0to100 = (description: string) => z.number().min(0).max(100).describe(`${description} (percent 0 to 100)`);
 /** A fraction bounded to 0..1. */
 export const fraction = (description: string) => z.number().min(0).max(1).describe(`${description} (fraction 0 to 1)`);
 
@@ -43,7 +41,9 @@ export const dataStamp = {
 /** AI mode of the service: a Claude model through the Anthropic API, or the offline rules analyst. */
 export const AiMode = z
   .enum(['claude', 'rules'])
-  .describe("'claude' = a Claude model through the Anthropic API; 'rules' = the offline rules analyst (deterministic templates over the same numbers, used when no ANTHROPIC_API_KEY is set).");
+  .describe(
+    "'claude' = a Claude model through the Anthropic API; 'rules' = the offline rules analyst (deterministic templates over the same numbers, used when no ANTHROPIC_API_KEY is set).",
+  );
 
 /** Who wrote the AI text fields of a response. */
 export const Analyst = AiMode.describe(
@@ -77,8 +77,7 @@ function rangeText(min: number | undefined, max: number | undefined): string {
 
 const DECIMAL_TEXT = /^-?(\d+\.?\d*|\.\d+)$/;
 /** '5' → 5, '3.5' → 3.5; anything else passes through unchanged (and fails as "not a number"). */
-const numberFromText = (value: unknown): unknown =>
-  typeof value === 'string' && DECIMAL_TEXT.test(value) ? Number(value) : value;
+const numberFromText = (value: unknown): unknown => (typeof value === 'string' && DECIMAL_TEXT.test(value) ? Number(value) : value);
 
 interface IntParamOptions {
   min?: number;
@@ -125,17 +124,12 @@ export function boolParam(dflt: boolean, description: string) {
   const inner = z
     .boolean({ error: (iss) => `Expected true, false, 1 or 0, got ${show(iss.input)}` })
     .describe(`${description} Accepts true, false, 1 or 0.`);
-  return z.preprocess(
-    (value) => (typeof value === 'string' && value in BOOLEAN_TEXT ? BOOLEAN_TEXT[value] : value),
-    inner.default(dflt),
-  );
+  return z.preprocess((value) => (typeof value === 'string' && value in BOOLEAN_TEXT ? BOOLEAN_TEXT[value] : value), inner.default(dflt));
 }
 
 /** One of a fixed list of strings, with a message that lists them. */
 export function oneOf<const T extends readonly string[]>(values: T, description: string) {
-  return z
-    .enum(values, { error: (iss) => `Expected one of ${values.join(', ')}, got ${show(iss.input)}` })
-    .describe(description);
+  return z.enum(values, { error: (iss) => `Expected one of ${values.join(', ')}, got ${show(iss.input)}` }).describe(description);
 }
 
 /** A free-text search string (trimmed; empty means no filter). */
@@ -144,10 +138,7 @@ export function searchParam(maxLength: number, description: string) {
     .string({ error: (iss) => `Expected text of at most ${maxLength} characters, got ${show(iss.input)}` })
     .max(maxLength, { error: `Expected text of at most ${maxLength} characters` })
     .describe(description);
-  return z.preprocess(
-    (value) => (typeof value === 'string' ? value.trim() || undefined : value),
-    inner.optional(),
-  );
+  return z.preprocess((value) => (typeof value === 'string' ? value.trim() || undefined : value), inner.optional());
 }
 
 // ------------------------------------------------------------------ error bodies
@@ -160,9 +151,14 @@ export const ValidationErrorItem = z.object({
   msg: z.string().describe('What was wrong and what is allowed.'),
   type: z
     .string()
-    .describe("Machine-readable error type, e.g. 'int_parsing', 'less_than_equal', 'greater_than_equal', 'enum', 'string_pattern_mismatch', 'missing'."),
+    .describe(
+      "Machine-readable error type, e.g. 'int_parsing', 'less_than_equal', 'greater_than_equal', 'enum', 'string_pattern_mismatch', 'missing'.",
+    ),
   input: z.unknown().optional().describe('The value that was received, when there was one.'),
-  ctx: z.record(z.string(), z.unknown()).optional().describe("Constraint details, e.g. {'ge': 1} or {'expected': \"'upbit', 'bithumb' or 'all'\"}."),
+  ctx: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe("Constraint details, e.g. {'ge': 1} or {'expected': \"'upbit', 'bithumb' or 'all'\"}."),
 });
 export const ValidationErrorBody = z
   .object({ detail: z.array(ValidationErrorItem).min(1).describe('One entry per invalid input.') })
@@ -174,7 +170,9 @@ export const NotFoundBody = z
     error: z.literal('not_found'),
     message: z.string().describe('What was not found, e.g. "No indexed service has id 123".'),
   })
-  .describe('Status 404: the path parameter names nothing the index holds. Paid endpoints check this before asking for payment, so a missing resource is never charged.');
+  .describe(
+    'Status 404: the path parameter names nothing the index holds. Paid endpoints check this before asking for payment, so a missing resource is never charged.',
+  );
 
 export const RateLimitedBody = z
   .object({
@@ -182,7 +180,11 @@ export const RateLimitedBody = z
     message: z.string().describe('Human-readable explanation.'),
     limit: z.number().int().describe('Requests allowed per window (60).'),
     window_seconds: z.number().int().describe('Window length in seconds (3600).'),
-    retry_after_seconds: z.number().int().min(0).describe('Seconds until the next request is allowed; also sent as the Retry-After header.'),
+    retry_after_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .describe('Seconds until the next request is allowed; also sent as the Retry-After header.'),
   })
   .describe('Status 429: the free-tier limit of 60 requests per hour per IP address was exceeded.');
 
@@ -193,15 +195,26 @@ export const PaymentRequirements = z
   .looseObject({
     scheme: z.string().describe("Payment scheme, 'exact'."),
     network: z.string().describe("Network name: 'base', 'polygon', 'solana' or 'xrpl'."),
-    maxAmountRequired: z.string().regex(/^\d+$/).describe('Price in the asset\'s atomic units as a decimal string (USDC has 6 decimals: "1000" = 0.001 USD).'),
+    maxAmountRequired: z
+      .string()
+      .regex(/^\d+$/)
+      .describe('Price in the asset\'s atomic units as a decimal string (USDC has 6 decimals: "1000" = 0.001 USD).'),
     asset: z.string().describe('Token contract (EVM), mint (Solana) or issued-currency code (XRPL).'),
     payTo: z.string().describe('Recipient address.'),
     resource: z.string().describe('Absolute URL of the resource being paid for.'),
     description: z.string().describe('What the payment buys.'),
     mimeType: z.string().describe('Media type of the paid response.'),
-    outputSchema: z.record(z.string(), z.unknown()).nullable().optional().describe('Input and output description of the resource, for discovery.'),
+    outputSchema: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .optional()
+      .describe('Input and output description of the resource, for discovery.'),
     maxTimeoutSeconds: z.number().int().describe('How long the payment authorization may take.'),
-    extra: z.record(z.string(), z.unknown()).nullable().optional().describe('Scheme-specific data, e.g. the EIP-712 domain {name, version} of the token.'),
+    extra: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .optional()
+      .describe('Scheme-specific data, e.g. the EIP-712 domain {name, version} of the token.'),
   })
   .describe('One accepted payment option.');
 
@@ -212,7 +225,9 @@ export const PaymentRequiredBody = z
     error: z.string().describe('Why payment is required or why the payment sent was refused.'),
     accepts: z.array(PaymentRequirements).describe('One entry per accepted network.'),
   })
-  .describe('Status 402: the endpoint is paid and the request carried no valid payment. Pay one of `accepts` and repeat the request with the payment header.');
+  .describe(
+    'Status 402: the endpoint is paid and the request carried no valid payment. Pay one of `accepts` and repeat the request with the payment header.',
+  );
 export type PaymentRequiredBody = z.infer<typeof PaymentRequiredBody>;
 
 /** The signed receipt a paid 200 carries (body field `receipt`, and base64 JSON in the X-Receipt header). */
@@ -229,7 +244,9 @@ export const Receipt = z
     issued_at: isoDateTime('When the receipt was issued (UTC).'),
     signature: z
       .string()
-      .describe('secp256k1 ECDSA signature (0x + 65 bytes r‖s‖v hex, low s), EIP-191 personal_sign over the pipe-joined text id|endpoint|amount|currency|network|tx_hash|payer|merchant|issued_at; check it with any verifyMessage (viem, ethers) against receipt_signer.address.'),
+      .describe(
+        'secp256k1 ECDSA signature (0x + 65 bytes r‖s‖v hex, low s), EIP-191 personal_sign over the pipe-joined text id|endpoint|amount|currency|network|tx_hash|payer|merchant|issued_at; check it with any verifyMessage (viem, ethers) against receipt_signer.address.',
+      ),
   })
   .describe('Signed receipt; verify it against receipt_signer.public_key in /.well-known/x402.');
 
@@ -246,7 +263,9 @@ export const HealthBody = z
     service: z.enum(['korea', 'analytics']).describe('Which service answered.'),
     status: z
       .enum(['ok', 'degraded', 'no_data'])
-      .describe("'ok' = a snapshot is loaded, every dataset the service sells is in it and fresh; 'degraded' = some dataset is missing, stale, carried over from an earlier run or served without its English (see `problems`); 'no_data' = no snapshot published yet (status 503)."),
+      .describe(
+        "'ok' = a snapshot is loaded, every dataset the service sells is in it and fresh; 'degraded' = some dataset is missing, stale, carried over from an earlier run or served without its English (see `problems`); 'no_data' = no snapshot published yet (status 503).",
+      ),
     time: isoDateTime('When this answer was computed (UTC).'),
     snapshot: z
       .object({
@@ -254,7 +273,7 @@ export const HealthBody = z
         generated_at: isoDateTime('When the snapshot was published.'),
         next_expected_update: isoDateTime('When the next snapshot is expected.'),
         code_version: z.string().describe('Version of the code that produced the snapshot.'),
-        notice: z.string().nullable().describe("Notice attached to the snapshot, e.g. that it holds demo data; null if none."),
+        notice: z.string().nullable().describe('Notice attached to the snapshot, e.g. that it holds demo data; null if none.'),
         fallback_reason: z.string().nullable().describe('Why an older snapshot is served instead of the newest, if so.'),
       })
       .nullable()
@@ -265,8 +284,13 @@ export const HealthBody = z
           name: z.string().describe('Dataset name.'),
           as_of: isoDateTime('When the dataset was computed.'),
           age_seconds: z.number().int().min(0).describe('Seconds since as_of.'),
-          stale_after_seconds: z.number().int().describe('Age beyond which the dataset counts as stale (3 update intervals, at least 600 s).'),
-          stale: z.boolean().describe('True when age_seconds exceeds stale_after_seconds or the dataset was carried over from an earlier run.'),
+          stale_after_seconds: z
+            .number()
+            .int()
+            .describe('Age beyond which the dataset counts as stale (3 update intervals, at least 600 s).'),
+          stale: z
+            .boolean()
+            .describe('True when age_seconds exceeds stale_after_seconds or the dataset was carried over from an earlier run.'),
           source: DataSource,
           produced_in: z.string().describe('Snapshot version that computed this dataset.'),
           carried_over_reason: z.string().nullable().describe('Why the last run did not recompute it; null when it did.'),
@@ -285,24 +309,35 @@ export const HealthBody = z
           reason: z.string(),
         }),
       )
-      .describe('Datasets the service sells that the snapshot does not hold: their endpoints answer 503 (never invented data). Empty when all are there.'),
+      .describe(
+        'Datasets the service sells that the snapshot does not hold: their endpoints answer 503 (never invented data). Empty when all are there.',
+      ),
     settlement: z
       .object({
-        mode: z.enum(['local', 'facilitator']).describe("'facilitator' = payments settle on chain through the configured facilitator; 'local' = payments are verified but no funds move (demo)."),
+        mode: z
+          .enum(['local', 'facilitator'])
+          .describe(
+            "'facilitator' = payments settle on chain through the configured facilitator; 'local' = payments are verified but no funds move (demo).",
+          ),
         note: z.string(),
       })
       .describe('How payments are settled.'),
     ai: z
       .object({
-        mode: AiMode.describe("Who wrote the AI fields of the snapshot served ('claude' or 'rules'); before the first snapshot, what this machine's settings would use."),
+        mode: AiMode.describe(
+          "Who wrote the AI fields of the snapshot served ('claude' or 'rules'); before the first snapshot, what this machine's settings would use.",
+        ),
         note: z.string(),
-        models: z.object({ fast: z.string(), deep: z.string() }).nullable().describe('The two Claude model settings of the run; null for the rules analyst.'),
+        models: z
+          .object({ fast: z.string(), deep: z.string() })
+          .nullable()
+          .describe('The two Claude model settings of the run; null for the rules analyst.'),
         last_run: z
           .object({
             calls: z.number().int().describe('Model calls the run made.'),
             cache_hits: z.number().int().describe('Answers taken from the cache instead of a call.'),
             failures: z.number().int().describe('AI tasks that ended without a valid answer (their products keep the last good version).'),
-            usd: z.number().describe('Cost of the run\'s calls (USD).'),
+            usd: z.number().describe("Cost of the run's calls (USD)."),
             spent_today_usd: z.number().describe('Cost of every call of that UTC day (USD).'),
             daily_budget_usd: z.number().nullable().describe('ANTHROPIC_DAILY_BUDGET_USD; null when unset.'),
             budget_reached: z.boolean().describe('True when the budget stopped model calls in that run.'),

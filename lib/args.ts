@@ -11,7 +11,12 @@ export interface ParsedArgs {
 }
 
 /** `switches` are flags without a value (`--recompute`); they appear in `flags` with the value 'true'. */
-export function splitArgs(argv: readonly string[], allowed: readonly string[], usage: string, switches: readonly string[] = []): ParsedArgs {
+export function splitArgs(
+  argv: readonly string[],
+  allowed: readonly string[],
+  usage: string,
+  switches: readonly string[] = [],
+): ParsedArgs {
   const positional: string[] = [];
   const flags = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {

@@ -7,18 +7,36 @@ describe('settings', () => {
   it('has the documented defaults', () => {
     const s = loadSettings({});
     expect([s.koreaPort, s.analyticsPort, s.host, s.settlement, s.aiMode, s.snapshotRetention, s.duckdbMemoryLimit]).toEqual([
-      4020, 4021, '127.0.0.1', 'local', 'rules', 5, '3GB',
+      4020,
+      4021,
+      '127.0.0.1',
+      'local',
+      'rules',
+      5,
+      '3GB',
     ]);
     expect(s.snapshotsDir).toMatch(/snapshots\/store$/);
     expect(loadSettings({ DUCKDB_MEMORY_LIMIT: 'default' }).duckdbMemoryLimit).toBeNull();
     expect(loadSettings({ ANTHROPIC_API_KEY: 'k' }).aiMode).toBe('claude');
-    expect(s.anthropic).toMatchObject({ apiKey: null, fastModel: 'claude-haiku-4-5', deepModel: 'claude-sonnet-4-6', dailyBudgetUsd: null, concurrency: 12, timeoutMs: 60_000, maxRetries: 3 });
+    expect(s.anthropic).toMatchObject({
+      apiKey: null,
+      fastModel: 'claude-haiku-4-5',
+      deepModel: 'claude-sonnet-4-6',
+      dailyBudgetUsd: null,
+      concurrency: 12,
+      timeoutMs: 60_000,
+      maxRetries: 3,
+    });
     expect(s.news).toEqual({ feedsFile: null, naverClientId: null, naverClientSecret: null });
     expect([s.washPatternSalt, s.ci]).toEqual([null, false]);
   });
 
   it('reads a blank variable as unset, and WASH_PATTERN_SALT and CI as given', () => {
-    expect(loadSettings({ KOREA_PORT: '', SETTLEMENT: ' ', DUCKDB_MEMORY_LIMIT: '' })).toMatchObject({ koreaPort: 4020, settlement: 'local', duckdbMemoryLimit: '3GB' });
+    expect(loadSettings({ KOREA_PORT: '', SETTLEMENT: ' ', DUCKDB_MEMORY_LIMIT: '' })).toMatchObject({
+      koreaPort: 4020,
+      settlement: 'local',
+      duckdbMemoryLimit: '3GB',
+    });
     expect(loadSettings({ WASH_PATTERN_SALT: 'pepper' }).washPatternSalt).toBe('pepper');
     expect(loadSettings({ CI: 'true' }).ci).toBe(true);
     expect(loadSettings({ CI: '1' }).ci).toBe(true);
@@ -40,7 +58,11 @@ describe('settings', () => {
   });
 
   it('keeps the API key and the Naver secret out of every printout', () => {
-    const s = loadSettings({ ANTHROPIC_API_KEY: 'sk-ant-secret-value', NAVER_CLIENT_ID: 'id-value', NAVER_CLIENT_SECRET: 'naver-secret-value' });
+    const s = loadSettings({
+      ANTHROPIC_API_KEY: 'sk-ant-secret-value',
+      NAVER_CLIENT_ID: 'id-value',
+      NAVER_CLIENT_SECRET: 'naver-secret-value',
+    });
     expect(s.anthropic.apiKey?.reveal()).toBe('sk-ant-secret-value');
     const printed = `${JSON.stringify(s)} ${String(s.anthropic.apiKey)} ${inspect(s, { depth: 5 })}`;
     expect(printed).not.toContain('sk-ant-secret-value');

@@ -159,7 +159,13 @@ const positiveInt = (fallback: number) => {
 };
 const boundedInt = (fallback: number, min: number, max: number) => {
   const invalid = must(`a whole number from ${min} to ${max}`);
-  return z.string().trim().regex(WHOLE_NUMBER, invalid).transform(Number).pipe(z.number().min(min, invalid).max(max, invalid)).default(fallback);
+  return z
+    .string()
+    .trim()
+    .regex(WHOLE_NUMBER, invalid)
+    .transform(Number)
+    .pipe(z.number().min(min, invalid).max(max, invalid))
+    .default(fallback);
 };
 const address = (pattern: RegExp, what: string) => z.string().trim().regex(pattern, must(what)).nullable().default(null);
 const privateKey = z
@@ -178,7 +184,12 @@ const secretText = z
   .nullable()
   .default(null)
   .register(secrets, { secret: true });
-const modelName = (fallback: string) => z.string().trim().regex(MODEL_NAME, must(`a Claude model id like ${fallback}`)).default(fallback);
+const modelName = (fallback: string) =>
+  z
+    .string()
+    .trim()
+    .regex(MODEL_NAME, must(`a Claude model id like ${fallback}`))
+    .default(fallback);
 const onOff = z
   .string()
   .trim()
@@ -210,7 +221,10 @@ const ENV = z.object({
     .toLowerCase()
     .pipe(z.enum(['local', 'facilitator'], must('"local" or "facilitator"')))
     .default('local'),
-  FACILITATOR_URL: z.url({ protocol: /^https?$/, ...must('an http:// or https:// URL') }).nullable().default(null),
+  FACILITATOR_URL: z
+    .url({ protocol: /^https?$/, ...must('an http:// or https:// URL') })
+    .nullable()
+    .default(null),
   FACILITATOR_TIMEOUT_MS: positiveInt(10_000),
   SNAPSHOT_RETENTION: positiveInt(5),
   DUCKDB_MEMORY_LIMIT: z
@@ -289,9 +303,10 @@ function parseEnv<T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv): z.out
     reported.add(name);
     const raw = given[String(name)] ?? '';
     const schema: z.ZodType | undefined = (ENV.shape as Record<string, z.ZodType>)[String(name)];
-    const shown = schema && secrets.has(schema)
-      ? ` (the value given, ${raw.trim().length} characters long, is not shown)`
-      : `, got ${JSON.stringify(raw)}`;
+    const shown =
+      schema && secrets.has(schema)
+        ? ` (the value given, ${raw.trim().length} characters long, is not shown)`
+        : `, got ${JSON.stringify(raw)}`;
     lines.push(`${String(name)} ${issue.message}${shown}`);
   }
   throw new Error(lines.join('\n'));
@@ -301,7 +316,11 @@ function parseEnv<T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv): z.out
 const SERVICE_ENV = ENV.omit({ PAYER_PRIVATE_KEY: true }).superRefine((e, ctx) => {
   if (e.SETTLEMENT !== 'facilitator') return;
   if (!e.FACILITATOR_URL) {
-    ctx.addIssue({ code: 'custom', path: [], message: 'SETTLEMENT=facilitator needs FACILITATOR_URL (the facilitator base URL with /verify and /settle)' });
+    ctx.addIssue({
+      code: 'custom',
+      path: [],
+      message: 'SETTLEMENT=facilitator needs FACILITATOR_URL (the facilitator base URL with /verify and /settle)',
+    });
   }
   if (!e.PAY_TO_EVM && !e.PAY_TO_SOLANA && !e.PAY_TO_XRPL) {
     ctx.addIssue({

@@ -93,7 +93,9 @@ export async function runCli(
   // The analyst's work (calls, cache hits, tokens, dollars) is a row of the table, after its service's steps.
   const reports = results.flatMap((r) => [
     ...r.reports,
-    ...(r.ai ? [{ service: r.service, name: 'analyst', status: 'ok' as const, rows: r.ai.calls, seconds: null, detail: usageLine(r.ai) }] : []),
+    ...(r.ai
+      ? [{ service: r.service, name: 'analyst', status: 'ok' as const, rows: r.ai.calls, seconds: null, detail: usageLine(r.ai) }]
+      : []),
   ]);
   if (reports.length) out('\n' + summaryTable(reports) + '\n');
   for (const r of results) {

@@ -28,7 +28,6 @@ const NOW = '2026-11-20T09:00:00Z';
 const silent = new LineProgress(() => {});
 const quiet = { progress: silent, out: () => {} };
 
-
 describe('pipeline arguments', () => {
   it('parses the documented form', () => {
     const a = parseArgs(['all', '--source', 'demo', '--now', NOW, '--seed', '7', '--scale', '2']);
@@ -141,9 +140,7 @@ describe('demo pipelines', () => {
     const broken: ServicePipeline = {
       ...koreaPipeline,
       datasetSteps: koreaPipeline.datasetSteps.map((s) =>
-        s.dataset === 'fx-rate'
-          ? { dataset: 'fx-rate', run: () => Promise.reject(new Error('FX upstream answered HTTP 503')) }
-          : s,
+        s.dataset === 'fx-rate' ? { dataset: 'fx-rate', run: () => Promise.reject(new Error('FX upstream answered HTTP 503')) } : s,
       ),
     };
     const later = parseArgs(['korea', '--now', '2026-11-20T09:05:00Z']);

@@ -229,7 +229,14 @@ export async function runPipeline(
 
     if (produced === 0) {
       writer.abort();
-      return { service, reports, manifest: null, ok: false, error: 'no dataset could be computed; the previous snapshot stays live', ai: null };
+      return {
+        service,
+        reports,
+        manifest: null,
+        ok: false,
+        error: 'no dataset could be computed; the previous snapshot stays live',
+        ai: null,
+      };
     }
     const notice =
       params.source.kind === 'demo'

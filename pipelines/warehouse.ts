@@ -18,11 +18,7 @@ export interface WarehouseOptions {
 }
 
 /** Opens (creating if needed) `<dir>/<service>.duckdb`. Pass ':memory:' as dir for tests. */
-export async function openWarehouse(
-  dir: string,
-  service: string,
-  options: WarehouseOptions = {},
-): Promise<Warehouse> {
+export async function openWarehouse(dir: string, service: string, options: WarehouseOptions = {}): Promise<Warehouse> {
   let path = ':memory:';
   const config: Record<string, string> = {};
   if (dir !== ':memory:') {
@@ -37,9 +33,7 @@ export async function openWarehouse(
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);
     if (/lock/i.test(msg)) {
-      throw new Error(
-        `warehouse ${path} is locked by another process (is another pipeline run for "${service}" still going?): ${msg}`,
-      );
+      throw new Error(`warehouse ${path} is locked by another process (is another pipeline run for "${service}" still going?): ${msg}`);
     }
     throw err;
   }

@@ -3,7 +3,7 @@
  * manifest, `/llms.txt` and the `/docs` HTML reference. Nothing here lists endpoints or prices by
  * hand; everything reads the endpoint declarations, so the documents agree with the code.
  */
-import { endpointsOf, mcpTools, SERVICE_INFO, xrplPath, } from '../catalog/index.ts';
+import { endpointsOf, mcpTools, SERVICE_INFO, xrplPath } from '../catalog/index.ts';
 import { openApiDocument } from '../catalog/openapi.ts';
 import type { EndpointDecl, ServiceName } from '../catalog/types.ts';
 import type { ReceiptSignerInfo } from './x402/receipts.ts';
@@ -109,19 +109,28 @@ export function llmsTxt(service: ServiceName, baseUrl: string): string {
     out.push('');
   };
   const all = endpointsOf(service);
-  section('Free endpoints', all.filter((e) => e.access === 'free'));
-  section('Paid endpoints (x402)', all.filter((e) => e.access === 'paid'));
+  section(
+    'Free endpoints',
+    all.filter((e) => e.access === 'free'),
+  );
+  section(
+    'Paid endpoints (x402)',
+    all.filter((e) => e.access === 'paid'),
+  );
   const tools = mcpTools(service);
   if (tools.length > 0) {
     out.push('## MCP tools', '');
-    for (const t of tools) out.push(`- ${t.name}: ${t.description}${t.endpoint.access === 'paid' ? ` (paid, ${t.endpoint.priceUsd} USD, x402 payment in _meta["x402/payment"])` : ''}`);
+    for (const t of tools)
+      out.push(
+        `- ${t.name}: ${t.description}${t.endpoint.access === 'paid' ? ` (paid, ${t.endpoint.priceUsd} USD, x402 payment in _meta["x402/payment"])` : ''}`,
+      );
     out.push('');
   }
   out.push(
     '## How to pay',
     '',
     '1. Call a paid endpoint without payment: HTTP 402 with `accepts` (one entry per network: amount in atomic units, asset, payTo).',
-    "2. Sign the transfer (EVM: an EIP-3009 TransferWithAuthorization for USDC) and repeat the request with the `X-PAYMENT` header (base64 JSON, x402 v1) or `PAYMENT-SIGNATURE` (x402 v2).",
+    '2. Sign the transfer (EVM: an EIP-3009 TransferWithAuthorization for USDC) and repeat the request with the `X-PAYMENT` header (base64 JSON, x402 v1) or `PAYMENT-SIGNATURE` (x402 v2).',
     '3. A 200 carries the data and a signed receipt; a refused payment answers 402 with a reason such as invalid_signature, amount_mismatch, expired or nonce_used.',
     '',
     'Bad parameters answer 422 with a `detail` array (loc, msg, type, input, ctx). Unknown ids answer 404 before any payment is asked.',
@@ -145,7 +154,20 @@ interface OpenApiParam {
 export function docsHtml(service: ServiceName, baseUrl: string): string {
   const doc = openApiDocument(service, { baseUrl }) as unknown as {
     info: { title: string; description?: string; version: string };
-    paths: Record<string, Record<string, { summary?: string; description?: string; parameters?: OpenApiParam[]; requestBody?: unknown; responses?: Record<string, { description?: string }>; 'x-price-usd'?: string }>>;
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          summary?: string;
+          description?: string;
+          parameters?: OpenApiParam[];
+          requestBody?: unknown;
+          responses?: Record<string, { description?: string }>;
+          'x-price-usd'?: string;
+        }
+      >
+    >;
   };
   const declared = new Map(endpointsOf(service).map((e) => [`${e.method.toLowerCase()} ${e.path.replace(/:([A-Za-z_]+)/g, '{$1}')}`, e]));
   const sections: string[] = [];

@@ -133,11 +133,18 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
       case 'docs':
         return { status: 200, body: docsHtml(service, baseUrl), contentType: 'text/html; charset=utf-8' };
       case 'well-known-x402': {
-        if (!options.payments) return notAvailable('The x402 paywall is not configured in this process, so there is no receipt signer to publish.');
+        if (!options.payments)
+          return notAvailable('The x402 paywall is not configured in this process, so there is no receipt signer to publish.');
         const { signer, payTo } = options.payments;
         return {
           status: 200,
-          body: wellKnownX402({ service, baseUrl, signer, payTo: payToByNetworkName(payTo, SERVICE_INFO[service].networks), settlementMode: settings.settlement }),
+          body: wellKnownX402({
+            service,
+            baseUrl,
+            signer,
+            payTo: payToByNetworkName(payTo, SERVICE_INFO[service].networks),
+            settlementMode: settings.settlement,
+          }),
         };
       }
       default:
@@ -146,7 +153,13 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
   };
 
   /** A 200 with Cache-Control and ETag (304 when If-None-Match names it), or the error as JSON. */
-  const finish = (endpoint: EndpointDecl, result: DataResult, snap: LoadedSnapshot | null, cacheKey: string | null, ifNoneMatch?: string): Outcome => {
+  const finish = (
+    endpoint: EndpointDecl,
+    result: DataResult,
+    snap: LoadedSnapshot | null,
+    cacheKey: string | null,
+    ifNoneMatch?: string,
+  ): Outcome => {
     if (result.status !== 200) return { answer: jsonAnswer(result.status, NO_STORE, result.body) };
     let cached = snap && cacheKey ? cache.get(snap.version, cacheKey) : undefined;
     if (!cached) {
@@ -158,7 +171,13 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
   };
 
   /** A cached 200 (or 304) after the rate-limit headers in `headers`. */
-  const cachedAnswer = (endpoint: EndpointDecl, cached: CachedBody, snap: LoadedSnapshot | null, ifNoneMatch: string | undefined, headers: Record<string, string>): EndpointAnswer => {
+  const cachedAnswer = (
+    endpoint: EndpointDecl,
+    cached: CachedBody,
+    snap: LoadedSnapshot | null,
+    ifNoneMatch: string | undefined,
+    headers: Record<string, string>,
+  ): EndpointAnswer => {
     headers['Cache-Control'] = `public, max-age=${endpoint.cacheTtlSeconds}`;
     headers.ETag = cached.etag;
     if (snap) headers['X-Snapshot-Version'] = snap.version;
@@ -205,7 +224,15 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
     // 4. data from the snapshot
     const snap = reader.current();
     const handler = handlers[endpoint.id];
-    if (!snap) return withLimit(finish(endpoint, notAvailable(`No ${service} snapshot is published yet; run the pipeline (npm run pipeline -- ${service}).`), null, null));
+    if (!snap)
+      return withLimit(
+        finish(
+          endpoint,
+          notAvailable(`No ${service} snapshot is published yet; run the pipeline (npm run pipeline -- ${service}).`),
+          null,
+          null,
+        ),
+      );
     if (!handler) {
       const why =
         endpoint.dataset && !snap.datasets.has(endpoint.dataset)
@@ -229,7 +256,9 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
         answer: jsonAnswer(
           503,
           NO_STORE,
-          notAvailable('Paid endpoints are not open in this process: the x402 paywall is not configured, and no paid data is served without a verified payment.').body,
+          notAvailable(
+            'Paid endpoints are not open in this process: the x402 paywall is not configured, and no paid data is served without a verified payment.',
+          ).body,
         ),
       });
     }

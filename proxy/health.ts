@@ -65,7 +65,8 @@ const SETTLEMENT_NOTE = {
 } as const;
 
 const AI_NOTE = {
-  rules: 'AI fields come from the offline rules analyst (the pipeline ran without ANTHROPIC_API_KEY); every response says so (analyst: rules).',
+  rules:
+    'AI fields come from the offline rules analyst (the pipeline ran without ANTHROPIC_API_KEY); every response says so (analyst: rules).',
   claude: 'AI fields are written by Claude through the Anthropic API; every response names the model.',
 } as const;
 
@@ -92,22 +93,21 @@ function contentProblems(snap: LoadedSnapshot): string[] {
     const doc = snap.datasets.get(name)?.document as { articles?: Array<{ translation?: string }> } | undefined;
     const untranslated = doc?.articles?.filter((a) => a.translation === 'unavailable').length ?? 0;
     if (untranslated > 0) {
-      problems.push(`${name}: ${untranslated} of ${doc!.articles!.length} articles have no English (the pipeline runs without ANTHROPIC_API_KEY): Korean titles only, English fields null`);
+      problems.push(
+        `${name}: ${untranslated} of ${doc!.articles!.length} articles have no English (the pipeline runs without ANTHROPIC_API_KEY): Korean titles only, English fields null`,
+      );
     }
   }
   const ai: AiUsage | undefined = snap.manifest.ai;
   if (ai?.budget_reached) {
-    problems.push(`the daily model budget of $${ai.daily_budget_usd} was reached ($${ai.spent_today_usd} spent that day): model calls stopped, products keep their last good version`);
+    problems.push(
+      `the daily model budget of $${ai.daily_budget_usd} was reached ($${ai.spent_today_usd} spent that day): model calls stopped, products keep their last good version`,
+    );
   }
   return problems;
 }
 
-export function healthDocument(
-  service: ServiceName,
-  reader: SnapshotReader,
-  settings: Settings,
-  now: Date = new Date(),
-): HealthDocument {
+export function healthDocument(service: ServiceName, reader: SnapshotReader, settings: Settings, now: Date = new Date()): HealthDocument {
   const snap = reader.current();
   const problems: string[] = [];
   if (reader.lastError) problems.push(reader.lastError.message);

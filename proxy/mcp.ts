@@ -77,17 +77,17 @@ function toolResult(endpoint: EndpointDecl, toolName: string, answer: EndpointAn
   return {
     isError: true,
     content: [{ type: 'text' as const, text: `${endpoint.method} ${endpoint.path} answered ${answer.status}: ${text}` }],
-    structuredContent: { status: answer.status, ...(typeof answer.json === 'object' && answer.json ? (answer.json as object) : { message: text }) },
+    structuredContent: {
+      status: answer.status,
+      ...(typeof answer.json === 'object' && answer.json ? (answer.json as object) : { message: text }),
+    },
   };
 }
 
 export function mountMcp(app: Hono, options: McpOptions): void {
   const tools = mcpTools(options.service);
   const build = (ip: string, origin: string) => {
-    const server = new McpServer(
-      { name: `${options.service}-data`, version: '0.1.0' },
-      { capabilities: { tools: {} } },
-    );
+    const server = new McpServer({ name: `${options.service}-data`, version: '0.1.0' }, { capabilities: { tools: {} } });
     for (const tool of tools) {
       const { endpoint } = tool;
       server.registerTool(
@@ -119,8 +119,12 @@ export function mountMcp(app: Hono, options: McpOptions): void {
   };
 
   // a stateless server has nothing to stream on GET; answer it instead of holding an empty SSE stream open
-  app.get('/mcp', (c) => c.json({ error: 'method_not_allowed', message: 'POST JSON-RPC messages to /mcp (streamable HTTP, stateless).' }, 405));
-  app.delete('/mcp', (c) => c.json({ error: 'method_not_allowed', message: 'This MCP server is stateless; there is no session to end.' }, 405));
+  app.get('/mcp', (c) =>
+    c.json({ error: 'method_not_allowed', message: 'POST JSON-RPC messages to /mcp (streamable HTTP, stateless).' }, 405),
+  );
+  app.delete('/mcp', (c) =>
+    c.json({ error: 'method_not_allowed', message: 'This MCP server is stateless; there is no session to end.' }, 405),
+  );
   app.post('/mcp', async (c) => {
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     const url = new URL(c.req.url);

@@ -32,7 +32,13 @@ async function appFor(service: 'korea' | 'analytics', now = '2026-11-20T09:00:30
   readers.push(reader);
   await reader.refresh();
   // no paywall: the paid endpoints must answer 503, never data
-  return serviceApp({ service, reader, settings: s, handlers: handlersFor(service, { patternSalt: 'proxy-test-salt' }), now: () => new Date(now) });
+  return serviceApp({
+    service,
+    reader,
+    settings: s,
+    handlers: handlersFor(service, { patternSalt: 'proxy-test-salt' }),
+    now: () => new Date(now),
+  });
 }
 
 describe('/health', () => {
@@ -99,7 +105,10 @@ describe('korea root document and endpoints', () => {
     const app = await appFor('korea');
     const res = await app.request('/');
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { endpoints: { path: string; access: string; price_usd: string | null; xrpl_path?: string }[]; snapshot: { version: string } };
+    const body = (await res.json()) as {
+      endpoints: { path: string; access: string; price_usd: string | null; xrpl_path?: string }[];
+      snapshot: { version: string };
+    };
     const paid = body.endpoints.filter((e) => e.access === 'paid');
     expect(paid).toHaveLength(16);
     expect(paid.find((e) => e.path === '/api/v1/kimchi-premium')?.price_usd).toBe('0.001');
@@ -110,7 +119,11 @@ describe('korea root document and endpoints', () => {
 
   it('answers / and the free documents with the shapes the catalog declares', async () => {
     const app = await appFor('korea');
-    for (const [path, id] of [['/', 'root'], ['/api/v1/symbols', 'symbols'], ['/api/v1/stats', 'stats']] as const) {
+    for (const [path, id] of [
+      ['/', 'root'],
+      ['/api/v1/symbols', 'symbols'],
+      ['/api/v1/stats', 'stats'],
+    ] as const) {
       const body: unknown = await (await app.request(path)).json();
       const parsed = findEndpoint('korea', id)!.response.safeParse(body);
       expect(parsed.success, `${path}: ${JSON.stringify(parsed.error?.issues)}`).toBe(true);
@@ -171,7 +184,11 @@ describe('korea root document and endpoints', () => {
 describe('analytics endpoints', () => {
   it('serves the free trends, landing-stats and categories documents in their declared shapes', async () => {
     const app = await appFor('analytics');
-    for (const [path, id] of [['/api/v1/trends', 'trends'], ['/api/v1/landing-stats', 'landing-stats'], ['/api/v1/categories', 'categories.list']] as const) {
+    for (const [path, id] of [
+      ['/api/v1/trends', 'trends'],
+      ['/api/v1/landing-stats', 'landing-stats'],
+      ['/api/v1/categories', 'categories.list'],
+    ] as const) {
       const res = await app.request(path);
       expect(res.status, path).toBe(200);
       const parsed = findEndpoint('analytics', id)!.response.safeParse(await res.json());
@@ -183,10 +200,21 @@ describe('analytics endpoints', () => {
     const app = await appFor('analytics');
     const res = await app.request('/api/v1/services');
     expect(res.status).toBe(200);
-    const body = (await res.json()) as { services: unknown[]; pagination: { page: number; page_size: number; total: number }; filters_applied: Record<string, unknown> };
+    const body = (await res.json()) as {
+      services: unknown[];
+      pagination: { page: number; page_size: number; total: number };
+      filters_applied: Record<string, unknown>;
+    };
     expect(body.pagination.page).toBe(1);
     expect(body.pagination.page_size).toBe(50);
     expect(body.services.length).toBe(Math.min(50, body.pagination.total));
-    expect(body.filters_applied).toMatchObject({ sort: 'tx_24h', order: 'desc', active_only: false, show_placeholder: false, search: null, category: null });
+    expect(body.filters_applied).toMatchObject({
+      sort: 'tx_24h',
+      order: 'desc',
+      active_only: false,
+      show_placeholder: false,
+      search: null,
+      category: null,
+    });
   });
 });

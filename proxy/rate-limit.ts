@@ -100,7 +100,10 @@ export function rateLimitedBody(d: RateLimitDecision) {
  */
 export function clientIp(socketAddress: string | undefined, forwardedFor: string | undefined, trustProxy: boolean): string {
   if (trustProxy && forwardedFor) {
-    const parts = forwardedFor.split(',').map((p) => p.trim()).filter(Boolean);
+    const parts = forwardedFor
+      .split(',')
+      .map((p) => p.trim())
+      .filter(Boolean);
     const last = parts[parts.length - 1];
     if (last) return last;
   }

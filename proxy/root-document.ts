@@ -31,9 +31,7 @@ export function rootDocument(service: ServiceName, reader: SnapshotReader, setti
     health: '/health',
     settlement_mode: settings.settlement,
     ai_mode: aiModeOf(snap, settings),
-    snapshot: snap
-      ? { version: snap.version, generated_at: snap.manifest.generated_at, notice: snap.manifest.notice }
-      : null,
+    snapshot: snap ? { version: snap.version, generated_at: snap.manifest.generated_at, notice: snap.manifest.notice } : null,
     endpoints,
   };
 }

@@ -59,7 +59,15 @@ export async function createServiceApp(
   options: { siteDir?: string; now?: () => Date } = {},
 ): Promise<Hono> {
   const { signer, crypto, nonceStore, facilitator } = parts;
-  const paywall = createPaywall({ service, settings, signer, crypto, nonceStore, facilitator, ...(options.now ? { now: options.now } : {}) });
+  const paywall = createPaywall({
+    service,
+    settings,
+    signer,
+    crypto,
+    nonceStore,
+    facilitator,
+    ...(options.now ? { now: options.now } : {}),
+  });
   for (const p of await paywall.init()) console.error(`${service}: payments: ${p}`);
   return serviceApp({
     service,
@@ -75,7 +83,9 @@ export async function createServiceApp(
 /** Loads what the first requests of a new snapshot version would otherwise wait for. */
 function warm(service: ServiceName, snapshot: LoadedSnapshot): void {
   if (service !== 'analytics') return;
-  void warmAnalytics(snapshot).catch((err: Error) => console.error(`analytics: warming snapshot ${snapshot.version} failed: ${err.message}`));
+  void warmAnalytics(snapshot).catch((err: Error) =>
+    console.error(`analytics: warming snapshot ${snapshot.version} failed: ${err.message}`),
+  );
 }
 
 export interface RunningService {
@@ -103,7 +113,11 @@ export async function startServices(settings: Settings, siteDir = resolve('site/
     const server = await new Promise<ServerType>((resolveServer, reject) => {
       const s = serve({ fetch: app.fetch, port, hostname: settings.host }, () => resolveServer(s));
       s.once('error', (err: NodeJS.ErrnoException) =>
-        reject(err.code === 'EADDRINUSE' ? new Error(`${service}: port ${port} is already in use (set ${service === 'korea' ? 'KOREA_PORT' : 'ANALYTICS_PORT'})`) : err),
+        reject(
+          err.code === 'EADDRINUSE'
+            ? new Error(`${service}: port ${port} is already in use (set ${service === 'korea' ? 'KOREA_PORT' : 'ANALYTICS_PORT'})`)
+            : err,
+        ),
       );
     });
     const address = server.address();

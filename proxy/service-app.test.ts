@@ -49,7 +49,13 @@ async function appFor(service: 'korea' | 'analytics', s: Settings = settings, pa
   readers.push(reader);
   await reader.refresh();
   const now = () => new Date(NOW);
-  return createServiceApp(service, reader, s, { ...testPaymentParts({ signer, now }), washPatternSalt: 'service-app-test-salt', ...parts }, { now });
+  return createServiceApp(
+    service,
+    reader,
+    s,
+    { ...testPaymentParts({ signer, now }), washPatternSalt: 'service-app-test-salt', ...parts },
+    { now },
+  );
 }
 
 const payTo = () => payToTable(settings);
@@ -60,26 +66,39 @@ function pay(service: 'korea' | 'analytics', id: string, version: 1 | 2 = 1) {
 }
 
 describe('payments on every paid endpoint', () => {
-  it.each(['korea', 'analytics'] as const)('%s: every paid endpoint (and XRPL variant) answers 402 with accepts and the v2 header when unpaid', async (service) => {
-    const app = await appFor(service);
-    for (const e of paidEndpoints(service)) {
-      const paths = e.xrplVariant ? [e.path, xrplPath(e.path)] : [e.path];
-      for (const raw of paths) {
-        const path = raw.replace(':id', '1').replace(':slug', 'ai_inference').replace(':address', '0x' + '1'.repeat(40));
-        const init: RequestInit = e.method === 'POST' ? { method: 'POST', body: JSON.stringify({ address: '0x' + '2'.repeat(40) }), headers: { 'Content-Type': 'application/json' } } : {};
-        const res = await app.request(path, init);
-        if (res.status === 404) continue; // the id/slug is not in this demo snapshot
-        expect(res.status, path).toBe(402);
-        const body = (await res.json()) as { x402Version: number; accepts: Array<{ network: string; maxAmountRequired: string }> };
-        expect(body.x402Version).toBe(1);
-        const networks = body.accepts.map((a) => a.network).sort();
-        if (raw.startsWith('/api/v1/xrpl/')) expect(networks).toEqual(['xrpl']);
-        else expect(networks).toEqual(service === 'korea' ? ['base', 'polygon', 'solana'] : ['base', 'solana']);
-        expect(res.headers.get('payment-required')).toBeTruthy();
-        expect(res.headers.get('cache-control')).toBe('no-store');
+  it.each(['korea', 'analytics'] as const)(
+    '%s: every paid endpoint (and XRPL variant) answers 402 with accepts and the v2 header when unpaid',
+    async (service) => {
+      const app = await appFor(service);
+      for (const e of paidEndpoints(service)) {
+        const paths = e.xrplVariant ? [e.path, xrplPath(e.path)] : [e.path];
+        for (const raw of paths) {
+          const path = raw
+            .replace(':id', '1')
+            .replace(':slug', 'ai_inference')
+            .replace(':address', '0x' + '1'.repeat(40));
+          const init: RequestInit =
+            e.method === 'POST'
+              ? {
+                  method: 'POST',
+                  body: JSON.stringify({ address: '0x' + '2'.repeat(40) }),
+                  headers: { 'Content-Type': 'application/json' },
+                }
+              : {};
+          const res = await app.request(path, init);
+          if (res.status === 404) continue; // the id/slug is not in this demo snapshot
+          expect(res.status, path).toBe(402);
+          const body = (await res.json()) as { x402Version: number; accepts: Array<{ network: string; maxAmountRequired: string }> };
+          expect(body.x402Version).toBe(1);
+          const networks = body.accepts.map((a) => a.network).sort();
+          if (raw.startsWith('/api/v1/xrpl/')) expect(networks).toEqual(['xrpl']);
+          else expect(networks).toEqual(service === 'korea' ? ['base', 'polygon', 'solana'] : ['base', 'solana']);
+          expect(res.headers.get('payment-required')).toBeTruthy();
+          expect(res.headers.get('cache-control')).toBe('no-store');
+        }
       }
-    }
-  });
+    },
+  );
 
   it('korea: every paid endpoint answers 402 unpaid, then 200 with its catalog body and a receipt once paid', async () => {
     const app = await appFor('korea');
@@ -128,9 +147,15 @@ describe('payments on every paid endpoint', () => {
         const url = xrplPath(e.path) + (e.query && 'limit' in e.query.shape ? '?limit=2' : '');
         const unpaid = await app.request(url);
         expect(unpaid.status, url).toBe(402);
-        const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString('utf8')) as { accepts: Array<{ network: string }> };
+        const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString('utf8')) as {
+          accepts: Array<{ network: string }>;
+        };
         expect(required.accepts.map((a) => a.network)).toEqual(['xrpl:0']);
-        const payment = { x402Version: 2, accepted: required.accepts[0], payload: { signedTxBlob: (++blob).toString(16).padStart(8, '0').repeat(8) } };
+        const payment = {
+          x402Version: 2,
+          accepted: required.accepts[0],
+          payload: { signedTxBlob: (++blob).toString(16).padStart(8, '0').repeat(8) },
+        };
         const res = await app.request(url, { headers: { 'PAYMENT-SIGNATURE': Buffer.from(JSON.stringify(payment)).toString('base64') } });
         expect(res.status, url).toBe(200);
         const body = (await res.json()) as { receipt: { network: string; currency: string } };
@@ -144,7 +169,10 @@ describe('payments on every paid endpoint', () => {
 
   it('serves paid data with a receipt that verifies against the manifest key, and refuses the replay', async () => {
     const app = await appFor('korea');
-    const manifest = (await (await app.request('/.well-known/x402')).json()) as { receipt_signer: { public_key: string }; resources: string[] };
+    const manifest = (await (await app.request('/.well-known/x402')).json()) as {
+      receipt_signer: { public_key: string };
+      resources: string[];
+    };
     expect(manifest.resources.length).toBe(32);
     const header = pay('korea', 'kimchi-premium');
     const res = await app.request('/api/v1/kimchi-premium?symbol=eth', { headers: { [header.name]: header.value } });
@@ -166,11 +194,15 @@ describe('payments on every paid endpoint', () => {
   it('fifty concurrent requests carrying one payment get exactly one 200', async () => {
     const app = await appFor('korea');
     const header = pay('korea', 'fx-rate');
-    const answers = await Promise.all(Array.from({ length: 50 }, () => app.request('/api/v1/fx-rate', { headers: { [header.name]: header.value } })));
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => app.request('/api/v1/fx-rate', { headers: { [header.name]: header.value } })),
+    );
     const statuses = answers.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 402)).toHaveLength(49);
-    const reasons = await Promise.all(answers.filter((r) => r.status === 402).map(async (r) => ((await r.json()) as { reason: string }).reason));
+    const reasons = await Promise.all(
+      answers.filter((r) => r.status === 402).map(async (r) => ((await r.json()) as { reason: string }).reason),
+    );
     expect(new Set(reasons)).toEqual(new Set(reasons.filter((x) => x === 'nonce_used' || x === 'nonce_in_flight')));
   });
 
@@ -189,7 +221,8 @@ describe('payments on every paid endpoint', () => {
     const app = await appFor('korea');
     const bad = await app.request('/api/v1/kr-news/kpop?limit=11');
     expect(bad.status).toBe(422);
-    const detail = ((await bad.json()) as { detail: Array<{ loc: string[]; type: string; input: unknown; ctx?: Record<string, unknown> }> }).detail;
+    const detail = ((await bad.json()) as { detail: Array<{ loc: string[]; type: string; input: unknown; ctx?: Record<string, unknown> }> })
+      .detail;
     expect(detail[0]).toMatchObject({ loc: ['query', 'limit'], type: 'less_than_equal', input: '11', ctx: { le: 10 } });
 
     const notInt = await app.request('/api/v1/kr-news/kpop?limit=2.5');
@@ -197,7 +230,10 @@ describe('payments on every paid endpoint', () => {
 
     const exchange = await app.request('/api/v1/kr-prices?exchange=coinone');
     expect(exchange.status).toBe(422);
-    expect(((await exchange.json()) as { detail: Array<{ loc: string[]; type: string }> }).detail[0]).toMatchObject({ loc: ['query', 'exchange'], type: 'enum' });
+    expect(((await exchange.json()) as { detail: Array<{ loc: string[]; type: string }> }).detail[0]).toMatchObject({
+      loc: ['query', 'exchange'],
+      type: 'enum',
+    });
 
     const divergence = await app.request('/api/v1/global-vs-korea-divergence?symbol=PEPE');
     expect(divergence.status).toBe(422);
@@ -219,7 +255,11 @@ describe('payments on every paid endpoint', () => {
     expect(((await page.json()) as { detail: Array<{ type: string }> }).detail[0]!.type).toBe('less_than_equal');
     const missing = await app.request('/api/v1/services/99999999/wash-detail');
     expect(missing.status).toBe(404);
-    const body = await app.request('/api/v1/wash/check', { method: 'POST', body: '{not json', headers: { 'Content-Type': 'application/json' } });
+    const body = await app.request('/api/v1/wash/check', {
+      method: 'POST',
+      body: '{not json',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(body.status).toBe(422);
     expect(((await body.json()) as { detail: Array<{ type: string }> }).detail[0]!.type).toBe('json_invalid');
   });
@@ -250,7 +290,12 @@ describe('payments on every paid endpoint', () => {
 describe('the resource a 402 asks payment for', () => {
   const forwarded = { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'data.example.org' };
   const trusting = () =>
-    loadSettings({ SNAPSHOTS_DIR: settings.snapshotsDir, WAREHOUSE_DIR: settings.warehouseDir, KEYS_DIR: join(root, 'keys'), TRUST_PROXY: '1' });
+    loadSettings({
+      SNAPSHOTS_DIR: settings.snapshotsDir,
+      WAREHOUSE_DIR: settings.warehouseDir,
+      KEYS_DIR: join(root, 'keys'),
+      TRUST_PROXY: '1',
+    });
 
   /** The resource URLs of an unpaid request's 402: every v1 `accepts[].resource` and the v2 PAYMENT-REQUIRED `resource.url`. */
   async function resources(app: Hono, url: string): Promise<{ v1: string[]; v2: string }> {
@@ -269,7 +314,10 @@ describe('the resource a 402 asks payment for', () => {
     }
     const analytics = await appFor('analytics', trusting());
     const path = '/api/v1/categories/ai_inference/full-history?utm=1';
-    expect(await resources(analytics, `http://127.0.0.1:4021${path}`)).toEqual({ v1: [`https://data.example.org${path}`], v2: `https://data.example.org${path}` });
+    expect(await resources(analytics, `http://127.0.0.1:4021${path}`)).toEqual({
+      v1: [`https://data.example.org${path}`],
+      v2: `https://data.example.org${path}`,
+    });
   });
 
   it('ignores X-Forwarded-* without TRUST_PROXY, and still keeps the query string', async () => {
@@ -289,7 +337,9 @@ describe('the wash check through the app', () => {
       const rows = async (sql: string) => (await c.runAndReadAll(sql)).getRowObjectsJson().map((r) => String(r.address));
       const sybils = await rows(`SELECT address FROM demo_truth_buyers WHERE pattern = 'sybil_cohort' AND difficulty = 'easy'
         AND group_id = (SELECT min(group_id) FROM demo_truth_buyers WHERE pattern = 'sybil_cohort' AND difficulty = 'easy') ORDER BY address LIMIT 2`);
-      const [honest] = await rows(`SELECT address FROM demo_truth_buyers WHERE label = 'organic_user' AND difficulty = 'easy' ORDER BY address LIMIT 1`);
+      const [honest] = await rows(
+        `SELECT address FROM demo_truth_buyers WHERE label = 'organic_user' AND difficulty = 'easy' ORDER BY address LIMIT 1`,
+      );
       truth = { sybils, honest: honest! };
     } finally {
       c.closeSync();
@@ -306,7 +356,11 @@ describe('the wash check through the app', () => {
       body: JSON.stringify({ address }),
     });
     expect(res.status, address).toBe(200);
-    return (await res.json()) as { label: string; similar_patterns: Array<{ anonymous_id: string; pattern_type: string }>; receipt: unknown };
+    return (await res.json()) as {
+      label: string;
+      similar_patterns: Array<{ anonymous_id: string; pattern_type: string }>;
+      receipt: unknown;
+    };
   }
   const farmId = (body: { similar_patterns: Array<{ anonymous_id: string; pattern_type: string }> }) =>
     body.similar_patterns.find((p) => p.pattern_type === 'farm_cohort')?.anonymous_id;
@@ -364,7 +418,12 @@ describe('free tier, caching and discovery', () => {
   });
 
   it('honours X-Forwarded-For only with TRUST_PROXY', async () => {
-    const trusting = loadSettings({ SNAPSHOTS_DIR: settings.snapshotsDir, WAREHOUSE_DIR: settings.warehouseDir, KEYS_DIR: join(root, 'keys'), TRUST_PROXY: '1' });
+    const trusting = loadSettings({
+      SNAPSHOTS_DIR: settings.snapshotsDir,
+      WAREHOUSE_DIR: settings.warehouseDir,
+      KEYS_DIR: join(root, 'keys'),
+      TRUST_PROXY: '1',
+    });
     const app = await appFor('analytics', trusting);
     for (let i = 0; i < 60; i++) await app.request('/api/v1/categories', { headers: { 'X-Forwarded-For': '198.51.100.1' } });
     expect((await app.request('/api/v1/categories', { headers: { 'X-Forwarded-For': '198.51.100.1' } })).status).toBe(429);
@@ -386,12 +445,24 @@ describe('free tier, caching and discovery', () => {
     const app = await appFor('analytics');
     const res = await app.request('/api/v1/trends', { headers: { Origin: 'https://example.org' } });
     const exposed = res.headers.get('access-control-expose-headers') ?? '';
-    for (const h of ['PAYMENT-REQUIRED', 'PAYMENT-RESPONSE', 'X-PAYMENT-RESPONSE', 'X-Receipt', 'RateLimit-Remaining', 'Retry-After', 'ETag']) {
+    for (const h of [
+      'PAYMENT-REQUIRED',
+      'PAYMENT-RESPONSE',
+      'X-PAYMENT-RESPONSE',
+      'X-Receipt',
+      'RateLimit-Remaining',
+      'Retry-After',
+      'ETag',
+    ]) {
       expect(exposed).toContain(h);
     }
     const pre = await app.request('/api/v1/wash/check', {
       method: 'OPTIONS',
-      headers: { Origin: 'https://example.org', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'PAYMENT-SIGNATURE, Content-Type' },
+      headers: {
+        Origin: 'https://example.org',
+        'Access-Control-Request-Method': 'POST',
+        'Access-Control-Request-Headers': 'PAYMENT-SIGNATURE, Content-Type',
+      },
     });
     expect(pre.headers.get('access-control-allow-headers')).toMatch(/PAYMENT-SIGNATURE/);
     expect(pre.headers.get('access-control-allow-headers')).toMatch(/Content-Type/);
@@ -407,7 +478,11 @@ describe('free tier, caching and discovery', () => {
       const docs = await (await app.request('/docs')).text();
       expect(docs).toMatch(/<form class="try"/);
       for (const e of paidEndpoints(service)) expect(docs).toContain(`${e.priceUsd} USD`);
-      const manifest = (await (await app.request('http://127.0.0.1:9/.well-known/x402')).json()) as { version: number; resources: string[]; receipt_signer: { public_key: string; address: string } };
+      const manifest = (await (await app.request('http://127.0.0.1:9/.well-known/x402')).json()) as {
+        version: number;
+        resources: string[];
+        receipt_signer: { public_key: string; address: string };
+      };
       expect(manifest.version).toBe(1);
       expect(manifest.receipt_signer.public_key).toBe(signer.info.public_key);
       const expected = paidEndpoints(service).flatMap((e) => [e.path, ...(e.xrplVariant ? [xrplPath(e.path)] : [])]);
@@ -427,10 +502,17 @@ describe('MCP', () => {
     return c;
   }
 
-  it.each([['korea', 13], ['analytics', 5]] as const)('%s lists its %i tools with the catalog input schemas', async (service, n) => {
+  it.each([
+    ['korea', 13],
+    ['analytics', 5],
+  ] as const)('%s lists its %i tools with the catalog input schemas', async (service, n) => {
     const c = await client(await appFor(service));
     const { tools } = await c.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(mcpTools(service).map((t) => t.name).sort());
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      mcpTools(service)
+        .map((t) => t.name)
+        .sort(),
+    );
     expect(tools).toHaveLength(n);
     await c.close();
   });

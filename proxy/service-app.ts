@@ -148,9 +148,7 @@ export function serviceApp(options: ServiceAppOptions): Hono {
     });
   }
 
-  app.notFound((c) =>
-    c.json({ error: 'not_found', message: `No endpoint ${c.req.method} ${c.req.path}; see / for the list.` }, 404),
-  );
+  app.notFound((c) => c.json({ error: 'not_found', message: `No endpoint ${c.req.method} ${c.req.path}; see / for the list.` }, 404));
   app.onError((err, c) => {
     console.error(`${service}: ${c.req.method} ${c.req.path} failed: ${err.message}`);
     return c.json({ error: 'internal_error', message: 'The server failed to answer this request; it has been logged.' }, 500);

@@ -38,7 +38,9 @@ describe('npm run pay / npm run verify-receipt against a loopback service', () =
     expect(body).toMatchObject({ endpoint: 'kimchi-premium', value: 42, receipt: { payer: PAYER, network: 'base' } });
     const log = io.stderr.join('\n');
     expect(log).toContain(`paying ${priceOf('kimchi-premium')} USDC on base to ${MERCHANT} from ${PAYER} (x402 v2, PAYMENT-SIGNATURE)`);
-    expect(log).toMatch(/receipt .* verified: signed by 0x[0-9a-fA-F]{40} \(http:\/\/127\.0\.0\.1:\d+\/\.well-known\/x402\); settlement local \(demo/);
+    expect(log).toMatch(
+      /receipt .* verified: signed by 0x[0-9a-fA-F]{40} \(http:\/\/127\.0\.0\.1:\d+\/\.well-known\/x402\); settlement local \(demo/,
+    );
     expect(log).not.toContain(PAYER_KEY_HEX);
   });
 
@@ -54,7 +56,9 @@ describe('npm run pay / npm run verify-receipt against a loopback service', () =
     const before = served.count;
     const io = capture();
     expect(await pay([`${server.url}/api/v1/kr-news/kpop-summary`, '--max-usd', '0.0001'], env, io)).toBe(1);
-    expect(io.stderr.join('\n')).toContain(`costs ${priceOf('kr-news-kpop-summary')} USDC on base, more than --max-usd 0.0001; nothing was paid`);
+    expect(io.stderr.join('\n')).toContain(
+      `costs ${priceOf('kr-news-kpop-summary')} USDC on base, more than --max-usd 0.0001; nothing was paid`,
+    );
     expect(served.count).toBe(before);
   });
 
@@ -113,6 +117,8 @@ describe('npm run pay / npm run verify-receipt against a loopback service', () =
     const checked = await run(tsx, ['scripts/verify-receipt.ts', file, '--manifest', `${server.url}/.well-known/x402`]);
     expect(checked.stdout).toMatch(/^VALID/);
     writeFileSync(file, JSON.stringify({ ...body.receipt, payer: MERCHANT }));
-    await expect(run(tsx, ['scripts/verify-receipt.ts', file, '--manifest', `${server.url}/.well-known/x402`])).rejects.toMatchObject({ code: 1 });
+    await expect(run(tsx, ['scripts/verify-receipt.ts', file, '--manifest', `${server.url}/.well-known/x402`])).rejects.toMatchObject({
+      code: 1,
+    });
   });
 });

@@ -136,7 +136,9 @@ export async function pay(argv: readonly string[], env: NodeJS.ProcessEnv = proc
   try {
     second = await io.fetch(url, init({ [header.name]: header.value }));
   } catch (err) {
-    io.err(`could not reach ${url} with the payment: ${(err as Error).message}. The authorization (nonce ${payload.authorization.nonce}) expires at ${payload.authorization.validBefore}`);
+    io.err(
+      `could not reach ${url} with the payment: ${(err as Error).message}. The authorization (nonce ${payload.authorization.nonce}) expires at ${payload.authorization.validBefore}`,
+    );
     return 1;
   }
   const text = await second.text();

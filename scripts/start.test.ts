@@ -58,7 +58,11 @@ describe('npm start', () => {
       const href = /href="(\/data\/[^"]+\/services\.parquet)"/.exec(html)![1]!;
       const parquet = await fetch(`${urls.analytics}${href}`);
       expect(parquet.status).toBe(200);
-      expect(Buffer.from(await parquet.arrayBuffer()).subarray(0, 4).toString()).toBe('PAR1');
+      expect(
+        Buffer.from(await parquet.arrayBuffer())
+          .subarray(0, 4)
+          .toString(),
+      ).toBe('PAR1');
       const symbols = await fetch(`${urls.korea}/api/v1/symbols`);
       expect(symbols.status).toBe(200);
     } finally {

@@ -53,7 +53,9 @@ async function main(): Promise<void> {
             out: () => {},
           });
           const r = results[0]!;
-          console.log(`${new Date().toISOString()} ${service}: ${r.manifest ? `published ${r.manifest.version}` : `refresh failed: ${r.error}`}`);
+          console.log(
+            `${new Date().toISOString()} ${service}: ${r.manifest ? `published ${r.manifest.version}` : `refresh failed: ${r.error}`}`,
+          );
         } finally {
           busy = false;
         }
@@ -61,7 +63,9 @@ async function main(): Promise<void> {
       timer.unref();
       timers.push(timer);
     }
-    console.log(`demo data refreshes on schedule (${args.services.map((s) => `${s} every ${PIPELINES[s].updateEverySeconds}s`).join(', ')}); DEMO_REFRESH=off stops it`);
+    console.log(
+      `demo data refreshes on schedule (${args.services.map((s) => `${s} every ${PIPELINES[s].updateEverySeconds}s`).join(', ')}); DEMO_REFRESH=off stops it`,
+    );
   }
   const shutdown = () => {
     timers.forEach(clearInterval);

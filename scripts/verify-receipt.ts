@@ -38,7 +38,10 @@ export function readReceiptInput(arg: string): unknown {
     value = JSON.parse(text);
   } catch {
     const decoded = decodeBase64Json(text, 'the receipt argument');
-    if (!decoded.ok) throw new UsageError(`cannot read a receipt from ${existsSync(arg) ? `file ${arg}` : 'the argument'}: it is neither JSON nor base64 JSON (${decoded.message})`);
+    if (!decoded.ok)
+      throw new UsageError(
+        `cannot read a receipt from ${existsSync(arg) ? `file ${arg}` : 'the argument'}: it is neither JSON nor base64 JSON (${decoded.message})`,
+      );
     value = decoded.value;
   }
   if (typeof value === 'object' && value !== null && 'receipt' in value && typeof (value as { receipt: unknown }).receipt === 'object') {
@@ -72,7 +75,8 @@ export async function verifyReceiptCli(argv: readonly string[], io: VerifyIo = d
     receipt = readReceiptInput(positional[0]!);
     const manifest = flags.get('manifest');
     const signer = flags.get('signer');
-    if (!manifest && !signer) throw new UsageError(`say whom to trust: --manifest or --signer (the key inside the receipt proves nothing)\n${USAGE}`);
+    if (!manifest && !signer)
+      throw new UsageError(`say whom to trust: --manifest or --signer (the key inside the receipt proves nothing)\n${USAGE}`);
     if (signer) {
       trusted = signer;
       from = '--signer';

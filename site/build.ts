@@ -21,7 +21,15 @@ export async function buildSite(): Promise<string> {
     writeFileSync(join(dataDir, 'manifest.json'), JSON.stringify({ ...snap.manifest, datasets: free }, null, 2) + '\n');
     writeFileSync(
       join(outDir, 'data', 'latest.json'),
-      JSON.stringify({ version: snap.manifest.version, generated_at: snap.manifest.generated_at, manifest: `/data/${snap.manifest.version}/manifest.json` }, null, 2) + '\n',
+      JSON.stringify(
+        {
+          version: snap.manifest.version,
+          generated_at: snap.manifest.generated_at,
+          manifest: `/data/${snap.manifest.version}/manifest.json`,
+        },
+        null,
+        2,
+      ) + '\n',
     );
   }
   if (!existsSync(join(outDir, 'index.html'))) throw new Error(`site build produced no ${join(outDir, 'index.html')}`);

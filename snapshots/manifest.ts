@@ -11,7 +11,6 @@ export const FORMAT_VERSION = 1;
 
 export const VERSION_PATTERN = /^\d{8}T\d{9}Z-[0-9a-f]{8}$/;
 
-
 /*
  * The files are checked against these schemas when they are read (snapshots/reader.ts), and the
  * types below are inferred from them, so the format has one description. Fields are listed in
@@ -19,7 +18,9 @@ export const VERSION_PATTERN = /^\d{8}T\d{9}Z-[0-9a-f]{8}$/;
  */
 
 /** Checked first, so a file of another format says so before anything else. */
-const FORMAT = z.literal(FORMAT_VERSION, { error: (issue) => `snapshot format ${JSON.stringify(issue.input)}, this code reads format ${FORMAT_VERSION}` });
+const FORMAT = z.literal(FORMAT_VERSION, {
+  error: (issue) => `snapshot format ${JSON.stringify(issue.input)}, this code reads format ${FORMAT_VERSION}`,
+});
 const SHA256 = z.string().regex(/^[0-9a-f]{64}$/, { error: 'expected 64 lowercase hex digits' });
 const COUNT = z.number().int().min(0);
 const VERSION = z.string().regex(VERSION_PATTERN, { error: 'expected a version like 20261120T120000000Z-1a2b3c4d' });
@@ -156,4 +157,3 @@ export const LICENSES = {
     url: null,
   },
 } as const;
-

@@ -63,7 +63,9 @@ export async function loadVersion(root: string, service: string, version: string
   if (manifestSha256 !== undefined) {
     const sha = createHash('sha256').update(manifestBytes).digest('hex');
     if (sha !== manifestSha256) {
-      throw new SnapshotVerificationError(`${version}: manifest.json sha256 ${sha} does not match latest.json's manifest_sha256 ${manifestSha256}`);
+      throw new SnapshotVerificationError(
+        `${version}: manifest.json sha256 ${sha} does not match latest.json's manifest_sha256 ${manifestSha256}`,
+      );
     }
   }
   let manifest: SnapshotManifest;

@@ -62,9 +62,7 @@ describe('snapshot writer and reader', () => {
     const dir = join(root, 'svc', manifest.version);
     expect(await sha256File(join(dir, 'prices.parquet'))).toBe(prices.sha256);
     // zstd compression in the Parquet footer
-    const codec = await connection.runAndReadAll(
-      `SELECT DISTINCT compression FROM parquet_metadata('${join(dir, 'prices.parquet')}')`,
-    );
+    const codec = await connection.runAndReadAll(`SELECT DISTINCT compression FROM parquet_metadata('${join(dir, 'prices.parquet')}')`);
     expect(codec.getRowObjectsJson().map((r) => r.compression)).toEqual(['ZSTD']);
 
     const loaded = await loadLatest(root, 'svc');
@@ -144,7 +142,11 @@ describe('snapshot writer and reader', () => {
     expect(readFileSync(manifestPath, 'utf8')).toContain('"license": "proprietary"');
     const loaded = await loadLatest(root, 'svc');
     expect(loaded?.version).toBe(good.version);
-    expect(loaded?.fallbackReason).toMatch(new RegExp(`names ${edited.version}, which failed verification: .*manifest\\.json sha256 [0-9a-f]{64} does not match latest\\.json's manifest_sha256`));
+    expect(loaded?.fallbackReason).toMatch(
+      new RegExp(
+        `names ${edited.version}, which failed verification: .*manifest\\.json sha256 [0-9a-f]{64} does not match latest\\.json's manifest_sha256`,
+      ),
+    );
   });
 
   it('refuses a manifest that does not match the snapshot format, naming the field', async () => {
@@ -159,7 +161,9 @@ describe('snapshot writer and reader', () => {
     writeFileSync(pointerPath, JSON.stringify({ ...pointer, manifest_sha256: await sha256File(manifestPath) }));
     const loaded = await loadLatest(root, 'svc');
     expect(loaded?.version).toBe(good.version);
-    expect(loaded?.fallbackReason).toMatch(/manifest\.json does not match the snapshot format: datasets\[0\]\.rows: .*expected number, received string/);
+    expect(loaded?.fallbackReason).toMatch(
+      /manifest\.json does not match the snapshot format: datasets\[0\]\.rows: .*expected number, received string/,
+    );
   });
 
   it('refuses a latest.json without manifest_sha256 (the writer always wrote one) and serves the newest version that verifies', async () => {

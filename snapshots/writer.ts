@@ -363,7 +363,10 @@ export class SnapshotWriter {
   private applyRetention(live: string): void {
     const keep = this.options.retention ?? 5;
     const names = readdirSync(this.serviceDir);
-    const versions = names.filter((n) => VERSION_PATTERN.test(n) && n !== live).sort().reverse();
+    const versions = names
+      .filter((n) => VERSION_PATTERN.test(n) && n !== live)
+      .sort()
+      .reverse();
     for (const old of versions.slice(keep)) {
       rmSync(join(this.serviceDir, old), { recursive: true, force: true });
     }

@@ -21,24 +21,29 @@ export interface RawTable extends TableShape {
   description: string;
 }
 
-const t = (
-  service: RawTable['service'],
-  name: string,
-  description: string,
-  columns: RawTable['columns'],
-): RawTable => ({ service, name, description, columns });
+const t = (service: RawTable['service'], name: string, description: string, columns: RawTable['columns']): RawTable => ({
+  service,
+  name,
+  description,
+  columns,
+});
 
 export const RAW_TABLES = {
   // ---------------------------------------------------------------- korea
-  kr_markets: t('korea', 'kr_markets', 'Markets listed on a Korean exchange at observation time (Upbit /market/all, Bithumb /v1/market/all).', [
-    ['exchange', 'VARCHAR'], // upbit | bithumb
-    ['symbol', 'VARCHAR'], // BTC
-    ['market', 'VARCHAR'], // KRW-BTC
-    ['korean_name', 'VARCHAR'],
-    ['english_name', 'VARCHAR'],
-    ['observed_at', 'TIMESTAMP'],
-    ['source', 'VARCHAR'],
-  ]),
+  kr_markets: t(
+    'korea',
+    'kr_markets',
+    'Markets listed on a Korean exchange at observation time (Upbit /market/all, Bithumb /v1/market/all).',
+    [
+      ['exchange', 'VARCHAR'], // upbit | bithumb
+      ['symbol', 'VARCHAR'], // BTC
+      ['market', 'VARCHAR'], // KRW-BTC
+      ['korean_name', 'VARCHAR'],
+      ['english_name', 'VARCHAR'],
+      ['observed_at', 'TIMESTAMP'],
+      ['source', 'VARCHAR'],
+    ],
+  ),
   kr_tickers: t('korea', 'kr_tickers', 'Last KRW price and rolling 24h figures per exchange and symbol.', [
     ['exchange', 'VARCHAR'],
     ['symbol', 'VARCHAR'],
@@ -90,29 +95,39 @@ export const RAW_TABLES = {
     ['observed_at', 'TIMESTAMP'],
     ['source', 'VARCHAR'],
   ]),
-  macro_daily: t('korea', 'macro_daily', 'Daily macro observations: FRED DGS3, VIXCLS, DEXKOUS; Naver close and foreign ownership of 005930 and 000660.', [
-    ['series', 'VARCHAR'], // DGS3 | VIXCLS | DEXKOUS | KRX:005930:close | KRX:005930:foreign_pct | KRX:000660:close | KRX:000660:foreign_pct
-    ['date', 'DATE'],
-    ['value', 'DOUBLE'], // NULL where the upstream has no value ('.')
-    ['source', 'VARCHAR'],
-  ]),
-  news_articles: t('korea', 'news_articles', 'Korean news articles (K-pop, semiconductors, crypto market) as published, in Korean: one row per article of this run, de-duplicated within the run.', [
-    ['article_id', 'VARCHAR'], // stable: 'news-' + first 16 hex of sha256(canonical_url) for live, 'demo-...' for the demo world
-    ['topic', 'VARCHAR'], // kpop | semiconductor | crypto: the topic of the feed or search that found it (a hint; the pipeline assigns the final topic)
-    ['published_at', 'TIMESTAMP'],
-    ['url', 'VARCHAR'], // link to the article as the outlet publishes it
-    ['canonical_url', 'VARCHAR'], // the same URL normalised for de-duplication (lower-case host, no tracking parameters, fragment or trailing slash)
-    ['title_key', 'VARCHAR'], // the title normalised for de-duplication (no spacing, punctuation, brackets or outlet tags)
-    ['source_kr', 'VARCHAR'],
-    ['source_en', 'VARCHAR'],
-    ['title_kr', 'VARCHAR'], // plain text: tags stripped, entities decoded, whitespace collapsed
-    ['body_kr', 'VARCHAR'], // the feed's description / summary as plain text (may be '' when the feed has none)
-    // Reference English (demo world only): what a faithful translation says; NULL for live data.
-    ['title_en_ref', 'VARCHAR'],
-    ['body_en_ref', 'VARCHAR'],
-    ['feed', 'VARCHAR'], // which feed or search found it, e.g. 'yonhap-entertainment', 'naver:semiconductor', 'demo'
-    ['source', 'VARCHAR'],
-  ]),
+  macro_daily: t(
+    'korea',
+    'macro_daily',
+    'Daily macro observations: FRED DGS3, VIXCLS, DEXKOUS; Naver close and foreign ownership of 005930 and 000660.',
+    [
+      ['series', 'VARCHAR'], // DGS3 | VIXCLS | DEXKOUS | KRX:005930:close | KRX:005930:foreign_pct | KRX:000660:close | KRX:000660:foreign_pct
+      ['date', 'DATE'],
+      ['value', 'DOUBLE'], // NULL where the upstream has no value ('.')
+      ['source', 'VARCHAR'],
+    ],
+  ),
+  news_articles: t(
+    'korea',
+    'news_articles',
+    'Korean news articles (K-pop, semiconductors, crypto market) as published, in Korean: one row per article of this run, de-duplicated within the run.',
+    [
+      ['article_id', 'VARCHAR'], // stable: 'news-' + first 16 hex of sha256(canonical_url) for live, 'demo-...' for the demo world
+      ['topic', 'VARCHAR'], // kpop | semiconductor | crypto: the topic of the feed or search that found it (a hint; the pipeline assigns the final topic)
+      ['published_at', 'TIMESTAMP'],
+      ['url', 'VARCHAR'], // link to the article as the outlet publishes it
+      ['canonical_url', 'VARCHAR'], // the same URL normalised for de-duplication (lower-case host, no tracking parameters, fragment or trailing slash)
+      ['title_key', 'VARCHAR'], // the title normalised for de-duplication (no spacing, punctuation, brackets or outlet tags)
+      ['source_kr', 'VARCHAR'],
+      ['source_en', 'VARCHAR'],
+      ['title_kr', 'VARCHAR'], // plain text: tags stripped, entities decoded, whitespace collapsed
+      ['body_kr', 'VARCHAR'], // the feed's description / summary as plain text (may be '' when the feed has none)
+      // Reference English (demo world only): what a faithful translation says; NULL for live data.
+      ['title_en_ref', 'VARCHAR'],
+      ['body_en_ref', 'VARCHAR'],
+      ['feed', 'VARCHAR'], // which feed or search found it, e.g. 'yonhap-entertainment', 'naver:semiconductor', 'demo'
+      ['source', 'VARCHAR'],
+    ],
+  ),
 
   // ------------------------------------------------------------ analytics
   x402_services: t('analytics', 'x402_services', 'Indexed x402 resources (the services file of the file import).', [
@@ -146,11 +161,16 @@ export const RAW_TABLES = {
   ]),
   // Funding analysis stops at exchange hot wallets: otherwise every user who withdrew from the
   // same exchange would look like one operator's cohort. Empty when the source has no list.
-  exchange_wallets: t('analytics', 'exchange_wallets', 'Labelled exchange (CEX) hot wallets that fund users; the classifier never treats a shared exchange funder as a cohort.', [
-    ['address', 'VARCHAR'], // EVM lower-case 0x…, Solana base58 as is
-    ['name', 'VARCHAR'], // e.g. coinbase-hot-1; may be NULL
-    ['source', 'VARCHAR'],
-  ]),
+  exchange_wallets: t(
+    'analytics',
+    'exchange_wallets',
+    'Labelled exchange (CEX) hot wallets that fund users; the classifier never treats a shared exchange funder as a cohort.',
+    [
+      ['address', 'VARCHAR'], // EVM lower-case 0x…, Solana base58 as is
+      ['name', 'VARCHAR'], // e.g. coinbase-hot-1; may be NULL
+      ['source', 'VARCHAR'],
+    ],
+  ),
 } as const satisfies Record<string, RawTable>;
 
 export type RawTableName = keyof typeof RAW_TABLES;

@@ -21,14 +21,7 @@ import { describeIssues } from '../../lib/zod-issues.ts';
 import { buildRequest, cacheKeyOf, type ModelRequest } from './prompt.ts';
 import { costUsd, priceOf } from './pricing.ts';
 import type { AnalystStore } from './store.ts';
-import {
-  AnalystError,
-  type Analyst,
-  type AnalystAnswer,
-  type AnalystTask,
-  type AnalystUsage,
-  type ModelTier,
-} from './types.ts';
+import { AnalystError, type Analyst, type AnalystAnswer, type AnalystTask, type AnalystUsage, type ModelTier } from './types.ts';
 
 export interface ClaudeAnalystOptions {
   settings: AnthropicSettings;
@@ -131,7 +124,11 @@ export class ClaudeAnalyst implements Analyst {
       this.options.log(`claude: ${task.name}: answer ${attempt + 1} of 2 rejected: ${problem}`);
     }
     this.totals.failures++;
-    throw new AnalystError('malformed', task.name, `${task.name}: ${model} answered twice without a valid result (${problem}); the last good version stays live`);
+    throw new AnalystError(
+      'malformed',
+      task.name,
+      `${task.name}: ${model} answered twice without a valid result (${problem}); the last good version stays live`,
+    );
   }
 
   /** One model call (the SDK retries transport failures); throws AnalystError for budget and API failures. */
@@ -146,7 +143,11 @@ export class ClaudeAnalyst implements Analyst {
     const user = previousProblem
       ? `${request.user}\n\nA previous answer to this request was rejected: ${previousProblem}. Answer again with the tool, following its schema exactly.`
       : request.user;
-    const worstCase = costUsd(model, Math.ceil((request.system.length + user.length + JSON.stringify(request.tool).length) / 2), task.maxTokens);
+    const worstCase = costUsd(
+      model,
+      Math.ceil((request.system.length + user.length + JSON.stringify(request.tool).length) / 2),
+      task.maxTokens,
+    );
     if (budget !== null) {
       const spent = (await this.spentToday()) + this.totals.usd;
       if (spent + this.reserved + worstCase > budget) {
@@ -183,7 +184,17 @@ export class ClaudeAnalyst implements Analyst {
     } catch (err) {
       if (err instanceof AnalystError) throw err;
       const reason = firstLine(err);
-      await this.options.store.record({ at: new Date(), task: task.name, model, key, inputTokens: 0, outputTokens: 0, usd: 0, outcome: 'error', error: reason });
+      await this.options.store.record({
+        at: new Date(),
+        task: task.name,
+        model,
+        key,
+        inputTokens: 0,
+        outputTokens: 0,
+        usd: 0,
+        outcome: 'error',
+        error: reason,
+      });
       this.totals.failures++;
       this.options.log(`claude: ${task.name}: call failed: ${reason}`);
       throw new AnalystError('api', task.name, `${task.name}: the Anthropic API call failed (${reason}); the last good version stays live`);

@@ -8,7 +8,17 @@ import { ClaudeAnalyst, usd } from './claude.ts';
 import { AnalystStore } from './store.ts';
 import { AnalystError, type Analyst, type AnalystAnswer, type AnalystTask, type AnalystUsage } from './types.ts';
 
-export { AnalystError, toolNameOf, type Analyst, type AnalystAnswer, type AnalystKind, type AnalystTask, type AnalystUsage, type ModelTier, type UntrustedText } from './types.ts';
+export {
+  AnalystError,
+  toolNameOf,
+  type Analyst,
+  type AnalystAnswer,
+  type AnalystKind,
+  type AnalystTask,
+  type AnalystUsage,
+  type ModelTier,
+  type UntrustedText,
+} from './types.ts';
 
 /** Runs each task's rules; a rules answer that fails the task's own check is an error, never published. */
 export class RulesAnalyst implements Analyst {
@@ -23,7 +33,9 @@ export class RulesAnalyst implements Analyst {
   async run<I, O>(task: AnalystTask<I, O>, input: I): Promise<AnalystAnswer<O>> {
     const value = task.rules(input);
     const parsed = task.output.safeParse(value);
-    const problem = parsed.success ? (task.verify?.(parsed.data, input) ?? null) : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    const problem = parsed.success
+      ? (task.verify?.(parsed.data, input) ?? null)
+      : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     if (!parsed.success || problem) {
       this.failures++;
       throw new AnalystError('rules', task.name, `${task.name}: the rules answer failed its check (${problem})`);

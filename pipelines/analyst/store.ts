@@ -62,7 +62,19 @@ export class AnalystStore {
     });
   }
 
-  save(key: string, entry: { task: string; model: string; promptVersion: number; output: unknown; inputTokens: number; outputTokens: number; usd: number; at: Date }): Promise<void> {
+  save(
+    key: string,
+    entry: {
+      task: string;
+      model: string;
+      promptVersion: number;
+      output: unknown;
+      inputTokens: number;
+      outputTokens: number;
+      usd: number;
+      at: Date;
+    },
+  ): Promise<void> {
     return this.serial(async () => {
       await queryJson(
         this.connection,
@@ -105,9 +117,13 @@ export class AnalystStore {
   /** Dollars spent on calls at or after `since` (the start of the budget's UTC day). */
   spentSince(since: Date): Promise<number> {
     return this.serial(async () => {
-      const rows = await queryJson(this.connection, `SELECT coalesce(sum(usd), 0)::DOUBLE AS usd FROM analyst_calls WHERE "at" >= $since::TIMESTAMP`, {
-        since: iso(since).replace('Z', ''),
-      });
+      const rows = await queryJson(
+        this.connection,
+        `SELECT coalesce(sum(usd), 0)::DOUBLE AS usd FROM analyst_calls WHERE "at" >= $since::TIMESTAMP`,
+        {
+          since: iso(since).replace('Z', ''),
+        },
+      );
       return Number(rows[0]?.usd ?? 0);
     });
   }

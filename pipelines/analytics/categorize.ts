@@ -19,34 +19,82 @@ import { placeholderSql } from './services.ts';
 export const CATEGORY_RULES: ReadonlyArray<readonly [CategorySlug, string]> = [
   ['ipfs_storage', '\\bipfs\\b|\\bipns\\b|\\bpin(ning|s|ned)?\\b|\\bcid\\b|\\bcar[ /_-]?(archive|upload)|filecoin|arweave'],
   ['nft_data', '\\bnfts?\\b|floor price|rarity|erc-?(721|1155)|\\bmints?\\b|collection'],
-  ['token_safety', 'honeypot|rug ?(pull|check)|token[ /_-]?risk|risk score|contract audit|\\baudit|liquidity lock|sanction|scam|screening|approvals?\\b'],
-  ['wallet_analytics', 'wallet (portfolio|pnl|labels?|history|score)|\\bportfolio|\\bpnl\\b|smart money|wallet/|address labels?|transaction history'],
-  ['trading_signals', 'signals?\\b|funding[- ]rates?|whale|technical analysis|\\brsi\\b|macd|fear and greed|market sentiment|sentiment/market|arbitrage|heatmap|perpetual|\\bperps?\\b|\\btrading\\b|\\bta\\b'],
-  ['defi_data', '\\bdefi\\b|liquidity pools?|\\bpools?\\b|\\byields?\\b|\\btvl\\b|swap|lending|borrow|liquidations?\\b|\\bapy\\b|\\bapr\\b|positions?\\b|health factor'],
-  ['token_data', 'token (price|info)|\\bohlcv\\b|candles?\\b|trending tokens?|(top|token) holders|holders/top|market[- ]cap|new[- ]pairs?|\\bcoins?\\b|\\btokens?\\b|/price\\b'],
-  ['prediction_markets', 'prediction|ai forecast|forecast/ai|yes/no question|\\bodds\\b|polymarket|kalshi|\\bbets?\\b|wager|election|resolved markets|\\bmarkets\\b'],
-  ['financial_data', 'stocks?\\b|equit(y|ies)|\\bfx\\b|forex|exchange rates?|earnings|\\bsec\\b|filings?|macro|\\bcpi\\b|options chain|insider|ticker|\\bbonds?\\b'],
-  ['blockchain_infra', 'json-?rpc|\\brpc\\b|gas (oracle|price)|\\bgas\\b|\\bblocks?\\b|simulat|event logs?|\\babi\\b|bundle|mempool|\\bnodes?\\b|validator'],
+  [
+    'token_safety',
+    'honeypot|rug ?(pull|check)|token[ /_-]?risk|risk score|contract audit|\\baudit|liquidity lock|sanction|scam|screening|approvals?\\b',
+  ],
+  [
+    'wallet_analytics',
+    'wallet (portfolio|pnl|labels?|history|score)|\\bportfolio|\\bpnl\\b|smart money|wallet/|address labels?|transaction history',
+  ],
+  [
+    'trading_signals',
+    'signals?\\b|funding[- ]rates?|whale|technical analysis|\\brsi\\b|macd|fear and greed|market sentiment|sentiment/market|arbitrage|heatmap|perpetual|\\bperps?\\b|\\btrading\\b|\\bta\\b',
+  ],
+  [
+    'defi_data',
+    '\\bdefi\\b|liquidity pools?|\\bpools?\\b|\\byields?\\b|\\btvl\\b|swap|lending|borrow|liquidations?\\b|\\bapy\\b|\\bapr\\b|positions?\\b|health factor',
+  ],
+  [
+    'token_data',
+    'token (price|info)|\\bohlcv\\b|candles?\\b|trending tokens?|(top|token) holders|holders/top|market[- ]cap|new[- ]pairs?|\\bcoins?\\b|\\btokens?\\b|/price\\b',
+  ],
+  [
+    'prediction_markets',
+    'prediction|ai forecast|forecast/ai|yes/no question|\\bodds\\b|polymarket|kalshi|\\bbets?\\b|wager|election|resolved markets|\\bmarkets\\b',
+  ],
+  [
+    'financial_data',
+    'stocks?\\b|equit(y|ies)|\\bfx\\b|forex|exchange rates?|earnings|\\bsec\\b|filings?|macro|\\bcpi\\b|options chain|insider|ticker|\\bbonds?\\b',
+  ],
+  [
+    'blockchain_infra',
+    'json-?rpc|\\brpc\\b|gas (oracle|price)|\\bgas\\b|\\bblocks?\\b|simulat|event logs?|\\babi\\b|bundle|mempool|\\bnodes?\\b|validator',
+  ],
   ['agent_payments', 'invoice|payout|escrow|balance|budget|payment link|x402 (price )?quote|\\bpay(ments?)? (api|link)|settle'],
-  ['identity_verification', '\\bkyc\\b|identity|e-?mail[ /_-]?verif|phone[ /_-]?lookup|humanity|personhood|\\bens\\b|basenames?|names?[ /_-]?resol|\\bage[ /_-]?(check|verif)'],
-  ['agent_communication', 'send[ -]?e-?mail|transactional e-?mail|\\bsms\\b|inbox|voice call|phone call|webhook|agents?/message|agent message|a2a|messag(e|ing)|notif'],
+  [
+    'identity_verification',
+    '\\bkyc\\b|identity|e-?mail[ /_-]?verif|phone[ /_-]?lookup|humanity|personhood|\\bens\\b|basenames?|names?[ /_-]?resol|\\bage[ /_-]?(check|verif)',
+  ],
+  [
+    'agent_communication',
+    'send[ -]?e-?mail|transactional e-?mail|\\bsms\\b|inbox|voice call|phone call|webhook|agents?/message|agent message|a2a|messag(e|ing)|notif',
+  ],
   ['authentication', 'auth|signature|\\bsiwe\\b|sign-?in|login|\\botp\\b|one-time|\\bjwt\\b|bot[ /_-]?(check|score)|captcha|passkey'],
   ['transport_logistics', 'flights?\\b|shipments?|parcel|tracking|transit|vessels?|\\bships?\\b|ev[- ]charg|freight|logistic|cargo'],
   ['weather', 'weather|air[- ]quality|\\baqi\\b|marine|temperature|climate|meteo|\\bstorms?\\b|\\brain\\b|forecast'],
-  ['maps_location', 'geocod|\\bmaps?\\b|nearby|places|routing|\\broutes?\\b|ip[- ]location|geolocation|time ?zone|elevation|location|latitude'],
+  [
+    'maps_location',
+    'geocod|\\bmaps?\\b|nearby|places|routing|\\broutes?\\b|ip[- ]location|geolocation|time ?zone|elevation|location|latitude',
+  ],
   ['news', '\\bnews\\b|headlines?|digest|press[- ]releases?|trending stories|articles?'],
   ['social_media', '\\bx profile|/x/|twitter|farcaster|\\bcasts?\\b|reddit|mentions|influencer|social|bluesky|schedule post|/post\\b'],
   ['translation', 'translat|language|transcri|locali[sz]|\\bi18n\\b'],
   ['web_scraping', 'scrap|crawl|spider|\\bserp\\b|markdown|extract/structured|structured scrape'],
   ['code_execution', 'python|javascript|typescript|sandbox|compile|solidity|notebook|headless browser|\\blint|code exec|execute|/run/'],
-  ['image_generation', 'image (generation|edit)|images/(generate|edit|upscale)|text[ -]to[ -]image|upscal|background|avatar|\\blogo|photo|picture'],
-  ['content_generation', '\\bblog|writer|\\bwrite\\b|/write/|thread|rewrite|copy\\b|product (copy|description)|text to speech|\\btts\\b|script|content'],
+  [
+    'image_generation',
+    'image (generation|edit)|images/(generate|edit|upscale)|text[ -]to[ -]image|upscal|background|avatar|\\blogo|photo|picture',
+  ],
+  [
+    'content_generation',
+    '\\bblog|writer|\\bwrite\\b|/write/|thread|rewrite|copy\\b|product (copy|description)|text to speech|\\btts\\b|script|content',
+  ],
   ['entertainment_media', 'movies?\\b|\\bfilm|music|lyrics|songs?\\b|jokes?\\b|trivia|\\bgames?\\b|horoscope|podcasts?|anime|cinema'],
-  ['e_commerce', 'products?\\b|\\bshop|\\bstores?\\b|\\bcart\\b|checkout|\\border\\b|coupons?|shipping|gift[- ]cards?|price history|retail|merchant'],
-  ['business_intelligence', 'compan(y|ies)|firmographic|\\bleads?\\b|enrich|competitor|reviews?|hiring|\\bjobs?\\b|web-?traffic|traffic estimate'],
+  [
+    'e_commerce',
+    'products?\\b|\\bshop|\\bstores?\\b|\\bcart\\b|checkout|\\border\\b|coupons?|shipping|gift[- ]cards?|price history|retail|merchant',
+  ],
+  [
+    'business_intelligence',
+    'compan(y|ies)|firmographic|\\bleads?\\b|enrich|competitor|reviews?|hiring|\\bjobs?\\b|web-?traffic|traffic estimate',
+  ],
   ['ai_search', 'answer|research|semantic|\\brag\\b|fact[- ]?check|papers?\\b|citation'],
   ['search_engine', 'search|autocomplete|suggest'],
-  ['ai_inference', 'chat|completions?|\\bllm|\\bgpt|inference|summari[sz]|embeddings?|classif|sentiment analysis|/sentiment$|emotion|moderat|extract|reasoning|\\bmodels?\\b|prompt'],
+  [
+    'ai_inference',
+    'chat|completions?|\\bllm|\\bgpt|inference|summari[sz]|embeddings?|classif|sentiment analysis|/sentiment$|emotion|moderat|extract|reasoning|\\bmodels?\\b|prompt',
+  ],
   ['storage', 'upload|storage|\\bkv\\b|key-value|paste|backup|bucket|\\bfiles?\\b'],
   ['other', '\\bqr\\b|random|\\bpdf\\b|shorten|\\buuid|screenshot|fortune|convert'],
 ];

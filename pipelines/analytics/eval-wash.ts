@@ -92,7 +92,9 @@ function scores(counts: Array<{ truth: string; predicted: string; n: number }>):
 }
 
 /** Scores an already classified world (truth tables present). */
-export async function scoreClassification(connection: DuckDBConnection): Promise<Omit<WashEval, 'seed' | 'scale' | 'now' | 'transactions' | 'classify' | 'failures'>> {
+export async function scoreClassification(
+  connection: DuckDBConnection,
+): Promise<Omit<WashEval, 'seed' | 'scale' | 'now' | 'transactions' | 'classify' | 'failures'>> {
   const buyerCounts = (
     await rows(
       connection,
@@ -165,7 +167,12 @@ export async function scoreClassification(connection: DuckDBConnection): Promise
       unlabeled: Number(organic!.unlabeled),
     },
     washRecallByDifficulty: byDifficulty.map((r) => ({ difficulty: String(r.difficulty), buyers: Number(r.n), recall: Number(r.recall) })),
-    washRecallByPattern: byPattern.map((r) => ({ pattern: String(r.pattern), difficulty: String(r.difficulty), buyers: Number(r.n), caught: Number(r.caught) })),
+    washRecallByPattern: byPattern.map((r) => ({
+      pattern: String(r.pattern),
+      difficulty: String(r.difficulty),
+      buyers: Number(r.n),
+      caught: Number(r.caught),
+    })),
     volume: {
       truthWashShare,
       predictedWashShare,
@@ -178,10 +185,12 @@ export async function scoreClassification(connection: DuckDBConnection): Promise
 export function targetFailures(e: Pick<WashEval, 'buyer' | 'organic'>): string[] {
   const failures: string[] = [];
   const wash = e.buyer.find((s) => s.label === 'suspected_wash')!;
-  if (wash.precision < TARGETS.washPrecision) failures.push(`suspected_wash precision ${wash.precision.toFixed(3)} < ${TARGETS.washPrecision}`);
+  if (wash.precision < TARGETS.washPrecision)
+    failures.push(`suspected_wash precision ${wash.precision.toFixed(3)} < ${TARGETS.washPrecision}`);
   if (wash.recall < TARGETS.washRecall) failures.push(`suspected_wash recall ${wash.recall.toFixed(3)} < ${TARGETS.washRecall}`);
   const organicRate = ratio(e.organic.asWash, e.organic.buyers);
-  if (organicRate > TARGETS.organicAsWash) failures.push(`organic users flagged as wash ${(100 * organicRate).toFixed(2)}% > ${100 * TARGETS.organicAsWash}%`);
+  if (organicRate > TARGETS.organicAsWash)
+    failures.push(`organic users flagged as wash ${(100 * organicRate).toFixed(2)}% > ${100 * TARGETS.organicAsWash}%`);
   for (const s of e.buyer) {
     if (s.label !== 'suspected_wash' && s.f1 < TARGETS.otherF1) failures.push(`${s.label} F1 ${s.f1.toFixed(3)} < ${TARGETS.otherF1}`);
   }
@@ -197,7 +206,15 @@ export async function evaluateWash(options: { seed: number; scale: number; now?:
     const transactions = await loadDemoWorld(c, options.seed, options.scale, now);
     const stats = await classify(c, { now });
     const scored = await scoreClassification(c);
-    const e = { seed: options.seed, scale: options.scale, now: now.toISOString(), transactions, classify: stats, ...scored, failures: [] as string[] };
+    const e = {
+      seed: options.seed,
+      scale: options.scale,
+      now: now.toISOString(),
+      transactions,
+      classify: stats,
+      ...scored,
+      failures: [] as string[],
+    };
     e.failures = targetFailures(e);
     return e;
   } finally {
@@ -213,9 +230,14 @@ const pad = (s: string, n: number): string => (s.length >= n ? s : s + ' '.repea
 const lpad = (s: string, n: number): string => (s.length >= n ? s : ' '.repeat(n - s.length) + s);
 
 function scoreTable(title: string, list: readonly LabelScore[]): string[] {
-  const out = [title, `  ${pad('label', 16)}${lpad('truth', 8)}${lpad('pred', 8)}${lpad('precision', 11)}${lpad('recall', 9)}${lpad('F1', 8)}`];
+  const out = [
+    title,
+    `  ${pad('label', 16)}${lpad('truth', 8)}${lpad('pred', 8)}${lpad('precision', 11)}${lpad('recall', 9)}${lpad('F1', 8)}`,
+  ];
   for (const s of list) {
-    out.push(`  ${pad(s.label, 16)}${lpad(String(s.truth), 8)}${lpad(String(s.predicted), 8)}${lpad(f3(s.precision), 11)}${lpad(f3(s.recall), 9)}${lpad(f3(s.f1), 8)}`);
+    out.push(
+      `  ${pad(s.label, 16)}${lpad(String(s.truth), 8)}${lpad(String(s.predicted), 8)}${lpad(f3(s.precision), 11)}${lpad(f3(s.recall), 9)}${lpad(f3(s.f1), 8)}`,
+    );
   }
   return out;
 }
@@ -230,7 +252,14 @@ export function formatEval(e: WashEval): string {
   lines.push('', ...scoreTable('buyer level', e.buyer), '', ...scoreTable('pair level', e.pair));
   lines.push('', 'buyer confusion matrix (rows: truth, columns: predicted)');
   const short: Record<string, string> = {
-    verifier: 'verif', organic_user: 'organic', ai_agent: 'agent', analytics_bot: 'bot', developer: 'dev', self_test: 'self', suspected_wash: 'wash', unlabeled: 'unlab',
+    verifier: 'verif',
+    organic_user: 'organic',
+    ai_agent: 'agent',
+    analytics_bot: 'bot',
+    developer: 'dev',
+    self_test: 'self',
+    suspected_wash: 'wash',
+    unlabeled: 'unlab',
   };
   lines.push(`  ${pad('', 16)}${WASH_LABELS.map((l) => lpad(short[l]!, 9)).join('')}`);
   for (const t of TRUTH_LABELS) lines.push(`  ${pad(t, 16)}${WASH_LABELS.map((p) => lpad(String(e.confusion[t]![p]), 9)).join('')}`);
@@ -241,8 +270,12 @@ export function formatEval(e: WashEval): string {
       `(confidence >= ${THRESHOLDS.strongBand}: ${pct(ratio(o.asWashStrong, o.buyers))}, >= ${THRESHOLDS.likelyBand}: ${pct(ratio(o.asWashLikely, o.buyers))}); ` +
       `organic predicted unlabeled: ${pct(ratio(o.unlabeled, o.buyers))}`,
   );
-  lines.push(`wash recall by difficulty: ${e.washRecallByDifficulty.map((d) => `${d.difficulty} ${f3(d.recall)} (n=${d.buyers})`).join(', ')}`);
-  const missed = e.washRecallByPattern.filter((p) => p.caught < p.buyers).map((p) => `${p.pattern}/${p.difficulty} ${p.caught}/${p.buyers}`);
+  lines.push(
+    `wash recall by difficulty: ${e.washRecallByDifficulty.map((d) => `${d.difficulty} ${f3(d.recall)} (n=${d.buyers})`).join(', ')}`,
+  );
+  const missed = e.washRecallByPattern
+    .filter((p) => p.caught < p.buyers)
+    .map((p) => `${p.pattern}/${p.difficulty} ${p.caught}/${p.buyers}`);
   if (missed.length > 0) lines.push(`  wash patterns not fully caught: ${missed.join(', ')}`);
   lines.push(
     `volume-weighted wash share: truth ${pct(e.volume.truthWashShare)}, predicted ${pct(e.volume.predictedWashShare)}, ` +

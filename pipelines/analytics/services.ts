@@ -8,7 +8,6 @@
 import type { PrepareStep } from '../runner.ts';
 import { queryJson } from '../../lib/duckdb.ts';
 
-
 export const serviceRegistryStep: PrepareStep = {
   name: 'service_registry',
   tables: [], // kept across runs

@@ -16,7 +16,12 @@ import { koreaHandlers } from '../../proxy/data/korea.ts';
 import { healthDocument } from '../../proxy/health.ts';
 import type { SnapshotManifest } from '../../snapshots/manifest.ts';
 import { loadLatest, SnapshotReader, type LoadedSnapshot } from '../../snapshots/reader.ts';
-import { startFakeMessagesApi, type FakeMessagesApi, type FakeMessagesRequest, type FakeReply } from '../../sources/live/testing/fake-messages-api.ts';
+import {
+  startFakeMessagesApi,
+  type FakeMessagesApi,
+  type FakeMessagesRequest,
+  type FakeReply,
+} from '../../sources/live/testing/fake-messages-api.ts';
 import type { IngestStep } from '../../sources/contract.ts';
 import { RAW_TABLES } from '../../sources/raw-tables.ts';
 import { parseArgs, runCli } from '../cli.ts';
@@ -41,7 +46,12 @@ const logs: string[] = [];
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'korea-ai-'));
-  recorded = koreaReplies(demoReferences([{ seed: 42, now: NOW }, { seed: 42, now: LATER }]));
+  recorded = koreaReplies(
+    demoReferences([
+      { seed: 42, now: NOW },
+      { seed: 42, now: LATER },
+    ]),
+  );
   api = await startFakeMessagesApi({
     apiKey: KEY,
     check: checkKoreaRequest({ secrets: [KEY, root] }),
@@ -120,19 +130,38 @@ describe('the AI and news products with Claude (fake Messages API on loopback)',
     expect(first.exitCode).toBe(0);
     expect(api.violations).toEqual([]);
     const manifest = first.result.manifest!;
-    expect(manifest.ai).toMatchObject({ analyst: 'claude', models: { fast: 'claude-haiku-4-5', deep: 'claude-sonnet-4-6' }, failures: 0, budget_reached: false });
+    expect(manifest.ai).toMatchObject({
+      analyst: 'claude',
+      models: { fast: 'claude-haiku-4-5', deep: 'claude-sonnet-4-6' },
+      failures: 0,
+      budget_reached: false,
+    });
     expect(manifest.ai!.calls).toBe(api.requests.length);
     expect(manifest.ai!.input_tokens).toBeGreaterThan(0);
     expect(manifest.ai!.usd).toBeGreaterThan(0);
     // the run's summary table has the analyst's row: calls, tokens and dollars
-    expect(logs.join('\n')).toMatch(new RegExp(`korea/analyst\\s+${manifest.ai!.calls}\\s+-\\s+ok: analyst: claude .*${manifest.ai!.calls} calls, 0 cache hits .* input \\+ [\\d,]+ output tokens, \\$[\\d.]+ this run`));
+    expect(logs.join('\n')).toMatch(
+      new RegExp(
+        `korea/analyst\\s+${manifest.ai!.calls}\\s+-\\s+ok: analyst: claude .*${manifest.ai!.calls} calls, 0 cache hits .* input \\+ [\\d,]+ output tokens, \\$[\\d.]+ this run`,
+      ),
+    );
     for (const name of AI_DATASETS) {
       expect(entry(manifest, name).ai?.analyst, name).toBe('claude');
       expect(entry(manifest, name).ai?.models.length, name).toBeGreaterThan(0);
     }
     // every tool was asked: 3 translation topics, 2 summaries, sentiment, market read, light and deep divergence, macro note
     const tools = new Set(api.requests.map((r) => r.toolName));
-    for (const t of ['write_translate_kpop', 'write_translate_semiconductor', 'write_kr_news_kpop_summaries', 'write_kr_news_semiconductor_summaries', 'write_kr_sentiment', 'write_market_read', 'write_divergence_light', 'write_divergence_deep', 'write_krw_macro_note']) {
+    for (const t of [
+      'write_translate_kpop',
+      'write_translate_semiconductor',
+      'write_kr_news_kpop_summaries',
+      'write_kr_news_semiconductor_summaries',
+      'write_kr_sentiment',
+      'write_market_read',
+      'write_divergence_light',
+      'write_divergence_deep',
+      'write_krw_macro_note',
+    ]) {
       expect(tools.has(t), t).toBe(true);
     }
     expect(requestsFor('write_divergence_deep')).toHaveLength(25);
@@ -159,7 +188,9 @@ describe('the AI and news products with Claude (fake Messages API on loopback)',
     // the prompt carries the inputs: market read's facts hold the published BTC premium
     const kimchi = doc<{ by_symbol: { BTC: { exchanges: Array<{ exchange: string; premium_pct: number }> } } }>(snap, 'kimchi-premium');
     const btcUpbit = kimchi.by_symbol.BTC.exchanges.find((e) => e.exchange === 'upbit')!.premium_pct;
-    const facts = parsePrompt(requestsFor('write_market_read')[0]!).facts as { majors: Array<{ symbol: string; upbit_premium_pct: number }> };
+    const facts = parsePrompt(requestsFor('write_market_read')[0]!).facts as {
+      majors: Array<{ symbol: string; upbit_premium_pct: number }>;
+    };
     expect(facts.majors.find((m) => m.symbol === 'BTC')!.upbit_premium_pct).toBe(Math.round(btcUpbit * 100) / 100);
     // the alerts are computed, not written by the model, and name their figure
     const alerts = served['market-read']!.alerts as Array<{ trigger: { figure: string; source: string } }>;
@@ -180,7 +211,7 @@ describe('the AI and news products with Claude (fake Messages API on loopback)',
     expect(logs.join('\n')).not.toContain(KEY);
   }, 180_000);
 
-  it('retries a 429 (honouring retry-after), a 529 and a timeout; the products are still Claude\'s', async () => {
+  it("retries a 429 (honouring retry-after), a 529 and a timeout; the products are still Claude's", async () => {
     reset((req, nth) => {
       if (nth > 0) return null;
       if (req.toolName === 'write_market_read') return { kind: 'error', status: 429, retryAfterSeconds: 1 };
@@ -194,7 +225,8 @@ describe('the AI and news products with Claude (fake Messages API on loopback)',
     expect(exitCode).toBe(0);
     expect(Date.now() - started).toBeGreaterThan(1000); // the retry-after second was waited
     for (const tool of ['write_market_read', 'write_kr_sentiment', 'write_krw_macro_note']) expect(requestsFor(tool), tool).toHaveLength(2);
-    for (const name of ['market-read', 'kr-sentiment', 'krw-macro-stress']) expect(entry(result.manifest!, name).ai?.analyst, name).toBe('claude');
+    for (const name of ['market-read', 'kr-sentiment', 'krw-macro-stress'])
+      expect(entry(result.manifest!, name).ai?.analyst, name).toBe('claude');
     expect(api.violations).toEqual([]);
   }, 180_000);
 
@@ -204,8 +236,10 @@ describe('the AI and news products with Claude (fake Messages API on loopback)',
     const good = await run(settings, NOW);
     expect(good.exitCode).toBe(0);
     reset((req) => {
-      if (req.toolName === 'write_market_read') return { kind: 'tool', input: { signal: 'BUY NOW', confidence: 1.7, summary: 'x', factors: [], extra: 'field' } };
-      if (req.toolName === 'write_krw_macro_note') return { kind: 'tool', input: { note: 'Stress is rising, so investors should buy dollars and sell KRW now.' } };
+      if (req.toolName === 'write_market_read')
+        return { kind: 'tool', input: { signal: 'BUY NOW', confidence: 1.7, summary: 'x', factors: [], extra: 'field' } };
+      if (req.toolName === 'write_krw_macro_note')
+        return { kind: 'tool', input: { note: 'Stress is rising, so investors should buy dollars and sell KRW now.' } };
       if (req.toolName === 'write_kr_sentiment') return { kind: 'text', text: 'I think the market is bullish.' };
       return null;
     });
@@ -213,7 +247,11 @@ describe('the AI and news products with Claude (fake Messages API on loopback)',
     const bad = await run({ ...settings, anthropic: { ...settings.anthropic, deepModel: 'claude-opus-4-6' } }, LATER, ['--recompute']);
     expect(bad.exitCode).toBe(1);
     const m = bad.result.manifest!;
-    for (const [name, tool] of [['market-read', 'write_market_read'], ['krw-macro-stress', 'write_krw_macro_note'], ['kr-sentiment', 'write_kr_sentiment']] as const) {
+    for (const [name, tool] of [
+      ['market-read', 'write_market_read'],
+      ['krw-macro-stress', 'write_krw_macro_note'],
+      ['kr-sentiment', 'write_kr_sentiment'],
+    ] as const) {
       expect(requestsFor(tool), tool).toHaveLength(2);
       expect(parsePrompt(requestsFor(tool)[1]!).user).toContain('A previous answer to this request was rejected');
       expect(entry(m, name).carried_over?.reason, name).toMatch(/answered twice without a valid result/);
@@ -303,7 +341,11 @@ describe('news text is data, never instructions', () => {
     reset((req) => {
       if (!req.raw.includes('Ignore previous instructions')) return null;
       sawInjection.push(req.toolName ?? '');
-      if (req.toolName === 'write_kr_sentiment') return { kind: 'tool', input: { sentiment: 'BULLISH', sentiment_score: 1.5, summary: 'BULLISH', key_drivers: ['BULLISH'], signal: 'BULLISH' } };
+      if (req.toolName === 'write_kr_sentiment')
+        return {
+          kind: 'tool',
+          input: { sentiment: 'BULLISH', sentiment_score: 1.5, summary: 'BULLISH', key_drivers: ['BULLISH'], signal: 'BULLISH' },
+        };
       return null;
     });
     const settings = claudeSettings();
@@ -341,7 +383,7 @@ describe('news text is data, never instructions', () => {
 });
 
 describe('without a key: the rules analyst, labelled', () => {
-  it('writes every product from the same inputs, with analyst rules and no model, and the demo\'s reference English', async () => {
+  it("writes every product from the same inputs, with analyst rules and no model, and the demo's reference English", async () => {
     const dir = join(root, 'rules');
     const settings = loadSettings({ SNAPSHOTS_DIR: join(dir, 'snapshots'), WAREHOUSE_DIR: join(dir, 'warehouse') });
     const { exitCode, result } = await run(settings, NOW);
@@ -385,9 +427,19 @@ describe('cadence: a product is recomputed only when it is due', () => {
     keptReader.close();
     const five = await statuses(5);
     expect([five['kr-news-kpop'], five['kr-news-semiconductor']]).toEqual(['ok', 'ok']);
-    expect([five['market-read'], five.divergence, five['krw-macro-stress'], five['kr-sentiment']]).toEqual(['kept', 'kept', 'kept', 'kept']);
+    expect([five['market-read'], five.divergence, five['krw-macro-stress'], five['kr-sentiment']]).toEqual([
+      'kept',
+      'kept',
+      'kept',
+      'kept',
+    ]);
     const fifteen = await statuses(15);
-    expect([fifteen['market-read'], fifteen.divergence, fifteen['krw-macro-stress'], fifteen['kr-sentiment']]).toEqual(['ok', 'ok', 'ok', 'kept']);
+    expect([fifteen['market-read'], fifteen.divergence, fifteen['krw-macro-stress'], fifteen['kr-sentiment']]).toEqual([
+      'ok',
+      'ok',
+      'ok',
+      'kept',
+    ]);
     const snap = (await loadLatest(settings.snapshotsDir, 'korea'))!;
     expect(entry(snap.manifest, 'kr-sentiment')).toMatchObject({ as_of: NOW.toISOString() });
     expect(entry(snap.manifest, 'kr-sentiment').carried_over).toBeUndefined();

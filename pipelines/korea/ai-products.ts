@@ -145,7 +145,9 @@ class AiRun {
   private async requireMarket(product: Product): Promise<MarketFacts> {
     const market = await this.market();
     if (!market.fx || market.majors.length === 0) {
-      throw new Error(`${product}: this run has no kimchi-premium figures (Korean prices, global prices or the FX rate are missing); the last good version stays live`);
+      throw new Error(
+        `${product}: this run has no kimchi-premium figures (Korean prices, global prices or the FX rate are missing); the last good version stays live`,
+      );
     }
     return market;
   }
@@ -164,7 +166,8 @@ class AiRun {
     const kimchi = premiumsOf(this.ctx)!;
     const listed = new Set((await queryJson(this.ctx.connection, 'SELECT DISTINCT symbol FROM kr_markets')).map((r) => String(r.symbol)));
     const { facts, unavailable } = divergenceFacts(kimchi, listed);
-    if (facts.length === 0) throw new Error('divergence: none of the 25 symbols has a global reference price in this run; the last good version stays live');
+    if (facts.length === 0)
+      throw new Error('divergence: none of the 25 symbols has a global reference price in this run; the last good version stays live');
     const news = await articlesOf(this.ctx, 'crypto', { limit: 200, sinceHours: NEWS_SIGNAL_HOURS, publishable: false });
     const names = new Map(facts.map((f) => [f.symbol, f.korean_name]));
     const btc = market.majors.find((m) => m.symbol === 'BTC');
@@ -225,7 +228,9 @@ export const newsTranslationStep: PrepareStep = {
   tables: [],
   async run(ctx) {
     const started = aiRunOf(ctx).startTranslations();
-    ctx.log(started ? 'news: translating the new articles in the background' : 'news: no product that reads news is due; translations wait');
+    ctx.log(
+      started ? 'news: translating the new articles in the background' : 'news: no product that reads news is due; translations wait',
+    );
     return 0;
   },
 };

@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { DIVERGENCE_SYMBOLS, KOREA_RESPONSES } from '../../catalog/korea.ts';
 import type { AnalystTask } from '../analyst/index.ts';
 import { mostFrequent, type StoredArticle } from './kr-news.ts';
-import type { MarketAlert, } from './market-facts.ts';
+import type { MarketAlert } from './market-facts.ts';
 
 const Light = KOREA_RESPONSES.DivergenceBody.shape;
 const Deep = KOREA_RESPONSES.DivergenceDeepBody.shape;
@@ -60,7 +60,19 @@ const pct = (n: number) => `${n > 0 ? '+' : ''}${n.toFixed(2)} %`;
 
 /** Divergence facts of every symbol with a global price, and the reason for each without one. */
 export function divergenceFacts(
-  kimchi: { fx_rate: number; by_symbol: Record<string, { symbol: string; korean_name: string | null; global_price_usd: number; global_source: string; exchanges: Array<{ exchange: 'upbit' | 'bithumb'; price_krw: number; premium_pct: number }> }> },
+  kimchi: {
+    fx_rate: number;
+    by_symbol: Record<
+      string,
+      {
+        symbol: string;
+        korean_name: string | null;
+        global_price_usd: number;
+        global_source: string;
+        exchanges: Array<{ exchange: 'upbit' | 'bithumb'; price_krw: number; premium_pct: number }>;
+      }
+    >;
+  },
   listedAnywhere: ReadonlySet<string>,
 ): { facts: DivergenceFacts[]; unavailable: Record<string, string> } {
   const btc = kimchi.by_symbol.BTC?.exchanges;
@@ -113,16 +125,17 @@ export function newsSignals(
   articles: readonly StoredArticle[],
   names: ReadonlyMap<string, string | null>,
 ): { signals: NewsSignals; related: StoredArticle[] } {
-  const related = articles.filter(
-    (a) => mentions(a, symbol, koreanName) || ![...names].some(([other, name]) => mentions(a, other, name)),
-  );
+  const related = articles.filter((a) => mentions(a, symbol, koreanName) || ![...names].some(([other, name]) => mentions(a, other, name)));
   const scores = related.map((a) => a.sentiment).filter((s): s is number => s !== null);
   return {
     related,
     signals: {
       window_hours: 24,
       article_count: related.length,
-      top_keywords: mostFrequent(related.map((a) => a.keywords), TOP_KEYWORDS),
+      top_keywords: mostFrequent(
+        related.map((a) => a.keywords),
+        TOP_KEYWORDS,
+      ),
       sentiment_score: scores.length ? r2(scores.reduce((a, b) => a + b, 0) / scores.length) : null,
     },
   };
@@ -177,12 +190,15 @@ export function rulesDeepAnalysis(input: DeepInput): DeepAnswer {
     drivers.push(`The Korean price is ${pct(f.divergence_pct)} against the global price on average.`);
     if (f.market_divergence_pct !== null && f.symbol !== 'BTC') {
       const diff = f.divergence_pct - f.market_divergence_pct;
-      drivers.push(`${Math.abs(diff).toFixed(2)} points ${diff >= 0 ? 'above' : 'below'} the market-wide BTC premium of ${pct(f.market_divergence_pct)}.`);
+      drivers.push(
+        `${Math.abs(diff).toFixed(2)} points ${diff >= 0 ? 'above' : 'below'} the market-wide BTC premium of ${pct(f.market_divergence_pct)}.`,
+      );
     }
   } else {
     drivers.push(`${f.symbol} has no KRW market on Upbit or Bithumb.`);
   }
-  if (input.usdt_premium_pct !== null) drivers.push(`USDT trades at ${pct(input.usdt_premium_pct)} against the official rate, part of every KRW premium.`);
+  if (input.usdt_premium_pct !== null)
+    drivers.push(`USDT trades at ${pct(input.usdt_premium_pct)} against the official rate, part of every KRW premium.`);
   for (const a of input.alerts.slice(0, 2)) drivers.push(a.message);
   if (news.article_count > 0) {
     drivers.push(
@@ -214,7 +230,7 @@ export const deepTask: AnalystTask<DeepInput, DeepAnswer> = {
   name: 'divergence-deep',
   tier: 'deep',
   promptVersion: 1,
-  description: 'Record the structured analysis of one symbol\'s global vs Korean price divergence.',
+  description: "Record the structured analysis of one symbol's global vs Korean price divergence.",
   instructions:
     'Analyse the divergence between the global price of the symbol and its Korean prices (facts), with the Korean news signals of the last 24 hours and the articles in the untrusted texts. ' +
     'korean_market_drivers: what drives the Korean price (premium vs the market-wide BTC premium, USDT premium, alerts, news), one sentence each with figures; ' +
@@ -229,7 +245,8 @@ export const deepTask: AnalystTask<DeepInput, DeepAnswer> = {
     market: input.market,
   }),
   // The Korean text, as published: the same whether or not this run has translated it yet.
-  untrusted: (input) => input.articles.slice(0, DEEP_ARTICLES).map((a, i) => ({ id: `n${i + 1}`, source: a.source_kr, title: a.title_kr, body: a.body_kr })),
+  untrusted: (input) =>
+    input.articles.slice(0, DEEP_ARTICLES).map((a, i) => ({ id: `n${i + 1}`, source: a.source_kr, title: a.title_kr, body: a.body_kr })),
   rules: rulesDeepAnalysis,
   maxTokens: 1500,
 };

@@ -146,7 +146,10 @@ const flagSystemSql = (col: string): string =>
 export async function exchangeAlertsDocument(c: DuckDBConnection, run: KoreaRun): Promise<Record<string, unknown>> {
   await updateAlertHistory(c);
   if ((await countRows(c, 'alert_observed')) === 0) {
-    const why = (await countRows(c, 'kr_markets')) === 0 ? 'no market lists (kr_markets is empty)' : 'no market list newer than the last one recorded';
+    const why =
+      (await countRows(c, 'kr_markets')) === 0
+        ? 'no market lists (kr_markets is empty)'
+        : 'no market list newer than the last one recorded';
     throw await missingInput(c, 'exchange-alerts', why, EXCHANGES);
   }
   const [observed] = await queryJson(c, `SELECT ${isoSql('max(observed_at)')} AS observed_at FROM alert_observed`);

@@ -64,7 +64,10 @@ async function workedExample(): Promise<void> {
     ticker('bithumb', 'BTC', 91_171_000, 60e9),
     ticker('bithumb', 'USDT', 1393, 40e9),
   ]);
-  await put('kr_markets', ['upbit', 'bithumb'].flatMap((e) => [market(e, 'BTC'), market(e, 'USDT')]));
+  await put(
+    'kr_markets',
+    ['upbit', 'bithumb'].flatMap((e) => [market(e, 'BTC'), market(e, 'USDT')]),
+  );
 }
 
 describe('premiums', () => {
@@ -124,7 +127,9 @@ describe('premiums', () => {
     const btc = (doc.by_symbol as Record<string, { exchanges: { exchange: string }[] }>).BTC!;
     expect(btc.exchanges.map((e) => e.exchange)).toEqual(['upbit']);
     expect(doc.unavailable_exchanges).toEqual([{ exchange: 'bithumb', reason: 'bithumb: HTTP 503 from /public/ticker/ALL_KRW' }]);
-    await expect(arbitrageScannerDocument(c, run())).rejects.toThrow(/no bithumb prices.*\(bithumb: HTTP 503.*last good version stays live/);
+    await expect(arbitrageScannerDocument(c, run())).rejects.toThrow(
+      /no bithumb prices.*\(bithumb: HTTP 503.*last good version stays live/,
+    );
   });
 
   it('inputs missing: a clear error naming the upstream failure, so the last good version stays live', async () => {
@@ -153,7 +158,13 @@ describe('arbitrage scanner', () => {
       // ONLY: listed on Bithumb alone
       ticker('bithumb', 'ONLY', 1450, 5e9),
     ]);
-    await put('kr_markets', [market('upbit', 'AAA'), market('bithumb', 'AAA'), market('upbit', 'BBB'), market('bithumb', 'BBB'), market('bithumb', 'ONLY')]);
+    await put('kr_markets', [
+      market('upbit', 'AAA'),
+      market('bithumb', 'AAA'),
+      market('upbit', 'BBB'),
+      market('bithumb', 'BBB'),
+      market('bithumb', 'ONLY'),
+    ]);
   }
 
   it('premium on each exchange, reverse premium, Upbit-Bithumb gap and shares per token', async () => {
@@ -170,9 +181,20 @@ describe('arbitrage scanner', () => {
       bithumb_share_pct: 16.67,
     });
     // (13,600 / 1,387.5) / 10 - 1 = -1.9820 %; (13,300 / 1,387.5) / 10 - 1 = -4.1441 %
-    expect(tokens.get('AAA')).toMatchObject({ upbit_premium_pct: -1.982, bithumb_premium_pct: -4.1441, reverse_premium: true, gap_pct: 2.2556, upbit_share_pct: 75 });
+    expect(tokens.get('AAA')).toMatchObject({
+      upbit_premium_pct: -1.982,
+      bithumb_premium_pct: -4.1441,
+      reverse_premium: true,
+      gap_pct: 2.2556,
+      upbit_share_pct: 75,
+    });
     // (2,700 / 1,387.5) / 2 - 1 = -2.7027 %, (2,800 / 1,387.5) / 2 - 1 = +0.9009 %
-    expect(tokens.get('BBB')).toMatchObject({ upbit_premium_pct: -2.7027, bithumb_premium_pct: 0.9009, reverse_premium: false, upbit_share_pct: 60 });
+    expect(tokens.get('BBB')).toMatchObject({
+      upbit_premium_pct: -2.7027,
+      bithumb_premium_pct: 0.9009,
+      reverse_premium: false,
+      upbit_share_pct: 60,
+    });
     expect(tokens.get('ONLY')).toMatchObject({
       upbit_krw: null,
       bithumb_krw: 1450,
@@ -216,25 +238,32 @@ describe('arbitrage scanner', () => {
     const doc = await kimchiPremiumDocument(c, run());
     const only = (doc.by_symbol as Record<string, { exchanges: unknown[] }>).ONLY!;
     // (1,450 / 1,387.5) / 1 - 1 = +4.5045 %; USDT basis (1,450 / 1,393) / 1 - 1 = +4.0919 %
-    expect(only.exchanges).toEqual([{ exchange: 'bithumb', price_krw: 1450, premium_pct: 4.5045, usdt_krw: 1393, usdt_premium_pct: 4.0919 }]);
+    expect(only.exchanges).toEqual([
+      { exchange: 'bithumb', price_krw: 1450, premium_pct: 4.5045, usdt_krw: 1393, usdt_premium_pct: 4.0919 },
+    ]);
   });
 });
 
 describe('exchange alerts across runs', () => {
   const T1 = new Date('2026-11-20T09:01:00Z');
   const T2 = new Date('2026-11-20T09:02:00Z');
-  const flag = (exchange: string, symbol: string, name: string, at: Date, startedAt: Date | null = null, endsAt: Date | null = null): Row => [
-    exchange,
-    symbol,
-    name,
-    startedAt,
-    endsAt,
-    at,
-    'demo',
-  ];
+  const flag = (
+    exchange: string,
+    symbol: string,
+    name: string,
+    at: Date,
+    startedAt: Date | null = null,
+    endsAt: Date | null = null,
+  ): Row => [exchange, symbol, name, startedAt, endsAt, at, 'demo'];
 
   it('a token delisted between two runs shows as a delisting; a new one as a listing; the first run is the baseline', async () => {
-    await put('kr_markets', [market('upbit', 'AAA'), market('upbit', 'BBB'), market('upbit', 'CCC'), market('bithumb', 'AAA'), market('bithumb', 'BBB')]);
+    await put('kr_markets', [
+      market('upbit', 'AAA'),
+      market('upbit', 'BBB'),
+      market('upbit', 'CCC'),
+      market('bithumb', 'AAA'),
+      market('bithumb', 'BBB'),
+    ]);
     const first = await exchangeAlertsDocument(c, run(T0));
     expect(first.listing_changes).toEqual([]);
     expect((first.tracking as { since: string }[]).map((t) => t.since)).toEqual(['2026-11-20T09:00:00Z', '2026-11-20T09:00:00Z']);
@@ -245,16 +274,38 @@ describe('exchange alerts across runs', () => {
     const second = await exchangeAlertsDocument(c, run(T1));
     expect(second.as_of).toBe('2026-11-20T09:01:00Z');
     expect(second.listing_changes).toEqual([
-      { exchange: 'upbit', symbol: 'BBB', korean_name: 'BBB-kr', change: 'delisting', detected_at: '2026-11-20T09:01:00Z', previous_observed_at: '2026-11-20T09:00:00Z' },
-      { exchange: 'upbit', symbol: 'DDD', korean_name: 'DDD-kr', change: 'new_listing', detected_at: '2026-11-20T09:01:00Z', previous_observed_at: '2026-11-20T09:00:00Z' },
+      {
+        exchange: 'upbit',
+        symbol: 'BBB',
+        korean_name: 'BBB-kr',
+        change: 'delisting',
+        detected_at: '2026-11-20T09:01:00Z',
+        previous_observed_at: '2026-11-20T09:00:00Z',
+      },
+      {
+        exchange: 'upbit',
+        symbol: 'DDD',
+        korean_name: 'DDD-kr',
+        change: 'new_listing',
+        detected_at: '2026-11-20T09:01:00Z',
+        previous_observed_at: '2026-11-20T09:00:00Z',
+      },
     ]);
     // a missing Bithumb list is not "everything delisted"
-    expect(second.tracking).toContainEqual(expect.objectContaining({ exchange: 'bithumb', markets_observed: false, last_observed: '2026-11-20T09:00:00Z' }));
+    expect(second.tracking).toContainEqual(
+      expect.objectContaining({ exchange: 'bithumb', markets_observed: false, last_observed: '2026-11-20T09:00:00Z' }),
+    );
     expect(second.unavailable_exchanges).toEqual([{ exchange: 'bithumb', reason: 'no bithumb data in this run' }]);
 
     // the change stays reported in later runs of the 7-day window
     await newRun();
-    await put('kr_markets', [market('upbit', 'AAA', T2), market('upbit', 'CCC', T2), market('upbit', 'DDD', T2), market('bithumb', 'AAA', T2), market('bithumb', 'BBB', T2)]);
+    await put('kr_markets', [
+      market('upbit', 'AAA', T2),
+      market('upbit', 'CCC', T2),
+      market('upbit', 'DDD', T2),
+      market('bithumb', 'AAA', T2),
+      market('bithumb', 'BBB', T2),
+    ]);
     const third = await exchangeAlertsDocument(c, run(T2));
     expect((third.listing_changes as unknown[]).length).toBe(2);
     expect(third.counts).toMatchObject({ new_listings: 1, delistings: 1 });
@@ -273,7 +324,10 @@ describe('exchange alerts across runs', () => {
 
     await newRun();
     await put('kr_markets', [market('upbit', 'AAA', T1), market('bithumb', 'AAA', T1)]);
-    await put('market_flags', [flag('upbit', 'AAA', 'caution:PRICE_FLUCTUATIONS', T1), flag('bithumb', 'AAA', 'alert:TRADING_VOLUME_SUDDEN_FLUCTUATION', T1, start, end)]);
+    await put('market_flags', [
+      flag('upbit', 'AAA', 'caution:PRICE_FLUCTUATIONS', T1),
+      flag('bithumb', 'AAA', 'alert:TRADING_VOLUME_SUDDEN_FLUCTUATION', T1, start, end),
+    ]);
     const second = await exchangeAlertsDocument(c, run(T1));
     expect(second.caution_flags).toEqual([
       {
@@ -302,7 +356,13 @@ describe('exchange alerts across runs', () => {
     // the investment warning disappeared in this run: ended now, first seen kept
     expect(second.investment_warnings).toEqual([]);
     expect(second.recently_ended).toEqual([
-      expect.objectContaining({ flag: 'INVESTMENT_WARNING', system: 'investment_warning', exchange: 'upbit', first_seen: '2026-11-20T09:00:00Z', ended_at: '2026-11-20T09:01:00Z' }),
+      expect.objectContaining({
+        flag: 'INVESTMENT_WARNING',
+        system: 'investment_warning',
+        exchange: 'upbit',
+        first_seen: '2026-11-20T09:00:00Z',
+        ended_at: '2026-11-20T09:01:00Z',
+      }),
     ]);
 
     // third run: Bithumb's alert list failed; its flag is neither ended nor extended
@@ -312,10 +372,19 @@ describe('exchange alerts across runs', () => {
     await put('kr_markets', [market('upbit', 'AAA', T2), market('bithumb', 'AAA', T2)]);
     const third = await exchangeAlertsDocument(c, run(T2));
     expect(third.caution_flags).toEqual([
-      expect.objectContaining({ flag: 'TRADING_VOLUME_SUDDEN_FLUCTUATION', first_seen: '2026-11-20T09:00:00Z', last_seen: '2026-11-20T09:01:00Z' }),
+      expect.objectContaining({
+        flag: 'TRADING_VOLUME_SUDDEN_FLUCTUATION',
+        first_seen: '2026-11-20T09:00:00Z',
+        last_seen: '2026-11-20T09:01:00Z',
+      }),
     ]);
     expect(third.recently_ended).toEqual([
-      expect.objectContaining({ flag: 'PRICE_FLUCTUATIONS', first_seen: '2026-11-20T09:00:00Z', last_seen: '2026-11-20T09:01:00Z', ended_at: '2026-11-20T09:02:00Z' }),
+      expect.objectContaining({
+        flag: 'PRICE_FLUCTUATIONS',
+        first_seen: '2026-11-20T09:00:00Z',
+        last_seen: '2026-11-20T09:01:00Z',
+        ended_at: '2026-11-20T09:02:00Z',
+      }),
       expect.objectContaining({ flag: 'INVESTMENT_WARNING', ended_at: '2026-11-20T09:01:00Z' }),
     ]);
     expect(third.tracking).toContainEqual(expect.objectContaining({ exchange: 'bithumb', markets_observed: true, flags_observed: false }));
@@ -347,7 +416,11 @@ describe('market movers', () => {
   ];
 
   it('1-minute move against the last traded price and volume spike ratio with a gap minute', async () => {
-    await put('kr_tickers', [ticker('upbit', 'AAA', 103, 5e9, AS_OF), ticker('upbit', 'BBB', 50, 1e9, AS_OF), ticker('upbit', 'CCC', 98, 1e9, AS_OF)]);
+    await put('kr_tickers', [
+      ticker('upbit', 'AAA', 103, 5e9, AS_OF),
+      ticker('upbit', 'BBB', 50, 1e9, AS_OF),
+      ticker('upbit', 'CCC', 98, 1e9, AS_OF),
+    ]);
     await put('candles_1m', [
       // BBB's candle at 09:49 starts the exchange's candle history: the trailing window is 09:49..09:58 (10 minutes)
       candle('BBB', '09:49', 50, 2_000_000),
@@ -363,31 +436,66 @@ describe('market movers', () => {
     ]);
     const doc = await marketMoversDocument(c, run(AS_OF));
     expect(doc.minutes).toEqual([{ exchange: 'upbit', minute: '2026-11-20T09:59:00Z', markets_traded: 2 }]);
-    expect(doc.candle_markets).toEqual([{ exchange: 'upbit', markets: 3 }, { exchange: 'bithumb', markets: 0 }]);
+    expect(doc.candle_markets).toEqual([
+      { exchange: 'upbit', markets: 3 },
+      { exchange: 'bithumb', markets: 0 },
+    ]);
     expect(doc.unavailable_exchanges).toEqual([{ exchange: 'bithumb', reason: 'no bithumb candles in this run' }]);
     expect(doc.movers_1m).toEqual([
       {
-        exchange: 'upbit', symbol: 'AAA', direction: 'surge', minute: '2026-11-20T09:59:00Z', prev_minute: '2026-11-20T09:58:00Z',
-        prev_price_krw: 100, price_krw: 103, change_1m_pct: 3, volume_1m_krw: 20_000_000,
+        exchange: 'upbit',
+        symbol: 'AAA',
+        direction: 'surge',
+        minute: '2026-11-20T09:59:00Z',
+        prev_minute: '2026-11-20T09:58:00Z',
+        prev_price_krw: 100,
+        price_krw: 103,
+        change_1m_pct: 3,
+        volume_1m_krw: 20_000_000,
       },
       {
-        exchange: 'upbit', symbol: 'CCC', direction: 'crash', minute: '2026-11-20T09:59:00Z', prev_minute: '2026-11-20T09:57:00Z',
-        prev_price_krw: 100, price_krw: 98, change_1m_pct: -2, volume_1m_krw: 1_500_000,
+        exchange: 'upbit',
+        symbol: 'CCC',
+        direction: 'crash',
+        minute: '2026-11-20T09:59:00Z',
+        prev_minute: '2026-11-20T09:57:00Z',
+        prev_price_krw: 100,
+        price_krw: 98,
+        change_1m_pct: -2,
+        volume_1m_krw: 1_500_000,
       },
     ]);
     expect(doc.volume_spikes).toEqual([
       {
-        exchange: 'upbit', symbol: 'AAA', minute: '2026-11-20T09:59:00Z', volume_1m_krw: 20_000_000, avg_volume_1m_krw: 800_000,
-        trailing_minutes: 10, ratio: 25, change_1m_pct: 3, change_24h_pct: 0,
+        exchange: 'upbit',
+        symbol: 'AAA',
+        minute: '2026-11-20T09:59:00Z',
+        volume_1m_krw: 20_000_000,
+        avg_volume_1m_krw: 800_000,
+        trailing_minutes: 10,
+        ratio: 25,
+        change_1m_pct: 3,
+        change_24h_pct: 0,
       },
       // CCC: 1,500,000 / (3,000,000 / 10 minutes) = 5, at the threshold and above the minimum volume
       {
-        exchange: 'upbit', symbol: 'CCC', minute: '2026-11-20T09:59:00Z', volume_1m_krw: 1_500_000, avg_volume_1m_krw: 300_000,
-        trailing_minutes: 10, ratio: 5, change_1m_pct: -2, change_24h_pct: 0,
+        exchange: 'upbit',
+        symbol: 'CCC',
+        minute: '2026-11-20T09:59:00Z',
+        volume_1m_krw: 1_500_000,
+        avg_volume_1m_krw: 300_000,
+        trailing_minutes: 10,
+        ratio: 5,
+        change_1m_pct: -2,
+        change_24h_pct: 0,
       },
     ]);
     expect(doc.thresholds).toEqual({ move_1m_pct: 1, volume_spike_ratio: 5, volume_spike_min_krw: 1_000_000, trailing_minutes: 60 });
-    expect((doc.top_volume as { symbol: string; rank: number }[]).map((t) => [t.rank, t.symbol])).toEqual([[1, 'AAA'], [2, 'BBB'], [3, 'CCC']]);
+    expect((doc.top_volume as { symbol: string; rank: number }[]).map((t) => [t.rank, t.symbol])).toEqual([
+      [1, 'AAA'],
+      [2, 'BBB'],
+      [3, 'CCC'],
+    ]);
   });
 });
 
@@ -420,13 +528,29 @@ describe('krw macro stress', () => {
   it('percentiles over the 120-day window, degraded components left out and the weights re-split', async () => {
     await macroWorld();
     const doc = await krwMacroStressDocument(c, run(RUN));
-    type Component = { name: string; percentile: number | null; effective_weight: number; degraded: boolean; degraded_reason: string | null; raw_value: number | null };
+    type Component = {
+      name: string;
+      percentile: number | null;
+      effective_weight: number;
+      degraded: boolean;
+      degraded_reason: string | null;
+      raw_value: number | null;
+    };
     const byName = new Map((doc.components as Component[]).map((k) => [k.name, k]));
     // a rising series: 119 of the 120 window values lie strictly below the latest: 100 x 119 / 120
-    expect(byName.get('us_rate_stress')).toMatchObject({ percentile: 99.17, effective_weight: 0.357143, degraded: false, raw_value: 3.199 });
+    expect(byName.get('us_rate_stress')).toMatchObject({
+      percentile: 99.17,
+      effective_weight: 0.357143,
+      degraded: false,
+      raw_value: 3.199,
+    });
     expect(byName.get('risk_sentiment')).toMatchObject({ percentile: 0, effective_weight: 0.357143 });
     expect(byName.get('fx_momentum')).toMatchObject({ percentile: 99.17, effective_weight: 0.285714 });
-    expect(byName.get('foreign_flow')).toMatchObject({ degraded: true, effective_weight: 0, degraded_reason: 'latest value is 15 days old' });
+    expect(byName.get('foreign_flow')).toMatchObject({
+      degraded: true,
+      effective_weight: 0,
+      degraded_reason: 'latest value is 15 days old',
+    });
     expect(byName.get('semiconductor')).toMatchObject({ degraded: true, effective_weight: 0 });
     expect(doc.degraded).toEqual(['foreign_flow', 'semiconductor']);
     // (0.25 x 99.1667 + 0.25 x 0 + 0.20 x 99.1667) / 0.70 = 63.75
@@ -434,7 +558,9 @@ describe('krw macro stress', () => {
     // 1400 x 1.005 / 1400 - 1 = +0.5 % over five days
     expect(doc.usdkrw_change_5d_pct).toBeCloseTo(0.5, 6);
     expect(doc.note).toMatch(/^KRW macro stress is 63\.8 of 100 \(risk-off\)/);
-    expect(doc.note).toMatch(/Left out of the score, with the other weights renormalised: the foreign-ownership proxy \(latest value is 15 days old\); Korean chip stocks/);
+    expect(doc.note).toMatch(
+      /Left out of the score, with the other weights renormalised: the foreign-ownership proxy \(latest value is 15 days old\); Korean chip stocks/,
+    );
     expect(doc.note).not.toMatch(/\b(buy|sell|should|recommend)\b/i);
     expect((doc.history as unknown[]).length).toBe(20);
   });
@@ -462,12 +588,23 @@ describe('krw macro stress', () => {
 
   it('regime bands', () => {
     expect([0, 19.99, 20, 39.99, 40, 59.99, 60, 79.99, 80, 100].map(regimeOf)).toEqual([
-      'calm', 'calm', 'neutral', 'neutral', 'caution', 'caution', 'risk_off', 'risk_off', 'crisis', 'crisis',
+      'calm',
+      'calm',
+      'neutral',
+      'neutral',
+      'caution',
+      'caution',
+      'risk_off',
+      'risk_off',
+      'crisis',
+      'crisis',
     ]);
   });
 
   it('no macro history: a clear error', async () => {
-    await expect(krwMacroStressDocument(c, run(RUN))).rejects.toThrow(/krw-macro-stress: no macro history \(macro_daily is empty\) in this run/);
+    await expect(krwMacroStressDocument(c, run(RUN))).rejects.toThrow(
+      /krw-macro-stress: no macro history \(macro_daily is empty\) in this run/,
+    );
   });
 
   it('the rules note never gives trading advice, over 40 days of the demo world; the advice check catches advice', async () => {
@@ -490,8 +627,24 @@ describe('krw macro stress', () => {
       direction: 'stable',
       usdKrwChange5dPct: -0.12,
       components: [
-        { name: 'us_rate_stress', label: 'the US 3-year Treasury yield', percentile: 94.17, effectiveWeight: 0.25, degraded: false, degradedReason: null, headline: '4.34 %' },
-        { name: 'risk_sentiment', label: 'the VIX', percentile: 6.67, effectiveWeight: 0.25, degraded: false, degradedReason: null, headline: '15.86' },
+        {
+          name: 'us_rate_stress',
+          label: 'the US 3-year Treasury yield',
+          percentile: 94.17,
+          effectiveWeight: 0.25,
+          degraded: false,
+          degradedReason: null,
+          headline: '4.34 %',
+        },
+        {
+          name: 'risk_sentiment',
+          label: 'the VIX',
+          percentile: 6.67,
+          effectiveWeight: 0.25,
+          degraded: false,
+          degradedReason: null,
+          headline: '15.86',
+        },
       ],
     });
     expect(note).toBe(

@@ -13,14 +13,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DatasetStep } from '../runner.ts';
-import {
-  FX_FIELDS_SQL,
-  NAMES_SQL,
-  PREMIUM_ROWS_SQL,
-  TICKERS_SQL,
-  marketAsOf,
-  requirePremiumInputs,
-} from './premiums.ts';
+import { FX_FIELDS_SQL, NAMES_SQL, PREMIUM_ROWS_SQL, TICKERS_SQL, marketAsOf, requirePremiumInputs } from './premiums.ts';
 import { documentStep, exchangeRankSql, pctSql, queryDocument, unavailableExchangesSql, type KoreaRun } from './sql.ts';
 
 export async function kimchiPremiumDocument(c: DuckDBConnection, run: KoreaRun): Promise<Record<string, unknown>> {

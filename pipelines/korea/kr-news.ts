@@ -84,7 +84,12 @@ const ChipSummary = KOREA_RESPONSES.SemiconductorSummaryBody.shape;
 
 const summaryItem = (topic: 'kpop' | 'semiconductor') =>
   z.strictObject({
-    articles: z.number().int().min(1).max(NEWS_LIMIT_MAX).describe('How many of the newest articles this summary covers: a1 to a<articles>.'),
+    articles: z
+      .number()
+      .int()
+      .min(1)
+      .max(NEWS_LIMIT_MAX)
+      .describe('How many of the newest articles this summary covers: a1 to a<articles>.'),
     overall_sentiment: KpopSummary.overall_sentiment,
     key_themes: KpopSummary.key_themes,
     trending_entities: KpopSummary.trending_entities,
@@ -136,13 +141,25 @@ export function rulesSummary(topic: 'kpop' | 'semiconductor', articles: StoredAr
   const negatives = scores.filter((s) => s < 0).length;
   const overall: TopicSummary['overall_sentiment'] =
     mean >= 0.2 ? 'positive' : mean <= -0.2 ? 'negative' : positives > 0 && negatives > 0 ? 'mixed' : 'neutral';
-  const themes = mostFrequent(articles.map((a) => a.keywords), 5);
-  const entities = mostFrequent(articles.map((a) => a.entities), 5);
-  const headlines = articles.filter((a) => a.title_en).slice(0, 3).map((a) => `"${a.title_en}" (${a.source_en})`);
+  const themes = mostFrequent(
+    articles.map((a) => a.keywords),
+    5,
+  );
+  const entities = mostFrequent(
+    articles.map((a) => a.entities),
+    5,
+  );
+  const headlines = articles
+    .filter((a) => a.title_en)
+    .slice(0, 3)
+    .map((a) => `"${a.title_en}" (${a.source_en})`);
   const noun = k === 1 ? 'article' : 'articles';
   const sentences = [`The newest ${NUMBER_WORDS[k] ?? k} Korean ${TOPIC_WORDS[topic]} ${noun}.`];
   if (headlines.length) sentences.push(`Headlines: ${headlines.join('; ')}.`);
-  else sentences.push('English translations are not available (no Claude model is configured), so this summary uses Korean keyword and name lists only.');
+  else
+    sentences.push(
+      'English translations are not available (no Claude model is configured), so this summary uses Korean keyword and name lists only.',
+    );
   if (entities.length) sentences.push(`Most mentioned: ${entities.join(', ')}.`);
   if (themes.length) sentences.push(`Themes: ${themes.join(', ')}.`);
   sentences.push(
@@ -169,8 +186,12 @@ function summariesTask(topic: 'kpop' | 'semiconductor'): AnalystTask<SummaryInpu
       'Write one summary per k from 1 to n, in order, each covering exactly the newest k articles (a1..ak), with `articles` = k: ' +
       'overall_sentiment, key_themes (short English phrases, most important first), trending_entities (people, groups, companies or products mentioned most, English names), ' +
       'and summary (one paragraph, factual, only what the articles report)' +
-      (topic === 'semiconductor' ? ', and market_signal: what this news suggests for Korean semiconductor equities (bullish, bearish or neutral), from the news alone.' : '.'),
-    output: z.strictObject({ summaries: z.array(summaryItem(topic)).min(1).max(NEWS_LIMIT_MAX) }) as unknown as z.ZodType<{ summaries: TopicSummary[] }>,
+      (topic === 'semiconductor'
+        ? ', and market_signal: what this news suggests for Korean semiconductor equities (bullish, bearish or neutral), from the news alone.'
+        : '.'),
+    output: z.strictObject({ summaries: z.array(summaryItem(topic)).min(1).max(NEWS_LIMIT_MAX) }) as unknown as z.ZodType<{
+      summaries: TopicSummary[];
+    }>,
     facts: (input) => ({
       topic: TOPIC_WORDS[input.topic],
       articles: input.articles.map((a, i) => ({
@@ -192,7 +213,9 @@ function summariesTask(topic: 'kpop' | 'semiconductor'): AnalystTask<SummaryInpu
     verify: (answer, input) => {
       const counts = answer.summaries.map((s) => s.articles);
       const expected = input.articles.map((_, i) => i + 1);
-      return counts.join(',') === expected.join(',') ? null : `expected one summary for each of 1..${input.articles.length} newest articles, in order; got [${counts.join(', ')}]`;
+      return counts.join(',') === expected.join(',')
+        ? null
+        : `expected one summary for each of 1..${input.articles.length} newest articles, in order; got [${counts.join(', ')}]`;
     },
     maxTokens: 6000,
   };
@@ -201,7 +224,10 @@ function summariesTask(topic: 'kpop' | 'semiconductor'): AnalystTask<SummaryInpu
 export const SUMMARY_TASKS = { kpop: summariesTask('kpop'), semiconductor: summariesTask('semiconductor') };
 
 /** The document of one news dataset: the listed articles and the summary per limit. */
-export async function newsDocument(ctx: PipelineContext, topic: 'kpop' | 'semiconductor'): Promise<{ doc: Record<string, unknown>; models: string[] }> {
+export async function newsDocument(
+  ctx: PipelineContext,
+  topic: 'kpop' | 'semiconductor',
+): Promise<{ doc: Record<string, unknown>; models: string[] }> {
   const articles = await articlesOf(ctx, topic, { limit: NEWS_LIMIT_MAX });
   if (articles.length === 0) {
     throw new Error(
@@ -209,10 +235,12 @@ export async function newsDocument(ctx: PipelineContext, topic: 'kpop' | 'semico
     );
   }
   const answer = await ctx.analyst.run(SUMMARY_TASKS[topic], { topic, articles });
-  const summaries = Object.fromEntries(answer.value.summaries.map((s) => {
-    const { articles: count, ...fields } = s;
-    return [String(count), fields];
-  }));
+  const summaries = Object.fromEntries(
+    answer.value.summaries.map((s) => {
+      const { articles: count, ...fields } = s;
+      return [String(count), fields];
+    }),
+  );
   const models = [...new Set([answer.model, ...articles.map((a) => a.translation_model)].filter((m): m is string => m !== null))].sort();
   return {
     models,

@@ -18,7 +18,12 @@ export const NEWS_WINDOW_HOURS = 24;
 export const HEADLINES_LIMIT = 8;
 
 const Body = KOREA_RESPONSES.KrSentimentBody.shape;
-const SentimentAnswer = z.strictObject({ sentiment: Body.sentiment, sentiment_score: Body.sentiment_score, summary: Body.summary, key_drivers: Body.key_drivers });
+const SentimentAnswer = z.strictObject({
+  sentiment: Body.sentiment,
+  sentiment_score: Body.sentiment_score,
+  summary: Body.summary,
+  key_drivers: Body.key_drivers,
+});
 export type SentimentAnswer = z.infer<typeof SentimentAnswer>;
 
 export interface SentimentInput {
@@ -43,15 +48,22 @@ export function rulesSentiment(input: SentimentInput): SentimentAnswer {
   const btc = f.majors.find((x) => x.symbol === 'BTC');
   const usdt = f.usdt_premium_pct.upbit ?? f.usdt_premium_pct.bithumb;
   const drivers: string[] = [`Breadth: ${f.breadth.advancers} up, ${f.breadth.decliners} down on Upbit`];
-  if (btc?.upbit_premium_pct !== null && btc?.upbit_premium_pct !== undefined) drivers.push(`BTC kimchi premium ${signed(btc.upbit_premium_pct)}`);
+  if (btc?.upbit_premium_pct !== null && btc?.upbit_premium_pct !== undefined)
+    drivers.push(`BTC kimchi premium ${signed(btc.upbit_premium_pct)}`);
   if (usdt !== null) drivers.push(`USDT premium ${signed(usdt)}`);
   if (btc?.change_24h_pct !== null && btc?.change_24h_pct !== undefined) drivers.push(`BTC ${signed(btc.change_24h_pct)} over 24 hours`);
-  drivers.push(n === null ? 'No scored Korean crypto news in the last 24 hours' : `Korean crypto news tone ${n.toFixed(2)} (lexicon, ${news.length} articles)`);
+  drivers.push(
+    n === null
+      ? 'No scored Korean crypto news in the last 24 hours'
+      : `Korean crypto news tone ${n.toFixed(2)} (lexicon, ${news.length} articles)`,
+  );
   const headline = news.find((a) => a.title_en)?.title_en;
   const summary =
     `The Korean crypto market reads ${sentiment} (rules score ${score.toFixed(2)} on a -1 to +1 scale: 70 % exchange figures, 30 % news tone). ` +
     `${f.breadth.advancers} Upbit markets rose and ${f.breadth.decliners} fell over 24 hours` +
-    (btc?.upbit_premium_pct !== null && btc?.upbit_premium_pct !== undefined ? `; BTC trades at a ${signed(btc.upbit_premium_pct)} premium on Upbit` : '') +
+    (btc?.upbit_premium_pct !== null && btc?.upbit_premium_pct !== undefined
+      ? `; BTC trades at a ${signed(btc.upbit_premium_pct)} premium on Upbit`
+      : '') +
     (usdt !== null ? ` and USDT at ${signed(usdt)}` : '') +
     '. ' +
     (news.length
@@ -83,7 +95,8 @@ export const sentimentTask: AnalystTask<SentimentInput, SentimentAnswer> = {
     news: news.map((a, i) => ({ id: `n${i + 1}`, published_at: a.published_at, publisher: a.source_en, lexicon_sentiment: a.sentiment })),
     news_lexicon_score: newsScore(news),
   }),
-  untrusted: ({ news }) => news.map((a, i) => ({ id: `n${i + 1}`, source: a.source_en, title: a.title_en ?? a.title_kr, body: a.summary_en ?? a.body_kr })),
+  untrusted: ({ news }) =>
+    news.map((a, i) => ({ id: `n${i + 1}`, source: a.source_en, title: a.title_en ?? a.title_kr, body: a.summary_en ?? a.body_kr })),
   rules: rulesSentiment,
   maxTokens: 1200,
 };

@@ -249,7 +249,9 @@ interface ComponentRow {
 function headline(row: ComponentRow): string | null {
   const v = (key: string) => row.inputs[key];
   const fmt = (value: number | null | undefined, digits: number, unit = '') =>
-    value === null || value === undefined ? null : `${value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })}${unit}`;
+    value === null || value === undefined
+      ? null
+      : `${value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits })}${unit}`;
   switch (row.name) {
     case 'us_rate_stress':
       return fmt(v('us_3y_yield_pct'), 2, ' %');

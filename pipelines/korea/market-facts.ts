@@ -37,7 +37,8 @@ export const ALERTS_LIMIT = 20;
 /** Listing changes younger than this are alerts. */
 export const LISTING_ALERT_HOURS = 24;
 
-const r2 = (n: number | null | undefined): number | null => (n === null || n === undefined || !Number.isFinite(n) ? null : Math.round(n * 100) / 100);
+const r2 = (n: number | null | undefined): number | null =>
+  n === null || n === undefined || !Number.isFinite(n) ? null : Math.round(n * 100) / 100;
 const pct = (n: number | null): string => (n === null ? 'n/a' : `${n > 0 ? '+' : ''}${n.toFixed(2)} %`);
 
 interface PremiumEntry {
@@ -65,11 +66,31 @@ interface ArbitrageToken {
   bithumb_volume_24h_krw: number | null;
 }
 interface MoversDoc {
-  movers_1m: Array<{ exchange: 'upbit' | 'bithumb'; symbol: string; direction: 'surge' | 'crash'; minute: string; change_1m_pct: number; volume_1m_krw: number }>;
-  volume_spikes: Array<{ exchange: 'upbit' | 'bithumb'; symbol: string; minute: string; ratio: number; volume_1m_krw: number; change_1m_pct: number | null }>;
+  movers_1m: Array<{
+    exchange: 'upbit' | 'bithumb';
+    symbol: string;
+    direction: 'surge' | 'crash';
+    minute: string;
+    change_1m_pct: number;
+    volume_1m_krw: number;
+  }>;
+  volume_spikes: Array<{
+    exchange: 'upbit' | 'bithumb';
+    symbol: string;
+    minute: string;
+    ratio: number;
+    volume_1m_krw: number;
+    change_1m_pct: number | null;
+  }>;
 }
 interface AlertsDoc {
-  listing_changes: Array<{ exchange: 'upbit' | 'bithumb'; symbol: string; korean_name: string | null; change: 'new_listing' | 'delisting'; detected_at: string }>;
+  listing_changes: Array<{
+    exchange: 'upbit' | 'bithumb';
+    symbol: string;
+    korean_name: string | null;
+    change: 'new_listing' | 'delisting';
+    detected_at: string;
+  }>;
   investment_warnings: Array<{ exchange: 'upbit' | 'bithumb'; symbol: string; first_seen: string }>;
 }
 interface MacroDoc {
@@ -82,7 +103,13 @@ export interface MarketFacts {
   as_of: string;
   fx: { rate: number; source: string; as_of: string } | null;
   /** BTC and ETH: premiums per exchange, 24-hour change on Upbit, global price. */
-  majors: Array<{ symbol: string; global_price_usd: number; upbit_premium_pct: number | null; bithumb_premium_pct: number | null; change_24h_pct: number | null }>;
+  majors: Array<{
+    symbol: string;
+    global_price_usd: number;
+    upbit_premium_pct: number | null;
+    bithumb_premium_pct: number | null;
+    change_24h_pct: number | null;
+  }>;
   usdt_premium_pct: { upbit: number | null; bithumb: number | null };
   breadth: { exchange: 'upbit'; advancers: number; decliners: number; unchanged: number; median_change_24h_pct: number | null };
   volume_24h_krw: { upbit: number; bithumb: number; total: number };
@@ -103,7 +130,9 @@ function doc<T>(ctx: PipelineContext, name: string, used: string[]): T | null {
   return value;
 }
 
-async function breadth(c: DuckDBConnection): Promise<{ breadth: MarketFacts['breadth']; volume: MarketFacts['volume_24h_krw']; changes: Map<string, number> }> {
+async function breadth(
+  c: DuckDBConnection,
+): Promise<{ breadth: MarketFacts['breadth']; volume: MarketFacts['volume_24h_krw']; changes: Map<string, number> }> {
   const [row] = await queryJson(
     c,
     `SELECT count(*) FILTER (WHERE exchange = 'upbit' AND change_24h_pct > 0)::INTEGER AS advancers,
@@ -114,7 +143,10 @@ async function breadth(c: DuckDBConnection): Promise<{ breadth: MarketFacts['bre
             coalesce(${krwSumSql('volume_24h_krw', "exchange = 'bithumb'")}, 0) AS bithumb_volume
        FROM ${TICKERS_SQL} t WHERE symbol NOT IN ('USDT', 'USDC')`,
   );
-  const changes = await queryJson(c, `SELECT symbol, round(change_24h_pct, 2) AS change FROM ${TICKERS_SQL} t WHERE exchange = 'upbit' AND symbol IN ('BTC', 'ETH')`);
+  const changes = await queryJson(
+    c,
+    `SELECT symbol, round(change_24h_pct, 2) AS change FROM ${TICKERS_SQL} t WHERE exchange = 'upbit' AND symbol IN ('BTC', 'ETH')`,
+  );
   const upbit = Math.round(Number(row?.upbit_volume ?? 0));
   const bithumb = Math.round(Number(row?.bithumb_volume ?? 0));
   return {
@@ -179,7 +211,12 @@ function moverAlerts(movers: MoversDoc | null): MarketAlert[] {
       type: m.direction === 'surge' ? 'price_surge' : 'price_crash',
       severity: size >= 5 ? 'critical' : size >= 2 ? 'warning' : 'info',
       message: `${m.symbol} ${m.direction === 'surge' ? 'rose' : 'fell'} ${Math.abs(m.change_1m_pct).toFixed(2)} % on ${m.exchange} in the minute from ${m.minute.slice(11, 16)} UTC.`,
-      trigger: { figure: 'change_1m_pct', value: r2(m.change_1m_pct), threshold: m.direction === 'surge' ? MOVE_1M_PCT : -MOVE_1M_PCT, source: 'market-movers' },
+      trigger: {
+        figure: 'change_1m_pct',
+        value: r2(m.change_1m_pct),
+        threshold: m.direction === 'surge' ? MOVE_1M_PCT : -MOVE_1M_PCT,
+        source: 'market-movers',
+      },
     };
   });
   const spikes: MarketAlert[] = movers.volume_spikes.map((s) => ({
@@ -232,11 +269,18 @@ export async function marketFacts(ctx: PipelineContext): Promise<MarketFacts> {
   const macro = doc<MacroDoc>(ctx, 'krw-macro-stress', used);
   const { breadth: b, volume, changes } = await breadth(ctx.connection);
   used.push('kr-prices');
-  const premiumOf = (symbol: string, ex: 'upbit' | 'bithumb') => r2(kimchi?.by_symbol[symbol]?.exchanges.find((e) => e.exchange === ex)?.premium_pct);
+  const premiumOf = (symbol: string, ex: 'upbit' | 'bithumb') =>
+    r2(kimchi?.by_symbol[symbol]?.exchanges.find((e) => e.exchange === ex)?.premium_pct);
   const usdt = (ex: 'upbit' | 'bithumb') => r2(stable?.premiums.find((p) => p.stablecoin === 'USDT' && p.exchange === ex)?.premium_pct);
   const market = premiumOf('BTC', 'upbit') ?? premiumOf('BTC', 'bithumb');
   const alerts = [...premiumAlerts(arbitrage?.tokens ?? [], market), ...moverAlerts(movers), ...exchangeAlerts(exchange, ctx.now)]
-    .sort((a, b2) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b2.severity] || magnitude(b2) - magnitude(a) || a.symbol.localeCompare(b2.symbol) || a.type.localeCompare(b2.type))
+    .sort(
+      (a, b2) =>
+        SEVERITY_RANK[a.severity] - SEVERITY_RANK[b2.severity] ||
+        magnitude(b2) - magnitude(a) ||
+        a.symbol.localeCompare(b2.symbol) ||
+        a.type.localeCompare(b2.type),
+    )
     .slice(0, ALERTS_LIMIT);
   const exchanges = (['upbit', 'bithumb'] as const).filter((ex) => !(kimchi?.unavailable_exchanges ?? []).some((u) => u.exchange === ex));
   return {
@@ -245,12 +289,22 @@ export async function marketFacts(ctx: PipelineContext): Promise<MarketFacts> {
     majors: ['BTC', 'ETH'].flatMap((symbol) => {
       const entry = kimchi?.by_symbol[symbol];
       if (!entry) return [];
-      return [{ symbol, global_price_usd: entry.global_price_usd, upbit_premium_pct: premiumOf(symbol, 'upbit'), bithumb_premium_pct: premiumOf(symbol, 'bithumb'), change_24h_pct: changes.get(symbol) ?? null }];
+      return [
+        {
+          symbol,
+          global_price_usd: entry.global_price_usd,
+          upbit_premium_pct: premiumOf(symbol, 'upbit'),
+          bithumb_premium_pct: premiumOf(symbol, 'bithumb'),
+          change_24h_pct: changes.get(symbol) ?? null,
+        },
+      ];
     }),
     usdt_premium_pct: { upbit: usdt('upbit'), bithumb: usdt('bithumb') },
     breadth: b,
     volume_24h_krw: volume,
-    movers: (movers?.movers_1m ?? []).slice(0, 5).map((m) => ({ exchange: m.exchange, symbol: m.symbol, direction: m.direction, change_1m_pct: r2(m.change_1m_pct)! })),
+    movers: (movers?.movers_1m ?? [])
+      .slice(0, 5)
+      .map((m) => ({ exchange: m.exchange, symbol: m.symbol, direction: m.direction, change_1m_pct: r2(m.change_1m_pct)! })),
     volume_spikes: (movers?.volume_spikes ?? []).slice(0, 5).map((s) => ({ exchange: s.exchange, symbol: s.symbol, ratio: r2(s.ratio)! })),
     macro: macro ? { score: macro.score, regime: macro.regime, direction: macro.direction } : null,
     alerts,

@@ -33,8 +33,10 @@ export function rulesMarketRead(f: MarketFacts): MarketReadAnswer {
   const factors: string[] = [];
   const btc = f.majors.find((m) => m.symbol === 'BTC');
   factors.push(`Upbit breadth: ${f.breadth.advancers} markets up and ${f.breadth.decliners} down over 24 hours.`);
-  if (btc?.change_24h_pct !== null && btc?.change_24h_pct !== undefined) factors.push(`BTC moved ${signed(btc.change_24h_pct)} on Upbit over 24 hours.`);
-  if (btc?.upbit_premium_pct !== null && btc?.upbit_premium_pct !== undefined) factors.push(`BTC kimchi premium on Upbit: ${signed(btc.upbit_premium_pct)}.`);
+  if (btc?.change_24h_pct !== null && btc?.change_24h_pct !== undefined)
+    factors.push(`BTC moved ${signed(btc.change_24h_pct)} on Upbit over 24 hours.`);
+  if (btc?.upbit_premium_pct !== null && btc?.upbit_premium_pct !== undefined)
+    factors.push(`BTC kimchi premium on Upbit: ${signed(btc.upbit_premium_pct)}.`);
   const usdt = f.usdt_premium_pct.upbit ?? f.usdt_premium_pct.bithumb;
   if (usdt !== null) factors.push(`USDT premium: ${signed(usdt)} against the official rate.`);
   if (f.macro) factors.push(`KRW macro stress: ${f.macro.score.toFixed(1)} of 100 (${f.macro.regime.replace('_', '-')}).`);

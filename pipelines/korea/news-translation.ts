@@ -61,9 +61,12 @@ function translationTask(topic: NewsTopic): AnalystTask<ArticleToTranslate, Tran
       (kpop ? ` ${RELEVANCE_RULES}` : ''),
     output: (kpop ? KpopTranslation : PlainTranslation) as z.ZodType<Translation>,
     facts: (a) => ({ topic: a.topic, publisher: a.source_en, number_units: 'expanded into digits' }),
-    untrusted: (a) => [{ id: 'article', source: a.source_kr, title: expandKoreanNumbers(a.title_kr), body: expandKoreanNumbers(a.body_kr) }],
+    untrusted: (a) => [
+      { id: 'article', source: a.source_kr, title: expandKoreanNumbers(a.title_kr), body: expandKoreanNumbers(a.body_kr) },
+    ],
     rules: (a) => {
-      if (a.title_en_ref === null || a.body_en_ref === null) throw new Error(`${a.article_id}: no reference translation to use without a model`);
+      if (a.title_en_ref === null || a.body_en_ref === null)
+        throw new Error(`${a.article_id}: no reference translation to use without a model`);
       return { title_en: a.title_en_ref, summary_en: a.body_en_ref, ...(kpop ? { relevance: a.relevance ?? 'low' } : {}) };
     },
     verify: (t, a) => {
@@ -146,7 +149,8 @@ export async function translatePending(ctx: PipelineContext): Promise<Translatio
         const rejected = err instanceof AnalystError && (err.kind === 'malformed' || err.kind === 'rules');
         if (!rejected) {
           report.deferred++;
-          if (!(err instanceof AnalystError)) ctx.log(`news: ${article.article_id} not translated in this run: ${(err as Error).message.split('\n')[0]}`);
+          if (!(err instanceof AnalystError))
+            ctx.log(`news: ${article.article_id} not translated in this run: ${(err as Error).message.split('\n')[0]}`);
           return;
         }
         report.rejected++;

@@ -62,11 +62,7 @@ export const FX_FIELDS_SQL = `
   fx_as_of := (SELECT ${isoSql('as_of')} FROM ${FX_SQL})`;
 
 /** Throws the "inputs missing" error unless Korean prices, the official rate and (optionally) global prices are present. */
-export async function requirePremiumInputs(
-  c: DuckDBConnection,
-  dataset: string,
-  needs: { global: boolean },
-): Promise<void> {
+export async function requirePremiumInputs(c: DuckDBConnection, dataset: string, needs: { global: boolean }): Promise<void> {
   await ensureRawTables(c);
   if ((await countRows(c, 'kr_tickers', 'price_krw > 0')) === 0) {
     throw await missingInput(c, dataset, 'no Korean exchange prices (kr_tickers is empty)', EXCHANGES);

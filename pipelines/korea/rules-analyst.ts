@@ -61,7 +61,11 @@ export function macroStressNote(facts: MacroStressFacts): string {
 
   if (facts.usdKrwChange5dPct !== null) {
     const move =
-      facts.direction === 'krw_weakening' ? 'the won weakened' : facts.direction === 'strengthening' ? 'the won strengthened' : 'the won was broadly stable';
+      facts.direction === 'krw_weakening'
+        ? 'the won weakened'
+        : facts.direction === 'strengthening'
+          ? 'the won strengthened'
+          : 'the won was broadly stable';
     sentences.push(`USD/KRW moved ${signed(facts.usdKrwChange5dPct, 2)} % over five trading days: ${move}.`);
   }
 

@@ -21,7 +21,10 @@ export interface KoreaRun {
 export const runOf = (ctx: PipelineContext): KoreaRun => ({ now: ctx.now, sourceKind: ctx.sourceKind });
 
 /** The dataset step that writes `build`'s document as `dataset`, stamped with the document's as_of. */
-export function documentStep(dataset: string, build: (c: DuckDBConnection, run: KoreaRun) => Promise<Record<string, unknown>>): DatasetStep {
+export function documentStep(
+  dataset: string,
+  build: (c: DuckDBConnection, run: KoreaRun) => Promise<Record<string, unknown>>,
+): DatasetStep {
   return {
     dataset,
     async run(ctx) {
@@ -104,12 +107,7 @@ export async function failureReason(c: DuckDBConnection, prefixes: readonly stri
 }
 
 /** The error a dataset throws when an input it cannot do without is missing from this run. */
-export async function missingInput(
-  c: DuckDBConnection,
-  dataset: string,
-  what: string,
-  upstreams: readonly string[],
-): Promise<Error> {
+export async function missingInput(c: DuckDBConnection, dataset: string, what: string, upstreams: readonly string[]): Promise<Error> {
   const reason = await failureReason(c, upstreams);
   return new Error(`${dataset}: ${what} in this run${reason ? ` (${reason})` : ''}; the last good version stays live`);
 }

@@ -7,7 +7,17 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DatasetStep } from '../runner.ts';
 import { GLOBAL_SQL, TICKERS_SQL } from './premiums.ts';
-import { EXCHANGES, countRows, ensureRawTables, exchangeRankSql, failureListSql, failuresSql, isoSql, missingInput, queryDocument } from './sql.ts';
+import {
+  EXCHANGES,
+  countRows,
+  ensureRawTables,
+  exchangeRankSql,
+  failureListSql,
+  failuresSql,
+  isoSql,
+  missingInput,
+  queryDocument,
+} from './sql.ts';
 
 export async function coverageDocument(c: DuckDBConnection): Promise<{ coverage: Record<string, unknown>; as_of: string }> {
   await ensureRawTables(c);

@@ -30,7 +30,12 @@ let snapshot: LoadedSnapshot;
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'analytics-data-'));
   const settings = loadSettings({ SNAPSHOTS_DIR: join(root, 'snapshots'), WAREHOUSE_DIR: join(root, 'warehouse') });
-  const run = await runPipeline(analyticsPipeline, { source: { kind: 'demo' }, now: NOW, seed: 7, scale: 1 }, settings, new LineProgress(() => {}));
+  const run = await runPipeline(
+    analyticsPipeline,
+    { source: { kind: 'demo' }, now: NOW, seed: 7, scale: 1 },
+    settings,
+    new LineProgress(() => {}),
+  );
   expect(run.error).toBeNull();
   snapshot = (await loadLatest(settings.snapshotsDir, 'analytics'))!;
 });
@@ -85,8 +90,20 @@ const table = (name: string) => snapshot.datasets.get(name)!.path;
 
 describe('every analytics data endpoint has a handler', () => {
   it('covers the catalog', () => {
-    const declared = ['landing-stats', 'categories.list', 'categories.detail', 'services.list', 'services.detail', 'trends', 'wash-report',
-      'services.wash-detail', 'buyers.profile', 'services.transactions', 'categories.full-history', 'wash.check'];
+    const declared = [
+      'landing-stats',
+      'categories.list',
+      'categories.detail',
+      'services.list',
+      'services.detail',
+      'trends',
+      'wash-report',
+      'services.wash-detail',
+      'buyers.profile',
+      'services.transactions',
+      'categories.full-history',
+      'wash.check',
+    ];
     expect(Object.keys(handlers).sort()).toEqual([...declared].sort());
     for (const id of declared) expect(findEndpoint('analytics', id)?.dataset, id).not.toBeNull();
   });
@@ -124,19 +141,47 @@ describe('services list', () => {
     const body = await ok('services.list');
     expect(Object.keys(body)).toEqual(['source', 'as_of', 'services', 'pagination', 'summary', 'filters_applied']);
     expect(body.filters_applied).toEqual({
-      search: null, category: null, chain: null, price_bucket: null, min_real_pct: null, max_wash_pct: null,
-      active_only: false, show_placeholder: false, sort: 'tx_24h', order: 'desc', page: 1, page_size: 50,
+      search: null,
+      category: null,
+      chain: null,
+      price_bucket: null,
+      min_real_pct: null,
+      max_wash_pct: null,
+      active_only: false,
+      show_placeholder: false,
+      sort: 'tx_24h',
+      order: 'desc',
+      page: 1,
+      page_size: 50,
     });
     expect(body.services).toHaveLength(50);
     expect(body.pagination.page_size).toBe(50);
     expect(body.pagination.total_pages).toBe(Math.ceil(body.pagination.total / 50));
-    expect(Object.keys(body.services[0])).toEqual(['id', 'chain', 'seller_address', 'resource_url', 'name', 'description', 'category',
-      'price_amount', 'first_seen', 'tx_24h', 'volume_24h', 'tx_total', 'real_volume_pct', 'wash_pct', 'label_distribution']);
+    expect(Object.keys(body.services[0])).toEqual([
+      'id',
+      'chain',
+      'seller_address',
+      'resource_url',
+      'name',
+      'description',
+      'category',
+      'price_amount',
+      'first_seen',
+      'tx_24h',
+      'volume_24h',
+      'tx_total',
+      'real_volume_pct',
+      'wash_pct',
+      'label_distribution',
+    ]);
   });
 
   it('hides placeholders unless asked, and the summary totals every match', async () => {
-    const rows = await queryRows(`SELECT count(*)::INTEGER AS n, count(*) FILTER (WHERE NOT is_placeholder)::INTEGER AS real_ones,
-        sum(tx_24h) FILTER (WHERE NOT is_placeholder)::INTEGER AS tx FROM read_parquet($p)`, { p: table('services') });
+    const rows = await queryRows(
+      `SELECT count(*)::INTEGER AS n, count(*) FILTER (WHERE NOT is_placeholder)::INTEGER AS real_ones,
+        sum(tx_24h) FILTER (WHERE NOT is_placeholder)::INTEGER AS tx FROM read_parquet($p)`,
+      { p: table('services') },
+    );
     const { n, real_ones, tx } = rows[0]!;
     expect(Number(n)).toBeGreaterThan(Number(real_ones));
     const hidden = await ok('services.list');
@@ -163,25 +208,30 @@ describe('services list', () => {
     return { items, first };
   }
 
-  it.each(SERVICE_SORT_KEYS.flatMap((sort) => [[sort, 'asc'], [sort, 'desc']] as const))(
-    'sorts by %s %s with ties by id ascending and unknown prices last',
-    async (sort, order) => {
-      const { items } = await everything({ sort, order, show_placeholder: true });
-      const value = (s: ServiceListItem) =>
-        sort === 'name' ? s.name.toLowerCase() : sort === 'first_seen' ? Date.parse(s.first_seen) : (s[sort] as number | null);
-      for (let i = 1; i < items.length; i++) {
-        const [a, b] = [items[i - 1]!, items[i]!];
-        const [va, vb] = [value(a), value(b)];
-        if (va === null || vb === null) {
-          expect(vb, `${a.id} before ${b.id}`).toBeNull(); // nulls last, in both orders
-          if (va === null) expect(a.id).toBeLessThan(b.id);
-          continue;
-        }
-        if (va === vb) expect(a.id, `tie ${a.id} ${b.id}`).toBeLessThan(b.id);
-        else expect(order === 'asc' ? va < vb : va > vb, `${sort} ${order}: ${a.id}=${va} before ${b.id}=${vb}`).toBe(true);
+  it.each(
+    SERVICE_SORT_KEYS.flatMap(
+      (sort) =>
+        [
+          [sort, 'asc'],
+          [sort, 'desc'],
+        ] as const,
+    ),
+  )('sorts by %s %s with ties by id ascending and unknown prices last', async (sort, order) => {
+    const { items } = await everything({ sort, order, show_placeholder: true });
+    const value = (s: ServiceListItem) =>
+      sort === 'name' ? s.name.toLowerCase() : sort === 'first_seen' ? Date.parse(s.first_seen) : (s[sort] as number | null);
+    for (let i = 1; i < items.length; i++) {
+      const [a, b] = [items[i - 1]!, items[i]!];
+      const [va, vb] = [value(a), value(b)];
+      if (va === null || vb === null) {
+        expect(vb, `${a.id} before ${b.id}`).toBeNull(); // nulls last, in both orders
+        if (va === null) expect(a.id).toBeLessThan(b.id);
+        continue;
       }
-    },
-  );
+      if (va === vb) expect(a.id, `tie ${a.id} ${b.id}`).toBeLessThan(b.id);
+      else expect(order === 'asc' ? va < vb : va > vb, `${sort} ${order}: ${a.id}=${va} before ${b.id}=${vb}`).toBe(true);
+    }
+  });
 
   it('applies every filter and echoes it', async () => {
     // filter values taken from an active, partly real service, so the answer is not empty
@@ -194,7 +244,14 @@ describe('services list', () => {
     const { category, chain, price_bucket, min_real, max_wash } = pick!;
     const query = { category, chain, price_bucket, min_real_pct: String(min_real), max_wash_pct: String(max_wash), active_only: 'true' };
     const { items, first } = await everything(query);
-    expect(first.filters_applied).toMatchObject({ category, chain, price_bucket, min_real_pct: min_real, max_wash_pct: max_wash, active_only: true });
+    expect(first.filters_applied).toMatchObject({
+      category,
+      chain,
+      price_bucket,
+      min_real_pct: min_real,
+      max_wash_pct: max_wash,
+      active_only: true,
+    });
     expect(items.length).toBeGreaterThan(0);
     const bounds = PRICE_BUCKET_BOUNDS[price_bucket as PriceBucket];
     for (const s of items) {
@@ -210,13 +267,18 @@ describe('services list', () => {
     expect((await ok('services.list')).pagination.total).toBeGreaterThan(first.pagination.total);
     const total = items.reduce((a, s) => a + s.tx_24h, 0);
     expect(first.summary.total_tx_24h).toBe(total);
-    expect(first.summary.total_volume_24h).toBeCloseTo(items.reduce((a, s) => a + s.volume_24h, 0), 6);
+    expect(first.summary.total_volume_24h).toBeCloseTo(
+      items.reduce((a, s) => a + s.volume_24h, 0),
+      6,
+    );
     const unknown = await everything({ price_bucket: 'unknown', show_placeholder: true });
     for (const s of unknown.items) expect(s.price_amount).toBeNull();
   });
 
   it('searches name, description and URL case-insensitively', async () => {
-    const [pick] = await queryRows(`SELECT name FROM read_parquet($p) WHERE NOT is_placeholder AND length(name) > 6 ORDER BY id LIMIT 1`, { p: table('services') });
+    const [pick] = await queryRows(`SELECT name FROM read_parquet($p) WHERE NOT is_placeholder AND length(name) > 6 ORDER BY id LIMIT 1`, {
+      p: table('services'),
+    });
     const word = String(pick!.name).slice(0, 6).toUpperCase();
     const { items, first } = await everything({ search: `  ${word} ` });
     expect(first.filters_applied.search).toBe(word);
@@ -241,7 +303,9 @@ describe('service detail and the paid service slices', () => {
   let id: number;
   let quietId: number;
   beforeAll(async () => {
-    const [busy] = await queryRows(`SELECT id FROM read_parquet($p) WHERE tx_30d > 0 ORDER BY tx_30d DESC, id LIMIT 1`, { p: table('services') });
+    const [busy] = await queryRows(`SELECT id FROM read_parquet($p) WHERE tx_30d > 0 ORDER BY tx_30d DESC, id LIMIT 1`, {
+      p: table('services'),
+    });
     const [quiet] = await queryRows(`SELECT id FROM read_parquet($p) WHERE tx_30d = 0 ORDER BY id LIMIT 1`, { p: table('services') });
     id = Number(busy!.id);
     quietId = Number(quiet!.id);
@@ -291,20 +355,28 @@ describe('service detail and the paid service slices', () => {
     // an older snapshot's file has every payment of the window and no total column: the manifest says so
     const older: LoadedSnapshot = {
       ...snapshot,
-      datasets: new Map([...snapshot.datasets].map(([name, d]) => [
-        name,
-        name === 'transactions' ? { ...d, entry: { ...d.entry, schema: d.entry.schema.filter((c) => c.name !== 'total') } } : d,
-      ])),
+      datasets: new Map(
+        [...snapshot.datasets].map(([name, d]) => [
+          name,
+          name === 'transactions' ? { ...d, entry: { ...d.entry, schema: d.entry.schema.filter((c) => c.name !== 'total') } } : d,
+        ]),
+      ),
     };
     const body = await ok('services.transactions', { params: { id }, snap: older });
-    const [count] = await queryRows(`SELECT count(*)::INTEGER AS n FROM read_parquet($p) WHERE service_id = $id`, { p: table('transactions'), id });
+    const [count] = await queryRows(`SELECT count(*)::INTEGER AS n FROM read_parquet($p) WHERE service_id = $id`, {
+      p: table('transactions'),
+      id,
+    });
     expect(body.total).toBe(count!.n);
   });
 });
 
 describe('buyer profile', () => {
   it('answers a classified wallet, whatever the case of its hex digits', async () => {
-    const [b] = await queryRows(`SELECT address FROM read_parquet($p) WHERE label = 'suspected_wash' AND address LIKE '0x%' ORDER BY address LIMIT 1`, { p: table('buyer-profiles') });
+    const [b] = await queryRows(
+      `SELECT address FROM read_parquet($p) WHERE label = 'suspected_wash' AND address LIKE '0x%' ORDER BY address LIMIT 1`,
+      { p: table('buyer-profiles') },
+    );
     const address = String(b!.address);
     const body = await ok('buyers.profile', { params: { address } });
     expect(body.address).toBe(address);
@@ -336,7 +408,16 @@ describe('wash check', () => {
       expect(Object.keys(body)).toEqual(['source', 'as_of', 'address', 'label', 'confidence', 'signals', 'similar_patterns', 'basis']);
       expect(Object.keys(body.signals)).toEqual(['vanity', 'cohort', 'concentration']);
       expect(body.basis).toMatch(/^Buyer view\./);
-      expect({ address: body.address, label: body.label, confidence: body.confidence, vanity: body.signals.vanity, share: body.signals.concentration.top_service_share }, address).toEqual({
+      expect(
+        {
+          address: body.address,
+          label: body.label,
+          confidence: body.confidence,
+          vanity: body.signals.vanity,
+          share: body.signals.concentration.top_service_share,
+        },
+        address,
+      ).toEqual({
         address,
         label: row.label,
         confidence: round4(Number(row.confidence)),
@@ -350,7 +431,7 @@ describe('wash check', () => {
     }
   }, 60_000);
 
-  it('gives a buyer of one service that service\'s cohort signals, and names the cohorts its reasons point to', async () => {
+  it("gives a buyer of one service that service's cohort signals, and names the cohorts its reasons point to", async () => {
     // wallets that paid exactly one indexed service: that service's seller is the main seller
     const [one] = await queryRows(
       `SELECT b.address, b.reason, (from_json(p.services_used, '[{"id":"INTEGER"}]'))[1].id AS service_id
@@ -360,22 +441,30 @@ describe('wash check', () => {
       { b: table('buyers'), p: table('buyer-profiles') },
     );
     expect(one, 'a farm wallet that paid one service').toBeTruthy();
-    const [detail] = await queryRows(`SELECT cohort_summary FROM read_parquet($w) WHERE service_id = $id`, { w: table('wash-detail'), id: Number(one!.service_id) });
+    const [detail] = await queryRows(`SELECT cohort_summary FROM read_parquet($w) WHERE service_id = $id`, {
+      w: table('wash-detail'),
+      id: Number(one!.service_id),
+    });
     const cohort = JSON.parse(String(detail!.cohort_summary)) as { uniform_amount_pct: number; coordinated_start_pct: number };
     const body = await ok('wash.check', { body: { address: one!.address } });
-    expect(body.signals.cohort).toEqual({ uniform_amount: round4(cohort.uniform_amount_pct / 100), coordinated_start: round4(cohort.coordinated_start_pct / 100) });
+    expect(body.signals.cohort).toEqual({
+      uniform_amount: round4(cohort.uniform_amount_pct / 100),
+      coordinated_start: round4(cohort.coordinated_start_pct / 100),
+    });
     expect(body.similar_patterns.map((p: { pattern_type: string }) => p.pattern_type)).toContain('farm_cohort');
   });
 
   it('answers a checksummed EVM address as the same wallet', async () => {
-    const [b] = await queryRows(`SELECT address FROM read_parquet($p) WHERE address LIKE '0x%' ORDER BY address LIMIT 1`, { p: table('buyers') });
+    const [b] = await queryRows(`SELECT address FROM read_parquet($p) WHERE address LIKE '0x%' ORDER BY address LIMIT 1`, {
+      p: table('buyers'),
+    });
     const address = String(b!.address);
     const lower = await ok('wash.check', { body: { address } });
     const shouted = await ok('wash.check', { body: { address: `0x${address.slice(2).toUpperCase()}` } });
     expect(shouted).toEqual(lower);
   });
 
-  it('answers a seller address with the seller view over its buyers\' pair labels', async () => {
+  it("answers a seller address with the seller view over its buyers' pair labels", async () => {
     const sellers = await queryRows(
       `SELECT seller_address, sum(volume_30d * wash_pct / 100) / sum(volume_30d) AS wash_share
          FROM read_parquet($s) WHERE seller_address NOT IN (SELECT address FROM read_parquet($b))
@@ -409,7 +498,11 @@ describe('wash check', () => {
       address: 'So11111111111111111111111111111111111111112',
       label: 'unlabeled',
       confidence: 0,
-      signals: { vanity: { strict: false, broad: false }, cohort: { uniform_amount: 0, coordinated_start: 0 }, concentration: { top_service_share: 0 } },
+      signals: {
+        vanity: { strict: false, broad: false },
+        cohort: { uniform_amount: 0, coordinated_start: 0 },
+        concentration: { top_service_share: 0 },
+      },
       similar_patterns: [],
     });
     expect(body.basis).toMatch(/^Never seen/);

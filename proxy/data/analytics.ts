@@ -144,7 +144,13 @@ async function categoryDetails(snapshot: LoadedSnapshot): Promise<Map<string, Ca
 // ------------------------------------------------------------------ point lookups (DuckDB)
 
 /** One row of a table dataset `WHERE <key column> = $key`; the column name is ours, the key a bound value. */
-async function rowByKey(snapshot: LoadedSnapshot, name: string, keyColumn: string, key: string | number, columns: string): Promise<DuckRow | null> {
+async function rowByKey(
+  snapshot: LoadedSnapshot,
+  name: string,
+  keyColumn: string,
+  key: string | number,
+  columns: string,
+): Promise<DuckRow | null> {
   const data = dataset(snapshot, name);
   return lookup(snapshot, `${name}|${columns}|${key}`, async () => {
     const rows = await queryRows(`SELECT ${columns} FROM read_parquet($path) WHERE ${keyColumn} = $key LIMIT 1`, { path: data.path, key });
@@ -153,7 +159,13 @@ async function rowByKey(snapshot: LoadedSnapshot, name: string, keyColumn: strin
 }
 
 const buyerProfileRow = (snapshot: LoadedSnapshot, address: string) =>
-  rowByKey(snapshot, 'buyer-profiles', 'address', address, 'address, label, confidence, reason, services_used, vanity_cluster, time_pattern');
+  rowByKey(
+    snapshot,
+    'buyer-profiles',
+    'address',
+    address,
+    'address, label, confidence, reason, services_used, vanity_cluster, time_pattern',
+  );
 
 // ------------------------------------------------------------------ handlers
 
@@ -198,7 +210,9 @@ async function serviceExists(req: DataRequest): Promise<DataResult | null> {
 function requireDatasets(req: DataRequest, names: readonly string[]): DataResult | null {
   for (const name of names) {
     if (!req.snapshot.datasets.has(name)) {
-      return notAvailable(`The "${name}" dataset is not in snapshot ${req.snapshot.version} (its pipeline step failed or has not run yet); nothing is charged.`);
+      return notAvailable(
+        `The "${name}" dataset is not in snapshot ${req.snapshot.version} (its pipeline step failed or has not run yet); nothing is charged.`,
+      );
     }
   }
   return null;
@@ -277,7 +291,8 @@ const buyerProfile: DataHandler = {
     guarded(async () => {
       const address = addressOf(req);
       const row = await buyerProfileRow(req.snapshot, address);
-      if (!row) return notFound(`The index has never seen ${address} pay for an x402 service (POST /api/v1/wash/check analyses any address).`);
+      if (!row)
+        return notFound(`The index has never seen ${address} pay for an x402 service (POST /api/v1/wash/check analyses any address).`);
       return {
         status: 200,
         body: {

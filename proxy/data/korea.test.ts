@@ -43,7 +43,14 @@ function endpoint(id: string): EndpointDecl {
 
 function request(id: string, query: Record<string, unknown> = {}, snap: LoadedSnapshot = snapshot, now = LATER): DataRequest {
   const e = endpoint(id);
-  return { endpoint: e, query: e.query ? (e.query.parse(query) as Record<string, unknown>) : {}, params: {}, body: undefined, snapshot: snap, now };
+  return {
+    endpoint: e,
+    query: e.query ? (e.query.parse(query) as Record<string, unknown>) : {},
+    params: {},
+    body: undefined,
+    snapshot: snap,
+    now,
+  };
 }
 
 /** Precheck (if any) then handle, as the service app does. */
@@ -77,7 +84,9 @@ describe('korea handlers on a demo snapshot', () => {
       expect(summary.articles).toEqual(list.articles);
       const times = (list.articles as Array<{ published_at: string }>).map((a) => a.published_at);
       expect([...times].sort().reverse()).toEqual(times);
-      expect(summary.summary).toMatch(new RegExp(`The newest ${({ 1: 'one', 3: 'three', 10: 'ten' } as Record<number, string>)[limit]} Korean K-pop`));
+      expect(summary.summary).toMatch(
+        new RegExp(`The newest ${({ 1: 'one', 3: 'three', 10: 'ten' } as Record<number, string>)[limit]} Korean K-pop`),
+      );
     }
     const chips = await okBody(request('kr-news-semiconductor-summary', { limit: 4 }));
     expect(['bullish', 'bearish', 'neutral']).toContain(chips.market_signal);
@@ -97,7 +106,10 @@ describe('korea handlers on a demo snapshot', () => {
     const edited: LoadedSnapshot = { ...snapshot, datasets: new Map([...snapshot.datasets, ['divergence', { ...loaded, document }]]) };
     const req = request('global-vs-korea-divergence-deep', { symbol: 'FTM' }, edited);
     const early = await koreaHandlers[req.endpoint.id]!.precheck!(req);
-    expect(early).toMatchObject({ status: 404, body: { error: 'not_found', message: expect.stringMatching(/No divergence for FTM.*no global reference price/) } });
+    expect(early).toMatchObject({
+      status: 404,
+      body: { error: 'not_found', message: expect.stringMatching(/No divergence for FTM.*no global reference price/) },
+    });
   });
 
   it.each(ids)('%s answers with a body that validates against its response schema', async (id) => {
@@ -109,17 +121,26 @@ describe('korea handlers on a demo snapshot', () => {
   it('kimchi-premium slices one symbol, with both exchanges and the identity between the bases', async () => {
     const body = await okBody(request('kimchi-premium', { symbol: 'eth' }));
     expect(body.symbol).toBe('ETH');
-    const exchanges = body.exchanges as { exchange: string; price_krw: number; premium_pct: number; usdt_krw: number; usdt_premium_pct: number }[];
+    const exchanges = body.exchanges as {
+      exchange: string;
+      price_krw: number;
+      premium_pct: number;
+      usdt_krw: number;
+      usdt_premium_pct: number;
+    }[];
     expect(exchanges.map((e) => e.exchange)).toEqual(['upbit', 'bithumb']);
     const upbit = exchanges[0]!;
-    const expected = ((upbit.price_krw / Number(body.fx_rate)) / Number(body.global_price_usd) - 1) * 100;
+    const expected = (upbit.price_krw / Number(body.fx_rate) / Number(body.global_price_usd) - 1) * 100;
     expect(upbit.premium_pct).toBeCloseTo(expected, 3);
   });
 
   it('kimchi-premium: 404 before payment for an unlisted symbol and for one without a global price', async () => {
     const handler = koreaHandlers['kimchi-premium']!;
     const unlisted = await handler.precheck!(request('kimchi-premium', { symbol: 'NOPE1' }));
-    expect(unlisted).toMatchObject({ status: 404, body: { error: 'not_found', message: expect.stringMatching(/No Korean exchange .* lists NOPE1/) } });
+    expect(unlisted).toMatchObject({
+      status: 404,
+      body: { error: 'not_found', message: expect.stringMatching(/No Korean exchange .* lists NOPE1/) },
+    });
     const usdt = await handler.precheck!(request('kimchi-premium', { symbol: 'USDT' }));
     expect(usdt).toMatchObject({ status: 404, body: { message: expect.stringMatching(/no global reference price.*stablecoin-premium/) } });
     expect(await handler.precheck!(request('kimchi-premium', { symbol: 'BTC' }))).toBeNull();
@@ -135,7 +156,10 @@ describe('korea handlers on a demo snapshot', () => {
     const symbols = snapshot.datasets.get('symbols')!.document as { symbols: { symbol: string; exchanges: string[] }[] };
     const bithumbOnly = symbols.symbols.find((s) => s.exchanges.length === 1 && s.exchanges[0] === 'bithumb')!;
     const miss = await koreaHandlers['kr-prices']!.precheck!(request('kr-prices', { symbol: bithumbOnly.symbol, exchange: 'upbit' }));
-    expect(miss).toMatchObject({ status: 404, body: { message: `${bithumbOnly.symbol} has no KRW market on upbit; it trades on bithumb.` } });
+    expect(miss).toMatchObject({
+      status: 404,
+      body: { message: `${bithumbOnly.symbol} has no KRW market on upbit; it trades on bithumb.` },
+    });
   });
 
   it('exchange-alerts reports what changed between the two runs', async () => {

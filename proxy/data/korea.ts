@@ -47,7 +47,10 @@ const ok = (body: Doc): DataResult => ({ status: 200, body });
  * A handler that finds what it answers from first (in the precheck too, so a 404 or 503 costs no
  * payment), then answers from it.
  */
-function sliceHandler<T>(find: (req: DataRequest) => T | DataResult, answer: (found: T, req: DataRequest) => Doc | DataResult): DataHandler {
+function sliceHandler<T>(
+  find: (req: DataRequest) => T | DataResult,
+  answer: (found: T, req: DataRequest) => Doc | DataResult,
+): DataHandler {
   return {
     precheck(req) {
       const found = find(req);
@@ -64,7 +67,10 @@ function sliceHandler<T>(find: (req: DataRequest) => T | DataResult, answer: (fo
 
 /** An endpoint that serves its dataset's document as published. */
 function documentHandler(dataset: string): DataHandler {
-  return sliceHandler((req) => documentOf(req, dataset), (doc) => doc);
+  return sliceHandler(
+    (req) => documentOf(req, dataset),
+    (doc) => doc,
+  );
 }
 
 const symbolOf = (req: DataRequest): string => String(req.query.symbol ?? 'BTC').toUpperCase();
@@ -78,7 +84,8 @@ function kimchiEntry(req: DataRequest): { doc: Doc; entry: Doc } | DataResult {
   const entry = (doc.by_symbol as Record<string, Doc> | undefined)?.[symbol];
   if (entry) return { doc, entry };
   if (((doc.no_global_price as string[] | undefined) ?? []).includes(symbol)) {
-    const hint = symbol === 'USDT' || symbol === 'USDC' ? ' Its premium against the official USD/KRW rate is at /api/v1/stablecoin-premium.' : '';
+    const hint =
+      symbol === 'USDT' || symbol === 'USDC' ? ' Its premium against the official USD/KRW rate is at /api/v1/stablecoin-premium.' : '';
     return notFound(
       `${symbol} trades on a Korean exchange but has no global reference price (no Binance or OKX market), so it has no kimchi premium.${hint}`,
     );
@@ -179,7 +186,9 @@ function divergenceEntry(req: DataRequest): { doc: Doc; entry: Doc } | DataResul
   const entry = (doc.by_symbol as Record<string, Doc> | undefined)?.[symbol];
   if (entry) return { doc, entry };
   const reason = (doc.unavailable as Record<string, string> | undefined)?.[symbol];
-  return notFound(`No divergence for ${symbol} in this snapshot: ${reason ?? 'it was not computed'}. /api/v1/symbols lists which of the 25 symbols Korean exchanges list.`);
+  return notFound(
+    `No divergence for ${symbol} in this snapshot: ${reason ?? 'it was not computed'}. /api/v1/symbols lists which of the 25 symbols Korean exchanges list.`,
+  );
 }
 
 function divergenceHandler(tier: 'light' | 'deep'): DataHandler {
@@ -218,7 +227,10 @@ function newsHandler(dataset: 'kr-news-kpop' | 'kr-news-semiconductor', withSumm
       };
       if (!withSummary) return body;
       const summary = (doc.summaries as Record<string, Doc> | undefined)?.[String(articles.length)];
-      if (!summary) return notAvailable(`The summary of the newest ${articles.length} articles is not in snapshot ${req.snapshot.version}. Try again after the next update.`);
+      if (!summary)
+        return notAvailable(
+          `The summary of the newest ${articles.length} articles is not in snapshot ${req.snapshot.version}. Try again after the next update.`,
+        );
       return { ...body, ...summary };
     },
   );

@@ -70,9 +70,27 @@ interface ServiceRow extends Omit<ServiceListItem, 'resource_url' | 'name' | 'de
 }
 
 const SERVICE_COLUMNS = [
-  'id', 'chain', 'seller_address', 'resource_url', 'name', 'description', 'category', 'price_amount', 'first_seen',
-  'tx_24h', 'volume_24h', 'tx_total', 'real_volume_pct', 'wash_pct', 'label_distribution',
-  'is_placeholder', 'active', 'price_bucket', 'name_sort', 'search_text', 'volume_30d',
+  'id',
+  'chain',
+  'seller_address',
+  'resource_url',
+  'name',
+  'description',
+  'category',
+  'price_amount',
+  'first_seen',
+  'tx_24h',
+  'volume_24h',
+  'tx_total',
+  'real_volume_pct',
+  'wash_pct',
+  'label_distribution',
+  'is_placeholder',
+  'active',
+  'price_bucket',
+  'name_sort',
+  'search_text',
+  'volume_30d',
 ] as const;
 
 async function loadServices(data: LoadedDataset): Promise<ServicesIndex> {

@@ -97,7 +97,9 @@ export async function washCheckAnswer(address: string, ctx: WashCheckContext): P
   const sold = ctx.services.bySeller.get(address);
   if (sold) {
     const view = await sellerView(address, sold, ctx);
-    const quiet = sold.every((s) => s.volume30d === 0) ? ' None of its services had a payment in the last 30 days, so there is no label to report.' : '';
+    const quiet = sold.every((s) => s.volume30d === 0)
+      ? ' None of its services had a payment in the last 30 days, so there is no label to report.'
+      : '';
     return { ...stamp, ...view, basis: `${sellerBasis(sold.length)}${quiet} Based on the ${asOfText(buyers)}.` };
   }
 
@@ -108,15 +110,14 @@ export async function washCheckAnswer(address: string, ctx: WashCheckContext): P
     confidence: 0,
     signals: NO_SIGNALS,
     similar_patterns: [],
-    basis:
-      `Never seen: the index has no payment from this address to an indexed x402 service and it sells none, so there is nothing to classify (label unlabeled, confidence 0). Based on the ${asOfText(buyers)}.`,
+    basis: `Never seen: the index has no payment from this address to an indexed x402 service and it sells none, so there is nothing to classify (label unlabeled, confidence 0). Based on the ${asOfText(buyers)}.`,
   };
 }
 
 // ------------------------------------------------------------------ buyer view
 
 const buyerBasis =
-  'label, confidence, signals.vanity and signals.concentration are this wallet\'s row of the batch wash classifier (its rules and thresholds over all of the wallet\'s payments); ' +
+  "label, confidence, signals.vanity and signals.concentration are this wallet's row of the batch wash classifier (its rules and thresholds over all of the wallet's payments); " +
   'signals.cohort is the cohort summary of its main seller (the indexed seller it paid most often); ' +
   'similar_patterns are the cohorts named by the reasons of its heaviest pair and the vanity clusters it belongs to.';
 
@@ -145,7 +146,8 @@ async function buyerView(address: string, buyer: DuckRow, ctx: WashCheckContext)
   if (main) {
     cohort = await cohortOf(ctx, main.serviceId);
     for (const [name, type] of REASON_PATTERNS) if (reason.includes(name)) patterns.push({ type, key: main.cohortKey });
-    if (reason.includes('seller_funded') && !reason.includes('funded_loop')) patterns.push({ type: 'seller_funded_test', key: main.cohortKey });
+    if (reason.includes('seller_funded') && !reason.includes('funded_loop'))
+      patterns.push({ type: 'seller_funded_test', key: main.cohortKey });
     if (vanity.strict || vanity.broad) {
       const [keys] = await queryRows(
         `SELECT hash(left($a, ${2 + THRESHOLDS.vanityStrictPrefix}), right($a, ${THRESHOLDS.vanityStrictSuffix}))::VARCHAR AS strict,
@@ -219,8 +221,8 @@ async function cohortOf(ctx: WashCheckContext, serviceId: number): Promise<WashC
 function sellerBasis(services: number): string {
   return (
     `Seller view: this address sells ${services} indexed service${services === 1 ? '' : 's'} and never paid one. ` +
-    'label is the volume-weighted majority of its buyers\' pair labels over the last 30 days; confidence is that label\'s volume-weighted pair confidence among its top 50 buyers per service times (0.5 + 0.5 x the label\'s volume share); ' +
-    'signals.vanity and similar_patterns come from the classifier rules behind its top buyers\' pairs; signals.cohort is the cohort summary of its busiest chain; ' +
+    "label is the volume-weighted majority of its buyers' pair labels over the last 30 days; confidence is that label's volume-weighted pair confidence among its top 50 buyers per service times (0.5 + 0.5 x the label's volume share); " +
+    "signals.vanity and similar_patterns come from the classifier rules behind its top buyers' pairs; signals.cohort is the cohort summary of its busiest chain; " +
     'signals.concentration.top_service_share is the share of its 30-day volume from suspected_wash pairs.'
   );
 }

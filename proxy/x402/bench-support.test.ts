@@ -13,7 +13,15 @@ describe('bench support', () => {
     expect(c.backend).toBe(secp256k1.backend);
     expect(c.perSecond).toBeGreaterThan(0);
     expect(c.iterations).toBeGreaterThan(0);
-    for (const rate of [c.verifyPerSecond, c.receiptPerSecond, c.recoverPerSecond, c.signPerSecond, c.fallbackPerSecond, c.fallbackRecoverPerSecond, c.fallbackSignPerSecond]) {
+    for (const rate of [
+      c.verifyPerSecond,
+      c.receiptPerSecond,
+      c.recoverPerSecond,
+      c.signPerSecond,
+      c.fallbackPerSecond,
+      c.fallbackRecoverPerSecond,
+      c.fallbackSignPerSecond,
+    ]) {
       expect(rate).toBeGreaterThan(0);
     }
   });

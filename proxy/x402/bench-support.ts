@@ -10,7 +10,15 @@ import { addressOfPrivateKey, authorizationDigest, signAuthorization, verifyExac
 import { BASE, findNetwork, type EvmNetwork, type PayToTable } from './networks.ts';
 import { signExactEvm } from './payer.ts';
 import { personalMessageHash, ReceiptSigner, receiptSigningText } from './receipts.ts';
-import { nobleSecp256k1, randomPrivateKey, recoverAddress, secp256k1, signDigest, type Secp256k1, type Secp256k1Backend } from './secp256k1.ts';
+import {
+  nobleSecp256k1,
+  randomPrivateKey,
+  recoverAddress,
+  secp256k1,
+  signDigest,
+  type Secp256k1,
+  type Secp256k1Backend,
+} from './secp256k1.ts';
 import { buildOffers, encodeBase64Json, type PaymentOffer } from './wire.ts';
 
 /**
@@ -154,7 +162,15 @@ const contexts = new Map<string, HeaderContext>();
 
 function headerContext(options: PaymentHeaderOptions): HeaderContext {
   const keyHex = (options.payerKey ?? BENCH_PAYER_KEY).replace(/^0x/, '');
-  const id = JSON.stringify([options.endpoint.id, options.endpoint.priceUsd, options.endpoint.method, options.payTo, options.network, options.resourceUrl, keyHex]);
+  const id = JSON.stringify([
+    options.endpoint.id,
+    options.endpoint.priceUsd,
+    options.endpoint.method,
+    options.payTo,
+    options.network,
+    options.resourceUrl,
+    keyHex,
+  ]);
   let context = contexts.get(id);
   if (context) return context;
   const found = findNetwork(options.network ?? 'base');
@@ -182,7 +198,11 @@ function headerContext(options: PaymentHeaderOptions): HeaderContext {
  * A fresh, valid payment header (new random nonce) for one paid request to `endpoint`. One
  * secp256k1 signature per call.
  */
-export function freshPaymentHeader(options: PaymentHeaderOptions): { name: 'X-PAYMENT' | 'PAYMENT-SIGNATURE'; value: string; payer: string } {
+export function freshPaymentHeader(options: PaymentHeaderOptions): {
+  name: 'X-PAYMENT' | 'PAYMENT-SIGNATURE';
+  value: string;
+  payer: string;
+} {
   const { network, offer, key, payer } = headerContext(options);
   const now = options.now ?? Math.floor(Date.now() / 1000);
   const authorization = {

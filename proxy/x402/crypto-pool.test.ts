@@ -20,7 +20,14 @@ afterAll(() => pool.close());
 
 const now = Math.floor(Date.now() / 1000);
 function authorization(): EvmAuthorization {
-  return { from: PAYER, to: MERCHANT, value: '1000', validAfter: String(now - 600), validBefore: String(now + 300), nonce: `0x${randomBytes(32).toString('hex')}` };
+  return {
+    from: PAYER,
+    to: MERCHANT,
+    value: '1000',
+    validAfter: String(now - 600),
+    validBefore: String(now + 300),
+    nonce: `0x${randomBytes(32).toString('hex')}`,
+  };
 }
 
 const fields: ReceiptFields = {
@@ -52,7 +59,11 @@ describe('crypto worker pool', () => {
       const a = authorization();
       const good = signAuthorization(BASE, a, PAYER_KEY);
       const signature =
-        i % 4 === 1 ? `${good.slice(0, 20)}${good[20] === '0' ? '1' : '0'}${good.slice(21)}` : i % 4 === 2 ? `${good.slice(0, -2)}01` : good;
+        i % 4 === 1
+          ? `${good.slice(0, 20)}${good[20] === '0' ? '1' : '0'}${good.slice(21)}`
+          : i % 4 === 2
+            ? `${good.slice(0, -2)}01`
+            : good;
       const separator = domainSeparator(i % 4 === 3 ? POLYGON : BASE);
       return { a, signature, separator };
     });
@@ -64,7 +75,7 @@ describe('crypto worker pool', () => {
     expect(authorizationDigest(BASE, cases[0]!.a)).toHaveLength(32);
   });
 
-  it('signs receipts with the signer\'s key; the key stays out of inspection', async () => {
+  it("signs receipts with the signer's key; the key stays out of inspection", async () => {
     const texts = Array.from({ length: 12 }, (_, i) => RECEIPT_FIELDS.map((f) => (f === 'id' ? `r${i}` : fields[f])).join('|'));
     const signatures = await Promise.all(texts.map((t) => pool.signReceiptText(t)));
     signatures.forEach((signature, i) => {
@@ -77,18 +88,21 @@ describe('crypto worker pool', () => {
     expect(JSON.stringify(pool)).not.toMatch(/[0-9a-f]{64}|key/i);
   });
 
-  it.runIf(existsSync('/proc/thread-self'))('runs its workers 10 nicer than the process (Linux), so the event loop goes first', async () => {
-    await pool.signReceiptText('warm'); // both workers are up once each has answered
-    await Promise.all(Array.from({ length: 8 }, (_, i) => pool.signReceiptText(`t${i}`)));
-    const own = getPriority();
-    const nice = readdirSync('/proc/self/task').map((tid) => {
-      // field 19 of stat is the nice value; the command name (field 2) may hold spaces, so count from its ')'
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
-    });
-    expect(nice.filter((n) => n === Math.min(19, own + 10)).length).toBeGreaterThanOrEqual(2);
-    expect(nice).toContain(own); // the main thread keeps the process's priority
-  });
+  it.runIf(existsSync('/proc/thread-self'))(
+    'runs its workers 10 nicer than the process (Linux), so the event loop goes first',
+    async () => {
+      await pool.signReceiptText('warm'); // both workers are up once each has answered
+      await Promise.all(Array.from({ length: 8 }, (_, i) => pool.signReceiptText(`t${i}`)));
+      const own = getPriority();
+      const nice = readdirSync('/proc/self/task').map((tid) => {
+        // field 19 of stat is the nice value; the command name (field 2) may hold spaces, so count from its ')'
+        const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+      });
+      expect(nice.filter((n) => n === Math.min(19, own + 10)).length).toBeGreaterThanOrEqual(2);
+      expect(nice).toContain(own); // the main thread keeps the process's priority
+    },
+  );
 
   it('serves a paywall: paid requests get verified receipts, bad and replayed payments are refused', async () => {
     const paywall = localPaywall({ signer, crypto: pool });
@@ -117,13 +131,14 @@ describe('crypto worker pool', () => {
     const forged = { ...p.payload, authorization: { ...p.payload.authorization, value: '1000', nonce: `0x${'77'.repeat(32)}` } };
     const refused = await request({ 'X-PAYMENT': encodeBase64Json({ x402Version: 1, scheme: 'exact', network: 'base', payload: forged }) });
     expect(refused.status).toBe(402);
-    expect(await json(refused)).toMatchObject({ reason: 'invalid_signature', error: expect.stringMatching(/^signature recovers 0x[0-9a-fA-F]{40}, authorization.from is/) });
+    expect(await json(refused)).toMatchObject({
+      reason: 'invalid_signature',
+      error: expect.stringMatching(/^signature recovers 0x[0-9a-fA-F]{40}, authorization.from is/),
+    });
   });
 
   it('a paywall refuses crypto that signs with another key', () => {
-    expect(() =>
-      localPaywall({ crypto: inlineCrypto(signer) }),
-    ).toThrow(/another receipt key/);
+    expect(() => localPaywall({ crypto: inlineCrypto(signer) })).toThrow(/another receipt key/);
   });
 
   it('after close, requests are refused', async () => {
@@ -155,7 +170,9 @@ describe('crypto worker pool that cannot start', () => {
       expect(answers[0]).toEqual({ ok: true });
       expect(answers[1]).toMatch(/^0x[0-9a-f]{130}$/);
       expect(answers[2]).toMatchObject({ ok: false, reason: 'invalid_signature' });
-      expect(verifyReceipt(assembleReceipt(fields, 'local', answers[3] as string, signer.info), signer.info.address)).toMatchObject({ ok: true });
+      expect(verifyReceipt(assembleReceipt(fields, 'local', answers[3] as string, signer.info), signer.info.address)).toMatchObject({
+        ok: true,
+      });
       expect(broken.workers).toBe(0);
       expect(await broken.signReceiptText('after')).toMatch(/^0x[0-9a-f]{130}$/); // from now on on the calling thread
       expect(errors.filter((e) => /keep failing/.test(e))).toHaveLength(1);

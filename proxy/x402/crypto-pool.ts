@@ -47,7 +47,9 @@ export function inlineCrypto(signer: ReceiptSigner): PaymentCrypto {
 }
 
 /** One piece of work for a worker. */
-export type CryptoTask = { op: 'verify'; separator: Uint8Array; authorization: EvmAuthorization; signature: string } | { op: 'sign'; text: string };
+export type CryptoTask =
+  | { op: 'verify'; separator: Uint8Array; authorization: EvmAuthorization; signature: string }
+  | { op: 'sign'; text: string };
 /** A worker's answer to one task: what the inline code returns, or the message of what it threw. */
 export type CryptoAnswer = { result: SignerCheck | string } | { error: string };
 export interface CryptoWorkerData {
@@ -125,7 +127,11 @@ export class CryptoWorkerPool implements PaymentCrypto {
   #runInline(pending: Pending): void {
     const { task } = pending;
     try {
-      pending.resolve((task.op === 'sign' ? this.#inline.signReceiptText(task.text) : this.#inline.checkAuthorization(task.separator, task.authorization, task.signature)) as never);
+      pending.resolve(
+        (task.op === 'sign'
+          ? this.#inline.signReceiptText(task.text)
+          : this.#inline.checkAuthorization(task.separator, task.authorization, task.signature)) as never,
+      );
     } catch (err) {
       pending.reject(err instanceof Error ? err : new Error(String(err)));
     }
@@ -210,7 +216,8 @@ export class CryptoWorkerPool implements PaymentCrypto {
 
   async close(): Promise<void> {
     this.#closed = true;
-    for (const p of [...[...this.#inFlight].flat(), ...this.#signs.splice(0), ...this.#verifies.splice(0)]) p.reject(new Error('crypto worker pool is closed'));
+    for (const p of [...[...this.#inFlight].flat(), ...this.#signs.splice(0), ...this.#verifies.splice(0)])
+      p.reject(new Error('crypto worker pool is closed'));
     this.#inFlight.clear();
     if (!this.#gaveUp) await this.#piscina.destroy();
   }

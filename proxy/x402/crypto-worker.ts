@@ -14,7 +14,10 @@ const signer = ReceiptSigner.fromPrivateKeyHex(bytesToHex((workerData as CryptoW
 export default function run(tasks: CryptoTask[]): CryptoAnswer[] {
   return tasks.map((task) => {
     try {
-      return { result: task.op === 'sign' ? signer.signText(task.text) : checkAuthorizationSigner(task.separator, task.authorization, task.signature) };
+      return {
+        result:
+          task.op === 'sign' ? signer.signText(task.text) : checkAuthorizationSigner(task.separator, task.authorization, task.signature),
+      };
     } catch (err) {
       return { error: err instanceof Error ? err.message : String(err) };
     }

@@ -77,13 +77,17 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 export function parseExactEvmPayload(payload: unknown): Shape<ExactEvmPayload> {
   if (!isRecord(payload)) return reject('malformed_payload', 'payload must be an object {signature, authorization}');
   if ('permit2Authorization' in payload) {
-    return reject('malformed_payload', 'payload is a Permit2 authorization; this service takes EIP-3009 transferWithAuthorization on USDC only');
+    return reject(
+      'malformed_payload',
+      'payload is a Permit2 authorization; this service takes EIP-3009 transferWithAuthorization on USDC only',
+    );
   }
   const { signature, authorization } = payload;
   if (typeof signature !== 'string' || !HEX.test(signature)) {
     return reject('malformed_payload', `payload.signature must be 0x-prefixed hex bytes, got ${describe(signature)}`);
   }
-  if (!isRecord(authorization)) return reject('malformed_payload', 'payload.authorization must be an object {from, to, value, validAfter, validBefore, nonce}');
+  if (!isRecord(authorization))
+    return reject('malformed_payload', 'payload.authorization must be an object {from, to, value, validAfter, validBefore, nonce}');
   const a = authorization;
   for (const field of ['from', 'to'] as const) {
     if (typeof a[field] !== 'string' || !ADDRESS.test(a[field] as string)) {
@@ -145,7 +149,11 @@ export function authorizationStructHash(a: EvmAuthorization): Uint8Array {
 }
 
 /** The EIP-712 digest keccak256(0x1901 ‖ domainSeparator ‖ structHash); `separator` defaults to the network's pinned one. */
-export function authorizationDigest(network: EvmNetwork, a: EvmAuthorization, separator: Uint8Array = domainSeparator(network)): Uint8Array {
+export function authorizationDigest(
+  network: EvmNetwork,
+  a: EvmAuthorization,
+  separator: Uint8Array = domainSeparator(network),
+): Uint8Array {
   return authorizationDigestWith(separator, a);
 }
 
@@ -164,7 +172,10 @@ const SIGNATURE_65 = /^0x[0-9a-fA-F]{130}$/;
 function parseSignature(signatureHex: string): { ok: true; bytes: Uint8Array } | Rejection {
   if (!SIGNATURE_65.test(signatureHex)) {
     const bytes = HEX.test(signatureHex) ? (signatureHex.length - 2) / 2 : NaN;
-    return reject('invalid_signature', `signature is ${Number.isNaN(bytes) ? 'not hex bytes' : `${bytes} bytes`}; an EOA signature is 65 bytes r‖s‖v`);
+    return reject(
+      'invalid_signature',
+      `signature is ${Number.isNaN(bytes) ? 'not hex bytes' : `${bytes} bytes`}; an EOA signature is 65 bytes r‖s‖v`,
+    );
   }
   const v = parseInt(signatureHex.slice(130, 132), 16);
   if (v !== 27 && v !== 28) {
@@ -244,7 +255,11 @@ export interface EvmSignaturePending {
 export function verifyExactEvm(payload: unknown, requirement: ExactEvmRequirement, options: EvmVerifyOptions): EvmVerified | Rejection {
   const pre = precheckExactEvm(payload, requirement, options);
   if (!pre.ok || pre.signatureKind !== 'pending') return pre;
-  return signatureVerdict(requirement.network, pre, checkSigner(authorizationDigest(requirement.network, pre.authorization), pre.signature, pre.authorization.from));
+  return signatureVerdict(
+    requirement.network,
+    pre,
+    checkSigner(authorizationDigest(requirement.network, pre.authorization), pre.signature, pre.authorization.from),
+  );
 }
 
 /**
@@ -252,7 +267,11 @@ export function verifyExactEvm(payload: unknown, requirement: ExactEvmRequiremen
  * signature length (a smart-wallet signature is passed on as verified in facilitator mode). A
  * 'pending' result still needs checkSigner / checkAuthorizationSigner and signatureVerdict.
  */
-export function precheckExactEvm(payload: unknown, requirement: ExactEvmRequirement, options: EvmVerifyOptions): EvmVerified | EvmSignaturePending | Rejection {
+export function precheckExactEvm(
+  payload: unknown,
+  requirement: ExactEvmRequirement,
+  options: EvmVerifyOptions,
+): EvmVerified | EvmSignaturePending | Rejection {
   const parsed = parseExactEvmPayload(payload);
   if (!parsed.ok) return parsed;
   const { authorization: a, signature } = parsed.value;
@@ -260,7 +279,11 @@ export function precheckExactEvm(payload: unknown, requirement: ExactEvmRequirem
   const { network } = requirement;
 
   if (!sameAddress(a.to, requirement.payTo)) {
-    return reject('recipient_mismatch', `authorization.to is ${a.to}, but this endpoint is paid to ${requirement.payTo} on ${network.name}`, { payer });
+    return reject(
+      'recipient_mismatch',
+      `authorization.to is ${a.to}, but this endpoint is paid to ${requirement.payTo} on ${network.name}`,
+      { payer },
+    );
   }
   const value = BigInt(a.value);
   const price = BigInt(requirement.amount);
@@ -277,7 +300,11 @@ export function precheckExactEvm(payload: unknown, requirement: ExactEvmRequirem
   const validBefore = BigInt(a.validBefore);
   const now = BigInt(Math.floor(options.now));
   if (validAfter > now + BigInt(skew)) {
-    return reject('not_yet_valid', `authorization is valid only after ${a.validAfter} (${isoOf(validAfter)}); server time is ${now} (${isoOf(now)})`, { payer });
+    return reject(
+      'not_yet_valid',
+      `authorization is valid only after ${a.validAfter} (${isoOf(validAfter)}); server time is ${now} (${isoOf(now)})`,
+      { payer },
+    );
   }
   if (validBefore < now + BigInt(SETTLEMENT_BUFFER_SECONDS)) {
     return reject(

@@ -21,7 +21,12 @@ describe('FacilitatorClient against a fake facilitator on loopback', () => {
     fake.settle = 'ok';
     fake.loopback.reset();
     expect(await client.verify(2, payload, requirements)).toEqual({ ok: true, payer: '0xabc' });
-    expect(await client.settle(2, payload, requirements)).toEqual({ ok: true, transaction: `0x${'ab'.repeat(32)}`, payer: '0xabc', network: 'eip155:8453' });
+    expect(await client.settle(2, payload, requirements)).toEqual({
+      ok: true,
+      transaction: `0x${'ab'.repeat(32)}`,
+      payer: '0xabc',
+      network: 'eip155:8453',
+    });
     expect(fake.loopback.requests[0]!.body).toEqual({ x402Version: 2, paymentPayload: payload, paymentRequirements: requirements });
     expect(fake.loopback.requests[0]!.path).toBe('/verify'); // trailing slash of the URL ignored
   });
@@ -35,7 +40,11 @@ describe('FacilitatorClient against a fake facilitator on loopback', () => {
       code: 'insufficient_funds',
       message: 'facilitator /verify refused the payment: insufficient_funds (balance 0 < 1000)',
     });
-    expect(await client.settle(2, payload, requirements)).toMatchObject({ ok: false, kind: 'refused', code: 'invalid_exact_evm_transaction_failed' });
+    expect(await client.settle(2, payload, requirements)).toMatchObject({
+      ok: false,
+      kind: 'refused',
+      code: 'invalid_exact_evm_transaction_failed',
+    });
   });
 
   it.each([
@@ -86,6 +95,10 @@ describe('FacilitatorClient edge answers', () => {
     const c = new FacilitatorClient({ url: `${lb.url}/bad` });
     expect(await c.verify(2, payload, requirements)).toMatchObject({ ok: false, kind: 'refused', code: 'invalid_payload' });
     expect(await c.settle(2, payload, requirements)).toMatchObject({ ok: false, kind: 'unavailable', code: 'bad_response' });
-    expect(await new FacilitatorClient({ url: `${lb.url}/odd` }).verify(2, payload, requirements)).toMatchObject({ ok: false, kind: 'unavailable', code: 'bad_response' });
+    expect(await new FacilitatorClient({ url: `${lb.url}/odd` }).verify(2, payload, requirements)).toMatchObject({
+      ok: false,
+      kind: 'unavailable',
+      code: 'bad_response',
+    });
   });
 });

@@ -114,7 +114,12 @@ export class FacilitatorClient {
     const payer = body.payer ?? undefined;
     if (body.success && raw.status < 300) {
       if (!body.transaction) {
-        return { ok: false, kind: 'unavailable', code: 'bad_response', message: 'facilitator /settle said success but gave no transaction id' };
+        return {
+          ok: false,
+          kind: 'unavailable',
+          code: 'bad_response',
+          message: 'facilitator /settle said success but gave no transaction id',
+        };
       }
       return { ok: true, transaction: body.transaction, payer: payer ?? null, network: body.network ?? null };
     }
@@ -137,7 +142,12 @@ export class FacilitatorClient {
     if (!parsed.success || raw.status >= 300) return this.#badAnswer('/supported', raw);
     return {
       ok: true,
-      kinds: parsed.data.kinds.map((k) => ({ x402Version: k.x402Version, scheme: k.scheme, network: k.network, ...(k.extra ? { extra: k.extra } : {}) })),
+      kinds: parsed.data.kinds.map((k) => ({
+        x402Version: k.x402Version,
+        scheme: k.scheme,
+        network: k.network,
+        ...(k.extra ? { extra: k.extra } : {}),
+      })),
       signers: parsed.data.signers ?? {},
     };
   }
@@ -193,6 +203,8 @@ function snippet(text: string): string {
 /** The Solana fee payer a facilitator announces in /supported, for the 402 requirements (null when none). */
 export function solanaFeePayer(supported: SupportedResult, caip2: string): string | null {
   if (!supported.ok) return null;
-  const kind = supported.kinds.find((k) => k.scheme === 'exact' && (k.network === caip2 || k.network === 'solana') && typeof k.extra?.feePayer === 'string');
+  const kind = supported.kinds.find(
+    (k) => k.scheme === 'exact' && (k.network === caip2 || k.network === 'solana') && typeof k.extra?.feePayer === 'string',
+  );
   return (kind?.extra?.feePayer as string | undefined) ?? null;
 }

@@ -95,7 +95,10 @@ describe('pay-to addresses', () => {
   });
 
   it('facilitator mode offers only configured networks', () => {
-    const t = payToTable({ settlement: 'facilitator', payTo: { evm: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', solana: null, xrpl: null } });
+    const t = payToTable({
+      settlement: 'facilitator',
+      payTo: { evm: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', solana: null, xrpl: null },
+    });
     expect(t.solana).toBeNull();
     expect(payToByNetworkName(t, SERVICE_INFO.korea.networks)).toEqual({
       base: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',

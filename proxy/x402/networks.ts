@@ -136,9 +136,7 @@ export function priceAmount(network: SettlementNetwork, priceUsd: string): strin
 
 // ------------------------------------------------------------------ EIP-712 domain
 
-const DOMAIN_TYPEHASH = keccak_256(
-  utf8ToBytes('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)'),
-);
+const DOMAIN_TYPEHASH = keccak_256(utf8ToBytes('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)'));
 
 function uint256(value: bigint): Uint8Array {
   return hexToBytes(value.toString(16).padStart(64, '0'));
@@ -149,7 +147,12 @@ function addressWord(address: string): Uint8Array {
 }
 
 /** keccak256(DOMAIN_TYPEHASH ‖ keccak(name) ‖ keccak(version) ‖ chainId ‖ verifyingContract). */
-export function computeDomainSeparator(domain: { name: string; version: string; chainId: number | bigint; verifyingContract: string }): Uint8Array {
+export function computeDomainSeparator(domain: {
+  name: string;
+  version: string;
+  chainId: number | bigint;
+  verifyingContract: string;
+}): Uint8Array {
   const buf = new Uint8Array(32 * 5);
   buf.set(DOMAIN_TYPEHASH, 0);
   buf.set(keccak_256(utf8ToBytes(domain.name)), 32);

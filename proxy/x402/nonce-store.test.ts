@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryNonceStore, nonceKeyText, type NonceKey } from './nonce-store.ts';
 
-const key: NonceKey = { network: 'eip155:8453', asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', from: '0xAbC0000000000000000000000000000000000001', nonce: `0x${'aa'.repeat(32)}` };
+const key: NonceKey = {
+  network: 'eip155:8453',
+  asset: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+  from: '0xAbC0000000000000000000000000000000000001',
+  nonce: `0x${'aa'.repeat(32)}`,
+};
 
 describe('MemoryNonceStore', () => {
   it('reserve → in_flight for others → release → reservable again', async () => {
@@ -23,7 +28,9 @@ describe('MemoryNonceStore', () => {
   it('keys are case-insensitive (EVM hex) and include network and asset', async () => {
     const store = new MemoryNonceStore({ now: () => 1000 });
     await store.reserve(key, 1300);
-    expect(await store.reserve({ ...key, from: key.from.toLowerCase(), nonce: key.nonce.toUpperCase().replace('0X', '0x') }, 1300)).toBe('in_flight');
+    expect(await store.reserve({ ...key, from: key.from.toLowerCase(), nonce: key.nonce.toUpperCase().replace('0X', '0x') }, 1300)).toBe(
+      'in_flight',
+    );
     expect(await store.reserve({ ...key, network: 'eip155:137' }, 1300)).toBe('reserved');
     expect(nonceKeyText(key)).toBe(nonceKeyText({ ...key, asset: key.asset.toLowerCase() }));
   });

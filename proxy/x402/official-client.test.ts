@@ -47,7 +47,13 @@ describe('the official x402 client pays our paywall', () => {
     expect(res.status).toBe(200);
     const body = await json(res);
     expect(body).toMatchObject({ endpoint: 'kimchi-premium', value: 42 });
-    expect(body.receipt).toMatchObject({ network: 'base', payer: PAYER, merchant: MERCHANT, amount: priceOf('kimchi-premium'), endpoint: '/api/v1/kimchi-premium' });
+    expect(body.receipt).toMatchObject({
+      network: 'base',
+      payer: PAYER,
+      merchant: MERCHANT,
+      amount: priceOf('kimchi-premium'),
+      endpoint: '/api/v1/kimchi-premium',
+    });
     expect(verifyReceipt(body.receipt, paywall.signer.public_key)).toMatchObject({ ok: true });
     const settle = new x402HTTPClient(client).getPaymentSettleResponse((name) => res.headers.get(name));
     expect(settle).toMatchObject({ success: true, network: 'eip155:8453', payer: PAYER, transaction: body.receipt.tx_hash });
@@ -70,7 +76,11 @@ describe('the official x402 client pays our paywall', () => {
       expect(res.status).toBe(200);
       const body = await json(res);
       expect(body.receipt).toMatchObject({ network: name, amount: price, payer: PAYER });
-      expect(decodePaymentResponseHeader(res.headers.get('X-PAYMENT-RESPONSE')!)).toMatchObject({ success: true, network: name, payer: PAYER });
+      expect(decodePaymentResponseHeader(res.headers.get('X-PAYMENT-RESPONSE')!)).toMatchObject({
+        success: true,
+        network: name,
+        payer: PAYER,
+      });
       expect(res.headers.get('PAYMENT-RESPONSE')).toBeNull();
     }
   });

@@ -7,17 +7,17 @@ import { randomBytes } from 'node:crypto';
 import { bytesToHex } from '@noble/hashes/utils.js';
 import { addressOfPrivateKey, signAuthorization, type ExactEvmPayload } from './eip3009.ts';
 import { findNetwork, fromAtomicUnits, type EvmNetwork } from './networks.ts';
-import {
-  decodeBase64Json,
-  encodeBase64Json,
-  type PaymentRequirementsV1,
-  type PaymentRequirementsV2,
-  type ResourceInfo,
-} from './wire.ts';
+import { decodeBase64Json, encodeBase64Json, type PaymentRequirementsV1, type PaymentRequirementsV2, type ResourceInfo } from './wire.ts';
 
 /** What a 402 offers, read from the v2 header when present, else from the v1 body. */
 export type Challenge =
-  | { version: 2; resource: ResourceInfo | null; accepts: PaymentRequirementsV2[]; error: string | null; extensions: Record<string, unknown> }
+  | {
+      version: 2;
+      resource: ResourceInfo | null;
+      accepts: PaymentRequirementsV2[];
+      error: string | null;
+      extensions: Record<string, unknown>;
+    }
   | { version: 1; accepts: PaymentRequirementsV1[]; error: string | null };
 
 export function readChallenge(paymentRequiredHeader: string | null, body: unknown): Challenge {
@@ -25,7 +25,8 @@ export function readChallenge(paymentRequiredHeader: string | null, body: unknow
     const decoded = decodeBase64Json(paymentRequiredHeader, 'PAYMENT-REQUIRED header');
     if (!decoded.ok) throw new Error(decoded.message);
     const v = decoded.value;
-    if (v.x402Version !== 2 || !Array.isArray(v.accepts)) throw new Error('PAYMENT-REQUIRED header is not an x402 v2 PaymentRequired object');
+    if (v.x402Version !== 2 || !Array.isArray(v.accepts))
+      throw new Error('PAYMENT-REQUIRED header is not an x402 v2 PaymentRequired object');
     return {
       version: 2,
       resource: (v.resource as ResourceInfo | undefined) ?? null,
@@ -35,7 +36,8 @@ export function readChallenge(paymentRequiredHeader: string | null, body: unknow
     };
   }
   const b = body as Record<string, unknown> | null;
-  if (!b || b.x402Version !== 1 || !Array.isArray(b.accepts)) throw new Error('the 402 has neither a PAYMENT-REQUIRED header nor an x402 v1 body');
+  if (!b || b.x402Version !== 1 || !Array.isArray(b.accepts))
+    throw new Error('the 402 has neither a PAYMENT-REQUIRED header nor an x402 v1 body');
   return { version: 1, accepts: b.accepts as PaymentRequirementsV1[], error: typeof b.error === 'string' ? b.error : null };
 }
 
@@ -55,7 +57,8 @@ export interface ChosenOffer {
  */
 export function chooseEvmOffer(challenge: Challenge, networkName: string): ChosenOffer {
   const network = findNetwork(networkName);
-  if (!network || network.kind !== 'evm') throw new Error(`"${networkName}" is not an EVM network this client can pay on (base, polygon, base-sepolia)`);
+  if (!network || network.kind !== 'evm')
+    throw new Error(`"${networkName}" is not an EVM network this client can pay on (base, polygon, base-sepolia)`);
   const entries = challenge.accepts as Array<PaymentRequirementsV1 | PaymentRequirementsV2>;
   const entry = entries.find((r) => r.scheme === 'exact' && (r.network === network.name || r.network === network.caip2));
   if (!entry) {
@@ -63,7 +66,9 @@ export function chooseEvmOffer(challenge: Challenge, networkName: string): Chose
     throw new Error(`the server does not offer ${network.name}; it offers: ${offered}`);
   }
   if (entry.asset.toLowerCase() !== network.usdc.address.toLowerCase()) {
-    throw new Error(`the server asks for asset ${entry.asset} on ${network.name}, which is not USDC (${network.usdc.address}); refusing to sign`);
+    throw new Error(
+      `the server asks for asset ${entry.asset} on ${network.name}, which is not USDC (${network.usdc.address}); refusing to sign`,
+    );
   }
   const extra = entry.extra ?? {};
   if (extra.name !== network.usdc.eip712.name || extra.version !== network.usdc.eip712.version) {
@@ -91,7 +96,11 @@ export interface SignOptions {
 }
 
 /** Signs an EIP-3009 authorization paying `offer`. */
-export function signExactEvm(offer: Pick<ChosenOffer, 'network' | 'payTo' | 'amount' | 'maxTimeoutSeconds'>, privateKey: Uint8Array, options: SignOptions = {}): ExactEvmPayload {
+export function signExactEvm(
+  offer: Pick<ChosenOffer, 'network' | 'payTo' | 'amount' | 'maxTimeoutSeconds'>,
+  privateKey: Uint8Array,
+  options: SignOptions = {},
+): ExactEvmPayload {
   const now = options.now ?? Math.floor(Date.now() / 1000);
   const authorization = {
     from: addressOfPrivateKey(privateKey),
@@ -105,7 +114,11 @@ export function signExactEvm(offer: Pick<ChosenOffer, 'network' | 'payTo' | 'amo
 }
 
 /** The payment header for a chosen offer, in the challenge's version. */
-export function paymentHeader(challenge: Challenge, offer: ChosenOffer, payload: ExactEvmPayload): { name: 'X-PAYMENT' | 'PAYMENT-SIGNATURE'; value: string } {
+export function paymentHeader(
+  challenge: Challenge,
+  offer: ChosenOffer,
+  payload: ExactEvmPayload,
+): { name: 'X-PAYMENT' | 'PAYMENT-SIGNATURE'; value: string } {
   if (challenge.version === 1) {
     return { name: 'X-PAYMENT', value: encodeBase64Json({ x402Version: 1, scheme: 'exact', network: offer.network.name, payload }) };
   }

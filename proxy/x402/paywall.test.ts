@@ -9,7 +9,19 @@ import { MemoryNonceStore } from './nonce-store.ts';
 import type { Paywall, PaywallOptions } from './paywall.ts';
 import { signExactEvm } from './payer.ts';
 import { ReceiptSigner, verifyReceipt } from './receipts.ts';
-import { decodeHeader, endpoint, fakeFacilitator, localPaywall, MERCHANT, PAYER, PAYER_KEY, json, paidApp, serveOnLoopback, type FakeFacilitator } from './testing.ts';
+import {
+  decodeHeader,
+  endpoint,
+  fakeFacilitator,
+  localPaywall,
+  MERCHANT,
+  PAYER,
+  PAYER_KEY,
+  json,
+  paidApp,
+  serveOnLoopback,
+  type FakeFacilitator,
+} from './testing.ts';
 import { encodeBase64Json, MAX_PAYMENT_HEADER_BYTES } from './wire.ts';
 
 const SOLANA_PAY_TO = 'FD7YVyJ5dai6ykGCduUm7HoaNCBTQjShWcmRhCcAD2hx';
@@ -52,7 +64,11 @@ function paymentFor(paywall: Paywall, o: PayOptions = {}): Record<string, string
     o.now !== undefined ? { now: o.now } : {},
   );
   if (o.validAfter || o.validBefore || o.signOn) {
-    const authorization = { ...payload.authorization, ...(o.validAfter ? { validAfter: o.validAfter } : {}), ...(o.validBefore ? { validBefore: o.validBefore } : {}) };
+    const authorization = {
+      ...payload.authorization,
+      ...(o.validAfter ? { validAfter: o.validAfter } : {}),
+      ...(o.validBefore ? { validBefore: o.validBefore } : {}),
+    };
     payload = { authorization, signature: signAuthorization(o.signOn ?? network, authorization, PAYER_KEY) };
   }
   if (o.mutate) payload = o.mutate(payload);
@@ -60,7 +76,8 @@ function paymentFor(paywall: Paywall, o: PayOptions = {}): Record<string, string
   return { 'PAYMENT-SIGNATURE': encodeBase64Json({ x402Version: 2, accepted: offer.v2, payload }) };
 }
 
-const get = (app: ReturnType<typeof setup>['app'], path: string, headers: Record<string, string> = {}) => app.request(`${HOST}${path}`, { headers });
+const get = (app: ReturnType<typeof setup>['app'], path: string, headers: Record<string, string> = {}) =>
+  app.request(`${HOST}${path}`, { headers });
 
 describe('paywall, SETTLEMENT=local', () => {
   it('no payment: 402 with the v1 body and the v2 PAYMENT-REQUIRED header, both listing every network', async () => {
@@ -76,10 +93,19 @@ describe('paywall, SETTLEMENT=local', () => {
       ['polygon', '1000'],
       ['solana', '1000'],
     ]);
-    expect(body.accepts[0]).toMatchObject({ payTo: MERCHANT, resource: `${HOST}/api/v1/fx-rate`, mimeType: 'application/json', extra: { name: 'USD Coin', version: '2' } });
+    expect(body.accepts[0]).toMatchObject({
+      payTo: MERCHANT,
+      resource: `${HOST}/api/v1/fx-rate`,
+      mimeType: 'application/json',
+      extra: { name: 'USD Coin', version: '2' },
+    });
     const v2 = decodeHeader(res.headers.get('PAYMENT-REQUIRED'));
     expect(v2).toMatchObject({ x402Version: 2, resource: { url: `${HOST}/api/v1/fx-rate` } });
-    expect((v2.accepts as Array<{ network: string }>).map((a) => a.network)).toEqual(['eip155:8453', 'eip155:137', 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp']);
+    expect((v2.accepts as Array<{ network: string }>).map((a) => a.network)).toEqual([
+      'eip155:8453',
+      'eip155:137',
+      'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+    ]);
     expect(served.count).toBe(0);
   });
 
@@ -111,7 +137,12 @@ describe('paywall, SETTLEMENT=local', () => {
     });
     expect(decodeHeader(res.headers.get('X-Receipt'))).toEqual(receipt);
     expect(verifyReceipt(receipt, paywall.signer.public_key)).toMatchObject({ ok: true });
-    expect(decodeHeader(res.headers.get('X-PAYMENT-RESPONSE'))).toEqual({ success: true, transaction: receipt.tx_hash, network: 'base', payer: PAYER });
+    expect(decodeHeader(res.headers.get('X-PAYMENT-RESPONSE'))).toEqual({
+      success: true,
+      transaction: receipt.tx_hash,
+      network: 'base',
+      payer: PAYER,
+    });
     expect(res.headers.get('PAYMENT-RESPONSE')).toBeNull();
     expect(served.count).toBe(1);
 
@@ -143,11 +174,20 @@ describe('paywall, SETTLEMENT=local', () => {
     sig[64] = sig[64] === 27 ? 28 : 27;
     return { ...p, signature: `0x${sig.toString('hex')}` };
   };
-  const wrongDomain = (n: EvmNetwork): EvmNetwork => ({ ...n, caip2: `${n.caip2}-x`, usdc: { ...n.usdc, eip712: { name: 'USDC', version: '2' } } });
+  const wrongDomain = (n: EvmNetwork): EvmNetwork => ({
+    ...n,
+    caip2: `${n.caip2}-x`,
+    usdc: { ...n.usdc, eip712: { name: 'USDC', version: '2' } },
+  });
   const cases: Array<[string, (n: EvmNetwork) => PayOptions, string, RegExp]> = [
     ['high-s', () => ({ mutate: highS }), 'invalid_signature', /high-s/],
     ['wrong v', () => ({ mutate: (p) => ({ ...p, signature: `${p.signature.slice(0, -2)}1d` }) }), 'invalid_signature', /v is 29/],
-    ['wrong domain', (n) => ({ signOn: wrongDomain(n) }), 'invalid_signature', /signature recovers 0x[0-9a-fA-F]{40}, authorization.from is/],
+    [
+      'wrong domain',
+      (n) => ({ signOn: wrongDomain(n) }),
+      'invalid_signature',
+      /signature recovers 0x[0-9a-fA-F]{40}, authorization.from is/,
+    ],
     ['wrong chain', (n) => ({ signOn: n === BASE ? POLYGON : BASE }), 'invalid_signature', /signature recovers/],
     ['underpayment', () => ({ amount: '999' }), 'amount_mismatch', /999 atomic USDC, less than the price of 1000/],
     ['wrong payTo', () => ({ to: PAYER }), 'recipient_mismatch', /authorization.to is/],
@@ -184,12 +224,29 @@ describe('paywall, SETTLEMENT=local', () => {
   });
 
   it('Solana and XRPL payments are refused in local mode, saying why and what to do', async () => {
-    const { app } = setup({ settings: { settlement: 'local', payTo: { evm: MERCHANT, solana: SOLANA_PAY_TO, xrpl: XRPL_PAY_TO }, trustProxy: false } });
-    const sol = await get(app, '/api/v1/fx-rate', { 'X-PAYMENT': encodeBase64Json({ x402Version: 1, scheme: 'exact', network: 'solana', payload: { transaction: 'AAAA' } }) });
+    const { app } = setup({
+      settings: { settlement: 'local', payTo: { evm: MERCHANT, solana: SOLANA_PAY_TO, xrpl: XRPL_PAY_TO }, trustProxy: false },
+    });
+    const sol = await get(app, '/api/v1/fx-rate', {
+      'X-PAYMENT': encodeBase64Json({ x402Version: 1, scheme: 'exact', network: 'solana', payload: { transaction: 'AAAA' } }),
+    });
     const solBody = await json(sol);
     expect(solBody.reason).toBe('unsupported_network');
     expect(solBody.error).toMatch(/solana payments are verified by a facilitator only.*SETTLEMENT=local.*Pay on base or polygon instead/);
-    const xrpl = await get(app, '/api/v1/xrpl/fx-rate', { 'PAYMENT-SIGNATURE': encodeBase64Json({ x402Version: 2, accepted: { scheme: 'exact', network: 'xrpl:0', amount: '0.001', asset: '524C555344000000000000000000000000000000', payTo: XRPL_PAY_TO, extra: { issuer: 'rMxCKbEDwqr76QuheSUMdEGf4B9xJ8m5De' } }, payload: { signedTxBlob: 'ABCD' } }) });
+    const xrpl = await get(app, '/api/v1/xrpl/fx-rate', {
+      'PAYMENT-SIGNATURE': encodeBase64Json({
+        x402Version: 2,
+        accepted: {
+          scheme: 'exact',
+          network: 'xrpl:0',
+          amount: '0.001',
+          asset: '524C555344000000000000000000000000000000',
+          payTo: XRPL_PAY_TO,
+          extra: { issuer: 'rMxCKbEDwqr76QuheSUMdEGf4B9xJ8m5De' },
+        },
+        payload: { signedTxBlob: 'ABCD' },
+      }),
+    });
     expect((await json(xrpl)).error).toMatch(/Pay on base or polygon instead at \/api\/v1\/fx-rate/);
   });
 
@@ -211,7 +268,11 @@ describe('paywall, SETTLEMENT=local', () => {
 
   it("the spec's own payment headers pay a Base Sepolia paywall (clock set inside their window); v1 then v2 is one payment", async () => {
     const { app } = setup({
-      settings: { settlement: 'local', payTo: { evm: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C', solana: null, xrpl: null }, trustProxy: false },
+      settings: {
+        settlement: 'local',
+        payTo: { evm: '0x209693Bc6afc0C5328bA36FaF03C514EF312287C', solana: null, xrpl: null },
+        trustProxy: false,
+      },
       networksFor: () => [BASE_SEPOLIA],
       now: () => new Date(SPEC_NOW * 1000),
       // the store must share the verifier's clock, or it would prune the 2025 payment at once
@@ -219,7 +280,11 @@ describe('paywall, SETTLEMENT=local', () => {
     });
     const paid = await get(app, '/api/v1/arbitrage-scanner', { 'X-PAYMENT': SPEC_V1_X_PAYMENT }); // 0.01 USD = 10000
     expect(paid.status).toBe(200);
-    expect((await json(paid)).receipt).toMatchObject({ payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66', network: 'base-sepolia', amount: '0.01' });
+    expect((await json(paid)).receipt).toMatchObject({
+      payer: '0x857b06519E91e3A54538791bDbb0E22373e36b66',
+      network: 'base-sepolia',
+      amount: '0.01',
+    });
     const again = await get(app, '/api/v1/arbitrage-scanner', { 'PAYMENT-SIGNATURE': SPEC_V2_PAYMENT_SIGNATURE });
     expect((await json(again)).reason).toBe('nonce_used');
   });
@@ -304,7 +369,12 @@ describe('paywall, SETTLEMENT=facilitator', () => {
     expect(body.error).toMatch(message);
     expect(text).not.toContain('"value":42');
     expect(served.count).toBe(1);
-    expect(decodeHeader(res.headers.get('X-PAYMENT-RESPONSE'))).toMatchObject({ success: false, transaction: '', network: 'base', errorReason: reason });
+    expect(decodeHeader(res.headers.get('X-PAYMENT-RESPONSE'))).toMatchObject({
+      success: false,
+      transaction: '',
+      network: 'base',
+      errorReason: reason,
+    });
     fake.settle = 'ok';
     const retry = await get(app, '/api/v1/fx-rate', headers);
     expect(retry.status).toBe(200);
@@ -317,25 +387,49 @@ describe('paywall, SETTLEMENT=facilitator', () => {
       `facilitator ${fake.url} does not list "exact" on xrpl (xrpl:0) in /supported; payments there will likely be refused`,
     ]);
     const unpaid = await json(await get(app, '/api/v1/fx-rate'));
-    expect(unpaid.accepts.find((a: { network: string }) => a.network === 'solana')).toMatchObject({ payTo: SOLANA_PAY_TO, extra: { feePayer: 'CKPKJWNdJEqa81x7CkZ14BVPiY6y16Sxs7owznqtWYp5' } });
-    const headers = { 'X-PAYMENT': encodeBase64Json({ x402Version: 1, scheme: 'exact', network: 'solana', payload: { transaction: 'AQID' } }) };
+    expect(unpaid.accepts.find((a: { network: string }) => a.network === 'solana')).toMatchObject({
+      payTo: SOLANA_PAY_TO,
+      extra: { feePayer: 'CKPKJWNdJEqa81x7CkZ14BVPiY6y16Sxs7owznqtWYp5' },
+    });
+    const headers = {
+      'X-PAYMENT': encodeBase64Json({ x402Version: 1, scheme: 'exact', network: 'solana', payload: { transaction: 'AQID' } }),
+    };
     const res = await get(app, '/api/v1/fx-rate', headers);
     expect(res.status).toBe(200);
-    expect((await json(res)).receipt).toMatchObject({ network: 'solana', currency: 'USDC', settlement: 'facilitator', payer: 'SoLPayer1111111111111111111111111111111111' });
+    expect((await json(res)).receipt).toMatchObject({
+      network: 'solana',
+      currency: 'USDC',
+      settlement: 'facilitator',
+      payer: 'SoLPayer1111111111111111111111111111111111',
+    });
     expect((await json(await get(app, '/api/v1/fx-rate', headers))).reason).toBe('nonce_used');
-    const bad = await get(app, '/api/v1/fx-rate', { 'X-PAYMENT': encodeBase64Json({ x402Version: 1, scheme: 'exact', network: 'solana', payload: { tx: 1 } }) });
+    const bad = await get(app, '/api/v1/fx-rate', {
+      'X-PAYMENT': encodeBase64Json({ x402Version: 1, scheme: 'exact', network: 'solana', payload: { tx: 1 } }),
+    });
     expect((await json(bad)).reason).toBe('malformed_payload');
   });
 
   it('XRPL variant: RLUSD paid with PAYMENT-SIGNATURE, verified and settled by the facilitator', async () => {
     const { app, paywall } = facilitatorSetup();
     const [offer] = paywall.offers(fx, '/api/v1/xrpl/fx-rate', `${HOST}/api/v1/xrpl/fx-rate`);
-    const res = await get(app, '/api/v1/xrpl/fx-rate', { 'PAYMENT-SIGNATURE': encodeBase64Json({ x402Version: 2, accepted: offer!.v2, payload: { signedTxBlob: '1200002280000000' } }) });
+    const res = await get(app, '/api/v1/xrpl/fx-rate', {
+      'PAYMENT-SIGNATURE': encodeBase64Json({ x402Version: 2, accepted: offer!.v2, payload: { signedTxBlob: '1200002280000000' } }),
+    });
     expect(res.status).toBe(200);
-    expect((await json(res)).receipt).toMatchObject({ endpoint: '/api/v1/xrpl/fx-rate', currency: 'RLUSD', amount: '0.001', network: 'xrpl', merchant: XRPL_PAY_TO });
+    expect((await json(res)).receipt).toMatchObject({
+      endpoint: '/api/v1/xrpl/fx-rate',
+      currency: 'RLUSD',
+      amount: '0.001',
+      network: 'xrpl',
+      merchant: XRPL_PAY_TO,
+    });
     expect(decodeHeader(res.headers.get('PAYMENT-RESPONSE'))).toMatchObject({ success: true, network: 'xrpl:0' });
     const wrongIssuer = await get(app, '/api/v1/xrpl/fx-rate', {
-      'PAYMENT-SIGNATURE': encodeBase64Json({ x402Version: 2, accepted: { ...offer!.v2, extra: { ...offer!.v2.extra, issuer: 'rEvil' } }, payload: { signedTxBlob: '12' } }),
+      'PAYMENT-SIGNATURE': encodeBase64Json({
+        x402Version: 2,
+        accepted: { ...offer!.v2, extra: { ...offer!.v2.extra, issuer: 'rEvil' } },
+        payload: { signedTxBlob: '12' },
+      }),
     });
     expect((await json(wrongIssuer)).reason).toBe('requirements_mismatch');
   });

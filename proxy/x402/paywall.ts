@@ -117,12 +117,15 @@ export function createPaywall(options: PaywallOptions): Paywall {
   if (settlement === 'facilitator' && !facilitator) throw new Error('paywall: SETTLEMENT=facilitator needs a FacilitatorClient');
   const now = options.now ?? (() => new Date());
   const crypto = options.crypto;
-  if (crypto.signerAddress !== options.signer.info.address) throw new Error('paywall: the crypto workers sign with another receipt key than `signer`');
+  if (crypto.signerAddress !== options.signer.info.address)
+    throw new Error('paywall: the crypto workers sign with another receipt key than `signer`');
   const networksFor = options.networksFor ?? ((xrpl: boolean) => offeredNetworks(options.service, xrpl));
   let feePayer = options.solanaFeePayer ?? null;
 
   const describe = (endpoint: EndpointDecl) =>
-    settlement === 'local' ? `${endpoint.summary} (demo settlement: SETTLEMENT=local verifies payments but moves no funds)` : endpoint.summary;
+    settlement === 'local'
+      ? `${endpoint.summary} (demo settlement: SETTLEMENT=local verifies payments but moves no funds)`
+      : endpoint.summary;
 
   function offersFor(endpoint: EndpointDecl, xrpl: boolean, resourceUrl: string): PaymentOffer[] {
     if (!endpoint.priceUsd) throw new Error(`paywall: endpoint ${endpoint.id} has no priceUsd`);
@@ -166,13 +169,21 @@ export function createPaywall(options: PaywallOptions): Paywall {
     return { status: 402, headers, body: JSON.stringify(body), json: body };
   }
 
-  async function handle(request: Pick<EndpointRequest, 'endpoint' | 'xrpl' | 'url' | 'header'>, serve: () => Promise<DataResult>): Promise<EndpointAnswer> {
+  async function handle(
+    request: Pick<EndpointRequest, 'endpoint' | 'xrpl' | 'url' | 'header'>,
+    serve: () => Promise<DataResult>,
+  ): Promise<EndpointAnswer> {
     const { endpoint } = request;
     const path = new URL(request.url).pathname;
     const resourceUrl = resourceUrlOf(request.url, request.header, options.settings.trustProxy);
     const offered = offersFor(endpoint, request.xrpl, resourceUrl);
-    const resource: ResourceInfo = { url: resourceUrl, description: describe(endpoint), mimeType: endpoint.contentType ?? 'application/json' };
-    const refuse = (failure: Pick<Rejection, 'reason' | 'message' | 'payer' | 'facilitatorReason'>) => challenge(offered, resource, failure);
+    const resource: ResourceInfo = {
+      url: resourceUrl,
+      description: describe(endpoint),
+      mimeType: endpoint.contentType ?? 'application/json',
+    };
+    const refuse = (failure: Pick<Rejection, 'reason' | 'message' | 'payer' | 'facilitatorReason'>) =>
+      challenge(offered, resource, failure);
 
     const decoded = decodePayment(request.header);
     if (decoded === null) return refuse({ reason: 'payment_required', message: PAYMENT_REQUIRED_MESSAGE });
@@ -193,12 +204,20 @@ export function createPaywall(options: PaywallOptions): Paywall {
       const pre = precheckExactEvm(
         payment.payload,
         { network, payTo: offer.v2.payTo, amount: offer.v2.amount },
-        { now: nowSeconds, allowSmartWallet: settlement === 'facilitator', ...(options.clockSkewSeconds !== undefined ? { clockSkewSeconds: options.clockSkewSeconds } : {}) },
+        {
+          now: nowSeconds,
+          allowSmartWallet: settlement === 'facilitator',
+          ...(options.clockSkewSeconds !== undefined ? { clockSkewSeconds: options.clockSkewSeconds } : {}),
+        },
       );
       if (!pre.ok) return refuse(pre);
       let verified: EvmVerified | Rejection;
       if (pre.signatureKind === 'pending') {
-        verified = signatureVerdict(network, pre, await crypto.checkAuthorization(domainSeparator(network), pre.authorization, pre.signature));
+        verified = signatureVerdict(
+          network,
+          pre,
+          await crypto.checkAuthorization(domainSeparator(network), pre.authorization, pre.signature),
+        );
       } else {
         verified = pre;
       }
@@ -211,7 +230,9 @@ export function createPaywall(options: PaywallOptions): Paywall {
       if (settlement === 'local') {
         const plainPath = path.replace(/^\/api\/v1\/xrpl\//, '/api/v1/');
         const evm = networksFor(false).filter((n) => n.kind === 'evm' && payToFor(payTo, n));
-        const instead = evm.length ? ` Pay on ${evm.map((n) => n.name).join(' or ')} instead${plainPath !== path ? ` at ${plainPath}` : ''}.` : '';
+        const instead = evm.length
+          ? ` Pay on ${evm.map((n) => n.name).join(' or ')} instead${plainPath !== path ? ` at ${plainPath}` : ''}.`
+          : '';
         return refuse(
           reject(
             'unsupported_network',
@@ -231,7 +252,8 @@ export function createPaywall(options: PaywallOptions): Paywall {
     // ---- single use: reserve before anyone else can use it
     const reserved = await store.reserve(key, expiresAt);
     if (reserved !== 'reserved') {
-      const what = network.kind === 'evm' ? `this payment (nonce ${short(key.nonce)} from ${payer})` : `this signed ${network.name} transaction`;
+      const what =
+        network.kind === 'evm' ? `this payment (nonce ${short(key.nonce)} from ${payer})` : `this signed ${network.name} transaction`;
       return refuse(
         reject(
           'nonce_used',
@@ -285,7 +307,12 @@ export function createPaywall(options: PaywallOptions): Paywall {
         return challenge(
           offered,
           resource,
-          { reason: settled.kind === 'refused' ? 'settlement_failed' : 'facilitator_unavailable', message, facilitatorReason: settled.code, ...(payer ? { payer } : {}) },
+          {
+            reason: settled.kind === 'refused' ? 'settlement_failed' : 'facilitator_unavailable',
+            message,
+            facilitatorReason: settled.code,
+            ...(payer ? { payer } : {}),
+          },
           { payment, offer, payer: payer ?? settled.payer ?? '' },
         );
       }
@@ -319,15 +346,20 @@ export function createPaywall(options: PaywallOptions): Paywall {
   async function init(): Promise<string[]> {
     if (!facilitator) return [];
     const supported = await facilitator.supported();
-    if (!supported.ok) return [`could not read ${facilitator.url}/supported (${supported.message}); Solana requirements go out without extra.feePayer`];
+    if (!supported.ok)
+      return [`could not read ${facilitator.url}/supported (${supported.message}); Solana requirements go out without extra.feePayer`];
     feePayer ??= feePayerOf(supported, SOLANA.caip2);
     const problems: string[] = [];
     const offered = [...networksFor(false), ...networksFor(true)].filter((n, i, all) => all.indexOf(n) === i && payToFor(payTo, n));
     for (const n of offered) {
       const listed = supported.kinds.some((k) => k.scheme === 'exact' && (k.network === n.caip2 || k.network === n.name));
-      if (!listed) problems.push(`facilitator ${facilitator.url} does not list "exact" on ${n.name} (${n.caip2}) in /supported; payments there will likely be refused`);
+      if (!listed)
+        problems.push(
+          `facilitator ${facilitator.url} does not list "exact" on ${n.name} (${n.caip2}) in /supported; payments there will likely be refused`,
+        );
     }
-    if (offered.some((n) => n.kind === 'solana') && !feePayer) problems.push(`facilitator ${facilitator.url} announces no Solana fee payer; Solana clients cannot build a payment`);
+    if (offered.some((n) => n.kind === 'solana') && !feePayer)
+      problems.push(`facilitator ${facilitator.url} announces no Solana fee payer; Solana clients cannot build a payment`);
     return problems;
   }
 
@@ -359,7 +391,12 @@ function opaqueTransaction(network: SettlementNetwork, payload: unknown): { ok: 
       `${network.name} payload must be {"${field}": ${network.kind === 'solana' ? 'base64 partially-signed transaction' : 'hex signed Payment transaction'}}`,
     );
   }
-  return { ok: true, digest: `0x${createHash('sha256').update(network.kind === 'xrpl' ? value.toUpperCase() : value).digest('hex')}` };
+  return {
+    ok: true,
+    digest: `0x${createHash('sha256')
+      .update(network.kind === 'xrpl' ? value.toUpperCase() : value)
+      .digest('hex')}`,
+  };
 }
 
 function serialize(body: unknown): { text: string; type: string } {

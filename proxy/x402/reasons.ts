@@ -46,7 +46,11 @@ export interface Rejection {
   facilitatorReason?: string;
 }
 
-export function reject(reason: RejectionReason, message: string, extra: Partial<Pick<Rejection, 'payer' | 'facilitatorReason'>> = {}): Rejection {
+export function reject(
+  reason: RejectionReason,
+  message: string,
+  extra: Partial<Pick<Rejection, 'payer' | 'facilitatorReason'>> = {},
+): Rejection {
   return { ok: false, reason, message, ...extra };
 }
 

@@ -41,7 +41,13 @@ describe('receipts', () => {
   });
 
   it('anyone can check it with standard tools: viem verifyMessage over the text', async () => {
-    expect(await verifyMessage({ address: signer.info.address as `0x${string}`, message: receiptSigningText(fields), signature: receipt.signature as `0x${string}` })).toBe(true);
+    expect(
+      await verifyMessage({
+        address: signer.info.address as `0x${string}`,
+        message: receiptSigningText(fields),
+        signature: receipt.signature as `0x${string}`,
+      }),
+    ).toBe(true);
   });
 
   it('verifies with the verification this module had before libsecp256k1 (@noble/curves recovery), low s, v 27/28', () => {
@@ -49,7 +55,9 @@ describe('receipts', () => {
       const bytes = Buffer.from(r.signature.slice(2), 'hex');
       expect(bytes[64] === 27 || bytes[64] === 28).toBe(true);
       expect(BigInt(`0x${bytes.subarray(32, 64).toString('hex')}`) <= SECP256K1_HALF_N).toBe(true);
-      const point = secp256k1.Signature.fromBytes(bytes.subarray(0, 64), 'compact').addRecoveryBit(bytes[64]! - 27).recoverPublicKey(personalMessageHash(text));
+      const point = secp256k1.Signature.fromBytes(bytes.subarray(0, 64), 'compact')
+        .addRecoveryBit(bytes[64]! - 27)
+        .recoverPublicKey(personalMessageHash(text));
       return `0x${Buffer.from(keccak_256(point.toBytes(false).subarray(1)).subarray(12)).toString('hex')}`;
     };
     for (let i = 0; i < 20; i++) {
@@ -57,7 +65,9 @@ describe('receipts', () => {
       expect(recovered(signer.sign(f, 'local'), receiptSigningText(f))).toBe(signer.info.address.toLowerCase());
     }
     // the published key is the key of the address
-    expect(`0x${Buffer.from(secp256k1.Point.fromBytes(Buffer.from(signer.info.public_key.slice(2), 'hex')).toBytes(true)).toString('hex')}`).toBe(signer.info.public_key);
+    expect(
+      `0x${Buffer.from(secp256k1.Point.fromBytes(Buffer.from(signer.info.public_key.slice(2), 'hex')).toBytes(true)).toString('hex')}`,
+    ).toBe(signer.info.public_key);
   });
 
   it('hedged nonce: the same text signed twice gives two different signatures, both valid', () => {
@@ -80,10 +90,19 @@ describe('receipts', () => {
     const s = BigInt(`0x${sig.subarray(32, 64).toString('hex')}`);
     sig.set(Buffer.from((SECP256K1_HALF_N * 2n + 1n - s).toString(16).padStart(64, '0'), 'hex'), 32);
     sig[64] = sig[64] === 27 ? 28 : 27;
-    expect(verifyReceipt({ ...receipt, signature: `0x${sig.toString('hex')}` }, signer.info.address)).toMatchObject({ ok: false, reason: expect.stringMatching(/high s/) });
-    expect(verifyReceipt({ ...receipt, signature: `${receipt.signature.slice(0, -2)}01` }, signer.info.address)).toMatchObject({ ok: false, reason: expect.stringMatching(/v is 1/) });
+    expect(verifyReceipt({ ...receipt, signature: `0x${sig.toString('hex')}` }, signer.info.address)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/high s/),
+    });
+    expect(verifyReceipt({ ...receipt, signature: `${receipt.signature.slice(0, -2)}01` }, signer.info.address)).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/v is 1/),
+    });
     const { payer: _omit, ...partial } = receipt;
-    expect(verifyReceipt(partial, signer.info.address)).toMatchObject({ ok: false, reason: 'receipt field "payer" is missing or not a string' });
+    expect(verifyReceipt(partial, signer.info.address)).toMatchObject({
+      ok: false,
+      reason: 'receipt field "payer" is missing or not a string',
+    });
     expect(verifyReceipt(receipt, 'hello')).toMatchObject({ ok: false, reason: expect.stringMatching(/neither a secp256k1 public key/) });
   });
 
@@ -126,7 +145,13 @@ describe('receipt signing key', () => {
     const loaded = ReceiptSigner.load(settings);
     expect(loaded.source).toBe('setting');
     expect(existsSync(join(keysDir, 'receipt-signing.key'))).toBe(false);
-    for (const text of [inspect(settings, { depth: 5 }), JSON.stringify(settings), String(settings.receiptSigningKey), inspect(loaded.signer), JSON.stringify(loaded.signer)]) {
+    for (const text of [
+      inspect(settings, { depth: 5 }),
+      JSON.stringify(settings),
+      String(settings.receiptSigningKey),
+      inspect(loaded.signer),
+      JSON.stringify(loaded.signer),
+    ]) {
       expect(text).not.toContain(secretHex);
     }
     const bad = `${secretHex.slice(0, -1)}z`;

@@ -106,7 +106,11 @@ export class ReceiptSigner {
    * on first use. Two processes starting together end up with the same key: the file is created
    * by an atomic link, and the loser reads the winner's.
    */
-  static load(settings: { receiptSigningKey: Secret | null; keysDir: string }): { signer: ReceiptSigner; source: 'setting' | 'file' | 'generated'; path: string | null } {
+  static load(settings: { receiptSigningKey: Secret | null; keysDir: string }): {
+    signer: ReceiptSigner;
+    source: 'setting' | 'file' | 'generated';
+    path: string | null;
+  } {
     if (settings.receiptSigningKey) {
       return { signer: ReceiptSigner.fromPrivateKeyHex(settings.receiptSigningKey.reveal()), source: 'setting', path: null };
     }
@@ -154,7 +158,12 @@ export class ReceiptSigner {
 }
 
 /** The full receipt from its fields and the signature of their signing text. */
-export function assembleReceipt(fields: ReceiptFields, settlement: 'local' | 'facilitator', signature: string, signer: ReceiptSignerInfo): Receipt {
+export function assembleReceipt(
+  fields: ReceiptFields,
+  settlement: 'local' | 'facilitator',
+  signature: string,
+  signer: ReceiptSignerInfo,
+): Receipt {
   return { ...fields, settlement, signature, signature_scheme: RECEIPT_SIGNATURE_SCHEME, signer };
 }
 
@@ -203,7 +212,8 @@ export function recoverReceiptSigner(receipt: unknown): ReceiptCheck {
   const v = bytes[64]!;
   if (v !== 27 && v !== 28) return { ok: false, reason: `receipt signature v is ${v}; expected 27 or 28` };
   const s = BigInt(`0x${bytesToHex(bytes.subarray(32, 64))}`);
-  if (s > SECP256K1_HALF_N) return { ok: false, reason: 'receipt signature has a high s value (malleated); the signer only produces low-s signatures' };
+  if (s > SECP256K1_HALF_N)
+    return { ok: false, reason: 'receipt signature has a high s value (malleated); the signer only produces low-s signatures' };
   const address = recoverAddress(personalMessageHash(text), bytes);
   return address === null ? { ok: false, reason: 'receipt signature does not recover to a public key' } : { ok: true, address };
 }

@@ -28,9 +28,12 @@ const hex = (b: Uint8Array) => `0x${bytesToHex(b)}`;
 const scalarBytes = (v: bigint) => hexToBytes(v.toString(16).padStart(64, '0'));
 
 describe('backend', () => {
-  it.runIf(process.platform === 'linux' && process.arch === 'x64')('loads the native libsecp256k1 binding from the linux-x64 prebuild', () => {
-    expect(secp256k1.backend).toBe('libsecp256k1');
-  });
+  it.runIf(process.platform === 'linux' && process.arch === 'x64')(
+    'loads the native libsecp256k1 binding from the linux-x64 prebuild',
+    () => {
+      expect(secp256k1.backend).toBe('libsecp256k1');
+    },
+  );
 
   it('falls back to @noble/curves with one warning line when the binding does not load', () => {
     const warnings: string[] = [];
@@ -42,15 +45,21 @@ describe('backend', () => {
     );
     expect(curve.backend).toBe('@noble/curves');
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatch(/native libsecp256k1 binding did not load \(No native build was found for platform=test\); using @noble\/curves/);
+    expect(warnings[0]).toMatch(
+      /native libsecp256k1 binding did not load \(No native build was found for platform=test\); using @noble\/curves/,
+    );
     expect(warnings[0]).not.toContain('\n');
   });
 });
 
 describe.each(backends)('%s: known vectors', (_name, curve) => {
   it('addresses of the Anvil keys #0 and #1, and of private key 1', () => {
-    expect(addressOfPrivateKey(hexToBytes('ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'), curve)).toBe('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266');
-    expect(addressOfPrivateKey(hexToBytes('59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d'), curve)).toBe('0x70997970C51812dc3A010C7d01b50e0d17dc79C8');
+    expect(addressOfPrivateKey(hexToBytes('ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'), curve)).toBe(
+      '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266',
+    );
+    expect(addressOfPrivateKey(hexToBytes('59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d'), curve)).toBe(
+      '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    );
     expect(addressOfPrivateKey(scalarBytes(1n), curve)).toBe('0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf');
   });
 
@@ -59,11 +68,13 @@ describe.each(backends)('%s: known vectors', (_name, curve) => {
     const G = '0x0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798';
     expect(hex(curve.publicKey(key, true))).toBe(G);
     const uncompressed = curve.publicKey(key, false);
-    expect(hex(uncompressed)).toBe('0x0479be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8');
+    expect(hex(uncompressed)).toBe(
+      '0x0479be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798483ada7726a3c4655da4fbfc0e1108a8fd17b448a68554199c47d08ffb10d4b8',
+    );
     expect(hex(curve.convert(uncompressed, true))).toBe(G);
     expect(curve.convert(hexToBytes(G.slice(2)), false)).toEqual(uncompressed);
     expect(addressOfPublicKey(hexToBytes(G.slice(2)), curve)).toBe('0x7E5F4552091A69125d5DfCb7b8C2659029395Bdf');
-    const off = hexToBytes(`02${(5n).toString(16).padStart(64, '0')}`); // x = 5 is no x coordinate
+    const off = hexToBytes(`02${5n.toString(16).padStart(64, '0')}`); // x = 5 is no x coordinate
     expect(() => curve.convert(off, false)).toThrow();
   });
 
@@ -84,10 +95,12 @@ describe.each(backends)('%s: known vectors', (_name, curve) => {
     expect(hex(digest)).toBe('0xf256992871671abcb27ff92885a7afa46218724e5fc0bac35d050115aa1d22e6');
     expect(recoverAddress(digest, sig, curve)).toBe('0x857b06519E91e3A54538791bDbb0E22373e36b66');
     const wrong = computeDomainSeparator({ name: 'USD Coin', version: '2', chainId: 84532, verifyingContract: BASE_SEPOLIA.usdc.address });
-    expect(recoverAddress(authorizationDigest(BASE_SEPOLIA, SPEC_PAYMENT.authorization, wrong), sig, curve)).toBe('0xED07B31Fa76779c7A25BA712fB1bFBECefa2ad7e');
+    expect(recoverAddress(authorizationDigest(BASE_SEPOLIA, SPEC_PAYMENT.authorization, wrong), sig, curve)).toBe(
+      '0xED07B31Fa76779c7A25BA712fB1bFBECefa2ad7e',
+    );
   });
 
-  it('RFC 6979 signatures equal the wallets\' (Anvil key #0 on Base Sepolia and Base)', async () => {
+  it("RFC 6979 signatures equal the wallets' (Anvil key #0 on Base Sepolia and Base)", async () => {
     const { authorizationDigest } = await import('./eip3009.ts');
     const key = hexToBytes('ac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80');
     const auth = {
@@ -128,7 +141,7 @@ describe.each(backends)('%s: known vectors', (_name, curve) => {
 });
 
 describe('libsecp256k1 and @noble/curves against each other', () => {
-  it('each recovers the other\'s signatures; RFC 6979 signatures are identical; all low s, v 27/28', () => {
+  it("each recovers the other's signatures; RFC 6979 signatures are identical; all low s, v 27/28", () => {
     for (let i = 0; i < 40; i++) {
       const key = randomPrivateKey();
       const digest = randomBytes(32);
@@ -143,7 +156,9 @@ describe('libsecp256k1 and @noble/curves against each other', () => {
         expect(recoverAddress(digest, sig, native)).toBe(address);
         expect(recoverAddress(digest, sig, nobleSecp256k1)).toBe(address);
       }
-      expect(signDigest(digest, key, { deterministic: true }, native)).toEqual(signDigest(digest, key, { deterministic: true }, nobleSecp256k1));
+      expect(signDigest(digest, key, { deterministic: true }, native)).toEqual(
+        signDigest(digest, key, { deterministic: true }, nobleSecp256k1),
+      );
       // a tampered signature recovers the same (wrong) key, or nothing, on both
       const tampered = Uint8Array.from(fromNative);
       tampered[7]! ^= 1;
@@ -196,13 +211,23 @@ describe('the payment code on the fallback (native binding forced missing)', () 
     expect(warn.mock.calls.map((c) => String(c[0])).filter((l) => l.includes('libsecp256k1'))).toHaveLength(1);
 
     const requirement = { network: BASE_SEPOLIA, payTo: SPEC_PAYMENT.authorization.to, amount: '10000' };
-    expect(eip3009.verifyExactEvm(SPEC_PAYMENT, requirement, { now: SPEC_NOW })).toMatchObject({ ok: true, payer: SPEC_PAYMENT.authorization.from });
+    expect(eip3009.verifyExactEvm(SPEC_PAYMENT, requirement, { now: SPEC_NOW })).toMatchObject({
+      ok: true,
+      payer: SPEC_PAYMENT.authorization.from,
+    });
     const sig = SPEC_PAYMENT.signature;
     const s = BigInt(`0x${sig.slice(66, 130)}`);
     const highS = `${sig.slice(0, 66)}${(SECP256K1_N - s).toString(16).padStart(64, '0')}${sig.endsWith('1b') ? '1c' : '1b'}`;
-    expect(eip3009.verifyExactEvm({ ...SPEC_PAYMENT, signature: highS }, requirement, { now: SPEC_NOW })).toMatchObject({ reason: 'invalid_signature', message: expect.stringMatching(/high-s/) });
-    expect(eip3009.verifyExactEvm({ ...SPEC_PAYMENT, signature: `${sig.slice(0, -2)}01` }, requirement, { now: SPEC_NOW })).toMatchObject({ reason: 'invalid_signature' });
-    expect(eip3009.verifyExactEvm(SPEC_PAYMENT, { ...requirement, amount: '10001' }, { now: SPEC_NOW })).toMatchObject({ reason: 'amount_mismatch' });
+    expect(eip3009.verifyExactEvm({ ...SPEC_PAYMENT, signature: highS }, requirement, { now: SPEC_NOW })).toMatchObject({
+      reason: 'invalid_signature',
+      message: expect.stringMatching(/high-s/),
+    });
+    expect(eip3009.verifyExactEvm({ ...SPEC_PAYMENT, signature: `${sig.slice(0, -2)}01` }, requirement, { now: SPEC_NOW })).toMatchObject({
+      reason: 'invalid_signature',
+    });
+    expect(eip3009.verifyExactEvm(SPEC_PAYMENT, { ...requirement, amount: '10001' }, { now: SPEC_NOW })).toMatchObject({
+      reason: 'amount_mismatch',
+    });
 
     const fields = {
       id: 'r1',
@@ -220,6 +245,8 @@ describe('the payment code on the fallback (native binding forced missing)', () 
     expect(receipts.verifyReceipt(receipt, onFallback.info.public_key)).toEqual({ ok: true, address: onFallback.info.address });
     // and the native code verifies what the fallback signed
     expect(verifyReceiptNatively(receipt, onFallback.info.address)).toMatchObject({ ok: true });
-    expect(recoverAddress(receipts.personalMessageHash(receipts.receiptSigningText(fields)), hexToBytes(receipt.signature.slice(2)), native)).toBe(onFallback.info.address);
+    expect(
+      recoverAddress(receipts.personalMessageHash(receipts.receiptSigningText(fields)), hexToBytes(receipt.signature.slice(2)), native),
+    ).toBe(onFallback.info.address);
   });
 });

@@ -162,7 +162,12 @@ export function recoverAddress(digest: Uint8Array, signature: Uint8Array, curve:
  * randomness on top of RFC 6979, so two signatures of one digest differ; both verify);
  * `deterministic` gives plain RFC 6979, the signature wallets make.
  */
-export function signDigest(digest: Uint8Array, privateKey: Uint8Array, options: { deterministic?: boolean } = {}, curve: Secp256k1 = secp256k1): Uint8Array {
+export function signDigest(
+  digest: Uint8Array,
+  privateKey: Uint8Array,
+  options: { deterministic?: boolean } = {},
+  curve: Secp256k1 = secp256k1,
+): Uint8Array {
   if (digest.length !== 32) throw new Error('signDigest: expected a 32-byte digest');
   // a recovery id of 2 or 3 (R.x at least n, probability about 2^-128) has no v; a hedged nonce is redrawn
   for (let attempt = 0; attempt < 4; attempt++) {

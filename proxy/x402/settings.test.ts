@@ -36,7 +36,13 @@ describe('payment settings', () => {
   });
 
   it('facilitator mode with one configured network is fine', () => {
-    expect(loadSettings({ SETTLEMENT: 'facilitator', FACILITATOR_URL: 'http://f', PAY_TO_SOLANA: 'FD7YVyJ5dai6ykGCduUm7HoaNCBTQjShWcmRhCcAD2hx' }).settlement).toBe('facilitator');
+    expect(
+      loadSettings({
+        SETTLEMENT: 'facilitator',
+        FACILITATOR_URL: 'http://f',
+        PAY_TO_SOLANA: 'FD7YVyJ5dai6ykGCduUm7HoaNCBTQjShWcmRhCcAD2hx',
+      }).settlement,
+    ).toBe('facilitator');
   });
 
   it('PAYER_PRIVATE_KEY is read only on request and stays redacted', () => {

@@ -47,7 +47,11 @@ export function degenerateCase(): { m: bigint; r: bigint; s: bigint; z: bigint; 
 }
 
 /** SETTLEMENT=local paying MERCHANT on EVM only, no proxy headers trusted: the tests' usual settings. */
-export const LOCAL_SETTINGS: PaywallOptions['settings'] = { settlement: 'local', payTo: { evm: MERCHANT, solana: null, xrpl: null }, trustProxy: false };
+export const LOCAL_SETTINGS: PaywallOptions['settings'] = {
+  settlement: 'local',
+  payTo: { evm: MERCHANT, solana: null, xrpl: null },
+  trustProxy: false,
+};
 
 /**
  * The parts proxy/serve.ts builds once per process, for one test: a fresh receipt key (or
@@ -97,10 +101,7 @@ export function paidApp(paywall: Paywall, options: PaidAppOptions): Hono {
   app.get('/.well-known/x402', (c) => c.json({ version: 1, resources: [], receipt_signer: paywall.signer }));
   const routes: Array<{ decl: EndpointDecl; path: string }> = paidEndpoints(options.service)
     .map((decl) => (options.prices?.[decl.id] ? { ...decl, priceUsd: options.prices[decl.id] } : decl))
-    .flatMap((decl) => [
-    { decl, path: decl.path },
-    ...(decl.xrplVariant ? [{ decl, path: xrplPath(decl.path) }] : []),
-  ]);
+    .flatMap((decl) => [{ decl, path: decl.path }, ...(decl.xrplVariant ? [{ decl, path: xrplPath(decl.path) }] : [])]);
   for (const { decl, path } of routes) {
     const method = decl.method === 'POST' ? app.post.bind(app) : app.get.bind(app);
     const xrpl = path !== decl.path;
@@ -198,7 +199,16 @@ export async function fakeFacilitator(options: { feePayer?: string } = {}): Prom
         answer(
           state.settle,
           { json: { success: true, transaction: `0x${'ab'.repeat(32)}`, network: networkOf(req), payer: payerOf(req) } },
-          { json: { success: false, errorReason: 'invalid_exact_evm_transaction_failed', errorMessage: 'execution reverted', transaction: '', network: networkOf(req), payer: payerOf(req) } },
+          {
+            json: {
+              success: false,
+              errorReason: 'invalid_exact_evm_transaction_failed',
+              errorMessage: 'execution reverted',
+              transaction: '',
+              network: networkOf(req),
+              payer: payerOf(req),
+            },
+          },
         ),
     },
     {
@@ -208,7 +218,12 @@ export async function fakeFacilitator(options: { feePayer?: string } = {}): Prom
         json: {
           kinds: [
             { x402Version: 2, scheme: 'exact', network: 'eip155:8453' },
-            { x402Version: 2, scheme: 'exact', network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', extra: { feePayer: options.feePayer ?? 'CKPKJWNdJEqa81x7CkZ14BVPiY6y16Sxs7owznqtWYp5' } },
+            {
+              x402Version: 2,
+              scheme: 'exact',
+              network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+              extra: { feePayer: options.feePayer ?? 'CKPKJWNdJEqa81x7CkZ14BVPiY6y16Sxs7owznqtWYp5' },
+            },
           ],
           extensions: [],
           signers: {},

@@ -41,12 +41,18 @@ const offerInput = {
 describe('the spec header examples decode', () => {
   it('v1 X-PAYMENT', () => {
     const d = decodePayment(headers({ 'X-PAYMENT': SPEC_V1_X_PAYMENT }));
-    expect(d).toMatchObject({ ok: true, payment: { version: 1, header: 'X-PAYMENT', scheme: 'exact', network: 'base-sepolia', payload: SPEC_PAYMENT } });
+    expect(d).toMatchObject({
+      ok: true,
+      payment: { version: 1, header: 'X-PAYMENT', scheme: 'exact', network: 'base-sepolia', payload: SPEC_PAYMENT },
+    });
   });
 
   it('v2 PAYMENT-SIGNATURE', () => {
     const d = decodePayment(headers({ 'PAYMENT-SIGNATURE': SPEC_V2_PAYMENT_SIGNATURE }));
-    expect(d).toMatchObject({ ok: true, payment: { version: 2, header: 'PAYMENT-SIGNATURE', scheme: 'exact', network: 'eip155:84532', payload: SPEC_PAYMENT } });
+    expect(d).toMatchObject({
+      ok: true,
+      payment: { version: 2, header: 'PAYMENT-SIGNATURE', scheme: 'exact', network: 'eip155:84532', payload: SPEC_PAYMENT },
+    });
   });
 
   it('v2 PAYMENT-REQUIRED reads as a challenge and its requirement equals ours for the same price', () => {
@@ -57,7 +63,12 @@ describe('the spec header examples decode', () => {
   });
 
   it('settlement responses (v1 and v2, success and failure)', () => {
-    for (const h of [SPEC_V1_X_PAYMENT_RESPONSE_SUCCESS, SPEC_V1_X_PAYMENT_RESPONSE_FAILURE, SPEC_V2_PAYMENT_RESPONSE_SUCCESS, SPEC_V2_PAYMENT_RESPONSE_FAILURE]) {
+    for (const h of [
+      SPEC_V1_X_PAYMENT_RESPONSE_SUCCESS,
+      SPEC_V1_X_PAYMENT_RESPONSE_FAILURE,
+      SPEC_V2_PAYMENT_RESPONSE_SUCCESS,
+      SPEC_V2_PAYMENT_RESPONSE_FAILURE,
+    ]) {
       expect(decodeBase64Json(h, 'header')).toMatchObject({ ok: true, value: { success: expect.any(Boolean) } });
     }
     const ours = settlementHeader(1, BASE_SEPOLIA, {
@@ -110,9 +121,18 @@ describe('strict decoding', () => {
   });
 
   it('either header takes either version; PAYMENT-SIGNATURE wins when both are sent', () => {
-    expect(decodePayment(headers({ 'PAYMENT-SIGNATURE': SPEC_V1_X_PAYMENT }))).toMatchObject({ ok: true, payment: { version: 1, header: 'PAYMENT-SIGNATURE' } });
-    expect(decodePayment(headers({ 'X-PAYMENT': SPEC_V2_PAYMENT_SIGNATURE }))).toMatchObject({ ok: true, payment: { version: 2, header: 'X-PAYMENT' } });
-    expect(decodePayment(headers({ 'X-PAYMENT': 'garbage', 'PAYMENT-SIGNATURE': SPEC_V2_PAYMENT_SIGNATURE }))).toMatchObject({ ok: true, payment: { version: 2 } });
+    expect(decodePayment(headers({ 'PAYMENT-SIGNATURE': SPEC_V1_X_PAYMENT }))).toMatchObject({
+      ok: true,
+      payment: { version: 1, header: 'PAYMENT-SIGNATURE' },
+    });
+    expect(decodePayment(headers({ 'X-PAYMENT': SPEC_V2_PAYMENT_SIGNATURE }))).toMatchObject({
+      ok: true,
+      payment: { version: 2, header: 'X-PAYMENT' },
+    });
+    expect(decodePayment(headers({ 'X-PAYMENT': 'garbage', 'PAYMENT-SIGNATURE': SPEC_V2_PAYMENT_SIGNATURE }))).toMatchObject({
+      ok: true,
+      payment: { version: 2 },
+    });
   });
 });
 
@@ -141,7 +161,12 @@ describe('offers and matching', () => {
 
   it('the XRPL offer is RLUSD by issuer with a decimal amount; xrpl only on the XRPL variants', () => {
     const [x] = buildOffers({ ...offerInput, networks: [XRPL] });
-    expect(x!.v2).toMatchObject({ network: 'xrpl:0', asset: '524C555344000000000000000000000000000000', amount: '0.01', extra: { areFeesSponsored: false, issuer: 'rMxCKbEDwqr76QuheSUMdEGf4B9xJ8m5De' } });
+    expect(x!.v2).toMatchObject({
+      network: 'xrpl:0',
+      asset: '524C555344000000000000000000000000000000',
+      amount: '0.01',
+      extra: { areFeesSponsored: false, issuer: 'rMxCKbEDwqr76QuheSUMdEGf4B9xJ8m5De' },
+    });
     expect(x!.v1.maxAmountRequired).toBe('10000');
     expect(offeredNetworks('korea', false).map((n) => n.name)).toEqual(['base', 'polygon', 'solana']);
     expect(offeredNetworks('korea', true).map((n) => n.name)).toEqual(['xrpl']);
@@ -151,12 +176,30 @@ describe('offers and matching', () => {
   it('the 402 body satisfies the catalog schema and the v2 header has the spec shape', () => {
     const body = paymentRequiredV1Body(offers, 'payment_required', 'pay');
     expect(PaymentRequiredBody.safeParse(body).success).toBe(true);
-    const v2h = paymentRequiredV2(offers, { url: offerInput.resourceUrl, description: 'd', mimeType: 'application/json' }, 'amount_mismatch', 'too little');
-    expect(v2h).toMatchObject({ x402Version: 2, error: 'amount_mismatch: too little', resource: { url: offerInput.resourceUrl }, accepts: offers.map((o) => o.v2) });
+    const v2h = paymentRequiredV2(
+      offers,
+      { url: offerInput.resourceUrl, description: 'd', mimeType: 'application/json' },
+      'amount_mismatch',
+      'too little',
+    );
+    expect(v2h).toMatchObject({
+      x402Version: 2,
+      error: 'amount_mismatch: too little',
+      resource: { url: offerInput.resourceUrl },
+      accepts: offers.map((o) => o.v2),
+    });
   });
 
   it('matches v1 by network name or CAIP-2 id; names the reason otherwise', () => {
-    const v1 = (scheme: string, network: string): DecodedPayment => ({ version: 1, header: 'X-PAYMENT', scheme, network, accepted: null, payload: {}, raw: {} });
+    const v1 = (scheme: string, network: string): DecodedPayment => ({
+      version: 1,
+      header: 'X-PAYMENT',
+      scheme,
+      network,
+      accepted: null,
+      payload: {},
+      raw: {},
+    });
     expect(matchOffer(v1('exact', 'polygon'), offers)).toMatchObject({ ok: true, offer: { network: { name: 'polygon' } } });
     expect(matchOffer(v1('exact', 'eip155:8453'), offers)).toMatchObject({ ok: true, offer: { network: { name: 'base' } } });
     expect(matchOffer(v1('upto', 'base'), offers)).toMatchObject({ ok: false, reason: 'invalid_scheme' });
@@ -171,7 +214,10 @@ describe('offers and matching', () => {
     expect(matchOffer(v2({ ...good, amount: '9999' }), offers)).toMatchObject({ ok: false, reason: 'amount_mismatch' });
     expect(matchOffer(v2({ ...good, payTo: POLYGON.usdc.address }), offers)).toMatchObject({ ok: false, reason: 'recipient_mismatch' });
     expect(matchOffer(v2({ ...good, asset: POLYGON.usdc.address }), offers)).toMatchObject({ ok: false, reason: 'requirements_mismatch' });
-    expect(matchOffer(v2({ ...good, extra: { name: 'USDC', version: '2' } }), offers)).toMatchObject({ ok: false, reason: 'requirements_mismatch' });
+    expect(matchOffer(v2({ ...good, extra: { name: 'USDC', version: '2' } }), offers)).toMatchObject({
+      ok: false,
+      reason: 'requirements_mismatch',
+    });
     expect(matchOffer(v2({ ...good, network: 'eip155:1' }), offers)).toMatchObject({ ok: false, reason: 'unsupported_network' });
   });
 });

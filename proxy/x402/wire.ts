@@ -11,15 +11,7 @@
  */
 import { SERVICE_INFO } from '../../catalog/index.ts';
 import type { HttpMethod, ServiceName } from '../../catalog/types.ts';
-import {
-  assetId,
-  payToFor,
-  priceAmount,
-  settlementNetwork,
-  toAtomicUnits,
-  type PayToTable,
-  type SettlementNetwork,
-} from './networks.ts';
+import { assetId, payToFor, priceAmount, settlementNetwork, toAtomicUnits, type PayToTable, type SettlementNetwork } from './networks.ts';
 import { reject, type Rejection } from './reasons.ts';
 
 export const MAX_PAYMENT_HEADER_BYTES = 8 * 1024;
@@ -127,7 +119,15 @@ export function buildOffers(input: OfferInput): PaymentOffer[] {
       mimeType: input.mimeType,
       outputSchema: { input: { type: 'http', method: input.method, discoverable: true }, output: null },
       maxTimeoutSeconds,
-      extra: network.kind === 'xrpl' ? { ...extra, value: amount, x402Version: 2, note: 'XRPL is paid with x402 v2 (PAYMENT-SIGNATURE); the amount is extra.value RLUSD' } : extra,
+      extra:
+        network.kind === 'xrpl'
+          ? {
+              ...extra,
+              value: amount,
+              x402Version: 2,
+              note: 'XRPL is paid with x402 v2 (PAYMENT-SIGNATURE); the amount is extra.value RLUSD',
+            }
+          : extra,
     };
     offers.push({ network, v1, v2 });
   }
@@ -148,7 +148,11 @@ export function decodeBase64Json(text: string, what: string): { ok: true; value:
   const trimmed = text.trim();
   if (trimmed === '') return reject('malformed_payload', `${what} is empty`);
   if (!BASE64.test(trimmed) || trimmed.length % 4 !== 0) {
-    const hint = /[-_]/.test(trimmed) ? ' (looks like base64url; use the standard alphabet + / with = padding)' : trimmed.length % 4 !== 0 && BASE64.test(trimmed) ? ' (length is not a multiple of 4: missing = padding?)' : '';
+    const hint = /[-_]/.test(trimmed)
+      ? ' (looks like base64url; use the standard alphabet + / with = padding)'
+      : trimmed.length % 4 !== 0 && BASE64.test(trimmed)
+        ? ' (length is not a multiple of 4: missing = padding?)'
+        : '';
     return reject('malformed_payload', `${what} is not standard base64${hint}`);
   }
   let json: string;
@@ -164,7 +168,10 @@ export function decodeBase64Json(text: string, what: string): { ok: true; value:
     return reject('malformed_payload', `${what} is base64 but not JSON (${err instanceof Error ? err.message : String(err)})`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return reject('malformed_payload', `${what} must be a JSON object, got ${Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'null' : typeof value}`);
+    return reject(
+      'malformed_payload',
+      `${what} must be a JSON object, got ${Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'null' : typeof value}`,
+    );
   }
   return { ok: true, value: value as Record<string, unknown> };
 }
@@ -192,7 +199,12 @@ export interface PaymentRequiredV2 {
   extensions: Record<string, unknown>;
 }
 
-export function paymentRequiredV1Body(offers: readonly PaymentOffer[], reason: string, message: string, extra: { payer?: string; facilitatorReason?: string } = {}): PaymentRequiredV1Body {
+export function paymentRequiredV1Body(
+  offers: readonly PaymentOffer[],
+  reason: string,
+  message: string,
+  extra: { payer?: string; facilitatorReason?: string } = {},
+): PaymentRequiredV1Body {
   return {
     x402Version: 1,
     error: message,
@@ -203,7 +215,12 @@ export function paymentRequiredV1Body(offers: readonly PaymentOffer[], reason: s
   };
 }
 
-export function paymentRequiredV2(offers: readonly PaymentOffer[], resource: ResourceInfo, reason: string, message: string): PaymentRequiredV2 {
+export function paymentRequiredV2(
+  offers: readonly PaymentOffer[],
+  resource: ResourceInfo,
+  reason: string,
+  message: string,
+): PaymentRequiredV2 {
   return {
     x402Version: 2,
     error: reason === 'payment_required' ? 'Payment required' : `${reason}: ${message}`,
@@ -242,7 +259,10 @@ export function decodePayment(getHeader: HeaderGetter): { ok: true; payment: Dec
   if (header === null) return null;
   const text = (header === 'PAYMENT-SIGNATURE' ? v2Header : v1Header)!;
   if (text.length > MAX_PAYMENT_HEADER_BYTES) {
-    return reject('header_too_large', `${header} is ${text.length} bytes; at most ${MAX_PAYMENT_HEADER_BYTES} are accepted (an exact payment is about 1 KB)`);
+    return reject(
+      'header_too_large',
+      `${header} is ${text.length} bytes; at most ${MAX_PAYMENT_HEADER_BYTES} are accepted (an exact payment is about 1 KB)`,
+    );
   }
   const decoded = decodeBase64Json(text, header);
   if (!decoded.ok) return decoded;
@@ -257,7 +277,10 @@ export function decodePayment(getHeader: HeaderGetter): { ok: true; payment: Dec
   if (version === 1) {
     if (typeof raw.scheme !== 'string') return reject('malformed_payload', `${header} (x402 v1) needs a "scheme" string`);
     if (typeof raw.network !== 'string') return reject('malformed_payload', `${header} (x402 v1) needs a "network" string`);
-    return { ok: true, payment: { version: 1, header, scheme: raw.scheme, network: raw.network, accepted: null, payload: raw.payload, raw } };
+    return {
+      ok: true,
+      payment: { version: 1, header, scheme: raw.scheme, network: raw.network, accepted: null, payload: raw.payload, raw },
+    };
   }
   const accepted = raw.accepted;
   if (typeof accepted !== 'object' || accepted === null || Array.isArray(accepted)) {
@@ -288,21 +311,33 @@ export function matchOffer(payment: DecodedPayment, offers: readonly PaymentOffe
   const acc = payment.accepted!;
   const want = offer.v2;
   if (acc.amount !== want.amount) {
-    return reject('amount_mismatch', `accepted.amount is ${JSON.stringify(acc.amount)}, this endpoint costs ${want.amount} on ${want.network}`);
+    return reject(
+      'amount_mismatch',
+      `accepted.amount is ${JSON.stringify(acc.amount)}, this endpoint costs ${want.amount} on ${want.network}`,
+    );
   }
   const evm = offer.network.kind === 'evm';
   const same = (a: unknown, b: string) => typeof a === 'string' && (evm ? a.toLowerCase() === b.toLowerCase() : a === b);
   if (!same(acc.payTo, want.payTo)) {
-    return reject('recipient_mismatch', `accepted.payTo is ${JSON.stringify(acc.payTo)}, this endpoint is paid to ${want.payTo} on ${want.network}`);
+    return reject(
+      'recipient_mismatch',
+      `accepted.payTo is ${JSON.stringify(acc.payTo)}, this endpoint is paid to ${want.payTo} on ${want.network}`,
+    );
   }
   if (!same(acc.asset, want.asset)) {
-    return reject('requirements_mismatch', `accepted.asset is ${JSON.stringify(acc.asset)}, this endpoint takes ${want.asset} on ${want.network}`);
+    return reject(
+      'requirements_mismatch',
+      `accepted.asset is ${JSON.stringify(acc.asset)}, this endpoint takes ${want.asset} on ${want.network}`,
+    );
   }
   const extra = (typeof acc.extra === 'object' && acc.extra !== null ? acc.extra : {}) as Record<string, unknown>;
   const keys = offer.network.kind === 'evm' ? ['name', 'version'] : offer.network.kind === 'xrpl' ? ['issuer'] : [];
   for (const key of keys) {
     if (extra[key] !== want.extra[key]) {
-      return reject('requirements_mismatch', `accepted.extra.${key} is ${JSON.stringify(extra[key])}, expected ${JSON.stringify(want.extra[key])} for ${want.network}`);
+      return reject(
+        'requirements_mismatch',
+        `accepted.extra.${key} is ${JSON.stringify(extra[key])}, expected ${JSON.stringify(want.extra[key])} for ${want.network}`,
+      );
     }
   }
   return { ok: true, offer };

@@ -15,9 +15,7 @@ const slow = rest.includes('--slow');
 
 const instance = await DuckDBInstance.create(':memory:');
 const connection = await instance.connect();
-await connection.run(
-  `CREATE TABLE t AS SELECT i AS id, '${mark}-' || i AS label, i * 1.5 AS value FROM range(200000) r(i)`,
-);
+await connection.run(`CREATE TABLE t AS SELECT i AS id, '${mark}-' || i AS label, i * 1.5 AS value FROM range(200000) r(i)`);
 
 const writer = await SnapshotWriter.begin({
   root,

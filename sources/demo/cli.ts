@@ -16,8 +16,7 @@ import { koreaWorld } from './korea-world.ts';
 import { DEFAULT_SEED, type WorldOptions } from './world.ts';
 import { x402World } from './x402-world.ts';
 
-const USAGE =
-  'usage: npm run demo-world -- --out DIR [korea|analytics|all] [--seed N] [--now ISO] [--scale N] [--format parquet|csv]';
+const USAGE = 'usage: npm run demo-world -- --out DIR [korea|analytics|all] [--seed N] [--now ISO] [--scale N] [--format parquet|csv]';
 
 interface ExportArgs extends WorldOptions {
   out: string;
@@ -113,7 +112,9 @@ if (process.argv[1]?.endsWith('sources/demo/cli.ts')) {
     const t0 = performance.now();
     const written = await exportWorld(args);
     for (const w of written) console.log(`${w.rows.toLocaleString('en-US').padStart(12)}  ${w.file}`);
-    console.log(`demo world (seed ${args.seed}, now ${args.now.toISOString()}, scale ${args.scale}) written in ${((performance.now() - t0) / 1000).toFixed(1)}s`);
+    console.log(
+      `demo world (seed ${args.seed}, now ${args.now.toISOString()}, scale ${args.scale}) written in ${((performance.now() - t0) / 1000).toFixed(1)}s`,
+    );
   } catch (err) {
     console.error((err as Error).message);
     process.exit(err instanceof UsageError ? 2 : 1);

@@ -98,7 +98,8 @@ function shockEpisodes(seed: number, shocks: readonly MarketShock[], exchange: K
     const hours = exchange === 'upbit' ? rng.uniform(1, 4) : rng.uniform(12, 24);
     const episode = { symbol: shock.symbol, start, end: start + Math.round(hours * 60) * MINUTE_MS };
     if (bigMove) raised.push({ flag: exchange === 'upbit' ? 'caution:PRICE_FLUCTUATIONS' : 'alert:PRICE_SUDDEN_FLUCTUATION', episode });
-    if (bigVolume) raised.push({ flag: exchange === 'upbit' ? 'caution:TRADING_VOLUME_SOARING' : 'alert:TRADING_VOLUME_SUDDEN_FLUCTUATION', episode });
+    if (bigVolume)
+      raised.push({ flag: exchange === 'upbit' ? 'caution:TRADING_VOLUME_SOARING' : 'alert:TRADING_VOLUME_SUDDEN_FLUCTUATION', episode });
   }
   return raised;
 }

@@ -81,7 +81,10 @@ const SHORT_WARNING_MIN_MS = 30 * MINUTE_MS;
 const SHORT_WARNING_MAX_MS = 120 * MINUTE_MS;
 // Slot i's episode by i mod 4: each (exchange, kind) sequence gets one every 40 minutes.
 const SHORT_KINDS: readonly (readonly [KoreaExchange, 'listing' | 'delisting'])[] = [
-  ['upbit', 'listing'], ['bithumb', 'delisting'], ['bithumb', 'listing'], ['upbit', 'delisting'],
+  ['upbit', 'listing'],
+  ['bithumb', 'delisting'],
+  ['bithumb', 'listing'],
+  ['upbit', 'delisting'],
 ];
 
 /** The half of the tokens each layer draws from: long episodes the even table ranks, short ones the odd. */
@@ -133,7 +136,13 @@ function delistingEpisodes(seed: number, exchange: KoreaExchange, fromMs: number
     const token = rng.pick(DELISTING_POOL[exchange]);
     const end = start + rng.uniform(EPISODE_MIN_MS, EPISODE_MAX_MS);
     const lead = rng.uniform(WARNING_LEAD_MIN_MS, WARNING_LEAD_MAX_MS);
-    episodes.push({ symbol: token.symbol, start: roundToMinute(start), end: roundToMinute(end), warningFrom: roundToMinute(start - lead), warningTo: roundToMinute(start) });
+    episodes.push({
+      symbol: token.symbol,
+      start: roundToMinute(start),
+      end: roundToMinute(end),
+      warningFrom: roundToMinute(start - lead),
+      warningTo: roundToMinute(start),
+    });
   }
   return episodes;
 }
@@ -148,7 +157,13 @@ function listingEpisodes(seed: number, exchange: KoreaExchange, fromMs: number, 
     const token = rng.weighted(LISTING_POOL[exchange], LISTING_WEIGHTS[exchange]);
     const end = start + rng.uniform(EPISODE_MIN_MS, EPISODE_MAX_MS);
     const lead = rng.uniform(WARNING_LEAD_MIN_MS, WARNING_LEAD_MAX_MS);
-    episodes.push({ symbol: token.symbol, start: roundToMinute(start), end: roundToMinute(end), warningFrom: roundToMinute(end - lead), warningTo: roundToMinute(end) });
+    episodes.push({
+      symbol: token.symbol,
+      start: roundToMinute(start),
+      end: roundToMinute(end),
+      warningFrom: roundToMinute(end - lead),
+      warningTo: roundToMinute(end),
+    });
   }
   return episodes;
 }
@@ -162,7 +177,13 @@ function liftedWarnings(seed: number, exchange: KoreaExchange, fromMs: number, t
     const start = WORLD_EPOCH_MS + (k + rng.next()) * LIFTED_WARNING_PERIOD_MS;
     const token = rng.pick(WARNING_POOL[exchange]);
     const end = start + rng.uniform(LIFTED_WARNING_MIN_MS, LIFTED_WARNING_MAX_MS);
-    episodes.push({ symbol: token.symbol, start: roundToMinute(start), end: roundToMinute(end), warningFrom: roundToMinute(start), warningTo: roundToMinute(end) });
+    episodes.push({
+      symbol: token.symbol,
+      start: roundToMinute(start),
+      end: roundToMinute(end),
+      warningFrom: roundToMinute(start),
+      warningTo: roundToMinute(end),
+    });
   }
   return episodes;
 }
@@ -185,7 +206,9 @@ function gcd(a: number, b: number): number {
 function rotation(seed: number, exchange: KoreaExchange, kind: 'listing' | 'delisting'): Rotation {
   const pool = kind === 'listing' ? listingPool(exchange, 'short') : delistingPool(exchange, 'short');
   const rng = Rng.stream(seed, `korea:short-listing:${exchange}:${kind}`);
-  const strides = Array.from({ length: pool.length }, (_, k) => k).filter((k) => k > pool.length / 4 && k < (3 * pool.length) / 4 && gcd(k, pool.length) === 1);
+  const strides = Array.from({ length: pool.length }, (_, k) => k).filter(
+    (k) => k > pool.length / 4 && k < (3 * pool.length) / 4 && gcd(k, pool.length) === 1,
+  );
   return { pool, offset: rng.int(0, pool.length - 1), stride: rng.pick(strides) };
 }
 
@@ -275,7 +298,8 @@ export class ListingCalendar {
     this.episodes = { upbit: build('upbit'), bithumb: build('bithumb') };
     this.delistingsOf = { upbit: bySymbol(this.episodes.upbit.delistings), bithumb: bySymbol(this.episodes.bithumb.delistings) };
     this.listingsOf = { upbit: bySymbol(this.episodes.upbit.listings), bithumb: bySymbol(this.episodes.bithumb.listings) };
-    const warnings = ({ delistings, listings, lifted }: ExchangeEpisodes): Map<string, Episode[]> => bySymbol([...delistings, ...listings, ...lifted]);
+    const warnings = ({ delistings, listings, lifted }: ExchangeEpisodes): Map<string, Episode[]> =>
+      bySymbol([...delistings, ...listings, ...lifted]);
     this.warningsOf = { upbit: warnings(this.episodes.upbit), bithumb: warnings(this.episodes.bithumb) };
   }
 
@@ -360,7 +384,10 @@ export class ListingCalendar {
       }
     }
     return changes.sort(
-      (a, b) => a.atMs - b.atMs || KOREA_EXCHANGES.indexOf(a.exchange) - KOREA_EXCHANGES.indexOf(b.exchange) || order.get(a.token.symbol)! - order.get(b.token.symbol)!,
+      (a, b) =>
+        a.atMs - b.atMs ||
+        KOREA_EXCHANGES.indexOf(a.exchange) - KOREA_EXCHANGES.indexOf(b.exchange) ||
+        order.get(a.token.symbol)! - order.get(b.token.symbol)!,
     );
   }
 

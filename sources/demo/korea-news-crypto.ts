@@ -131,9 +131,15 @@ function whenWithMonth(ms: number): Named {
 }
 
 export const CRYPTO_OUTLETS: readonly Named[] = [
-  { kr: '코인데스크코리아', en: 'CoinDesk Korea' }, { kr: '블록미디어', en: 'Blockmedia' }, { kr: '디센터', en: 'Decenter' },
-  { kr: '토큰포스트', en: 'TokenPost' }, { kr: '연합뉴스', en: 'Yonhap News Agency' }, { kr: '뉴스1', en: 'News1' },
-  { kr: '이데일리', en: 'Edaily' }, { kr: '한국경제', en: 'The Korea Economic Daily' }, { kr: '디지털애셋', en: 'Digital Asset' },
+  { kr: '코인데스크코리아', en: 'CoinDesk Korea' },
+  { kr: '블록미디어', en: 'Blockmedia' },
+  { kr: '디센터', en: 'Decenter' },
+  { kr: '토큰포스트', en: 'TokenPost' },
+  { kr: '연합뉴스', en: 'Yonhap News Agency' },
+  { kr: '뉴스1', en: 'News1' },
+  { kr: '이데일리', en: 'Edaily' },
+  { kr: '한국경제', en: 'The Korea Economic Daily' },
+  { kr: '디지털애셋', en: 'Digital Asset' },
   { kr: '파이낸셜뉴스', en: 'The Financial News' },
 ];
 export const CRYPTO_OUTLET_WEIGHTS = [3, 3, 2, 2, 3, 1, 1, 1, 1, 1];
@@ -151,12 +157,21 @@ function recentShocks(at: CryptoDay, minute: number, kind: MarketShock['kind'], 
 function upcomingChanges(at: CryptoDay, minute: number, used: ReadonlySet<string>, pick: (c: ListingChange) => boolean): ListingChange[] {
   const nowMs = msOfMinute(minute);
   return at.changes.filter(
-    (c) => c.atMs >= nowMs + ANNOUNCE_MIN_MS && c.atMs <= nowMs + ANNOUNCE_AHEAD_MS && !used.has(`listing:${c.exchange}:${c.token.symbol}`) && pick(c),
+    (c) =>
+      c.atMs >= nowMs + ANNOUNCE_MIN_MS &&
+      c.atMs <= nowMs + ANNOUNCE_AHEAD_MS &&
+      !used.has(`listing:${c.exchange}:${c.token.symbol}`) &&
+      pick(c),
   );
 }
 
 /** The move of a market's candle at `minute` (open to close, in % with one decimal), or null without a candle. */
-function candleMove(at: CryptoDay, exchange: KoreaExchange, symbol: string, minute: number): { pct: number; openKrw: number; closeKrw: number; volumeKrw: number } | null {
+function candleMove(
+  at: CryptoDay,
+  exchange: KoreaExchange,
+  symbol: string,
+  minute: number,
+): { pct: number; openKrw: number; closeKrw: number; volumeKrw: number } | null {
   const candle = at.market(exchange, symbol, minute, minute + 1)?.candles.find((c) => c.minute === minute);
   return candle ? { ...candle, pct: oneDecimal((candle.closeKrw / candle.openKrw - 1) * 100) } : null;
 }
@@ -169,7 +184,7 @@ const surgeOrCrash: CryptoTemplate = (rng, at, minute, used) => {
     if (!move || Math.abs(move.pct) < 1) continue;
     const also = second ? candleMove(at, second, shock.symbol, shock.minute) : null;
     const up = move.pct > 0;
-    if (also && (also.pct > 0) !== up) continue;
+    if (also && also.pct > 0 !== up) continue;
     const token = KOREA_TOKEN_BY_SYMBOL.get(shock.symbol)!;
     const c = coin(token);
     const ex = EXCHANGE[lead];
@@ -186,11 +201,20 @@ const surgeOrCrash: CryptoTemplate = (rng, at, minute, used) => {
       : { kr: '', en: '' };
     const cause = up
       ? rng.pick<[string, string]>([
-          ['뚜렷한 호재 없이 단기 매수세가 한꺼번에 몰린 것으로 풀이된다.', 'Analysts say short-term buying rushed in all at once without any clear news.'],
-          ['해외 거래소 가격을 뒤쫓는 매수 주문이 몰린 것으로 보인다.', 'Buy orders chasing prices on overseas exchanges appear to have piled in.'],
+          [
+            '뚜렷한 호재 없이 단기 매수세가 한꺼번에 몰린 것으로 풀이된다.',
+            'Analysts say short-term buying rushed in all at once without any clear news.',
+          ],
+          [
+            '해외 거래소 가격을 뒤쫓는 매수 주문이 몰린 것으로 보인다.',
+            'Buy orders chasing prices on overseas exchanges appear to have piled in.',
+          ],
         ])
       : rng.pick<[string, string]>([
-          ['대량 매도 물량이 한꺼번에 쏟아지며 가격이 밀린 것으로 보인다.', 'A large volume of sell orders appears to have hit the market at once, pushing the price down.'],
+          [
+            '대량 매도 물량이 한꺼번에 쏟아지며 가격이 밀린 것으로 보인다.',
+            'A large volume of sell orders appears to have hit the market at once, pushing the price down.',
+          ],
           ['차익 실현 매물이 몰리며 낙폭이 커진 것으로 풀이된다.', 'Analysts say profit-taking sales piled up and deepened the fall.'],
         ]);
     const mention = (exchange: KoreaExchange, value: number) =>
@@ -209,7 +233,9 @@ const surgeOrCrash: CryptoTemplate = (rng, at, minute, used) => {
 };
 
 const volumeSpike: CryptoTemplate = (_rng, at, minute, used) => {
-  const candidates = recentShocks(at, minute, 'volume', used).sort((a, b) => b.volumeMultiplier - a.volumeMultiplier || b.minute - a.minute);
+  const candidates = recentShocks(at, minute, 'volume', used).sort(
+    (a, b) => b.volumeMultiplier - a.volumeMultiplier || b.minute - a.minute,
+  );
   for (const shock of candidates.slice(0, 3)) {
     const exchange = shock.exchanges[0]!;
     const view = at.market(exchange, shock.symbol, shock.minute - 60, shock.minute + 1);
@@ -224,9 +250,13 @@ const volumeSpike: CryptoTemplate = (_rng, at, minute, used) => {
     const t = when(msOfMinute(shock.minute));
     const value = krwAmount(candle.volumeKrw);
     const change = oneDecimal((candle.closeKrw / candle.openKrw - 1) * 100);
-    const move: Named = change === 0
-      ? { kr: '가격은 큰 변동이 없었다.', en: 'The price barely moved.' }
-      : { kr: `가격은 ${Math.abs(change)}% ${change > 0 ? '올랐다' : '내렸다'}.`, en: `The price ${change > 0 ? 'rose' : 'fell'} ${Math.abs(change)}%.` };
+    const move: Named =
+      change === 0
+        ? { kr: '가격은 큰 변동이 없었다.', en: 'The price barely moved.' }
+        : {
+            kr: `가격은 ${Math.abs(change)}% ${change > 0 ? '올랐다' : '내렸다'}.`,
+            en: `The price ${change > 0 ? 'rose' : 'fell'} ${Math.abs(change)}%.`,
+          };
     return {
       key: `market:${token.symbol}`,
       tone: 'neutral',
@@ -251,11 +281,20 @@ const newListing: CryptoTemplate = (rng, at, minute, used) => {
   const announced = kstClock(msOfMinute(minute));
   const tradedElsewhere = at.calendar.isListed(other(exchange), token, msOfMinute(minute));
   const context: Named = tradedElsewhere
-    ? { kr: `${withParticle(c.kr, '은/는')} 현재 ${elsewhere.kr}에서도 거래되고 있다.`, en: `${c.en} is currently also traded on ${elsewhere.en}.` }
-    : { kr: `${withParticle(c.kr, '은/는')} 현재 국내 다른 원화 거래소에서는 거래되지 않는다.`, en: `${c.en} is not currently traded on any other Korean won exchange.` };
+    ? {
+        kr: `${withParticle(c.kr, '은/는')} 현재 ${elsewhere.kr}에서도 거래되고 있다.`,
+        en: `${c.en} is currently also traded on ${elsewhere.en}.`,
+      }
+    : {
+        kr: `${withParticle(c.kr, '은/는')} 현재 국내 다른 원화 거래소에서는 거래되지 않는다.`,
+        en: `${c.en} is not currently traded on any other Korean won exchange.`,
+      };
   const network = rng.pick<[string, string]>([
     ['입금은 공지 직후부터 가능하다.', 'Deposits are possible right after the announcement.'],
-    ['입출금은 네트워크 안정성이 확인된 뒤 순차적으로 열린다.', 'Deposits and withdrawals will open in turn once network stability is confirmed.'],
+    [
+      '입출금은 네트워크 안정성이 확인된 뒤 순차적으로 열린다.',
+      'Deposits and withdrawals will open in turn once network stability is confirmed.',
+    ],
   ]);
   return {
     key: `listing:${exchange}:${token.symbol}`,
@@ -303,7 +342,10 @@ const delisting: CryptoTemplate = (rng, at, minute, used) => {
   const announced = kstClock(nowMs);
   const reason = rng.pick<[string, string]>([
     ['프로젝트 측의 소명 내용이 충분하지 않았다', 'the explanations from the project were not sufficient'],
-    ['유통량 정보가 공시와 다르게 운영된 점이 해소되지 않았다', 'the gap between the disclosed and the actual circulating supply was not resolved'],
+    [
+      '유통량 정보가 공시와 다르게 운영된 점이 해소되지 않았다',
+      'the gap between the disclosed and the actual circulating supply was not resolved',
+    ],
     ['중요 사항에 대한 공시가 이뤄지지 않았다', 'material information had not been disclosed'],
   ]);
   return {
@@ -320,7 +362,10 @@ const delisting: CryptoTemplate = (rng, at, minute, used) => {
 const warningDesignated: CryptoTemplate = (rng, at, minute, used) => {
   const nowMs = msOfMinute(minute);
   const warning = at.warnings.find(
-    (w) => w.fromMs <= nowMs - REPORT_DELAY_MINUTES * MINUTE_MS && w.fromMs >= nowMs - REPORT_WINDOW_MINUTES * MINUTE_MS && !used.has(`warning:${w.exchange}:${w.token.symbol}`),
+    (w) =>
+      w.fromMs <= nowMs - REPORT_DELAY_MINUTES * MINUTE_MS &&
+      w.fromMs >= nowMs - REPORT_WINDOW_MINUTES * MINUTE_MS &&
+      !used.has(`warning:${w.exchange}:${w.token.symbol}`),
   );
   if (!warning) return null;
   const { exchange, token } = warning;
@@ -348,7 +393,9 @@ const warningLifted: CryptoTemplate = (_rng, at, minute, used) => {
   const nowMs = msOfMinute(minute);
   const warning = at.warnings.find(
     (w) =>
-      w.outcome === 'lifted' && w.toMs <= nowMs - REPORT_DELAY_MINUTES * MINUTE_MS && w.toMs >= nowMs - REPORT_WINDOW_MINUTES * MINUTE_MS &&
+      w.outcome === 'lifted' &&
+      w.toMs <= nowMs - REPORT_DELAY_MINUTES * MINUTE_MS &&
+      w.toMs >= nowMs - REPORT_WINDOW_MINUTES * MINUTE_MS &&
       !used.has(`warning:${w.exchange}:${w.token.symbol}`),
   );
   if (!warning) return null;
@@ -374,19 +421,30 @@ const kimchiPremium: CryptoTemplate = (_rng, at, minute, used) => {
   const dayAgo = at.market('upbit', 'BTC', minute - 1441, minute - 1440);
   if (!view || !dayAgo || view.globalUsd === null) return null;
   // The kimchi-premium dataset's formula on the same numbers: (P_kr / FX) / P_global - 1.
-  const premium = oneDecimal(((view.priceKrw / view.usdKrw) / view.globalUsd - 1) * 100);
+  const premium = oneDecimal((view.priceKrw / view.usdKrw / view.globalUsd - 1) * 100);
   const t = when(msOfMinute(minute));
   const price = krwPrice(view.priceKrw);
   const global = usdWhole(view.globalUsd);
   const fx = withCommas(view.usdKrw);
   // The ticker's 24h change: the last price against the price a day before.
   const change = oneDecimal(Math.round((view.priceKrw / dayAgo.priceKrw - 1) * 100 * 100) / 100);
-  const direction: Named = change === 0
-    ? { kr: '24시간 전과 같은 수준이다.', en: 'That is unchanged from 24 hours earlier.' }
-    : { kr: `24시간 전보다 ${Math.abs(change)}% ${change > 0 ? '오른' : '내린'} 가격이다.`, en: `That is ${Math.abs(change)}% ${change > 0 ? 'higher' : 'lower'} than 24 hours earlier.` };
-  const level: Named = premium < 0
-    ? { kr: `김치 프리미엄은 ${percentText(premium)}%로 국내 가격이 해외보다 낮은 역프리미엄 상태다.`, en: `The kimchi premium is ${percentText(premium)}%, a reverse premium with domestic prices below overseas ones.` }
-    : { kr: `이를 반영한 김치 프리미엄은 ${percentText(premium)}%다.`, en: `The kimchi premium reflecting these is ${percentText(premium)}%.` };
+  const direction: Named =
+    change === 0
+      ? { kr: '24시간 전과 같은 수준이다.', en: 'That is unchanged from 24 hours earlier.' }
+      : {
+          kr: `24시간 전보다 ${Math.abs(change)}% ${change > 0 ? '오른' : '내린'} 가격이다.`,
+          en: `That is ${Math.abs(change)}% ${change > 0 ? 'higher' : 'lower'} than 24 hours earlier.`,
+        };
+  const level: Named =
+    premium < 0
+      ? {
+          kr: `김치 프리미엄은 ${percentText(premium)}%로 국내 가격이 해외보다 낮은 역프리미엄 상태다.`,
+          en: `The kimchi premium is ${percentText(premium)}%, a reverse premium with domestic prices below overseas ones.`,
+        }
+      : {
+          kr: `이를 반영한 김치 프리미엄은 ${percentText(premium)}%다.`,
+          en: `The kimchi premium reflecting these is ${percentText(premium)}%.`,
+        };
   return {
     key: 'kimchi-premium',
     tone: 'neutral',
@@ -507,7 +565,17 @@ const industry: CryptoTemplate = (rng, at) => {
 
 /** The crypto templates and how often each is drawn: stories of the world's own events lead. */
 export const CRYPTO_TEMPLATES: readonly CryptoTemplate[] = [
-  surgeOrCrash, volumeSpike, newListing, relisting, delisting, warningDesignated, warningLifted, kimchiPremium, usdtPremium,
-  etfFlows, regulation, industry,
+  surgeOrCrash,
+  volumeSpike,
+  newListing,
+  relisting,
+  delisting,
+  warningDesignated,
+  warningLifted,
+  kimchiPremium,
+  usdtPremium,
+  etfFlows,
+  regulation,
+  industry,
 ];
 export const CRYPTO_TEMPLATE_WEIGHTS: readonly number[] = [4, 2, 3, 1, 2, 2, 1, 2, 1, 1, 1, 1];

@@ -69,7 +69,11 @@ const HANGUL_LAST = 0xd7a3;
 /** Final consonant (받침) of the word's last syllable as read aloud: 'none', 'rieul' (ㄹ) or 'other'. */
 function finalSound(word: string): 'none' | 'rieul' | 'other' {
   // 솔라나(SOL) is read 솔라나: a parenthesis after a name does not change the particle.
-  const last = word.trim().replace(/\([^()]*\)$/, '').trim().slice(-1);
+  const last = word
+    .trim()
+    .replace(/\([^()]*\)$/, '')
+    .trim()
+    .slice(-1);
   const code = last.charCodeAt(0);
   if (code >= HANGUL_FIRST && code <= HANGUL_LAST) {
     const jong = (code - HANGUL_FIRST) % 28;
@@ -97,7 +101,20 @@ export function withParticle(word: string, particle: Particle): string {
 
 // ------------------------------------------------------------------ numbers
 
-export const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+export const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 
 export function withCommas(value: number): string {
   const [whole, fraction] = String(value).split('.') as [string, string | undefined];

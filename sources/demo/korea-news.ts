@@ -10,7 +10,14 @@
 import { Rng } from './random.ts';
 import { DAY_MS, KST_OFFSET_MS, MINUTE_MS, isoDateOfDay, kstDayIndexOf, minuteIndexOf, msOfDay } from './korea-calendar.ts';
 import { krxRound, previousKrxSession, type MacroHistory } from './korea-macro.ts';
-import { CRYPTO_OUTLETS, CRYPTO_OUTLET_WEIGHTS, CRYPTO_TEMPLATES, CRYPTO_TEMPLATE_WEIGHTS, cryptoDay, type NewsWorld } from './korea-news-crypto.ts';
+import {
+  CRYPTO_OUTLETS,
+  CRYPTO_OUTLET_WEIGHTS,
+  CRYPTO_TEMPLATES,
+  CRYPTO_TEMPLATE_WEIGHTS,
+  cryptoDay,
+  type NewsWorld,
+} from './korea-news-crypto.ts';
 import {
   MONTHS,
   decimalText,
@@ -82,20 +89,42 @@ const KPOP_GROUPS: readonly KpopGroup[] = [
   { kr: '아일릿', en: 'ILLIT', debutYear: 2024, agency: BELIFT, listed: HYBE },
 ];
 
-const RELEASE_TITLES = ['Blue Horizon', 'Midnight Signal', 'Paper Moon', 'Neon Bloom', 'Afterglow', 'Firefly', 'Daydream', 'Overdrive', 'Wildflower', 'Gravity'];
+const RELEASE_TITLES = [
+  'Blue Horizon',
+  'Midnight Signal',
+  'Paper Moon',
+  'Neon Bloom',
+  'Afterglow',
+  'Firefly',
+  'Daydream',
+  'Overdrive',
+  'Wildflower',
+  'Gravity',
+];
 
 const CITIES: readonly Named[] = [
-  { kr: '서울', en: 'Seoul' }, { kr: '도쿄', en: 'Tokyo' }, { kr: '로스앤젤레스', en: 'Los Angeles' }, { kr: '뉴욕', en: 'New York' },
-  { kr: '방콕', en: 'Bangkok' }, { kr: '런던', en: 'London' }, { kr: '자카르타', en: 'Jakarta' }, { kr: '타이베이', en: 'Taipei' },
+  { kr: '서울', en: 'Seoul' },
+  { kr: '도쿄', en: 'Tokyo' },
+  { kr: '로스앤젤레스', en: 'Los Angeles' },
+  { kr: '뉴욕', en: 'New York' },
+  { kr: '방콕', en: 'Bangkok' },
+  { kr: '런던', en: 'London' },
+  { kr: '자카르타', en: 'Jakarta' },
+  { kr: '타이베이', en: 'Taipei' },
 ];
 
 const MUSIC_SHOWS: readonly Named[] = [
-  { kr: '엠카운트다운', en: 'M Countdown' }, { kr: '뮤직뱅크', en: 'Music Bank' }, { kr: '쇼! 음악중심', en: 'Show! Music Core' },
-  { kr: '인기가요', en: 'Inkigayo' }, { kr: '쇼챔피언', en: 'Show Champion' },
+  { kr: '엠카운트다운', en: 'M Countdown' },
+  { kr: '뮤직뱅크', en: 'Music Bank' },
+  { kr: '쇼! 음악중심', en: 'Show! Music Core' },
+  { kr: '인기가요', en: 'Inkigayo' },
+  { kr: '쇼챔피언', en: 'Show Champion' },
 ];
 
 const VARIETY_SHOWS: readonly Named[] = [
-  { kr: '아는 형님', en: 'Knowing Bros' }, { kr: '놀면 뭐하니?', en: 'How Do You Play?' }, { kr: '런닝맨', en: 'Running Man' },
+  { kr: '아는 형님', en: 'Knowing Bros' },
+  { kr: '놀면 뭐하니?', en: 'How Do You Play?' },
+  { kr: '런닝맨', en: 'Running Man' },
   { kr: '유 퀴즈 온 더 블럭', en: 'You Quiz on the Block' },
 ];
 
@@ -106,19 +135,34 @@ interface ChipMaker extends Named {
 }
 
 const SAMSUNG: ChipMaker = {
-  kr: '삼성전자', en: 'Samsung Electronics', krx: 'samsung',
-  sites: [{ kr: '평택', en: 'Pyeongtaek' }, { kr: '용인', en: 'Yongin' }, { kr: '미국 텍사스주 테일러', en: 'Taylor, Texas, in the US' }],
+  kr: '삼성전자',
+  en: 'Samsung Electronics',
+  krx: 'samsung',
+  sites: [
+    { kr: '평택', en: 'Pyeongtaek' },
+    { kr: '용인', en: 'Yongin' },
+    { kr: '미국 텍사스주 테일러', en: 'Taylor, Texas, in the US' },
+  ],
 };
 const HYNIX: ChipMaker = {
-  kr: 'SK하이닉스', en: 'SK hynix', krx: 'hynix',
-  sites: [{ kr: '이천', en: 'Icheon' }, { kr: '청주', en: 'Cheongju' }, { kr: '용인', en: 'Yongin' }],
+  kr: 'SK하이닉스',
+  en: 'SK hynix',
+  krx: 'hynix',
+  sites: [
+    { kr: '이천', en: 'Icheon' },
+    { kr: '청주', en: 'Cheongju' },
+    { kr: '용인', en: 'Yongin' },
+  ],
 };
 const MICRON: ChipMaker = { kr: '마이크론', en: 'Micron', krx: null, sites: [] };
 const KOREAN_CHIP_MAKERS: readonly ChipMaker[] = [SAMSUNG, HYNIX];
 const MEMORY_MAKERS: readonly ChipMaker[] = [SAMSUNG, HYNIX, MICRON];
 
 const CHIP_CUSTOMERS: readonly Named[] = [
-  { kr: '엔비디아', en: 'Nvidia' }, { kr: '브로드컴', en: 'Broadcom' }, { kr: '구글', en: 'Google' }, { kr: 'AMD', en: 'AMD' },
+  { kr: '엔비디아', en: 'Nvidia' },
+  { kr: '브로드컴', en: 'Broadcom' },
+  { kr: '구글', en: 'Google' },
+  { kr: 'AMD', en: 'AMD' },
   { kr: '마이크로소프트', en: 'Microsoft' },
 ];
 const HBM_PRODUCTS = ['HBM3E', 'HBM4'];
@@ -126,17 +170,30 @@ const MEMORY_PRODUCTS = ['HBM4', 'LPDDR6', 'DDR5', 'GDDR7'];
 const INVENTORY_PRODUCTS = ['DRAM', 'NAND', 'eSSD'];
 
 const KPOP_OUTLETS: readonly Named[] = [
-  { kr: '연합뉴스', en: 'Yonhap News Agency' }, { kr: '스타뉴스', en: 'Star News' }, { kr: '스포츠서울', en: 'Sports Seoul' },
-  { kr: '뉴스엔', en: 'Newsen' }, { kr: 'OSEN', en: 'OSEN' }, { kr: '엑스포츠뉴스', en: 'Xportsnews' },
-  { kr: '일간스포츠', en: 'Ilgan Sports' }, { kr: '텐아시아', en: 'TenAsia' }, { kr: '마이데일리', en: 'My Daily' },
+  { kr: '연합뉴스', en: 'Yonhap News Agency' },
+  { kr: '스타뉴스', en: 'Star News' },
+  { kr: '스포츠서울', en: 'Sports Seoul' },
+  { kr: '뉴스엔', en: 'Newsen' },
+  { kr: 'OSEN', en: 'OSEN' },
+  { kr: '엑스포츠뉴스', en: 'Xportsnews' },
+  { kr: '일간스포츠', en: 'Ilgan Sports' },
+  { kr: '텐아시아', en: 'TenAsia' },
+  { kr: '마이데일리', en: 'My Daily' },
 ];
 const KPOP_OUTLET_WEIGHTS = [3, 3, 2, 2, 2, 2, 1, 1, 1];
 
 const CHIP_OUTLETS: readonly Named[] = [
-  { kr: '연합뉴스', en: 'Yonhap News Agency' }, { kr: '전자신문', en: 'Electronic Times News' }, { kr: '디일렉', en: 'The Elec' },
-  { kr: '한국경제', en: 'The Korea Economic Daily' }, { kr: '매일경제', en: 'Maeil Business Newspaper' },
-  { kr: '지디넷코리아', en: 'ZDNet Korea' }, { kr: '서울경제', en: 'Seoul Economic Daily' }, { kr: '머니투데이', en: 'Money Today' },
-  { kr: '이데일리', en: 'Edaily' }, { kr: '조선비즈', en: 'Chosun Biz' }, { kr: 'KIPOST', en: 'KIPOST' },
+  { kr: '연합뉴스', en: 'Yonhap News Agency' },
+  { kr: '전자신문', en: 'Electronic Times News' },
+  { kr: '디일렉', en: 'The Elec' },
+  { kr: '한국경제', en: 'The Korea Economic Daily' },
+  { kr: '매일경제', en: 'Maeil Business Newspaper' },
+  { kr: '지디넷코리아', en: 'ZDNet Korea' },
+  { kr: '서울경제', en: 'Seoul Economic Daily' },
+  { kr: '머니투데이', en: 'Money Today' },
+  { kr: '이데일리', en: 'Edaily' },
+  { kr: '조선비즈', en: 'Chosun Biz' },
+  { kr: 'KIPOST', en: 'KIPOST' },
 ];
 const CHIP_OUTLET_WEIGHTS = [3, 3, 2, 2, 2, 2, 1, 1, 1, 1, 1];
 
@@ -581,7 +638,13 @@ export interface DayOptions {
  * Articles of one topic published on one KST day, in publication order: all of them, or those
  * whose minute has begun by `options.untilMs` (the same articles, a shorter list).
  */
-export function articlesOfDay(seed: number, topic: NewsTopic, kstDay: number, macro: MacroHistory, options: DayOptions = {}): NewsArticle[] {
+export function articlesOfDay(
+  seed: number,
+  topic: NewsTopic,
+  kstDay: number,
+  macro: MacroHistory,
+  options: DayOptions = {},
+): NewsArticle[] {
   const dateIso = isoDateOfDay(kstDay);
   const [year, month, date] = dateIso.split('-').map(Number) as [number, number, number];
   const at: ArticleDay = { seed, day: kstDay, year, month, date, macro };

@@ -100,8 +100,10 @@ export function tokenDynamics(seed: number, token: KoreaToken): TokenDynamics {
   const kind = rng.next();
   let premiumBias: number;
   if (major) premiumBias = 0.0012 * gaussian(rng);
-  else if (kind < 0.035) premiumBias = -rng.uniform(0.017, 0.035); // reverse premium: cheaper in Korea
-  else if (kind < 0.11) premiumBias = rng.uniform(0.02, 0.065); // Korean retail favourite
+  else if (kind < 0.035)
+    premiumBias = -rng.uniform(0.017, 0.035); // reverse premium: cheaper in Korea
+  else if (kind < 0.11)
+    premiumBias = rng.uniform(0.02, 0.065); // Korean retail favourite
   else premiumBias = 0.005 * gaussian(rng);
   const bithumbPremiumOffset = (major ? 0.001 : 0.0025) * gaussian(rng);
   return { logLevel, beta, idioDailySd, idioStationarySd, premiumBias, bithumbPremiumOffset, microSd };
@@ -399,7 +401,16 @@ export function marketShocks(seed: number, fromMinute: number, toMinute: number,
     const decayMinutes = Math.round(30 + (MAX_SHOCK_DECAY_MINUTES - 30) * rng.next());
     const volumeMultiplier = 4 + 8 * rng.next();
     const market = pickShockMarket(rng, listings, minute, 0.5);
-    if (market) shocks.push({ minute, symbol: market.token.symbol, exchanges: market.exchanges, kind: 'price', jump, decayMinutes, volumeMultiplier });
+    if (market)
+      shocks.push({
+        minute,
+        symbol: market.token.symbol,
+        exchanges: market.exchanges,
+        kind: 'price',
+        jump,
+        decayMinutes,
+        volumeMultiplier,
+      });
   }
   for (let slot = Math.floor(fromMinute / VOLUME_SPIKE_EVERY); slot * VOLUME_SPIKE_EVERY < toMinute; slot++) {
     const rng = Rng.stream(seed, `korea:spike:${slot}`);
@@ -410,7 +421,16 @@ export function marketShocks(seed: number, fromMinute: number, toMinute: number,
     const decayMinutes = Math.round(rng.uniform(10, 40));
     const volumeMultiplier = 6 + 24 * rng.next() ** 1.5;
     const market = pickShockMarket(rng, listings, minute, 0);
-    if (market) shocks.push({ minute, symbol: market.token.symbol, exchanges: market.exchanges, kind: 'volume', jump, decayMinutes, volumeMultiplier });
+    if (market)
+      shocks.push({
+        minute,
+        symbol: market.token.symbol,
+        exchanges: market.exchanges,
+        kind: 'volume',
+        jump,
+        decayMinutes,
+        volumeMultiplier,
+      });
   }
   return shocks.sort(byMinuteAndKind);
 }
@@ -424,7 +444,13 @@ export const MINUTE_MOVE_MAX_DECAY_MINUTES = 45;
 const MOVE_CANDIDATES = weightedTokens(KOREA_TOKENS.filter(canShock));
 
 /** A weighted draw of a move candidate open on the exchange at `atMs` and not in `taken` (null after 8 misses). */
-function pickOpenToken(rng: Rng, exchange: KoreaExchange, listings: ListingCalendar, atMs: number, taken: readonly string[]): KoreaToken | null {
+function pickOpenToken(
+  rng: Rng,
+  exchange: KoreaExchange,
+  listings: ListingCalendar,
+  atMs: number,
+  taken: readonly string[],
+): KoreaToken | null {
   for (let attempt = 0; attempt < 8; attempt++) {
     const token = drawToken(rng, MOVE_CANDIDATES);
     if (!taken.includes(token.symbol) && listings.isListed(exchange, token, atMs)) return token;
@@ -464,7 +490,15 @@ export function minuteMoves(
         const token = pickOpenToken(rng, exchange, listings, atMs, taken);
         if (!token) continue;
         taken.push(token.symbol);
-        moves.push({ minute, symbol: token.symbol, exchanges: [exchange], kind: price ? 'price' : 'volume', jump, decayMinutes, volumeMultiplier });
+        moves.push({
+          minute,
+          symbol: token.symbol,
+          exchanges: [exchange],
+          kind: price ? 'price' : 'volume',
+          jump,
+          decayMinutes,
+          volumeMultiplier,
+        });
       }
     }
   }
@@ -538,7 +572,8 @@ export function baseDailyVolumeKrw(seed: number, token: KoreaToken, exchange: Ko
   const homeOnHere = token.exchanges.includes(exchange);
   // A market outside the token's home listing is a recent listing: mid-table interest.
   const rank = homeOnHere ? token.popularity : 40 + (token.popularity % 60);
-  let upbitLevel = top !== undefined ? top * Math.exp(0.12 * gaussian(rng)) : 3e11 * Math.pow(rank + 1, -1.45) * Math.exp(0.7 * gaussian(rng));
+  let upbitLevel =
+    top !== undefined ? top * Math.exp(0.12 * gaussian(rng)) : 3e11 * Math.pow(rank + 1, -1.45) * Math.exp(0.7 * gaussian(rng));
   if (top === undefined) upbitLevel = Math.min(upbitLevel, 4.5e10);
   if (exchange === 'upbit') return upbitLevel;
   // Bithumb-only tokens carry Bithumb's own interest; shared ones trade a fraction of Upbit's.

@@ -262,7 +262,17 @@ const TOKEN_LINES: readonly TokenLine[] = [
 
 const CORE_SYMBOLS: ReadonlySet<string> = new Set<string>([
   ...DIVERGENCE_SYMBOLS,
-  'USDT', 'USDC', 'XLM', 'TRUMP', 'PEPE', 'ONDO', 'ENA', 'WLD', 'SEI', 'AAVE', 'BONK',
+  'USDT',
+  'USDC',
+  'XLM',
+  'TRUMP',
+  'PEPE',
+  'ONDO',
+  'ENA',
+  'WLD',
+  'SEI',
+  'AAVE',
+  'BONK',
 ]);
 
 const STABLECOINS: ReadonlySet<string> = new Set(['USDT', 'USDC']);
@@ -288,9 +298,7 @@ export const KOREA_TOKENS: readonly KoreaToken[] = TOKEN_LINES.map(
   }),
 );
 
-export const KOREA_TOKEN_BY_SYMBOL: ReadonlyMap<string, KoreaToken> = new Map(
-  KOREA_TOKENS.map((token) => [token.symbol, token]),
-);
+export const KOREA_TOKEN_BY_SYMBOL: ReadonlyMap<string, KoreaToken> = new Map(KOREA_TOKENS.map((token) => [token.symbol, token]));
 
 export function isHomeListed(token: KoreaToken, exchange: KoreaExchange): boolean {
   return token.exchanges.includes(exchange);

@@ -67,14 +67,7 @@ export function fillBridge(rng: Rng, from: number, to: number, steps: number, to
  * (daily[d] = value at 00:00 UTC of day d). Day -> 24 hour points -> 60 minute points, each level a
  * bridge seeded by its own name, so a minute's value never depends on the window asked for.
  */
-export function minutePath(
-  seed: number,
-  name: string,
-  daily: Float64Array,
-  dailySd: number,
-  m0: number,
-  m1: number,
-): Float64Array {
+export function minutePath(seed: number, name: string, daily: Float64Array, dailySd: number, m0: number, m1: number): Float64Array {
   const out = new Float64Array(m1 - m0 + 1);
   const hours = new Float64Array(25);
   const minutes = new Float64Array(61);

@@ -22,7 +22,14 @@ function world(now: Date = NOW, seed = 42): Record<KoreaRawTable, Row[]> {
 }
 
 const TABLES: readonly KoreaRawTable[] = [
-  'kr_markets', 'kr_tickers', 'global_prices', 'fx_rates', 'candles_1m', 'market_flags', 'macro_daily', 'news_articles',
+  'kr_markets',
+  'kr_tickers',
+  'global_prices',
+  'fx_rates',
+  'candles_1m',
+  'market_flags',
+  'macro_daily',
+  'news_articles',
 ];
 const NULLABLE: Readonly<Record<string, readonly string[]>> = {
   market_flags: ['started_at', 'ends_at'],
@@ -35,7 +42,7 @@ function column(table: KoreaRawTable, name: string): number {
   return index;
 }
 
-const cell = <T,>(row: Row, table: KoreaRawTable, name: string): T => row[column(table, name)] as T;
+const cell = <T>(row: Row, table: KoreaRawTable, name: string): T => row[column(table, name)] as T;
 const num = (row: Row, table: KoreaRawTable, name: string): number => cell<number>(row, table, name);
 const str = (row: Row, table: KoreaRawTable, name: string): string => cell<string>(row, table, name);
 const time = (row: Row, table: KoreaRawTable, name: string): number => cell<Date>(row, table, name).getTime();
@@ -109,7 +116,8 @@ describe('koreaWorld row shapes', () => {
           } else if (type === 'VARCHAR' && typeof value !== 'string') problems.push(`${at}: not a string`);
           else if (type === 'DOUBLE' && !(typeof value === 'number' && Number.isFinite(value))) problems.push(`${at}: not a finite number`);
           else if (type === 'TIMESTAMP' && !(value instanceof Date && Number.isFinite(value.getTime()))) problems.push(`${at}: not a Date`);
-          else if (type === 'DATE' && !(typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value))) problems.push(`${at}: not YYYY-MM-DD`);
+          else if (type === 'DATE' && !(typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value)))
+            problems.push(`${at}: not YYYY-MM-DD`);
         });
         if (cell(row, table, 'source') !== 'demo') problems.push(`${table}[${r}]: source is not demo`);
       });
@@ -148,8 +156,31 @@ describe('koreaWorld token universe', () => {
 
   it('keeps the 25 divergence symbols, in spec order, on both exchanges', () => {
     expect([...DIVERGENCE_SYMBOLS]).toEqual([
-      'BTC', 'ETH', 'XRP', 'SOL', 'ADA', 'DOGE', 'DOT', 'MATIC', 'LINK', 'AVAX', 'ATOM', 'UNI', 'LTC',
-      'NEAR', 'OP', 'ARB', 'APT', 'ALGO', 'FTM', 'SUI', 'TRX', 'BCH', 'ETC', 'HBAR', 'SHIB',
+      'BTC',
+      'ETH',
+      'XRP',
+      'SOL',
+      'ADA',
+      'DOGE',
+      'DOT',
+      'MATIC',
+      'LINK',
+      'AVAX',
+      'ATOM',
+      'UNI',
+      'LTC',
+      'NEAR',
+      'OP',
+      'ARB',
+      'APT',
+      'ALGO',
+      'FTM',
+      'SUI',
+      'TRX',
+      'BCH',
+      'ETC',
+      'HBAR',
+      'SHIB',
     ]);
     for (const now of [NOW, new Date(NOW.getTime() + 40 * DAY), new Date('2025-03-14T00:00:00Z')]) {
       const w = world(now);
@@ -198,12 +229,18 @@ describe('koreaWorld time consistency', () => {
     // Markets listed at both times (one listed or delisted in between shows candles at one time only).
     const both = new Set([...marketsOf(world(NOW))].filter((m) => marketsOf(world(later)).has(m)));
     const inBoth = (r: Row): boolean => both.has(`${String(r[0])}:${String(r[1])}`);
-    const early = new Map(world(NOW).candles_1m.filter(inBoth).map((r) => [key(r), r]));
-    const overlap = world(later).candles_1m.filter(inBoth).filter((r) => early.has(key(r)));
+    const early = new Map(
+      world(NOW)
+        .candles_1m.filter(inBoth)
+        .map((r) => [key(r), r]),
+    );
+    const overlap = world(later)
+      .candles_1m.filter(inBoth)
+      .filter((r) => early.has(key(r)));
     expect(overlap.length).toBeGreaterThan(3000);
     for (const row of overlap) expect(row).toEqual(early.get(key(row)));
     // And the overlapping window holds the same set of candles (gaps included).
-    const firstLater = (later.getTime() - (later.getTime() % MINUTE)) - 60 * MINUTE;
+    const firstLater = later.getTime() - (later.getTime() % MINUTE) - 60 * MINUTE;
     const earlyInOverlap = [...early.values()].filter((r) => (r[2] as Date).getTime() >= firstLater);
     expect(overlap.length).toBe(earlyInOverlap.length);
   });
@@ -261,7 +298,8 @@ describe('koreaWorld prices', () => {
         expect(premium, `${exchange} ${now.toISOString()}`).toBeGreaterThan(-0.02);
         expect(premium, `${exchange} ${now.toISOString()}`).toBeLessThan(0.06);
       }
-      const gap = num(ticker(w, 'upbit', 'BTC'), 'kr_tickers', 'price_krw') / num(ticker(w, 'bithumb', 'BTC'), 'kr_tickers', 'price_krw') - 1;
+      const gap =
+        num(ticker(w, 'upbit', 'BTC'), 'kr_tickers', 'price_krw') / num(ticker(w, 'bithumb', 'BTC'), 'kr_tickers', 'price_krw') - 1;
       expect(Math.abs(gap)).toBeLessThan(0.01);
     }
   });
@@ -269,7 +307,11 @@ describe('koreaWorld prices', () => {
   it('prices stablecoins at the FX rate plus a small premium', () => {
     const w = world();
     const fx = fxRate(w);
-    for (const [exchange, symbol] of [['upbit', 'USDT'], ['bithumb', 'USDT'], ['upbit', 'USDC']] as const) {
+    for (const [exchange, symbol] of [
+      ['upbit', 'USDT'],
+      ['bithumb', 'USDT'],
+      ['upbit', 'USDC'],
+    ] as const) {
       const premium = num(ticker(w, exchange, symbol), 'kr_tickers', 'price_krw') / fx - 1;
       expect(premium, `${exchange} ${symbol}`).toBeGreaterThan(-0.002);
       expect(premium, `${exchange} ${symbol}`).toBeLessThan(0.01);
@@ -341,7 +383,12 @@ describe('koreaWorld candles', () => {
     const problems: string[] = [];
     for (const row of w.candles_1m) {
       const minute = time(row, 'candles_1m', 'minute');
-      const [open, high, low, close] = ['open_krw', 'high_krw', 'low_krw', 'close_krw'].map((c) => num(row, 'candles_1m', c)) as [number, number, number, number];
+      const [open, high, low, close] = ['open_krw', 'high_krw', 'low_krw', 'close_krw'].map((c) => num(row, 'candles_1m', c)) as [
+        number,
+        number,
+        number,
+        number,
+      ];
       const at = `${String(row[0])}:${String(row[1])}@${new Date(minute).toISOString()}`;
       if (minute % MINUTE !== 0 || minute > lastStart || minute <= lastStart - 60 * MINUTE) problems.push(`${at}: outside the window`);
       if (high < Math.max(open, close) || low > Math.min(open, close)) problems.push(`${at}: OHLC ${open} ${high} ${low} ${close}`);
@@ -401,7 +448,12 @@ describe('koreaWorld flags', () => {
     }
     const gpd = count('upbit', 'caution:GLOBAL_PRICE_DIFFERENCES');
     expect(gpd).toBeGreaterThanOrEqual(12);
-    for (const flag of ['caution:PRICE_FLUCTUATIONS', 'caution:TRADING_VOLUME_SOARING', 'caution:DEPOSIT_AMOUNT_SOARING', 'caution:CONCENTRATION_OF_SMALL_ACCOUNTS']) {
+    for (const flag of [
+      'caution:PRICE_FLUCTUATIONS',
+      'caution:TRADING_VOLUME_SOARING',
+      'caution:DEPOSIT_AMOUNT_SOARING',
+      'caution:CONCENTRATION_OF_SMALL_ACCOUNTS',
+    ]) {
       expect(count('upbit', flag)).toBeLessThan(gpd);
     }
     const listed = new Set(w.kr_markets.map((r) => `${String(r[0])}:${String(r[1])}`));
@@ -443,12 +495,21 @@ describe('koreaWorld macro_daily', () => {
 
   it('covers at least 731 days of every series, with no weekend rows', () => {
     expect([...bySeries.keys()].sort()).toEqual([
-      'DEXKOUS', 'DGS3', 'KRX:000660:close', 'KRX:000660:foreign_pct', 'KRX:005930:close', 'KRX:005930:foreign_pct', 'VIXCLS',
+      'DEXKOUS',
+      'DGS3',
+      'KRX:000660:close',
+      'KRX:000660:foreign_pct',
+      'KRX:005930:close',
+      'KRX:005930:foreign_pct',
+      'VIXCLS',
     ]);
     for (const [series, rows] of bySeries) {
       const dates = rows.map((r) => r[1] as string);
       expect(dates[0]! <= twoYearsBack, series).toBe(true);
-      expect(dates.every((d) => weekday(d) !== 0 && weekday(d) !== 6), series).toBe(true);
+      expect(
+        dates.every((d) => weekday(d) !== 0 && weekday(d) !== 6),
+        series,
+      ).toBe(true);
       expect([...dates].sort(), series).toEqual(dates);
       expect(dates[dates.length - 1]! <= today, series).toBe(true);
       if (!series.startsWith('KRX:')) expect(dates[dates.length - 1]! < today, series).toBe(true);
@@ -468,7 +529,11 @@ describe('koreaWorld macro_daily', () => {
   });
 
   it('keeps levels realistic', () => {
-    const values = (series: string): number[] => bySeries.get(series)!.map((r) => r[2]).filter((v): v is number => v !== null);
+    const values = (series: string): number[] =>
+      bySeries
+        .get(series)!
+        .map((r) => r[2])
+        .filter((v): v is number => v !== null);
     const within = (series: string, lo: number, hi: number): void => {
       const v = values(series);
       expect(Math.min(...v), series).toBeGreaterThanOrEqual(lo);
@@ -504,7 +569,11 @@ describe('koreaWorld news_articles', () => {
       expect(str(row, 'news_articles', 'body_en_ref').length).toBeGreaterThan(40);
     }
     const yesterday = new Date(NOW.getTime() + 9 * 3_600_000 - DAY).toISOString().slice(0, 10).replaceAll('-', '');
-    for (const [topic, least, most] of [['kpop', 8, 15], ['semiconductor', 8, 15], ['crypto', 10, 16]] as const) {
+    for (const [topic, least, most] of [
+      ['kpop', 8, 15],
+      ['semiconductor', 8, 15],
+      ['crypto', 10, 16],
+    ] as const) {
       const full = w.news_articles.filter((r) => String(r[0]).startsWith(`demo-${topic}-${yesterday}-`)).length;
       expect(full, topic).toBeGreaterThanOrEqual(least);
       expect(full, topic).toBeLessThanOrEqual(most);
@@ -564,7 +633,9 @@ function lastClosedMinute(w: Record<KoreaRawTable, Row[]>, nowMs: number): Map<s
       const previous = before[before.length - 1];
       const from = Math.max(last - 60 * MINUTE, historyStart);
       const trailingMinutes = (last - from) / MINUTE;
-      const trailing = before.filter((r) => time(r, 'candles_1m', 'minute') >= from).reduce((sum, r) => sum + num(r, 'candles_1m', 'volume_krw'), 0);
+      const trailing = before
+        .filter((r) => time(r, 'candles_1m', 'minute') >= from)
+        .reduce((sum, r) => sum + num(r, 'candles_1m', 'volume_krw'), 0);
       const volumeKrw = num(current, 'candles_1m', 'volume_krw');
       markets.push({
         symbol,
@@ -666,8 +737,14 @@ describe('koreaWorld listing changes between runs', () => {
       }
     }
     for (const exchange of ['upbit', 'bithumb']) {
-      expect([...changes.listed].some((m) => m.startsWith(exchange)), `listing on ${exchange}`).toBe(true);
-      expect([...changes.delisted].some((m) => m.startsWith(exchange)), `delisting on ${exchange}`).toBe(true);
+      expect(
+        [...changes.listed].some((m) => m.startsWith(exchange)),
+        `listing on ${exchange}`,
+      ).toBe(true);
+      expect(
+        [...changes.delisted].some((m) => m.startsWith(exchange)),
+        `delisting on ${exchange}`,
+      ).toBe(true);
     }
     // Real tokens of the token table.
     const known = new Set(KOREA_TOKENS.map((t) => t.symbol));
@@ -680,7 +757,8 @@ describe('koreaWorld listing changes between runs', () => {
     let ended = 0;
     for (let k = 1; k < all.length; k++) {
       const [before, after] = [all[k - 1]!, all[k]!];
-      for (const m of [...before.markets].filter((x) => !after.markets.has(x))) expect(before.warnings.has(m), `${m} warned before its delisting`).toBe(true);
+      for (const m of [...before.markets].filter((x) => !after.markets.has(x)))
+        expect(before.warnings.has(m), `${m} warned before its delisting`).toBe(true);
       designated += [...after.warnings].filter((m) => !before.warnings.has(m)).length;
       ended += [...before.warnings].filter((m) => !after.warnings.has(m)).length;
     }
@@ -689,7 +767,11 @@ describe('koreaWorld listing changes between runs', () => {
   }, 120_000);
 
   it('changes some market at least every 9 minutes, whatever the day', () => {
-    for (const [seed, from] of [[42, NOW.getTime()], [7, Date.parse('2025-08-03T00:00:00Z')], [1, Date.parse('2027-03-01T12:00:00Z')]] as const) {
+    for (const [seed, from] of [
+      [42, NOW.getTime()],
+      [7, Date.parse('2025-08-03T00:00:00Z')],
+      [1, Date.parse('2027-03-01T12:00:00Z')],
+    ] as const) {
       const to = from + 3 * DAY;
       const changes = new ListingCalendar(seed, from, to).changesBetween(from, to);
       expect(changes.length / 3, `${seed}`).toBeGreaterThan(250); // about one every 5 minutes
@@ -712,7 +794,20 @@ describe('koreaWorld listing changes between runs', () => {
 
 // ------------------------------------------------------------------ crypto news
 
-const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 const KOREAN_UNITS: Readonly<Record<string, number>> = { 조: 1e12, 억: 1e8, 천만: 1e7, 만: 1e4 };
 
 /**
@@ -733,7 +828,8 @@ function missingNumbers(kr: string, en: string): string[] {
       continue;
     }
     let value = 0;
-    for (const part of m[1]!.matchAll(/(\d[\d,]*(?:\.\d+)?)(조|억|천만|만)?/g)) value += Number(part[1]!.replaceAll(',', '')) * (part[2] ? KOREAN_UNITS[part[2]]! : 1);
+    for (const part of m[1]!.matchAll(/(\d[\d,]*(?:\.\d+)?)(조|억|천만|만)?/g))
+      value += Number(part[1]!.replaceAll(',', '')) * (part[2] ? KOREAN_UNITS[part[2]]! : 1);
     if (!english.some((e) => Math.abs(e - value) <= 1e-9 * Math.max(1, value))) missing.push(m[1]!);
   }
   return missing;
@@ -753,7 +849,8 @@ describe('koreaWorld crypto news', () => {
     const articles = news();
     expect(articles.filter((a) => a.mentions.length > 0).length / articles.length).toBeGreaterThan(0.6);
     const kinds = new Set(articles.flatMap((a) => a.mentions.map((m) => m.kind)));
-    for (const kind of ['surge', 'crash', 'new_listing', 'delisting', 'investment_warning', 'kimchi_premium'] as const) expect(kinds.has(kind), kind).toBe(true);
+    for (const kind of ['surge', 'crash', 'new_listing', 'delisting', 'investment_warning', 'kimchi_premium'] as const)
+      expect(kinds.has(kind), kind).toBe(true);
     for (const { article, mention } of mentionsOf(['surge', 'crash', 'new_listing', 'delisting', 'investment_warning', 'volume_spike'])) {
       const token = KOREA_TOKENS.find((t) => t.symbol === mention.symbol)!;
       expect(article.titleKr, article.articleId).toContain(`${token.koreanName}(${token.symbol})`);
@@ -819,9 +916,17 @@ describe('koreaWorld crypto news', () => {
 
   it('states every number of the Korean text in the English, at the same scale', () => {
     const problems: string[] = [];
-    for (const [now, seed] of [[NOW, 42], [LATE, 42], [new Date('2025-08-03T17:05:00Z'), 42], [NOW, 43]] as const) {
+    for (const [now, seed] of [
+      [NOW, 42],
+      [LATE, 42],
+      [new Date('2025-08-03T17:05:00Z'), 42],
+      [NOW, 43],
+    ] as const) {
       for (const row of world(now, seed).news_articles) {
-        for (const [kr, en] of [['title_kr', 'title_en_ref'], ['body_kr', 'body_en_ref']] as const) {
+        for (const [kr, en] of [
+          ['title_kr', 'title_en_ref'],
+          ['body_kr', 'body_en_ref'],
+        ] as const) {
           const missing = missingNumbers(str(row, 'news_articles', kr), str(row, 'news_articles', en));
           if (missing.length > 0) problems.push(`${String(row[0])} ${kr}: ${missing.join(', ')}`);
         }
@@ -829,7 +934,12 @@ describe('koreaWorld crypto news', () => {
     }
     expect(problems.slice(0, 10)).toEqual([]);
     // The checker itself: scaled amounts pass, a wrong scale does not.
-    expect(missingNumbers('거래대금 1억2000만 원, 450억 원, 1조 원, 11월 24일', 'trading value of 120 million won, 45 billion won, 1 trillion won, November 24')).toEqual([]);
+    expect(
+      missingNumbers(
+        '거래대금 1억2000만 원, 450억 원, 1조 원, 11월 24일',
+        'trading value of 120 million won, 45 billion won, 1 trillion won, November 24',
+      ),
+    ).toEqual([]);
     expect(missingNumbers('450억 원', '450 million won')).toEqual(['450억']);
   }, 120_000);
 

@@ -10,14 +10,7 @@
 
 import type { WorldOptions } from './world.ts';
 import type { Row } from '../../lib/duckdb.ts';
-import {
-  DAY_MS,
-  EARLIEST_NOW_MS,
-  MINUTES_PER_DAY,
-  dayIndexOf,
-  minuteIndexOf,
-  msOfMinute,
-} from './korea-calendar.ts';
+import { DAY_MS, EARLIEST_NOW_MS, MINUTES_PER_DAY, dayIndexOf, minuteIndexOf, msOfMinute } from './korea-calendar.ts';
 import { marketFlagsAt } from './korea-flags.ts';
 import { ListingCalendar, type MarketListing } from './korea-listings.ts';
 import { macroDailyRows, macroHistory, type MacroHistory } from './korea-macro.ts';
@@ -51,7 +44,7 @@ import {
   type PremiumBackdrop,
   type TokenDynamics,
 } from './korea-prices.ts';
-import { KOREA_EXCHANGES, KOREA_TOKENS, KOREA_TOKEN_BY_SYMBOL, type KoreaExchange, } from './korea-tokens.ts';
+import { KOREA_EXCHANGES, KOREA_TOKENS, KOREA_TOKEN_BY_SYMBOL, type KoreaExchange } from './korea-tokens.ts';
 
 export { DIVERGENCE_SYMBOLS, KOREA_TOKENS, type KoreaExchange, type KoreaToken } from './korea-tokens.ts';
 
@@ -189,8 +182,9 @@ function simulateMarket(w: WorldWindow, exchange: KoreaExchange, listing: Market
     const rawHigh = Math.max(rawOpen, rawClose) * (1 + minuteSd * 1.5 * noise.wickUp[i]! ** 2 + (shock && shock.jump > 0 ? overshoot : 0));
     const rawLow = Math.min(rawOpen, rawClose) * (1 - minuteSd * 1.5 * noise.wickDown[i]! ** 2 - (shock && shock.jump < 0 ? overshoot : 0));
     // A shocked minute's volume varies less around its multiple, so a planted spike reads as one.
-    const turnover = (expectedKrw / tradeChance)
-      * (shock ? Math.exp(0.25 * noise.volume[i]! - 0.03125) * shock.volumeMultiplier : Math.exp(0.6 * noise.volume[i]! - 0.18));
+    const turnover =
+      (expectedKrw / tradeChance) *
+      (shock ? Math.exp(0.25 * noise.volume[i]! - 0.03125) * shock.volumeMultiplier : Math.exp(0.6 * noise.volume[i]! - 0.18));
     const rawVwap = (rawOpen + rawHigh + rawLow + rawClose) / 4;
 
     if (rawHigh > rawHigh24h) rawHigh24h = rawHigh;
@@ -212,9 +206,10 @@ function simulateMarket(w: WorldWindow, exchange: KoreaExchange, listing: Market
   const last = roundKrw(lastRawClose > 0 ? lastRawClose : price[n - 1]!, stable);
   const dayAgo = roundKrw(price[firstIndex]!, stable);
   // Upbit's day starts at 00:00 UTC, Bithumb's at 00:00 KST (15:00 UTC the day before).
-  const dayStart = exchange === 'upbit'
-    ? Math.floor(mNow / DAY_MINUTES) * DAY_MINUTES
-    : Math.floor((mNow + KST_MINUTES) / DAY_MINUTES) * DAY_MINUTES - KST_MINUTES;
+  const dayStart =
+    exchange === 'upbit'
+      ? Math.floor(mNow / DAY_MINUTES) * DAY_MINUTES
+      : Math.floor((mNow + KST_MINUTES) / DAY_MINUTES) * DAY_MINUTES - KST_MINUTES;
   const prevClose = roundKrw(price[Math.max(dayStart - m0, firstIndex)]!, stable);
   const ticker: Row = [
     exchange,
@@ -450,4 +445,3 @@ export function koreaWorld(opts: WorldOptions): Record<KoreaRawTable, Row[]> {
     news_articles: newsArticles,
   };
 }
-

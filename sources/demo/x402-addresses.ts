@@ -112,15 +112,34 @@ export const X402_FACILITATOR_RELAYERS: Record<FacilitatorId, Partial<Record<Ana
 
 /** Which facilitators sellers on a chain use, and how often. */
 const FACILITATOR_SHARE: Record<AnalyticsChain, ReadonlyArray<readonly [FacilitatorId, number]>> = {
-  base: [['coinbase', 60], ['payai', 20], ['x402rs', 10], ['thirdweb', 10]],
-  solana: [['coinbase', 55], ['payai', 45]],
-  polygon: [['x402rs', 50], ['thirdweb', 35], ['payai', 15]],
-  arbitrum: [['payai', 40], ['thirdweb', 35], ['x402rs', 25]],
+  base: [
+    ['coinbase', 60],
+    ['payai', 20],
+    ['x402rs', 10],
+    ['thirdweb', 10],
+  ],
+  solana: [
+    ['coinbase', 55],
+    ['payai', 45],
+  ],
+  polygon: [
+    ['x402rs', 50],
+    ['thirdweb', 35],
+    ['payai', 15],
+  ],
+  arbitrum: [
+    ['payai', 40],
+    ['thirdweb', 35],
+    ['x402rs', 25],
+  ],
 };
 
 export function pickFacilitator(rng: Rng, chain: AnalyticsChain): FacilitatorId {
   const share = FACILITATOR_SHARE[chain];
-  return rng.weighted(share.map(([id]) => id), share.map(([, w]) => w));
+  return rng.weighted(
+    share.map(([id]) => id),
+    share.map(([, w]) => w),
+  );
 }
 
 export function relayersOf(facilitator: FacilitatorId, chain: AnalyticsChain): readonly string[] {

@@ -9,9 +9,20 @@ import type { Row } from '../../lib/duckdb.ts';
 import type { Rng } from './random.ts';
 import { addressFamily, newAddress, pickFacilitator, relayersOf, type FacilitatorId } from './x402-addresses.ts';
 import {
-  BRAND_SUFFIXES, CATEGORY_VOCABULARY, DESCRIPTION_EXTRAS, ENDPOINT_VARIANTS, PLACEHOLDER_DESCRIPTIONS,
-  PLACEHOLDER_HOSTS, PLACEHOLDER_NAMES, PLACEHOLDER_PATHS, PLATFORM_HOSTS, PRICE_POINTS, PRICE_WEIGHTS, TLDS,
-  TLD_WEIGHTS, type ListedCategory,
+  BRAND_SUFFIXES,
+  CATEGORY_VOCABULARY,
+  DESCRIPTION_EXTRAS,
+  ENDPOINT_VARIANTS,
+  PLACEHOLDER_DESCRIPTIONS,
+  PLACEHOLDER_HOSTS,
+  PLACEHOLDER_NAMES,
+  PLACEHOLDER_PATHS,
+  PLATFORM_HOSTS,
+  PRICE_POINTS,
+  PRICE_WEIGHTS,
+  TLDS,
+  TLD_WEIGHTS,
+  type ListedCategory,
 } from './x402-vocabulary.ts';
 
 export const MINUTE = 60_000;
@@ -26,7 +37,10 @@ export const LISTED_CATEGORIES = Object.keys(CATEGORY_VOCABULARY) as ListedCateg
 export const CHAIN_WEIGHTS: Record<AnalyticsChain, number> = { base: 62, solana: 24, polygon: 8, arbitrum: 6 };
 
 export function pickChain(rng: Rng, chains: readonly AnalyticsChain[] = ANALYTICS_CHAINS): AnalyticsChain {
-  return rng.weighted(chains, chains.map((c) => CHAIN_WEIGHTS[c]));
+  return rng.weighted(
+    chains,
+    chains.map((c) => CHAIN_WEIGHTS[c]),
+  );
 }
 
 /**
@@ -102,7 +116,28 @@ export interface SellerSpec {
   listAllAtLaunch?: boolean;
 }
 
-const VANITY_WORDS = ['cafe', 'beef', 'dead', 'face', 'babe', 'f00d', 'c0de', 'a11e', '5afe', 'b0b0', '1337', '4020', 'abba', 'd00d', 'feed', 'bead', 'fade', 'ace0', '0000', '7777'];
+const VANITY_WORDS = [
+  'cafe',
+  'beef',
+  'dead',
+  'face',
+  'babe',
+  'f00d',
+  'c0de',
+  'a11e',
+  '5afe',
+  'b0b0',
+  '1337',
+  '4020',
+  'abba',
+  'd00d',
+  'feed',
+  'bead',
+  'fade',
+  'ace0',
+  '0000',
+  '7777',
+];
 
 export class Catalog {
   readonly sellers: Seller[] = [];
@@ -124,7 +159,9 @@ export class Catalog {
     const address =
       spec.address ?? (branded ? newAddress(rng, family, rng.pick(VANITY_WORDS), rng.pick(VANITY_WORDS)) : newAddress(rng, family));
     const vocab = placeholder ? null : CATEGORY_VOCABULARY[category as ListedCategory];
-    const brand = vocab ? capitalize(rng.pick(vocab.roots) + rng.pick(BRAND_SUFFIXES)) : capitalize(rng.pick(['my', 'test', 'demo', 'x402', 'hello', 'sample', 'dev'])) + rng.int(1, 999);
+    const brand = vocab
+      ? capitalize(rng.pick(vocab.roots) + rng.pick(BRAND_SUFFIXES))
+      : capitalize(rng.pick(['my', 'test', 'demo', 'x402', 'hello', 'sample', 'dev'])) + rng.int(1, 999);
     const facilitator = pickFacilitator(rng, spec.chain);
     const seller: Seller = {
       index: this.sellers.length,
@@ -145,7 +182,12 @@ export class Catalog {
     return seller;
   }
 
-  private addListings(seller: Seller, spec: SellerSpec, vocab: (typeof CATEGORY_VOCABULARY)[ListedCategory], relayers: readonly string[]): void {
+  private addListings(
+    seller: Seller,
+    spec: SellerSpec,
+    vocab: (typeof CATEGORY_VOCABULARY)[ListedCategory],
+    relayers: readonly string[],
+  ): void {
     const rng = this.rng;
     const origin = this.origin(seller.brand);
     // Path style of the whole seller: most mount under /api, some under /x402 or /v1.
@@ -154,7 +196,12 @@ export class Catalog {
     const secondary: ListedCategory | null = rng.chance(0.15) ? rng.pick(LISTED_CATEGORIES) : null;
     const primaryTemplates = rng.shuffle([...vocab.endpoints]);
     const secondaryTemplates = secondary ? rng.shuffle([...CATEGORY_VOCABULARY[secondary].endpoints]) : [];
-    const basePriceIndex = clampIndex(rng.weighted(PRICE_POINTS.map((_, i) => i), PRICE_WEIGHTS) + vocab.priceShift);
+    const basePriceIndex = clampIndex(
+      rng.weighted(
+        PRICE_POINTS.map((_, i) => i),
+        PRICE_WEIGHTS,
+      ) + vocab.priceShift,
+    );
     const pricing: Pricing = rng.weighted(['fixed', 'tiered', 'upto'] as const, [94, 4, 2]);
     for (let j = 0; j < spec.endpoints; j++) {
       const fromSecondary = secondary !== null && j > 0 && rng.chance(0.3);
@@ -168,8 +215,12 @@ export class Catalog {
       else if (pathStyle === 'v1') path = path.replace(/^\/api\//, '/v1/');
       else if (pathStyle === 'bare') path = path.replace(/^\/api/, '');
       const baseName = template[1] + (variant ? variant[1] : '');
-      const name = [baseName, `${seller.brand} ${baseName}`, `${seller.brand}: ${baseName}`, `${baseName} API`, slugify(baseName)][nameStyle]!;
-      const price = spec.prices ? spec.prices[j % spec.prices.length]! : PRICE_POINTS[clampIndex(basePriceIndex + (rng.chance(0.4) ? rng.pick([-1, 1]) : 0))]!;
+      const name = [baseName, `${seller.brand} ${baseName}`, `${seller.brand}: ${baseName}`, `${baseName} API`, slugify(baseName)][
+        nameStyle
+      ]!;
+      const price = spec.prices
+        ? spec.prices[j % spec.prices.length]!
+        : PRICE_POINTS[clampIndex(basePriceIndex + (rng.chance(0.4) ? rng.pick([-1, 1]) : 0))]!;
       let description = (variant ? variant[2] : '') + template[2];
       for (let e = rng.weighted([0, 1, 2], [40, 40, 20]); e > 0; e--) {
         description += ' ' + rng.pick(DESCRIPTION_EXTRAS).replace('{price}', `$${price}`).replace('{chain}', chainTitle(seller.chain));
@@ -209,13 +260,25 @@ export class Catalog {
     seller: Seller,
     spec: SellerSpec,
     j: number,
-    listing: { url: string; name: string; description: string; category: CategorySlug; price: number; pricing: Pricing; relayers: readonly string[]; placeholder: boolean },
+    listing: {
+      url: string;
+      name: string;
+      description: string;
+      category: CategorySlug;
+      price: number;
+      pricing: Pricing;
+      relayers: readonly string[];
+      placeholder: boolean;
+    },
   ): void {
     const rng = this.rng;
     let firstSeen = seller.launch;
     if (j > 0) {
       // Most sellers list their endpoints together; some add endpoints weeks later.
-      firstSeen = spec.listAllAtLaunch || rng.chance(0.65) ? seller.launch + rng.int(0, 3 * HOUR) : seller.launch + Math.floor(rng.exponential(40 * DAY));
+      firstSeen =
+        spec.listAllAtLaunch || rng.chance(0.65)
+          ? seller.launch + rng.int(0, 3 * HOUR)
+          : seller.launch + Math.floor(rng.exponential(40 * DAY));
       if (firstSeen > this.now) firstSeen = seller.launch + Math.floor(rng.next() * (this.now - seller.launch));
     }
     const service: Service = {
@@ -286,7 +349,7 @@ export class Catalog {
     const honest = this.sellers.filter((s) => s.role === 'honest' || s.role === 'placeholder');
     const ranks = rng.shuffle(honest.map((_, i) => i));
     honest.forEach((seller, i) => {
-      const sellerWeight = 1 / Math.pow(ranks[i]! + 1, 1.1) * (seller.role === 'placeholder' ? 0.03 : 1);
+      const sellerWeight = (1 / Math.pow(ranks[i]! + 1, 1.1)) * (seller.role === 'placeholder' ? 0.03 : 1);
       let total = 0;
       const shares = seller.services.map((_, j) => {
         const w = 1 / Math.pow(j + 1, 0.8);
@@ -435,7 +498,10 @@ function capitalize(s: string): string {
 }
 
 function slugify(s: string): string {
-  return s.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  return s
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 }
 
 function chainTitle(chain: AnalyticsChain): string {

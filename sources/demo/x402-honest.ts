@@ -7,9 +7,7 @@ import type { AnalyticsChain } from '../../catalog/categories.ts';
 import { Rng } from './random.ts';
 import { addressFamily, newAddress, pickAgentPlatform, pickExchange, type AddressFamily } from './x402-addresses.ts';
 import { DAY, HISTORY_DAYS, HOUR, MINUTE, growthTime, pickChain, round6, type Service, upperBound } from './x402-catalog.ts';
-import {
-  type BuyerPlan, clamp, type Difficulty, LegSet, type PlanContext, pickTimezone, retailAmount, type Timing,
-} from './x402-plans.ts';
+import { type BuyerPlan, clamp, type Difficulty, LegSet, type PlanContext, pickTimezone, retailAmount, type Timing } from './x402-plans.ts';
 import { FEED_CATEGORIES } from './x402-vocabulary.ts';
 
 /** Number of groups or wallets at a scale, never zero so every pattern exists in a small world. */
@@ -155,7 +153,8 @@ export function planAgent(ctx: PlanContext, rng: Rng, heavy: boolean): BuyerPlan
   });
   const family = addressFamily(chain);
   const how = rng.weighted(['platform', 'exchange', 'personal'] as const, [45, 35, 20]);
-  const funder = how === 'platform' ? pickAgentPlatform(rng, family) : how === 'exchange' ? pickExchange(rng, family) : newAddress(rng, family);
+  const funder =
+    how === 'platform' ? pickAgentPlatform(rng, family) : how === 'exchange' ? pickExchange(rng, family) : newAddress(rng, family);
   book.fund(plan.address, funder, rng.weighted([50, 100, 250, 500], [30, 40, 20, 10]), start - rng.int(10 * MINUTE, 3 * DAY));
   if (legs.total > 150) addTopUps(ctx, rng, plan.address, family, start, rng.int(1, 4));
   return plan;
@@ -181,7 +180,8 @@ export function planBot(ctx: PlanContext, rng: Rng, o: BotOptions = {}): BuyerPl
   const { catalog, pool, book, now } = ctx;
   // Minute-level pollers run about a week (10,000 calls); hourly ones for weeks.
   const period = o.period ?? rng.weighted([HOUR, 5 * MINUTE, MINUTE], [78, 19.5, 2.5]);
-  const spanDays = period === HOUR ? clamp(rng.logNormal(Math.log(20), 0.4), 14, 60) : period === 5 * MINUTE ? rng.uniform(7, 9) : rng.uniform(7, 7.5);
+  const spanDays =
+    period === HOUR ? clamp(rng.logNormal(Math.log(20), 0.4), 14, 60) : period === 5 * MINUTE ? rng.uniform(7, 9) : rng.uniform(7, 7.5);
   const chain = o.chain ?? pickChain(rng);
   // Room after the last tick for its jitter and the calls that follow it.
   const margin = Math.ceil(0.1 * period) + 20_000;
@@ -207,7 +207,9 @@ export function planBot(ctx: PlanContext, rng: Rng, o: BotOptions = {}): BuyerPl
   }
   end = Math.min(end, now - margin);
   start = Math.min(start, end);
-  const nLegs = o.extraLegs ?? (period === MINUTE ? 1 : period === 5 * MINUTE ? rng.weighted([1, 2], [75, 25]) : rng.weighted([1, 2, 3, 4, 5], [35, 25, 20, 10, 10]));
+  const nLegs =
+    o.extraLegs ??
+    (period === MINUTE ? 1 : period === 5 * MINUTE ? rng.weighted([1, 2], [75, 25]) : rng.weighted([1, 2, 3, 4, 5], [35, 25, 20, 10, 10]));
   const legs = new LegSet(catalog);
   for (const s of o.forced ?? []) legs.add(s, 1, 'analytics_bot');
   let first = legs.legs[0]?.service ?? -1;
@@ -333,7 +335,8 @@ export function planVerifiers(ctx: PlanContext, rng: Rng, count: number): void {
     // A treasury wallet tops the verifier up about monthly.
     const treasury = newAddress(rng, family);
     book.fund(plan.address, treasury, rng.weighted([100, 200, 500, 1000], [20, 40, 30, 10]), start - rng.int(HOUR, 5 * DAY));
-    for (let t = start + rng.int(20, 40) * DAY; t < to; t += rng.int(20, 40) * DAY) book.fund(plan.address, treasury, round6(rng.weighted([100, 200, 500], [40, 40, 20])), t);
+    for (let t = start + rng.int(20, 40) * DAY; t < to; t += rng.int(20, 40) * DAY)
+      book.fund(plan.address, treasury, round6(rng.weighted([100, 200, 500], [40, 40, 20])), t);
   }
 }
 

@@ -22,7 +22,16 @@ import { Rng, evmAddress } from './random.ts';
 import { addressFamily, newAddress, pickExchange } from './x402-addresses.ts';
 import { DAY, HISTORY_DAYS, HOUR, MINUTE, growthTime, round6, type Seller } from './x402-catalog.ts';
 import { planBot, planOrganic, scaled } from './x402-honest.ts';
-import { type BuyerPlan, clamp, type Difficulty, LegSet, type Piece, type PlanContext, retailAmount, type TruthLabel } from './x402-plans.ts';
+import {
+  type BuyerPlan,
+  clamp,
+  type Difficulty,
+  LegSet,
+  type Piece,
+  type PlanContext,
+  retailAmount,
+  type TruthLabel,
+} from './x402-plans.ts';
 
 const DIFFICULTIES: readonly Difficulty[] = ['easy', 'medium', 'hard'];
 
@@ -68,7 +77,12 @@ function latest(state: PatternState, t: number): number {
   return Math.min(t, state.ctx.now - HOUR);
 }
 
-function claimHonestSeller(state: PatternState, rng: Rng, accept: (s: Seller) => boolean, roles: readonly Seller['role'][] = ['honest']): Seller | null {
+function claimHonestSeller(
+  state: PatternState,
+  rng: Rng,
+  accept: (s: Seller) => boolean,
+  roles: readonly Seller['role'][] = ['honest'],
+): Seller | null {
   const candidates = state.ctx.catalog.sellers.filter((s) => roles.includes(s.role) && !state.claimed.has(s.index) && accept(s));
   if (candidates.length === 0) return null;
   const seller = rng.pick(candidates);
@@ -96,7 +110,15 @@ class MemberBuilder {
   }
 
   /** `count` payments spread over `services` (each payment picks one; weights optional), in [from, to]. */
-  pay(rng: Rng, services: readonly number[], count: number, from: number, to: number, label: TruthLabel, weights?: readonly number[]): void {
+  pay(
+    rng: Rng,
+    services: readonly number[],
+    count: number,
+    from: number,
+    to: number,
+    label: TruthLabel,
+    weights?: readonly number[],
+  ): void {
     const counts = new Map<number, number>();
     for (let k = 0; k < count; k++) {
       const s = weights ? rng.weighted(services, weights) : services.length === 1 ? services[0]! : rng.pick(services);
@@ -124,7 +146,16 @@ class MemberBuilder {
   add(address: string, label: TruthLabel, pattern: string, difficulty: Difficulty, groupId: string | null): BuyerPlan {
     let start = Infinity;
     for (const p of this.pieces) start = Math.min(start, p.from);
-    return this.state.ctx.book.add({ address, label, pattern, difficulty, groupId, start, legs: this.legs.legs, timing: { kind: 'pieces', pieces: this.pieces } });
+    return this.state.ctx.book.add({
+      address,
+      label,
+      pattern,
+      difficulty,
+      groupId,
+      start,
+      legs: this.legs.legs,
+      timing: { kind: 'pieces', pieces: this.pieces },
+    });
   }
 }
 
@@ -144,7 +175,9 @@ function plantSelfPay(state: PatternState, rng: Rng): void {
   const n = scaled(60, state.ctx.scale);
   for (let g = 0; g < n; g++) {
     const roles: Seller['role'][] = g % 3 === 0 ? ['placeholder'] : ['honest'];
-    const seller = claimHonestSeller(state, rng, (s) => s.launch <= now - 2 * HOUR, roles) ?? claimHonestSeller(state, rng, (s) => s.launch <= now - 2 * HOUR, ['honest', 'placeholder']);
+    const seller =
+      claimHonestSeller(state, rng, (s) => s.launch <= now - 2 * HOUR, roles) ??
+      claimHonestSeller(state, rng, (s) => s.launch <= now - 2 * HOUR, ['honest', 'placeholder']);
     if (!seller) return;
     const m = new MemberBuilder(state);
     const from = latest(state, seller.launch + rng.int(0, 2 * HOUR));
@@ -152,7 +185,8 @@ function plantSelfPay(state: PatternState, rng: Rng): void {
     const services = rng.shuffle(listedBy(state, seller, from)).slice(0, rng.int(1, 3));
     m.pay(rng, services, clamp(Math.round(rng.logNormal(1.5, 0.8)), 1, 40), from, Math.max(from, to), 'self_test');
     const retest = seller.launch + rng.uniform(5, 90) * DAY;
-    if (rng.chance(0.3) && retest <= now - HOUR) m.pay(rng, [services[0]!], rng.int(1, 3), retest, latest(state, retest + HOUR), 'self_test');
+    if (rng.chance(0.3) && retest <= now - HOUR)
+      m.pay(rng, [services[0]!], rng.int(1, 3), retest, latest(state, retest + HOUR), 'self_test');
     m.add(seller.address, 'self_test', 'self_pay', 'easy', null);
   }
 }
@@ -169,19 +203,74 @@ function plantSellerVanity(state: PatternState, rng: Rng): void {
       const address = evmAddress(rng, seller.address.slice(2, 6), seller.address.slice(-4));
       const from = latest(state, seller.launch + rng.int(0, 12 * HOUR));
       const m = new MemberBuilder(state);
-      m.pay(rng, rng.shuffle(listedBy(state, seller, from)).slice(0, 2), rng.int(3, 20), from, latest(state, from + rng.uniform(1, 30) * DAY), 'self_test');
+      m.pay(
+        rng,
+        rng.shuffle(listedBy(state, seller, from)).slice(0, 2),
+        rng.int(3, 20),
+        from,
+        latest(state, from + rng.uniform(1, 30) * DAY),
+        'self_test',
+      );
       const plan = m.add(address, 'self_test', 'seller_vanity', 'medium', groupId);
-      book.fund(address, rng.chance(0.7) ? seller.address : pickExchange(rng, 'evm'), rng.weighted([10, 20, 50], [40, 40, 20]), plan.start - rng.int(10 * MINUTE, DAY));
+      book.fund(
+        address,
+        rng.chance(0.7) ? seller.address : pickExchange(rng, 'evm'),
+        rng.weighted([10, 20, 50], [40, 40, 20]),
+        plan.start - rng.int(10 * MINUTE, DAY),
+      );
     }
   }
 }
 
 // ------------------------------------------------------------------ (a) sybil cohorts
 
-const SYBIL: Record<Difficulty, { groups: number; size: [number, number]; startWindow: number; prices: number; countCv: number; days: [number, number]; fundSpread: number; equalFunding: boolean; sprinkle: number }> = {
-  easy: { groups: 2, size: [45, 90], startWindow: 10 * MINUTE, prices: 1, countCv: 0, days: [2, 5], fundSpread: 10 * MINUTE, equalFunding: true, sprinkle: 0 },
-  medium: { groups: 1, size: [25, 45], startWindow: 28 * MINUTE, prices: 2, countCv: 0.12, days: [3, 8], fundSpread: 2 * HOUR, equalFunding: true, sprinkle: 0 },
-  hard: { groups: 1, size: [10, 16], startWindow: 29 * MINUTE, prices: 3, countCv: 0.35, days: [5, 14], fundSpread: 24 * HOUR, equalFunding: false, sprinkle: 0.2 },
+const SYBIL: Record<
+  Difficulty,
+  {
+    groups: number;
+    size: [number, number];
+    startWindow: number;
+    prices: number;
+    countCv: number;
+    days: [number, number];
+    fundSpread: number;
+    equalFunding: boolean;
+    sprinkle: number;
+  }
+> = {
+  easy: {
+    groups: 2,
+    size: [45, 90],
+    startWindow: 10 * MINUTE,
+    prices: 1,
+    countCv: 0,
+    days: [2, 5],
+    fundSpread: 10 * MINUTE,
+    equalFunding: true,
+    sprinkle: 0,
+  },
+  medium: {
+    groups: 1,
+    size: [25, 45],
+    startWindow: 28 * MINUTE,
+    prices: 2,
+    countCv: 0.12,
+    days: [3, 8],
+    fundSpread: 2 * HOUR,
+    equalFunding: true,
+    sprinkle: 0,
+  },
+  hard: {
+    groups: 1,
+    size: [10, 16],
+    startWindow: 29 * MINUTE,
+    prices: 3,
+    countCv: 0.35,
+    days: [5, 14],
+    fundSpread: 24 * HOUR,
+    equalFunding: false,
+    sprinkle: 0.2,
+  },
 };
 
 /** One operator funds 10-200 wallets that start paying one farm seller within 30 minutes. */
@@ -194,7 +283,13 @@ function plantSybilCohorts(state: PatternState, rng: Rng): void {
       const chain: AnalyticsChain = rng.weighted(['base', 'solana', 'polygon'] as const, [60, 30, 10]);
       const family = addressFamily(chain);
       const t0 = groupStart(state, rng, g);
-      const farm = farmSeller(state, rng, chain, launchBefore(state, rng, t0, 1, 20), d === 'easy' ? [rng.pick([0.01, 0.05, 0.1])] : distinctPrices(rng, p.prices));
+      const farm = farmSeller(
+        state,
+        rng,
+        chain,
+        launchBefore(state, rng, t0, 1, 20),
+        d === 'easy' ? [rng.pick([0.01, 0.05, 0.1])] : distinctPrices(rng, p.prices),
+      );
       state.farms.push({ seller: farm, from: t0 });
       const size = rng.int(g === 0 ? p.size[0] : Math.round(p.size[0] * 0.7), g === 0 ? p.size[1] : Math.round(p.size[1] * 0.7));
       const baseCount = rng.int(20, 40);
@@ -260,7 +355,12 @@ function plantFundedLoops(state: PatternState, rng: Rng): void {
         if (d === 'hard') m.sprinkle(rng, seller.chain, rng.int(1, 2), () => rng.int(1, 3), start, to, 'suspected_wash');
         m.add(address, 'suspected_wash', 'funded_loop', d, groupId);
         const fundTime = d === 'easy' ? t0 - rng.int(20 * MINUTE, 50 * MINUTE) : start - rng.int(HOUR, 12 * HOUR);
-        const amount = d === 'easy' ? equalAmount : d === 'medium' ? rng.weighted([5, 10, 20], [30, 50, 20]) : round6(Math.round(rng.uniform(6, 40) * 100) / 100);
+        const amount =
+          d === 'easy'
+            ? equalAmount
+            : d === 'medium'
+              ? rng.weighted([5, 10, 20], [30, 50, 20])
+              : round6(Math.round(rng.uniform(6, 40) * 100) / 100);
         book.fund(address, hop ?? seller.address, amount, fundTime);
       }
     }
@@ -284,8 +384,10 @@ function plantFundedLoops(state: PatternState, rng: Rng): void {
       const m = new MemberBuilder(state);
       m.pay(rng, rng.shuffle(listedBy(state, seller, from)).slice(0, rng.int(1, 2)), rng.int(2, 15), from, Math.max(from, to), 'self_test');
       const retest = seller.launch + rng.uniform(10, 60) * DAY;
-      if (rng.chance(0.25) && retest <= now - HOUR) m.pay(rng, [seller.services[0]!], rng.int(1, 3), retest, latest(state, retest + 2 * HOUR), 'self_test');
-      if (rng.chance(0.3)) m.sprinkle(rng, seller.chain, rng.int(1, 3), () => rng.int(1, 3), from, latest(state, from + 60 * DAY), 'organic_user');
+      if (rng.chance(0.25) && retest <= now - HOUR)
+        m.pay(rng, [seller.services[0]!], rng.int(1, 3), retest, latest(state, retest + 2 * HOUR), 'self_test');
+      if (rng.chance(0.3))
+        m.sprinkle(rng, seller.chain, rng.int(1, 3), () => rng.int(1, 3), from, latest(state, from + 60 * DAY), 'organic_user');
       m.add(address, 'self_test', pattern, difficulty, groupId);
       book.fund(address, seller.address, rng.weighted([5, 10, 20, 50], [20, 40, 30, 10]), seller.launch - rng.int(10 * MINUTE, 12 * HOUR));
     }
@@ -297,7 +399,11 @@ function plantFundedLoops(state: PatternState, rng: Rng): void {
 /** 2-6 wallets that are each a seller and pay the next one: what comes in goes out. */
 function plantRings(state: PatternState, rng: Rng): void {
   const { book, catalog, now, scale } = state.ctx;
-  const kinds: Array<{ d: Difficulty; groups: number }> = [{ d: 'easy', groups: 2 }, { d: 'medium', groups: 2 }, { d: 'hard', groups: 1 }];
+  const kinds: Array<{ d: Difficulty; groups: number }> = [
+    { d: 'easy', groups: 2 },
+    { d: 'medium', groups: 2 },
+    { d: 'hard', groups: 1 },
+  ];
   for (const { d, groups } of kinds) {
     for (let g = 0; g < scaled(groups, scale); g++) {
       const groupId = `ring-${d}-${g + 1}`;
@@ -305,10 +411,20 @@ function plantRings(state: PatternState, rng: Rng): void {
       const family = addressFamily(chain);
       const size = d === 'easy' ? rng.int(2, 3) : d === 'medium' ? rng.int(4, 5) : 6;
       const t0 = groupStart(state, rng, g);
-      const prices = Array.from({ length: size }, () => (d === 'easy' ? [1] : d === 'medium' ? [0.25, 0.5] : [rng.pick([0.1, 0.25, 0.5, 1])]));
+      const prices = Array.from({ length: size }, () =>
+        d === 'easy' ? [1] : d === 'medium' ? [0.25, 0.5] : [rng.pick([0.1, 0.25, 0.5, 1])],
+      );
       const members = prices.map((p) => {
         const address = newAddress(rng, family);
-        catalog.addSeller({ role: 'ring', chain, launch: launchBefore(state, rng, t0, 1, 10), endpoints: p.length, prices: p, address, listAllAtLaunch: true });
+        catalog.addSeller({
+          role: 'ring',
+          chain,
+          launch: launchBefore(state, rng, t0, 1, 10),
+          endpoints: p.length,
+          prices: p,
+          address,
+          listAllAtLaunch: true,
+        });
         return catalog.sellers[catalog.sellers.length - 1]!;
       });
       // Balanced: every member passes on the same value it receives.
@@ -348,7 +464,14 @@ function plantConcentration(state: PatternState, rng: Rng): void {
       const chain: AnalyticsChain = d === 'medium' ? 'solana' : 'base';
       const family = addressFamily(chain);
       const t0 = groupStart(state, rng, g);
-      const seller = catalog.addSeller({ role: 'concentration', chain, launch: launchBefore(state, rng, t0, 1, 10), endpoints: d === 'medium' ? 2 : 1, prices: d === 'medium' ? [1, 0.5] : [1], listAllAtLaunch: true });
+      const seller = catalog.addSeller({
+        role: 'concentration',
+        chain,
+        launch: launchBefore(state, rng, t0, 1, 10),
+        endpoints: d === 'medium' ? 2 : 1,
+        prices: d === 'medium' ? [1, 0.5] : [1],
+        listAllAtLaunch: true,
+      });
       const address = newAddress(rng, family);
       const start = latest(state, t0 + rng.int(0, 6 * HOUR));
       const to = Math.min(now, start + rng.uniform(10, 20) * DAY);
@@ -375,7 +498,12 @@ function plantConcentration(state: PatternState, rng: Rng): void {
       // A few real customers (<= 2 payments each) keep the share just under 100%.
       if (d !== 'easy') {
         for (let k = d === 'medium' ? rng.int(2, 4) : rng.int(1, 3); k > 0; k--) {
-          planOrganic(state.ctx, rng, { chain, start: start + Math.floor(rng.next() * (to - start)), forced: [{ service: seller.services[0]!, count: rng.int(1, 2) }], sellers: rng.int(0, 2) });
+          planOrganic(state.ctx, rng, {
+            chain,
+            start: start + Math.floor(rng.next() * (to - start)),
+            forced: [{ service: seller.services[0]!, count: rng.int(1, 2) }],
+            sellers: rng.int(0, 2),
+          });
         }
       }
     }
@@ -399,7 +527,13 @@ function plantVanityCohorts(state: PatternState, rng: Rng): void {
         const groupId = `vanity_${kind}-${d}-${g + 1}`;
         const chain: AnalyticsChain = rng.weighted(['base', 'polygon', 'arbitrum'] as const, [70, 20, 10]);
         const t0 = groupStart(state, rng, g);
-        const farm = farmSeller(state, rng, chain, launchBefore(state, rng, t0, 1, 15), d === 'easy' ? [rng.pick([0.01, 0.02, 0.05])] : distinctPrices(rng, rng.int(1, 2)));
+        const farm = farmSeller(
+          state,
+          rng,
+          chain,
+          launchBefore(state, rng, t0, 1, 15),
+          d === 'easy' ? [rng.pick([0.01, 0.02, 0.05])] : distinctPrices(rng, rng.int(1, 2)),
+        );
         const prefix = rng.hex(v.prefix);
         const suffix = rng.hex(3);
         const size = rng.int(v.sizes[d][0], v.sizes[d][1]);
@@ -407,16 +541,29 @@ function plantVanityCohorts(state: PatternState, rng: Rng): void {
         const groupDays = rng.uniform(3, 10);
         // Easy cohorts are funded by the operator's own (vanity) main wallet, which also pays a lot.
         const operator = d === 'easy' ? evmAddress(rng, prefix, suffix) : newAddress(rng, 'evm');
-        if (d !== 'hard') book.fund(operator, pickExchange(rng, 'evm'), Math.ceil(size * 25 + baseCount * 10), t0 - rng.int(2 * DAY, 10 * DAY));
+        if (d !== 'hard')
+          book.fund(operator, pickExchange(rng, 'evm'), Math.ceil(size * 25 + baseCount * 10), t0 - rng.int(2 * DAY, 10 * DAY));
         for (let i = 0; i < size; i++) {
           const address = evmAddress(rng, prefix, suffix);
           const start = latest(state, t0 + rng.int(0, d === 'easy' ? HOUR : d === 'medium' ? DAY : 3 * DAY));
           const to = Math.min(now, start + (d === 'easy' ? groupDays : rng.uniform(3, 12)) * DAY);
           const m = new MemberBuilder(state);
-          m.pay(rng, farm.services, varied(rng, baseCount, d === 'easy' ? 0.1 : d === 'medium' ? 0.3 : 0.5, 3), start, to, 'suspected_wash');
+          m.pay(
+            rng,
+            farm.services,
+            varied(rng, baseCount, d === 'easy' ? 0.1 : d === 'medium' ? 0.3 : 0.5, 3),
+            start,
+            to,
+            'suspected_wash',
+          );
           if (d === 'hard') m.sprinkle(rng, chain, rng.int(1, 3), () => rng.int(1, 3), start, to, 'suspected_wash');
           const plan = m.add(address, 'suspected_wash', `vanity_${kind}`, d, groupId);
-          book.fund(address, d === 'hard' ? pickExchange(rng, 'evm') : operator, d === 'hard' ? retailAmount(rng) : 20, plan.start - rng.int(HOUR, d === 'medium' ? DAY : 6 * HOUR));
+          book.fund(
+            address,
+            d === 'hard' ? pickExchange(rng, 'evm') : operator,
+            d === 'hard' ? retailAmount(rng) : 20,
+            plan.start - rng.int(HOUR, d === 'medium' ? DAY : 6 * HOUR),
+          );
         }
         if (d === 'easy') {
           const start = latest(state, t0 + rng.int(0, HOUR));
@@ -472,7 +619,15 @@ function plantCamouflagedFarms(state: PatternState, rng: Rng): void {
         const to = Math.min(now, start + rng.uniform(7, 20) * DAY);
         const n = superMember ? rng.int(400, 480) : clamp(Math.round(rng.logNormal(Math.log(35), 0.5)), 8, 150);
         const m = new MemberBuilder(state);
-        m.pay(rng, farm.services, n, start, to, 'suspected_wash', farm.services.map(() => rng.uniform(0.1, 1)));
+        m.pay(
+          rng,
+          farm.services,
+          n,
+          start,
+          to,
+          'suspected_wash',
+          farm.services.map(() => rng.uniform(0.1, 1)),
+        );
         if (superMember) {
           m.sprinkle(rng, v.chain, rng.int(20, 26), () => rng.int(2, 6), start, to, 'suspected_wash');
         } else {
@@ -483,7 +638,12 @@ function plantCamouflagedFarms(state: PatternState, rng: Rng): void {
         }
         const plan = m.add(address, 'suspected_wash', v.pattern, 'hard', groupId);
         const funder = v.hops === 0 ? pickExchange(rng, family) : funders[i % funders.length]!;
-        book.fund(address, funder, round6(Math.round(rng.uniform(8, 60) * (superMember ? 10 : 1) * 100) / 100), plan.start - rng.int(HOUR, 2 * DAY));
+        book.fund(
+          address,
+          funder,
+          round6(Math.round(rng.uniform(8, 60) * (superMember ? 10 : 1) * 100) / 100),
+          plan.start - rng.int(HOUR, 2 * DAY),
+        );
       }
     }
   }
@@ -501,16 +661,33 @@ function plantHardNegatives(state: PatternState, rng: Rng): void {
     const chain: AnalyticsChain = big ? 'base' : 'solana';
     const family = addressFamily(chain);
     const t0 = big ? Math.floor(now - rng.uniform(40, 80) * DAY) : growthTime(rng, now, 150, 300, 60);
-    const seller = catalog.addSeller({ role: 'b2b', chain, launch: launchBefore(state, rng, t0, 1, 5), endpoints: 1, prices: [big ? 1 : 0.5], listAllAtLaunch: true });
+    const seller = catalog.addSeller({
+      role: 'b2b',
+      chain,
+      launch: launchBefore(state, rng, t0, 1, 5),
+      endpoints: 1,
+      prices: [big ? 1 : 0.5],
+      listAllAtLaunch: true,
+    });
     const to = Math.min(now, t0 + rng.uniform(30, 90) * DAY);
     const m = new MemberBuilder(state);
     const earlier = Math.max(pool.timeWithAtLeast(chain, 10), t0 - rng.uniform(20, 50) * DAY);
     m.sprinkle(rng, chain, rng.int(2, 4), () => rng.int(2, 10), earlier, now, 'organic_user');
     m.pay(rng, seller.services, big ? rng.int(550, 700) : rng.int(260, 400), t0 + rng.int(0, 6 * HOUR), to, 'organic_user');
     const plan = m.add(newAddress(rng, family), 'organic_user', 'b2b_customer', 'hard', groupId);
-    book.fund(plan.address, pickExchange(rng, family), 2000, Math.max(now - (HISTORY_DAYS + 30) * DAY, plan.start - rng.uniform(30, 150) * DAY));
+    book.fund(
+      plan.address,
+      pickExchange(rng, family),
+      2000,
+      Math.max(now - (HISTORY_DAYS + 30) * DAY, plan.start - rng.uniform(30, 150) * DAY),
+    );
     for (let k = rng.int(1, 3); k > 0; k--) {
-      planOrganic(state.ctx, rng, { chain, start: t0 + Math.floor(rng.next() * (to - t0)), forced: [{ service: seller.services[0]!, count: rng.int(1, 3) }], sellers: rng.int(0, 2) });
+      planOrganic(state.ctx, rng, {
+        chain,
+        start: t0 + Math.floor(rng.next() * (to - t0)),
+        forced: [{ service: seller.services[0]!, count: rng.int(1, 3) }],
+        sellers: rng.int(0, 2),
+      });
     }
   }
 
@@ -538,7 +715,16 @@ function plantHardNegatives(state: PatternState, rng: Rng): void {
     const farm = farms[g % farms.length]!;
     const service = farm.seller.services[0]!;
     const start = Math.min(now - 2 * HOUR, catalog.services[service]!.firstSeen + rng.int(HOUR, DAY));
-    planBot(state.ctx, rng, { chain: farm.seller.chain, period: HOUR, start, end: start + rng.uniform(20, 40) * DAY, forced: [service], extraLegs: rng.int(1, 2), pattern: 'bot_touching_farm', difficulty: 'hard' });
+    planBot(state.ctx, rng, {
+      chain: farm.seller.chain,
+      period: HOUR,
+      start,
+      end: start + rng.uniform(20, 40) * DAY,
+      forced: [service],
+      extraLegs: rng.int(1, 2),
+      pattern: 'bot_touching_farm',
+      difficulty: 'hard',
+    });
   }
 
   // Organic users withdrawn from the same exchange hot wallet on the same day to the same popular service.

@@ -152,8 +152,10 @@ export class PlanBook {
     if (plan.timing.kind === 'pieces') {
       const covered = new Set<number>();
       for (const p of plan.timing.pieces) {
-        if (!(p.from >= plan.start && p.from <= p.to && p.to <= this.now && p.count >= 1)) throw new Error(`${where}: piece outside [start, now]`);
-        if (this.catalog.services[plan.legs[p.leg]!.service]!.firstSeen > p.from) throw new Error(`${where}: pays a service before it is listed`);
+        if (!(p.from >= plan.start && p.from <= p.to && p.to <= this.now && p.count >= 1))
+          throw new Error(`${where}: piece outside [start, now]`);
+        if (this.catalog.services[plan.legs[p.leg]!.service]!.firstSeen > p.from)
+          throw new Error(`${where}: pays a service before it is listed`);
         covered.add(p.leg);
       }
       if (covered.size !== plan.legs.length) throw new Error(`${where}: a leg has no piece`);
@@ -176,7 +178,13 @@ export class PlanBook {
 
   /** Funding typical of a retail wallet: an exchange withdrawal, a personal wallet, or none seen. */
   /** Returns false when the wallet's funding is not seen (then it gets no later top-ups either). */
-  fundRetail(rng: Rng, address: string, family: AddressFamily, firstPayment: number, shares: { exchange: number; personal: number; none: number }): boolean {
+  fundRetail(
+    rng: Rng,
+    address: string,
+    family: AddressFamily,
+    firstPayment: number,
+    shares: { exchange: number; personal: number; none: number },
+  ): boolean {
     const how = rng.weighted(['exchange', 'personal', 'none'] as const, [shares.exchange, shares.personal, shares.none]);
     if (how === 'none') return false;
     const funder = how === 'exchange' ? pickExchange(rng, family) : newAddress(rng, family);

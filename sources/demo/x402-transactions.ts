@@ -87,7 +87,14 @@ export function drawPayments(plan: BuyerPlan, catalog: Catalog, now: number, see
   return all;
 }
 
-function toPayments(plan: BuyerPlan, times: readonly number[], legs: readonly number[], catalog: Catalog, now: number, rng: Rng): Payment[] {
+function toPayments(
+  plan: BuyerPlan,
+  times: readonly number[],
+  legs: readonly number[],
+  catalog: Catalog,
+  now: number,
+  rng: Rng,
+): Payment[] {
   const payments: Payment[] = new Array(times.length);
   for (let i = 0; i < times.length; i++) {
     const service = catalog.services[plan.legs[legs[i]!]!.service]!;
@@ -105,7 +112,14 @@ function toPayments(plan: BuyerPlan, times: readonly number[], legs: readonly nu
 }
 
 /** Times (and legs) of every payment of a one-batch schedule, in any order. */
-function scheduleTimes(plan: BuyerPlan, timing: Exclude<Timing, { kind: 'cron' }>, catalog: Catalog, now: number, rng: Rng, push: (time: number, leg: number) => void): void {
+function scheduleTimes(
+  plan: BuyerPlan,
+  timing: Exclude<Timing, { kind: 'cron' }>,
+  catalog: Catalog,
+  now: number,
+  rng: Rng,
+  push: (time: number, leg: number) => void,
+): void {
   switch (timing.kind) {
     case 'pieces': {
       let first = 0;
@@ -233,7 +247,17 @@ function* mergeByTime(order: readonly BuyerPlan[], catalog: Catalog, now: number
     }
     const p = top.payments[top.pos]!;
     const service = catalog.services[p.service]!;
-    yield [p.hash, service.chain, top.plan.address, service.sellerAddress, p.amount, new Date(p.time), p.resourceUrl, p.facilitator, 'demo'];
+    yield [
+      p.hash,
+      service.chain,
+      top.plan.address,
+      service.sellerAddress,
+      p.amount,
+      new Date(p.time),
+      p.resourceUrl,
+      p.facilitator,
+      'demo',
+    ];
     top.pos++;
     if (top.pos === top.payments.length) {
       const more = top.next();

@@ -414,14 +414,46 @@ export const CATEGORY_VOCABULARY: Record<ListedCategory, CategoryVocabulary> = {
 
 /** Categories scheduled data pullers (analytics bots) favour. */
 export const FEED_CATEGORIES: readonly ListedCategory[] = [
-  'token_data', 'defi_data', 'financial_data', 'trading_signals', 'weather', 'news',
-  'wallet_analytics', 'nft_data', 'prediction_markets', 'social_media', 'blockchain_infra',
+  'token_data',
+  'defi_data',
+  'financial_data',
+  'trading_signals',
+  'weather',
+  'news',
+  'wallet_analytics',
+  'nft_data',
+  'prediction_markets',
+  'social_media',
+  'blockchain_infra',
 ];
 
 /** Brand suffixes appended to a category root ('Nimbus' + 'cast'). */
 export const BRAND_SUFFIXES: readonly string[] = [
-  '', 'ly', 'hub', 'labs', 'api', 'base', 'x', 'kit', 'io', 'ai', 'data', 'pay', 'fi', 'node',
-  'stack', 'works', 'flow', 'verse', 'grid', 'bot', 'cast', 'wise', 'dex', 'lab', 'hq',
+  '',
+  'ly',
+  'hub',
+  'labs',
+  'api',
+  'base',
+  'x',
+  'kit',
+  'io',
+  'ai',
+  'data',
+  'pay',
+  'fi',
+  'node',
+  'stack',
+  'works',
+  'flow',
+  'verse',
+  'grid',
+  'bot',
+  'cast',
+  'wise',
+  'dex',
+  'lab',
+  'hq',
 ];
 
 export const TLDS: readonly string[] = ['com', 'io', 'ai', 'xyz', 'dev', 'app', 'so', 'sh', 'tech', 'network', 'fun', 'cloud'];
@@ -457,26 +489,64 @@ export const DESCRIPTION_EXTRAS: readonly string[] = [
 // ------------------------------------------------------------------ placeholders
 
 export const PLACEHOLDER_NAMES: readonly string[] = [
-  'test', 'Test', 'hello world', 'Hello World', 'demo endpoint', 'Demo Endpoint', 'test endpoint',
-  'My API', 'example', 'ping', 'x402 test', 'TODO', 'sample paid route', 'testing 123', 'untitled',
-  'Protected Route', 'weather (test)', 'premium content',
+  'test',
+  'Test',
+  'hello world',
+  'Hello World',
+  'demo endpoint',
+  'Demo Endpoint',
+  'test endpoint',
+  'My API',
+  'example',
+  'ping',
+  'x402 test',
+  'TODO',
+  'sample paid route',
+  'testing 123',
+  'untitled',
+  'Protected Route',
+  'weather (test)',
+  'premium content',
 ];
 
 export const PLACEHOLDER_DESCRIPTIONS: readonly string[] = [
-  '', 'test', 'Hello world', 'A demo endpoint', 'This is a test', 'Example x402 endpoint from the quickstart',
-  'TODO: add description', 'testing payments', 'lorem ipsum dolor sit amet', 'Access to premium content',
+  '',
+  'test',
+  'Hello world',
+  'A demo endpoint',
+  'This is a test',
+  'Example x402 endpoint from the quickstart',
+  'TODO: add description',
+  'testing payments',
+  'lorem ipsum dolor sit amet',
+  'Access to premium content',
   'Get the weather (demo)',
 ];
 
 export const PLACEHOLDER_PATHS: readonly string[] = [
-  '/api/test', '/hello', '/api/hello-world', '/demo', '/protected', '/api/premium', '/weather',
-  '/test2', '/paid', '/api/ping', '/premium/content', '/api/protected',
+  '/api/test',
+  '/hello',
+  '/api/hello-world',
+  '/demo',
+  '/protected',
+  '/api/premium',
+  '/weather',
+  '/test2',
+  '/paid',
+  '/api/ping',
+  '/premium/content',
+  '/api/protected',
 ];
 
 /** Hosts of copy-pasted quickstart listings; '{slug}' becomes a developer's project slug. */
 export const PLACEHOLDER_HOSTS: readonly string[] = [
-  'example.com', 'api.example.com', 'www.example.com', '{slug}.vercel.app', '{slug}-test.xyz',
-  'test.{slug}.dev', '{slug}.ngrok-free.app',
+  'example.com',
+  'api.example.com',
+  'www.example.com',
+  '{slug}.vercel.app',
+  '{slug}-test.xyz',
+  'test.{slug}.dev',
+  '{slug}.ngrok-free.app',
 ];
 
 // ------------------------------------------------------------------------- prices

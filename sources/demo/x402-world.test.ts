@@ -38,18 +38,42 @@ function scan(world: X402World): TxStats {
   const priceOf = new Map<string, number | null>();
   for (const s of world.services) priceOf.set(s[2] as string, s[6] as number | null);
   const sellerListed = new Map<string, number>();
-  for (const sv of world.services) sellerListed.set(sv[1] as string, Math.min(sellerListed.get(sv[1] as string) ?? Infinity, (sv[7] as Date).getTime()));
+  for (const sv of world.services)
+    sellerListed.set(sv[1] as string, Math.min(sellerListed.get(sv[1] as string) ?? Infinity, (sv[7] as Date).getTime()));
   const minuteOf = new Map<string, [number, number]>();
   const hash = createHash('sha256');
   const hashes = new Set<string>();
   const stats: TxStats = {
-    count: 0, ordered: true, afterNow: 0, uniqueHashes: 0, badHashes: 0, digest: '', firstTime: new Map(), perBuyer: new Map(), beforeListing: 0, pairs: new Set(),
-    selfPayBuyers: new Set(), sellerVolume: new Map(), amountMatchesPrice: 0, amountChecked: 0, nullResource: 0, nullFacilitator: 0,
+    count: 0,
+    ordered: true,
+    afterNow: 0,
+    uniqueHashes: 0,
+    badHashes: 0,
+    digest: '',
+    firstTime: new Map(),
+    perBuyer: new Map(),
+    beforeListing: 0,
+    pairs: new Set(),
+    selfPayBuyers: new Set(),
+    sellerVolume: new Map(),
+    amountMatchesPrice: 0,
+    amountChecked: 0,
+    nullResource: 0,
+    nullFacilitator: 0,
   };
   let prevTime = -Infinity;
   let prevHash = '';
   for (const row of world.transactions) {
-    const [txHashCell, chain, buyer, seller, amount, time, url, facilitator] = row as [string, string, string, string, number, Date, string | null, string | null];
+    const [txHashCell, chain, buyer, seller, amount, time, url, facilitator] = row as [
+      string,
+      string,
+      string,
+      string,
+      number,
+      Date,
+      string | null,
+      string | null,
+    ];
     const t = time.getTime();
     if (t < prevTime || (t === prevTime && txHashCell <= prevHash)) stats.ordered = false;
     prevTime = t;
@@ -251,7 +275,9 @@ describe('x402 demo world', () => {
     }
     expect(funded / world.truthBuyers.length).toBeGreaterThan(0.75);
     const exchanges = new Set(X402_EXCHANGE_WALLETS.map((w) => w.address));
-    const organicFromExchange = world.truthBuyers.filter((b) => b[1] === 'organic_user' && exchanges.has(firstFunder.get(b[0] as string) ?? '')).length;
+    const organicFromExchange = world.truthBuyers.filter(
+      (b) => b[1] === 'organic_user' && exchanges.has(firstFunder.get(b[0] as string) ?? ''),
+    ).length;
     expect(organicFromExchange / world.truthBuyers.filter((b) => b[1] === 'organic_user').length).toBeGreaterThan(0.6);
     for (const f of world.funding) expect((f[3] as Date).getTime()).toBeLessThanOrEqual(NOW.getTime());
   });
@@ -259,9 +285,12 @@ describe('x402 demo world', () => {
   it('gives each honest label its behaviour', () => {
     const sellers = new Map<string, number>();
     for (const [buyer] of world.truthPairs) sellers.set(buyer as string, (sellers.get(buyer as string) ?? 0) + 1);
-    const of = (label: string, pattern?: string) => world.truthBuyers.filter((b) => b[1] === label && (pattern === undefined || b[2] === pattern)).map((b) => b[0] as string);
+    const of = (label: string, pattern?: string) =>
+      world.truthBuyers.filter((b) => b[1] === label && (pattern === undefined || b[2] === pattern)).map((b) => b[0] as string);
     const span = (a: string) => stats.perBuyer.get(a)![1] - stats.firstTime.get(a)!;
-    const organicCounts = of('organic_user', 'organic').map((a) => stats.perBuyer.get(a)![0]).sort((x, y) => x - y);
+    const organicCounts = of('organic_user', 'organic')
+      .map((a) => stats.perBuyer.get(a)![0])
+      .sort((x, y) => x - y);
     expect(organicCounts[Math.floor(organicCounts.length / 2)]).toBeLessThanOrEqual(2);
     expect(organicCounts[organicCounts.length - 1]).toBeGreaterThan(20);
     for (const a of of('ai_agent')) {
@@ -298,7 +327,10 @@ describe('x402 demo world', () => {
   });
 
   it('plants strict (4+3 hex) and broad (2+3 hex) vanity cohorts', () => {
-    for (const [kind, prefix, minSize] of [['strict', 4, 3], ['broad', 2, 4]] as const) {
+    for (const [kind, prefix, minSize] of [
+      ['strict', 4, 3],
+      ['broad', 2, 4],
+    ] as const) {
       const cohorts = byGroup(world, [`vanity_${kind}`, 'vanity_operator']);
       const mine = [...cohorts.entries()].filter(([g]) => g.startsWith(`vanity_${kind}`));
       expect(mine.length, kind).toBeGreaterThanOrEqual(3);
@@ -319,7 +351,11 @@ describe('x402 demo world', () => {
       set.add(seller as string);
       sellersOf.set(buyer as string, set);
     }
-    for (const [pattern, truth, min, max] of [['seller_funded_test', 'self_test', 1, 5], ['funded_loop_boundary', 'self_test', 6, 9], ['funded_loop', 'suspected_wash', 10, 100]] as const) {
+    for (const [pattern, truth, min, max] of [
+      ['seller_funded_test', 'self_test', 1, 5],
+      ['funded_loop_boundary', 'self_test', 6, 9],
+      ['funded_loop', 'suspected_wash', 10, 100],
+    ] as const) {
       const groups = byGroup(world, [pattern]);
       expect(groups.size, pattern).toBeGreaterThan(0);
       for (const [group, members] of groups) {
@@ -349,7 +385,14 @@ describe('x402 demo world', () => {
       expect(found, group).toBe(true);
     }
     const patterns = new Set([...label.values()].map(([l, p]) => `${l}/${p}`));
-    for (const honest of ['organic_user/b2b_customer', 'organic_user/honest_launch', 'organic_user/cex_shared_funder', 'organic_user/heavy_organic', 'analytics_bot/bot_touching_farm', 'ai_agent/heavy_agent']) {
+    for (const honest of [
+      'organic_user/b2b_customer',
+      'organic_user/honest_launch',
+      'organic_user/cex_shared_funder',
+      'organic_user/heavy_organic',
+      'analytics_bot/bot_touching_farm',
+      'ai_agent/heavy_agent',
+    ]) {
       expect(patterns, honest).toContain(honest);
     }
   });

@@ -131,7 +131,15 @@ describe('file import: good CSV files', () => {
          FROM x402_transactions ORDER BY chain`,
     );
     expect(tx).toEqual([
-      { tx_hash: hash(1), chain: 'arbitrum', buyer: B1, amount: 0, time: '2025-01-02T00:00:00.000', resource_url: null, facilitator: 'coinbase' },
+      {
+        tx_hash: hash(1),
+        chain: 'arbitrum',
+        buyer: B1,
+        amount: 0,
+        time: '2025-01-02T00:00:00.000',
+        resource_url: null,
+        facilitator: 'coinbase',
+      },
       {
         tx_hash: hash(1),
         chain: 'base',
@@ -160,10 +168,18 @@ describe('file import: good CSV files', () => {
         facilitator: 'L54zkaPQFeTn1UsEqieEXBqWrPShiaZEPD7mS5WXfQg',
       },
     ]);
-    const funding = await rows(run.w, `SELECT address, funder, amount, strftime(time, '%Y-%m-%dT%H:%M:%S') AS time FROM wallet_funding ORDER BY amount`);
+    const funding = await rows(
+      run.w,
+      `SELECT address, funder, amount, strftime(time, '%Y-%m-%dT%H:%M:%S') AS time FROM wallet_funding ORDER BY amount`,
+    );
     expect(funding).toEqual([
       { address: 'U1jEYHLsUVPRecC46KvWYfny6Fdyi5BRw7BnQFJYhAqb', funder: SOLS, amount: 25, time: '2024-12-14T19:03:16' },
-      { address: '0xabcdef0123456789abcdef0123456789abcdef01', funder: '0x7fdabc4635d460fc04fa27954a7a8f0182aee7ba', amount: 100, time: '2024-12-14T21:03:16' },
+      {
+        address: '0xabcdef0123456789abcdef0123456789abcdef01',
+        funder: '0x7fdabc4635d460fc04fa27954a7a8f0182aee7ba',
+        amount: 100,
+        time: '2024-12-14T21:03:16',
+      },
     ]);
   });
 
@@ -269,7 +285,14 @@ describe('file import: bad rows', () => {
 
   it('reports the rejects on the run log, with their lines', async () => {
     const logs: string[] = [];
-    const rejected = await importReportStep.run({ connection: run.w.connection, now: new Date(), seed: 0, scale: 1, sourceKind: 'file', log: (m) => logs.push(m) });
+    const rejected = await importReportStep.run({
+      connection: run.w.connection,
+      now: new Date(),
+      seed: 0,
+      scale: 1,
+      sourceKind: 'file',
+      log: (m) => logs.push(m),
+    });
     expect(rejected).toBe(16 + 6 + 5 + 3);
     const wallets = logs.findIndex((l) => l.endsWith('exchange_wallets.csv: 3 of 5 rows rejected'));
     expect(wallets).toBeGreaterThanOrEqual(0);
@@ -311,7 +334,9 @@ describe('file import: CSV the reader cannot parse', () => {
     const body = Buffer.concat([
       Buffer.from(header + good(1) + `${hash(2)},base,${B1},${S1},0.01,2025-01-01T00:00:00Z,"caf`),
       Buffer.from([0xe9]), // latin-1 é
-      Buffer.from(`",\n${good(3)}${hash(4)},base,${B1},${S1},-2,2025-01-01T00:00:00Z,,\n${hash(5)},base,${B1},${S1},0.01,2025-01-01T00:00:00Z,"open,\n${good(6)}`),
+      Buffer.from(
+        `",\n${good(3)}${hash(4)},base,${B1},${S1},-2,2025-01-01T00:00:00Z,,\n${hash(5)},base,${B1},${S1},0.01,2025-01-01T00:00:00Z,"open,\n${good(6)}`,
+      ),
     ]);
     writeFileSync(join(dir, 'transactions.csv'), body);
     const { report } = await runImport(dir);
@@ -408,19 +433,30 @@ describe('file import: Parquet', () => {
     expect(await rows(run.w, `SELECT amount, strftime(time, '%Y-%m-%dT%H:%M:%S') AS time FROM x402_transactions`)).toEqual([
       { amount: 0.5, time: '2025-02-01T00:00:00' },
     ]);
-    expect(await rows(run.w, `SELECT seller_address, price_amount, strftime(first_seen, '%Y-%m-%dT%H') AS first_seen FROM x402_services ORDER BY 3`)).toEqual([
+    expect(
+      await rows(
+        run.w,
+        `SELECT seller_address, price_amount, strftime(first_seen, '%Y-%m-%dT%H') AS first_seen FROM x402_services ORDER BY 3`,
+      ),
+    ).toEqual([
       { seller_address: S1, price_amount: 0.25, first_seen: '2025-02-01T12' },
       { seller_address: S1, price_amount: null, first_seen: '2025-02-02T00' },
     ]);
     const funding = run.report.find((r) => r.table === 'wallet_funding')!;
-    expect([funding.format, funding.rows_read, funding.notes]).toEqual([null, 0, ['no funding.csv or funding.parquet (optional): wallet_funding is empty']]);
+    expect([funding.format, funding.rows_read, funding.notes]).toEqual([
+      null,
+      0,
+      ['no funding.csv or funding.parquet (optional): wallet_funding is empty'],
+    ]);
     expect(await rows(run.w, `SELECT count(*)::INTEGER AS n FROM wallet_funding`)).toEqual([{ n: 0 }]);
     // no exchange list: an empty one, and the run says what that means
     const wallets = run.report.find((r) => r.table === 'exchange_wallets')!;
     expect([wallets.format, wallets.rows_read, wallets.notes]).toEqual([
       null,
       0,
-      ['no exchange_wallets.csv or exchange_wallets.parquet (optional): exchange_wallets is empty; no exchange-wallet labels for this source: wallets funded by a shared exchange may cluster together'],
+      [
+        'no exchange_wallets.csv or exchange_wallets.parquet (optional): exchange_wallets is empty; no exchange-wallet labels for this source: wallets funded by a shared exchange may cluster together',
+      ],
     ]);
     expect(await rows(run.w, `SELECT count(*)::INTEGER AS n FROM exchange_wallets`)).toEqual([{ n: 0 }]);
   });
@@ -453,7 +489,10 @@ describe('file import: Parquet read in place', () => {
       [4, 'buyer: malformed address for chain', 'not-an-address'],
     ]);
     expect(
-      await rows(run.w, `SELECT tx_hash, chain, buyer, amount, strftime(time, '%Y-%m-%dT%H:%M:%S') AS time, source FROM x402_transactions ORDER BY tx_hash`),
+      await rows(
+        run.w,
+        `SELECT tx_hash, chain, buyer, amount, strftime(time, '%Y-%m-%dT%H:%M:%S') AS time, source FROM x402_transactions ORDER BY tx_hash`,
+      ),
     ).toEqual([
       { tx_hash: hash(1), chain: 'base', buyer: B1, amount: 0.5, time: '2025-02-01T00:00:00', source: 'file' },
       { tx_hash: hash(2), chain: 'base', buyer: B1, amount: 0.01, time: '2025-02-01T00:00:00', source: 'file' },
@@ -487,7 +526,9 @@ describe('file import: files that cannot be imported', () => {
     for (const f of ['services.csv', 'transactions.csv']) copyFileSync(join(FIXTURES, 'good', f), join(dir, f));
     writeFileSync(join(dir, 'services.parquet'), 'not parquet');
     const { steps } = await runImport(dir);
-    expect(steps[0]!.error).toBe(`${join(dir, 'services.csv')} and ${join(dir, 'services.parquet')}: both present; keep one services file, .csv or .parquet`);
+    expect(steps[0]!.error).toBe(
+      `${join(dir, 'services.csv')} and ${join(dir, 'services.parquet')}: both present; keep one services file, .csv or .parquet`,
+    );
     expect(steps[1]!.rows).toBe(4);
   });
 

@@ -300,9 +300,7 @@ async function importTable(ctx: IngestContext, dir: string, table: FileTable): P
   const c = ctx.connection;
   for (const sql of Object.values(REPORT_TABLES)) await c.run(sql);
   // this table's report is replaced whatever happens next, so a failed import leaves no stale one
-  await c.run(
-    `DELETE FROM import_rejects WHERE file IN (SELECT file FROM import_files WHERE table_name = ${sqlString(table.raw.name)})`,
-  );
+  await c.run(`DELETE FROM import_rejects WHERE file IN (SELECT file FROM import_files WHERE table_name = ${sqlString(table.raw.name)})`);
   await c.run(`DELETE FROM import_files WHERE table_name = ${sqlString(table.raw.name)}`);
 
   const path = locateFile(dir, table);
@@ -336,7 +334,9 @@ async function importTable(ctx: IngestContext, dir: string, table: FileTable): P
     );
     await dropScratch(c);
     await c.run('COMMIT');
-    ctx.log(`${path}: ${counts.loaded} rows loaded, ${counts.rejected} rejected (see import_rejects)${notes.length ? '; ' + notes.join('; ') : ''}`);
+    ctx.log(
+      `${path}: ${counts.loaded} rows loaded, ${counts.rejected} rejected (see import_rejects)${notes.length ? '; ' + notes.join('; ') : ''}`,
+    );
     return counts.loaded;
   } catch (err) {
     await c.run('ROLLBACK').catch(() => undefined);
@@ -415,7 +415,9 @@ async function parquetView(
   const rowsRead = Number(scan?.rows_read ?? 0);
   let rejected = Number(scan?.rejected ?? 0);
   if (rejected > 0) {
-    await c.run(`INSERT INTO import_rejects SELECT ${sqlString(path)}, pos, reason, reject_value FROM (${judged}) WHERE reason IS NOT NULL`);
+    await c.run(
+      `INSERT INTO import_rejects SELECT ${sqlString(path)}, pos, reason, reject_value FROM (${judged}) WHERE reason IS NOT NULL`,
+    );
   }
   // fewer distinct key hashes than good rows: repeats (or, once in billions of runs, a hash collision)
   if (unique && Number(scan?.distinct_keys ?? 0) < rowsRead - rejected) {
@@ -436,7 +438,12 @@ async function parquetView(
 }
 
 /** Repeated keys among a Parquet file's good rows: every copy after the first in file order becomes a reject. */
-async function parquetDuplicates(c: DuckDBConnection, path: string, unique: NonNullable<FileTable['unique']>, judged: string): Promise<number> {
+async function parquetDuplicates(
+  c: DuckDBConnection,
+  path: string,
+  unique: NonNullable<FileTable['unique']>,
+  judged: string,
+): Promise<number> {
   const key = unique.columns.join(', ');
   await c.run(`CREATE TEMP TABLE import_dup_keys AS
     SELECT hash(${key}) AS h FROM (${judged}) WHERE reason IS NULL GROUP BY h HAVING count(*) > 1`);
@@ -578,7 +585,8 @@ function csvReader(source: SourceFile): string {
 
 // ----------------------------------------------------------------------------- validation SQL
 
-const NUMERIC_TYPE = /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))$/;
+const NUMERIC_TYPE =
+  /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))$/;
 const TIMESTAMP_TYPE = /^(DATE|TIMESTAMP|TIMESTAMP_S|TIMESTAMP_MS|TIMESTAMP_NS)$/;
 const TIMESTAMPTZ_TYPE = 'TIMESTAMP WITH TIME ZONE';
 
@@ -786,7 +794,12 @@ function judgedSql(source: SourceFile, table: FileTable, present: Map<string, { 
  * rejects. Grouping on a 64-bit hash of the raw table first keeps this cheap when, as usual, there
  * are no repeats; only then is the file read again for the repeats' positions.
  */
-async function removeDuplicates(c: DuckDBConnection, table: FileTable, unique: NonNullable<FileTable['unique']>, judged: string): Promise<void> {
+async function removeDuplicates(
+  c: DuckDBConnection,
+  table: FileTable,
+  unique: NonNullable<FileTable['unique']>,
+  judged: string,
+): Promise<void> {
   const key = unique.columns.join(', ');
   const raw = table.raw.name;
   await c.run(`CREATE TEMP TABLE import_dup_keys AS SELECT hash(${key}) AS h FROM ${raw} GROUP BY h HAVING count(*) > 1`);

@@ -74,7 +74,12 @@ describe('liveIngestSteps', () => {
     }
     expect(counts).toEqual([8, 7, 2, 0]); // 8 services; 5 Base + 2 Solana settlements; 2 funded buyers; no exchange list
     // discovery: 3 pages; transactions: Base 12 + Solana 9 signature lists + 4 transactions; funding: 2 batches + 1 block.
-    expect(requests).toEqual({ 'ingest:x402_services': 3, 'ingest:x402_transactions': 25, 'ingest:wallet_funding': 3, 'ingest:exchange_wallets': 0 });
+    expect(requests).toEqual({
+      'ingest:x402_services': 3,
+      'ingest:x402_transactions': 25,
+      'ingest:wallet_funding': 3,
+      'ingest:exchange_wallets': 0,
+    });
     expect(t.logs).toContain('no exchange-wallet labels for this source: wallets funded by a shared exchange may cluster together');
 
     const c = t.warehouse.connection;
@@ -89,7 +94,10 @@ describe('liveIngestSteps', () => {
       { t: 'services', source: 'live', n: 8 },
       { t: 'transactions', source: 'live', n: 7 },
     ]);
-    const byChain = await queryJson(c, `SELECT chain, count(*)::INTEGER AS n, round(sum(amount), 6) AS usd FROM x402_transactions GROUP BY chain ORDER BY chain`);
+    const byChain = await queryJson(
+      c,
+      `SELECT chain, count(*)::INTEGER AS n, round(sum(amount), 6) AS usd FROM x402_transactions GROUP BY chain ORDER BY chain`,
+    );
     expect(byChain).toEqual([
       { chain: 'base', n: 5, usd: 1.07 },
       { chain: 'solana', n: 2, usd: 0.06 },
@@ -101,7 +109,10 @@ describe('liveIngestSteps', () => {
       for (const table of step.tables) await c.run(`DROP TABLE IF EXISTS ${table}`);
       await step.run(t.at(new Date('2026-03-02T02:00:00Z')));
     }
-    const [after] = await queryJson(c, `SELECT count(*)::INTEGER AS n, count(DISTINCT (tx_hash, chain, buyer, amount))::INTEGER AS d FROM x402_transactions`);
+    const [after] = await queryJson(
+      c,
+      `SELECT count(*)::INTEGER AS n, count(DISTINCT (tx_hash, chain, buyer, amount))::INTEGER AS d FROM x402_transactions`,
+    );
     expect(after).toEqual({ n: 9, d: 9 });
     const [services] = await queryJson(c, `SELECT count(*)::INTEGER AS n, max(first_seen)::VARCHAR AS first FROM x402_services`);
     expect(services).toEqual({ n: 8, first: '2026-03-02 01:00:00' });
@@ -111,7 +122,9 @@ describe('liveIngestSteps', () => {
     const steps = liveIngestSteps(env({ BASE_RPC_URL: '' }), options);
     const ctx = t.at(NOW);
     await expect(steps[0]!.run(ctx)).resolves.toBe(8);
-    await expect(steps[1]!.run(ctx)).rejects.toThrow(/^BASE_RPC_URL is not set: the live x402_transactions and wallet_funding steps need a Base JSON-RPC URL/);
+    await expect(steps[1]!.run(ctx)).rejects.toThrow(
+      /^BASE_RPC_URL is not set: the live x402_transactions and wallet_funding steps need a Base JSON-RPC URL/,
+    );
     // Solana was still indexed and what is known is in the table.
     const [tx] = await queryJson(t.warehouse.connection, `SELECT count(*)::INTEGER AS n FROM x402_transactions`);
     expect(tx!.n).toBe(2);
@@ -132,7 +145,13 @@ describe('liveIngestSteps', () => {
       });
       const silent: ProgressSink = { start() {}, finish() {}, note() {}, close() {} };
       const result = await runPipeline(
-        { service: 'analytics', updateEverySeconds: 3600, ingestSteps: () => liveIngestSteps(settings, options), prepareSteps: [], datasetSteps: [] },
+        {
+          service: 'analytics',
+          updateEverySeconds: 3600,
+          ingestSteps: () => liveIngestSteps(settings, options),
+          prepareSteps: [],
+          datasetSteps: [],
+        },
         { source: { kind: 'live' }, now: NOW, seed: 1, scale: 1 },
         settings,
         silent,
@@ -144,7 +163,9 @@ describe('liveIngestSteps', () => {
         ['ingest:wallet_funding', 'failed'],
         ['ingest:exchange_wallets', 'ok'],
       ]);
-      expect(result.reports[0]!.detail).toMatch(/^x402-discovery: GET http:\/\/127\.0\.0\.1:\d+\/nowhere\/discovery\/resources\?type=http&limit=4&offset=0 failed with HTTP 404/);
+      expect(result.reports[0]!.detail).toMatch(
+        /^x402-discovery: GET http:\/\/127\.0\.0\.1:\d+\/nowhere\/discovery\/resources\?type=http&limit=4&offset=0 failed with HTTP 404/,
+      );
       expect(result.reports[1]!.detail).toMatch(/^BASE_RPC_URL is not set/);
     } finally {
       rmSync(dir, { recursive: true, force: true });

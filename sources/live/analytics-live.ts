@@ -56,8 +56,7 @@ export class MissingSettingError extends Error {
 }
 
 const PURPOSE: Partial<Record<UpstreamSetting, string>> = {
-  X402_DISCOVERY_URL:
-    'the live x402_services step needs a facilitator discovery URL (its root or the /discovery/resources endpoint)',
+  X402_DISCOVERY_URL: 'the live x402_services step needs a facilitator discovery URL (its root or the /discovery/resources endpoint)',
   BASE_RPC_URL: 'the live x402_transactions and wallet_funding steps need a Base JSON-RPC URL that serves finalized logs',
 };
 
@@ -74,7 +73,6 @@ const CLIENT_DEFAULTS: Record<'discovery' | 'base' | 'solana', ClientTuning> = {
   base: { timeoutMs: 30_000, concurrency: 4, minIntervalMs: 50 },
   solana: { timeoutMs: 30_000, concurrency: 4, minIntervalMs: 100 },
 };
-
 
 /** (Re)creates x402_transactions from every settlement indexed so far. */
 export async function materializeTransactions(connection: DuckDBConnection): Promise<number> {
@@ -185,7 +183,13 @@ export function liveIngestSteps(settings: Settings, options: LiveIngestOptions =
     async run(ctx: IngestContext) {
       const baseUrl = required(settings, 'BASE_RPC_URL');
       await withUpstream(client('base', 'base-rpc', baseUrl), ctx.log, (up) =>
-        indexEvmFunding(ctx.connection, createJsonRpc(up), { ...DEFAULT_FUNDING_OPTIONS, ...options.funding, chain: 'base' }, ctx.now, ctx.log),
+        indexEvmFunding(
+          ctx.connection,
+          createJsonRpc(up),
+          { ...DEFAULT_FUNDING_OPTIONS, ...options.funding, chain: 'base' },
+          ctx.now,
+          ctx.log,
+        ),
       );
       return materializeFunding(ctx.connection);
     },

@@ -76,7 +76,12 @@ describe('indexEvmSettlements', () => {
     // Every filter asks for both events of USDC in one call.
     expect(logRequests()[0]!.rpcParams[0]).toMatchObject({
       address: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
-      topics: [['0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef', '0x98de503528ee59b575ef0c0a2576a82497bfc029a5685b209e9ec333479b10a5']],
+      topics: [
+        [
+          '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef',
+          '0x98de503528ee59b575ef0c0a2576a82497bfc029a5685b209e9ec333479b10a5',
+        ],
+      ],
     });
     // Senders from one eth_getBlockReceipts per block holding a candidate (A+B, C, D, G, H).
     expect(server.count({ rpcMethod: 'eth_getBlockReceipts' })).toBe(5);
@@ -87,11 +92,66 @@ describe('indexEvmSettlements', () => {
 
     const rows = await settlements();
     expect(rows).toEqual([
-      { tx_hash: fx.txs.A, log_index: 11, block: 1, buyer: fx.buyers[1], seller_address: fx.sellers[1], amount: 0.01, facilitator: 'coinbase', relayer: fx.relayers.coinbase, is_self_pay: false, time: '2026-03-02T00:00:02Z' },
-      { tx_hash: fx.txs.C, log_index: 3, block: 3, buyer: fx.buyers[2], seller_address: fx.sellers[1], amount: 0.02, facilitator: 'payai', relayer: fx.relayers.payai, is_self_pay: false, time: '2026-03-02T00:00:06Z' },
-      { tx_hash: fx.txs.C, log_index: 5, block: 3, buyer: fx.buyers[3], seller_address: fx.sellers[2], amount: 1, facilitator: 'payai', relayer: fx.relayers.payai, is_self_pay: false, time: '2026-03-02T00:00:06Z' },
-      { tx_hash: fx.txs.G, log_index: 4, block: 9, buyer: fx.buyers[4], seller_address: fx.buyers[4], amount: 0.01, facilitator: 'x402rs', relayer: fx.relayers.x402rs, is_self_pay: true, time: '2026-03-02T00:00:18Z' },
-      { tx_hash: fx.txs.H, log_index: 31, block: 12, buyer: fx.buyers[1], seller_address: fx.sellers[2], amount: 0.03, facilitator: 'coinbase', relayer: fx.relayers.coinbase, is_self_pay: false, time: '2026-03-02T00:00:24Z' },
+      {
+        tx_hash: fx.txs.A,
+        log_index: 11,
+        block: 1,
+        buyer: fx.buyers[1],
+        seller_address: fx.sellers[1],
+        amount: 0.01,
+        facilitator: 'coinbase',
+        relayer: fx.relayers.coinbase,
+        is_self_pay: false,
+        time: '2026-03-02T00:00:02Z',
+      },
+      {
+        tx_hash: fx.txs.C,
+        log_index: 3,
+        block: 3,
+        buyer: fx.buyers[2],
+        seller_address: fx.sellers[1],
+        amount: 0.02,
+        facilitator: 'payai',
+        relayer: fx.relayers.payai,
+        is_self_pay: false,
+        time: '2026-03-02T00:00:06Z',
+      },
+      {
+        tx_hash: fx.txs.C,
+        log_index: 5,
+        block: 3,
+        buyer: fx.buyers[3],
+        seller_address: fx.sellers[2],
+        amount: 1,
+        facilitator: 'payai',
+        relayer: fx.relayers.payai,
+        is_self_pay: false,
+        time: '2026-03-02T00:00:06Z',
+      },
+      {
+        tx_hash: fx.txs.G,
+        log_index: 4,
+        block: 9,
+        buyer: fx.buyers[4],
+        seller_address: fx.buyers[4],
+        amount: 0.01,
+        facilitator: 'x402rs',
+        relayer: fx.relayers.x402rs,
+        is_self_pay: true,
+        time: '2026-03-02T00:00:18Z',
+      },
+      {
+        tx_hash: fx.txs.H,
+        log_index: 31,
+        block: 12,
+        buyer: fx.buyers[1],
+        seller_address: fx.sellers[2],
+        amount: 0.03,
+        facilitator: 'coinbase',
+        relayer: fx.relayers.coinbase,
+        is_self_pay: false,
+        time: '2026-03-02T00:00:24Z',
+      },
     ]);
     expect(await checkpoint()).toBe(S + 15);
   });
@@ -189,7 +249,12 @@ describe('indexEvmFunding', () => {
       expect(f.topics[0]).toBe('0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef');
       expect(f.topics[1]).toBeNull();
     }
-    expect(filters.flatMap((f) => f.topics[2]).map((topic) => `0x${topic.slice(-40)}`).sort()).toEqual(Object.values(fx.buyers).sort());
+    expect(
+      filters
+        .flatMap((f) => f.topics[2])
+        .map((topic) => `0x${topic.slice(-40)}`)
+        .sort(),
+    ).toEqual(Object.values(fx.buyers).sort());
     const rows = await queryJson(
       t.warehouse.connection,
       `SELECT address, funder, amount, block_number::INTEGER - ${S} AS block FROM live_wallet_funding ORDER BY block_number`,
@@ -200,7 +265,10 @@ describe('indexEvmFunding', () => {
       { address: fx.buyers[5], funder: fx.funders.B1, amount: 0.75, block: 17 },
     ]);
     // B3 was funded only after paying, B4 never in the window: looked up, not found, not asked again.
-    const [checked] = await queryJson(t.warehouse.connection, `SELECT count(*)::INTEGER AS n, count(*) FILTER (WHERE NOT found)::INTEGER AS missing FROM live_funding_checked`);
+    const [checked] = await queryJson(
+      t.warehouse.connection,
+      `SELECT count(*)::INTEGER AS n, count(*) FILTER (WHERE NOT found)::INTEGER AS missing FROM live_funding_checked`,
+    );
     expect(checked).toEqual({ n: 5, missing: 2 });
 
     server.reset();
@@ -216,7 +284,12 @@ describe('indexEvmFunding', () => {
     const funding = { ...DEFAULT_FUNDING_OPTIONS, lookbackBlocks: 2000, walletsPerQuery: 2, walletsPerRun: 2 };
     const first = await indexEvmFunding(t.warehouse.connection, rpc, funding, new Date('2026-03-02T01:00:00Z'));
     expect(first.walletsChecked).toBe(2);
-    const budgeted = await indexEvmFunding(t.warehouse.connection, rpc, { ...funding, walletsPerRun: 10, maxRequestsPerRun: 1 }, new Date());
+    const budgeted = await indexEvmFunding(
+      t.warehouse.connection,
+      rpc,
+      { ...funding, walletsPerRun: 10, maxRequestsPerRun: 1 },
+      new Date(),
+    );
     expect(budgeted).toMatchObject({ walletsChecked: 2, deferred: 1, logRequests: 1 });
     const last = await indexEvmFunding(t.warehouse.connection, rpc, { ...funding, walletsPerRun: 10 }, new Date());
     expect(last.walletsChecked).toBe(1);

@@ -266,10 +266,7 @@ export function eip3009Transfers(logs: readonly RpcLog[], usdc: string): { trans
 export function isRangeTooLarge(err: unknown): boolean {
   if (err instanceof UpstreamError) return err.status === 413;
   if (!(err instanceof JsonRpcError) || isRateLimitError(err)) return false;
-  return (
-    err.code === -32005 ||
-    /too many|more than \d+ results|range|limit exceeded|response size|too large|exceed/i.test(err.rpcMessage)
-  );
+  return err.code === -32005 || /too many|more than \d+ results|range|limit exceeded|response size|too large|exceed/i.test(err.rpcMessage);
 }
 
 // ---------------------------------------------------------------- RPC helpers
@@ -331,9 +328,7 @@ async function finalizedBlock(rpc: JsonRpcClient): Promise<number> {
 /** Block timestamps (seconds) for blocks whose logs did not carry one. */
 async function blockTimes(rpc: JsonRpcClient, blocks: Iterable<number>): Promise<Map<number, number>> {
   const unique = [...new Set(blocks)];
-  const headers = await Promise.all(
-    unique.map((b) => rpc.call('eth_getBlockByNumber', [hex(b), false], BlockHeaderSchema.nullable())),
-  );
+  const headers = await Promise.all(unique.map((b) => rpc.call('eth_getBlockByNumber', [hex(b), false], BlockHeaderSchema.nullable())));
   const times = new Map<number, number>();
   headers.forEach((h, i) => {
     if (!h) throw new Error(`${rpc.name}: block ${unique[i]} not found (is the node pruned?)`);

@@ -26,7 +26,13 @@ export interface Relayer {
 }
 
 const r = (chain: AnalyticsChain, facilitator: string, firstSeen: string, addresses: string[], deprecated = false): Relayer[] =>
-  addresses.map((address) => ({ chain, facilitator, firstSeen, address: chain === 'solana' ? address : address.toLowerCase(), ...(deprecated ? { deprecated } : {}) }));
+  addresses.map((address) => ({
+    chain,
+    facilitator,
+    firstSeen,
+    address: chain === 'solana' ? address : address.toLowerCase(),
+    ...(deprecated ? { deprecated } : {}),
+  }));
 
 export const RELAYERS: readonly Relayer[] = [
   // ------------------------------------------------------------------ coinbase (CDP)
@@ -90,10 +96,7 @@ export const RELAYERS: readonly Relayer[] = [
     '0x9df61a719ddae27c20a63a417271cc2c704654bd',
   ]),
   ...r('solana', 'payai', '2025-07-01', ['2wKupLR9q6wXYppw8Gr2NvWxKBUqm4PPJKkQfoxHDBg4']),
-  ...r('solana', 'payai', '2025-12-08', [
-    'CjNFTjvBhbJJd2B5ePPMHRLx1ELZpa8dwQgGL727eKww',
-    '8B5UKhwfAyFW67h58cBkQj1Ur6QXRgwWJJcQp8ZBsDPa',
-  ]),
+  ...r('solana', 'payai', '2025-12-08', ['CjNFTjvBhbJJd2B5ePPMHRLx1ELZpa8dwQgGL727eKww', '8B5UKhwfAyFW67h58cBkQj1Ur6QXRgwWJJcQp8ZBsDPa']),
   // ------------------------------------------------------------------ x402.rs
   ...r('base', 'x402rs', '2024-12-05', ['0xd8dfc729cbd05381647eb5540d756f4f8ad63eec'], true),
   ...r('base', 'x402rs', '2025-10-26', ['0x76eee8f0acabd6b49f1cc4e9656a0c8892f3332e'], true),

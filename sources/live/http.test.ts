@@ -65,7 +65,9 @@ describe('createUpstream', () => {
     const got = await up.getBytes(`${server.url}/feed.xml`, 'application/xml');
     expect(got.contentType).toBe('text/xml; charset=EUC-KR');
     expect(got.bytes.toString('utf8')).toBe('x');
-    await expect(up.getBytes(`${server.url}/huge.xml`, 'application/xml')).rejects.toThrow(/feeds: GET .*\/huge\.xml failed: body larger than 1000 bytes/);
+    await expect(up.getBytes(`${server.url}/huge.xml`, 'application/xml')).rejects.toThrow(
+      /feeds: GET .*\/huge\.xml failed: body larger than 1000 bytes/,
+    );
     expect(server.count({ path: '/huge.xml' })).toBe(1);
     await up.close();
   });
@@ -102,12 +104,16 @@ describe('createUpstream', () => {
   it('times out a slow answer and reports it as a network error', async () => {
     server = await startLoopback([{ method: 'GET', path: '/slow', reply: { delayMs: 1500, json: { ok: true, items: [] } } }]);
     const up = createUpstream({ name: 'things', baseUrl: server.url, timeoutMs: 100, retries: 1, ...fakeTime() });
-    await expect(up.getJson('/slow', {}, Ok)).rejects.toThrow(/things: GET .*\/slow failed after 2 attempts: network error UND_ERR_HEADERS_TIMEOUT/);
+    await expect(up.getJson('/slow', {}, Ok)).rejects.toThrow(
+      /things: GET .*\/slow failed after 2 attempts: network error UND_ERR_HEADERS_TIMEOUT/,
+    );
     await up.close();
   });
 
   it('refuses a Retry-After longer than allowed instead of stalling the run', async () => {
-    server = await startLoopback([{ method: 'GET', path: '/busy', reply: { status: 429, headers: { 'retry-after': '3600' }, text: 'slow down' } }]);
+    server = await startLoopback([
+      { method: 'GET', path: '/busy', reply: { status: 429, headers: { 'retry-after': '3600' }, text: 'slow down' } },
+    ]);
     const up = createUpstream({ name: 'things', baseUrl: server.url, ...fakeTime() });
     await expect(up.getJson('/busy', {}, Ok)).rejects.toThrow(/asked to retry after 3600s/);
     expect(server.count({ path: '/busy' })).toBe(1);

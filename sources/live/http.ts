@@ -111,9 +111,7 @@ export function redactUrl(raw: string): string {
     .split('/')
     .map((seg) => (looksLikeKey(decodeURIComponent(seg)) ? '<redacted>' : seg))
     .join('/');
-  const params = [...url.searchParams].map(([k, v]) =>
-    SECRET_KEY.test(k) || looksLikeKey(v) ? `${k}=<redacted>` : `${k}=${v}`,
-  );
+  const params = [...url.searchParams].map(([k, v]) => (SECRET_KEY.test(k) || looksLikeKey(v) ? `${k}=<redacted>` : `${k}=${v}`));
   return origin + path + (params.length ? `?${params.join('&')}` : '');
 }
 

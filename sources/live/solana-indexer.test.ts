@@ -20,7 +20,11 @@ let t: TestContext;
 beforeEach(async () => {
   state = { visible: 5 };
   server = await startLoopback(solanaNodeRoutes('/', state));
-  upstream = createUpstream({ name: 'solana-rpc', baseUrl: `${server.url}/?api-key=0f9e8d7c-6b5a-4321-9876-abcdef012345`, sleep: async () => {} });
+  upstream = createUpstream({
+    name: 'solana-rpc',
+    baseUrl: `${server.url}/?api-key=0f9e8d7c-6b5a-4321-9876-abcdef012345`,
+    sleep: async () => {},
+  });
   rpc = createJsonRpc(upstream);
   t = await testContext();
 });
@@ -37,14 +41,22 @@ const rows = () =>
     `SELECT signature, instruction, buyer, seller_address, amount, facilitator, relayer FROM live_solana_settlements ORDER BY slot, instruction`,
   );
 const checkpoint = async () => {
-  const [row] = await queryJson(t.warehouse.connection, `SELECT last_signature FROM solana_checkpoint WHERE relayer = $r`, { r: fx.relayer });
+  const [row] = await queryJson(t.warehouse.connection, `SELECT last_signature FROM solana_checkpoint WHERE relayer = $r`, {
+    r: fx.relayer,
+  });
   return row?.last_signature ?? null;
 };
 
 describe('indexSolanaSettlements', () => {
   it('keeps USDC transfers of successful relayer-paid transactions, owners from token balances', async () => {
     const run = await indexSolanaSettlements(t.warehouse.connection, rpc, options);
-    expect(run).toMatchObject({ relayers: RELAYER_COUNT, signatureRequests: RELAYER_COUNT, transactionRequests: 4, settlements: 2, inserted: 2 });
+    expect(run).toMatchObject({
+      relayers: RELAYER_COUNT,
+      signatureRequests: RELAYER_COUNT,
+      transactionRequests: 4,
+      settlements: 2,
+      inserted: 2,
+    });
     expect(run.skipped).toMatchObject({ failed: 1, relayerPayer: 1, notRelayerPaid: 1 });
     // The failed signature is never fetched.
     const fetched = server.requests.filter((r) => r.rpcMethod === 'getTransaction').map((r) => r.rpcParams[0]);
@@ -55,9 +67,25 @@ describe('indexSolanaSettlements', () => {
       commitment: 'finalized',
     });
     expect(await rows()).toEqual([
-      { signature: fx.signatures.settlement, instruction: '2', buyer: fx.buyers[0], seller_address: fx.sellers[0], amount: 0.01, facilitator: 'coinbase', relayer: fx.relayer },
+      {
+        signature: fx.signatures.settlement,
+        instruction: '2',
+        buyer: fx.buyers[0],
+        seller_address: fx.sellers[0],
+        amount: 0.01,
+        facilitator: 'coinbase',
+        relayer: fx.relayer,
+      },
       // A plain `transfer` inside a CPI: the mint comes from the token balances.
-      { signature: fx.signatures.innerTransfer, instruction: '1.0', buyer: fx.buyers[1], seller_address: fx.sellers[1], amount: 0.05, facilitator: 'coinbase', relayer: fx.relayer },
+      {
+        signature: fx.signatures.innerTransfer,
+        instruction: '1.0',
+        buyer: fx.buyers[1],
+        seller_address: fx.sellers[1],
+        amount: 0.05,
+        facilitator: 'coinbase',
+        relayer: fx.relayer,
+      },
     ]);
     expect(await checkpoint()).toBe(fx.signatures.notRelayerPaid); // the newest signature seen
   });
@@ -84,7 +112,11 @@ describe('indexSolanaSettlements', () => {
     const paged = await indexSolanaSettlements(t.warehouse.connection, rpc, { ...options, pageSize: 2 });
     const asks = server.requests.filter((r) => r.rpcMethod === 'getSignaturesForAddress' && r.rpcParams[0] === fx.relayer);
     // Newest first: [later-hidden] notRelayerPaid, failed | innerTransfer, relayerSweep | settlement.
-    expect(asks.map((r) => (r.rpcParams[1] as { before?: string }).before ?? null)).toEqual([null, fx.signatures.failed, fx.signatures.relayerSweep]);
+    expect(asks.map((r) => (r.rpcParams[1] as { before?: string }).before ?? null)).toEqual([
+      null,
+      fx.signatures.failed,
+      fx.signatures.relayerSweep,
+    ]);
     expect(paged.settlements).toBe(2);
 
     // Back to the first settlement, then at most 2 transactions per run.

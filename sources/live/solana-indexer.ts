@@ -148,7 +148,10 @@ export function usdcTransfers(tx: SolanaTransaction, counts: SolanaDecodeCounts)
     const parsed = TokenProgramInstruction.safeParse(ix.parsed);
     if (!parsed.success) return; // other token instructions (createAccount, closeAccount...)
     const { info } = parsed.data;
-    const mint = parsed.data.type === 'transferChecked' ? parsed.data.info.mint : (owners.get(info.source)?.mint ?? owners.get(info.destination)?.mint);
+    const mint =
+      parsed.data.type === 'transferChecked'
+        ? parsed.data.info.mint
+        : (owners.get(info.source)?.mint ?? owners.get(info.destination)?.mint);
     if (mint !== usdc) {
       counts.otherMint++;
       return;
@@ -354,7 +357,9 @@ export async function indexSolanaSettlements(
   }
   await connection.run(`DROP TABLE IF EXISTS ${SETTLEMENT_SCRATCH.name}`);
   if (run.gaps.length) {
-    log(`solana: more new signatures than one run lists for ${run.gaps.length} relayer(s); older ones in between are skipped: ${run.gaps.join(', ')}`);
+    log(
+      `solana: more new signatures than one run lists for ${run.gaps.length} relayer(s); older ones in between are skipped: ${run.gaps.join(', ')}`,
+    );
   }
   log(
     `solana: ${run.relayers} relayers, ${run.signatures} signatures, ${run.settlements} settlements (${run.inserted} new); ` +

@@ -85,7 +85,11 @@ describe('crawlDiscovery', () => {
     expect(byKey.get('base https://scrape.agentkit.run/v2/extract')?.price_amount).toBe(0.02);
     expect(byKey.get('solana https://scrape.agentkit.run/v2/extract')?.seller_address).toBe('CKPKJWNdJEqa81x7CkZ14BVPiY6y16Sxs7owznqtWYp5');
     // A price in another asset is unknown, not a wrong USD figure; null metadata and lastUpdated are fine.
-    expect(byKey.get('base https://memes.onchain.fun/api/generate')).toMatchObject({ price_amount: null, last_updated: null, category: null });
+    expect(byKey.get('base https://memes.onchain.fun/api/generate')).toMatchObject({
+      price_amount: null,
+      last_updated: null,
+      category: null,
+    });
     expect(byKey.get('polygon https://signals.quantbot.ai/v1/momentum')).toMatchObject({
       price_amount: 0.25,
       category: 'trading_signals',
@@ -120,7 +124,9 @@ describe('crawlDiscovery', () => {
   });
 
   it('fails the crawl loudly when a page envelope is not the bazaar shape', async () => {
-    server = await startLoopback([{ method: 'GET', path: '/discovery/resources', reply: { json: fixture('discovery-bad-envelope.json') } }]);
+    server = await startLoopback([
+      { method: 'GET', path: '/discovery/resources', reply: { json: fixture('discovery-bad-envelope.json') } },
+    ]);
     const up = createUpstream({ name: 'x402-discovery', baseUrl: server.url, ...noSleep });
     await expect(crawlDiscovery(up, '/discovery/resources', { pageSize: 4, maxPages: 50 })).rejects.toThrow(
       /^x402-discovery: unexpected response from GET http:\/\/127\.0\.0\.1:\d+\/discovery\/resources\?type=http&limit=4&offset=0: items: .*; pagination\.total: /,
@@ -136,7 +142,15 @@ describe('writeDiscoveredServices', () => {
       resource: 'https://new.service.dev/api',
       type: 'http',
       x402Version: 2,
-      accepts: [{ scheme: 'exact', network: 'base', amount: '30000', payTo: '0x1111111111111111111111111111111111111111', asset: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913' }],
+      accepts: [
+        {
+          scheme: 'exact',
+          network: 'base',
+          amount: '30000',
+          payTo: '0x1111111111111111111111111111111111111111',
+          asset: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
+        },
+      ],
     });
     pagesRun2.forEach((p) => (p.pagination!.total = 11));
     let run = 1;

@@ -133,7 +133,11 @@ const CATEGORY_ALIASES: Record<string, CategorySlug> = {
 export function categoryFromMetadata(metadata: Record<string, unknown> | null | undefined): CategorySlug | null {
   const raw = metadata?.category;
   if (typeof raw !== 'string') return null;
-  const key = raw.trim().toLowerCase().replace(/[\s\-/&]+/g, '_').replace(/_+/g, '_');
+  const key = raw
+    .trim()
+    .toLowerCase()
+    .replace(/[\s\-/&]+/g, '_')
+    .replace(/_+/g, '_');
   if ((CATEGORY_SLUGS as readonly string[]).includes(key)) return key as CategorySlug;
   const byTitle = CATEGORIES.find((c) => c.title.toLowerCase() === raw.trim().toLowerCase());
   if (byTitle) return byTitle.slug;
@@ -181,10 +185,7 @@ function priceUsd(chain: AnalyticsChain, accept: Accept): number | null {
  * The services one discovery item describes: one per indexed chain it accepts payment on (an
  * item accepting USDC on Base and Solana is two services, as x402_services is keyed by chain).
  */
-export function servicesFromItem(
-  item: Item,
-  counts: Pick<DiscoveryCounts, 'invalidAccepts' | 'unsupportedNetworks'>,
-): DiscoveredService[] {
+export function servicesFromItem(item: Item, counts: Pick<DiscoveryCounts, 'invalidAccepts' | 'unsupportedNetworks'>): DiscoveredService[] {
   const byChain = new Map<AnalyticsChain, Accept>();
   for (const raw of item.accepts) {
     const parsed = AcceptSchema.safeParse(raw);

@@ -47,7 +47,17 @@ class World {
   }
 
   pay(buyer: string, seller: string, url: string, amount: number, time: number): void {
-    this.tx.push([`0x${(this.n++).toString(16).padStart(64, '0')}`, 'base', buyer, seller, amount, new Date(Math.floor(time)), url, 'relayer', 'file']);
+    this.tx.push([
+      `0x${(this.n++).toString(16).padStart(64, '0')}`,
+      'base',
+      buyer,
+      seller,
+      amount,
+      new Date(Math.floor(time)),
+      url,
+      'relayer',
+      'file',
+    ]);
   }
 
   fund(address: string, funder: string, amount: number, time: number): void {
@@ -101,12 +111,16 @@ function buildWorld(): World {
   // sybil cohort: one operator funds 12 wallets with equal amounts within 10 minutes; they start
   // paying one seller within 20 minutes, the same number of times, the same two prices
   const sybilStart = NOW.getTime() - 10 * DAY;
-  const sy = [w.service(CASES.sybilSeller, 'other', 0.01, sybilStart - 5 * DAY, 'a'), w.service(CASES.sybilSeller, 'other', 0.05, sybilStart - 5 * DAY, 'b')];
+  const sy = [
+    w.service(CASES.sybilSeller, 'other', 0.01, sybilStart - 5 * DAY, 'a'),
+    w.service(CASES.sybilSeller, 'other', 0.05, sybilStart - 5 * DAY, 'b'),
+  ];
   w.fund(CASES.sybilOperator, EXCHANGE, 500, sybilStart - 3 * DAY);
   CASES.sybils.forEach((s, i) => {
     w.fund(s, CASES.sybilOperator, 10, sybilStart - HOUR + i * 50_000);
     const start = sybilStart + i * 100_000;
-    for (let k = 0; k < 30; k++) w.pay(s, CASES.sybilSeller, sy[k % 2]!, k % 2 === 0 ? 0.01 : 0.05, start + (k === 0 ? 0 : rnd() * 3 * DAY));
+    for (let k = 0; k < 30; k++)
+      w.pay(s, CASES.sybilSeller, sy[k % 2]!, k % 2 === 0 ? 0.01 : 0.05, start + (k === 0 ? 0 : rnd() * 3 * DAY));
   });
 
   // honest launch: three independent, older wallets carry a new seller's first 48 hours
@@ -121,7 +135,8 @@ function buildWorld(): World {
   // cron bot: every hour (+-5 minutes) for 20 days
   const botUrl = w.service(CASES.botSeller, 'weather', 0.001, t0);
   w.fund(CASES.bot, EXCHANGE, 100, NOW.getTime() - 31 * DAY);
-  for (let h = 0; h < 20 * 24; h++) w.pay(CASES.bot, CASES.botSeller, botUrl, 0.001, NOW.getTime() - 30 * DAY + h * HOUR + (rnd() - 0.5) * 10 * MINUTE);
+  for (let h = 0; h < 20 * 24; h++)
+    w.pay(CASES.bot, CASES.botSeller, botUrl, 0.001, NOW.getTime() - 30 * DAY + h * HOUR + (rnd() - 0.5) * 10 * MINUTE);
 
   // developer: a 3-minute load test at 40 calls a minute, plus one casual call elsewhere
   const devUrl = w.service(CASES.devSeller, 'ai_inference', 0.005, t0);
@@ -199,36 +214,77 @@ describe('wash classifier on a hand-made world', () => {
 
   it('writes the three tables with the published columns', async () => {
     const columns = async (t: string) =>
-      (await c.runAndReadAll(`SELECT column_name, data_type FROM information_schema.columns WHERE table_name = '${t}' ORDER BY ordinal_position`))
+      (
+        await c.runAndReadAll(
+          `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = '${t}' ORDER BY ordinal_position`,
+        )
+      )
         .getRowObjectsJson()
         .map((r) => `${String(r.column_name)} ${String(r.data_type)}`);
     expect(await columns('pair_labels')).toEqual([
-      'buyer VARCHAR', 'seller_address VARCHAR', 'chain VARCHAR', 'label VARCHAR', 'confidence DOUBLE', 'reasons VARCHAR[]',
-      'signals MAP(VARCHAR, DOUBLE)', 'tx_count BIGINT', 'volume DOUBLE', 'tx_count_30d BIGINT', 'volume_30d DOUBLE',
-      'first_time TIMESTAMP', 'last_time TIMESTAMP',
+      'buyer VARCHAR',
+      'seller_address VARCHAR',
+      'chain VARCHAR',
+      'label VARCHAR',
+      'confidence DOUBLE',
+      'reasons VARCHAR[]',
+      'signals MAP(VARCHAR, DOUBLE)',
+      'tx_count BIGINT',
+      'volume DOUBLE',
+      'tx_count_30d BIGINT',
+      'volume_30d DOUBLE',
+      'first_time TIMESTAMP',
+      'last_time TIMESTAMP',
     ]);
     expect(await columns('buyer_labels')).toEqual([
-      'address VARCHAR', 'label VARCHAR', 'confidence DOUBLE', 'reason VARCHAR[]', 'reason_text VARCHAR', 'signals MAP(VARCHAR, DOUBLE)',
-      'vanity_strict BOOLEAN', 'vanity_broad BOOLEAN', 'vanity_cluster_size INTEGER', 'mean_interval_s DOUBLE', 'interval_cv DOUBLE',
-      'tx_count BIGINT', 'volume DOUBLE', 'n_sellers INTEGER', 'top_service_share DOUBLE', 'first_funder VARCHAR',
-      'first_time TIMESTAMP', 'last_time TIMESTAMP',
+      'address VARCHAR',
+      'label VARCHAR',
+      'confidence DOUBLE',
+      'reason VARCHAR[]',
+      'reason_text VARCHAR',
+      'signals MAP(VARCHAR, DOUBLE)',
+      'vanity_strict BOOLEAN',
+      'vanity_broad BOOLEAN',
+      'vanity_cluster_size INTEGER',
+      'mean_interval_s DOUBLE',
+      'interval_cv DOUBLE',
+      'tx_count BIGINT',
+      'volume DOUBLE',
+      'n_sellers INTEGER',
+      'top_service_share DOUBLE',
+      'first_funder VARCHAR',
+      'first_time TIMESTAMP',
+      'last_time TIMESTAMP',
     ]);
     expect(await columns('seller_cohorts')).toEqual([
-      'seller_address VARCHAR', 'chain VARCHAR', 'cohort_size INTEGER', 'uniform_amount_pct DOUBLE', 'coordinated_start_pct DOUBLE',
-      'uniform_tx_count_cv DOUBLE', 'flags VARCHAR[]',
+      'seller_address VARCHAR',
+      'chain VARCHAR',
+      'cohort_size INTEGER',
+      'uniform_amount_pct DOUBLE',
+      'coordinated_start_pct DOUBLE',
+      'uniform_tx_count_cv DOUBLE',
+      'flags VARCHAR[]',
     ]);
-    const counts = await one(c, `SELECT (SELECT count(*) FROM pair_labels) AS pairs,
+    const counts = await one(
+      c,
+      `SELECT (SELECT count(*) FROM pair_labels) AS pairs,
         (SELECT count(*) FROM (SELECT DISTINCT buyer, seller_address, chain FROM x402_transactions)) AS expected_pairs,
-        (SELECT count(*) FROM buyer_labels) AS buyers, (SELECT count(DISTINCT buyer) FROM x402_transactions) AS expected_buyers`);
+        (SELECT count(*) FROM buyer_labels) AS buyers, (SELECT count(DISTINCT buyer) FROM x402_transactions) AS expected_buyers`,
+    );
     expect(counts.pairs).toBe(counts.expected_pairs);
     expect(counts.buyers).toBe(counts.expected_buyers);
     expect(stats.pairs).toBe(Number(counts.pairs));
-    const labels = (await c.runAndReadAll('SELECT DISTINCT label FROM pair_labels UNION SELECT DISTINCT label FROM buyer_labels')).getRowObjectsJson();
+    const labels = (
+      await c.runAndReadAll('SELECT DISTINCT label FROM pair_labels UNION SELECT DISTINCT label FROM buyer_labels')
+    ).getRowObjectsJson();
     for (const r of labels) expect(WASH_LABELS).toContain(r.label);
   });
 
   it('labels a seller paying itself self_test', async () => {
-    const pair = await one(c, `SELECT * FROM pair_labels WHERE buyer = ${sqlString(CASES.selfPay)} AND seller_address = ${sqlString(CASES.selfPay)}`);
+    const pair = await one(
+      c,
+      `SELECT * FROM pair_labels WHERE buyer = ${sqlString(CASES.selfPay)} AND seller_address = ${sqlString(CASES.selfPay)}`,
+    );
     expect(pair.label).toBe('self_test');
     expect(pair.confidence).toBe(1);
     expect(pair.reasons).toEqual(['self_pay']);
@@ -249,14 +305,19 @@ describe('wash classifier on a hand-made world', () => {
     expect(Number(cohort.uniform_tx_count_cv)).toBe(0);
     expect(cohort.flags).toEqual(expect.arrayContaining(['farm']));
     // the operator never paid anyone, so it is no buyer at all
-    expect((await c.runAndReadAll(`SELECT * FROM buyer_labels WHERE address = ${sqlString(CASES.sybilOperator)}`)).getRowObjectsJson()).toEqual([]);
+    expect(
+      (await c.runAndReadAll(`SELECT * FROM buyer_labels WHERE address = ${sqlString(CASES.sybilOperator)}`)).getRowObjectsJson(),
+    ).toEqual([]);
   });
 
   it('leaves a 3-wallet honest launch alone', async () => {
     for (const a of CASES.adopters) {
       const b = await buyerRow(c, a);
       expect(b.label, a).toBe('organic_user');
-      const pair = await one(c, `SELECT * FROM pair_labels WHERE buyer = ${sqlString(a)} AND seller_address = ${sqlString(CASES.launchSeller)}`);
+      const pair = await one(
+        c,
+        `SELECT * FROM pair_labels WHERE buyer = ${sqlString(a)} AND seller_address = ${sqlString(CASES.launchSeller)}`,
+      );
       expect(pair.label).not.toBe('suspected_wash');
     }
   });
@@ -274,7 +335,10 @@ describe('wash classifier on a hand-made world', () => {
     const b = await buyerRow(c, CASES.developer);
     expect(b.label).toBe('developer');
     expect(b.reason_text).toMatch(/^derived_from_pairs:developer\(99%\),organic_user\(1%\)$/);
-    const casual = await one(c, `SELECT label FROM pair_labels WHERE buyer = ${sqlString(CASES.developer)} AND seller_address = ${sqlString(CASES.popular[0]!)}`);
+    const casual = await one(
+      c,
+      `SELECT label FROM pair_labels WHERE buyer = ${sqlString(CASES.developer)} AND seller_address = ${sqlString(CASES.popular[0]!)}`,
+    );
     expect(casual.label).toBe('organic_user');
   });
 
@@ -307,8 +371,11 @@ describe('wash classifier on a hand-made world', () => {
   });
 
   it('keeps organic background traffic organic', async () => {
-    const r = await one(c, `SELECT count(*) FILTER (WHERE label = 'organic_user') AS organic, count(*) AS n FROM buyer_labels
-      WHERE address IN (${CASES.organic.map(sqlString).join(', ')})`);
+    const r = await one(
+      c,
+      `SELECT count(*) FILTER (WHERE label = 'organic_user') AS organic, count(*) AS n FROM buyer_labels
+      WHERE address IN (${CASES.organic.map(sqlString).join(', ')})`,
+    );
     expect(r.organic).toBe(r.n);
   });
 
@@ -330,7 +397,10 @@ describe('strongly connected components', () => {
   it('finds rings and ignores chains and self-loops', () => {
     const e = (from: string, to: string) => ({ from, to });
     const scc = stronglyConnected([e('a', 'b'), e('b', 'c'), e('c', 'a'), e('c', 'd'), e('d', 'e'), e('x', 'x'), e('f', 'g'), e('g', 'f')]);
-    expect(scc).toEqual([['a', 'b', 'c'], ['f', 'g']]);
+    expect(scc).toEqual([
+      ['a', 'b', 'c'],
+      ['f', 'g'],
+    ]);
   });
 });
 

@@ -157,9 +157,7 @@ export function cyclesRelationSql(members: readonly CycleMember[]): string {
     return `SELECT NULL::UBIGINT AS ak, NULL::VARCHAR AS chain, NULL::VARCHAR AS cycle_id,
        NULL::INTEGER AS cycle_size, NULL::BOOLEAN AS balanced WHERE false`;
   }
-  const rows = members.map(
-    (m) => `(${sqlString(m.address)}, ${sqlString(m.chain)}, ${sqlString(m.cycleId)}, ${m.size}, ${m.balanced})`,
-  );
+  const rows = members.map((m) => `(${sqlString(m.address)}, ${sqlString(m.chain)}, ${sqlString(m.cycleId)}, ${m.size}, ${m.balanced})`);
   return `SELECT hash(address) AS ak, chain, cycle_id, cycle_size::INTEGER AS cycle_size, balanced
   FROM (VALUES ${rows.join(',\n  ')}) t(address, chain, cycle_id, cycle_size, balanced)`;
 }

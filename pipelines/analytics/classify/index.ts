@@ -17,7 +17,6 @@ import { cyclesRelationSql, findCycles } from './cycles.ts';
 import { dropSteps, releasePlan, runSteps, type SqlStep, type StepTiming } from './plan.ts';
 import { BUYER_LABELS_SQL, featureSteps, labelSteps, PAIR_LABELS_SQL, SELLER_COHORTS_SQL } from './steps.ts';
 
-
 export interface ClassifyOptions {
   /** The as-of instant: payments and fundings after it are ignored; `_30d` columns end here. */
   now: Date;
@@ -74,7 +73,10 @@ export async function classify(connection: DuckDBConnection, options: ClassifyOp
     created.push(...features);
     const cyclePairs = 'SELECT buyer, seller_address, chain, volume, bk, sak FROM wc_pairs';
     // the label steps' shape does not depend on the cycles found: plan the releases over both lists
-    const plan = releasePlan([...features, ...labelSteps(cyclesRelationSql([]))], [cyclePairs, PAIR_LABELS_SQL, BUYER_LABELS_SQL, SELLER_COHORTS_SQL]);
+    const plan = releasePlan(
+      [...features, ...labelSteps(cyclesRelationSql([]))],
+      [cyclePairs, PAIR_LABELS_SQL, BUYER_LABELS_SQL, SELLER_COHORTS_SQL],
+    );
     const release = (steps: string[][]) => (options.keepIntermediate ? undefined : steps);
     const timings = await runSteps(connection, features, { release: release(plan.slice(0, features.length)) });
 

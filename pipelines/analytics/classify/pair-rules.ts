@@ -107,7 +107,10 @@ export const PAIR_RULES: readonly PairRule[] = [
     when: `${notGuarded} AND NOT r.periodic AND NOT r.seller_branded
            AND (v.vanity_strict_size IS NOT NULL OR (v.vanity_broad_size IS NOT NULL AND r.pair_share > ${T.coreMinPairShare}))`,
     reasons: vanityReasons,
-    signals: [['vanity_cluster_size', 'vanity_cluster_size'], ['seller_cohort_size', 'cohort_size']],
+    signals: [
+      ['vanity_cluster_size', 'vanity_cluster_size'],
+      ['seller_cohort_size', 'cohort_size'],
+    ],
   },
   {
     rule: 'farm',
@@ -131,7 +134,10 @@ export const PAIR_RULES: readonly PairRule[] = [
     confidence: `${C.common_funder}`,
     when: `${notGuarded} AND g.root IS NOT NULL`,
     reasons: `['common_funder', 'funding_window']`,
-    signals: [['common_funder_share', 'common_funder_share'], ['seller_cohort_size', 'cohort_size']],
+    signals: [
+      ['common_funder_share', 'common_funder_share'],
+      ['seller_cohort_size', 'cohort_size'],
+    ],
   },
   {
     rule: 'concentration',
@@ -231,7 +237,10 @@ export function signalMapSql(entries: ReadonlyArray<readonly [string, string]>):
 /** The pair's published signals: pair_share plus those of the rule that labelled it (none for the default). */
 export const PAIR_SIGNALS_SQL = `CASE rule
     WHEN 'organic' THEN ${signalMapSql([])}
-    ${[...PAIR_RULES.filter((r) => r.rule !== 'organic').map((r) => [r.rule, r.signals] as const), ['wash_wallet', [['wash_tx_share', 'wash_tx_share']]] as const]
+    ${[
+      ...PAIR_RULES.filter((r) => r.rule !== 'organic').map((r) => [r.rule, r.signals] as const),
+      ['wash_wallet', [['wash_tx_share', 'wash_tx_share']]] as const,
+    ]
       .map(([rule, entries]) => `WHEN '${rule}' THEN ${signalMapSql([['pair_share', 'pair_share'], ...entries])}`)
       .join('\n    ')}
   END`;

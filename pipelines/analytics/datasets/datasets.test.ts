@@ -193,7 +193,15 @@ const TINY_SERVICES: Row[] = [
 ];
 
 const tx = (hash: string, chain: string, buyer: string, seller: string, amount: number, offsetMs: number, url: string | null): Row => [
-  hash, chain, buyer, seller, amount, at(offsetMs), url, null, 'demo',
+  hash,
+  chain,
+  buyer,
+  seller,
+  amount,
+  at(offsetMs),
+  url,
+  null,
+  'demo',
 ];
 
 function tinyTransactions(shift = 0): Row[] {
@@ -249,7 +257,7 @@ describe('analytics datasets on a hand-made world', () => {
     run = await runSteps(whDir, snapRoot, NOW, (c) => loadTiny(c, tinyTransactions()));
   }, 60_000);
 
-  it('attributes each payment by resource URL, then price, then the seller\'s first listing', async () => {
+  it("attributes each payment by resource URL, then price, then the seller's first listing", async () => {
     const wh = await openWarehouse(tempDir('attr-'), 'analytics');
     try {
       // attribution is a TEMP table of the run: rerun the prep steps to look at it
@@ -291,17 +299,43 @@ describe('analytics datasets on a hand-made world', () => {
     const byId = new Map(rows.map((r) => [r.id, r]));
     const s2 = byId.get(2)!;
     expect(pick(s2, ['tx_24h', 'volume_24h', 'tx_total', 'real_volume_pct', 'wash_pct', 'tx_prev_24h', 'active'])).toEqual({
-      tx_24h: 3, volume_24h: 0.07, tx_total: 4, real_volume_pct: 12.5, wash_pct: 75, tx_prev_24h: 1, active: true,
+      tx_24h: 3,
+      volume_24h: 0.07,
+      tx_total: 4,
+      real_volume_pct: 12.5,
+      wash_pct: 75,
+      tx_prev_24h: 1,
+      active: true,
     });
     expect(s2.label_distribution).toEqual({ organic_user: 0.125, suspected_wash: 0.75, unlabeled: 0.125 });
     expect(pick(byId.get(5)!, ['tx_24h', 'volume_24h', 'real_volume_pct', 'category', 'category_source'])).toEqual({
-      tx_24h: 2, volume_24h: 0.04, real_volume_pct: 100, category: 'weather', category_source: 'assigned',
+      tx_24h: 2,
+      volume_24h: 0.04,
+      real_volume_pct: 100,
+      category: 'weather',
+      category_source: 'assigned',
     });
-    expect(pick(byId.get(4)!, ['tx_24h', 'volume_24h', 'tx_total', 'volume_total', 'price_amount', 'price_bucket', 'label_distribution'])).toEqual({
-      tx_24h: 1, volume_24h: 0.5, tx_total: 3, volume_total: 1.25, price_amount: null, price_bucket: 'unknown', label_distribution: { ai_agent: 1 },
+    expect(
+      pick(byId.get(4)!, ['tx_24h', 'volume_24h', 'tx_total', 'volume_total', 'price_amount', 'price_bucket', 'label_distribution']),
+    ).toEqual({
+      tx_24h: 1,
+      volume_24h: 0.5,
+      tx_total: 3,
+      volume_total: 1.25,
+      price_amount: null,
+      price_bucket: 'unknown',
+      label_distribution: { ai_agent: 1 },
     });
-    expect(pick(byId.get(1)!, ['tx_24h', 'tx_total', 'real_volume_pct', 'wash_pct', 'category', 'category_source', 'active', 'last_tx_at'])).toEqual({
-      tx_24h: 0, tx_total: 2, real_volume_pct: 50, wash_pct: 0, category: 'news', category_source: 'assigned', active: false,
+    expect(
+      pick(byId.get(1)!, ['tx_24h', 'tx_total', 'real_volume_pct', 'wash_pct', 'category', 'category_source', 'active', 'last_tx_at']),
+    ).toEqual({
+      tx_24h: 0,
+      tx_total: 2,
+      real_volume_pct: 50,
+      wash_pct: 0,
+      category: 'news',
+      category_source: 'assigned',
+      active: false,
       last_tx_at: '2026-11-19T03:00:00+00:00',
     });
     expect(byId.get(1)!.label_distribution).toEqual({ organic_user: 0.5, verifier: 0.5 });
@@ -319,27 +353,44 @@ describe('analytics datasets on a hand-made world', () => {
 
   it('gives the service detail its 30-day series and top buyers without labels', async () => {
     const [row] = await readTable(run, 'service-detail', 'id = 2');
-    const body = R.ServiceDetailBody.parse({ ...stamp, service: row!.service, daily_series: row!.daily_series, top_buyers: row!.top_buyers });
+    const body = R.ServiceDetailBody.parse({
+      ...stamp,
+      service: row!.service,
+      daily_series: row!.daily_series,
+      top_buyers: row!.top_buyers,
+    });
     expect(body.service.unique_buyers_30d).toBe(3);
     expect(body.service.last_tx_at).toBe('2026-11-20T08:30:00+00:00');
     expect(body.daily_series[0]!.date).toBe('2026-10-22');
     expect(body.daily_series.at(-1)).toEqual({ date: '2026-11-20', tx_count: 3, volume: 0.07, unique_buyers: 3, real_volume_pct: 14.29 });
     expect(body.daily_series.at(-2)).toEqual({ date: '2026-11-19', tx_count: 1, volume: 0.01, unique_buyers: 1, real_volume_pct: 0 });
     expect(body.top_buyers[0]).toEqual({ address: B(2), tx_count: 2, volume: 0.06, share_pct: 75 });
-    expect(body.top_buyers.slice(1).map((b) => b.address).sort()).toEqual([B(1), B(7)].sort());
+    expect(
+      body.top_buyers
+        .slice(1)
+        .map((b) => b.address)
+        .sort(),
+    ).toEqual([B(1), B(7)].sort());
     for (const buyer of body.top_buyers) expect(Object.keys(buyer).sort()).toEqual(['address', 'share_pct', 'tx_count', 'volume']);
   });
 
   it('builds the trends with zero-filled days and the change rules', () => {
     const doc = R.TrendsBody.parse(readDocument(run, 'trends'));
     expect(doc.summary).toEqual({
-      new_services_24h: 1, new_services_prev_24h: 1, new_services_change_pct: 0,
-      total_tx_24h: 7, total_volume_24h: 0.611, active_buyers_24h: 5,
+      new_services_24h: 1,
+      new_services_prev_24h: 1,
+      new_services_change_pct: 0,
+      total_tx_24h: 7,
+      total_volume_24h: 0.611,
+      active_buyers_24h: 5,
     });
     expect(doc.daily_new_services).toHaveLength(15);
     expect(doc.daily_new_services[0]!.date).toBe('2026-11-06');
     expect(doc.daily_new_services.filter((d) => d.count > 0)).toEqual([
-      { date: '2026-11-10', count: 1 }, { date: '2026-11-17', count: 1 }, { date: '2026-11-19', count: 1 }, { date: '2026-11-20', count: 1 },
+      { date: '2026-11-10', count: 1 },
+      { date: '2026-11-17', count: 1 },
+      { date: '2026-11-19', count: 1 },
+      { date: '2026-11-20', count: 1 },
     ]);
     expect(doc.recent_new_services.map((s) => s.id)).toEqual([5, 4, 2, 1]);
     expect(doc.category_movers.map((m) => [m.category, m.volume_24h, m.volume_prev, m.volume_change_pct, m.tx_change_pct])).toEqual([
@@ -349,12 +400,17 @@ describe('analytics datasets on a hand-made world', () => {
       ['news', 0, 0.005, -100, -100],
     ]);
     expect(doc.hot_services.map((h) => [h.id, h.tx_24h, h.tx_prev, h.tx_change_pct])).toEqual([
-      [2, 3, 1, 200], [5, 2, 0, 100], [4, 1, 0, 100],
+      [2, 3, 1, 200],
+      [5, 2, 0, 100],
+      [4, 1, 0, 100],
     ]);
   });
 
   it('computes a change of 0 when both windows are 0 and 100 when only the previous one is', async () => {
-    const rows = await queryJson(reader, `SELECT ${changePctSql('0', '0')} AS a, ${changePctSql('3', '0')} AS b, ${changePctSql('1', '4')} AS c`);
+    const rows = await queryJson(
+      reader,
+      `SELECT ${changePctSql('0', '0')} AS a, ${changePctSql('3', '0')} AS b, ${changePctSql('1', '4')} AS c`,
+    );
     expect(rows[0]).toEqual({ a: 0, b: 100, c: -75 });
   });
 
@@ -362,7 +418,11 @@ describe('analytics datasets on a hand-made world', () => {
     const doc = R.LandingStatsBody.parse(readDocument(run, 'landing-stats'));
     const s = doc.stats;
     expect(pick(s, ['services_indexed', 'transactions_analyzed', 'active_buyers', 'real_volume_pct', 'last_updated'])).toEqual({
-      services_indexed: 5, transactions_analyzed: 12, active_buyers: 6, real_volume_pct: 93.28, last_updated: NOW.toISOString(),
+      services_indexed: 5,
+      transactions_analyzed: 12,
+      active_buyers: 6,
+      real_volume_pct: 93.28,
+      last_updated: NOW.toISOString(),
     });
     expect(s.label_distribution.map((l) => [l.label, l.buyers, l.tx_pct])).toEqual([
       ['ai_agent', 1, 18.18],
@@ -387,7 +447,14 @@ describe('analytics datasets on a hand-made world', () => {
     expect(doc.categories.map((c) => c.slug).sort()).toEqual([...CATEGORY_SLUGS].sort());
     expect(doc.categories.slice(0, 2).map((c) => c.slug)).toEqual(['token_data', 'weather']);
     const weather = doc.categories.find((c) => c.slug === 'weather')!;
-    expect(weather).toMatchObject({ services_count: 2, active_services_24h: 2, tx_24h: 5, volume_24h: 0.11, tx_total: 6, median_price: 0.015 });
+    expect(weather).toMatchObject({
+      services_count: 2,
+      active_services_24h: 2,
+      tx_24h: 5,
+      volume_24h: 0.11,
+      tx_total: 6,
+      median_price: 0.015,
+    });
     expect(pick(weather, ['real_volume_pct', 'wash_pct'])).toEqual({ real_volume_pct: 41.67, wash_pct: 50 }); // of 0.12 USDC: 0.05 organic, 0.06 wash
     const rows = await readTable(run, 'category-detail');
     expect(rows.map((r) => r.slug)).toEqual([...CATEGORY_SLUGS].sort());
@@ -405,8 +472,14 @@ describe('analytics datasets on a hand-made world', () => {
   it('reports wash patterns without addresses', () => {
     const doc = R.WashReportBody.parse(readDocument(run, 'wash-report'));
     expect(doc.summary).toEqual({
-      buyers_classified: 5, suspected_wash_buyers: 1, services_affected: 1, volume_30d: 1.131, wash_volume_pct: 5.31, real_volume_pct: 93.28,
-      real_volume_30d: 1.055, wash_volume_30d: 0.06,
+      buyers_classified: 5,
+      suspected_wash_buyers: 1,
+      services_affected: 1,
+      volume_30d: 1.131,
+      wash_volume_pct: 5.31,
+      real_volume_pct: 93.28,
+      real_volume_30d: 1.055,
+      wash_volume_30d: 0.06,
     });
     const raw = readDocument(run, 'wash-report');
     expect(raw.summary).toMatchObject({ real_volume_30d: 1.055, wash_volume_30d: 0.06 });
@@ -416,8 +489,17 @@ describe('analytics datasets on a hand-made world', () => {
     ]);
     expect(doc.case_studies).toHaveLength(1);
     // the classifier lists the deciding signal first: uniform_amount
-    expect(doc.case_studies[0]).toMatchObject({ case_id: 'case-01', category: 'weather', wallets: 1, tx_count: 2, volume: 0.06, pattern_type: 'uniform_amount' });
-    expect(doc.case_studies[0]!.summary).toMatch(/^One wallet labelled suspected_wash paid one Weather seller 2 times for 0.06 USDC in 30 days, 50% of that seller's volume\./);
+    expect(doc.case_studies[0]).toMatchObject({
+      case_id: 'case-01',
+      category: 'weather',
+      wallets: 1,
+      tx_count: 2,
+      volume: 0.06,
+      pattern_type: 'uniform_amount',
+    });
+    expect(doc.case_studies[0]!.summary).toMatch(
+      /^One wallet labelled suspected_wash paid one Weather seller 2 times for 0.06 USDC in 30 days, 50% of that seller's volume\./,
+    );
     const daily = raw.daily_wash_share as Rec[];
     expect(daily).toHaveLength(14);
     expect(daily.at(-2)).toEqual({ date: '2026-11-19', volume: 0.015, wash_volume: 0.01, wash_pct: 66.67, real_volume_pct: 33.33 });
@@ -426,12 +508,23 @@ describe('analytics datasets on a hand-made world', () => {
     for (const address of [S1, S2, S3, S4, B(1), B(2), B5]) expect(text).not.toContain(address);
   });
 
-  it('sells the top buyers with labels, signals and the seller\'s cohort', async () => {
+  it("sells the top buyers with labels, signals and the seller's cohort", async () => {
     const [row] = await readTable(run, 'wash-detail', 'service_id = 2');
-    const body = R.WashDetailBody.parse({ ...stamp, service_id: row!.service_id, buyers: row!.buyers, cohort_summary: row!.cohort_summary });
+    const body = R.WashDetailBody.parse({
+      ...stamp,
+      service_id: row!.service_id,
+      buyers: row!.buyers,
+      cohort_summary: row!.cohort_summary,
+    });
     expect(body.buyers[0]).toEqual({
-      address: B(2), label: 'suspected_wash', confidence: 0.95, signals: { coordinated_start: 0.8, uniform_amount: 0.9 },
-      tx_count: 2, volume: 0.06, first_tx_at: '2026-11-19T08:00:00+00:00', last_tx_at: '2026-11-20T06:00:00+00:00',
+      address: B(2),
+      label: 'suspected_wash',
+      confidence: 0.95,
+      signals: { coordinated_start: 0.8, uniform_amount: 0.9 },
+      tx_count: 2,
+      volume: 0.06,
+      first_tx_at: '2026-11-19T08:00:00+00:00',
+      last_tx_at: '2026-11-20T06:00:00+00:00',
     });
     expect(body.buyers.find((b) => b.address === B(7))).toMatchObject({ label: 'unlabeled', confidence: 0, signals: {} });
     expect(body.cohort_summary).toEqual({ uniform_amount_pct: 50, coordinated_start_pct: 25, uniform_tx_count_cv: 0.1, cohort_size: 3 });
@@ -443,7 +536,10 @@ describe('analytics datasets on a hand-made world', () => {
     const rows = await readTable(run, 'buyer-profiles');
     expect(rows.map((r) => r.address)).toEqual([B(1), B(2), B(3), B(4), B(8), B5].sort());
     for (const row of rows) {
-      R.BuyerProfileBody.parse({ ...stamp, ...pick(row, ['address', 'label', 'confidence', 'reason', 'services_used', 'vanity_cluster', 'time_pattern']) });
+      R.BuyerProfileBody.parse({
+        ...stamp,
+        ...pick(row, ['address', 'label', 'confidence', 'reason', 'services_used', 'vanity_cluster', 'time_pattern']),
+      });
     }
     const b1 = rows.find((r) => r.address === B(1))!;
     expect(b1.services_used).toEqual([
@@ -467,7 +563,9 @@ describe('analytics datasets on a hand-made world', () => {
     expect(rows).toHaveLength(11);
     const two = rows.filter((r) => r.service_id === 2);
     const body = R.TransactionsBody.parse({
-      ...stamp, service_id: 2, total: two.length,
+      ...stamp,
+      service_id: 2,
+      total: two.length,
       transactions: two.map((r) => pick(r, ['tx_hash', 'chain', 'buyer', 'amount', 'time'])),
     });
     expect(body.transactions.map((t) => t.tx_hash)).toEqual(['0xt12', '0xt01', '0xt03', '0xt04']);
@@ -504,11 +602,30 @@ describe('analytics datasets on a hand-made world', () => {
   it('serves 8760 zero-filled hours per category and keeps the hourly history across runs', async () => {
     const history = await readTable(run, 'full-history', "category = 'weather'");
     expect(history).toHaveLength(HISTORY_HOURS);
-    const body = R.FullHistoryBody.parse({ ...stamp, category: 'weather', points: history.map((r) => pick(r, ['time', 'services_count', 'volume', 'tx_count', 'real_volume_pct'])) });
+    const body = R.FullHistoryBody.parse({
+      ...stamp,
+      category: 'weather',
+      points: history.map((r) => pick(r, ['time', 'services_count', 'volume', 'tx_count', 'real_volume_pct'])),
+    });
     expect(body.points[0]!.time).toBe('2025-11-20T10:00:00+00:00');
-    expect(body.points.at(-1)).toEqual({ time: '2026-11-20T09:00:00+00:00', services_count: 0, volume: 0, tx_count: 0, real_volume_pct: 0 });
-    expect(body.points.at(-2)).toEqual({ time: '2026-11-20T08:00:00+00:00', services_count: 1, volume: 0.02, tx_count: 2, real_volume_pct: 50 });
-    const perCategory = await queryJson(reader, `SELECT count(*)::INTEGER AS n, count(DISTINCT category)::INTEGER AS c FROM read_parquet('${join(run.dir, 'full-history.parquet')}')`);
+    expect(body.points.at(-1)).toEqual({
+      time: '2026-11-20T09:00:00+00:00',
+      services_count: 0,
+      volume: 0,
+      tx_count: 0,
+      real_volume_pct: 0,
+    });
+    expect(body.points.at(-2)).toEqual({
+      time: '2026-11-20T08:00:00+00:00',
+      services_count: 1,
+      volume: 0.02,
+      tx_count: 2,
+      real_volume_pct: 50,
+    });
+    const perCategory = await queryJson(
+      reader,
+      `SELECT count(*)::INTEGER AS n, count(DISTINCT category)::INTEGER AS c FROM read_parquet('${join(run.dir, 'full-history.parquet')}')`,
+    );
     expect(perCategory[0]).toEqual({ n: HISTORY_HOURS * CATEGORIES.length, c: CATEGORIES.length });
 
     // Two days later the source brings only the payments of the new day: older hours stay.
@@ -557,7 +674,11 @@ describe('analytics datasets on the demo world', () => {
 
   it('writes every analytics dataset of the catalog, each with its source and time', () => {
     const names = run.manifest.datasets.map((d) => d.name).sort();
-    expect(names).toEqual(datasetsOf('analytics').map((d) => d.name).sort());
+    expect(names).toEqual(
+      datasetsOf('analytics')
+        .map((d) => d.name)
+        .sort(),
+    );
     for (const d of run.manifest.datasets) {
       expect(d.source).toBe('demo');
       expect(d.as_of).toBe(NOW.toISOString());
@@ -579,8 +700,18 @@ describe('analytics datasets on the demo world', () => {
       pagination: { page: 1, page_size: 50, total: visible.length, total_pages: Math.ceil(visible.length / 50) },
       summary: { total_volume_24h: sum(visible.map((s) => Number(s.volume_24h))), total_tx_24h: sum(visible.map((s) => Number(s.tx_24h))) },
       filters_applied: {
-        search: null, category: null, chain: null, price_bucket: null, min_real_pct: null, max_wash_pct: null,
-        active_only: false, show_placeholder: false, sort: 'tx_24h', order: 'desc', page: 1, page_size: 50,
+        search: null,
+        category: null,
+        chain: null,
+        price_bucket: null,
+        min_real_pct: null,
+        max_wash_pct: null,
+        active_only: false,
+        show_placeholder: false,
+        sort: 'tx_24h',
+        order: 'desc',
+        page: 1,
+        page_size: 50,
       },
     });
     for (const row of await readTable(run, 'service-detail')) {
@@ -593,7 +724,10 @@ describe('analytics datasets on the demo world', () => {
       R.WashDetailBody.parse({ ...stamp, service_id: row.service_id, buyers: row.buyers, cohort_summary: row.cohort_summary });
     }
     for (const row of await readTable(run, 'buyer-profiles')) {
-      R.BuyerProfileBody.parse({ ...stamp, ...pick(row, ['address', 'label', 'confidence', 'reason', 'services_used', 'vanity_cluster', 'time_pattern']) });
+      R.BuyerProfileBody.parse({
+        ...stamp,
+        ...pick(row, ['address', 'label', 'confidence', 'reason', 'services_used', 'vanity_cluster', 'time_pattern']),
+      });
     }
     const tx = await readTable(run, 'transactions');
     const busiest = Number(services.reduce((a, b) => (Number(b.tx_30d) > Number(a.tx_30d) ? b : a)).id);
@@ -601,9 +735,18 @@ describe('analytics datasets on the demo world', () => {
     const window = Number(services.find((s) => s.id === busiest)!.tx_30d);
     expect(mine.length).toBe(Math.min(window, TRANSACTIONS_PER_SERVICE));
     expect(new Set(mine.map((t) => t.total))).toEqual(new Set([window]));
-    R.TransactionsBody.parse({ ...stamp, service_id: busiest, total: window, transactions: mine.map((t) => pick(t, ['tx_hash', 'chain', 'buyer', 'amount', 'time'])) });
+    R.TransactionsBody.parse({
+      ...stamp,
+      service_id: busiest,
+      total: window,
+      transactions: mine.map((t) => pick(t, ['tx_hash', 'chain', 'buyer', 'amount', 'time'])),
+    });
     const history = await readTable(run, 'full-history', "category = 'ai_inference'");
-    R.FullHistoryBody.parse({ ...stamp, category: 'ai_inference', points: history.map((r) => pick(r, ['time', 'services_count', 'volume', 'tx_count', 'real_volume_pct'])) });
+    R.FullHistoryBody.parse({
+      ...stamp,
+      category: 'ai_inference',
+      points: history.map((r) => pick(r, ['time', 'services_count', 'volume', 'tx_count', 'real_volume_pct'])),
+    });
     expect(history).toHaveLength(HISTORY_HOURS);
   }, 60_000);
 
@@ -670,7 +813,8 @@ describe('analytics datasets on the demo world', () => {
       const columns = d.schema.map((c) => c.name);
       for (const truth of ['pattern', 'difficulty', 'group_id', 'truth_label']) expect(columns).not.toContain(truth);
       expect(d.name).not.toMatch(/truth/);
-      if (d.kind === 'document') expect(readFileSync(join(run.dir, d.file), 'utf8')).not.toMatch(/"(difficulty|group_id|sybil_cohort|funded_loop)"/);
+      if (d.kind === 'document')
+        expect(readFileSync(join(run.dir, d.file), 'utf8')).not.toMatch(/"(difficulty|group_id|sybil_cohort|funded_loop)"/);
     }
   });
 
@@ -678,7 +822,10 @@ describe('analytics datasets on the demo world', () => {
     const again = await runSteps(tempDir('demo-wh2-'), tempDir('demo-snap2-'), NOW, loadDemo);
     const digest = (m: SnapshotManifest) => m.datasets.map((d) => [d.name, d.sha256]);
     expect(digest(again.manifest)).toEqual(digest(run.manifest));
-    const file = (r: Run, name: string) => createHash('sha256').update(readFileSync(join(r.dir, name))).digest('hex');
+    const file = (r: Run, name: string) =>
+      createHash('sha256')
+        .update(readFileSync(join(r.dir, name)))
+        .digest('hex');
     expect(file(again, 'services.parquet')).toBe(file(run, 'services.parquet'));
   }, 120_000);
 });

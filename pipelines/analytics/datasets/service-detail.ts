@@ -23,25 +23,33 @@ export const serviceDetailStep: DatasetStep = tableStep('service-detail', (ctx) 
           ),
           series AS (
             SELECT f.id,
-                   ${rankedJsonArraySql('d.day', SERIES_DAYS, `struct_pack(
+                   ${rankedJsonArraySql(
+                     'd.day',
+                     SERIES_DAYS,
+                     `struct_pack(
                      date := ${dateSql('d.day')},
                      tx_count := coalesce(sd.tx_count, 0),
                      volume := ${moneySql('sd.micro')},
                      unique_buyers := coalesce(sd.unique_buyers, 0),
                      real_volume_pct := ${pctSql('sd.real_micro', 'sd.micro')}
-                   )`)} AS daily_series
+                   )`,
+                   )} AS daily_series
               FROM with_traffic f CROSS JOIN ${daysSql(now, SERIES_DAYS, 'd')}
               LEFT JOIN service_daily sd ON sd.service_id = f.id AND sd.day = d.day
              GROUP BY f.id
           ),
           top AS (
             SELECT b.service_id,
-                   ${rankedJsonArraySql('r.rank_30d', TOP_BUYERS, `struct_pack(
+                   ${rankedJsonArraySql(
+                     'r.rank_30d',
+                     TOP_BUYERS,
+                     `struct_pack(
                      address := a.address,
                      tx_count := b.tx_30d,
                      volume := ${moneySql('b.micro_30d')},
                      share_pct := ${pctSql('b.micro_30d', 'f.micro_30d')}
-                   )`)} AS top_buyers
+                   )`,
+                   )} AS top_buyers
               FROM top_buyers_30d r
               JOIN service_buyer_stats b ON b.service_id = r.service_id AND b.buyer_h = r.buyer_h
               JOIN service_facts f ON f.id = b.service_id

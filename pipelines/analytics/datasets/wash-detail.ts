@@ -18,7 +18,10 @@ export const washDetailStep: DatasetStep = tableStep(
   'wash-detail',
   () => `WITH top AS (
            SELECT b.service_id,
-                  ${rankedJsonArraySql('r.rank_30d', WASH_DETAIL_BUYERS, `struct_pack(
+                  ${rankedJsonArraySql(
+                    'r.rank_30d',
+                    WASH_DETAIL_BUYERS,
+                    `struct_pack(
                     address := a.address,
                     label := ${labelNameSql('b.label_code')},
                     confidence := round(greatest(0, least(1, ${finiteSql('coalesce(p.confidence, 0)')})), 4),
@@ -27,7 +30,8 @@ export const washDetailStep: DatasetStep = tableStep(
                     volume := ${moneySql('b.micro_30d')},
                     first_tx_at := ${isoSql('b.first_30d')},
                     last_tx_at := ${isoSql('b.last_30d')}
-                  )`)} AS buyers
+                  )`,
+                  )} AS buyers
              FROM top_buyers_30d r
              JOIN service_buyer_stats b ON b.service_id = r.service_id AND b.buyer_h = r.buyer_h
              JOIN buyer_addresses a ON a.buyer_h = b.buyer_h

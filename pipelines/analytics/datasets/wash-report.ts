@@ -53,20 +53,20 @@ export const PATTERN_DESCRIPTIONS: Record<string, string> = {
   ring: 'Wallets paying each other in a closed ring with balanced flows.',
   cycle: 'Wallets paying each other in a closed ring with balanced flows.',
   balanced_flow: 'Money flowing in and out of the wallets in near-equal amounts.',
-  concentration: 'One wallet accounting for nearly all of a seller\'s volume.',
-  single_payer_concentration: 'One wallet accounting for nearly all of a seller\'s volume.',
+  concentration: "One wallet accounting for nearly all of a seller's volume.",
+  single_payer_concentration: "One wallet accounting for nearly all of a seller's volume.",
   fresh_wallet: 'Wallets funded only days before their first payment.',
   wash_wallet: 'Wallets labelled suspected_wash on another seller, paying here too.',
   unspecified: 'Payments labelled suspected_wash without a recorded signal.',
 };
 
 export const WASH_METHOD =
-  'Every payment is attributed to a service (the resource URL the facilitator reported, else the seller\'s service at that price, ' +
-  'else the seller\'s first service). Each (buyer, seller) pair gets one of eight labels from rule-based signals: self-payment and ' +
+  "Every payment is attributed to a service (the resource URL the facilitator reported, else the seller's service at that price, " +
+  "else the seller's first service). Each (buyer, seller) pair gets one of eight labels from rule-based signals: self-payment and " +
   'seller funding (self_test); sybil cohorts with uniform amounts, coordinated starts and uniform transaction counts, vanity-address ' +
   'clusters, funding loops and single-payer concentration (suspected_wash); then verifier, developer, analytics_bot, ai_agent and ' +
   'organic_user patterns; pairs the rules cannot call with enough confidence are unlabeled. Service and market figures use pair ' +
-  'labels; buyer counts use each wallet\'s global label. Real volume is organic_user and ai_agent volume. The rules lean towards ' +
+  "labels; buyer counts use each wallet's global label. Real volume is organic_user and ai_agent volume. The rules lean towards " +
   'false negatives: calling honest traffic fraudulent is worse than missing fraud.';
 
 export const washReportStep: DatasetStep = documentStep('wash-report', async (ctx) => {

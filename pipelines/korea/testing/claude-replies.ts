@@ -23,9 +23,17 @@ import { expandKoreanNumbers } from '../text/korean-numbers.ts';
 
 /** Every analyst task of the korea pipeline, by tool name. */
 export const KOREA_TASKS: ReadonlyMap<string, AnalystTask<never, unknown>> = new Map(
-  ([...Object.values(TRANSLATION_TASKS), ...Object.values(SUMMARY_TASKS), sentimentTask, marketReadTask, lightTask, deepTask, macroNoteTask] as Array<
-    AnalystTask<never, unknown>
-  >).map((t) => [toolNameOf(t), t]),
+  (
+    [
+      ...Object.values(TRANSLATION_TASKS),
+      ...Object.values(SUMMARY_TASKS),
+      sentimentTask,
+      marketReadTask,
+      lightTask,
+      deepTask,
+      macroNoteTask,
+    ] as Array<AnalystTask<never, unknown>>
+  ).map((t) => [toolNameOf(t), t]),
 );
 
 export interface ParsedPrompt {
@@ -65,7 +73,8 @@ export function checkKoreaRequest(options: CheckOptions): (req: FakeMessagesRequ
     const task = KOREA_TASKS.get(tool);
     if (!task) throw new Error(`unknown tool ${tool}`);
     const sent = req.body.tools?.find((t) => t.name === tool);
-    if (!sent || !isDeepStrictEqual(sent.input_schema, toolInputSchema(task.output))) throw new Error(`${tool}: input_schema differs from the task's output schema`);
+    if (!sent || !isDeepStrictEqual(sent.input_schema, toolInputSchema(task.output)))
+      throw new Error(`${tool}: input_schema differs from the task's output schema`);
     if (req.body.system !== SYSTEM_RULES) throw new Error(`${tool}: system prompt is not the shared rules`);
     const { user } = parsePrompt(req);
     if (!/<facts>\n[\s\S]*\n<\/facts>/.test(user)) throw new Error(`${tool}: no facts block`);
@@ -75,7 +84,8 @@ export function checkKoreaRequest(options: CheckOptions): (req: FakeMessagesRequ
     for (const secret of options.secrets) {
       if (secret && req.raw.includes(secret)) throw new Error(`${tool}: the request carries a secret or a path`);
     }
-    if (/(^|[\s"'(])\/(?:tmp|root|home|work|var|etc|Users)\//.test(req.raw)) throw new Error(`${tool}: the request carries a file system path`);
+    if (/(^|[\s"'(])\/(?:tmp|root|home|work|var|etc|Users)\//.test(req.raw))
+      throw new Error(`${tool}: the request carries a file system path`);
   };
 }
 
@@ -86,7 +96,8 @@ export function demoReferences(runs: ReadonlyArray<{ seed: number; now: Date }>)
     const world = koreaWorld({ seed, now, scale: 1 });
     for (const row of world.news_articles) {
       const [titleKr, bodyKr, titleEn, bodyEn] = [row[8], row[9], row[10], row[11]].map((c) => (c === null ? null : String(c)));
-      if (titleKr && titleEn && bodyEn) map.set(`${expandKoreanNumbers(titleKr)}\n${expandKoreanNumbers(bodyKr ?? '')}`, { title: titleEn, body: bodyEn });
+      if (titleKr && titleEn && bodyEn)
+        map.set(`${expandKoreanNumbers(titleKr)}\n${expandKoreanNumbers(bodyKr ?? '')}`, { title: titleEn, body: bodyEn });
     }
   }
   return map;
@@ -103,7 +114,10 @@ export function koreaReplies(references: ReadonlyMap<string, { title: string; bo
       const ref = references.get(`${article.title}\n${article.body}`);
       const answer = ref
         ? { title_en: ref.title, summary_en: ref.body }
-        : { title_en: `Korean news: ${article.title}`.slice(0, 300), summary_en: `The article reports: ${article.title}. ${article.body}`.slice(0, 1200) };
+        : {
+            title_en: `Korean news: ${article.title}`.slice(0, 300),
+            summary_en: `The article reports: ${article.title}. ${article.body}`.slice(0, 1200),
+          };
       return tool(p.tool === 'write_translate_kpop' ? { ...answer, relevance: 'high' } : answer);
     }
     if (p.tool.startsWith('write_kr_news_')) {
@@ -114,19 +128,32 @@ export function koreaReplies(references: ReadonlyMap<string, { title: string; bo
           overall_sentiment: 'positive',
           key_themes: ['earnings', 'exports'],
           trending_entities: semiconductor ? ['Samsung Electronics', 'SK hynix'] : ['NewJeans', 'HYBE'],
-          summary: `Claude summary of the newest ${i + 1} articles: ${p.texts.slice(0, i + 1).map((t) => t.title).join(' / ')}`.slice(0, 1500),
+          summary: `Claude summary of the newest ${i + 1} articles: ${p.texts
+            .slice(0, i + 1)
+            .map((t) => t.title)
+            .join(' / ')}`.slice(0, 1500),
           ...(semiconductor ? { market_signal: 'bullish' } : {}),
         })),
       });
     }
     switch (p.tool) {
       case 'write_kr_sentiment':
-        return tool({ sentiment: 'bullish', sentiment_score: 0.4, summary: 'Claude reads the Korean market as bullish on breadth and premiums.', key_drivers: ['Breadth', 'Premiums'] });
+        return tool({
+          sentiment: 'bullish',
+          sentiment_score: 0.4,
+          summary: 'Claude reads the Korean market as bullish on breadth and premiums.',
+          key_drivers: ['Breadth', 'Premiums'],
+        });
       case 'write_market_read':
         return tool({ signal: 'NEUTRAL', confidence: 0.55, summary: 'Claude: mixed figures.', factors: ['Breadth is even.'] });
       case 'write_divergence_light': {
         const symbols = (p.facts.symbols as Array<{ symbol: string; divergence_pct: number | null }>) ?? [];
-        return tool({ summaries: symbols.map((s) => ({ symbol: s.symbol, summary: `Claude: ${s.symbol} diverges ${s.divergence_pct ?? 'n/a'} % from its global price.` })) });
+        return tool({
+          summaries: symbols.map((s) => ({
+            symbol: s.symbol,
+            summary: `Claude: ${s.symbol} diverges ${s.divergence_pct ?? 'n/a'} % from its global price.`,
+          })),
+        });
       }
       case 'write_divergence_deep':
         return tool({

@@ -131,7 +131,9 @@ describe('checkNumbers on the demo world', () => {
     for (const a of perTopic(1500)) {
       for (const [id, korean, english] of pairsOf(a)) {
         for (const target of new Set([...english.matchAll(FIGURE)].map((m) => m[0]))) {
-          const mutated = english.replace(FIGURE, (whole, figure: string, fraction: string | undefined) => (whole === target ? bump(figure, fraction) : whole));
+          const mutated = english.replace(FIGURE, (whole, figure: string, fraction: string | undefined) =>
+            whole === target ? bump(figure, fraction) : whole,
+          );
           if (mutated === english) continue;
           mutants++;
           if (checkNumbers(korean, mutated).ok) survivors.push(`${id}: ${target}\n  ${korean}\n  ${mutated}`);
@@ -224,7 +226,8 @@ describe('lexicons on the demo world', () => {
     const missed = new Set<string>();
     for (const a of ALL) {
       const english = `${a.titleEn} ${a.bodyEn}`.toLowerCase();
-      for (const e of entitiesOf(`${a.titleKr} ${a.bodyKr}`)) if (!english.includes(e.en.toLowerCase())) missed.add(`${e.en}: ${a.titleKr} / ${a.titleEn}`);
+      for (const e of entitiesOf(`${a.titleKr} ${a.bodyKr}`))
+        if (!english.includes(e.en.toLowerCase())) missed.add(`${e.en}: ${a.titleKr} / ${a.titleEn}`);
     }
     expect([...missed]).toEqual([]);
     const kpop = ALL.filter((a) => a.topic === 'kpop');

@@ -18,11 +18,17 @@ const MARKET_NOUNS = String.raw`(?:orders?|volumes?|walls?|pressure|side|ratings
 const ADVICE_PATTERNS: readonly RegExp[] = [
   // A modal addressed to investors or the reader, then a trade: "investors should buy", "you may want to consider selling"
   // (not a condition: "investors must hold the token for 30 days to receive the airdrop").
-  new RegExp(String.raw`\b(?<phrase>${ADDRESSEE}\s+${MODAL}\s+${FILLER}${TRADE})\b(?!-)(?![^.]{0,60}\bto (?:receive|qualify|be eligible|participate|claim|vote|join)\b)`, 'i'),
+  new RegExp(
+    String.raw`\b(?<phrase>${ADDRESSEE}\s+${MODAL}\s+${FILLER}${TRADE})\b(?!-)(?![^.]{0,60}\bto (?:receive|qualify|be eligible|participate|claim|vote|join)\b)`,
+    'i',
+  ),
   // A question asking whether to trade: "should you buy", "should investors sell"
   new RegExp(String.raw`\b(?<phrase>should\s+${ADDRESSEE}\s+${FILLER}${TRADE})\b(?!-)`, 'i'),
   // A recommendation to trade: "we recommend", "recommends buying", "recommended that investors"
-  new RegExp(String.raw`\b(?<phrase>(?:we|I)\s+(?:strongly\s+)?recommend\w*|recommend(?:s|ed|ing)?\s+(?:${TRADE}|that\s+${ADDRESSEE}))\b`, 'i'),
+  new RegExp(
+    String.raw`\b(?<phrase>(?:we|I)\s+(?:strongly\s+)?recommend\w*|recommend(?:s|ed|ing)?\s+(?:${TRADE}|that\s+${ADDRESSEE}))\b`,
+    'i',
+  ),
   // "consider" with a trade: "consider buying", "consider taking profits"
   new RegExp(String.raw`\b(?<phrase>consider\s+${TRADE})\b(?!-)`, 'i'),
   // A timing call: "good time to buy", "now is the time to", "time to sell"

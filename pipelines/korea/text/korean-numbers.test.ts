@@ -33,12 +33,19 @@ describe('expandKoreanNumbers', () => {
     );
   });
 
-  it.each(['만약 비트코인이 오르면', '새 앨범을 만들다', '물가 억제', '금감원 조사', '조선 업종', '억울하다', '만 원권', '억 단위', '조 단위 투자'])(
-    'leaves words that merely contain a unit syllable untouched: %s',
-    (text) => {
-      expect(expandKoreanNumbers(text)).toBe(text);
-    },
-  );
+  it.each([
+    '만약 비트코인이 오르면',
+    '새 앨범을 만들다',
+    '물가 억제',
+    '금감원 조사',
+    '조선 업종',
+    '억울하다',
+    '만 원권',
+    '억 단위',
+    '조 단위 투자',
+  ])('leaves words that merely contain a unit syllable untouched: %s', (text) => {
+    expect(expandKoreanNumbers(text)).toBe(text);
+  });
 
   it('does not read units into product names, legal articles, pieces or games', () => {
     expect(expandKoreanNumbers('HBM4만 공급한다')).toBe('HBM4만 공급한다');
@@ -139,7 +146,10 @@ describe('checkNumbers: English forms that pass', () => {
   });
 
   it('expands the Korean itself and counts each distinct number once', () => {
-    const result = checkNumbers('삼성전자 3분기 영업이익 9조1000억 원…전년 대비 12.5% 증가. 영업이익 9조1000억 원은 역대 최대.', 'Samsung Q3 operating profit of 9.1 trillion won, up 12.5% on-year.');
+    const result = checkNumbers(
+      '삼성전자 3분기 영업이익 9조1000억 원…전년 대비 12.5% 증가. 영업이익 9조1000억 원은 역대 최대.',
+      'Samsung Q3 operating profit of 9.1 trillion won, up 12.5% on-year.',
+    );
     expect(result).toEqual({ ok: true, missing: [], checked: 3 });
   });
 

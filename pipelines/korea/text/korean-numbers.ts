@@ -239,9 +239,18 @@ const KOREAN_TOKEN = /[A-Za-z0-9](?:[A-Za-z0-9]|[.,](?=\d))*/g;
 const ISO_DATE = /(?<!\d)(\d{4})[.\-/](\d{1,2})[.\-/](\d{1,2})(?!\d)/g;
 /** 오후 3시 3분, 0시 4분, 9시 반; not 12시간 (hours), 3시즌 or 5시리즈. */
 const KOREAN_TIME = /(?:(오전|새벽|아침|오후|낮|저녁|밤)\s?)?(?<![\d.,A-Za-z])(\d{1,2})시(?![간즌점리])(?:\s?(\d{1,2})분|\s?(반))?/g;
-const KOREAN_MERIDIEM: Readonly<Record<string, Meridiem>> = { 오전: 'am', 새벽: 'am', 아침: 'am', 오후: 'pm', 낮: 'pm', 저녁: 'pm', 밤: 'pm' };
+const KOREAN_MERIDIEM: Readonly<Record<string, Meridiem>> = {
+  오전: 'am',
+  새벽: 'am',
+  아침: 'am',
+  오후: 'pm',
+  낮: 'pm',
+  저녁: 'pm',
+  밤: 'pm',
+};
 
-const mask = (text: string, start: number, length: number): string => text.slice(0, start) + ' '.repeat(length) + text.slice(start + length);
+const mask = (text: string, start: number, length: number): string =>
+  text.slice(0, start) + ' '.repeat(length) + text.slice(start + length);
 /** A range joiner: the first figure of 3~5% is a percentage too. */
 const RANGE_JOINER = /^\s?[~∼～\-–]\s?$/;
 
@@ -258,15 +267,42 @@ function koreanMentions(expanded: string, spans: readonly { start: number; end: 
     const month = Number(mo);
     const at = m.index;
     mentions.push({ kind: 'count', value: Number(y), currency: null, points: false, token: y, surface: whole, at });
-    mentions.push({ kind: month >= 1 && month <= 12 ? 'month' : 'count', value: month, currency: null, points: false, token: mo, surface: whole, at });
+    mentions.push({
+      kind: month >= 1 && month <= 12 ? 'month' : 'count',
+      value: month,
+      currency: null,
+      points: false,
+      token: mo,
+      surface: whole,
+      at,
+    });
     mentions.push({ kind: 'count', value: Number(d), currency: null, points: false, token: d, surface: whole, at });
     masked = mask(masked, m.index, whole.length);
   }
   for (const m of masked.matchAll(KOREAN_TIME)) {
-    const [whole, period, hour, minute, half] = m as unknown as [string, string | undefined, string, string | undefined, string | undefined];
-    const time: ClockTime = { hour: Number(hour), minute: half ? 30 : Number(minute ?? 0), meridiem: period ? KOREAN_MERIDIEM[period]! : null };
+    const [whole, period, hour, minute, half] = m as unknown as [
+      string,
+      string | undefined,
+      string,
+      string | undefined,
+      string | undefined,
+    ];
+    const time: ClockTime = {
+      hour: Number(hour),
+      minute: half ? 30 : Number(minute ?? 0),
+      meridiem: period ? KOREAN_MERIDIEM[period]! : null,
+    };
     if (time.hour > 24 || time.minute > 59) continue;
-    mentions.push({ kind: 'time', value: hour24(time) * 60 + time.minute, currency: null, points: false, token: whole, surface: whole.trim(), time, at: m.index });
+    mentions.push({
+      kind: 'time',
+      value: hour24(time) * 60 + time.minute,
+      currency: null,
+      points: false,
+      token: whole,
+      surface: whole.trim(),
+      time,
+      at: m.index,
+    });
     masked = mask(masked, m.index, whole.length);
   }
 
@@ -328,13 +364,24 @@ function koreanMentions(expanded: string, spans: readonly { start: number; end: 
 }
 
 /** A figure with the unit word after it (or its range partner's unit when it has none). */
-function contextMention(text: string, end: number, figure: string, written: string, partner: { mention: KoreanMention } | null): KoreanMention {
+function contextMention(
+  text: string,
+  end: number,
+  figure: string,
+  written: string,
+  partner: { mention: KoreanMention } | null,
+): KoreanMention {
   const value = toNumber(figure);
   const after = text.slice(end, end + 8);
   for (const [pattern, kind, currency, points] of KOREAN_CONTEXT) {
     const m = pattern.exec(after);
     if (!m) continue;
-    const usable = kind === 'month' ? Number.isInteger(value) && value >= 1 && value <= 12 : kind === 'quarter' ? value >= 1 && value <= 4 && Number.isInteger(value) : true;
+    const usable =
+      kind === 'month'
+        ? Number.isInteger(value) && value >= 1 && value <= 12
+        : kind === 'quarter'
+          ? value >= 1 && value <= 4 && Number.isInteger(value)
+          : true;
     if (!usable) break;
     return { kind, value, currency, points, token: figure, surface: written + m[0] };
   }
@@ -367,7 +414,17 @@ interface EnglishMention {
 }
 
 const SCALE_WORDS: Readonly<Record<string, number>> = {
-  thousand: 1e3, million: 1e6, billion: 1e9, trillion: 1e12, mn: 1e6, bn: 1e9, tn: 1e12, trn: 1e12, k: 1e3, m: 1e6, b: 1e9,
+  thousand: 1e3,
+  million: 1e6,
+  billion: 1e9,
+  trillion: 1e12,
+  mn: 1e6,
+  bn: 1e9,
+  tn: 1e12,
+  trn: 1e12,
+  k: 1e3,
+  m: 1e6,
+  b: 1e9,
 };
 
 /** Letters a figure may be glued to and still be a figure (2nm, 45bn, 3rd, 10x, 3pm); 1inch and 0x are names. */
@@ -381,12 +438,80 @@ const EN_NUMERAL = new RegExp(
   'g',
 );
 
-const UNIT_WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten', 'eleven', 'twelve', 'thirteen', 'fourteen', 'fifteen', 'sixteen', 'seventeen', 'eighteen', 'nineteen'];
+const UNIT_WORDS = [
+  'zero',
+  'one',
+  'two',
+  'three',
+  'four',
+  'five',
+  'six',
+  'seven',
+  'eight',
+  'nine',
+  'ten',
+  'eleven',
+  'twelve',
+  'thirteen',
+  'fourteen',
+  'fifteen',
+  'sixteen',
+  'seventeen',
+  'eighteen',
+  'nineteen',
+];
 const TEN_WORDS = ['', '', 'twenty', 'thirty', 'forty', 'fifty', 'sixty', 'seventy', 'eighty', 'ninety'];
-const ORDINAL_UNIT_WORDS = ['', 'first', 'second', 'third', 'fourth', 'fifth', 'sixth', 'seventh', 'eighth', 'ninth', 'tenth', 'eleventh', 'twelfth', 'thirteenth', 'fourteenth', 'fifteenth', 'sixteenth', 'seventeenth', 'eighteenth', 'nineteenth'];
+const ORDINAL_UNIT_WORDS = [
+  '',
+  'first',
+  'second',
+  'third',
+  'fourth',
+  'fifth',
+  'sixth',
+  'seventh',
+  'eighth',
+  'ninth',
+  'tenth',
+  'eleventh',
+  'twelfth',
+  'thirteenth',
+  'fourteenth',
+  'fifteenth',
+  'sixteenth',
+  'seventeenth',
+  'eighteenth',
+  'nineteenth',
+];
 const ORDINAL_TEN_WORDS = ['', '', 'twentieth', 'thirtieth', 'fortieth', 'fiftieth', 'sixtieth', 'seventieth', 'eightieth', 'ninetieth'];
-const MONTH_NAMES = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
-const MONTH_ABBREVIATIONS: Readonly<Record<string, number>> = { Jan: 1, Feb: 2, Mar: 3, Apr: 4, Jun: 6, Jul: 7, Aug: 8, Sep: 9, Sept: 9, Oct: 10, Nov: 11, Dec: 12 };
+const MONTH_NAMES = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+const MONTH_ABBREVIATIONS: Readonly<Record<string, number>> = {
+  Jan: 1,
+  Feb: 2,
+  Mar: 3,
+  Apr: 4,
+  Jun: 6,
+  Jul: 7,
+  Aug: 8,
+  Sep: 9,
+  Sept: 9,
+  Oct: 10,
+  Nov: 11,
+  Dec: 12,
+};
 
 const alternation = (words: readonly string[]): string => words.filter(Boolean).join('|');
 const EN_WORD_CARDINAL = new RegExp(
@@ -398,11 +523,15 @@ const EN_WORD_ORDINAL = new RegExp(
   String.raw`\b(?:(?:(?<tens>${alternation(TEN_WORDS)})[- ])?(?<ones>${alternation(ORDINAL_UNIT_WORDS)})|(?<round>${alternation(ORDINAL_TEN_WORDS)}))\b`,
   'gi',
 );
-const EN_MONTH = new RegExp(String.raw`\b(?:(?<full>${MONTH_NAMES.join('|')})|(?<abbr>${Object.keys(MONTH_ABBREVIATIONS).join('|')})\b\.?)`, 'g');
+const EN_MONTH = new RegExp(
+  String.raw`\b(?:(?<full>${MONTH_NAMES.join('|')})|(?<abbr>${Object.keys(MONTH_ABBREVIATIONS).join('|')})\b\.?)`,
+  'g',
+);
 const EN_QUARTER = /(?<![A-Za-z0-9])(?:Q([1-4])(?![0-9])|([1-4])Q(?![A-Za-z]))/g;
 const EN_RANK = /(?:\bNo\.\s?|\bnumber\s+|#)(\d+)\b|\b(?:top(?:s|ped|ping)?|number one)\b/gi;
 /** 4:03 p.m., 16:03, 3 p.m., 3pm, noon, midnight. */
-const EN_TIME = /(?<![\d.,:])(\d{1,2})(?::(\d{2}))?(?!\d)(?:\s?([ap])\.?m(?:\.|\b))|(?<![\d.,:])(\d{1,2}):(\d{2})(?![\d:])|\b(noon|midnight)\b/gi;
+const EN_TIME =
+  /(?<![\d.,:])(\d{1,2})(?::(\d{2}))?(?!\d)(?:\s?([ap])\.?m(?:\.|\b))|(?<![\d.,:])(\d{1,2}):(\d{2})(?![\d:])|\b(noon|midnight)\b/gi;
 const EN_RANGE_JOINER = /^\s?(?:-|–|~|to)\s?$/;
 
 function currencyOf(pre: string | undefined, post: string | undefined): Currency | null {
@@ -446,18 +575,38 @@ function englishMentions(text: string): EnglishMention[] {
     if (a.kind !== 'cardinal' || a.percent || a.precision !== null || !EN_RANGE_JOINER.test(text.slice(a.end, b.start))) continue;
     if (!b.percent && b.precision === null && b.currency === null) continue;
     const precision = b.precision === null ? null : (b.scale * 10 ** -a.decimals) / 2;
-    mentions.push({ ...a, value: a.value * b.scale, precision, scale: b.scale, percent: b.percent, points: b.points, currency: b.currency });
+    mentions.push({
+      ...a,
+      value: a.value * b.scale,
+      precision,
+      scale: b.scale,
+      percent: b.percent,
+      points: b.points,
+      currency: b.currency,
+    });
   }
   mentions.push(...numerals);
 
   for (const m of text.matchAll(EN_WORD_CARDINAL)) {
     const g = m.groups!;
-    let value = g['dozen'] ? 12 : g['unit'] ? UNIT_WORDS.indexOf(g['unit'].toLowerCase()) : TEN_WORDS.indexOf(g['tens']!.toLowerCase()) * 10 + (g['ones'] ? UNIT_WORDS.indexOf(g['ones'].toLowerCase()) : 0);
+    let value = g['dozen']
+      ? 12
+      : g['unit']
+        ? UNIT_WORDS.indexOf(g['unit'].toLowerCase())
+        : TEN_WORDS.indexOf(g['tens']!.toLowerCase()) * 10 + (g['ones'] ? UNIT_WORDS.indexOf(g['ones'].toLowerCase()) : 0);
     if (g['hundred']) value *= 100;
     const scale = g['scale'] ? SCALE_WORDS[g['scale'].toLowerCase()]! : 1;
     mentions.push({
-      kind: 'cardinal', value: value * scale, precision: g['scale'] ? scale / 2 : null, scale, decimals: 0, percent: Boolean(g['pct']), points: /point/i.test(g['pct'] ?? ''),
-      currency: null, start: m.index, end: m.index + m[0].length,
+      kind: 'cardinal',
+      value: value * scale,
+      precision: g['scale'] ? scale / 2 : null,
+      scale,
+      decimals: 0,
+      percent: Boolean(g['pct']),
+      points: /point/i.test(g['pct'] ?? ''),
+      currency: null,
+      start: m.index,
+      end: m.index + m[0].length,
     });
   }
   for (const m of text.matchAll(EN_WORD_ORDINAL)) {
@@ -489,7 +638,16 @@ function englishMentions(text: string): EnglishMention[] {
 }
 
 const simple = (kind: EnglishKind, value: number, start: number, length: number): EnglishMention => ({
-  kind, value, precision: null, scale: 1, decimals: 0, percent: false, points: false, currency: null, start, end: start + length,
+  kind,
+  value,
+  precision: null,
+  scale: 1,
+  decimals: 0,
+  percent: false,
+  points: false,
+  currency: null,
+  start,
+  end: start + length,
 });
 
 // ------------------------------------------------------------------ matching
@@ -581,7 +739,11 @@ export function checkNumbers(korean: string, english: string): NumberCheck {
   const expanded = expandSpans(korean, spans);
   const koreanSide = koreanMentions(expanded.text, expanded.spans);
   const mentions = englishMentions(english);
-  const englishSide: EnglishForms = { mentions, namesMonths: mentions.some((e) => e.kind === 'month'), writesRanks: mentions.some((e) => e.kind === 'rank') };
+  const englishSide: EnglishForms = {
+    mentions,
+    namesMonths: mentions.some((e) => e.kind === 'month'),
+    writesRanks: mentions.some((e) => e.kind === 'rank'),
+  };
   const seen = new Set<string>();
   const missing: string[] = [];
   for (const k of koreanSide) {
@@ -592,14 +754,18 @@ export function checkNumbers(korean: string, english: string): NumberCheck {
       k.kind === 'identifier'
         ? new RegExp(`(?<![A-Za-z0-9])${escapeRegExp(k.token)}(?![A-Za-z0-9])`, 'i').test(english)
         : englishSide.mentions.some((e) => satisfies(k, e, englishSide)) ||
-          (k.glued === true && new RegExp(`[A-Za-z]${escapeRegExp(k.token)}(?![0-9])|(?<![A-Za-z0-9.,])${escapeRegExp(k.token)}[A-Za-z]`).test(english));
+          (k.glued === true &&
+            new RegExp(`[A-Za-z]${escapeRegExp(k.token)}(?![0-9])|(?<![A-Za-z0-9.,])${escapeRegExp(k.token)}[A-Za-z]`).test(english));
     if (!found && !missing.includes(k.surface)) missing.push(k.surface);
   }
   return { ok: missing.length === 0, missing, checked: seen.size };
 }
 
 /** The expansion with the spans' positions in the expanded text. */
-function expandSpans(text: string, spans: readonly KoreanNumberSpan[]): { text: string; spans: { start: number; end: number; original: string }[] } {
+function expandSpans(
+  text: string,
+  spans: readonly KoreanNumberSpan[],
+): { text: string; spans: { start: number; end: number; original: string }[] } {
   let out = '';
   let at = 0;
   const moved: { start: number; end: number; original: string }[] = [];

@@ -55,7 +55,11 @@ describe('sentimentOf', () => {
 describe('keywordsOf', () => {
   it('maps Korean terms to English keywords, longest first, once each, in order of first appearance', () => {
     expect(keywordsOf('비트코인 김프 급등…업비트 상장폐지 우려, 이더리움 김치 프리미엄도 확대')).toEqual([
-      'bitcoin', 'kimchi premium', 'surge', 'delisting', 'ethereum',
+      'bitcoin',
+      'kimchi premium',
+      'surge',
+      'delisting',
+      'ethereum',
     ]);
   });
 
@@ -86,12 +90,23 @@ describe('entitiesOf', () => {
   });
 
   it('knows K-pop, chip companies, crypto venues and tokens, institutions', () => {
-    const found = entitiesOf('하이브 뉴진스, 삼성전자·SK하이닉스·엔비디아·TSMC·한미반도체, 업비트·빗썸의 비트코인·리플, 금융위원회와 한국은행');
+    const found = entitiesOf(
+      '하이브 뉴진스, 삼성전자·SK하이닉스·엔비디아·TSMC·한미반도체, 업비트·빗썸의 비트코인·리플, 금융위원회와 한국은행',
+    );
     expect(found.map((e) => [e.en, e.kind])).toEqual([
-      ['HYBE', 'kpop'], ['NewJeans', 'kpop'],
-      ['Samsung Electronics', 'company'], ['SK hynix', 'company'], ['Nvidia', 'company'], ['TSMC', 'company'], ['Hanmi Semiconductor', 'company'],
-      ['Upbit', 'crypto'], ['Bithumb', 'crypto'], ['Bitcoin', 'crypto'], ['XRP', 'crypto'],
-      ['Financial Services Commission', 'institution'], ['Bank of Korea', 'institution'],
+      ['HYBE', 'kpop'],
+      ['NewJeans', 'kpop'],
+      ['Samsung Electronics', 'company'],
+      ['SK hynix', 'company'],
+      ['Nvidia', 'company'],
+      ['TSMC', 'company'],
+      ['Hanmi Semiconductor', 'company'],
+      ['Upbit', 'crypto'],
+      ['Bithumb', 'crypto'],
+      ['Bitcoin', 'crypto'],
+      ['XRP', 'crypto'],
+      ['Financial Services Commission', 'institution'],
+      ['Bank of Korea', 'institution'],
     ]);
     expect(found.find((e) => e.en === 'Bitcoin')).toEqual({ kr: '비트코인', en: 'Bitcoin', kind: 'crypto', symbol: 'BTC' });
   });
@@ -117,7 +132,9 @@ describe('assignTopic', () => {
 
   it('keeps agency business in kpop and a passing K-pop mention in a chip story out of kpop', () => {
     expect(assignTopic('하이브 주가 7% 급락…방탄소년단 활동 공백 우려', '하이브 주가가 내렸다.', 'semiconductor')).toBe('kpop');
-    expect(assignTopic('SK하이닉스, 3분기 영업이익 12조 원', 'HBM 호조로 반도체 실적 개선. 블랙핑크 광고 효과도.', 'semiconductor')).toBe('semiconductor');
+    expect(assignTopic('SK하이닉스, 3분기 영업이익 12조 원', 'HBM 호조로 반도체 실적 개선. 블랙핑크 광고 효과도.', 'semiconductor')).toBe(
+      'semiconductor',
+    );
   });
 
   it('finds crypto from tokens, exchanges and crypto words', () => {

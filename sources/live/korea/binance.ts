@@ -10,7 +10,10 @@ import { z } from 'zod';
 import type { Row } from '../../../lib/duckdb.ts';
 import type { Upstream } from '../http.ts';
 
-const DecimalString = z.string().regex(/^\d+(\.\d+)?$/, 'expected a decimal number in a string').transform(Number);
+const DecimalString = z
+  .string()
+  .regex(/^\d+(\.\d+)?$/, 'expected a decimal number in a string')
+  .transform(Number);
 
 const MiniTicker = z.object({
   symbol: z.string(),

@@ -29,8 +29,17 @@ describe('Bithumb ALL_KRW (every number a string)', () => {
     expect(tickers.coins).toHaveLength(29);
     const btc = bithumbTickerRows(tickers, AT).find((r) => r[1] === 'BTC')!;
     expect(btc).toEqual([
-      'bithumb', 'BTC', 91171000, 95025000, 96841000, 91100000, -4.06, 295.59234594, 26949449771.5081,
-      new Date('2026-07-30T07:41:04.588Z'), 'live',
+      'bithumb',
+      'BTC',
+      91171000,
+      95025000,
+      96841000,
+      91100000,
+      -4.06,
+      295.59234594,
+      26949449771.5081,
+      new Date('2026-07-30T07:41:04.588Z'),
+      'live',
     ]);
     const shib = bithumbTickerRows(tickers, AT).find((r) => r[1] === 'SHIB')!;
     expect(shib[2]).toBe(0.01948);
@@ -42,8 +51,24 @@ describe('Bithumb ALL_KRW (every number a string)', () => {
       json: {
         status: '0000',
         data: {
-          BTC: { closing_price: '91171000', prev_closing_price: '95025000', max_price: '96841000', min_price: '91100000', fluctate_rate_24H: '-4.06', units_traded_24H: '295.5', acc_trade_value_24H: '26949449771.5081' },
-          ODD: { closing_price: '-', prev_closing_price: '1', max_price: '1', min_price: '1', fluctate_rate_24H: '0', units_traded_24H: '0', acc_trade_value_24H: '0' },
+          BTC: {
+            closing_price: '91171000',
+            prev_closing_price: '95025000',
+            max_price: '96841000',
+            min_price: '91100000',
+            fluctate_rate_24H: '-4.06',
+            units_traded_24H: '295.5',
+            acc_trade_value_24H: '26949449771.5081',
+          },
+          ODD: {
+            closing_price: '-',
+            prev_closing_price: '1',
+            max_price: '1',
+            min_price: '1',
+            fluctate_rate_24H: '0',
+            units_traded_24H: '0',
+            acc_trade_value_24H: '0',
+          },
           date: '1785429665000',
         },
       },
@@ -65,7 +90,9 @@ describe('Bithumb ALL_KRW (every number a string)', () => {
 
   it('fails on a missing or malformed `date` with the field named', async () => {
     const client = await bithumb('/public/ticker/ALL_KRW', { json: { status: '0000', data: { date: 'yesterday' } } });
-    await expect(fetchBithumbTickers(client)).rejects.toThrow(/unexpected response from GET .*ALL_KRW \(data\): date: expected epoch milliseconds in a string/);
+    await expect(fetchBithumbTickers(client)).rejects.toThrow(
+      /unexpected response from GET .*ALL_KRW \(data\): date: expected epoch milliseconds in a string/,
+    );
   });
 });
 
@@ -90,7 +117,11 @@ describe('Bithumb v1 market list and alerts', () => {
   });
 
   it('treats a v1 error body sent with HTTP 200 as a failure', async () => {
-    const client = await bithumb('/v1/market/virtual_asset_warning', { json: { error: { name: 'invalid_parameter', message: '잘못된 요청입니다.' } } });
-    await expect(fetchBithumbAlerts(client)).rejects.toThrow(/^bithumb: GET .*\/v1\/market\/virtual_asset_warning answered with error invalid_parameter: 잘못된 요청입니다\.$/);
+    const client = await bithumb('/v1/market/virtual_asset_warning', {
+      json: { error: { name: 'invalid_parameter', message: '잘못된 요청입니다.' } },
+    });
+    await expect(fetchBithumbAlerts(client)).rejects.toThrow(
+      /^bithumb: GET .*\/v1\/market\/virtual_asset_warning answered with error invalid_parameter: 잘못된 요청입니다\.$/,
+    );
   });
 });

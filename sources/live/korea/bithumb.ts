@@ -85,7 +85,11 @@ export async function fetchBithumbTickers(up: Upstream): Promise<BithumbTickers>
   if (envelope.status !== '0000') throw statusError(up, path, envelope.status, envelope.message);
   const where = `GET ${shownUrl(up, path)}`;
   const data = up.parse(z.object({ data: z.record(z.string(), z.unknown()) }), { data: envelope.data }, where).data;
-  const { date } = up.parse(z.object({ date: z.string().regex(/^\d+$/, 'expected epoch milliseconds in a string') }), data, `${where} (data)`);
+  const { date } = up.parse(
+    z.object({ date: z.string().regex(/^\d+$/, 'expected epoch milliseconds in a string') }),
+    data,
+    `${where} (data)`,
+  );
   const out: BithumbTickers = { coins: [], stampMs: Number(date), skipped: [] };
   for (const [symbol, value] of Object.entries(data)) {
     if (symbol === 'date') continue; // a sibling of the coins, not a coin

@@ -53,11 +53,17 @@ export function baseUrlOf(settings: Settings, client: KoreaClient): string {
   const value = settings.upstreams[setting] ?? PUBLIC_BASE_URLS[setting];
   if (setting !== 'FX_BASE_URL') return value;
   const [dunamu, erApi] = value.split(',').map((s) => s.trim());
-  return client === 'er-api' ? (erApi || dunamu!) : dunamu!;
+  return client === 'er-api' ? erApi || dunamu! : dunamu!;
 }
 
 export function clientOptions(settings: Settings, client: KoreaClient, override: ClientTuning = {}): UpstreamOptions {
-  return { ...TUNING[client], ...override, headers: { ...TUNING[client].headers, ...override.headers }, name: client, baseUrl: baseUrlOf(settings, client) };
+  return {
+    ...TUNING[client],
+    ...override,
+    headers: { ...TUNING[client].headers, ...override.headers },
+    name: client,
+    baseUrl: baseUrlOf(settings, client),
+  };
 }
 
 /** Runs `work` with a fresh JSON client, then charges its requests to the run's budget. */

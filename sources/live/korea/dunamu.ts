@@ -23,7 +23,11 @@ export async function fetchDunamuUsdKrw(up: Upstream): Promise<Row> {
   const usd = quotes.find((q) => q.code === 'FRX.KRWUSD');
   if (!usd) {
     const shown = shownUrl(up, path);
-    throw new UpstreamError(up.name, shown, `${up.name}: GET ${shown}?codes=FRX.KRWUSD answered no FRX.KRWUSD quote (${quotes.length} quotes)`);
+    throw new UpstreamError(
+      up.name,
+      shown,
+      `${up.name}: GET ${shown}?codes=FRX.KRWUSD answered no FRX.KRWUSD quote (${quotes.length} quotes)`,
+    );
   }
   return ['USDKRW', usd.basePrice / usd.currencyUnit, 'dunamu', new Date(usd.timestamp), 'live'];
 }

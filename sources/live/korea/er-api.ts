@@ -20,7 +20,11 @@ export async function fetchErApiUsdKrw(up: Upstream): Promise<Row> {
   const body = await up.getJson(path, {}, Latest);
   const shown = shownUrl(up, path);
   if (body.result !== 'success') {
-    throw new UpstreamError(up.name, shown, `${up.name}: GET ${shown} answered result "${body.result}"${body['error-type'] ? ` (${body['error-type']})` : ''}`);
+    throw new UpstreamError(
+      up.name,
+      shown,
+      `${up.name}: GET ${shown} answered result "${body.result}"${body['error-type'] ? ` (${body['error-type']})` : ''}`,
+    );
   }
   const rate = body.rates?.KRW;
   if (body.base_code !== 'USD' || !rate || rate <= 0 || body.time_last_update_unix === undefined) {

@@ -192,7 +192,12 @@ export function koreaLiveIngestSteps(settings: Settings, overrides: KoreaLiveOve
     if (!isUpbitBan(err)) throw err;
     const until = await startUpbitCooloff(ctx.connection, ctx.now, firstLine(err));
     const e = err as UpstreamError;
-    throw new UpstreamError(e.upstream, e.url, `${firstLine(err)}; Upbit banned this IP for exceeding the rate limit: no Upbit request until ${until.toISOString()}`, 418);
+    throw new UpstreamError(
+      e.upstream,
+      e.url,
+      `${firstLine(err)}; Upbit banned this IP for exceeding the rate limit: no Upbit request until ${until.toISOString()}`,
+      418,
+    );
   }
 
   const bithumb = step(
@@ -216,7 +221,9 @@ export function koreaLiveIngestSteps(settings: Settings, overrides: KoreaLiveOve
           throw new Error(`bithumb: answered ${marketRows.length} KRW markets and ${tickerRows.length} KRW tickers; expected both`);
         }
         const flagRows = bithumbFlagRows(markets, alerts, ctx.now);
-        ctx.log(`bithumb: ${marketRows.length} KRW markets, ${flagRows.length} flags raised (${alerts.length} alerts), ${tickerRows.length} tickers`);
+        ctx.log(
+          `bithumb: ${marketRows.length} KRW markets, ${flagRows.length} flags raised (${alerts.length} alerts), ${tickerRows.length} tickers`,
+        );
         return replaceRows(ctx.connection, [
           { table: T.kr_markets, exchange: 'bithumb', rows: marketRows },
           { table: T.market_flags, exchange: 'bithumb', rows: flagRows },
@@ -249,8 +256,14 @@ export function koreaLiveIngestSteps(settings: Settings, overrides: KoreaLiveOve
 
   const globalPrices = step('ingest:global_prices', [{ table: T.global_prices }], ['binance', 'okx'], async (ctx) => {
     const answer = await firstAnswer(ctx, 'global prices', [
-      { upstream: 'binance', rows: () => withUpstream(client('binance'), budget(ctx), ctx.log, async (up) => binancePriceRows(await fetchBinanceTickers(up))) },
-      { upstream: 'okx', rows: () => withUpstream(client('okx'), budget(ctx), ctx.log, async (up) => okxPriceRows(await fetchOkxTickers(up))) },
+      {
+        upstream: 'binance',
+        rows: () => withUpstream(client('binance'), budget(ctx), ctx.log, async (up) => binancePriceRows(await fetchBinanceTickers(up))),
+      },
+      {
+        upstream: 'okx',
+        rows: () => withUpstream(client('okx'), budget(ctx), ctx.log, async (up) => okxPriceRows(await fetchOkxTickers(up))),
+      },
     ]);
     ctx.log(`global prices: ${answer.rows.length} USDT pairs from ${answer.upstream}`);
     return replaceRows(ctx.connection, [{ table: T.global_prices, rows: answer.rows }]);
@@ -295,7 +308,9 @@ export function koreaLiveIngestSteps(settings: Settings, overrides: KoreaLiveOve
     }
     for (const [unit, problem] of problems) await recordIngestFailure(ctx.connection, unit, problem, ctx.now);
     const rows = await materializeMacroDaily(ctx.connection, ctx.now, o.macro.backfillDays);
-    ctx.log(`macro: ${done.length ? done.join(', ') : 'nothing due'}${deferred ? `; ${deferred} due series left for the next run (request budget)` : ''}`);
+    ctx.log(
+      `macro: ${done.length ? done.join(', ') : 'nothing due'}${deferred ? `; ${deferred} due series left for the next run (request budget)` : ''}`,
+    );
     // The kept history still makes macro_daily; the step fails so the run says a refresh failed.
     if (problems.size) throw new Error([...problems.values()].join('; '));
     return rows;
@@ -316,7 +331,9 @@ export function koreaLiveIngestSteps(settings: Settings, overrides: KoreaLiveOve
       );
       if (top.length === 0) {
         const reason = await ingestFailureReason(ctx.connection, ['upbit']);
-        throw new Error(`candles:upbit: no Upbit tickers in this run to pick the top markets by volume from${reason ? ` (${reason})` : ''}`);
+        throw new Error(
+          `candles:upbit: no Upbit tickers in this run to pick the top markets by volume from${reason ? ` (${reason})` : ''}`,
+        );
       }
       const markets = top.map((r) => `KRW-${String(r.symbol)}`);
       const results = await withUpstream(client('upbit-candles'), b, ctx.log, (up) =>
@@ -331,7 +348,9 @@ export function koreaLiveIngestSteps(settings: Settings, overrides: KoreaLiveOve
       }
       for (const p of problems) ctx.log(`candles:upbit: skipped ${p}`);
       if (problems.length === markets.length) throw new Error(`candles:upbit: every candle request failed: ${problems.join('; ')}`);
-      ctx.log(`candles:upbit: ${rows.length} closed 1-minute candles for ${markets.length - problems.length} of the top ${markets.length} markets (${markets.join(', ')}); run requests: ${b.describe()}`);
+      ctx.log(
+        `candles:upbit: ${rows.length} closed 1-minute candles for ${markets.length - problems.length} of the top ${markets.length} markets (${markets.join(', ')}); run requests: ${b.describe()}`,
+      );
       return replaceRows(ctx.connection, [{ table: T.candles_1m, rows }]);
     }),
   );
@@ -345,8 +364,10 @@ async function fetchMacroUnit(up: TextUpstream, fetch: MacroFetch): Promise<Arra
     return (await fetchFredSeries(up, unit.fred, since, until)).map((r) => [unit.fred, r.date, r.value]);
   }
   const [close, foreign] = unit.series as [string, string];
-  return (await fetchNaverDaily(up, unit.stock, since, until)).flatMap((b): Array<[string, string, number | null]> => [
-    [close, b.date, b.close],
-    [foreign, b.date, b.foreignPct],
-  ]);
+  return (await fetchNaverDaily(up, unit.stock, since, until)).flatMap(
+    (b): Array<[string, string, number | null]> => [
+      [close, b.date, b.close],
+      [foreign, b.date, b.foreignPct],
+    ],
+  );
 }

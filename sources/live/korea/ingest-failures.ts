@@ -74,10 +74,7 @@ export async function recordIngestFailure(
  * '; '), or null when nothing is
  * recorded (demo and file sources never write the table).
  */
-export async function ingestFailureReason(
-  connection: DuckDBConnection,
-  upstreams: readonly KoreaUpstreamName[],
-): Promise<string | null> {
+export async function ingestFailureReason(connection: DuckDBConnection, upstreams: readonly KoreaUpstreamName[]): Promise<string | null> {
   const [exists] = await queryJson(
     connection,
     `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = 'ingest_failures' AND NOT temporary`,

@@ -104,7 +104,9 @@ describe('koreaLiveIngestSteps against the recorded upstreams', () => {
       { symbol: 'BTC', price_usd: 65300, venue: 'binance' },
     ]);
     // Candles of the top 5 markets by 24h KRW turnover, stablecoins aside; the open 07:41 minute is left out.
-    expect(await rows(`SELECT symbol, count(*)::INTEGER AS n, strftime(max(minute), '%H:%M') AS last FROM candles_1m GROUP BY ALL ORDER BY 1`)).toEqual([
+    expect(
+      await rows(`SELECT symbol, count(*)::INTEGER AS n, strftime(max(minute), '%H:%M') AS last FROM candles_1m GROUP BY ALL ORDER BY 1`),
+    ).toEqual([
       { symbol: 'BTC', n: 59, last: '07:40' },
       { symbol: 'DOGE', n: 59, last: '07:40' },
       { symbol: 'ETH', n: 59, last: '07:40' },
@@ -139,7 +141,9 @@ describe('koreaLiveIngestSteps against the recorded upstreams', () => {
     expect(paths(run, 'binance')).toHaveLength(1); // a 451 is not retried
     expect(paths(run, 'okx')).toEqual(['/api/v5/market/tickers']);
     const [failure] = await rows(`SELECT upstream, error FROM ingest_failures WHERE upstream = 'binance'`);
-    expect(String(failure!.error)).toMatch(/^binance: GET .*\/api\/v3\/ticker\/24hr\?type=MINI failed with HTTP 451: .*restricted location/);
+    expect(String(failure!.error)).toMatch(
+      /^binance: GET .*\/api\/v3\/ticker\/24hr\?type=MINI failed with HTTP 451: .*restricted location/,
+    );
     expect(run.steps['ingest:candles_1m']).toBe(236); // 4 markets
     expect(budgeted(run)).toBe(12);
   });
@@ -148,7 +152,9 @@ describe('koreaLiveIngestSteps against the recorded upstreams', () => {
     world.fault('binance', '/api/v3/ticker/24hr', recordedReply('binance-451.json'));
     world.fault('okx', '/api/v5/market/tickers', { json: { code: '50011', msg: 'Too Many Requests', data: [] } });
     const run = await ingest();
-    expect(run.steps['ingest:global_prices']).toMatch(/^global prices unavailable: binance: .*HTTP 451.*; okx: GET .* answered code 50011: Too Many Requests$/);
+    expect(run.steps['ingest:global_prices']).toMatch(
+      /^global prices unavailable: binance: .*HTTP 451.*; okx: GET .* answered code 50011: Too Many Requests$/,
+    );
     expect(await count(`SELECT * FROM global_prices`)).toBe(0);
     expect(await ingestFailureReason(t.warehouse.connection, ['binance', 'okx'])).toMatch(/^binance: .*HTTP 451.*; okx: .*code 50011/);
     expect(run.steps['ingest:upbit']).toBe(66);
@@ -177,7 +183,9 @@ describe('koreaLiveIngestSteps against the recorded upstreams', () => {
     expect(run.steps['ingest:fx_rates']).toBe(1);
     expect(run.steps['ingest:macro_daily']).toBe(3646);
     // Candles need the Upbit tickers to choose markets: that step fails with the reason, and asks nothing.
-    expect(run.steps['ingest:candles_1m']).toMatch(/^candles:upbit: no Upbit tickers in this run .*\(upbit: GET .* failed after 3 attempts: HTTP 500/);
+    expect(run.steps['ingest:candles_1m']).toMatch(
+      /^candles:upbit: no Upbit tickers in this run .*\(upbit: GET .* failed after 3 attempts: HTTP 500/,
+    );
     expect(paths(run, 'upbit').filter((p) => p.startsWith('/v1/candles'))).toEqual([]);
     expect(await count(`SELECT * FROM candles_1m`)).toBe(0);
     const reason = await ingestFailureReason(t.warehouse.connection, ['upbit']);
@@ -214,7 +222,9 @@ describe('koreaLiveIngestSteps against the recorded upstreams', () => {
   it('reports Bithumb status 5600 (HTTP 200) as the Bithumb failure, Upbit unaffected', async () => {
     world.fault('bithumb', '/public/ticker/ALL_KRW', recordedReply('bithumb-5600.json'));
     const run = await ingest();
-    expect(run.steps['ingest:bithumb']).toMatch(/^bithumb: GET .*\/public\/ticker\/ALL_KRW answered HTTP 200 with status 5600 \("Too many connections"\)/);
+    expect(run.steps['ingest:bithumb']).toMatch(
+      /^bithumb: GET .*\/public\/ticker\/ALL_KRW answered HTTP 200 with status 5600 \("Too many connections"\)/,
+    );
     expect(await rows(`SELECT DISTINCT exchange FROM kr_tickers`)).toEqual([{ exchange: 'upbit' }]);
     expect(await count(`SELECT * FROM bithumb_alert_steps`)).toBe(0);
     expect(await rows(`SELECT upstream FROM ingest_failures ORDER BY 1`)).toEqual([{ upstream: 'bithumb' }]);
@@ -222,7 +232,10 @@ describe('koreaLiveIngestSteps against the recorded upstreams', () => {
 
   it('reflects a token delisted between two runs in kr_markets and kr_tickers', async () => {
     await ingest();
-    expect(await rows(`SELECT exchange FROM kr_markets WHERE symbol = 'WAXP' ORDER BY 1`)).toEqual([{ exchange: 'bithumb' }, { exchange: 'upbit' }]);
+    expect(await rows(`SELECT exchange FROM kr_markets WHERE symbol = 'WAXP' ORDER BY 1`)).toEqual([
+      { exchange: 'bithumb' },
+      { exchange: 'upbit' },
+    ]);
     world.delist('upbit', 'WAXP');
     const second = await ingest(new Date(KOREA_FIXTURE_NOW.getTime() + MINUTE));
     expect(second.steps['ingest:upbit']).toBe(64);
@@ -244,7 +257,11 @@ describe('macro history: backfilled once, then extended incrementally', () => {
       ['005930', '20240630', true],
       ['000660', '20240630', true],
     ]);
-    expect(await rows(`SELECT series, strftime(max(date), '%Y-%m-%d') AS last, count(*)::INTEGER AS n FROM macro_history GROUP BY ALL ORDER BY 1`)).toEqual([
+    expect(
+      await rows(
+        `SELECT series, strftime(max(date), '%Y-%m-%d') AS last, count(*)::INTEGER AS n FROM macro_history GROUP BY ALL ORDER BY 1`,
+      ),
+    ).toEqual([
       { series: 'DEXKOUS', last: '2026-07-24', n: 540 },
       { series: 'DGS3', last: '2026-07-29', n: 543 },
       { series: 'KRX:000660:close', last: '2026-07-29', n: 505 },
@@ -273,11 +290,17 @@ describe('macro history: backfilled once, then extended incrementally', () => {
       ['005930', '20260729'],
     ]);
     const fourth = await ingest(new Date(next.getTime() + 2 * MINUTE));
-    expect(macroRequests(fourth).map((q) => [q.query.symbol, q.query.startTime, q.query.endTime])).toEqual([['000660', '20260729', '20260731']]);
+    expect(macroRequests(fourth).map((q) => [q.query.symbol, q.query.startTime, q.query.endTime])).toEqual([
+      ['000660', '20260729', '20260731'],
+    ]);
     expect(macroRequests(await ingest(new Date(next.getTime() + 3 * MINUTE)))).toEqual([]);
 
     // Only the new days were added; nothing doubled.
-    expect(await rows(`SELECT series, strftime(max(date), '%Y-%m-%d') AS last, count(*)::INTEGER AS n FROM macro_history GROUP BY ALL ORDER BY 1`)).toEqual([
+    expect(
+      await rows(
+        `SELECT series, strftime(max(date), '%Y-%m-%d') AS last, count(*)::INTEGER AS n FROM macro_history GROUP BY ALL ORDER BY 1`,
+      ),
+    ).toEqual([
       { series: 'DEXKOUS', last: '2026-07-24', n: 540 },
       { series: 'DGS3', last: '2026-07-31', n: 545 },
       { series: 'KRX:000660:close', last: '2026-07-31', n: 507 },
@@ -304,9 +327,15 @@ describe('macro history: backfilled once, then extended incrementally', () => {
   it('keeps the history and macro_daily when a refresh fails, and records the series', async () => {
     await ingest();
     world.macroThrough = '2026-07-31';
-    world.fault('fred', '/graph/fredgraph.csv', { status: 200, headers: { 'content-type': 'text/html' }, text: '<!DOCTYPE html><html><body>Maintenance</body></html>' });
+    world.fault('fred', '/graph/fredgraph.csv', {
+      status: 200,
+      headers: { 'content-type': 'text/html' },
+      text: '<!DOCTYPE html><html><body>Maintenance</body></html>',
+    });
     const run = await ingest(new Date(KOREA_FIXTURE_NOW.getTime() + DAY));
-    expect(run.steps['ingest:macro_daily']).toMatch(/^fred: \/graph\/fredgraph\.csv\?id=DGS3: expected a CSV header "observation_date,DGS3", got "<!DOCTYPE html>/);
+    expect(run.steps['ingest:macro_daily']).toMatch(
+      /^fred: \/graph\/fredgraph\.csv\?id=DGS3: expected a CSV header "observation_date,DGS3", got "<!DOCTYPE html>/,
+    );
     expect(await rows(`SELECT upstream FROM ingest_failures WHERE upstream LIKE 'fred%' ORDER BY 1`)).toEqual([
       { upstream: 'fred:DGS3' },
       { upstream: 'fred:VIXCLS' },
@@ -322,7 +351,12 @@ describe('the korea pipeline with --source live', () => {
       world.fault('bithumb', '/v1/market/all', { status: 502, text: '<html>Bad Gateway</html>' });
       const settings = loadSettings({ ...world.env, SNAPSHOTS_DIR: join(dir, 's'), WAREHOUSE_DIR: join(dir, 'w') });
       const quiet: ProgressSink = { start() {}, finish() {}, note() {}, close() {} };
-      const result = await runPipeline(koreaPipeline, { source: { kind: 'live' }, now: KOREA_FIXTURE_NOW, seed: 0, scale: 1 }, settings, quiet);
+      const result = await runPipeline(
+        koreaPipeline,
+        { source: { kind: 'live' }, now: KOREA_FIXTURE_NOW, seed: 0, scale: 1 },
+        settings,
+        quiet,
+      );
       const ingestReports = result.reports.filter((r) => /^(ingest|prepare):/.test(r.name)).map((r) => [r.name, r.status]);
       expect(ingestReports).toEqual([
         ['ingest:upbit', 'ok'],
@@ -340,7 +374,10 @@ describe('the korea pipeline with --source live', () => {
       // without a Claude key, live articles are published in Korean with the English marked unavailable, never invented
       const snap = (await loadLatest(settings.snapshotsDir, 'korea'))!;
       for (const name of ['kr-news-kpop', 'kr-news-semiconductor']) {
-        const doc = snap.datasets.get(name)!.document as { analyst: string; articles: Array<{ translation: string; title_en: string | null; summary_en: string | null; title_kr: string }> };
+        const doc = snap.datasets.get(name)!.document as {
+          analyst: string;
+          articles: Array<{ translation: string; title_en: string | null; summary_en: string | null; title_kr: string }>;
+        };
         expect(doc.analyst, name).toBe('rules');
         expect(doc.articles.length, name).toBeGreaterThan(0);
         for (const a of doc.articles) {
@@ -369,7 +406,12 @@ describe('an upstream down between two live runs', () => {
       const { healthDocument } = await import('../../../proxy/health.ts');
       const settings = loadSettings({ ...world.env, SNAPSHOTS_DIR: join(dir, 's'), WAREHOUSE_DIR: join(dir, 'w') });
       const quiet: ProgressSink = { start() {}, finish() {}, note() {}, close() {} };
-      const first = await runPipeline(koreaPipeline, { source: { kind: 'live' }, now: KOREA_FIXTURE_NOW, seed: 0, scale: 1 }, settings, quiet);
+      const first = await runPipeline(
+        koreaPipeline,
+        { source: { kind: 'live' }, now: KOREA_FIXTURE_NOW, seed: 0, scale: 1 },
+        settings,
+        quiet,
+      );
       expect(first.ok).toBe(true);
 
       world.reset();

@@ -71,12 +71,16 @@ export async function planMacroFetches(
 ): Promise<{ fetches: MacroFetch[]; deferred: number }> {
   await ensureMacroTables(connection);
   const last = new Map(
-    (await queryJson(connection, `SELECT series, strftime(max(date), '%Y-%m-%d') AS last FROM macro_history GROUP BY series`)).map(
-      (r) => [String(r.series), String(r.last)],
-    ),
+    (await queryJson(connection, `SELECT series, strftime(max(date), '%Y-%m-%d') AS last FROM macro_history GROUP BY series`)).map((r) => [
+      String(r.series),
+      String(r.last),
+    ]),
   );
   const checked = new Map(
-    (await queryJson(connection, `SELECT unit, epoch_ms(checked_at) AS at FROM macro_fetch_log`)).map((r) => [String(r.unit), Number(r.at)]),
+    (await queryJson(connection, `SELECT unit, epoch_ms(checked_at) AS at FROM macro_fetch_log`)).map((r) => [
+      String(r.unit),
+      Number(r.at),
+    ]),
   );
   const backfillSince = isoDay(now.getTime() - options.backfillDays * 86_400_000);
   const fetches: MacroFetch[] = [];
@@ -120,9 +124,13 @@ export async function storeMacroFetch(
 ): Promise<void> {
   await ensureMacroTables(connection);
   await connection.run(`CREATE OR REPLACE TEMP TABLE ${BATCH.name} (series VARCHAR, date DATE, value DOUBLE, fetched_at TIMESTAMP)`);
-  await appendRows(connection, BATCH, (function* (): Iterable<Row> {
-    for (const [series, date, value] of observations) yield [series, date, value, now];
-  })());
+  await appendRows(
+    connection,
+    BATCH,
+    (function* (): Iterable<Row> {
+      for (const [series, date, value] of observations) yield [series, date, value, now];
+    })(),
+  );
   await connection.run('BEGIN TRANSACTION');
   try {
     await connection.run(`INSERT OR REPLACE INTO macro_history SELECT series, date, value, fetched_at FROM ${BATCH.name}`);

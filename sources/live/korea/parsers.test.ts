@@ -62,7 +62,12 @@ describe('Upbit market_event flags', () => {
   it('keeps a caution criterion it does not know yet, and reads the legacy market_warning when market_event is absent', () => {
     const { flags } = upbitMarketRows(
       [
-        { market: 'KRW-NEW', korean_name: '뉴', english_name: 'New', market_event: { warning: false, caution: { SOME_FUTURE_CRITERION: true } } },
+        {
+          market: 'KRW-NEW',
+          korean_name: '뉴',
+          english_name: 'New',
+          market_event: { warning: false, caution: { SOME_FUTURE_CRITERION: true } },
+        },
         { market: 'KRW-OLD', korean_name: '올드', english_name: 'Old', market_warning: 'CAUTION' },
         { market: 'KRW-PLAIN', korean_name: '플레인', english_name: 'Plain' },
       ],
@@ -75,8 +80,17 @@ describe('Upbit market_event flags', () => {
     const tickers = z.array(UpbitTicker).parse(koreaFixture('upbit-ticker-all-krw.json'));
     const btc = upbitTickerRows(tickers).find((r) => r[1] === 'BTC')!;
     expect(btc).toEqual([
-      'upbit', 'BTC', 91200000, 91424000, 92119000, 90888000, -0.24501225, 814.34496604, 74674126733.71954,
-      new Date(1785397260707), 'live',
+      'upbit',
+      'BTC',
+      91200000,
+      91424000,
+      92119000,
+      90888000,
+      -0.24501225,
+      814.34496604,
+      74674126733.71954,
+      new Date(1785397260707),
+      'live',
     ]);
   });
 
@@ -91,11 +105,13 @@ describe('Upbit market_event flags', () => {
 
 describe('global reference rows', () => {
   it('Binance: USDT pairs with trades only (a delisted pair keeps a frozen price with count 0)', () => {
-    const rows = binancePriceRows(koreaFixture<BinanceMiniTicker[]>('binance-ticker-24hr-mini.json').map((t) => ({
-      ...t,
-      lastPrice: Number(t.lastPrice),
-      quoteVolume: Number(t.quoteVolume),
-    })));
+    const rows = binancePriceRows(
+      koreaFixture<BinanceMiniTicker[]>('binance-ticker-24hr-mini.json').map((t) => ({
+        ...t,
+        lastPrice: Number(t.lastPrice),
+        quoteVolume: Number(t.quoteVolume),
+      })),
+    );
     const symbols = rows.map((r) => r[0]);
     expect(symbols).toContain('BTC');
     expect(symbols).toContain('BNB');
@@ -165,7 +181,9 @@ describe('Naver siseJson (a JavaScript array literal)', () => {
   });
 
   it('fails naming the missing column or the bad row', () => {
-    expect(() => parseSiseJson(`[['날짜', '종가']]`, 'naver: /siseJson.naver?symbol=005930')).toThrow(/no '외국인소진율' \(foreign ownership\) column/);
+    expect(() => parseSiseJson(`[['날짜', '종가']]`, 'naver: /siseJson.naver?symbol=005930')).toThrow(
+      /no '외국인소진율' \(foreign ownership\) column/,
+    );
     expect(() => parseSiseJson(`[['날짜', '종가', '외국인소진율'], ["2026-08-28", 1, 2]]`, 'naver')).toThrow(/row 1 is not \[yyyyMMdd/);
     expect(() => parseSiseJson('<html>blocked</html>', 'naver')).toThrow(/not the expected array literal/);
   });

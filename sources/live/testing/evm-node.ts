@@ -91,7 +91,13 @@ export function evmNodeRoutes(path: string, state: EvmNodeState): Route[] {
     reply: (req) =>
       state.receipts
         ? rpcResult(req, receipts[`0x${num(req.rpcParams[0]).toString(16)}`] ?? [])
-        : { json: { jsonrpc: '2.0', id: req.rpcId, error: { code: -32601, message: 'the method eth_getBlockReceipts does not exist/is not available' } } },
+        : {
+            json: {
+              jsonrpc: '2.0',
+              id: req.rpcId,
+              error: { code: -32601, message: 'the method eth_getBlockReceipts does not exist/is not available' },
+            },
+          },
   });
   return routes;
 }

@@ -129,7 +129,9 @@ describe('fake Messages API, answers', () => {
 
 describe('fake Messages API, the SDK retrying', () => {
   it('429 with retry-after 1, then success: the SDK waits about a second and retries once', async () => {
-    const fake = await start({ respond: inSequence({ kind: 'error', status: 429, retryAfterSeconds: 1 }, { kind: 'tool', input: answer }) });
+    const fake = await start({
+      respond: inSequence({ kind: 'error', status: 429, retryAfterSeconds: 1 }, { kind: 'tool', input: answer }),
+    });
     const started = performance.now();
     const message = await client(fake).messages.create(forcedCall());
     const elapsed = performance.now() - started;
@@ -150,14 +152,18 @@ describe('fake Messages API, the SDK retrying', () => {
 
   it('529 every time: the SDK gives up after its retries with the overloaded error', async () => {
     const fake = await start({ respond: () => ({ kind: 'error', status: 529, retryAfterMs: 10 }) });
-    const error = await client(fake, { maxRetries: 2 }).messages.create(forcedCall()).catch((e: unknown) => e);
+    const error = await client(fake, { maxRetries: 2 })
+      .messages.create(forcedCall())
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Anthropic.InternalServerError);
     expect(error).toMatchObject({ status: 529, type: 'overloaded_error' });
     expect(fake.requests).toHaveLength(3);
   });
 
   it('a hang longer than the client timeout, then success: the SDK times out and retries', async () => {
-    const fake = await start({ respond: inSequence({ kind: 'hang', ms: 2_000, then: { kind: 'tool', input: { late: true } } }, { kind: 'tool', input: answer }) });
+    const fake = await start({
+      respond: inSequence({ kind: 'hang', ms: 2_000, then: { kind: 'tool', input: { late: true } } }, { kind: 'tool', input: answer }),
+    });
     const message = await client(fake, { timeout: 150 }).messages.create(forcedCall());
     expect(message.content[0]).toMatchObject({ type: 'tool_use', input: answer });
     expect(fake.requests).toHaveLength(2);
@@ -167,7 +173,9 @@ describe('fake Messages API, the SDK retrying', () => {
 
   it('a hang with nothing after it drops the connection: a connection error for the SDK', async () => {
     const fake = await start({ respond: () => ({ kind: 'hang', ms: 0 }) });
-    const error = await client(fake, { maxRetries: 0 }).messages.create(forcedCall()).catch((e: unknown) => e);
+    const error = await client(fake, { maxRetries: 0 })
+      .messages.create(forcedCall())
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(APIConnectionError);
   });
 });
@@ -175,7 +183,9 @@ describe('fake Messages API, the SDK retrying', () => {
 describe('fake Messages API, checks', () => {
   it('a wrong API key: 401, AuthenticationError, not retried', async () => {
     const fake = await start({ respond: () => ({ kind: 'tool', input: answer }) });
-    const error = await client(fake, { apiKey: 'sk-ant-wrong' }).messages.create(forcedCall()).catch((e: unknown) => e);
+    const error = await client(fake, { apiKey: 'sk-ant-wrong' })
+      .messages.create(forcedCall())
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(error).toMatchObject({ status: 401, type: 'authentication_error' });
     expect(fake.requests).toHaveLength(1);
@@ -197,7 +207,9 @@ describe('fake Messages API, checks', () => {
         if (req.text.includes('wallet 0xdead')) throw new Error('the prompt names a private wallet');
       },
     });
-    const error = await client(fake).messages.create(forcedCall('Who owns wallet 0xdead?')).catch((e: unknown) => e);
+    const error = await client(fake)
+      .messages.create(forcedCall('Who owns wallet 0xdead?'))
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BadRequestError);
     expect(error).toMatchObject({ status: 400, type: 'invalid_request_error', apiMessage: 'the prompt names a private wallet' });
     expect(fake.requests).toHaveLength(1);
@@ -219,7 +231,9 @@ describe('fake Messages API, checks', () => {
   it('refuses a forced tool missing from tools, a tool without an object schema, and stream: true', async () => {
     const fake = await start({ respond: () => ({ kind: 'tool', input: answer }) });
     const sdk = client(fake);
-    await expect(sdk.messages.create({ ...forcedCall(), tool_choice: { type: 'tool', name: 'record_other' } })).rejects.toBeInstanceOf(BadRequestError);
+    await expect(sdk.messages.create({ ...forcedCall(), tool_choice: { type: 'tool', name: 'record_other' } })).rejects.toBeInstanceOf(
+      BadRequestError,
+    );
     await expect(
       sdk.messages.create({ ...forcedCall(), tools: [{ name: marketRead.name, input_schema: { type: 'string' } as never }] }),
     ).rejects.toBeInstanceOf(BadRequestError);
@@ -235,7 +249,10 @@ describe('fake Messages API, checks', () => {
     const fake = await start({ respond: () => ({ kind: 'tool', input: answer }) });
     const typo = await post(fake, { ...forcedCall(), tool_choices: { type: 'auto' } });
     expect(typo.status).toBe(400);
-    expect(await typo.json()).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('tool_choices') } });
+    expect(await typo.json()).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: expect.stringContaining('tool_choices') },
+    });
     expect((await post(fake, forcedCall(), { 'anthropic-version': '' })).status).toBe(400);
     expect((await post(fake, forcedCall(), { 'x-api-key': '' })).status).toBe(401);
     await expect(client(fake).post('/v1/complete', { body: {} })).rejects.toBeInstanceOf(NotFoundError);

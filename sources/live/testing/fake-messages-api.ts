@@ -235,8 +235,10 @@ function forcedToolName(body: Record<string, unknown>): string | null {
 /** The transport checks: where, how and by whom the request was sent. */
 function checkTransport(req: IncomingMessage, headers: Record<string, string>, apiKey: string): void {
   const path = new URL(req.url ?? '/', 'http://127.0.0.1').pathname;
-  if (path !== '/v1/messages') throw new RequestProblem(404, 'not_found_error', `Not Found: ${req.method} ${path} (the fake serves POST /v1/messages only)`);
-  if (req.method !== 'POST') throw new RequestProblem(405, 'invalid_request_error', `Method Not Allowed: ${req.method} /v1/messages (POST only)`);
+  if (path !== '/v1/messages')
+    throw new RequestProblem(404, 'not_found_error', `Not Found: ${req.method} ${path} (the fake serves POST /v1/messages only)`);
+  if (req.method !== 'POST')
+    throw new RequestProblem(405, 'invalid_request_error', `Method Not Allowed: ${req.method} /v1/messages (POST only)`);
   // SDK 1.x sends the key as `Authorization: Bearer`; older SDKs and curl send `x-api-key`. The API takes both.
   const bearer = /^Bearer (.+)$/i.exec(headers.authorization ?? '')?.[1];
   const sentKey = headers['x-api-key'] || bearer;
@@ -344,7 +346,9 @@ function messageOf(reply: Extract<FakeReply, { kind: 'tool' | 'text' }>, req: Fa
   const tools = req.body.tools ?? [];
   const name = reply.name ?? req.toolName ?? (tools.length === 1 ? tools[0]!.name : null);
   if (name === null) {
-    throw new Error(`a tool reply needs a name: the request forces no tool and offers ${tools.length} (${tools.map((t) => t.name).join(', ')})`);
+    throw new Error(
+      `a tool reply needs a name: the request forces no tool and offers ${tools.length} (${tools.map((t) => t.name).join(', ')})`,
+    );
   }
   return {
     ...base,
@@ -447,7 +451,10 @@ export async function startFakeMessagesApi(options: FakeMessagesApiOptions): Pro
       reply = await options.respond(recorded, index);
     } catch (err) {
       // A throwing `respond` is the test's bug: 500, so it shows in violations rather than as a hang.
-      reply = err instanceof RequestProblem ? err : new RequestProblem(500, 'api_error', `respond threw: ${err instanceof Error ? err.message : String(err)}`);
+      reply =
+        err instanceof RequestProblem
+          ? err
+          : new RequestProblem(500, 'api_error', `respond threw: ${err instanceof Error ? err.message : String(err)}`);
     }
     if (options.latencyMs) await sleep(options.latencyMs, undefined, { signal: gone });
     if (reply instanceof RequestProblem) return refuse(reply, res);
@@ -455,7 +462,10 @@ export async function startFakeMessagesApi(options: FakeMessagesApiOptions): Pro
       await answer(reply, reply.kind === 'error' ? null : recorded, res, gone);
     } catch (err) {
       if (gone.aborted) return;
-      refuse(new RequestProblem(500, 'api_error', `the fake could not build its answer: ${err instanceof Error ? err.message : String(err)}`), res);
+      refuse(
+        new RequestProblem(500, 'api_error', `the fake could not build its answer: ${err instanceof Error ? err.message : String(err)}`),
+        res,
+      );
     }
   }
 

@@ -167,7 +167,10 @@ export async function startKoreaUpstreams(options: { macroThrough?: string } = {
       '/v1/ticker/all': (req) => {
         const quotes = (req.query.quote_currencies ?? req.query.quoteCurrencies ?? '').split(',');
         if (!quotes.includes('KRW')) return json([], upbitHeaders('ticker'));
-        return json(upbitTickers.filter((t) => listed('upbit', t.market)), upbitHeaders('ticker'));
+        return json(
+          upbitTickers.filter((t) => listed('upbit', t.market)),
+          upbitHeaders('ticker'),
+        );
       },
       '/v1/candles/minutes/1': (req) => {
         const market = req.query.market ?? '';
@@ -186,7 +189,9 @@ export async function startKoreaUpstreams(options: { macroThrough?: string } = {
       '/v1/market/all': (req) => {
         const details = req.query.isDetails === 'true';
         return json(
-          bithumbMarkets.filter((m) => listed('bithumb', m.market)).map((m) => (details ? m : (({ market_warning: _, ...rest }) => rest)(m))),
+          bithumbMarkets
+            .filter((m) => listed('bithumb', m.market))
+            .map((m) => (details ? m : (({ market_warning: _, ...rest }) => rest)(m))),
         );
       },
       '/v1/market/virtual_asset_warning': () => json(koreaFixture('bithumb-virtual-asset-warning.json')),

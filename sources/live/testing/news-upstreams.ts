@@ -107,7 +107,10 @@ export async function startNewsUpstreams(): Promise<NewsUpstreamWorld> {
     {
       method: 'GET',
       path: '/v1/search/news.json',
-      reply: (req: RecordedRequest) => naverAnswers.get(req.query.query ?? '') ?? { json: JSON.parse(newsFixtureBytes('naver-news-empty.json').toString('utf8')) as unknown },
+      reply: (req: RecordedRequest) =>
+        naverAnswers.get(req.query.query ?? '') ?? {
+          json: JSON.parse(newsFixtureBytes('naver-news-empty.json').toString('utf8')) as unknown,
+        },
     },
   ]);
 
@@ -118,7 +121,11 @@ export async function startNewsUpstreams(): Promise<NewsUpstreamWorld> {
     naver,
     feedRequests: () => [...requests],
     fault(url, reply) {
-      faults.set(url, { status: reply.status, headers: { 'content-type': 'text/html; charset=utf-8', ...reply.headers }, body: Buffer.isBuffer(reply.body) ? reply.body : Buffer.from(reply.body) });
+      faults.set(url, {
+        status: reply.status,
+        headers: { 'content-type': 'text/html; charset=utf-8', ...reply.headers },
+        body: Buffer.isBuffer(reply.body) ? reply.body : Buffer.from(reply.body),
+      });
     },
     heal: () => faults.clear(),
     reset() {

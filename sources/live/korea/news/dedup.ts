@@ -40,7 +40,8 @@ export function canonicalUrl(raw: string): string {
 }
 
 /** Parenthesised words that tag a story's version or format rather than name its subject. */
-const PAREN_TAG = /\(\s*(?:종합\s*\d*\s*보?|\d+\s*보|속보|상보|단독|포토|사진|영상|인터뷰|르포|그래픽|표|일문일답|팩트체크|update\s*\d*)\s*\)/gi;
+const PAREN_TAG =
+  /\(\s*(?:종합\s*\d*\s*보?|\d+\s*보|속보|상보|단독|포토|사진|영상|인터뷰|르포|그래픽|표|일문일답|팩트체크|update\s*\d*)\s*\)/gi;
 /** Outlet names ending a title after a dash or bar: " - 연합뉴스", " | 디일렉". */
 const OUTLET_WORD = /(?:뉴스|일보|신문|경제|미디어|타임스|방송|tv|코리아|닷컴|데일리|저널|포스트)$/;
 

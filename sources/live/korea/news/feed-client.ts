@@ -9,7 +9,17 @@ import { createUpstream, UpstreamError, type UpstreamOptions, type UpstreamStats
 
 export type FeedClientOptions = Pick<
   UpstreamOptions,
-  'name' | 'timeoutMs' | 'retries' | 'concurrency' | 'backoffBaseMs' | 'backoffMaxMs' | 'maxRetryAfterMs' | 'headers' | 'sleep' | 'now' | 'random'
+  | 'name'
+  | 'timeoutMs'
+  | 'retries'
+  | 'concurrency'
+  | 'backoffBaseMs'
+  | 'backoffMaxMs'
+  | 'maxRetryAfterMs'
+  | 'headers'
+  | 'sleep'
+  | 'now'
+  | 'random'
 > & {
   /** A body larger than this fails the fetch (a feed is tens of kB; this is not one). Default 5 MB. */
   maxBytes?: number;

@@ -28,19 +28,61 @@ export interface NewsFeed {
 
 export const BUILT_IN_FEEDS: readonly NewsFeed[] = [
   // K-pop
-  { id: 'yonhap-entertainment', topic: 'kpop', url: 'https://www.yna.co.kr/rss/entertainment.xml', source_kr: '연합뉴스', source_en: 'Yonhap News Agency' },
+  {
+    id: 'yonhap-entertainment',
+    topic: 'kpop',
+    url: 'https://www.yna.co.kr/rss/entertainment.xml',
+    source_kr: '연합뉴스',
+    source_en: 'Yonhap News Agency',
+  },
   { id: 'starnews', topic: 'kpop', url: 'https://rss.mt.co.kr/st_news.xml', source_kr: '스타뉴스', source_en: 'Star News' },
   { id: 'mbn-enter', topic: 'kpop', url: 'https://www.mbn.co.kr/rss/enter/', source_kr: 'MBN', source_en: 'MBN' },
   // Semiconductors
-  { id: 'thelec-semiconductor', topic: 'semiconductor', url: 'https://www.thelec.kr/rss/S1N2.xml', source_kr: '디일렉', source_en: 'The Elec' },
+  {
+    id: 'thelec-semiconductor',
+    topic: 'semiconductor',
+    url: 'https://www.thelec.kr/rss/S1N2.xml',
+    source_kr: '디일렉',
+    source_en: 'The Elec',
+  },
   { id: 'kipost', topic: 'semiconductor', url: 'https://www.kipost.net/rss/allArticle.xml', source_kr: 'KIPOST', source_en: 'KIPOST' },
-  { id: 'etnews-electronics', topic: 'semiconductor', url: 'https://rss.etnews.com/06.xml', source_kr: '전자신문', source_en: 'Electronic Times News' },
-  { id: 'etnews-components', topic: 'semiconductor', url: 'https://rss.etnews.com/06062.xml', source_kr: '전자신문', source_en: 'Electronic Times News' },
-  { id: 'zdnet-korea', topic: 'semiconductor', url: 'https://feeds.feedburner.com/zdkorea', source_kr: '지디넷코리아', source_en: 'ZDNet Korea' },
-  { id: 'yonhap-industry', topic: 'semiconductor', url: 'https://www.yna.co.kr/rss/industry.xml', source_kr: '연합뉴스', source_en: 'Yonhap News Agency' },
+  {
+    id: 'etnews-electronics',
+    topic: 'semiconductor',
+    url: 'https://rss.etnews.com/06.xml',
+    source_kr: '전자신문',
+    source_en: 'Electronic Times News',
+  },
+  {
+    id: 'etnews-components',
+    topic: 'semiconductor',
+    url: 'https://rss.etnews.com/06062.xml',
+    source_kr: '전자신문',
+    source_en: 'Electronic Times News',
+  },
+  {
+    id: 'zdnet-korea',
+    topic: 'semiconductor',
+    url: 'https://feeds.feedburner.com/zdkorea',
+    source_kr: '지디넷코리아',
+    source_en: 'ZDNet Korea',
+  },
+  {
+    id: 'yonhap-industry',
+    topic: 'semiconductor',
+    url: 'https://www.yna.co.kr/rss/industry.xml',
+    source_kr: '연합뉴스',
+    source_en: 'Yonhap News Agency',
+  },
   // Korean crypto market (URLs unverified, see above)
   { id: 'blockmedia', topic: 'crypto', url: 'https://www.blockmedia.co.kr/feed', source_kr: '블록미디어', source_en: 'Blockmedia' },
-  { id: 'coindeskkorea', topic: 'crypto', url: 'https://www.coindeskkorea.com/rss/allArticle.xml', source_kr: '코인데스크코리아', source_en: 'CoinDesk Korea' },
+  {
+    id: 'coindeskkorea',
+    topic: 'crypto',
+    url: 'https://www.coindeskkorea.com/rss/allArticle.xml',
+    source_kr: '코인데스크코리아',
+    source_en: 'CoinDesk Korea',
+  },
   { id: 'decenter', topic: 'crypto', url: 'https://www.decenter.kr/rss/allArticle.xml', source_kr: '디센터', source_en: 'Decenter' },
   { id: 'tokenpost', topic: 'crypto', url: 'https://www.tokenpost.kr/rss', source_kr: '토큰포스트', source_en: 'TokenPost' },
 ];
@@ -53,9 +95,7 @@ export const NAVER_QUERIES: Readonly<Record<NewsTopic, readonly string[]>> = {
 };
 
 const feedSchema = z.object({
-  id: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lower-case letters, digits and dashes, like "yonhap-entertainment"'),
+  id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'must be lower-case letters, digits and dashes, like "yonhap-entertainment"'),
   topic: z.enum(NEWS_TOPICS),
   url: z.url({ protocol: /^https?$/, error: 'must be an absolute http(s) URL' }),
   source_kr: z.string().trim().min(1),

@@ -48,7 +48,14 @@ export const DEFAULT_NAVER_NEWS_BASE_URL = 'https://openapi.naver.com';
 // A round repeats every 5 minutes: one retry, and a failed feed waits for the next round.
 const FEED_TUNING: ClientTuning = { timeoutMs: 15_000, retries: 1, concurrency: 4, backoffBaseMs: 500, maxRetryAfterMs: 30_000 };
 // Naver search allows about 10 calls a second per application.
-const NAVER_TUNING: ClientTuning = { timeoutMs: 10_000, retries: 1, concurrency: 2, minIntervalMs: 120, backoffBaseMs: 500, maxRetryAfterMs: 30_000 };
+const NAVER_TUNING: ClientTuning = {
+  timeoutMs: 10_000,
+  retries: 1,
+  concurrency: 2,
+  minIntervalMs: 120,
+  backoffBaseMs: 500,
+  maxRetryAfterMs: 30_000,
+};
 
 const T = RAW_TABLES;
 
@@ -153,18 +160,23 @@ export function newsIngestStep(settings: Settings, overrides: NewsLiveOverrides 
       name: 'naver-news',
       baseUrl: settings.upstreams.NAVER_NEWS_BASE_URL ?? DEFAULT_NAVER_NEWS_BASE_URL,
     };
-    return withUpstream(options, (m) => ctx.log(scrub(m)), (up) =>
-      Promise.all(
-        sources.map(async (source): Promise<SourceResult> => {
-          try {
-            const got = naverArticles(await fetchNaverNews(up, source.query), source.topic, source.order, ctx.now, outlets);
-            ctx.log(`news:${source.id}: ${got.items.length} items${got.skipped ? ` (${got.skipped} skipped without a title or link)` : ''}`);
-            return { source, items: got.items, skipped: got.skipped, error: null };
-          } catch (err) {
-            return { source, items: [], skipped: 0, error: `news:${source.id}: ${firstLine(err)}` };
-          }
-        }),
-      ),
+    return withUpstream(
+      options,
+      (m) => ctx.log(scrub(m)),
+      (up) =>
+        Promise.all(
+          sources.map(async (source): Promise<SourceResult> => {
+            try {
+              const got = naverArticles(await fetchNaverNews(up, source.query), source.topic, source.order, ctx.now, outlets);
+              ctx.log(
+                `news:${source.id}: ${got.items.length} items${got.skipped ? ` (${got.skipped} skipped without a title or link)` : ''}`,
+              );
+              return { source, items: got.items, skipped: got.skipped, error: null };
+            } catch (err) {
+              return { source, items: [], skipped: 0, error: `news:${source.id}: ${firstLine(err)}` };
+            }
+          }),
+        ),
     );
   }
 
@@ -196,8 +208,16 @@ export function newsIngestStep(settings: Settings, overrides: NewsLiveOverrides 
 
       const outlets = feeds.flatMap((f) => [f.source_kr, f.source_en]);
       const results = [
-        ...(await fetchFeeds(ctx, sources.filter((s) => s.kind === 'feed'), outlets)),
-        ...(await fetchNaver(ctx, sources.filter((s) => s.kind === 'naver'), outlets)),
+        ...(await fetchFeeds(
+          ctx,
+          sources.filter((s) => s.kind === 'feed'),
+          outlets,
+        )),
+        ...(await fetchNaver(
+          ctx,
+          sources.filter((s) => s.kind === 'naver'),
+          outlets,
+        )),
       ];
 
       const outcomes: FetchOutcome[] = [];
@@ -214,9 +234,7 @@ export function newsIngestStep(settings: Settings, overrides: NewsLiveOverrides 
       await logNewsRound(ctx.connection, ctx.now, outcomes);
 
       const found = results.flatMap((r) => r.items);
-      const kept = collapseDuplicates(found).sort(
-        (a, b) => b.publishedAt.getTime() - a.publishedAt.getTime() || a.order - b.order,
-      );
+      const kept = collapseDuplicates(found).sort((a, b) => b.publishedAt.getTime() - a.publishedAt.getTime() || a.order - b.order);
       const written = await replaceRows(ctx.connection, [{ table: T.news_articles, rows: kept.map(articleRow) }]);
       const skipped = results.reduce((n, r) => n + r.skipped, 0);
       const answered = results.length - failures.length;

@@ -35,9 +35,16 @@ afterEach(async () => {
 });
 
 /** One run of the step as the runner does it: its tables dropped first. Rows, or the error message. */
-async function ingest(env: Record<string, string>, now = NEWS_FIXTURE_NOW, overrides: NewsLiveOverrides = NO_WAIT): Promise<number | string> {
+async function ingest(
+  env: Record<string, string>,
+  now = NEWS_FIXTURE_NOW,
+  overrides: NewsLiveOverrides = NO_WAIT,
+): Promise<number | string> {
   world.reset();
-  const step = newsIngestStep(loadSettings({ ...world.env, NEWS_FEEDS_FILE: NEWS_FIXTURE_FEEDS_FILE, ...env }), { ...NO_WAIT, ...overrides });
+  const step = newsIngestStep(loadSettings({ ...world.env, NEWS_FEEDS_FILE: NEWS_FIXTURE_FEEDS_FILE, ...env }), {
+    ...NO_WAIT,
+    ...overrides,
+  });
   for (const table of step.tables) await t.warehouse.connection.run(`DROP TABLE IF EXISTS ${table}`);
   try {
     return await step.run(t.at(now));
@@ -50,7 +57,9 @@ const rows = (sql: string) => queryJson(t.warehouse.connection, sql);
 const count = async (sql: string) => Number((await rows(`SELECT count(*)::INTEGER AS n FROM (${sql})`))[0]!.n);
 const utc = (column: string) => `strftime(${column}, '%Y-%m-%dT%H:%M:%SZ')`;
 const article = async (titleLike: string) => {
-  const found = await rows(`SELECT *, ${utc('published_at')} AS at FROM news_articles WHERE title_kr LIKE '${titleLike.replaceAll("'", "''")}'`);
+  const found = await rows(
+    `SELECT *, ${utc('published_at')} AS at FROM news_articles WHERE title_kr LIKE '${titleLike.replaceAll("'", "''")}'`,
+  );
   expect(found, titleLike).toHaveLength(1);
   return found[0]!;
 };
@@ -68,7 +77,12 @@ describe('ingest:news against the recorded feeds', () => {
 
   it('reads every feed through NEWS_FEEDS_URL, decodes EUC-KR, cleans the text and collapses duplicates', async () => {
     expect(await ingest({})).toBe(16); // 18 usable items, 2 duplicates
-    expect(world.feedRequests().map((r) => r.path).sort()).toEqual([
+    expect(
+      world
+        .feedRequests()
+        .map((r) => r.path)
+        .sort(),
+    ).toEqual([
       '/rss.etnews.com/06.xml',
       '/rss.etnews.com/06062.xml',
       '/rss.mt.co.kr/st_news.xml',
@@ -80,12 +94,16 @@ describe('ingest:news against the recorded feeds', () => {
     expect(world.naver.requests).toHaveLength(0); // no Naver credentials
 
     // The EUC-KR feed (Content-Type charset=EUC-KR, bytes in EUC-KR).
-    expect((await rows(`SELECT title_kr FROM news_articles WHERE feed = 'starnews' ORDER BY published_at`)).map((r) => r.title_kr)).toEqual([
-      '뉴진스 하니, ‘푸른 산호초’ 무대 다시 화제',
-      '스트레이 키즈, 日 오리콘 주간 차트 1위…해외 아티스트 최초',
-      "블랙핑크 로제, 빌보드 '핫100' 8주 연속 진입",
-    ]);
-    expect((await article('뉴진스 하니%')).body_kr).toBe('뉴진스 하니가 도쿄돔에서 선보인 ‘푸른 산호초’ 무대 영상이 조회수 3천만 회를 넘었다.');
+    expect((await rows(`SELECT title_kr FROM news_articles WHERE feed = 'starnews' ORDER BY published_at`)).map((r) => r.title_kr)).toEqual(
+      [
+        '뉴진스 하니, ‘푸른 산호초’ 무대 다시 화제',
+        '스트레이 키즈, 日 오리콘 주간 차트 1위…해외 아티스트 최초',
+        "블랙핑크 로제, 빌보드 '핫100' 8주 연속 진입",
+      ],
+    );
+    expect((await article('뉴진스 하니%')).body_kr).toBe(
+      '뉴진스 하니가 도쿄돔에서 선보인 ‘푸른 산호초’ 무대 영상이 조회수 3천만 회를 넘었다.',
+    );
 
     // Tags, entities (also double-encoded) and CDATA gone; Korean angle-bracket text kept.
     const all = await rows(`SELECT title_kr, body_kr FROM news_articles`);
@@ -96,12 +114,16 @@ describe('ingest:news against the recorded feeds', () => {
     }
     expect(await article('아이브%')).toMatchObject({
       title_kr: '아이브, 정규 2집으로 컴백…"성장한 모습 보여줄 것"',
-      body_kr: '(서울=연합뉴스) 그룹 아이브(IVE)가 정규 2집 ‘리바이브’로 돌아온다. 소속사 스타쉽엔터테인먼트는 30일 "아이브가 다음 달 18일 오후 6시 정규 2집을 발표한다"고 밝혔다 · 타이틀곡은 미정.',
+      body_kr:
+        '(서울=연합뉴스) 그룹 아이브(IVE)가 정규 2집 ‘리바이브’로 돌아온다. 소속사 스타쉽엔터테인먼트는 30일 "아이브가 다음 달 18일 오후 6시 정규 2집을 발표한다"고 밝혔다 · 타이틀곡은 미정.',
     });
     expect((await article('세븐틴%')).body_kr).toBe(
       '세븐틴이 미니 13집으로 미국 빌보드 메인 앨범 차트 2위에 올랐다. 소속사는 "팬들의 사랑 덕분"이라며 <감사>의 뜻을 전했다.',
     );
-    expect(await article('업비트, 원화마켓에%')).toMatchObject({ title_kr: '업비트, 원화마켓에 ‘솔레이어(LAYER)’ 신규 상장', feed: 'blockmedia' });
+    expect(await article('업비트, 원화마켓에%')).toMatchObject({
+      title_kr: '업비트, 원화마켓에 ‘솔레이어(LAYER)’ 신규 상장',
+      feed: 'blockmedia',
+    });
 
     // Dates in UTC: RFC 822 +0900 / KST / GMT, ndsoft without a zone (KST), Atom ISO; undated = fetch time.
     expect((await article('아이브%')).at).toBe('2026-07-30T00:00:00Z');
@@ -190,19 +212,29 @@ describe('ingest:news against the recorded feeds', () => {
   it('uses Naver news search only with both credentials, cleans its results and never shows the secret', async () => {
     expect(await ingest({ NAVER_CLIENT_ID: NAVER_ID })).toBe(16);
     expect(world.naver.requests).toHaveLength(0);
-    expect(t.logs).toContain('news: Naver news search needs both NAVER_CLIENT_ID and NAVER_CLIENT_SECRET; only one is set, so it is skipped');
+    expect(t.logs).toContain(
+      'news: Naver news search needs both NAVER_CLIENT_ID and NAVER_CLIENT_SECRET; only one is set, so it is skipped',
+    );
     expect(await ingest({ NAVER_CLIENT_SECRET: NAVER_SECRET }, new Date(NEWS_FIXTURE_NOW.getTime() + 5 * MINUTE))).toBe(16);
     expect(world.naver.requests).toHaveLength(0);
 
     // Both set. One query refused (Naver's recorded 401), one answered by a proxy that echoes the
     // request headers in its error page.
     world.naverAnswers.set('케이팝', { status: 401, json: JSON.parse(newsFixtureBytes('naver-news-401.json').toString('utf8')) });
-    world.naverAnswers.set('업비트', { status: 502, text: `<html>Bad Gateway: upstream refused X-Naver-Client-Id: ${NAVER_ID} X-Naver-Client-Secret: ${NAVER_SECRET}</html>` });
-    const n = await ingest({ NAVER_CLIENT_ID: NAVER_ID, NAVER_CLIENT_SECRET: NAVER_SECRET }, new Date(NEWS_FIXTURE_NOW.getTime() + 10 * MINUTE));
+    world.naverAnswers.set('업비트', {
+      status: 502,
+      text: `<html>Bad Gateway: upstream refused X-Naver-Client-Id: ${NAVER_ID} X-Naver-Client-Secret: ${NAVER_SECRET}</html>`,
+    });
+    const n = await ingest(
+      { NAVER_CLIENT_ID: NAVER_ID, NAVER_CLIENT_SECRET: NAVER_SECRET },
+      new Date(NEWS_FIXTURE_NOW.getTime() + 10 * MINUTE),
+    );
     expect(n).toBe(19); // 4 search results, 1 of them the ETNews article the feeds gave
 
     const queries = world.naver.requests.map((r) => r.query.query).sort();
-    expect(queries).toEqual(['HBM', '가상자산', '반도체', '비트코인', '삼성전자 반도체', '아이돌', '업비트', '업비트', '컴백', '케이팝'].sort()); // the 502 retried once
+    expect(queries).toEqual(
+      ['HBM', '가상자산', '반도체', '비트코인', '삼성전자 반도체', '아이돌', '업비트', '업비트', '컴백', '케이팝'].sort(),
+    ); // the 502 retried once
     for (const r of world.naver.requests) {
       expect(r.path).toBe('/v1/search/news.json');
       expect(r.query).toMatchObject({ display: '20', start: '1', sort: 'date' });
@@ -210,7 +242,11 @@ describe('ingest:news against the recorded feeds', () => {
       expect(r.headers['x-naver-client-secret']).toBe(NAVER_SECRET);
     }
 
-    expect(await rows(`SELECT title_kr, body_kr, url, source_kr, source_en, topic, ${utc('published_at')} AS at FROM news_articles WHERE feed = 'naver:semiconductor' ORDER BY published_at`)).toEqual([
+    expect(
+      await rows(
+        `SELECT title_kr, body_kr, url, source_kr, source_en, topic, ${utc('published_at')} AS at FROM news_articles WHERE feed = 'naver:semiconductor' ORDER BY published_at`,
+      ),
+    ).toEqual([
       {
         title_kr: '[속보] 정부, 반도체 특별법 시행령 국무회의 의결',
         body_kr: '정부가 30일 국무회의에서 반도체 특별법 시행령을 의결했다.',
@@ -231,7 +267,8 @@ describe('ingest:news against the recorded feeds', () => {
       },
       {
         title_kr: '삼성전자 반도체 2분기 영업익 "시장 예상 상회"',
-        body_kr: '삼성전자 반도체(DS) 부문의 2분기 영업이익이 시장 전망치를 웃돌았다. HBM4 출하가 본격화하면서 메모리 가격 상승 효과가 반영됐다는 분석이다.',
+        body_kr:
+          '삼성전자 반도체(DS) 부문의 2분기 영업이익이 시장 전망치를 웃돌았다. HBM4 출하가 본격화하면서 메모리 가격 상승 효과가 반영됐다는 분석이다.',
         url: 'https://www.hankyung.com/article/2026073051237', // originallink, not the Naver link
         source_kr: '한국경제',
         source_en: 'The Korea Economic Daily',
@@ -240,14 +277,20 @@ describe('ingest:news against the recorded feeds', () => {
       },
     ]);
     // Naver's http originallink of the ETNews article joined the feeds' row.
-    expect(await rows(`SELECT feed FROM news_articles WHERE canonical_url = 'https://etnews.com/20260730000187'`)).toEqual([{ feed: 'etnews-electronics' }]);
+    expect(await rows(`SELECT feed FROM news_articles WHERE canonical_url = 'https://etnews.com/20260730000187'`)).toEqual([
+      { feed: 'etnews-electronics' },
+    ]);
 
     const failures = await rows(`SELECT upstream, error FROM ingest_failures ORDER BY upstream`);
     expect(failures.map((f) => f.upstream)).toEqual(['news:naver:crypto:업비트', 'news:naver:kpop:케이팝']);
     expect(String(failures[1]!.error)).toMatch(/^news:naver:kpop:케이팝: naver-news: GET .*failed with HTTP 401: .*Authentication failed/);
     expect(String(failures[0]!.error)).toMatch(/HTTP 502: .*X-Naver-Client-Secret: \[redacted\]/);
 
-    const shown = [...t.logs, ...failures.map((f) => String(f.error)), ...(await rows(`SELECT error FROM news_fetch_log WHERE error IS NOT NULL`)).map((r) => String(r.error))];
+    const shown = [
+      ...t.logs,
+      ...failures.map((f) => String(f.error)),
+      ...(await rows(`SELECT error FROM news_fetch_log WHERE error IS NOT NULL`)).map((r) => String(r.error)),
+    ];
     expect(shown.join('\n')).toContain('HTTP 502'); // the echoing answer was logged...
     for (const line of shown) {
       expect(line).not.toContain(NAVER_SECRET); // ...without the secret
@@ -281,14 +324,25 @@ describe('ingest:news against the recorded feeds', () => {
 
   it('throws only when every source failed, naming each, with news_articles present and empty', async () => {
     const file = feedsFile([
-      { id: 'etnews-index', topic: 'semiconductor', url: 'https://www.etnews.com/rss/', source_kr: '전자신문', source_en: 'Electronic Times News' },
+      {
+        id: 'etnews-index',
+        topic: 'semiconductor',
+        url: 'https://www.etnews.com/rss/',
+        source_kr: '전자신문',
+        source_en: 'Electronic Times News',
+      },
       { id: 'zdnet-korea', topic: 'semiconductor', url: 'https://zdnet.co.kr/rss/', source_kr: '지디넷코리아', source_en: 'ZDNet Korea' },
     ]);
     const message = await ingest({ NEWS_FEEDS_FILE: file });
-    expect(message).toMatch(/^news: every source failed: news:etnews-index: the answer is not an RSS, Atom or RDF feed.*; news:zdnet-korea: GET \S+ failed with HTTP 404/);
+    expect(message).toMatch(
+      /^news: every source failed: news:etnews-index: the answer is not an RSS, Atom or RDF feed.*; news:zdnet-korea: GET \S+ failed with HTTP 404/,
+    );
     expect(world.feedRequests()).toHaveLength(2); // a 404 is not retried
     expect(await count(`SELECT * FROM news_articles`)).toBe(0);
-    expect((await rows(`SELECT upstream FROM ingest_failures ORDER BY 1`)).map((r) => r.upstream)).toEqual(['news:etnews-index', 'news:zdnet-korea']);
+    expect((await rows(`SELECT upstream FROM ingest_failures ORDER BY 1`)).map((r) => r.upstream)).toEqual([
+      'news:etnews-index',
+      'news:zdnet-korea',
+    ]);
   });
 
   it('fetches at most every 5 minutes by the run clock', async () => {
@@ -307,10 +361,12 @@ describe('ingest:news against the recorded feeds', () => {
 
     expect(await ingest({}, at(5))).toBe(16);
     expect(world.feedRequests()).toHaveLength(7);
-    expect(await rows(`SELECT ${utc('fetched_at')} AS at, count(*)::INTEGER AS feeds FROM news_fetch_log GROUP BY ALL ORDER BY 1`)).toEqual([
-      { at: '2026-07-30T07:45:00Z', feeds: 7 },
-      { at: '2026-07-30T07:50:00Z', feeds: 7 },
-    ]);
+    expect(await rows(`SELECT ${utc('fetched_at')} AS at, count(*)::INTEGER AS feeds FROM news_fetch_log GROUP BY ALL ORDER BY 1`)).toEqual(
+      [
+        { at: '2026-07-30T07:45:00Z', feeds: 7 },
+        { at: '2026-07-30T07:50:00Z', feeds: 7 },
+      ],
+    );
 
     // A shorter interval; and rounds logged by runs with a later clock do not hold back an earlier one.
     expect(await ingest({}, at(7), { intervalSeconds: 60 })).toBe(16);
@@ -320,14 +376,21 @@ describe('ingest:news against the recorded feeds', () => {
   it('reads the built-in outlets under NEWS_FEEDS_URL with host and path kept as the path', async () => {
     const result = await ingest({ NEWS_FEEDS_FILE: '' });
     expect(typeof result).toBe('number'); // the recorded outlets among them answered
-    expect(world.feedRequests().map((r) => r.url).sort()).toEqual(BUILT_IN_FEEDS.map((f) => f.url).sort());
+    expect(
+      world
+        .feedRequests()
+        .map((r) => r.url)
+        .sort(),
+    ).toEqual(BUILT_IN_FEEDS.map((f) => f.url).sort());
     const recorded = new Set(world.feeds.keys());
     const unrecorded = BUILT_IN_FEEDS.filter((f) => !recorded.has(f.url)).map((f) => `news:${f.id}`);
     expect((await rows(`SELECT upstream FROM ingest_failures ORDER BY 1`)).map((r) => r.upstream)).toEqual(unrecorded.sort());
   });
 
   it('fails with a clear message when NEWS_FEEDS_FILE is invalid, before fetching anything', async () => {
-    const file = feedsFile([{ id: 'yonhap', topic: 'sports', url: 'https://www.yna.co.kr/rss/sports.xml', source_kr: '연합뉴스', source_en: 'Yonhap' }]);
+    const file = feedsFile([
+      { id: 'yonhap', topic: 'sports', url: 'https://www.yna.co.kr/rss/sports.xml', source_kr: '연합뉴스', source_en: 'Yonhap' },
+    ]);
     const message = await ingest({ NEWS_FEEDS_FILE: file });
     expect(message).toContain(`NEWS_FEEDS_FILE ${file} is not a valid feed list`);
     expect(message).toMatch(/\[0\]\.topic: Invalid option: expected one of "kpop"\|"semiconductor"\|"crypto"/);

@@ -30,7 +30,16 @@ describe('parseFeedDate', () => {
   });
 
   it('gives null for what it cannot read, rather than a wrong instant', () => {
-    for (const bad of ['', '   ', 'garbage', '발행일 미정', 'Thu, 31 Jun 2026 09:00:00 +0900', 'Thu, 30 Foo 2026 09:00:00 +0900', '30 Jul 2026 09:00:00 XYZ', '2026-13-01']) {
+    for (const bad of [
+      '',
+      '   ',
+      'garbage',
+      '발행일 미정',
+      'Thu, 31 Jun 2026 09:00:00 +0900',
+      'Thu, 30 Foo 2026 09:00:00 +0900',
+      '30 Jul 2026 09:00:00 XYZ',
+      '2026-13-01',
+    ]) {
       expect(parseFeedDate(bad), bad).toBeNull();
     }
     expect(parseFeedDate(undefined)).toBeNull();
@@ -65,7 +74,9 @@ describe('plainText and capText', () => {
 
 describe('canonicalUrl', () => {
   it('drops tracking parameters, fragment, www., default port and trailing slash; sorts the rest', () => {
-    expect(canonicalUrl('https://www.etnews.com/20260730000187?utm_source=rss&utm_medium=feed#reply')).toBe('https://etnews.com/20260730000187');
+    expect(canonicalUrl('https://www.etnews.com/20260730000187?utm_source=rss&utm_medium=feed#reply')).toBe(
+      'https://etnews.com/20260730000187',
+    );
     expect(canonicalUrl('HTTP://WWW.EtNews.com:80/20260730000187/')).toBe('https://etnews.com/20260730000187');
     expect(canonicalUrl('https://www.thelec.kr/news/articleView.html?sc=x&idxno=41235&fbclid=abc&gclid=1')).toBe(
       'https://thelec.kr/news/articleView.html?idxno=41235&sc=x',
@@ -125,9 +136,21 @@ describe('collapseDuplicates', () => {
   it('keeps the earliest of a group joined by URL or title, the first-listed source on a tie', () => {
     const kept = collapseDuplicates([
       item({ feed: 'late', order: 0, publishedAt: new Date('2026-07-30T02:00:00Z'), canonicalUrl: 'u1', titleKey: '삼성전자hbm4양산돌입' }),
-      item({ feed: 'early', order: 1, publishedAt: new Date('2026-07-30T01:00:00Z'), canonicalUrl: 'u2', titleKey: '삼성전자hbm4양산돌입' }),
+      item({
+        feed: 'early',
+        order: 1,
+        publishedAt: new Date('2026-07-30T01:00:00Z'),
+        canonicalUrl: 'u2',
+        titleKey: '삼성전자hbm4양산돌입',
+      }),
       // joined to the group through u2 although its title differs
-      item({ feed: 'third', order: 2, publishedAt: new Date('2026-07-30T03:00:00Z'), canonicalUrl: 'u2', titleKey: '다른제목다른제목다른' }),
+      item({
+        feed: 'third',
+        order: 2,
+        publishedAt: new Date('2026-07-30T03:00:00Z'),
+        canonicalUrl: 'u2',
+        titleKey: '다른제목다른제목다른',
+      }),
       item({ feed: 'tie-second', order: 4, canonicalUrl: 'u9', titleKey: '동점기사동점기사동점' }),
       item({ feed: 'tie-first', order: 3, canonicalUrl: 'u9', titleKey: '동점기사동점기사동점' }),
       // short keys name a subject, not an article: both kept
@@ -179,19 +202,35 @@ describe('feed list', () => {
     expect(feedFetchUrl('https://www.yna.co.kr/rss/entertainment.xml', 'http://127.0.0.1:9/mirror/')).toBe(
       'http://127.0.0.1:9/mirror/www.yna.co.kr/rss/entertainment.xml',
     );
-    expect(feedFetchUrl('https://news.google.com/rss/search?q=HBM&hl=ko', 'http://m')).toBe('http://m/news.google.com/rss/search?q=HBM&hl=ko');
+    expect(feedFetchUrl('https://news.google.com/rss/search?q=HBM&hl=ko', 'http://m')).toBe(
+      'http://m/news.google.com/rss/search?q=HBM&hl=ko',
+    );
     expect(feedFetchUrl('https://rss.etnews.com/06.xml', null)).toBe('https://rss.etnews.com/06.xml');
   });
 
   it('NEWS_FEEDS_FILE errors name the file and the field', () => {
-    const good = { id: 'yonhap-entertainment', topic: 'kpop', url: 'https://www.yna.co.kr/rss/entertainment.xml', source_kr: '연합뉴스', source_en: 'Yonhap' };
+    const good = {
+      id: 'yonhap-entertainment',
+      topic: 'kpop',
+      url: 'https://www.yna.co.kr/rss/entertainment.xml',
+      source_kr: '연합뉴스',
+      source_en: 'Yonhap',
+    };
     const badTopic = file('bad-topic.json', JSON.stringify([good, { ...good, id: 'second', topic: 'sports' }]));
     expect(() => loadNewsFeeds(badTopic)).toThrow(`NEWS_FEEDS_FILE ${badTopic} is not a valid feed list`);
     expect(() => loadNewsFeeds(badTopic)).toThrow(/\[1\]\.topic: .*"kpop"/);
-    expect(() => loadNewsFeeds(file('bad-url.json', JSON.stringify([{ ...good, url: 'ftp://x/y' }])))).toThrow(/\[0\]\.url: must be an absolute http\(s\) URL/);
-    expect(() => loadNewsFeeds(file('bad-id.json', JSON.stringify([{ ...good, id: 'Has Spaces' }])))).toThrow(/\[0\]\.id: must be lower-case/);
-    expect(() => loadNewsFeeds(file('dup.json', JSON.stringify([good, good])))).toThrow(/\[1\]\.id: "yonhap-entertainment" is listed twice/);
-    expect(() => loadNewsFeeds(file('missing-field.json', JSON.stringify([{ ...good, source_en: undefined }])))).toThrow(/\[0\]\.source_en/);
+    expect(() => loadNewsFeeds(file('bad-url.json', JSON.stringify([{ ...good, url: 'ftp://x/y' }])))).toThrow(
+      /\[0\]\.url: must be an absolute http\(s\) URL/,
+    );
+    expect(() => loadNewsFeeds(file('bad-id.json', JSON.stringify([{ ...good, id: 'Has Spaces' }])))).toThrow(
+      /\[0\]\.id: must be lower-case/,
+    );
+    expect(() => loadNewsFeeds(file('dup.json', JSON.stringify([good, good])))).toThrow(
+      /\[1\]\.id: "yonhap-entertainment" is listed twice/,
+    );
+    expect(() => loadNewsFeeds(file('missing-field.json', JSON.stringify([{ ...good, source_en: undefined }])))).toThrow(
+      /\[0\]\.source_en/,
+    );
     expect(() => loadNewsFeeds(file('empty.json', '[]'))).toThrow(/must list at least one feed/);
     expect(() => loadNewsFeeds(file('not-json.json', '[{ id: yonhap }]'))).toThrow(/NEWS_FEEDS_FILE .*not-json\.json is not valid JSON/);
     expect(() => loadNewsFeeds(join(dir, 'absent.json'))).toThrow(/NEWS_FEEDS_FILE .*absent\.json cannot be read/);
