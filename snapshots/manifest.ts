@@ -5,6 +5,7 @@
  * complete version. The manifest is the truth about what each file holds.
  */
 import { z } from 'zod';
+import { describeIssues } from '../lib/zod-issues.ts';
 import type { DataSource as SourceKind } from '../catalog/schemas.ts';
 
 export const FORMAT_VERSION = 1;
@@ -134,15 +135,7 @@ export function parseSnapshotFile<T extends z.ZodType>(schema: T, file: string, 
   }
   const result = schema.safeParse(json);
   if (result.success) return result.data;
-  const problems = result.error.issues.slice(0, 5).map((issue) => `${issuePath(issue.path)}: ${issue.message}`);
-  const more = result.error.issues.length > 5 ? `; and ${result.error.issues.length - 5} more` : '';
-  throw new Error(`${file} does not match the snapshot format: ${problems.join('; ')}${more}`);
-}
-
-/** A zod issue path as a reader writes it: datasets[3].rows. */
-function issuePath(path: readonly PropertyKey[]): string {
-  if (path.length === 0) return '(the whole file)';
-  return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`)).join('');
+  throw new Error(`${file} does not match the snapshot format: ${describeIssues(result.error.issues)}`);
 }
 
 export const LICENSES = {
