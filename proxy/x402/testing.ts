@@ -26,9 +26,9 @@ export const PAYER = addressOfPrivateKey(PAYER_KEY);
 export const MERCHANT = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8';
 
 /**
- * A valid signature (r, s low, recovery; digest = z as 32 bytes) by the secret key 1 (Q = G) whose
- * fixed-base check degenerates: u1 = u2 = m, so the generator part leaves m·G in the accumulator
- * and the key part adds m·G again (a doubling, which mixed addition cannot do).
+ * A valid signature (r, s low, recovery; digest = z as 32 bytes) by the secret key 1 (Q = G) with
+ * u1 = u2 = m: an edge case of ECDSA verification (the two halves of u1·G + u2·Q are the same
+ * point, so adding them is a doubling), kept as a vector every backend must accept.
  */
 export function degenerateCase(): { m: bigint; r: bigint; s: bigint; z: bigint; digest: Uint8Array; recovery: number; signature: string } {
   const G = secp256k1.Point.BASE;
