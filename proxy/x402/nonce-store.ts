@@ -28,8 +28,14 @@ export interface NonceStore {
   reserve(key: NonceKey, expiresAt: number): Promise<ReserveResult>;
   /** Gives a reserved key back (nothing was served or settled). */
   release(key: NonceKey): Promise<void>;
-  /** The payment was settled: the key stays taken until `expiresAt` + margin. */
-  markUsed(key: NonceKey, expiresAt: number): Promise<void>;
+  /**
+   * The payment was settled: the key stays taken until `expiresAt` + margin. `replay`, when given,
+   * is kept with it: the answer a retry of the same payment with the same payment-identifier gets
+   * back instead of a second charge (serialized by the paywall; opaque to the store).
+   */
+  markUsed(key: NonceKey, expiresAt: number, replay?: string): Promise<void>;
+  /** The `replay` text markUsed kept for a used key, or null (not used, expired, or kept without one). */
+  replayOf(key: NonceKey): Promise<string | null>;
 }
 
 /** Keys are case-insensitive (EVM hex); one string per payment. */
@@ -39,6 +45,7 @@ export function nonceKeyText(key: NonceKey): string {
 
 interface Entry {
   state: 'reserved' | 'used';
+  replay?: string;
   /** Unix seconds after which the entry may be pruned. */
   pruneAfter: number;
 }
@@ -81,8 +88,13 @@ export class MemoryNonceStore implements NonceStore {
     if (this.#entries.get(text)?.state === 'reserved') this.#entries.delete(text);
   }
 
-  async markUsed(key: NonceKey, expiresAt: number): Promise<void> {
-    this.#entries.set(nonceKeyText(key), { state: 'used', pruneAfter: expiresAt + this.#margin });
+  async markUsed(key: NonceKey, expiresAt: number, replay?: string): Promise<void> {
+    this.#entries.set(nonceKeyText(key), { state: 'used', pruneAfter: expiresAt + this.#margin, ...(replay !== undefined ? { replay } : {}) });
+  }
+
+  async replayOf(key: NonceKey): Promise<string | null> {
+    const entry = this.#entries.get(nonceKeyText(key));
+    return entry?.state === 'used' && entry.pruneAfter >= this.#now() ? (entry.replay ?? null) : null;
   }
 
   /** Entries currently held (tests, /health). */
