@@ -36,6 +36,17 @@ export interface Settings {
   receiptSigningKey: Secret | null;
   /** KEYS_DIR: where a generated receipt-signing key is kept (mode 0600). Default: $SNAPSHOTS_DIR/../keys. */
   keysDir: string;
+  /**
+   * NONCE_DB_DIR: the LMDB database of used and reserved payments (the default nonce store, shared
+   * by every process that opens it). Default: $SNAPSHOTS_DIR/../nonces.
+   */
+  nonceDbDir: string;
+  /**
+   * REDIS_URL (redis:// or rediss://, may carry a password): when set, the nonce store and the
+   * free-tier rate limiter live in this Redis, shared by every proxy instance using it; null = LMDB
+   * in nonceDbDir and the limiter in memory.
+   */
+  redisUrl: Secret | null;
   /** TRUST_PROXY=1: build resource URLs from X-Forwarded-Proto / X-Forwarded-Host (only behind a proxy you run). */
   trustProxy: boolean;
   /** FACILITATOR_TIMEOUT_MS: per-call timeout of /verify, /settle and /supported (default 10000). */
@@ -238,6 +249,15 @@ const ENV = z.object({
   PAY_TO_XRPL: address(XRPL_ADDRESS, 'an XRPL classic address (r followed by 24 to 34 base58 characters)'),
   RECEIPT_SIGNING_KEY: privateKey,
   KEYS_DIR: text,
+  NONCE_DB_DIR: text,
+  REDIS_URL: z
+    .string()
+    .trim()
+    .regex(/^rediss?:\/\/\S+$/, must('a redis:// or rediss:// URL like redis://127.0.0.1:6379'))
+    .transform((url) => new Secret(url))
+    .nullable()
+    .default(null)
+    .register(secrets, { secret: true }),
   TRUST_PROXY: onOff,
   CRYPTO_WORKERS: z
     .string()
@@ -359,6 +379,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     payTo: { evm: e.PAY_TO_EVM, solana: e.PAY_TO_SOLANA, xrpl: e.PAY_TO_XRPL },
     receiptSigningKey: e.RECEIPT_SIGNING_KEY,
     keysDir: resolve(e.KEYS_DIR ?? resolve(snapshotsDir, '..', 'keys')),
+    nonceDbDir: resolve(e.NONCE_DB_DIR ?? resolve(snapshotsDir, '..', 'nonces')),
+    redisUrl: e.REDIS_URL,
     trustProxy: e.TRUST_PROXY,
     facilitatorTimeoutMs: e.FACILITATOR_TIMEOUT_MS,
     cryptoWorkers: e.CRYPTO_WORKERS,

@@ -16,8 +16,8 @@ import type { Settings } from '../lib/config.ts';
 import type { LoadedSnapshot, SnapshotReader } from '../snapshots/reader.ts';
 import { notAvailable, type DataHandlers, type DataRequest, type DataResult } from './data/types.ts';
 import { docsHtml, llmsTxt, wellKnownX402 } from './discovery.ts';
-import { healthDocument } from './health.ts';
-import { MemoryRateLimitStore, rateLimitedBody, rateLimitHeaders, type RateLimitStore } from './rate-limit.ts';
+import { healthDocument, type StoreHealth } from './health.ts';
+import { FREE_TIER, memoryRateLimit, rateLimitedBody, rateLimitHeaders, type RateLimitStore } from './rate-limit.ts';
 import { etagMatches, ResponseCache, serialize, type CachedBody } from './response-cache.ts';
 import { rootDocument } from './root-document.ts';
 import { parseRequest, type RawRequest } from './validation.ts';
@@ -81,15 +81,18 @@ export interface EndpointCallOptions {
   handlers: DataHandlers;
   /** The x402 paywall. Without one, paid endpoints answer 503 (never data without payment). */
   payments?: PaymentGate;
-  /** Free-tier limiter (default: 60 per hour per IP in memory, for endpoints declared rateLimited). */
+  /**
+   * Free-tier limiter for endpoints declared rateLimited, 60 per hour per IP (FREE_TIER): proxy/stores.ts
+   * builds it from the settings (Redis with REDIS_URL); default: one in memory for this app.
+   */
   rateLimit?: RateLimitStore;
+  /** What /health reports about the nonce and rate-limit stores (proxy/stores.ts). */
+  stores?: () => StoreHealth;
   /** Clock for tests. */
   now?: () => Date;
 }
 
 export type EndpointCall = (request: EndpointRequest) => Promise<EndpointAnswer>;
-
-const FREE_TIER = { limit: 60, windowSeconds: 3600 };
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
@@ -107,7 +110,7 @@ interface Outcome {
 export function endpointCall(options: EndpointCallOptions): EndpointCall {
   const { service, reader, settings, handlers } = options;
   const now = options.now ?? (() => new Date());
-  const limiter = options.rateLimit ?? new MemoryRateLimitStore(FREE_TIER.limit, FREE_TIER.windowSeconds);
+  const limiter = options.rateLimit ?? memoryRateLimit(FREE_TIER.limit, FREE_TIER.windowSeconds);
   /** Serialized free data answers by endpoint and parsed input, for the snapshot version served. */
   const cache = new ResponseCache();
   /**
@@ -125,7 +128,7 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
       case 'root':
         return { status: 200, body: rootJson() };
       case 'health': {
-        const doc = healthDocument(service, reader, settings, now());
+        const doc = healthDocument(service, reader, settings, now(), options.stores?.());
         return { status: 200, body: doc as unknown as Record<string, unknown> };
       }
       case 'llms-txt':
@@ -187,8 +190,8 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
   };
 
   /** Counts one free-tier request; the 429 when over the limit, else null (headers filled in). */
-  const limit = (ip: string, headers: Record<string, string>): EndpointAnswer | null => {
-    const decision = limiter.hit(`${service}:${ip}`, now().getTime());
+  const limit = async (ip: string, headers: Record<string, string>): Promise<EndpointAnswer | null> => {
+    const decision = await limiter.hit(`${service}:${ip}`);
     Object.assign(headers, rateLimitHeaders(decision));
     if (!decision.allowed) return jsonAnswer(429, { ...headers, ...NO_STORE }, rateLimitedBody(decision));
     return null;
@@ -201,7 +204,7 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
     const headers: Record<string, string> = {};
     // 1. free-tier limit: every request to a limited endpoint counts, valid or not
     if (endpoint.rateLimited) {
-      const limited = limit(request.ip, headers);
+      const limited = await limit(request.ip, headers);
       if (limited) return { answer: limited };
     }
     const withLimit = (o: Outcome): Outcome => ({ ...o, answer: { ...o.answer, headers: { ...headers, ...o.answer.headers } } });
@@ -280,7 +283,7 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
       if (hit) {
         const headers: Record<string, string> = {};
         if (endpoint.rateLimited) {
-          const limited = limit(request.ip, headers);
+          const limited = await limit(request.ip, headers);
           if (limited) return limited;
         }
         return cachedAnswer(endpoint, hit, snap, request.header('if-none-match'), headers);

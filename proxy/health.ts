@@ -44,8 +44,17 @@ export interface HealthDocument {
   datasets: DatasetHealth[];
   unavailable: UnavailableDataset[];
   settlement: { mode: Settings['settlement']; note: string };
+  /** Where single use and the free-tier count are kept, and whether that store answers (absent when the app was built without stores). */
+  stores?: StoreHealth;
   ai: { mode: Settings['aiMode']; note: string; models: { fast: string; deep: string } | null; last_run: AiRunHealth | null };
   problems: string[];
+}
+
+/** What /health says about the stores (proxy/stores.ts): their kind and whether they answer; no paths, no URLs. */
+export interface StoreHealth {
+  nonce_store: 'lmdb' | 'redis' | 'memory';
+  rate_limit_store: 'redis' | 'memory';
+  reachable: boolean;
 }
 
 /** What the analyst did in the run that published the snapshot served. */
@@ -107,10 +116,20 @@ function contentProblems(snap: LoadedSnapshot): string[] {
   return problems;
 }
 
-export function healthDocument(service: ServiceName, reader: SnapshotReader, settings: Settings, now: Date = new Date()): HealthDocument {
+export function healthDocument(
+  service: ServiceName,
+  reader: SnapshotReader,
+  settings: Settings,
+  now: Date = new Date(),
+  stores?: StoreHealth,
+): HealthDocument {
   const snap = reader.current();
   const problems: string[] = [];
   if (reader.lastError) problems.push(reader.lastError.message);
+  if (stores && !stores.reachable)
+    problems.push(
+      `the ${stores.nonce_store} nonce store does not answer: paid endpoints answer 503 until it is back; free endpoints keep answering`,
+    );
   const datasets: DatasetHealth[] = (snap?.manifest.datasets ?? []).map((d) => {
     const decl = findDataset(service, d.name);
     const staleAfter = decl?.staleAfterSeconds ?? 3600;
@@ -162,6 +181,7 @@ export function healthDocument(service: ServiceName, reader: SnapshotReader, set
     datasets,
     unavailable,
     settlement: { mode: settings.settlement, note: SETTLEMENT_NOTE[settings.settlement] },
+    ...(stores ? { stores } : {}),
     ai: {
       mode: aiMode,
       note: AI_NOTE[aiMode],

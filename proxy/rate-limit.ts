@@ -1,75 +1,91 @@
 /**
- * The free tier's limit: N requests per window per client IP (analytics: 60 per hour), a sliding
- * log per key so a burst at the end of one hour and the start of the next is still held to N.
- * The headers follow the IETF RateLimit fields draft (`RateLimit-Limit`, `RateLimit-Remaining`,
- * `RateLimit-Reset` in seconds) plus `Retry-After` on a 429.
+ * The free tier's limit: N requests per window per client IP (analytics: 60 per hour), counted by
+ * rate-limiter-flexible (a maintained limiter with the same API over memory and Redis): a fixed
+ * window per key that opens with the key's first request. The headers follow the IETF RateLimit
+ * fields draft (`RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` in seconds) plus
+ * `Retry-After` on a 429.
  *
- * The store sits behind an interface: in-process by default; several proxy instances would share
- * one (Redis, PostgreSQL) by implementing `RateLimitStore`.
+ * In memory by default (RateLimiterMemory: each key is dropped when its window ends, so memory
+ * follows the addresses seen in the last window). With REDIS_URL (proxy/stores.ts) the count lives
+ * in Redis (RateLimiterRedis), so every proxy instance counts against one limit; while Redis is
+ * down an in-memory insurance limiter per instance takes over, so free endpoints keep answering.
  */
+import type { Redis } from 'ioredis';
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+
+/** The analytics free tier: 60 requests per hour per IP address. */
+export const FREE_TIER = { limit: 60, windowSeconds: 3600 } as const;
 
 export interface RateLimitDecision {
   allowed: boolean;
   limit: number;
   remaining: number;
-  /** Seconds until a slot frees up (the oldest counted request leaves the window). */
+  /** Seconds until the window ends and the count starts again. */
   resetSeconds: number;
   windowSeconds: number;
 }
 
 export interface RateLimitStore {
-  /** Counts one request for `key` at `nowMs` if allowed, and says whether it was. */
-  hit(key: string, nowMs: number): RateLimitDecision;
+  /** Counts one request for `key` and says whether it is within the limit. */
+  hit(key: string): Promise<RateLimitDecision>;
 }
 
-export class MemoryRateLimitStore implements RateLimitStore {
-  private readonly hits = new Map<string, number[]>();
-  private lastSweep = 0;
+/** A RateLimitStore over any rate-limiter-flexible limiter (one point per request). */
+export class FlexibleRateLimitStore implements RateLimitStore {
+  #warned = false;
 
   constructor(
+    private readonly limiter: RateLimiterAbstract,
     readonly limit: number,
     readonly windowSeconds: number,
-    /** Bound on tracked keys, so a flood of spoofed addresses cannot grow memory without end. */
-    readonly maxKeys = 100_000,
   ) {}
 
-  hit(key: string, nowMs: number): RateLimitDecision {
-    const windowMs = this.windowSeconds * 1000;
-    this.sweep(nowMs, windowMs);
-    let log = this.hits.get(key);
-    if (log) {
-      let drop = 0;
-      while (drop < log.length && log[drop]! <= nowMs - windowMs) drop++;
-      if (drop > 0) log.splice(0, drop);
-    } else {
-      if (this.hits.size >= this.maxKeys) {
-        // forget the oldest-inserted key (Map keeps insertion order)
-        const oldest = this.hits.keys().next().value;
-        if (oldest !== undefined) this.hits.delete(oldest);
+  async hit(key: string): Promise<RateLimitDecision> {
+    const base = { limit: this.limit, windowSeconds: this.windowSeconds };
+    try {
+      const res = await this.limiter.consume(key, 1);
+      return {
+        ...base,
+        allowed: true,
+        remaining: Math.max(0, res.remainingPoints),
+        resetSeconds: Math.max(0, Math.ceil(res.msBeforeNext / 1000)),
+      };
+    } catch (err) {
+      if (err instanceof RateLimiterRes) {
+        return { ...base, allowed: false, remaining: 0, resetSeconds: Math.max(1, Math.ceil(err.msBeforeNext / 1000)) };
       }
-      log = [];
-      this.hits.set(key, log);
+      // The store failed and no insurance limiter answered: a free endpoint keeps answering, uncounted.
+      if (!this.#warned) console.error(`rate limit: not counted (${err instanceof Error ? err.message : String(err)})`);
+      this.#warned = true;
+      return { ...base, allowed: true, remaining: this.limit, resetSeconds: this.windowSeconds };
     }
-    const allowed = log.length < this.limit;
-    if (allowed) log.push(nowMs);
-    const oldest = log[0];
-    const resetSeconds = oldest === undefined ? 0 : Math.max(0, Math.ceil((oldest + windowMs - nowMs) / 1000));
-    return {
-      allowed,
-      limit: this.limit,
-      remaining: Math.max(0, this.limit - log.length),
-      resetSeconds: allowed && log.length < this.limit ? resetSeconds : Math.max(1, resetSeconds),
-      windowSeconds: this.windowSeconds,
-    };
   }
+}
 
-  private sweep(nowMs: number, windowMs: number): void {
-    if (nowMs - this.lastSweep < 60_000) return;
-    this.lastSweep = nowMs;
-    for (const [key, log] of this.hits) {
-      if (log.length === 0 || log[log.length - 1]! <= nowMs - windowMs) this.hits.delete(key);
-    }
-  }
+/** N requests per window per key in this process. */
+export function memoryRateLimit(limit: number, windowSeconds: number): FlexibleRateLimitStore {
+  return new FlexibleRateLimitStore(
+    new RateLimiterMemory({ points: limit, duration: windowSeconds, keyPrefix: 'free' }),
+    limit,
+    windowSeconds,
+  );
+}
+
+/**
+ * N requests per window per key, counted in Redis and so shared by every instance on it; while
+ * Redis does not answer, each instance counts in memory instead (the insurance limiter), so a free
+ * endpoint never fails because Redis is down. `redis` should fail fast (FAIL_FAST_REDIS).
+ */
+export function redisRateLimit(redis: Redis, limit: number, windowSeconds: number): FlexibleRateLimitStore {
+  const limiter = new RateLimiterRedis({
+    storeClient: redis,
+    points: limit,
+    duration: windowSeconds,
+    keyPrefix: 'x402:free',
+    rejectIfRedisNotReady: true,
+    insuranceLimiter: new RateLimiterMemory({ points: limit, duration: windowSeconds, keyPrefix: 'free' }),
+  });
+  return new FlexibleRateLimitStore(limiter, limit, windowSeconds);
 }
 
 export function rateLimitHeaders(d: RateLimitDecision): Record<string, string> {

@@ -12,10 +12,11 @@ import { SnapshotReader, type LoadedSnapshot } from '../snapshots/reader.ts';
 import { warmAnalytics } from './data/analytics.ts';
 import { closeSnapshotDuck } from './data/duck.ts';
 import { handlersFor } from './data/index.ts';
+import type { RateLimitStore } from './rate-limit.ts';
 import { serviceApp } from './service-app.ts';
+import { buildStores, type Stores } from './stores.ts';
 import { sharedCrypto } from './x402/crypto-pool.ts';
 import { FacilitatorClient } from './x402/facilitator.ts';
-import { MemoryNonceStore } from './x402/nonce-store.ts';
 import { createPaywall, type PaymentParts } from './x402/paywall.ts';
 import { ReceiptSigner } from './x402/receipts.ts';
 
@@ -23,21 +24,30 @@ import { ReceiptSigner } from './x402/receipts.ts';
 export interface ProcessParts extends PaymentParts {
   /** Salt of the wash check's anonymous pattern ids. */
   washPatternSalt: string;
+  /** The free-tier limiter both services count in (default: one in memory per app). */
+  rateLimit?: RateLimitStore;
+  /** The stores behind nonceStore and rateLimit (proxy/stores.ts): /health reports them, stopServices closes them. */
+  stores?: Stores;
 }
 
 /**
  * The process's parts from the settings: the receipt signer (RECEIPT_SIGNING_KEY, or the key file
  * in KEYS_DIR), the payment crypto on CRYPTO_WORKERS worker threads (default "auto": one per core
  * when there are at least two; 0 = on the event loop), one nonce store for both services (paid to
- * the same addresses, so one payment must buy one response, not one from each), the facilitator
- * client (SETTLEMENT=facilitator) and the wash pattern salt.
+ * the same addresses, so one payment must buy one response, not one from each) and the free-tier
+ * limiter, both durable or shared as the settings say (proxy/stores.ts: LMDB in NONCE_DB_DIR, or
+ * Redis with REDIS_URL), the facilitator client (SETTLEMENT=facilitator) and the wash pattern salt.
+ * `now`: the nonce store's clock (tests with a fixed clock).
  */
-export function processParts(settings: Settings): ProcessParts {
+export function processParts(settings: Settings, options: { now?: () => Date } = {}): ProcessParts {
   const signer = ReceiptSigner.load(settings).signer;
+  const stores = buildStores(settings, options.now ? { now: options.now } : {});
   return {
     signer,
     crypto: sharedCrypto(signer, settings.cryptoWorkers),
-    nonceStore: new MemoryNonceStore(),
+    nonceStore: stores.nonceStore,
+    rateLimit: stores.rateLimit,
+    stores,
     facilitator:
       settings.settlement === 'facilitator' && settings.facilitatorUrl
         ? new FacilitatorClient({ url: settings.facilitatorUrl, timeoutMs: settings.facilitatorTimeoutMs })
@@ -69,12 +79,15 @@ export async function createServiceApp(
     ...(options.now ? { now: options.now } : {}),
   });
   for (const p of await paywall.init()) console.error(`${service}: payments: ${p}`);
+  await parts.stores?.ready();
   return serviceApp({
     service,
     reader,
     settings,
     payments: paywall,
     handlers: handlersFor(service, { patternSalt: parts.washPatternSalt }),
+    ...(parts.rateLimit ? { rateLimit: parts.rateLimit } : {}),
+    ...(parts.stores ? { stores: parts.stores.health } : {}),
     ...(options.siteDir ? { siteDir: options.siteDir } : {}),
     ...(options.now ? { now: options.now } : {}),
   });
@@ -93,6 +106,8 @@ export interface RunningService {
   url: string;
   reader: SnapshotReader;
   server: ServerType;
+  /** The process's stores, shared by every service (closed once by stopServices). */
+  stores: Stores | null;
 }
 
 export async function startServices(settings: Settings, siteDir = resolve('site/dist')): Promise<RunningService[]> {
@@ -122,7 +137,7 @@ export async function startServices(settings: Settings, siteDir = resolve('site/
     });
     const address = server.address();
     const actualPort = typeof address === 'object' && address ? address.port : port;
-    running.push({ service, url: `http://${settings.host}:${actualPort}`, reader, server });
+    running.push({ service, url: `http://${settings.host}:${actualPort}`, reader, server, stores: parts.stores ?? null });
   }
   return running;
 }
@@ -138,6 +153,7 @@ export async function stopServices(running: readonly RunningService[]): Promise<
     ),
   );
   await closeSnapshotDuck();
+  for (const stores of new Set(running.map((r) => r.stores))) await stores?.close();
 }
 
 async function main(): Promise<void> {

@@ -6,8 +6,11 @@
  * it USED after a successful settlement. Entries stay until the authorization's validBefore plus a
  * margin (after that the chain would refuse it anyway) and are then pruned.
  *
- * The interface is async so a shared store (Redis SET NX PX, PostgreSQL INSERT ... ON CONFLICT) can
- * replace the in-process one when several proxy instances serve one pay-to address.
+ * The interface is async so a durable or shared store can stand in for the in-process one:
+ * nonce-store-lmdb.ts (the default: on disk, so a restart or a crash never forgets a used payment,
+ * and shared by every process that opens the same directory) and nonce-store-redis.ts (REDIS_URL:
+ * shared by proxy instances on several machines). proxy/stores.ts picks one from the settings.
+ * This MemoryNonceStore forgets everything on restart: tests and the bench's baseline only.
  */
 
 export interface NonceKey {
@@ -36,6 +39,18 @@ export interface NonceStore {
   markUsed(key: NonceKey, expiresAt: number, replay?: string): Promise<void>;
   /** The `replay` text markUsed kept for a used key, or null (not used, expired, or kept without one). */
   replayOf(key: NonceKey): Promise<string | null>;
+}
+
+/**
+ * The store could not be asked (Redis down or too slow, the database directory unwritable). The
+ * paywall answers 503 and serves nothing: without the store it cannot tell a fresh payment from a
+ * replayed one, so it fails closed.
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
 }
 
 /** Keys are case-insensitive (EVM hex); one string per payment. */
@@ -89,7 +104,11 @@ export class MemoryNonceStore implements NonceStore {
   }
 
   async markUsed(key: NonceKey, expiresAt: number, replay?: string): Promise<void> {
-    this.#entries.set(nonceKeyText(key), { state: 'used', pruneAfter: expiresAt + this.#margin, ...(replay !== undefined ? { replay } : {}) });
+    this.#entries.set(nonceKeyText(key), {
+      state: 'used',
+      pruneAfter: expiresAt + this.#margin,
+      ...(replay !== undefined ? { replay } : {}),
+    });
   }
 
   async replayOf(key: NonceKey): Promise<string | null> {

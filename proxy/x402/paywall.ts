@@ -49,7 +49,7 @@ import type { EndpointAnswer, EndpointRequest, PaymentGate } from '../endpoint-c
 import { precheckExactEvm, signatureVerdict, type EvmVerified } from './eip3009.ts';
 import type { PaymentCrypto } from './crypto-pool.ts';
 import { solanaFeePayer as feePayerOf, type FacilitatorClient } from './facilitator.ts';
-import type { NonceKey, NonceStore } from './nonce-store.ts';
+import { StoreUnavailableError, type NonceKey, type NonceStore } from './nonce-store.ts';
 import { assetSymbol, canonicalDecimal, domainSeparator, payToFor, payToTable, SOLANA, type SettlementNetwork } from './networks.ts';
 import { reject, short, type Rejection } from './reasons.ts';
 import { assembleReceipt, receiptSigningText, type Receipt, type ReceiptFields, type ReceiptSigner } from './receipts.ts';
@@ -169,7 +169,32 @@ export function createPaywall(options: PaywallOptions): Paywall {
     return { status: 402, headers, body: JSON.stringify(body), json: body };
   }
 
+  /**
+   * The nonce store does not answer (Redis down, database unwritable): 503 with Retry-After and
+   * nothing served. Without the store a replay cannot be told from a fresh payment, so the paywall
+   * fails closed; the payment was not used and can be sent again once the store is back.
+   */
   async function handle(
+    request: Pick<EndpointRequest, 'endpoint' | 'xrpl' | 'url' | 'header'>,
+    serve: () => Promise<DataResult>,
+  ): Promise<EndpointAnswer> {
+    try {
+      return await handlePayment(request, serve);
+    } catch (err) {
+      if (!(err instanceof StoreUnavailableError)) throw err;
+      console.error(`x402: payments refused with 503: ${err.message}`);
+      const body = {
+        error: 'not_available',
+        message:
+          'Payments cannot be checked for single use right now (the payment store does not answer), so paid endpoints are closed ' +
+          'and nothing was charged or served. Retry the same payment in a few seconds.',
+      };
+      const headers = { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', 'Retry-After': '5' };
+      return { status: 503, headers, body: JSON.stringify(body), json: body };
+    }
+  }
+
+  async function handlePayment(
     request: Pick<EndpointRequest, 'endpoint' | 'xrpl' | 'url' | 'header'>,
     serve: () => Promise<DataResult>,
   ): Promise<EndpointAnswer> {

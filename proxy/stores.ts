@@ -1,0 +1,90 @@
+/**
+ * Where single use and the free-tier count are kept, chosen from the settings in one place
+ * (proxy/serve.ts processParts):
+ *
+ *   REDIS_URL unset → nonces in LMDB at NONCE_DB_DIR (x402/nonce-store-lmdb.ts), free-tier count
+ *                     in memory. A restart or crash never forgets a used payment, and several
+ *                     processes on one machine share the directory.
+ *   REDIS_URL set   → nonces in Redis (x402/nonce-store-redis.ts) and the free-tier count in the
+ *                     same Redis (rate-limiter-flexible RateLimiterRedis, memory as insurance), so
+ *                     instances on several machines share both. One client serves both.
+ *
+ * memoryStores() keeps both in process memory: tests and the bench's baseline, never production.
+ */
+import type { Redis } from 'ioredis';
+import type { Settings } from '../lib/config.ts';
+import type { StoreHealth } from './health.ts';
+import { FREE_TIER, memoryRateLimit, redisRateLimit, type RateLimitStore } from './rate-limit.ts';
+import { LmdbNonceStore } from './x402/nonce-store-lmdb.ts';
+import { redisClient, RedisNonceStore } from './x402/nonce-store-redis.ts';
+import { MemoryNonceStore, type NonceStore } from './x402/nonce-store.ts';
+
+export interface Stores {
+  nonceStore: NonceStore;
+  rateLimit: RateLimitStore;
+  /** Kind and reachability right now (synchronous: the client's connection state, no round trip). */
+  health(): StoreHealth;
+  /** Resolves once the store can answer (Redis connected), or after `timeoutMs` anyway: a store still down answers 503 per request. */
+  ready(timeoutMs?: number): Promise<void>;
+  /** Closes the database / connection; call once, at shutdown. */
+  close(): Promise<void>;
+}
+
+export interface StoreOptions {
+  /** Clock of the nonce stores (tests with a fixed clock); the rate limiter always uses the real one. */
+  now?: () => Date;
+}
+
+const secondsOf = (now: () => Date) => () => Math.floor(now().getTime() / 1000);
+
+/** The stores the settings ask for: Redis with REDIS_URL, else LMDB in NONCE_DB_DIR. */
+export function buildStores(settings: Pick<Settings, 'nonceDbDir' | 'redisUrl'>, options: StoreOptions = {}): Stores {
+  const clock = options.now ? { now: secondsOf(options.now) } : {};
+  if (settings.redisUrl) return redisStores(redisClient(settings.redisUrl.reveal()), clock);
+  const nonceStore = new LmdbNonceStore(settings.nonceDbDir, clock);
+  let open = true;
+  return {
+    nonceStore,
+    rateLimit: memoryRateLimit(FREE_TIER.limit, FREE_TIER.windowSeconds),
+    health: () => ({ nonce_store: 'lmdb', rate_limit_store: 'memory', reachable: open }),
+    ready: async () => {},
+    close: async () => {
+      open = false;
+      await nonceStore.close();
+    },
+  };
+}
+
+function redisStores(redis: Redis, clock: { now?: () => number }): Stores {
+  return {
+    nonceStore: new RedisNonceStore(redis, clock),
+    rateLimit: redisRateLimit(redis, FREE_TIER.limit, FREE_TIER.windowSeconds),
+    health: () => ({ nonce_store: 'redis', rate_limit_store: 'redis', reachable: redis.status === 'ready' }),
+    ready: async (timeoutMs = 3000) => {
+      if (redis.status === 'ready') return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, timeoutMs);
+        function done() {
+          clearTimeout(timer);
+          redis.off('ready', done);
+          resolve();
+        }
+        redis.once('ready', done);
+      });
+    },
+    close: async () => {
+      redis.disconnect(false);
+    },
+  };
+}
+
+/** Both stores in this process's memory: forgotten on restart, not shared. Tests and the bench baseline only. */
+export function memoryStores(options: StoreOptions = {}): Stores {
+  return {
+    nonceStore: new MemoryNonceStore(options.now ? { now: secondsOf(options.now) } : {}),
+    rateLimit: memoryRateLimit(FREE_TIER.limit, FREE_TIER.windowSeconds),
+    health: () => ({ nonce_store: 'memory', rate_limit_store: 'memory', reachable: true }),
+    ready: async () => {},
+    close: async () => {},
+  };
+}
