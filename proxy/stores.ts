@@ -16,7 +16,7 @@ import type { Settings } from '../lib/config.ts';
 import type { StoreHealth } from './health.ts';
 import { FREE_TIER, memoryRateLimit, redisRateLimit, type RateLimitStore } from './rate-limit.ts';
 import { LmdbNonceStore } from './x402/nonce-store-lmdb.ts';
-import { redisClient, RedisNonceStore } from './x402/nonce-store-redis.ts';
+import { redisClient, RedisNonceStore, whenReady } from './x402/nonce-store-redis.ts';
 import { MemoryNonceStore, type NonceStore } from './x402/nonce-store.ts';
 
 export interface Stores {
@@ -60,18 +60,7 @@ function redisStores(redis: Redis, clock: { now?: () => number }): Stores {
     nonceStore: new RedisNonceStore(redis, clock),
     rateLimit: redisRateLimit(redis, FREE_TIER.limit, FREE_TIER.windowSeconds),
     health: () => ({ nonce_store: 'redis', rate_limit_store: 'redis', reachable: redis.status === 'ready' }),
-    ready: async (timeoutMs = 3000) => {
-      if (redis.status === 'ready') return;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, timeoutMs);
-        function done() {
-          clearTimeout(timer);
-          redis.off('ready', done);
-          resolve();
-        }
-        redis.once('ready', done);
-      });
-    },
+    ready: (timeoutMs) => whenReady(redis, timeoutMs),
     close: async () => {
       redis.disconnect(false);
     },

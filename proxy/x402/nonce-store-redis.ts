@@ -73,6 +73,23 @@ export function redisClient(url: string): Redis {
   return client;
 }
 
+/**
+ * Resolves once `redis` is connected, or after `timeoutMs` anyway (never rejects): with no offline
+ * queue, commands sent before the first connection fail, so start-up waits for it.
+ */
+export async function whenReady(redis: Redis, timeoutMs = 3000): Promise<void> {
+  if (redis.status === 'ready') return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(done, timeoutMs);
+    function done() {
+      clearTimeout(timer);
+      redis.off('ready', done);
+      resolve();
+    }
+    redis.once('ready', done);
+  });
+}
+
 export interface RedisNonceStoreOptions {
   /** Seconds kept after validBefore (default 600, as the other stores). */
   marginSeconds?: number;

@@ -1,0 +1,212 @@
+/**
+ * Single use across restarts and instances, through the production wiring (processParts and
+ * createServiceApp from proxy/serve.ts over demo snapshots, real HTTP on loopback ports):
+ * - LMDB (default): a payment used before a restart is refused after it (issue 13, item 1: with
+ *   the in-memory store a restart forgot every used payment).
+ * - Redis (REDIS_URL): two instances on one Redis, one payment sent to both fifty times at once,
+ *   exactly one 200; a restarted instance refuses a used payment; the free tier counts across both;
+ *   Redis down → paid 503 (fail closed), free 200; Redis back → paid works without a restart.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findEndpoint } from '../catalog/index.ts';
+import { loadSettings, type Settings } from '../lib/config.ts';
+import { parseArgs, runCli } from '../pipelines/cli.ts';
+import { LineProgress } from '../pipelines/progress.ts';
+import { SnapshotReader } from '../snapshots/reader.ts';
+import type { HealthDocument } from './health.ts';
+import { createServiceApp, processParts, type ProcessParts } from './serve.ts';
+import { redisInstalled, startRedis, type TestRedis } from './testing/redis.ts';
+import { freshPaymentHeader } from './x402/bench-support.ts';
+import { payToTable } from './x402/networks.ts';
+import { serveOnLoopback, type ServedApp } from './x402/testing.ts';
+
+const quiet = { progress: new LineProgress(() => {}), out: () => {} };
+const NOW = '2026-11-20T09:00:30Z';
+const now = () => new Date(NOW);
+const nowSeconds = Math.floor(new Date(NOW).getTime() / 1000);
+let root: string;
+let base: Record<string, string>;
+const readers: SnapshotReader[] = [];
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'stores-test-'));
+  base = {
+    SNAPSHOTS_DIR: join(root, 'snapshots'),
+    WAREHOUSE_DIR: join(root, 'warehouse'),
+    KEYS_DIR: join(root, 'keys'),
+    CRYPTO_WORKERS: '0',
+  };
+  const { exitCode } = await runCli(parseArgs(['all', '--now', '2026-11-20T09:00:00Z']), loadSettings(base), quiet);
+  expect(exitCode).toBe(0);
+}, 240_000);
+afterAll(() => {
+  for (const r of readers) r.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** One proxy instance as `npm run serve` builds it: its own process parts, both services on loopback ports. */
+interface Instance {
+  parts: ProcessParts;
+  korea: ServedApp;
+  analytics: ServedApp;
+  stop(): Promise<void>;
+}
+
+/** `clock`: the test's fixed clock (default), or null for the real one, exactly as `npm run serve` runs. */
+async function startInstance(settings: Settings, clock: (() => Date) | null = now): Promise<Instance> {
+  const parts = processParts(settings, clock ? { now: clock } : {});
+  const served: Record<string, ServedApp> = {};
+  for (const service of ['korea', 'analytics'] as const) {
+    const reader = new SnapshotReader(settings.snapshotsDir, service);
+    readers.push(reader);
+    await reader.refresh();
+    served[service] = await serveOnLoopback(await createServiceApp(service, reader, settings, parts, clock ? { now: clock } : {}));
+  }
+  return {
+    parts,
+    korea: served.korea!,
+    analytics: served.analytics!,
+    stop: async () => {
+      await served.korea!.close();
+      await served.analytics!.close();
+      await parts.stores?.close();
+    },
+  };
+}
+
+const kimchi = findEndpoint('korea', 'kimchi-premium')!;
+const PAID_PATH = '/api/v1/kimchi-premium?symbol=ETH';
+
+function payment(settings: Settings, at: number = nowSeconds): Record<string, string> {
+  const header = freshPaymentHeader({
+    endpoint: kimchi,
+    payTo: payToTable(settings),
+    version: 1,
+    now: at,
+    resourceUrl: 'http://localhost/',
+  });
+  return { [header.name]: header.value };
+}
+
+const reasonOf = async (res: Response) => ((await res.json()) as { reason?: string }).reason;
+
+describe('LMDB nonce store (the default)', () => {
+  it('a payment used before a restart is refused after it: 402 nonce_used (issue 13, item 1)', async () => {
+    // the real clock, as in production: the payment is valid for minutes, a restart takes seconds
+    const settings = loadSettings({ ...base, NONCE_DB_DIR: join(root, 'nonces-restart') });
+    const paid = payment(settings, Math.floor(Date.now() / 1000));
+    const first = await startInstance(settings, null);
+    expect((await fetch(first.korea.url + PAID_PATH, { headers: paid })).status).toBe(200);
+    expect(await reasonOf(await fetch(first.korea.url + PAID_PATH, { headers: paid }))).toBe('nonce_used');
+    await first.stop();
+
+    const restarted = await startInstance(settings, null);
+    const replay = await fetch(restarted.korea.url + PAID_PATH, { headers: paid });
+    expect(replay.status).toBe(402);
+    expect(await reasonOf(replay)).toBe('nonce_used');
+    // a fresh payment still buys a response after the restart
+    expect((await fetch(restarted.korea.url + PAID_PATH, { headers: payment(settings, Math.floor(Date.now() / 1000)) })).status).toBe(200);
+    const health = (await (await fetch(`${restarted.korea.url}/health`)).json()) as HealthDocument;
+    expect(health.stores).toEqual({ nonce_store: 'lmdb', rate_limit_store: 'memory', reachable: true });
+    expect(JSON.stringify(health)).not.toContain(root);
+    await restarted.stop();
+  }, 60_000);
+
+  it('two instances on one NONCE_DB_DIR: one payment sent to both fifty times at once, exactly one 200', async () => {
+    const settings = loadSettings({ ...base, NONCE_DB_DIR: join(root, 'nonces-shared') });
+    const [a, b] = await Promise.all([startInstance(settings), startInstance(settings)]);
+    const paid = payment(settings);
+    const statuses = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => fetch((i % 2 ? a! : b!).korea.url + PAID_PATH, { headers: paid }).then((r) => r.status)),
+    );
+    expect(statuses.filter((s) => s === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 402)).toHaveLength(49);
+    await a!.stop();
+    await b!.stop();
+  }, 60_000);
+});
+
+const installed = redisInstalled();
+if (!installed)
+  console.warn('SKIPPED: /usr/bin/redis-server is not installed (apt-get install redis-server); the Redis store wiring is untested');
+
+describe.skipIf(!installed)('Redis stores (REDIS_URL): two proxy instances on one Redis', () => {
+  let redis: TestRedis;
+  let settings: Settings;
+  let a: Instance;
+  let b: Instance;
+  beforeAll(async () => {
+    redis = await startRedis();
+    settings = loadSettings({ ...base, REDIS_URL: redis.url });
+    [a, b] = await Promise.all([startInstance(settings), startInstance(settings)]);
+  }, 60_000);
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+    await redis?.close();
+  });
+
+  it('one payment sent to both instances fifty times at once: exactly one 200, the rest 402 nonce_used', async () => {
+    const paid = payment(settings);
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, async (_, i) => {
+        const res = await fetch((i % 2 ? a : b).korea.url + PAID_PATH, { headers: paid });
+        return { status: res.status, reason: await reasonOf(res) };
+      }),
+    );
+    expect(answers.filter((x) => x.status === 200)).toHaveLength(1);
+    expect(answers.filter((x) => x.status === 402 && x.reason === 'nonce_used')).toHaveLength(49);
+  }, 60_000);
+
+  it('a restart of either instance never accepts a used payment', async () => {
+    const paid = payment(settings);
+    expect((await fetch(a.korea.url + PAID_PATH, { headers: paid })).status).toBe(200);
+    await a.stop();
+    a = await startInstance(settings);
+    expect(await reasonOf(await fetch(a.korea.url + PAID_PATH, { headers: paid }))).toBe('nonce_used');
+    await b.stop();
+    b = await startInstance(settings);
+    expect(await reasonOf(await fetch(b.korea.url + PAID_PATH, { headers: paid }))).toBe('nonce_used');
+  }, 60_000);
+
+  it('the free tier counts across both instances: 60 per hour per IP in all', async () => {
+    for (let i = 0; i < 60; i++) {
+      const res = await fetch(`${(i % 2 ? a : b).analytics.url}/api/v1/trends`);
+      expect(res.status, `request ${i + 1}`).toBe(200);
+    }
+    const limited = await fetch(`${a.analytics.url}/api/v1/trends`);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(((await limited.json()) as { limit: number }).limit).toBe(60);
+    expect((await fetch(`${b.analytics.url}/api/v1/trends`)).status).toBe(429);
+  }, 60_000);
+
+  it('Redis down: paid endpoints answer 503 (fail closed), free ones 200; Redis back: paid works again without a restart', async () => {
+    await redis.stop();
+    const down = await fetch(a.korea.url + PAID_PATH, { headers: payment(settings) });
+    expect(down.status).toBe(503);
+    expect(down.headers.get('retry-after')).toBe('5');
+    const body = (await down.json()) as { error: string; message: string; data?: unknown };
+    expect(body.error).toBe('not_available');
+    expect(body.message).toMatch(/nothing was charged or served/);
+    expect(JSON.stringify(body)).not.toContain(redis.url);
+    expect((await fetch(`${b.korea.url}/api/v1/symbols`)).status).toBe(200);
+    expect((await fetch(`${a.analytics.url}/api/v1/trends`)).status).toBe(200); // counted in memory meanwhile
+    const health = (await (await fetch(`${a.korea.url}/health`)).json()) as HealthDocument;
+    expect(health.stores).toEqual({ nonce_store: 'redis', rate_limit_store: 'redis', reachable: false });
+    expect(health.problems.join('\n')).toMatch(/paid endpoints answer 503/);
+
+    await redis.start();
+    const paid = payment(settings);
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      status = (await fetch(a.korea.url + PAID_PATH, { headers: paid })).status;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(status).toBe(200);
+    expect(await reasonOf(await fetch(b.korea.url + PAID_PATH, { headers: paid }))).toBe('nonce_used');
+  }, 60_000);
+});
