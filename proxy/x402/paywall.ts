@@ -39,7 +39,7 @@
  *
  * One nonce store must be shared by every service that is paid to the same address — otherwise one
  * authorization could buy one response from each: proxy/serve.ts gives both services of a process
- * the same one; several processes need a shared NonceStore implementation.
+ * the same one; several processes share one through NONCE_DB_DIR (LMDB) or REDIS_URL (proxy/stores.ts).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { EndpointDecl, ServiceName } from '../../catalog/types.ts';
