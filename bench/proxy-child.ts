@@ -2,7 +2,8 @@
  * Server side of the proxy bench, in its own process so the load generator does not share its
  * event loop: `bare <file>` serves the file's bytes from a bare Hono route; `service <service>`
  * serves a service app over $SNAPSHOTS_DIR (SETTLEMENT=local; the paywall's crypto on CRYPTO_WORKERS
- * worker threads). Prints "listening <port>" when ready, and "cpu <µs>" (process CPU time, all
+ * worker threads; the nonce store from the settings, LMDB in NONCE_DB_DIR or Redis with REDIS_URL,
+ * or in memory with BENCH_NONCE_STORE=memory for the same-run baseline). Prints "listening <port>" when ready, and "cpu <µs>" (process CPU time, all
  * threads) for each "cpu" line on stdin.
  */
 import { readFileSync } from 'node:fs';
@@ -12,6 +13,7 @@ import { Hono } from 'hono';
 import type { ServiceName } from '../catalog/types.ts';
 import { loadSettings } from '../lib/config.ts';
 import { createServiceApp, processParts } from '../proxy/serve.ts';
+import { memoryStores } from '../proxy/stores.ts';
 import { SnapshotReader } from '../snapshots/reader.ts';
 
 async function main(): Promise<void> {
@@ -29,7 +31,13 @@ async function main(): Promise<void> {
     const settings = loadSettings();
     const reader = new SnapshotReader(settings.snapshotsDir, arg!);
     await reader.refresh();
-    const app = await createServiceApp(arg as ServiceName, reader, settings, processParts(settings));
+    let parts = processParts(settings);
+    if (process.env.BENCH_NONCE_STORE === 'memory') {
+      await parts.stores?.close();
+      const stores = memoryStores();
+      parts = { ...parts, nonceStore: stores.nonceStore, rateLimit: stores.rateLimit, stores };
+    }
+    const app = await createServiceApp(arg as ServiceName, reader, settings, parts);
     fetch = app.fetch;
   } else {
     throw new Error('usage: proxy-child.ts bare <file> | service <korea|analytics>');

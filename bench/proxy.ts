@@ -19,6 +19,14 @@
  * is in: the most the server does, where latency is the queue saturation builds) and open loop at
  * a steady rate (70 % and 100 % of what the closed loop reached), where latency counts from when
  * each request was due.
+ *
+ * Nonce stores: the paid runs use the durable store production uses by default (LMDB in a fresh
+ * NONCE_DB_DIR per run); the same closed loop with the in-memory store is the same-run baseline
+ * (target: LMDB at >= 90 % of it), and the closed and 70 % open loop are repeated with the Redis
+ * store (REDIS_URL on a redis-server the bench starts on a free loopback port, emptied before each
+ * run; skipped when /usr/bin/redis-server is missing).
+ *
+ * BENCH_DURATION_SECONDS shortens (or lengthens) every run, e.g. 1 to check the bench works.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,11 +37,12 @@ import { findEndpoint } from '../catalog/index.ts';
 import { cryptoCeiling, freshPaymentHeader } from '../proxy/x402/bench-support.ts';
 import { payToTable } from '../proxy/x402/networks.ts';
 import { loadSettings } from '../lib/config.ts';
+import { REDIS_SERVER, redisInstalled, startRedis, type TestRedis } from '../proxy/testing/redis.ts';
 import type { LoadOptions, LoadResult } from './load.ts';
 
 const CONNECTIONS = 32;
-const DURATION_MS = 5000;
-const WARMUP_MS = 1500;
+const DURATION_MS = Number(process.env.BENCH_DURATION_SECONDS || 5) * 1000;
+const WARMUP_MS = Math.round(DURATION_MS * 0.3);
 
 interface Child {
   proc: ChildProcess;
@@ -103,6 +112,7 @@ export async function benchProxy(): Promise<void> {
     CI: '1',
   };
   const children: Child[] = [];
+  let redis: TestRedis | null = null;
   try {
     const pipeline = spawnSync(process.execPath, ['--import', 'tsx', 'pipelines/cli.ts', 'korea'], { env, encoding: 'utf8' });
     if (pipeline.status !== 0) throw new Error(`korea demo pipeline failed:\n${pipeline.stdout}\n${pipeline.stderr}`);
@@ -163,8 +173,30 @@ export async function benchProxy(): Promise<void> {
     const valuesFile = join(dir, 'payments.txt');
     writeFileSync(valuesFile, headers.map((h) => h.value).join('\n'));
     const headerName = headers[0]!.name;
-    const run = async (plan: { workers: number; rate?: number; label: string }): Promise<{ run: LoadResult; cpuUs: number }> => {
-      const paidService = await startChild(['service', 'korea'], { ...env, CRYPTO_WORKERS: String(plan.workers) });
+    redis = redisInstalled() ? await startRedis() : null;
+    let runs = 0;
+    type Store = 'lmdb' | 'memory' | 'redis';
+    /** The child's settings for one store, each run starting empty (the runs reuse the same payments). */
+    const storeEnv = async (store: Store): Promise<NodeJS.ProcessEnv> => {
+      const fresh = { NONCE_DB_DIR: join(dir, `nonces-${++runs}`) };
+      if (store === 'memory') return { ...fresh, BENCH_NONCE_STORE: 'memory' };
+      if (store === 'lmdb') return fresh;
+      await redis!.stop();
+      await redis!.start();
+      return { ...fresh, REDIS_URL: redis!.url };
+    };
+    const run = async (plan: {
+      workers: number;
+      rate?: number;
+      label: string;
+      store?: Store;
+    }): Promise<{ run: LoadResult; cpuUs: number }> => {
+      const store = plan.store ?? 'lmdb';
+      const paidService = await startChild(['service', 'korea'], {
+        ...env,
+        ...(await storeEnv(store)),
+        CRYPTO_WORKERS: String(plan.workers),
+      });
       children.push(paidService);
       const cpu0 = await paidService.cpu();
       const result = await loadChild(dir, {
@@ -179,7 +211,7 @@ export async function benchProxy(): Promise<void> {
       const cpuUs = ((await paidService.cpu()) - cpu0) / result.sent;
       await stop(paidService);
       children.splice(children.indexOf(paidService), 1);
-      console.log(row(`service, paid, ${plan.label}`, result));
+      console.log(row(`service, paid, ${store}, ${plan.label}`, result));
       return { run: result, cpuUs };
     };
     // Closed loop: the most the server does with CRYPTO_WORKERS as set (and inline, to compare);
@@ -194,9 +226,13 @@ export async function benchProxy(): Promise<void> {
           `(${((cryptoUs / r.cpuUs) * 100).toFixed(0)} %); statuses ${JSON.stringify(r.run.statuses)}`,
       );
     }
+    const main = closed[0]!;
+    // The same closed loop with the in-memory store (the baseline) and with Redis.
+    const closedLabel = `closed loop, ${main.workers > 0 ? `crypto on ${main.workers} worker threads` : 'crypto inline'}`;
+    const memory = await run({ workers: main.workers, label: closedLabel, store: 'memory' });
+    const onRedis = redis ? await run({ workers: main.workers, label: closedLabel, store: 'redis' }) : null;
     // Open loop at 70 % and 100 % of what the closed loop reached: the latency a client sees while
     // the server carries that load.
-    const main = closed[0]!;
     const full = Math.round(main.run.rps);
     const targetRate = Math.round(full * 0.7);
     let atTarget: LoadResult | null = null;
@@ -206,12 +242,31 @@ export async function benchProxy(): Promise<void> {
       console.log(`    statuses ${JSON.stringify(r.run.statuses)}; max ${r.run.maxMs.toFixed(1)} ms`);
     }
     console.log(
-      `  paid endpoint (${main.workers > 0 ? `CRYPTO_WORKERS=${main.workers}` : 'inline crypto'}): ${main.run.rps.toFixed(0)} req/s closed loop, ` +
+      `  paid endpoint, LMDB nonce store (${main.workers > 0 ? `CRYPTO_WORKERS=${main.workers}` : 'inline crypto'}): ${main.run.rps.toFixed(0)} req/s closed loop, ` +
         `${((main.run.rps / ceiling.perSecond) * 100).toFixed(1)} % of the one-core crypto ceiling; p99 ${atTarget!.p99Ms.toFixed(2)} ms while serving ${targetRate}/s ` +
         `(target < 20 ms); p99 at saturation ${main.run.p99Ms.toFixed(2)} ms`,
     );
+    console.log(
+      `  LMDB store at ${((main.run.rps / memory.run.rps) * 100).toFixed(1)} % of the in-memory store's ${memory.run.rps.toFixed(0)} req/s in this run (target >= 90 %)`,
+    );
+    if (onRedis) {
+      const redisRate = Math.round(onRedis.run.rps * 0.7);
+      const redisOpen = await run({
+        workers,
+        rate: redisRate,
+        label: `open loop at ${redisRate}/s (70 % of its closed loop)`,
+        store: 'redis',
+      });
+      console.log(
+        `  Redis store: ${onRedis.run.rps.toFixed(0)} req/s closed loop, ${((onRedis.run.rps / memory.run.rps) * 100).toFixed(1)} % of the in-memory store; ` +
+          `p99 ${redisOpen.run.p99Ms.toFixed(2)} ms while serving ${redisRate}/s; p99 at saturation ${onRedis.run.p99Ms.toFixed(2)} ms; statuses ${JSON.stringify(onRedis.run.statuses)}`,
+      );
+    } else {
+      console.log(`  Redis store: not measured (${REDIS_SERVER} is not installed)`);
+    }
   } finally {
     for (const c of children) await stop(c);
+    await redis?.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
