@@ -169,6 +169,7 @@ export function createPaywall(options: PaywallOptions): Paywall {
     return { status: 402, headers, body: JSON.stringify(body), json: body };
   }
 
+  let storeErrorLoggedAt = 0;
   /**
    * The nonce store does not answer (Redis down, database unwritable): 503 with Retry-After and
    * nothing served. Without the store a replay cannot be told from a fresh payment, so the paywall
@@ -182,12 +183,15 @@ export function createPaywall(options: PaywallOptions): Paywall {
       return await handlePayment(request, serve);
     } catch (err) {
       if (!(err instanceof StoreUnavailableError)) throw err;
-      console.error(`x402: payments refused with 503: ${err.message}`);
+      if (Date.now() - storeErrorLoggedAt > 10_000) {
+        storeErrorLoggedAt = Date.now(); // one line per 10 s, not one per request, while the store is down
+        console.error(`x402: paid requests answer 503: ${err.message}`);
+      }
       const body = {
         error: 'not_available',
         message:
           'Payments cannot be checked for single use right now (the payment store does not answer), so paid endpoints are closed ' +
-          'and nothing was charged or served. Retry the same payment in a few seconds.',
+          'and nothing was charged or served. Retry in a few seconds.',
       };
       const headers = { 'Content-Type': JSON_TYPE, 'Cache-Control': 'no-store', 'Retry-After': '5' };
       return { status: 503, headers, body: JSON.stringify(body), json: body };
