@@ -322,6 +322,16 @@ export const HealthBody = z
         note: z.string(),
       })
       .describe('How payments are settled.'),
+    stores: z
+      .object({
+        nonce_store: z
+          .enum(['lmdb', 'redis', 'memory'])
+          .describe("Where single use of payments is kept: 'lmdb' on disk (default), 'redis' shared by instances (REDIS_URL)."),
+        rate_limit_store: z.enum(['redis', 'memory']).describe('Where the free-tier count is kept.'),
+        reachable: z.boolean().describe('Whether the nonce store answers; false = paid endpoints answer 503 until it is back.'),
+      })
+      .optional()
+      .describe('The payment and rate-limit stores in use.'),
     ai: z
       .object({
         mode: AiMode.describe(

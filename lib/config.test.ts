@@ -69,6 +69,23 @@ describe('settings', () => {
     expect(printed).not.toContain('naver-secret-value');
   });
 
+  it('keeps the nonce database next to the snapshots by default, and REDIS_URL secret (it may carry a password)', () => {
+    expect(loadSettings({ SNAPSHOTS_DIR: '/srv/x/snapshots' }).nonceDbDir).toBe('/srv/x/nonces');
+    expect(loadSettings({ NONCE_DB_DIR: '/var/lib/nonces' }).nonceDbDir).toBe('/var/lib/nonces');
+    expect(loadSettings({}).redisUrl).toBeNull();
+    const s = loadSettings({ REDIS_URL: 'redis://:hunter2@10.0.0.5:6379/0' });
+    expect(s.redisUrl?.reveal()).toBe('redis://:hunter2@10.0.0.5:6379/0');
+    expect(`${JSON.stringify(s)} ${inspect(s, { depth: 5 })}`).not.toContain('hunter2');
+    let message = '';
+    try {
+      loadSettings({ REDIS_URL: 'http://:hunter2@10.0.0.5' });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/^REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/);
+    expect(message).not.toContain('hunter2');
+  });
+
   it.each([
     [{ KOREA_PORT: 'abc' }, /KOREA_PORT must be a TCP port/],
     [{ SETTLEMENT: 'onchain' }, /SETTLEMENT must be "local" or "facilitator"/],

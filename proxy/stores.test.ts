@@ -111,6 +111,7 @@ describe('LMDB nonce store (the default)', () => {
     expect((await fetch(restarted.korea.url + PAID_PATH, { headers: payment(settings, Math.floor(Date.now() / 1000)) })).status).toBe(200);
     const health = (await (await fetch(`${restarted.korea.url}/health`)).json()) as HealthDocument;
     expect(health.stores).toEqual({ nonce_store: 'lmdb', rate_limit_store: 'memory', reachable: true });
+    expect(findEndpoint('korea', 'health')!.response.safeParse(health).success).toBe(true);
     expect(JSON.stringify(health)).not.toContain(root);
     await restarted.stop();
   }, 60_000);
