@@ -119,6 +119,18 @@ describe('LmdbNonceStore', () => {
     await store.close();
   });
 
+  it('compacts by itself on a timer', async () => {
+    let now = 1000;
+    const store = new LmdbNonceStore(freshDir(), { now: () => now, marginSeconds: 0, compactEverySeconds: 0.05 });
+    await store.reserve(key, 1100);
+    await store.markUsed(key, 1100);
+    expect(store.size).toBe(1);
+    now = 1101;
+    for (let i = 0; i < 50 && store.size > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(store.size).toBe(0);
+    await store.close();
+  });
+
   it('a closed store throws StoreUnavailableError (the paywall answers 503)', async () => {
     const store = new LmdbNonceStore(freshDir());
     await store.close();
