@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalDecimal, DEMO_PAY_TO, DEMO_SOLANA_FEE_PAYER, SOLANA, toAtomicUnits } from './networks.ts';
 import type { Paywall } from './paywall.ts';
 import { verifyReceipt } from './receipts.ts';
-import { endpoint, json, localPaywall, paidApp, serveOnLoopback, type ServedApp } from './testing.ts';
+import { decodeHeader, endpoint, json, localPaywall, paidApp, serveOnLoopback, type ServedApp } from './testing.ts';
 import {
   chainPaymentHeader,
   fakeSolanaRpc,
@@ -47,7 +47,10 @@ describe('Solana payments in SETTLEMENT=local', () => {
     const res0 = await fetch(`${server.url}/api/v1/fx-rate`);
     const offer = (await json(res0)).accepts.find((a: { network: string }) => a.network === 'solana');
     expect(offer.extra).toEqual({ feePayer: DEMO_SOLANA_FEE_PAYER });
-    const client = new x402Client().register(SOLANA.caip2, new ExactSvmScheme(await solanaPayerSigner(), { rpcUrl: rpc.url }));
+    const client = new x402Client().register(
+      SOLANA.caip2 as `${string}:${string}`,
+      new ExactSvmScheme(await solanaPayerSigner(), { rpcUrl: rpc.url }),
+    );
     const res = await wrapFetchWithPayment(fetch, client)(`${server.url}/api/v1/fx-rate`);
     expect(res.status).toBe(200);
     const body = await json(res);
@@ -66,5 +69,79 @@ describe('Solana payments in SETTLEMENT=local', () => {
       payer: SOLANA_PAYER,
     });
     expect(rpc.count({ rpcMethod: 'getLatestBlockhash' })).toBe(1);
+  });
+
+  /** The solana entry of the endpoint's v2 offer, as a client echoes it in `accepted`. */
+  async function accepted(path = '/api/v1/fx-rate'): Promise<Record<string, unknown>> {
+    const res = await fetch(`${server.url}${path}`);
+    const required = decodeHeader(res.headers.get('PAYMENT-REQUIRED')) as { accepts: Array<Record<string, unknown>> };
+    return required.accepts.find((a) => a.network === SOLANA.caip2)!;
+  }
+
+  async function payWith(transaction: string): Promise<{ status: number; reason: string; error: string }> {
+    const before = served.count;
+    const res = await fetch(`${server.url}/api/v1/fx-rate`, {
+      headers: { 'PAYMENT-SIGNATURE': chainPaymentHeader(await accepted(), { transaction }) },
+    });
+    const body = await json(res);
+    if (res.status !== 200) expect(served.count, 'nothing is served on a refusal').toBe(before);
+    return { status: res.status, reason: body.reason, error: body.error };
+  }
+
+  const transfer = async (o: Partial<Parameters<typeof solanaTransfer>[0]> = {}) =>
+    solanaTransfer({ signer: await solanaPayerSigner(), payTo: DEMO_PAY_TO.solana, amount, ...o });
+
+  it('a transfer built by hand like the reference client is accepted once; its replay is refused', async () => {
+    const tx = await transfer();
+    expect((await payWith(tx)).status).toBe(200);
+    expect(await payWith(tx)).toMatchObject({ status: 402, reason: 'nonce_used' });
+  });
+
+  it.each([
+    ['wrong mint', { mint: 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB' }, 'asset_mismatch', /mint Es9vMF/],
+    ['wrong decimals', { decimals: 9 }, 'asset_mismatch', /9 decimals/],
+    ['wrong destination', { destination: DEMO_SOLANA_FEE_PAYER.replace(/^C/, 'D') }, 'recipient_mismatch', /associated token account of/],
+    ['destination the ATA of someone else', { payTo: SOLANA_PAYER }, 'recipient_mismatch', /token account/],
+    ['one unit short', { amount: amount - 1n }, 'amount_mismatch', new RegExp(`moves ${amount - 1n} atomic units`)],
+    ['one unit more', { amount: amount + 1n }, 'amount_mismatch', /costs exactly/],
+    ['fee payer as authority', { authority: DEMO_SOLANA_FEE_PAYER }, 'invalid_fee_payer', /is the transfer's authority/],
+    ['another fee payer', { feePayer: SOLANA_PAYER.replace(/^./, 'A') }, 'invalid_fee_payer', /extra.feePayer is/],
+    ['compute price over the cap', { microLamports: 5_000_001n }, 'compute_price_too_high', /5000001 micro-lamports/],
+    [
+      'a program other than Lighthouse or Memo after the transfer',
+      { after: [{ programAddress: SOLANA_PAYER as never }] },
+      'invalid_transaction',
+      /instruction 4/,
+    ],
+  ] as const)('%s → 402 %s', async (_name, knobs, reason, message) => {
+    const res = await payWith(await transfer(knobs as never));
+    expect(res).toMatchObject({ status: 402, reason });
+    expect(res.error).toMatch(message);
+  });
+
+  it('the fee payer at the cap of 5 lamports per compute unit is accepted', async () => {
+    expect((await payWith(await transfer({ microLamports: 5_000_000n }))).status).toBe(200);
+  });
+
+  it('a bad signature, a tampered message and an unsigned transfer are refused as invalid_signature', async () => {
+    const bytes = Buffer.from(await transfer(), 'base64');
+    const badSig = Buffer.from(bytes);
+    badSig[1 + 64 + 5]! ^= 1; // second signature slot: the authority's
+    expect(await payWith(badSig.toString('base64'))).toMatchObject({ status: 402, reason: 'invalid_signature' });
+    // the byte before the last (the address-table count) is the memo's last: the message still decodes, the signature no longer covers it
+    const tampered = Buffer.from(bytes);
+    tampered[tampered.length - 2]! ^= 1;
+    expect(await payWith(tampered.toString('base64'))).toMatchObject({ status: 402, reason: 'invalid_signature' });
+    const unsigned = Buffer.from(bytes);
+    unsigned.fill(0, 65, 129);
+    expect(await payWith(unsigned.toString('base64'))).toMatchObject({ status: 402, reason: 'invalid_signature' });
+  });
+
+  it('not a transaction at all is malformed_payload, and nothing crashes', async () => {
+    expect(await payWith('AAAA')).toMatchObject({ status: 402, reason: 'malformed_payload' });
+    expect(await payWith(Buffer.from('hello world, no transaction').toString('base64'))).toMatchObject({
+      status: 402,
+      reason: 'malformed_payload',
+    });
   });
 });
