@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalDecimal, DEMO_PAY_TO, DEMO_SOLANA_FEE_PAYER, SOLANA, toAtomicUnits } from './networks.ts';
 import type { Paywall } from './paywall.ts';
 import { verifyReceipt } from './receipts.ts';
-import { decodeHeader, endpoint, json, localPaywall, paidApp, serveOnLoopback, type ServedApp } from './testing.ts';
+import { FacilitatorClient } from './facilitator.ts';
+import { decodeHeader, endpoint, fakeFacilitator, json, localPaywall, paidApp, serveOnLoopback, type ServedApp } from './testing.ts';
 import {
   chainPaymentHeader,
   fakeSolanaRpc,
@@ -143,5 +144,40 @@ describe('Solana payments in SETTLEMENT=local', () => {
       status: 402,
       reason: 'malformed_payload',
     });
+  });
+});
+
+describe('Solana payments in SETTLEMENT=facilitator', () => {
+  it('are checked in-process first: a bad one never reaches /verify, a good one is verified and settled by the facilitator', async () => {
+    const facilitator = await fakeFacilitator();
+    const paywall = localPaywall({
+      settings: { settlement: 'facilitator', payTo: { evm: null, solana: DEMO_PAY_TO.solana, xrpl: null }, trustProxy: false },
+      facilitator: new FacilitatorClient({ url: facilitator.url, timeoutMs: 2000 }),
+    });
+    await paywall.init();
+    const served = { count: 0 };
+    const server = await serveOnLoopback(paidApp(paywall, { service: 'korea', served }));
+    try {
+      const res0 = await fetch(`${server.url}/api/v1/fx-rate`);
+      const accepted = (decodeHeader(res0.headers.get('PAYMENT-REQUIRED')) as { accepts: Array<Record<string, unknown>> }).accepts[0]!;
+      const feePayer = (accepted.extra as { feePayer: string }).feePayer;
+      expect(feePayer).not.toBe(DEMO_SOLANA_FEE_PAYER);
+      const send = async (transaction: string) =>
+        fetch(`${server.url}/api/v1/fx-rate`, { headers: { 'PAYMENT-SIGNATURE': chainPaymentHeader(accepted, { transaction }) } });
+      const signer = await solanaPayerSigner();
+      const short = await send(await solanaTransfer({ signer, payTo: DEMO_PAY_TO.solana, amount: amount - 1n, feePayer }));
+      expect((await json(short)).reason).toBe('amount_mismatch');
+      const demoFeePayer = await send(await solanaTransfer({ signer, payTo: DEMO_PAY_TO.solana, amount }));
+      expect((await json(demoFeePayer)).reason).toBe('invalid_fee_payer');
+      expect(facilitator.loopback.count({ path: '/verify' })).toBe(0);
+      const good = await send(await solanaTransfer({ signer, payTo: DEMO_PAY_TO.solana, amount, feePayer }));
+      expect(good.status).toBe(200);
+      expect((await json(good)).receipt).toMatchObject({ settlement: 'facilitator', payer: SOLANA_PAYER });
+      expect(facilitator.loopback.requests.map((r) => r.path).filter((p) => p !== '/supported')).toEqual(['/verify', '/settle']);
+      expect(served.count).toBe(1);
+    } finally {
+      await server.close();
+      await facilitator.close();
+    }
   });
 });

@@ -210,11 +210,16 @@ export async function verifyExactSolana(payload: unknown, want: SolanaRequiremen
       },
     );
   }
-  const [expected] = await findAssociatedTokenPda({
-    owner: want.payTo as Address,
-    mint: want.asset as Address,
-    tokenProgram: tokenProgram as Address,
-  });
+  let expected: string;
+  try {
+    [expected] = await findAssociatedTokenPda({
+      owner: want.payTo as Address,
+      mint: want.asset as Address,
+      tokenProgram: tokenProgram as Address,
+    });
+  } catch {
+    return reject('recipient_mismatch', `no associated token account can be derived for the pay-to ${want.payTo}`, { payer });
+  }
   if (destination !== expected) {
     return reject(
       'recipient_mismatch',
