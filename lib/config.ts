@@ -139,6 +139,7 @@ export const UPSTREAM_SETTINGS = [
   'X402_DISCOVERY_URL',
   'BASE_RPC_URL',
   'SOLANA_RPC_URL',
+  'XRPL_RPC_URL',
   'ANTHROPIC_BASE_URL',
 ] as const;
 export type UpstreamSetting = (typeof UPSTREAM_SETTINGS)[number];
@@ -209,6 +210,27 @@ const onOff = z
   .transform((v) => v === '1' || v === 'true' || v === 'yes')
   .default(false);
 const text = z.string().nullable().default(null);
+/** A Solana keypair: base58 of the 64-byte secret key (Phantom's export) or the JSON byte array of solana-keygen's file. */
+const solanaSecretKey = z
+  .string()
+  .trim()
+  .refine(
+    (v) => /^[1-9A-HJ-NP-Za-km-z]{64,90}$/.test(v) || /^\[\s*\d{1,3}(\s*,\s*\d{1,3}){63}\s*\]$/.test(v),
+    must('a Solana secret key: base58 of 64 bytes, or a JSON array of 64 numbers (a solana-keygen file)'),
+  )
+  .transform((v) => new Secret(v))
+  .nullable()
+  .default(null)
+  .register(secrets, { secret: true });
+/** An XRPL family seed (s..., base58). */
+const xrplSeed = z
+  .string()
+  .trim()
+  .regex(/^s[1-9A-HJ-NP-Za-km-z]{24,34}$/, must('an XRPL family seed: s followed by base58 characters'))
+  .transform((v) => new Secret(v))
+  .nullable()
+  .default(null)
+  .register(secrets, { secret: true });
 const secretSalt = z.string().nullable().default(null).register(secrets, { secret: true });
 
 function autoWorkers(): number {
@@ -296,6 +318,8 @@ const ENV = z.object({
     .default(false),
   CODE_VERSION: text,
   PAYER_PRIVATE_KEY: privateKey,
+  SOLANA_PAYER_KEY: solanaSecretKey,
+  XRPL_PAYER_SEED: xrplSeed,
   ...(Object.fromEntries(UPSTREAM_SETTINGS.map((name) => [name, text])) as Record<UpstreamSetting, typeof text>),
 });
 type Env = z.output<typeof ENV>;
@@ -333,7 +357,7 @@ function parseEnv<T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv): z.out
 }
 
 /** The settings of the services and pipelines: everything but the pay client's key, with the rules that span settings. */
-const SERVICE_ENV = ENV.omit({ PAYER_PRIVATE_KEY: true }).superRefine((e, ctx) => {
+const SERVICE_ENV = ENV.omit({ PAYER_PRIVATE_KEY: true, SOLANA_PAYER_KEY: true, XRPL_PAYER_SEED: true }).superRefine((e, ctx) => {
   if (e.SETTLEMENT !== 'facilitator') return;
   if (!e.FACILITATOR_URL) {
     ctx.addIssue({
@@ -361,8 +385,19 @@ export function payerPrivateKey(env: NodeJS.ProcessEnv = process.env): Secret | 
   return parseEnv(ENV.pick({ PAYER_PRIVATE_KEY: true }), env).PAYER_PRIVATE_KEY;
 }
 
+/** The pay client's keys for Solana (SOLANA_PAYER_KEY) and XRPL (XRPL_PAYER_SEED) and the RPC servers it reads; never part of Settings. */
+export function payerChainSettings(env: NodeJS.ProcessEnv = process.env): {
+  solanaKey: Secret | null;
+  xrplSeed: Secret | null;
+  solanaRpcUrl: string | null;
+  xrplRpcUrl: string | null;
+} {
+  const e = parseEnv(ENV.pick({ SOLANA_PAYER_KEY: true, XRPL_PAYER_SEED: true, SOLANA_RPC_URL: true, XRPL_RPC_URL: true }), env);
+  return { solanaKey: e.SOLANA_PAYER_KEY, xrplSeed: e.XRPL_PAYER_SEED, solanaRpcUrl: e.SOLANA_RPC_URL, xrplRpcUrl: e.XRPL_RPC_URL };
+}
+
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
-  const e: Omit<Env, 'PAYER_PRIVATE_KEY'> = parseEnv(SERVICE_ENV, env);
+  const e: Omit<Env, 'PAYER_PRIVATE_KEY' | 'SOLANA_PAYER_KEY' | 'XRPL_PAYER_SEED'> = parseEnv(SERVICE_ENV, env);
   const snapshotsDir = resolve(e.SNAPSHOTS_DIR);
   return {
     snapshotsDir,

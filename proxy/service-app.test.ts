@@ -22,6 +22,7 @@ import { freshPaymentHeader } from './x402/bench-support.ts';
 import { payToTable } from './x402/networks.ts';
 import { FacilitatorClient } from './x402/facilitator.ts';
 import { fakeFacilitator, testPaymentParts } from './x402/testing.ts';
+import { xrplPayment } from './x402/testing/chains.ts';
 import { ReceiptSigner, verifyReceipt } from './x402/receipts.ts';
 
 const quiet = { progress: new LineProgress(() => {}), out: () => {} };
@@ -129,7 +130,7 @@ describe('payments on every paid endpoint', () => {
     }
   });
 
-  it('korea: every XRPL variant offers RLUSD on xrpl and answers 200 once paid (settled through a facilitator: local mode verifies EVM only)', async () => {
+  it('korea: every XRPL variant offers RLUSD on xrpl and answers 200 once paid with a signed Payment (checked in-process, settled through a facilitator)', async () => {
     const facilitator = await fakeFacilitator();
     try {
       const s = loadSettings({
@@ -148,14 +149,16 @@ describe('payments on every paid endpoint', () => {
         const unpaid = await app.request(url);
         expect(unpaid.status, url).toBe(402);
         const required = JSON.parse(Buffer.from(unpaid.headers.get('payment-required')!, 'base64').toString('utf8')) as {
-          accepts: Array<{ network: string }>;
+          accepts: Array<{ network: string; amount: string; asset: string; payTo: string; extra: { issuer: string } }>;
         };
         expect(required.accepts.map((a) => a.network)).toEqual(['xrpl:0']);
-        const payment = {
-          x402Version: 2,
-          accepted: required.accepts[0],
-          payload: { signedTxBlob: (++blob).toString(16).padStart(8, '0').repeat(8) },
-        };
+        const [offer] = required.accepts;
+        const signed = xrplPayment({
+          Destination: offer!.payTo,
+          Amount: { currency: offer!.asset, issuer: offer!.extra.issuer, value: offer!.amount },
+          Sequence: ++blob,
+        });
+        const payment = { x402Version: 2, accepted: offer, payload: { signedTxBlob: signed.blob } };
         const res = await app.request(url, { headers: { 'PAYMENT-SIGNATURE': Buffer.from(JSON.stringify(payment)).toString('base64') } });
         expect(res.status, url).toBe(200);
         const body = (await res.json()) as { receipt: { network: string; currency: string } };

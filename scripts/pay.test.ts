@@ -9,6 +9,16 @@ import { canonicalDecimal } from '../proxy/x402/networks.ts';
 import { endpoint, localPaywall, MERCHANT, PAYER, PAYER_KEY_HEX, paidApp, serveOnLoopback, type ServedApp } from '../proxy/x402/testing.ts';
 
 const priceOf = (id: string) => canonicalDecimal(endpoint('korea', id).priceUsd!);
+import {
+  fakeSolanaRpc,
+  fakeXrplRpc,
+  SOLANA_PAYER,
+  SOLANA_PAYER_KEY_BASE58,
+  SOLANA_PAYER_SECRET,
+  XRPL_PAYER_SEED,
+  XRPL_PAYER_WALLET,
+} from '../proxy/x402/testing/chains.ts';
+import { DEMO_PAY_TO } from '../proxy/x402/networks.ts';
 import { pay, type PayIo } from './pay.ts';
 import { verifyReceiptCli } from './verify-receipt.ts';
 
@@ -120,5 +130,77 @@ describe('npm run pay / npm run verify-receipt against a loopback service', () =
     await expect(run(tsx, ['scripts/verify-receipt.ts', file, '--manifest', `${server.url}/.well-known/x402`])).rejects.toMatchObject({
       code: 1,
     });
+  });
+
+  it('--network solana: the official @x402/svm client signs with SOLANA_PAYER_KEY (base58 or JSON array), reading the loopback RPC', async () => {
+    const rpc = await fakeSolanaRpc();
+    try {
+      for (const key of [SOLANA_PAYER_KEY_BASE58, JSON.stringify([...SOLANA_PAYER_SECRET])]) {
+        const io = capture();
+        expect(
+          await pay([`${server.url}/api/v1/fx-rate`, '--network', 'solana'], { SOLANA_PAYER_KEY: key, SOLANA_RPC_URL: rpc.url }, io),
+        ).toBe(0);
+        const log = io.stderr.join('\n');
+        expect(log).toContain(
+          `paying ${priceOf('fx-rate')} USDC on solana to ${DEMO_PAY_TO.solana} from ${SOLANA_PAYER} (x402 v2, PAYMENT-SIGNATURE)`,
+        );
+        expect(log).toMatch(/receipt .* verified/);
+        expect(log).not.toContain(SOLANA_PAYER_KEY_BASE58);
+        expect(JSON.parse(io.stdout.join('\n')).receipt).toMatchObject({ network: 'solana', payer: SOLANA_PAYER });
+      }
+      expect(rpc.count({ rpcMethod: 'getLatestBlockhash' })).toBe(2);
+    } finally {
+      await rpc.close();
+    }
+  });
+
+  it('--network xrpl: a Payment signed with XRPL_PAYER_SEED, offline (demo) or sequenced from XRPL_RPC_URL', async () => {
+    const offline = capture();
+    expect(await pay([`${server.url}/api/v1/xrpl/fx-rate`, '--network', 'xrpl'], { XRPL_PAYER_SEED }, offline)).toBe(0);
+    expect(offline.stderr.join('\n')).toContain('XRPL_RPC_URL is not set: signing offline with Sequence 1, LastLedgerSequence 1');
+    expect(offline.stderr.join('\n')).toContain(
+      `paying ${priceOf('fx-rate')} RLUSD on xrpl to ${DEMO_PAY_TO.xrpl} from ${XRPL_PAYER_WALLET.classicAddress}`,
+    );
+    expect(JSON.parse(offline.stdout.join('\n')).receipt).toMatchObject({
+      network: 'xrpl',
+      currency: 'RLUSD',
+      payer: XRPL_PAYER_WALLET.classicAddress,
+    });
+    const rpc = await fakeXrplRpc({ current: 95_000_000, sequence: 42 });
+    try {
+      const online = capture();
+      expect(
+        await pay(
+          [`${server.url}/api/v1/xrpl/kimchi-premium?symbol=ETH`, '--network', 'xrpl'],
+          { XRPL_PAYER_SEED, XRPL_RPC_URL: rpc.url },
+          online,
+        ),
+      ).toBe(0);
+      expect(online.stderr.join('\n')).not.toContain(XRPL_PAYER_SEED);
+      expect(rpc.count({ rpcMethod: 'account_info' })).toBe(1);
+      expect(rpc.count({ rpcMethod: 'ledger_current' })).toBe(1);
+    } finally {
+      await rpc.close();
+    }
+    // the same offline blob again (same Sequence, LastLedgerSequence, amount): a replay, refused
+    const again = capture();
+    expect(await pay([`${server.url}/api/v1/xrpl/fx-rate`, '--network', 'xrpl'], { XRPL_PAYER_SEED }, again)).toBe(1);
+    expect(again.stderr.join('\n')).toMatch(/payment not accepted: HTTP 402 nonce_used/);
+  });
+
+  it('solana and xrpl keys: missing or malformed is a usage error that never echoes the value; xrpl on a plain path says where it is offered', async () => {
+    const io = capture();
+    expect(await pay([`${server.url}/api/v1/fx-rate`, '--network', 'solana'], {}, io)).toBe(2);
+    expect(io.stderr.join('\n')).toMatch(/SOLANA_PAYER_KEY is not set/);
+    const io2 = capture();
+    expect(await pay([`${server.url}/api/v1/fx-rate`, '--network', 'solana'], { SOLANA_PAYER_KEY: '[1,2,3]' }, io2)).toBe(2);
+    expect(io2.stderr.join('\n')).toMatch(/SOLANA_PAYER_KEY must be a Solana secret key/);
+    expect(io2.stderr.join('\n')).not.toContain('[1,2,3]');
+    const io3 = capture();
+    expect(await pay([`${server.url}/api/v1/fx-rate`, '--network', 'xrpl'], { XRPL_PAYER_SEED: 'not-a-seed' }, io3)).toBe(2);
+    expect(io3.stderr.join('\n')).not.toContain('not-a-seed');
+    const io4 = capture();
+    expect(await pay([`${server.url}/api/v1/fx-rate`, '--network', 'xrpl'], { XRPL_PAYER_SEED }, io4)).toBe(1);
+    expect(io4.stderr.join('\n')).toContain('the server does not offer xrpl (RLUSD on xrpl is offered on the /api/v1/xrpl/... paths)');
   });
 });

@@ -1,31 +1,192 @@
 /**
- * npm run pay -- <url> [--network base] [--max-usd 0.10] [--signer KEY] [--x402-version 1|2] [--method POST --data JSON]
+ * npm run pay -- <url> [--network base|polygon|solana|xrpl] [--max-usd 0.10] [--signer KEY] [--x402-version 1|2] [--method POST --data JSON]
  *
  * Buys one response from an x402 endpoint: requests it, reads the 402 (v2 PAYMENT-REQUIRED header
- * when present, else the v1 body), checks the offer for --network against the pinned USDC table
- * and the --max-usd budget, signs an EIP-3009 authorization with PAYER_PRIVATE_KEY (never
- * printed), repeats the request with the payment header, prints the data to stdout and checks the
- * receipt against the service's /.well-known/x402 `receipt_signer` (or --signer).
+ * when present, else the v1 body), checks the offer for --network against the pinned token table
+ * and the --max-usd budget, signs, repeats the request with the payment header, prints the data
+ * to stdout and checks the receipt against the service's /.well-known/x402 `receipt_signer` (or
+ * --signer). Keys (never printed): PAYER_PRIVATE_KEY for EVM (an EIP-3009 authorization),
+ * SOLANA_PAYER_KEY for Solana (the official @x402/svm client builds the transfer; it reads the
+ * mint and a recent blockhash from SOLANA_RPC_URL, else its public mainnet default),
+ * XRPL_PAYER_SEED for XRPL (a Payment signed with the xrpl library; Sequence, Fee and
+ * LastLedgerSequence from XRPL_RPC_URL, or from --xrpl-sequence / --xrpl-last-ledger / --xrpl-fee
+ * offline: by default 1 / 1 / 12, a ledger long passed on every public XRPL network, so such a
+ * blob can never settle and only a SETTLEMENT=local demo without XRPL_RPC_URL takes it).
  *
  * Exit: 0 = paid, data received, receipt verified; 1 = refused, failed or receipt not verified;
  * 2 = usage or configuration error.
  */
 import { hexToBytes } from '@noble/hashes/utils.js';
+import { createKeyPairSignerFromBytes, getBase58Encoder, type KeyPairSigner } from '@solana/kit';
 import { splitArgs, UsageError } from '../lib/args.ts';
-import { payerPrivateKey } from '../lib/config.ts';
+import { payerChainSettings, payerPrivateKey, type Secret } from '../lib/config.ts';
 import { addressOfPrivateKey, sameAddress } from '../proxy/x402/eip3009.ts';
-import { canonicalDecimal, toAtomicUnits } from '../proxy/x402/networks.ts';
-import { chooseEvmOffer, offerUsd, paymentHeader, readChallenge, signExactEvm } from '../proxy/x402/payer.ts';
+import { canonicalDecimal, findNetwork, toAtomicUnits, type SettlementNetwork } from '../proxy/x402/networks.ts';
+import {
+  type Challenge,
+  chooseEvmOffer,
+  chooseSolanaOffer,
+  chooseXrplOffer,
+  offerUsd,
+  paymentHeader,
+  readChallenge,
+  signExactEvm,
+  signExactSolana,
+  signExactXrpl,
+  XrplWallet,
+  xrplSequencing,
+  type XrplSequencing,
+} from '../proxy/x402/payer.ts';
 import { verifyReceipt } from '../proxy/x402/receipts.ts';
 import { decodeBase64Json } from '../proxy/x402/wire.ts';
+import { compareDecimal } from '../proxy/x402/xrpl.ts';
 
-const USAGE = `usage: npm run pay -- <url> [--network base|polygon|base-sepolia] [--max-usd 0.10] [--signer PUBLIC_KEY_OR_ADDRESS]
-                    [--x402-version 1|2] [--method GET|POST] [--data JSON]
-  PAYER_PRIVATE_KEY  hex private key of the paying wallet (required; never printed)
-  --network          EVM network to pay on (default base)
+const USAGE = `usage: npm run pay -- <url> [--network base|polygon|base-sepolia|solana|xrpl] [--max-usd 0.10] [--signer PUBLIC_KEY_OR_ADDRESS]
+                    [--x402-version 1|2] [--method GET|POST] [--data JSON] [--xrpl-sequence N --xrpl-last-ledger N --xrpl-fee DROPS]
+  PAYER_PRIVATE_KEY  EVM: hex private key of the paying wallet (never printed)
+  SOLANA_PAYER_KEY   solana: base58 64-byte secret key or solana-keygen JSON array (never printed); SOLANA_RPC_URL: RPC for mint and blockhash
+  XRPL_PAYER_SEED    xrpl: family seed (never printed); XRPL_RPC_URL: JSON-RPC server for Sequence, Fee and LastLedgerSequence
+  --network          network to pay on (default base); xrpl pays RLUSD on the /api/v1/xrpl/... paths
   --max-usd          refuse to pay more than this per call (default 0.10)
   --signer           receipt signer to trust when the service has no /.well-known/x402 (public key or address)
-  --x402-version     force the payment header version (default: 2 if the 402 has PAYMENT-REQUIRED, else 1)`;
+  --x402-version     force the payment header version (default: 2 if the 402 has PAYMENT-REQUIRED, else 1)
+  --xrpl-sequence, --xrpl-last-ledger, --xrpl-fee
+                     xrpl without XRPL_RPC_URL: sign offline with these (default 1, 1, 12: a ledger long passed, demo only)`;
+
+/** The paying key of one chain family, read and checked before any request is made. */
+type PayerKey =
+  | { kind: 'evm'; key: Uint8Array; address: string }
+  | { kind: 'solana'; signer: KeyPairSigner; address: string; rpcUrl: string | null }
+  | { kind: 'xrpl'; wallet: XrplWallet; address: string; rpcUrl: string | null; offline: XrplSequencing };
+
+async function payerKeyFor(network: SettlementNetwork, env: NodeJS.ProcessEnv, flags: Map<string, string>): Promise<PayerKey> {
+  if (network.kind === 'evm') {
+    const secret = payerPrivateKey(env);
+    if (!secret) {
+      throw new UsageError(
+        'PAYER_PRIVATE_KEY is not set: export the hex private key of a wallet holding USDC on the network you pay on ' +
+          '(against a SETTLEMENT=local demo server any key works, e.g. one from `cast wallet new`)',
+      );
+    }
+    const key = hexToBytes(secret.reveal());
+    return { kind: 'evm', key, address: addressOfPrivateKey(key) };
+  }
+  const chain = payerChainSettings(env);
+  if (network.kind === 'solana') {
+    if (!chain.solanaKey) {
+      throw new UsageError(
+        'SOLANA_PAYER_KEY is not set: export the secret key of a Solana wallet holding USDC (base58, or the JSON array of a solana-keygen file); ' +
+          'against a SETTLEMENT=local demo server any key works',
+      );
+    }
+    const signer = await solanaSigner(chain.solanaKey);
+    return { kind: 'solana', signer, address: signer.address, rpcUrl: chain.solanaRpcUrl };
+  }
+  if (!chain.xrplSeed) {
+    throw new UsageError(
+      'XRPL_PAYER_SEED is not set: export the family seed (s...) of an XRPL account holding RLUSD; against a SETTLEMENT=local demo server any seed works',
+    );
+  }
+  let wallet: XrplWallet;
+  try {
+    wallet = XrplWallet.fromSeed(chain.xrplSeed.reveal());
+  } catch {
+    throw new UsageError('XRPL_PAYER_SEED is not a valid XRPL family seed (the value is not shown)');
+  }
+  const whole = (name: string, fallback: number) => {
+    const v = flags.get(name);
+    if (v === undefined) return fallback;
+    if (!/^\d{1,10}$/.test(v) || Number(v) > 0xffffffff) throw new UsageError(`--${name} must be a whole number, got "${v}"`);
+    return Number(v);
+  };
+  const offline = {
+    sequence: whole('xrpl-sequence', 1),
+    lastLedgerSequence: whole('xrpl-last-ledger', 1),
+    fee: String(whole('xrpl-fee', 12)),
+  };
+  return { kind: 'xrpl', wallet, address: wallet.classicAddress, rpcUrl: chain.xrplRpcUrl, offline };
+}
+
+/** A Solana signer from a 64-byte secret key given as base58 or as a JSON array; the key is never echoed. */
+async function solanaSigner(secret: Secret): Promise<KeyPairSigner> {
+  const text = secret.reveal();
+  let bytes: Uint8Array;
+  try {
+    bytes = text.startsWith('[') ? Uint8Array.from(JSON.parse(text) as number[]) : new Uint8Array(getBase58Encoder().encode(text));
+    if (bytes.length !== 64) throw new Error('length');
+    return await createKeyPairSignerFromBytes(bytes);
+  } catch {
+    throw new UsageError(
+      'SOLANA_PAYER_KEY is not a 64-byte Solana secret key whose second half is its public key (the value is not shown)',
+    );
+  }
+}
+
+/** What one network's offer and payment come to: the header to send and what the receipt must say. */
+interface Prepared {
+  usd: string;
+  currency: 'USDC' | 'RLUSD';
+  payTo: string;
+  networkName: string;
+  header: { name: 'X-PAYMENT' | 'PAYMENT-SIGNATURE'; value: string };
+  /** Said when the paid request cannot be sent. */
+  pending: string;
+}
+
+/** Chooses the offer, checks the budget, signs. Throws with the reason nothing was paid. */
+async function prepare(challenge: Challenge, network: SettlementNetwork, payer: PayerKey, maxUsd: string, io: PayIo): Promise<Prepared> {
+  const overBudget = (usd: string, currency: string) =>
+    new Error(`costs ${usd} ${currency} on ${network.name}, more than --max-usd ${maxUsd}; nothing was paid`);
+  if (payer.kind === 'evm') {
+    const offer = chooseEvmOffer(challenge, network.name);
+    const usd = offerUsd(offer);
+    if (BigInt(offer.amount) > BigInt(toAtomicUnits(maxUsd, offer.network.usdc.decimals))) throw overBudget(usd, 'USDC');
+    const payload = signExactEvm(offer, payer.key);
+    return {
+      usd,
+      currency: 'USDC',
+      payTo: offer.payTo,
+      networkName: offer.network.name,
+      header: paymentHeader(challenge, offer, payload),
+      pending: `The authorization (nonce ${payload.authorization.nonce}) expires at ${payload.authorization.validBefore}`,
+    };
+  }
+  if (payer.kind === 'solana' && network.kind === 'solana') {
+    const offer = chooseSolanaOffer(challenge, network);
+    if (BigInt(offer.amount) > BigInt(toAtomicUnits(maxUsd, network.usdc.decimals))) throw overBudget(offer.usd, 'USDC');
+    const payload = await signExactSolana(offer, payer.signer, payer.rpcUrl);
+    return {
+      usd: offer.usd,
+      currency: 'USDC',
+      payTo: offer.payTo,
+      networkName: network.name,
+      header: paymentHeader(challenge, offer, payload),
+      pending: 'The signed transfer expires with its blockhash, in about a minute',
+    };
+  }
+  if (payer.kind === 'xrpl' && network.kind === 'xrpl') {
+    const offer = chooseXrplOffer(challenge, network);
+    if ((compareDecimal(offer.amount, maxUsd) ?? 1) > 0) throw overBudget(offer.usd, 'RLUSD');
+    let sequencing = payer.offline;
+    if (payer.rpcUrl) {
+      sequencing = await xrplSequencing(payer.rpcUrl, payer.address, offer.maxTimeoutSeconds, io.fetch);
+    } else {
+      io.err(
+        `XRPL_RPC_URL is not set: signing offline with Sequence ${sequencing.sequence}, LastLedgerSequence ${sequencing.lastLedgerSequence}, Fee ${sequencing.fee} drops`,
+      );
+    }
+    const signed = signExactXrpl(offer, payer.wallet, sequencing);
+    return {
+      usd: offer.usd,
+      currency: 'RLUSD',
+      payTo: offer.payTo,
+      networkName: network.name,
+      header: paymentHeader(challenge, offer, signed.payload),
+      pending: `The signed Payment ${signed.hash} expires after ledger ${sequencing.lastLedgerSequence}`,
+    };
+  }
+  throw new Error(`no key for ${network.name}`);
+}
 
 export interface PayIo {
   out: (text: string) => void;
@@ -47,9 +208,14 @@ export async function pay(argv: readonly string[], env: NodeJS.ProcessEnv = proc
   let forcedVersion: 1 | 2 | null = null;
   let data: string | undefined;
   let signerFlag: string | undefined;
-  let key: Uint8Array;
+  let target: SettlementNetwork;
+  let payerKey: PayerKey;
   try {
-    const { positional, flags } = splitArgs(argv, ['network', 'max-usd', 'signer', 'x402-version', 'method', 'data'], USAGE);
+    const { positional, flags } = splitArgs(
+      argv,
+      ['network', 'max-usd', 'signer', 'x402-version', 'method', 'data', 'xrpl-sequence', 'xrpl-last-ledger', 'xrpl-fee'],
+      USAGE,
+    );
     if (positional.length !== 1) throw new UsageError(`give exactly one URL\n${USAGE}`);
     try {
       url = new URL(positional[0]!);
@@ -76,19 +242,15 @@ export async function pay(argv: readonly string[], env: NodeJS.ProcessEnv = proc
       }
     }
     signerFlag = flags.get('signer');
-    const secret = payerPrivateKey(env);
-    if (!secret) {
-      throw new UsageError(
-        'PAYER_PRIVATE_KEY is not set: export the hex private key of a wallet holding USDC on the network you pay on ' +
-          '(against a SETTLEMENT=local demo server any key works, e.g. one from `cast wallet new`)',
-      );
-    }
-    key = hexToBytes(secret.reveal());
+    const found = findNetwork(network);
+    if (!found) throw new UsageError(`--network "${network}" is not one of base, polygon, base-sepolia, solana, xrpl`);
+    target = found;
+    payerKey = await payerKeyFor(target, env, flags);
   } catch (err) {
     io.err(err instanceof Error ? err.message : String(err));
     return 2;
   }
-  const payer = addressOfPrivateKey(key);
+  const payer = payerKey.address;
   const init = (extra: Record<string, string> = {}): RequestInit => ({
     method,
     headers: { accept: 'application/json', ...(data !== undefined ? { 'content-type': 'application/json' } : {}), ...extra },
@@ -109,36 +271,36 @@ export async function pay(argv: readonly string[], env: NodeJS.ProcessEnv = proc
     io.err(`${url} answered ${first.status} without asking for payment; nothing was paid`);
     return first.status === 200 ? 0 : 1;
   }
-  let challenge;
-  let offer;
+  let challenge: Challenge;
   try {
     challenge = readChallenge(first.headers.get('PAYMENT-REQUIRED'), safeJson(firstText));
     if (forcedVersion !== null && forcedVersion !== challenge.version) {
       challenge = forcedVersion === 1 ? readChallenge(null, safeJson(firstText)) : challenge;
       if (forcedVersion === 2 && challenge.version !== 2) throw new Error('--x402-version 2: the 402 has no PAYMENT-REQUIRED header');
     }
-    offer = chooseEvmOffer(challenge, network);
   } catch (err) {
     io.err(`cannot pay ${url}: ${(err as Error).message}`);
     return 1;
   }
-  const priceUsd = offerUsd(offer);
-  if (BigInt(offer.amount) > BigInt(toAtomicUnits(maxUsd, offer.network.usdc.decimals))) {
-    io.err(`${url} costs ${priceUsd} USDC on ${offer.network.name}, more than --max-usd ${maxUsd}; nothing was paid`);
-    return 1;
-  }
 
   // ---- 2. pay
-  const payload = signExactEvm(offer, key);
-  const header = paymentHeader(challenge, offer, payload);
-  io.err(`paying ${priceUsd} USDC on ${offer.network.name} to ${offer.payTo} from ${payer} (x402 v${challenge.version}, ${header.name})`);
+  let prepared: Prepared;
+  try {
+    prepared = await prepare(challenge, target, payerKey, maxUsd, io);
+  } catch (err) {
+    const message = (err as Error).message;
+    io.err(message.startsWith('costs ') ? `${url} ${message}` : `cannot pay ${url}: ${message}`);
+    return 1;
+  }
+  const { header, usd: priceUsd, currency } = prepared;
+  io.err(
+    `paying ${priceUsd} ${currency} on ${prepared.networkName} to ${prepared.payTo} from ${payer} (x402 v${challenge.version}, ${header.name})`,
+  );
   let second: Response;
   try {
     second = await io.fetch(url, init({ [header.name]: header.value }));
   } catch (err) {
-    io.err(
-      `could not reach ${url} with the payment: ${(err as Error).message}. The authorization (nonce ${payload.authorization.nonce}) expires at ${payload.authorization.validBefore}`,
-    );
+    io.err(`could not reach ${url} with the payment: ${(err as Error).message}. ${prepared.pending}`);
     return 1;
   }
   const text = await second.text();
@@ -189,8 +351,10 @@ export async function pay(argv: readonly string[], env: NodeJS.ProcessEnv = proc
   }
   const r = receipt as Record<string, string>;
   const problems: string[] = [];
-  if (!sameAddress(r.payer ?? '', payer)) problems.push(`payer is ${r.payer}, we paid from ${payer}`);
-  if (!sameAddress(r.merchant ?? '', offer.payTo)) problems.push(`merchant is ${r.merchant}, we paid ${offer.payTo}`);
+  // EVM addresses compare case-insensitively; base58 and XRPL addresses are case-sensitive.
+  const same = (a: string, b: string) => (payerKey.kind === 'evm' ? sameAddress(a, b) : a === b);
+  if (!same(r.payer ?? '', payer)) problems.push(`payer is ${r.payer}, we paid from ${payer}`);
+  if (!same(r.merchant ?? '', prepared.payTo)) problems.push(`merchant is ${r.merchant}, we paid ${prepared.payTo}`);
   if (r.amount !== canonicalDecimal(priceUsd)) problems.push(`amount is ${r.amount}, we paid ${priceUsd}`);
   if (problems.length) {
     io.err(`receipt signature is valid but it does not describe this payment: ${problems.join('; ')}`);

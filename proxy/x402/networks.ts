@@ -46,6 +46,14 @@ export const DEMO_PAY_TO = {
   xrpl: 'rU8Pz7RT7pGRGzpoNbBGuJ1Xa5heLg77H1',
 } as const;
 
+/**
+ * DEMO Solana fee payer, offered as `extra.feePayer` with SETTLEMENT=local when no facilitator
+ * names one: base58 of sha256("kr-x402 demo fee payer solana"). Solana clients need a fee payer to
+ * build the transaction; nobody holds this key, so such a transaction can never be submitted, and
+ * local mode submits nothing.
+ */
+export const DEMO_SOLANA_FEE_PAYER = 'CayDU1nDxjnfS98a7FYCHLNuhBnTfH2vTNvahtTtx2cd';
+
 export interface PayToTable {
   evm: string | null;
   solana: string | null;

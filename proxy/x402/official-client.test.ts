@@ -4,8 +4,8 @@
  * - v2: it reads PAYMENT-REQUIRED, signs, sends PAYMENT-SIGNATURE, reads PAYMENT-RESPONSE (base, polygon);
  * - v1: with the PAYMENT-REQUIRED header stripped (a v1-only server as the client sees it), it
  *   reads the JSON body, sends X-PAYMENT, reads X-PAYMENT-RESPONSE.
- * It pays EVM networks only: Solana and XRPL need chain access (a recent blockhash, an account
- * sequence) that an offline test cannot give it.
+ * Solana with the official @x402/svm client is in solana.test.ts (against a loopback Solana
+ * JSON-RPC node); XRPL, which has no client in @x402 2.27, in xrpl.test.ts.
  */
 import { ExactEvmScheme, registerExactEvmScheme } from '@x402/evm/exact/client';
 import { ExactEvmSchemeV1 } from '@x402/evm/exact/v1/client';

@@ -22,10 +22,12 @@ import {
   serveOnLoopback,
   type FakeFacilitator,
 } from './testing.ts';
+import { solanaPayerSigner, SOLANA_PAYER, solanaTransfer, xrplPayment } from './testing/chains.ts';
 import { encodeBase64Json, MAX_PAYMENT_HEADER_BYTES } from './wire.ts';
 
 const SOLANA_PAY_TO = 'FD7YVyJ5dai6ykGCduUm7HoaNCBTQjShWcmRhCcAD2hx';
 const XRPL_PAY_TO = 'rU8Pz7RT7pGRGzpoNbBGuJ1Xa5heLg77H1';
+const RLUSD_ISSUE = { currency: '524C555344000000000000000000000000000000', issuer: 'rMxCKbEDwqr76QuheSUMdEGf4B9xJ8m5De' };
 const HOST = 'http://127.0.0.1:4020';
 const PRICES = { 'fx-rate': '0.001', 'kimchi-premium': '0.001', 'arbitrage-scanner': '0.01', 'wash.check': '0.05' };
 const priced = (decl: EndpointDecl): EndpointDecl => ({ ...decl, priceUsd: PRICES[decl.id as keyof typeof PRICES] ?? decl.priceUsd });
@@ -223,7 +225,7 @@ describe('paywall, SETTLEMENT=local', () => {
     expect(served.count).toBe(0);
   });
 
-  it('Solana and XRPL payments are refused in local mode, saying why and what to do', async () => {
+  it('Solana and XRPL payments are verified in local mode too: a payload that is no transaction is refused as such', async () => {
     const { app } = setup({
       settings: { settlement: 'local', payTo: { evm: MERCHANT, solana: SOLANA_PAY_TO, xrpl: XRPL_PAY_TO }, trustProxy: false },
     });
@@ -231,8 +233,8 @@ describe('paywall, SETTLEMENT=local', () => {
       'X-PAYMENT': encodeBase64Json({ x402Version: 1, scheme: 'exact', network: 'solana', payload: { transaction: 'AAAA' } }),
     });
     const solBody = await json(sol);
-    expect(solBody.reason).toBe('unsupported_network');
-    expect(solBody.error).toMatch(/solana payments are verified by a facilitator only.*SETTLEMENT=local.*Pay on base or polygon instead/);
+    expect(solBody.reason).toBe('malformed_payload');
+    expect(solBody.error).toMatch(/solana transaction could not be decoded/);
     const xrpl = await get(app, '/api/v1/xrpl/fx-rate', {
       'PAYMENT-SIGNATURE': encodeBase64Json({
         x402Version: 2,
@@ -247,7 +249,7 @@ describe('paywall, SETTLEMENT=local', () => {
         payload: { signedTxBlob: 'ABCD' },
       }),
     });
-    expect((await json(xrpl)).error).toMatch(/Pay on base or polygon instead at \/api\/v1\/fx-rate/);
+    expect((await json(xrpl)).reason).toBe('malformed_payload');
   });
 
   it.each([
@@ -391,8 +393,15 @@ describe('paywall, SETTLEMENT=facilitator', () => {
       payTo: SOLANA_PAY_TO,
       extra: { feePayer: 'CKPKJWNdJEqa81x7CkZ14BVPiY6y16Sxs7owznqtWYp5' },
     });
+    // checked in-process first (solana.ts), against the facilitator's fee payer, then /verify and /settle
+    const transaction = await solanaTransfer({
+      signer: await solanaPayerSigner(),
+      payTo: SOLANA_PAY_TO,
+      amount: 1000n,
+      feePayer: 'CKPKJWNdJEqa81x7CkZ14BVPiY6y16Sxs7owznqtWYp5',
+    });
     const headers = {
-      'X-PAYMENT': encodeBase64Json({ x402Version: 1, scheme: 'exact', network: 'solana', payload: { transaction: 'AQID' } }),
+      'X-PAYMENT': encodeBase64Json({ x402Version: 1, scheme: 'exact', network: 'solana', payload: { transaction } }),
     };
     const res = await get(app, '/api/v1/fx-rate', headers);
     expect(res.status).toBe(200);
@@ -400,7 +409,7 @@ describe('paywall, SETTLEMENT=facilitator', () => {
       network: 'solana',
       currency: 'USDC',
       settlement: 'facilitator',
-      payer: 'SoLPayer1111111111111111111111111111111111',
+      payer: SOLANA_PAYER,
     });
     expect((await json(await get(app, '/api/v1/fx-rate', headers))).reason).toBe('nonce_used');
     const bad = await get(app, '/api/v1/fx-rate', {
@@ -413,7 +422,11 @@ describe('paywall, SETTLEMENT=facilitator', () => {
     const { app, paywall } = facilitatorSetup();
     const [offer] = paywall.offers(fx, '/api/v1/xrpl/fx-rate', `${HOST}/api/v1/xrpl/fx-rate`);
     const res = await get(app, '/api/v1/xrpl/fx-rate', {
-      'PAYMENT-SIGNATURE': encodeBase64Json({ x402Version: 2, accepted: offer!.v2, payload: { signedTxBlob: '1200002280000000' } }),
+      'PAYMENT-SIGNATURE': encodeBase64Json({
+        x402Version: 2,
+        accepted: offer!.v2,
+        payload: { signedTxBlob: xrplPayment({ Destination: XRPL_PAY_TO, Amount: { ...RLUSD_ISSUE, value: '0.001' } }).blob },
+      }),
     });
     expect(res.status).toBe(200);
     expect((await json(res)).receipt).toMatchObject({

@@ -23,8 +23,9 @@
  * 1. No payment header → 402: v1 JSON body {x402Version: 1, error, reason, accepts} AND the v2
  *    PAYMENT-REQUIRED header, so both client generations can pay.
  * 2. Decode X-PAYMENT / PAYMENT-SIGNATURE strictly; match the offer (scheme, network, v2 accepted).
- * 3. Verify. EVM: in-process EIP-3009 check always (eip3009.ts), plus the facilitator's /verify in
- *    facilitator mode. Solana / XRPL: facilitator /verify only; refused in local mode. The
+ * 3. Verify. EVM: in-process EIP-3009 check always (eip3009.ts); Solana: the partially signed
+ *    transaction (solana.ts); XRPL: the signed Payment (xrpl.ts); plus the facilitator's /verify in
+ *    facilitator mode. The
  *    signature check and the receipt signature of step 7 run where `crypto` says (crypto-pool.ts:
  *    inline, or worker threads; proxy/serve.ts follows CRYPTO_WORKERS).
  * 4. Reserve the payment's nonce atomically (nonce-store.ts) — before the facilitator and before serve().
@@ -41,7 +42,7 @@
  * authorization could buy one response from each: proxy/serve.ts gives both services of a process
  * the same one; several processes share one through NONCE_DB_DIR (LMDB) or REDIS_URL (proxy/stores.ts).
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { EndpointDecl, ServiceName } from '../../catalog/types.ts';
 import type { Settings } from '../../lib/config.ts';
 import type { DataResult } from '../data/types.ts';
@@ -50,8 +51,20 @@ import { precheckExactEvm, signatureVerdict, type EvmVerified } from './eip3009.
 import type { PaymentCrypto } from './crypto-pool.ts';
 import { solanaFeePayer as feePayerOf, type FacilitatorClient } from './facilitator.ts';
 import { StoreUnavailableError, type NonceKey, type NonceStore } from './nonce-store.ts';
-import { assetSymbol, canonicalDecimal, domainSeparator, payToFor, payToTable, SOLANA, type SettlementNetwork } from './networks.ts';
+import {
+  assetSymbol,
+  canonicalDecimal,
+  DEMO_SOLANA_FEE_PAYER,
+  domainSeparator,
+  payToFor,
+  payToTable,
+  SOLANA,
+  type SettlementNetwork,
+  type SolanaNetwork,
+  type XrplNetwork,
+} from './networks.ts';
 import { reject, short, type Rejection } from './reasons.ts';
+import { verifyExactSolana } from './solana.ts';
 import { assembleReceipt, receiptSigningText, type Receipt, type ReceiptFields, type ReceiptSigner } from './receipts.ts';
 import {
   buildOffers,
@@ -69,6 +82,7 @@ import {
   type PaymentOffer,
   type ResourceInfo,
 } from './wire.ts';
+import { ledgerReader, verifyExactXrpl } from './xrpl.ts';
 
 /** What every paywall of a process shares: built once (proxy/serve.ts processParts) and passed in. */
 export interface PaymentParts {
@@ -86,7 +100,8 @@ export interface PaymentParts {
 
 export interface PaywallOptions extends PaymentParts {
   service: ServiceName;
-  settings: Pick<Settings, 'settlement' | 'payTo' | 'trustProxy'>;
+  /** `upstreams.XRPL_RPC_URL`, when given, bounds XRPL LastLedgerSequence by the open ledger (xrpl.ts). */
+  settings: Pick<Settings, 'settlement' | 'payTo' | 'trustProxy'> & { upstreams?: Pick<Settings['upstreams'], 'XRPL_RPC_URL'> };
   /** Solana fee payer for the requirements; init() fills it from /supported when not given. */
   solanaFeePayer?: string | null;
   /** Networks offered on the plain paths (false) and the XRPL variants (true); default: the catalog's (offeredNetworks). */
@@ -120,7 +135,10 @@ export function createPaywall(options: PaywallOptions): Paywall {
   if (crypto.signerAddress !== options.signer.info.address)
     throw new Error('paywall: the crypto workers sign with another receipt key than `signer`');
   const networksFor = options.networksFor ?? ((xrpl: boolean) => offeredNetworks(options.service, xrpl));
-  let feePayer = options.solanaFeePayer ?? null;
+  // Local mode names the demo fee payer (nobody holds its key) unless one is given: Solana clients cannot build a payment without one.
+  let feePayer = options.solanaFeePayer ?? (settlement === 'local' ? DEMO_SOLANA_FEE_PAYER : null);
+  const xrplRpcUrl = options.settings.upstreams?.XRPL_RPC_URL ?? null;
+  const xrplLedger = xrplRpcUrl ? ledgerReader(xrplRpcUrl) : undefined;
 
   const describe = (endpoint: EndpointDecl) =>
     settlement === 'local'
@@ -224,7 +242,7 @@ export function createPaywall(options: PaywallOptions): Paywall {
     const network = offer.network;
     const nowSeconds = Math.floor(now().getTime() / 1000);
 
-    // ---- verify in-process (EVM) or decide the facilitator must (Solana, XRPL)
+    // ---- verify in-process (every network; the facilitator's /verify comes after the reservation)
     let payer: string | null;
     let key: NonceKey;
     let expiresAt: number;
@@ -256,26 +274,15 @@ export function createPaywall(options: PaywallOptions): Paywall {
       expiresAt = verified.validBefore;
       localTx = `local:${verified.authorization.nonce}`;
     } else {
-      if (settlement === 'local') {
-        const plainPath = path.replace(/^\/api\/v1\/xrpl\//, '/api/v1/');
-        const evm = networksFor(false).filter((n) => n.kind === 'evm' && payToFor(payTo, n));
-        const instead = evm.length
-          ? ` Pay on ${evm.map((n) => n.name).join(' or ')} instead${plainPath !== path ? ` at ${plainPath}` : ''}.`
-          : '';
-        return refuse(
-          reject(
-            'unsupported_network',
-            `${network.name} payments are verified by a facilitator only, and this instance runs SETTLEMENT=local, which verifies EVM (EIP-3009) ` +
-              `payments in-process and moves no funds.${instead}`,
-          ),
-        );
-      }
-      const tx = opaqueTransaction(network, payment.payload);
-      if (!tx.ok) return refuse(tx);
-      payer = null; // inside the signed transaction; the facilitator tells
-      key = { network: network.caip2, asset: offer.v2.asset, from: 'signed-transaction', nonce: tx.digest };
-      expiresAt = nowSeconds + offer.v2.maxTimeoutSeconds;
-      localTx = '';
+      // Solana / XRPL: the signed transaction is checked in-process in both modes (in facilitator
+      // mode a cheap rejection before /verify); the chain-specific replay key and a 24 h retention
+      // (chainKeyRetention) stop a second use.
+      const verified = await verifyChainPayment(network, payment.payload, offer, xrplLedger);
+      if (!verified.ok) return refuse(verified);
+      payer = verified.payer;
+      key = { network: network.caip2, asset: offer.v2.asset, from: verified.payer, nonce: verified.replayKey };
+      expiresAt = nowSeconds + CHAIN_KEY_RETENTION_SECONDS;
+      localTx = `local:${verified.replayKey}`;
     }
 
     // ---- single use: reserve before anyone else can use it
@@ -409,23 +416,38 @@ function receiptText(text: string): string {
   return text.replace(/\|/g, '%7C');
 }
 
-/** Solana {transaction} / XRPL {signedTxBlob}: checked for shape only; the digest is the replay key. */
-function opaqueTransaction(network: SettlementNetwork, payload: unknown): { ok: true; digest: string } | Rejection {
-  const field = network.kind === 'solana' ? 'transaction' : 'signedTxBlob';
-  const pattern = network.kind === 'solana' ? /^[A-Za-z0-9+/]+={0,2}$/ : /^[0-9A-Fa-f]+$/;
-  const value = typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>)[field] : undefined;
-  if (typeof value !== 'string' || !pattern.test(value)) {
-    return reject(
-      'malformed_payload',
-      `${network.name} payload must be {"${field}": ${network.kind === 'solana' ? 'base64 partially-signed transaction' : 'hex signed Payment transaction'}}`,
-    );
+/**
+ * How long a Solana / XRPL replay key is kept. The chain drops a Solana transaction once its
+ * blockhash is ~150 blocks old and an XRPL one after its LastLedgerSequence, but local mode cannot
+ * see chain time (XRPL only with XRPL_RPC_URL), so keys are kept 24 hours, as long as the longest
+ * EVM authorization this server accepts: within that a payment buys one response.
+ */
+export const CHAIN_KEY_RETENTION_SECONDS = 24 * 3600;
+
+/** A Solana or XRPL payment checked in-process (solana.ts, xrpl.ts): the payer and its replay key. */
+async function verifyChainPayment(
+  network: SolanaNetwork | XrplNetwork,
+  payload: unknown,
+  offer: PaymentOffer,
+  currentLedger: (() => Promise<number>) | undefined,
+): Promise<{ ok: true; payer: string; replayKey: string } | Rejection> {
+  if (network.kind === 'solana') {
+    const feePayer = offer.v2.extra.feePayer;
+    const v = await verifyExactSolana(payload, {
+      network,
+      asset: offer.v2.asset,
+      payTo: offer.v2.payTo,
+      amount: offer.v2.amount,
+      feePayer: typeof feePayer === 'string' ? feePayer : null,
+    });
+    return v.ok ? { ok: true, payer: v.payer, replayKey: v.messageHash } : v;
   }
-  return {
-    ok: true,
-    digest: `0x${createHash('sha256')
-      .update(network.kind === 'xrpl' ? value.toUpperCase() : value)
-      .digest('hex')}`,
-  };
+  const v = await verifyExactXrpl(
+    payload,
+    { network, payTo: offer.v2.payTo, amount: offer.v2.amount, maxTimeoutSeconds: offer.v2.maxTimeoutSeconds },
+    currentLedger ? { currentLedger } : {},
+  );
+  return v.ok ? { ok: true, payer: v.payer, replayKey: v.hash } : v;
 }
 
 function serialize(body: unknown): { text: string; type: string } {

@@ -23,6 +23,20 @@ export type RejectionReason =
   | 'unsupported_signature'
   | 'recipient_mismatch'
   | 'amount_mismatch'
+  /** Another token than the offer's: Solana mint or decimals, XRPL currency or issuer. */
+  | 'asset_mismatch'
+  /** A signed Solana / XRPL transaction of the wrong type or layout (instructions, fields, flags, signers). */
+  | 'invalid_transaction'
+  /** Solana: the fee payer is not the offered one, or is used beyond paying the network fee. */
+  | 'invalid_fee_payer'
+  /** Solana: SetComputeUnitPrice above the cap. */
+  | 'compute_price_too_high'
+  /** XRPL: tfPartialPayment (the amount delivered could be less than Amount). */
+  | 'partial_payment'
+  /** XRPL: Paths, DeliverMin, or a SendMax in another currency (a path / cross-currency payment). */
+  | 'path_payment'
+  /** XRPL_RPC_URL is set but the ledger could not be read to check LastLedgerSequence. */
+  | 'ledger_unavailable'
   | 'expired'
   | 'not_yet_valid'
   /** validBefore further in the future than this server accepts. */

@@ -1,0 +1,124 @@
+/**
+ * Solana and XRPL payments against the real korea service app (proxy/serve.ts createServiceApp
+ * over demo snapshots, SETTLEMENT=local, HTTP on loopback): the official @x402/svm client pays a
+ * paid endpoint (with a loopback Solana JSON-RPC node for the mint and the blockhash), a Payment
+ * signed with the xrpl library pays its /api/v1/xrpl/... variant, and a replay of either is refused.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve, type ServerType } from '@hono/node-server';
+import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
+import { ExactSvmScheme } from '@x402/svm/exact/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSettings } from '../../lib/config.ts';
+import { parseArgs, runCli } from '../../pipelines/cli.ts';
+import { LineProgress } from '../../pipelines/progress.ts';
+import { SnapshotReader } from '../../snapshots/reader.ts';
+import { createServiceApp } from '../serve.ts';
+import { DEMO_PAY_TO, DEMO_SOLANA_FEE_PAYER, SOLANA } from './networks.ts';
+import { verifyReceipt } from './receipts.ts';
+import { decodeHeader, json, testPaymentParts } from './testing.ts';
+import {
+  chainPaymentHeader,
+  fakeSolanaRpc,
+  type FakeSolanaRpc,
+  SOLANA_PAYER,
+  solanaPayerSigner,
+  XRPL_PAYER_WALLET,
+  xrplPayment,
+} from './testing/chains.ts';
+
+const quiet = { progress: new LineProgress(() => {}), out: () => {} };
+let root: string;
+let reader: SnapshotReader;
+let server: ServerType;
+let url = '';
+let rpc: FakeSolanaRpc;
+let publicKey = '';
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'chains-service-'));
+  const settings = loadSettings({ SNAPSHOTS_DIR: join(root, 's'), WAREHOUSE_DIR: join(root, 'w'), KEYS_DIR: join(root, 'k') });
+  expect((await runCli(parseArgs(['korea']), settings, quiet)).exitCode).toBe(0);
+  reader = new SnapshotReader(settings.snapshotsDir, 'korea');
+  await reader.refresh();
+  const parts = { ...testPaymentParts(), washPatternSalt: 'chains-service-test' };
+  publicKey = parts.signer.info.public_key;
+  const app = await createServiceApp('korea', reader, settings, parts);
+  server = await new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+  });
+  const address = server.address();
+  url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  rpc = await fakeSolanaRpc();
+}, 240_000);
+
+afterAll(async () => {
+  await rpc?.close();
+  reader?.close();
+  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('the korea service takes Solana and XRPL payments in SETTLEMENT=local', () => {
+  it('Solana: the official @x402/svm client pays kimchi-premium; the same transaction again is refused', async () => {
+    const unpaid = await fetch(`${url}/api/v1/kimchi-premium?symbol=ETH`);
+    expect(unpaid.status).toBe(402);
+    const offer = (decodeHeader(unpaid.headers.get('PAYMENT-REQUIRED')) as { accepts: Array<Record<string, unknown>> }).accepts.find(
+      (a) => a.network === SOLANA.caip2,
+    );
+    expect(offer).toMatchObject({ payTo: DEMO_PAY_TO.solana, extra: { feePayer: DEMO_SOLANA_FEE_PAYER } });
+
+    let sent: string | null = null;
+    const recording: typeof fetch = async (input, init) => {
+      const req = new Request(input, init);
+      sent ??= req.headers.get('PAYMENT-SIGNATURE');
+      return fetch(req);
+    };
+    const client = new x402Client().register(
+      SOLANA.caip2 as `${string}:${string}`,
+      new ExactSvmScheme(await solanaPayerSigner(), { rpcUrl: rpc.url }),
+    );
+    const res = await wrapFetchWithPayment(recording, client)(`${url}/api/v1/kimchi-premium?symbol=ETH`);
+    expect(res.status).toBe(200);
+    const body = await json(res);
+    expect(body.symbol).toBe('ETH');
+    expect(body.receipt).toMatchObject({ network: 'solana', payer: SOLANA_PAYER, merchant: DEMO_PAY_TO.solana, settlement: 'local' });
+    expect(verifyReceipt(body.receipt, publicKey)).toMatchObject({ ok: true });
+
+    const replay = await fetch(`${url}/api/v1/kimchi-premium?symbol=ETH`, { headers: { 'PAYMENT-SIGNATURE': sent! } });
+    expect(replay.status).toBe(402);
+    expect((await json(replay)).reason).toBe('nonce_used');
+  });
+
+  it('XRPL: a Payment signed with xrpl pays /api/v1/xrpl/kimchi-premium; partial payment and replay are refused', async () => {
+    const unpaid = await fetch(`${url}/api/v1/xrpl/kimchi-premium?symbol=BTC`);
+    const [accepted] = (decodeHeader(unpaid.headers.get('PAYMENT-REQUIRED')) as { accepts: Array<Record<string, unknown>> }).accepts;
+    expect(accepted).toMatchObject({ network: 'xrpl:0', payTo: DEMO_PAY_TO.xrpl });
+    const value = accepted!.amount as string;
+    const amount = { currency: accepted!.asset as string, issuer: (accepted!.extra as { issuer: string }).issuer, value };
+    const partial = xrplPayment({ Amount: amount, Flags: 0x00020000 });
+    const refused = await fetch(`${url}/api/v1/xrpl/kimchi-premium?symbol=BTC`, {
+      headers: { 'PAYMENT-SIGNATURE': chainPaymentHeader(accepted!, { signedTxBlob: partial.blob }) },
+    });
+    expect(refused.status).toBe(402);
+    expect((await json(refused)).reason).toBe('partial_payment');
+
+    const { blob, hash } = xrplPayment({ Amount: amount });
+    const headers = { 'PAYMENT-SIGNATURE': chainPaymentHeader(accepted!, { signedTxBlob: blob }) };
+    const res = await fetch(`${url}/api/v1/xrpl/kimchi-premium?symbol=BTC`, { headers });
+    expect(res.status).toBe(200);
+    const body = await json(res);
+    expect(body.receipt).toMatchObject({
+      network: 'xrpl',
+      currency: 'RLUSD',
+      amount: value,
+      payer: XRPL_PAYER_WALLET.classicAddress,
+      tx_hash: `local:${hash}`,
+    });
+    expect(verifyReceipt(body.receipt, publicKey)).toMatchObject({ ok: true });
+    const replay = await fetch(`${url}/api/v1/xrpl/kimchi-premium?symbol=BTC`, { headers });
+    expect((await json(replay)).reason).toBe('nonce_used');
+  });
+});
