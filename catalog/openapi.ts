@@ -87,9 +87,26 @@ function mediaType(endpoint: EndpointDecl): string {
   return endpoint.contentType ?? 'application/json';
 }
 
+/** The zod schema of a 200 body: the declared response, plus the signed `receipt` on paid endpoints. */
+export function successBodySchema(endpoint: EndpointDecl): z.ZodType {
+  return endpoint.access === 'paid' && endpoint.response instanceof z.ZodObject ? withReceipt(endpoint.response) : endpoint.response;
+}
+
+/**
+ * JSON Schema of a 200 body, computed once per endpoint: the OpenAPI document, the Bazaar
+ * extension of the 402 and the MCP tools' outputSchema all describe the same answer.
+ */
+export function successBodyJsonSchema(endpoint: EndpointDecl): JsonObject {
+  let cached = successSchemas.get(endpoint);
+  if (!cached) {
+    cached = jsonSchemaOf(successBodySchema(endpoint));
+    successSchemas.set(endpoint, cached);
+  }
+  return cached;
+}
+const successSchemas = new WeakMap<EndpointDecl, JsonObject>();
+
 function successResponse(endpoint: EndpointDecl): JsonObject {
-  const schema =
-    endpoint.access === 'paid' && endpoint.response instanceof z.ZodObject ? withReceipt(endpoint.response) : endpoint.response;
   const headers: JsonObject = {
     'Cache-Control': {
       description: endpoint.cacheTtlSeconds > 0 ? `public, max-age=${endpoint.cacheTtlSeconds}` : 'no-store',
@@ -110,7 +127,7 @@ function successResponse(endpoint: EndpointDecl): JsonObject {
   return {
     description: endpoint.access === 'paid' ? 'The data, with a signed receipt of the payment.' : 'The data.',
     headers,
-    content: { [mediaType(endpoint)]: { schema: jsonSchemaOf(schema) } },
+    content: { [mediaType(endpoint)]: { schema: structuredClone(successBodyJsonSchema(endpoint)) } },
   };
 }
 

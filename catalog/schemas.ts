@@ -58,7 +58,9 @@ export const WalletAddress = z
     error: (iss) =>
       `Expected an EVM address (0x followed by 40 hex digits) or a Solana base58 address (32 to 44 characters), got ${show(iss.input)}`,
   })
-  .describe('Wallet address: EVM 0x + 40 hex digits (case-insensitive) or Solana base58 (32 to 44 characters).');
+  .describe('Wallet address: EVM 0x + 40 hex digits (case-insensitive) or Solana base58 (32 to 44 characters).')
+  // shown in OpenAPI and as the Bazaar extension's body example (any address is a valid wash check)
+  .meta({ examples: ['0x1111111111111111111111111111111111111111'] });
 
 // ------------------------------------------------------------ query-string parameters
 
@@ -388,7 +390,22 @@ export const RootDocumentBody = z
 export const WellKnownX402Body = z
   .looseObject({
     version: z.literal(1).describe('Discovery document version (x402scan format).'),
-    resources: z.array(z.string()).describe('Absolute URLs of the paid resources (POST ones prefixed with "POST ").'),
+    resources: z
+      .array(z.string())
+      .describe('Absolute URLs of the paid resources a client can call as they are (templated paths are in `items` only).'),
+    x402Version: z.literal(2).optional().describe('Version of the `items` list (x402 foundation discovery draft).'),
+    items: z
+      .array(
+        z.looseObject({
+          resource: z.looseObject({ url: z.string() }),
+          type: z.literal('http'),
+          input: z.looseObject({ method: z.string() }),
+        }),
+      )
+      .optional()
+      .describe(
+        'Every paid resource: its URL (templated ones with :param segments), method, routeTemplate, path parameters and example body.',
+      ),
     instructions: z.string().optional().describe('Guidance for agents and people, in Markdown.'),
     receipt_signer: z
       .object({

@@ -47,6 +47,9 @@ export interface ResourceInfo {
   url: string;
   description: string;
   mimeType: string;
+  /** Service metadata facilitator catalogues read from the v2 `resource` (Bazaar extension spec). */
+  serviceName?: string;
+  tags?: string[];
 }
 
 /** One accepted way to pay an endpoint: the same offer in both wire versions. */
@@ -220,13 +223,15 @@ export function paymentRequiredV2(
   resource: ResourceInfo,
   reason: string,
   message: string,
+  /** Extension declarations by name (bazaar, ...), as the client is to echo them in its payment. */
+  extensions: Record<string, unknown> = {},
 ): PaymentRequiredV2 {
   return {
     x402Version: 2,
     error: reason === 'payment_required' ? 'Payment required' : `${reason}: ${message}`,
     resource,
     accepts: offers.map((o) => o.v2),
-    extensions: {},
+    extensions,
   };
 }
 
