@@ -125,6 +125,17 @@ describe('Bazaar discovery extension', () => {
             expect(bazaar.routeTemplate).toBeUndefined();
             expect(found!.resourceUrl).toBe(`${ORIGIN}${template}`);
           }
+          // the v1 body carries the same input description in accepts[].outputSchema
+          const v1 = (await res.json()) as LooseJson;
+          const v1Found = extractDiscoveryInfo(
+            { x402Version: 1, scheme: 'exact', network: v1.accepts[0].network, payload: {} } as never,
+            v1.accepts[0],
+          );
+          expect(v1Found?.discoveryInfo.input, `${path} (v1)`).toMatchObject(
+            e.method === 'POST'
+              ? { method: 'POST', bodyType: 'json', body: bazaar.info.input.body }
+              : { method: 'GET', queryParams: bazaar.info.input.queryParams },
+          );
           checked++;
         }
       }

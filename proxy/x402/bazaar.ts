@@ -122,6 +122,8 @@ function templatePattern(template: string): { names: string[]; pattern: RegExp }
 
 interface Prepared {
   extension: BazaarExtension;
+  /** The v1 equivalent, `accepts[].outputSchema` (the spec's backwards-compatibility table). */
+  v1: { input: JsonObject; output: null };
   /** Templated paths: how to read the request's path parameters. */
   template: { names: string[]; pattern: RegExp } | null;
 }
@@ -178,7 +180,8 @@ function prepare(endpoint: EndpointDecl, xrpl: boolean): Prepared {
   };
   const templated = endpoint.pathParams !== undefined;
   if (templated) extension.routeTemplate = path;
-  return { extension, template: templated ? templatePattern(path) : null };
+  const v1 = { input: { ...input, discoverable: true }, output: null };
+  return { extension, v1, template: templated ? templatePattern(path) : null };
 }
 
 const prepared = new WeakMap<EndpointDecl, { plain?: Prepared; xrpl?: Prepared }>();
@@ -220,6 +223,15 @@ export function bazaarFor(endpoint: EndpointDecl, xrpl: boolean, path?: string):
   const pathParams = pathParamsOf(endpoint, template, path);
   if (!pathParams) return { bazaar: extension };
   return { bazaar: { ...extension, info: { ...extension.info, input: { ...extension.info.input, pathParams } } } };
+}
+
+/**
+ * The v1 `outputSchema` of a paid endpoint's requirements: the same input description as the
+ * Bazaar extension (method, query defaults or JSON body example), which v1 indexers read from
+ * `accepts[].outputSchema.input`.
+ */
+export function bazaarV1OutputSchema(endpoint: EndpointDecl, xrpl: boolean): Record<string, unknown> {
+  return preparedFor(endpoint, xrpl).v1;
 }
 
 /**

@@ -47,7 +47,7 @@ import type { Settings } from '../../lib/config.ts';
 import type { DataResult } from '../data/types.ts';
 import type { EndpointAnswer, EndpointRequest, PaymentGate } from '../endpoint-call.ts';
 import { precheckExactEvm, signatureVerdict, type EvmVerified } from './eip3009.ts';
-import { bazaarFor, bazaarServiceMetadata } from './bazaar.ts';
+import { bazaarFor, bazaarServiceMetadata, bazaarV1OutputSchema } from './bazaar.ts';
 import type { PaymentCrypto } from './crypto-pool.ts';
 import { solanaFeePayer as feePayerOf, type FacilitatorClient } from './facilitator.ts';
 import type { NonceKey, NonceStore } from './nonce-store.ts';
@@ -139,6 +139,7 @@ export function createPaywall(options: PaywallOptions): Paywall {
       networks: networksFor(xrpl),
       payTo,
       solanaFeePayer: feePayer,
+      outputSchema: bazaarV1OutputSchema(endpoint, xrpl),
     });
   }
 

@@ -70,6 +70,8 @@ export interface OfferInput {
   payTo: PayToTable;
   /** Solana fee payer from the facilitator's /supported (`kinds[].extra.feePayer`); Solana clients need it to build the transaction. */
   solanaFeePayer?: string | null;
+  /** v1 discovery description of the resource (bazaar.ts); default: the method only. */
+  outputSchema?: Record<string, unknown>;
 }
 
 /** Networks a service offers on a path: the XRPL variants (/api/v1/xrpl/...) settle in RLUSD on xrpl only, every other paid path on the rest. */
@@ -120,7 +122,7 @@ export function buildOffers(input: OfferInput): PaymentOffer[] {
       resource: input.resourceUrl,
       description: input.description,
       mimeType: input.mimeType,
-      outputSchema: { input: { type: 'http', method: input.method, discoverable: true }, output: null },
+      outputSchema: input.outputSchema ?? { input: { type: 'http', method: input.method, discoverable: true }, output: null },
       maxTimeoutSeconds,
       extra:
         network.kind === 'xrpl'
