@@ -216,6 +216,14 @@ describe('405 for a declared path with the wrong method', () => {
       }
     }
     expect((await get(service, '/openapi.json', { method: 'POST' })).status).toBe(405);
+    for (const method of ['GET', 'PUT']) {
+      const mcp = await get(service, '/mcp', { method });
+      expect(mcp.status, `${method} /mcp`).toBe(405);
+      expect(mcp.headers.get('allow')).toBe('POST');
+    }
+    const options = await get(service, '/api/v1/wash/check', { method: 'OPTIONS' });
+    expect(options.status).toBe(service === 'analytics' ? 204 : 404);
+    if (service === 'analytics') expect(options.headers.get('allow')).toBe('POST');
     // an undeclared path is still a 404
     expect((await get(service, '/api/v1/no-such-thing', { method: 'POST' })).status).toBe(404);
   });

@@ -19,9 +19,10 @@ import { LineProgress } from '../pipelines/progress.ts';
 import { SnapshotReader } from '../snapshots/reader.ts';
 import { createServiceApp } from './serve.ts';
 import { freshPaymentHeader } from './x402/bench-support.ts';
+import { FacilitatorClient } from './x402/facilitator.ts';
 import { payToTable } from './x402/networks.ts';
 import { ReceiptSigner, verifyReceipt } from './x402/receipts.ts';
-import { type LooseJson, type ServedApp, serveOnLoopback, testPaymentParts } from './x402/testing.ts';
+import { fakeFacilitator, type LooseJson, type ServedApp, serveOnLoopback, testPaymentParts } from './x402/testing.ts';
 
 const quiet = { progress: new LineProgress(() => {}), out: () => {} };
 const NOW = '2026-11-20T09:00:30Z';
@@ -60,9 +61,9 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-async function client(service: ServiceName): Promise<Client> {
+async function client(service: ServiceName, base = served.get(service)!.url): Promise<Client> {
   const c = new Client({ name: 'strict-test-client', version: '1.0.0' });
-  await c.connect(new StreamableHTTPClientTransport(new URL(`${served.get(service)!.url}/mcp`)));
+  await c.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`)));
   clients.push(c);
   return c;
 }
@@ -178,5 +179,53 @@ describe('MCP tools', () => {
     const again = await c.callTool({ name: 'get_kimchi_premium', arguments: { symbol: 'ETH' }, _meta: { 'x402/payment': payment } });
     expect(again.isError).toBe(true);
     expect((again.structuredContent as LooseJson).error).toMatch(/nonce_used/);
+  });
+
+  it('a refused settlement answers the PaymentRequired with the settlement response in _meta', async () => {
+    const facilitator = await fakeFacilitator();
+    const reader = new SnapshotReader(settings.snapshotsDir, 'korea');
+    readers.push(reader);
+    await reader.refresh();
+    const s = loadSettings({
+      SNAPSHOTS_DIR: settings.snapshotsDir,
+      WAREHOUSE_DIR: settings.warehouseDir,
+      KEYS_DIR: join(root, 'keys'),
+      SETTLEMENT: 'facilitator',
+      FACILITATOR_URL: facilitator.url,
+      PAY_TO_EVM: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    });
+    const now = () => new Date(NOW);
+    const app = await createServiceApp(
+      'korea',
+      reader,
+      s,
+      {
+        ...testPaymentParts({ signer, now }),
+        facilitator: new FacilitatorClient({ url: facilitator.url, timeoutMs: 2000 }),
+        washPatternSalt: 'x',
+      },
+      { now },
+    );
+    const server = await serveOnLoopback(app);
+    try {
+      facilitator.settle = 'refuse';
+      const c = await client('korea', server.url);
+      const header = freshPaymentHeader({
+        endpoint: findEndpoint('korea', 'fx-rate')!,
+        payTo: payToTable(s),
+        version: 2,
+        now: nowSeconds,
+        resourceUrl: 'mcp://tool/get_fx_rate',
+      });
+      const payment = JSON.parse(Buffer.from(header.value, 'base64').toString('utf8'));
+      const result = await c.callTool({ name: 'get_fx_rate', arguments: {}, _meta: { 'x402/payment': payment } });
+      expect(result.isError).toBe(true);
+      expect((result.structuredContent as LooseJson).x402Version).toBe(2);
+      expect((result.structuredContent as LooseJson).error).toMatch(/settlement_failed/);
+      expect(result._meta?.['x402/payment-response']).toMatchObject({ success: false, payer: header.payer });
+    } finally {
+      await server.close();
+      await facilitator.close();
+    }
   });
 });

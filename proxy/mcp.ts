@@ -126,7 +126,14 @@ function toolResult(tool: McpToolDecl, answer: EndpointAnswer) {
           },
         }
       : (answer.json as Record<string, unknown>);
-    return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify(required) }], structuredContent: required };
+    // a refused or failed settlement has a settlement response too (x402 MCP transport, "Settlement failure")
+    const settlement = decodeBase64Json(answer.headers['PAYMENT-RESPONSE'] ?? answer.headers['X-PAYMENT-RESPONSE']);
+    return {
+      isError: true,
+      content: [{ type: 'text' as const, text: JSON.stringify(required) }],
+      structuredContent: required,
+      ...(settlement ? { _meta: { 'x402/payment-response': settlement } } : {}),
+    };
   }
   // no structuredContent: it would not match the outputSchema, and the text says everything
   return {
@@ -172,12 +179,14 @@ export function mountMcp(app: Hono, options: McpOptions): void {
   };
 
   // a stateless server has nothing to stream on GET; answer it instead of holding an empty SSE stream open
-  app.get('/mcp', (c) =>
-    c.json({ error: 'method_not_allowed', message: 'POST JSON-RPC messages to /mcp (streamable HTTP, stateless).' }, 405),
-  );
-  app.delete('/mcp', (c) =>
-    c.json({ error: 'method_not_allowed', message: 'This MCP server is stateless; there is no session to end.' }, 405),
-  );
+  app.get('/mcp', (c) => {
+    c.header('Allow', 'POST');
+    return c.json({ error: 'method_not_allowed', message: 'POST JSON-RPC messages to /mcp (streamable HTTP, stateless).' }, 405);
+  });
+  app.delete('/mcp', (c) => {
+    c.header('Allow', 'POST');
+    return c.json({ error: 'method_not_allowed', message: 'This MCP server is stateless; there is no session to end.' }, 405);
+  });
   app.post('/mcp', async (c) => {
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     const url = new URL(c.req.url);

@@ -25,6 +25,8 @@ export function declaredMethods(service: ServiceName): Map<string, Set<string>> 
   }
   add('/openapi.json', 'GET');
   add('/docs', 'GET');
+  // GET and DELETE on /mcp have their own 405 (mcp.ts); this covers the other methods
+  add('/mcp', 'POST');
   return byPath;
 }
 
