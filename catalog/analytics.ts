@@ -704,7 +704,7 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
     path: '/.well-known/x402',
     summary: 'x402 discovery manifest.',
     description:
-      'x402scan-compatible discovery document: `version` 1, the absolute URLs of the paid resources (the POST one as "POST <url>"), instructions for agents, and `receipt_signer.public_key`, the key that signs every paid receipt.',
+      'x402scan-compatible discovery document: `version` 1 with `resources`, the absolute URLs of the paid resources a client can call as they are (POST /api/v1/wash/check; the templated paths need an id first), and `items`, every paid resource with its method, routeTemplate, path parameters and example body (x402 foundation discovery draft); instructions for agents, and `receipt_signer.public_key`, the key that signs every paid receipt.',
     access: 'free',
     cacheTtlSeconds: 300,
     response: WellKnownX402Body,

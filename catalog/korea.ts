@@ -822,7 +822,7 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     path: '/.well-known/x402',
     summary: 'x402 discovery manifest.',
     description:
-      'x402scan-compatible discovery document: `version` 1, the absolute URLs of every paid resource (XRPL variants included), instructions for agents, and `receipt_signer.public_key`, the key that signs every paid receipt.',
+      'x402scan-compatible discovery document: `version` 1 with `resources`, the absolute URLs of every paid resource (XRPL variants included), and `items`, the same resources with method, query defaults and output type (x402 foundation discovery draft); instructions for agents, and `receipt_signer.public_key`, the key that signs every paid receipt.',
     access: 'free',
     cacheTtlSeconds: 300,
     response: WellKnownX402Body,

@@ -61,13 +61,42 @@ describe.each(['korea', 'analytics'] as const)('%s OpenAPI document', (service) 
     }
   });
 
-  it('free operations have no 402 and no security', () => {
+  it('free operations have no 402 and no security requirement (an explicit empty list)', () => {
     for (const e of endpointsOf(service).filter((x) => x.access === 'free')) {
       const op = obj(obj(doc.paths[openApiPath(e.path)], e.path)[e.method.toLowerCase()], e.path);
       expect(obj(op.responses, 'responses')['402']).toBeUndefined();
-      expect(op.security).toBeUndefined();
+      expect(op.security).toEqual([]);
       expect(op['x-price-usd']).toBeUndefined();
+      expect(op['x-payment-info']).toBeUndefined();
     }
+    expect(doc.security).toBeUndefined();
+  });
+
+  it('paid operations carry x-payment-info as x402scan reads it, and the 402 with both challenge forms', () => {
+    for (const e of endpointsOf(service).filter((x) => x.access === 'paid')) {
+      const op = obj(obj(doc.paths[openApiPath(e.path)], e.path)[e.method.toLowerCase()], e.path);
+      expect(op['x-payment-info']).toEqual({ protocols: ['x402'], pricingMode: 'fixed', price: e.priceUsd });
+      const ok = obj(obj(op.responses, 'responses')['200'], '200');
+      const body = obj(obj(obj(ok.content, 'content')['application/json'], 'media').schema, 'schema');
+      expect(obj(body.properties, 'properties').receipt).toEqual({ $ref: '#/components/schemas/Receipt' });
+      expect(obj(obj(ok.headers, 'headers')['PAYMENT-RESPONSE'], 'header').schema).toMatchObject({
+        contentSchema: { $ref: '#/components/schemas/SettlementResponse' },
+      });
+    }
+    const components = obj(doc.components, 'components');
+    const required = obj(obj(components.responses, 'responses').PaymentRequired, 'PaymentRequired');
+    expect(obj(obj(required.content, 'content')['application/json'], 'media').schema).toEqual({
+      $ref: '#/components/schemas/PaymentRequiredBody',
+    });
+    expect(obj(obj(required.headers, 'headers')['PAYMENT-REQUIRED'], 'header').schema).toEqual({
+      type: 'string',
+      contentEncoding: 'base64',
+      contentMediaType: 'application/json',
+      contentSchema: { $ref: '#/components/schemas/PaymentRequiredV2' },
+    });
+    const schemas = obj(components.schemas, 'schemas');
+    for (const name of ['PaymentRequiredBody', 'PaymentRequiredV2', 'Receipt', 'SettlementResponse'])
+      expect(schemas[name], name).toBeDefined();
   });
 
   it('operations with parameters answer 422, path-parameter ones 404, rate-limited ones 429', () => {

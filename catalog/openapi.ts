@@ -6,7 +6,16 @@
 import { z } from 'zod';
 import { SERVICE_INFO, endpointsOf, xrplPath } from './index.ts';
 import { SYMBOL_LOOKUP_ENDPOINT_IDS } from './korea.ts';
-import { NotFoundBody, PaymentRequiredBody, RateLimitedBody, Receipt, ValidationErrorBody, withReceipt } from './schemas.ts';
+import {
+  NotFoundBody,
+  PaymentRequiredBody,
+  PaymentRequiredV2,
+  RateLimitedBody,
+  Receipt,
+  SettlementResponse,
+  ValidationErrorBody,
+  withReceipt,
+} from './schemas.ts';
 import type { EndpointDecl, ServiceName } from './types.ts';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -82,14 +91,48 @@ export function openApiPath(path: string): string {
 }
 
 const ref = (name: string): JsonObject => ({ $ref: `#/components/responses/${name}` });
+const schemaRef = (name: string): JsonObject => ({ $ref: `#/components/schemas/${name}` });
+
+/** A header carrying base64 JSON: the decoded value's schema as JSON Schema 2020-12 content keywords. */
+function base64JsonHeader(description: string, schemaName: string): JsonObject {
+  return {
+    description,
+    schema: { type: 'string', contentEncoding: 'base64', contentMediaType: 'application/json', contentSchema: schemaRef(schemaName) },
+  };
+}
+
+/** The 200 body schema of the document: a paid one names the shared Receipt component instead of repeating it. */
+function documentedBodySchema(endpoint: EndpointDecl): JsonObject {
+  const schema = structuredClone(successBodyJsonSchema(endpoint));
+  const properties = schema.properties;
+  if (endpoint.access === 'paid' && isObject(properties) && properties.receipt !== undefined) properties.receipt = schemaRef('Receipt');
+  return schema;
+}
 
 function mediaType(endpoint: EndpointDecl): string {
   return endpoint.contentType ?? 'application/json';
 }
 
+/** The zod schema of a 200 body: the declared response, plus the signed `receipt` on paid endpoints. */
+export function successBodySchema(endpoint: EndpointDecl): z.ZodType {
+  return endpoint.access === 'paid' && endpoint.response instanceof z.ZodObject ? withReceipt(endpoint.response) : endpoint.response;
+}
+
+/**
+ * JSON Schema of a 200 body, computed once per endpoint: the OpenAPI document, the Bazaar
+ * extension of the 402 and the MCP tools' outputSchema all describe the same answer.
+ */
+export function successBodyJsonSchema(endpoint: EndpointDecl): JsonObject {
+  let cached = successSchemas.get(endpoint);
+  if (!cached) {
+    cached = jsonSchemaOf(successBodySchema(endpoint));
+    successSchemas.set(endpoint, cached);
+  }
+  return cached;
+}
+const successSchemas = new WeakMap<EndpointDecl, JsonObject>();
+
 function successResponse(endpoint: EndpointDecl): JsonObject {
-  const schema =
-    endpoint.access === 'paid' && endpoint.response instanceof z.ZodObject ? withReceipt(endpoint.response) : endpoint.response;
   const headers: JsonObject = {
     'Cache-Control': {
       description: endpoint.cacheTtlSeconds > 0 ? `public, max-age=${endpoint.cacheTtlSeconds}` : 'no-store',
@@ -97,20 +140,20 @@ function successResponse(endpoint: EndpointDecl): JsonObject {
     },
   };
   if (endpoint.access === 'paid') {
-    headers['X-Receipt'] = { description: "The same signed receipt as the body's `receipt`, as base64 JSON.", schema: { type: 'string' } };
-    headers['X-PAYMENT-RESPONSE'] = {
-      description: 'Settlement result (base64 JSON), when paid with X-PAYMENT (x402 v1).',
-      schema: { type: 'string' },
-    };
-    headers['PAYMENT-RESPONSE'] = {
-      description: 'Settlement result (base64 JSON), when paid with PAYMENT-SIGNATURE (x402 v2).',
-      schema: { type: 'string' },
-    };
+    headers['X-Receipt'] = base64JsonHeader("The same signed receipt as the body's `receipt`, as base64 JSON.", 'Receipt');
+    headers['X-PAYMENT-RESPONSE'] = base64JsonHeader(
+      'Settlement result (base64 JSON), when paid with X-PAYMENT (x402 v1).',
+      'SettlementResponse',
+    );
+    headers['PAYMENT-RESPONSE'] = base64JsonHeader(
+      'Settlement result (base64 JSON), when paid with PAYMENT-SIGNATURE (x402 v2).',
+      'SettlementResponse',
+    );
   }
   return {
     description: endpoint.access === 'paid' ? 'The data, with a signed receipt of the payment.' : 'The data.',
     headers,
-    content: { [mediaType(endpoint)]: { schema: jsonSchemaOf(schema) } },
+    content: { [mediaType(endpoint)]: { schema: documentedBodySchema(endpoint) } },
   };
 }
 
@@ -159,6 +202,9 @@ function operationOf(endpoint: EndpointDecl, variant: 'standard' | 'xrpl'): Json
     operation['x-price-usd'] = endpoint.priceUsd;
     operation['x-payment-info'] = { protocols: ['x402'], pricingMode: 'fixed', price: endpoint.priceUsd };
     operation.security = [{ [xrpl ? 'x402Xrpl' : 'x402']: [] }];
+  } else {
+    // stated, not left out: no authentication and no payment (an empty list overrides any global requirement)
+    operation.security = [];
   }
   if (xrpl) operation['x-network'] = 'xrpl';
   if (endpoint.mcpTool && !xrpl) operation['x-mcp-tool'] = endpoint.mcpTool.name;
@@ -180,6 +226,67 @@ function infoDescription(service: ServiceName): string {
     'Every paid 200 carries a receipt signed with secp256k1 (`receipt` in the body, base64 JSON in X-Receipt); the signer key is published in /.well-known/x402 under receipt_signer.public_key.',
     'Invalid parameters answer 422 with `detail`: [{loc, msg, type, input?, ctx?}].',
   ].join('\n\n');
+}
+
+const RESPONSES: { [name: string]: JsonObject } = {
+  PaymentRequired: {
+    description:
+      'Payment required: no valid payment was sent, or the payment was refused (`reason` names why). The body lists the accepted payments (x402 v1); ' +
+      'the PAYMENT-REQUIRED header carries the v2 requirements as base64 JSON, with the Bazaar discovery extension.',
+    headers: {
+      'PAYMENT-REQUIRED': base64JsonHeader('Payment requirements, base64 JSON (x402 v2).', 'PaymentRequiredV2'),
+      'Cache-Control': { description: 'no-store', schema: { type: 'string' } },
+    },
+    content: { 'application/json': { schema: schemaRef('PaymentRequiredBody') } },
+  },
+  ValidationError: {
+    description: 'A parameter or the body failed validation.',
+    content: { 'application/json': { schema: schemaRef('ValidationErrorBody') } },
+  },
+  NotFound: {
+    description: 'Nothing found for the path parameter or symbol; checked before payment is asked.',
+    content: { 'application/json': { schema: schemaRef('NotFoundBody') } },
+  },
+  RateLimited: {
+    description: 'Free-tier limit exceeded: 60 requests per hour per IP address.',
+    headers: { 'Retry-After': { description: 'Seconds until the next request is allowed.', schema: { type: 'integer' } } },
+    content: { 'application/json': { schema: schemaRef('RateLimitedBody') } },
+  },
+};
+
+const SCHEMAS = {
+  PaymentRequiredBody,
+  PaymentRequiredV2,
+  SettlementResponse,
+  ValidationErrorBody,
+  NotFoundBody,
+  RateLimitedBody,
+  Receipt,
+} as const;
+
+/** Every `$ref` target named in a value. */
+function refsIn(value: JsonValue, into: Set<string>): Set<string> {
+  if (Array.isArray(value)) for (const item of value) refsIn(item, into);
+  else if (isObject(value))
+    for (const [key, item] of Object.entries(value)) {
+      if (key === '$ref' && typeof item === 'string') into.add(item);
+      else refsIn(item, into);
+    }
+  return into;
+}
+
+/** The components the operations use, and only those (a korea document has no rate-limited response, for one). */
+function componentsOf(securitySchemes: JsonObject, paths: { [path: string]: JsonObject }): JsonObject {
+  const responses: JsonObject = {};
+  const operationRefs = refsIn(paths, new Set());
+  for (const [name, response] of Object.entries(RESPONSES)) {
+    if (operationRefs.has(`#/components/responses/${name}`)) responses[name] = structuredClone(response);
+  }
+  const used = refsIn([paths, responses], new Set());
+  const schemas: JsonObject = {};
+  // schemas refer to one another only through headers and responses above, so one pass finds them all
+  for (const [name, schema] of Object.entries(SCHEMAS)) if (used.has(`#/components/schemas/${name}`)) schemas[name] = jsonSchemaOf(schema);
+  return { securitySchemes, schemas, responses };
 }
 
 export function openApiDocument(service: ServiceName, options: OpenApiOptions): OpenApiDocument {
@@ -229,36 +336,6 @@ export function openApiDocument(service: ServiceName, options: OpenApiOptions): 
       ...(service === 'korea' ? [{ name: 'paid (XRPL)', description: 'The paid endpoints again, settled in RLUSD on XRPL.' }] : []),
     ],
     paths,
-    components: {
-      securitySchemes,
-      schemas: {
-        PaymentRequiredBody: jsonSchemaOf(PaymentRequiredBody),
-        ValidationErrorBody: jsonSchemaOf(ValidationErrorBody),
-        NotFoundBody: jsonSchemaOf(NotFoundBody),
-        RateLimitedBody: jsonSchemaOf(RateLimitedBody),
-        Receipt: jsonSchemaOf(Receipt),
-      },
-      responses: {
-        PaymentRequired: {
-          description:
-            'Payment required: no valid payment was sent. The body lists the accepted payments; the PAYMENT-REQUIRED header carries the same as base64 JSON (x402 v2).',
-          headers: { 'PAYMENT-REQUIRED': { description: 'Payment requirements, base64 JSON (x402 v2).', schema: { type: 'string' } } },
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/PaymentRequiredBody' } } },
-        },
-        ValidationError: {
-          description: 'A parameter or the body failed validation.',
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/ValidationErrorBody' } } },
-        },
-        NotFound: {
-          description: 'Nothing found for the path parameter or symbol; checked before payment is asked.',
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/NotFoundBody' } } },
-        },
-        RateLimited: {
-          description: 'Free-tier limit exceeded: 60 requests per hour per IP address.',
-          headers: { 'Retry-After': { description: 'Seconds until the next request is allowed.', schema: { type: 'integer' } } },
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/RateLimitedBody' } } },
-        },
-      },
-    },
+    components: componentsOf(securitySchemes, paths),
   };
 }

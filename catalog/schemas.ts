@@ -58,7 +58,9 @@ export const WalletAddress = z
     error: (iss) =>
       `Expected an EVM address (0x followed by 40 hex digits) or a Solana base58 address (32 to 44 characters), got ${show(iss.input)}`,
   })
-  .describe('Wallet address: EVM 0x + 40 hex digits (case-insensitive) or Solana base58 (32 to 44 characters).');
+  .describe('Wallet address: EVM 0x + 40 hex digits (case-insensitive) or Solana base58 (32 to 44 characters).')
+  // shown in OpenAPI and as the Bazaar extension's body example (any address is a valid wash check)
+  .meta({ examples: ['0x1111111111111111111111111111111111111111'] });
 
 // ------------------------------------------------------------ query-string parameters
 
@@ -224,11 +226,62 @@ export const PaymentRequiredBody = z
     x402Version: z.number().int().describe('x402 protocol version of this body (1).'),
     error: z.string().describe('Why payment is required or why the payment sent was refused.'),
     accepts: z.array(PaymentRequirements).describe('One entry per accepted network.'),
+    reason: z
+      .string()
+      .optional()
+      .describe("Named reason: 'payment_required' when no payment was sent, else why it was refused (e.g. invalid_signature, nonce_used)."),
+    payer: z.string().optional().describe('Payer address of the refused payment, when known.'),
+    facilitator_reason: z.string().optional().describe("The facilitator's own error code, when it refused or failed."),
   })
   .describe(
     'Status 402: the endpoint is paid and the request carried no valid payment. Pay one of `accepts` and repeat the request with the payment header.',
   );
 export type PaymentRequiredBody = z.infer<typeof PaymentRequiredBody>;
+
+/** The v2 PaymentRequired, sent base64-encoded in the PAYMENT-REQUIRED header of every 402. */
+export const PaymentRequiredV2 = z
+  .object({
+    x402Version: z.literal(2),
+    error: z.string().describe("'Payment required', or the reason and message of the refusal."),
+    resource: z
+      .looseObject({
+        url: z.string().describe('Absolute URL of the resource.'),
+        description: z.string(),
+        mimeType: z.string(),
+        serviceName: z.string().optional().describe('Service name for discovery catalogues (Bazaar).'),
+        tags: z.array(z.string()).optional().describe('Topical tags for discovery catalogues (Bazaar).'),
+      })
+      .describe('What is being paid for.'),
+    accepts: z
+      .array(
+        z.looseObject({
+          scheme: z.string(),
+          network: z.string().describe("CAIP-2 network id, e.g. 'eip155:8453'."),
+          amount: z.string().describe("Price in the asset's atomic units (XRPL: the RLUSD value)."),
+          asset: z.string(),
+          payTo: z.string(),
+          maxTimeoutSeconds: z.number().int(),
+          extra: z.record(z.string(), z.unknown()),
+        }),
+      )
+      .describe('One entry per accepted network.'),
+    extensions: z
+      .record(z.string(), z.unknown())
+      .describe('Extension declarations by name; `bazaar` describes the route for discovery catalogues (input and output schemas).'),
+  })
+  .describe('x402 v2 payment requirements (the decoded PAYMENT-REQUIRED header).');
+
+/** The settlement result of a paid answer, base64 JSON in PAYMENT-RESPONSE (v2) or X-PAYMENT-RESPONSE (v1). */
+export const SettlementResponse = z
+  .looseObject({
+    success: z.boolean(),
+    transaction: z.string().describe('Settlement transaction (local:<nonce> when SETTLEMENT=local).'),
+    network: z.string().describe('Network name (v1) or CAIP-2 id (v2).'),
+    payer: z.string(),
+    errorReason: z.string().optional(),
+    errorMessage: z.string().optional(),
+  })
+  .describe('x402 settlement response.');
 
 /** The signed receipt a paid 200 carries (body field `receipt`, and base64 JSON in the X-Receipt header). */
 export const Receipt = z
@@ -398,7 +451,22 @@ export const RootDocumentBody = z
 export const WellKnownX402Body = z
   .looseObject({
     version: z.literal(1).describe('Discovery document version (x402scan format).'),
-    resources: z.array(z.string()).describe('Absolute URLs of the paid resources (POST ones prefixed with "POST ").'),
+    resources: z
+      .array(z.string())
+      .describe('Absolute URLs of the paid resources a client can call as they are (templated paths are in `items` only).'),
+    x402Version: z.literal(2).optional().describe('Version of the `items` list (x402 foundation discovery draft).'),
+    items: z
+      .array(
+        z.looseObject({
+          resource: z.looseObject({ url: z.string() }),
+          type: z.literal('http'),
+          input: z.looseObject({ method: z.string() }),
+        }),
+      )
+      .optional()
+      .describe(
+        'Every paid resource: its URL (templated ones with :param segments), method, routeTemplate, path parameters and example body.',
+      ),
     instructions: z.string().optional().describe('Guidance for agents and people, in Markdown.'),
     receipt_signer: z
       .object({

@@ -1,11 +1,12 @@
 /**
- * Discovery documents generated from the catalog: the x402scan-format `/.well-known/x402`
- * manifest, `/llms.txt` and the `/docs` HTML reference. Nothing here lists endpoints or prices by
+ * Discovery documents generated from the catalog: the `/.well-known/x402` manifest (x402scan
+ * format plus the foundation draft's `items`), `/llms.txt` and the `/docs` HTML reference. Nothing here lists endpoints or prices by
  * hand; everything reads the endpoint declarations, so the documents agree with the code.
  */
 import { endpointsOf, mcpTools, SERVICE_INFO, xrplPath } from '../catalog/index.ts';
-import { openApiDocument } from '../catalog/openapi.ts';
+import { jsonSchemaOf, openApiDocument } from '../catalog/openapi.ts';
 import type { EndpointDecl, ServiceName } from '../catalog/types.ts';
+import { bazaarFor, bazaarServiceMetadata } from './x402/bazaar.ts';
 import type { ReceiptSignerInfo } from './x402/receipts.ts';
 
 export interface DiscoveryContext {
@@ -27,11 +28,52 @@ function paidResources(service: ServiceName): Array<{ endpoint: EndpointDecl; pa
     ]);
 }
 
-/** `/.well-known/x402` in the x402scan format (`version` 1, `resources`), plus what agents need to pay and verify. */
+/** A path a client can call as it is: no `:param` segment left to fill in. */
+const isCallable = (path: string) => !path.includes('/:');
+
+/**
+ * One entry of `items`, in the shape of the x402 foundation's well-known discovery draft
+ * (x402-foundation/x402#2646): the resource (a templated one with its `:param` URL), how to call it
+ * (method, routeTemplate, the path parameters to fill in with their JSON Schema, the query defaults,
+ * the JSON body with an example) and what it returns. `accepts` is left to the live 402, which is
+ * authoritative and carries the per-request resource URL.
+ */
+function discoveryItem(ctx: DiscoveryContext, endpoint: EndpointDecl, path: string, xrpl: boolean) {
+  const { info } = bazaarFor(endpoint, xrpl).bazaar;
+  const templated = !isCallable(path);
+  const pathParams = endpoint.pathParams ? jsonSchemaOf(endpoint.pathParams).properties : undefined;
+  const { type: _http, ...input } = info.input;
+  return {
+    resource: {
+      url: `${ctx.baseUrl}${path}`,
+      description: endpoint.summary,
+      mimeType: endpoint.contentType ?? 'application/json',
+      ...bazaarServiceMetadata(ctx.service),
+    },
+    type: 'http' as const,
+    x402Version: 2 as const,
+    input: { ...input, ...(templated ? { routeTemplate: path, pathParams } : {}) },
+    output: { mimeType: endpoint.contentType ?? 'application/json' },
+    price_usd: endpoint.priceUsd ?? null,
+    network: xrpl ? 'xrpl' : null,
+  };
+}
+
+/**
+ * `/.well-known/x402`: the x402scan format (`version` 1, `resources`) and, in the same document,
+ * `x402Version` 2 with `items` as the foundation's discovery draft writes them (every reader ignores
+ * the fields it does not know), plus what agents need to pay and verify.
+ *
+ * `resources` lists only absolute URLs a client can call as they are: every paid path without a
+ * path parameter (a GET answers 402; the POST /api/v1/wash/check answers 402 to a POST with its
+ * JSON body and 405 with `Allow: POST` to a GET, which tells a prober the method). A templated path
+ * such as /api/v1/services/:id/wash-detail is not a URL until an id is filled in (and an unknown id
+ * answers 404 before payment), so it is in `items` only, with its routeTemplate and parameters.
+ */
 export function wellKnownX402(ctx: DiscoveryContext) {
-  const resources = paidResources(ctx.service).map(({ endpoint, path }) =>
-    endpoint.method === 'POST' ? `POST ${ctx.baseUrl}${path}` : `${ctx.baseUrl}${path}`,
-  );
+  const paid = paidResources(ctx.service);
+  const resources = paid.filter(({ path }) => isCallable(path)).map(({ path }) => `${ctx.baseUrl}${path}`);
+  const items = paid.map(({ endpoint, path, xrpl }) => discoveryItem(ctx, endpoint, path, xrpl));
   const networks = SERVICE_INFO[ctx.service].networks.map((n) => ({
     network: n.network,
     caip2: n.caip2,
@@ -42,13 +84,17 @@ export function wellKnownX402(ctx: DiscoveryContext) {
   return {
     version: 1 as const,
     resources,
+    x402Version: 2 as const,
+    items,
     instructions:
       `# ${SERVICE_INFO[ctx.service].title}\n\n` +
       'Call a resource without payment to get HTTP 402 with the v1 JSON body `{x402Version, error, accepts}` and the v2 ' +
       '`PAYMENT-REQUIRED` header. Pay one entry of `accepts` (scheme `exact`) and repeat the request with `X-PAYMENT` (v1) or ' +
       '`PAYMENT-SIGNATURE` (v2). A 200 carries the data and a signed `receipt` (also base64 JSON in the `X-Receipt` header): ' +
       'recover the signer from `signature` (EIP-191 personal_sign, so any verifyMessage works) over ' +
-      '`id|endpoint|amount|currency|network|tx_hash|payer|merchant|issued_at` and compare it with `receipt_signer`. Rejected payments answer 402 with a named reason. Full reference: ' +
+      '`id|endpoint|amount|currency|network|tx_hash|payer|merchant|issued_at` and compare it with `receipt_signer`. Rejected payments answer 402 with a named reason. ' +
+      '`items` describes every paid resource: `input.method` (POST resources take the JSON `input.body`), and for templated paths ' +
+      '`input.routeTemplate` with the `input.pathParams` to fill in. Full reference: ' +
       `${ctx.baseUrl}/docs, ${ctx.baseUrl}/openapi.json, ${ctx.baseUrl}/llms.txt.` +
       (ctx.settlementMode === 'local'
         ? '\n\nThis instance runs with SETTLEMENT=local: signatures are verified in full but no funds move (receipts say so).'

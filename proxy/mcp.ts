@@ -5,16 +5,22 @@
  * request (endpoint-call.ts): the same validation messages, the same 404s, the same free-tier limit
  * and the same paywall.
  *
- * Paid tools follow the x402 MCP transport: an unpaid call returns `isError: true` with the
- * PaymentRequired object in `structuredContent` (and as JSON text); the client repeats the call
- * with the payment payload in `params._meta["x402/payment"]`; the paid result carries
- * `_meta["x402/payment-response"]` and the signed receipt.
+ * Paid tools follow the x402 MCP transport (tool-result binding): an unpaid call returns
+ * `isError: true` with the PaymentRequired object in `structuredContent` (and as JSON text, with
+ * the Bazaar extension in its MCP form); the client repeats the call with the payment payload in
+ * `params._meta["x402/payment"]`; the paid result carries `_meta["x402/payment-response"]` and the
+ * signed receipt. Every tool declares an `outputSchema` that covers what its structuredContent can
+ * hold (toolOutput), and takes only the arguments it declares (toolInput).
  */
 import type { Context, Hono } from 'hono';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { mcpTools } from '../catalog/index.ts';
+import { z } from 'zod';
+import { type McpToolDecl, mcpTools } from '../catalog/index.ts';
+import { jsonSchemaOf, successBodyJsonSchema, successBodySchema } from '../catalog/openapi.ts';
+import { PaymentRequiredV2 } from '../catalog/schemas.ts';
 import type { EndpointDecl, ServiceName } from '../catalog/types.ts';
+import { bazaarForTool } from './x402/bazaar.ts';
 import { CORS_EXPOSE } from './cors.ts';
 import type { EndpointAnswer, EndpointCall } from './endpoint-call.ts';
 import type { RawRequest } from './validation.ts';
@@ -49,7 +55,47 @@ function rawFromArgs(endpoint: EndpointDecl, args: Record<string, unknown>): Raw
   return endpoint.body ? { params, query, body } : { params, query };
 }
 
-function toolResult(endpoint: EndpointDecl, toolName: string, answer: EndpointAnswer) {
+/**
+ * The tool's input: its arguments as one strict object, so an argument the tool does not take is
+ * refused by name instead of silently dropped (a wallet address given to the aggregate wash report
+ * would otherwise answer as if it had been read).
+ */
+function toolInput(tool: McpToolDecl): z.ZodObject {
+  const names = Object.keys(tool.input.shape);
+  const takes = names.length ? `it takes ${names.join(', ')}` : 'it takes no arguments';
+  return z.strictObject(tool.input.shape, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `${tool.name} does not take ${issue.keys.map((k) => `"${k}"`).join(', ')}; ${takes}.`
+        : undefined,
+  });
+}
+
+/**
+ * The tool's outputSchema: what its structuredContent holds. A free tool returns the endpoint's
+ * 200 body; a paid tool the body with its `receipt`, or, unpaid, the x402 PaymentRequired (the x402
+ * MCP transport puts it in the structuredContent of an isError result, and strict clients such as
+ * the SDK's Client validate that against the outputSchema too). MCP wants an object schema at the
+ * root, so the alternatives are an `anyOf` under `type: object`; the server-side check parses the
+ * same alternatives with the catalog's zod schemas. Error results other than 402 carry text only.
+ */
+function toolOutput(tool: McpToolDecl): z.ZodType {
+  const { endpoint } = tool;
+  const paid = endpoint.access === 'paid';
+  const alternatives = paid ? z.union([successBodySchema(endpoint), PaymentRequiredV2]) : successBodySchema(endpoint);
+  const anyOf = [successBodyJsonSchema(endpoint), ...(paid ? [jsonSchemaOf(PaymentRequiredV2)] : [])];
+  return z
+    .looseObject({})
+    .superRefine((value, ctx) => {
+      const parsed = alternatives.safeParse(value);
+      if (!parsed.success) ctx.addIssue({ code: 'custom', message: `${tool.name} produced a result its output schema does not describe` });
+    })
+    .meta({ anyOf });
+}
+
+function toolResult(tool: McpToolDecl, answer: EndpointAnswer) {
+  const { endpoint } = tool;
+  const toolName = tool.name;
   const text = answer.body ?? '';
   if (answer.status === 200) {
     let structured: Record<string, unknown> | undefined;
@@ -69,23 +115,36 @@ function toolResult(endpoint: EndpointDecl, toolName: string, answer: EndpointAn
   if (answer.status === 402) {
     // v2 PaymentRequired (from the PAYMENT-REQUIRED header), pointed at the tool as its resource
     const v2 = decodeBase64Json(answer.headers['PAYMENT-REQUIRED']) as Record<string, unknown> | undefined;
+    // the Bazaar extension of a tool is the spec's MCP form: tool name and input schema instead of method and query
     const required = v2
-      ? { ...v2, resource: { ...((v2.resource as object | undefined) ?? {}), url: `mcp://tool/${toolName}` } }
+      ? {
+          ...v2,
+          resource: { ...((v2.resource as object | undefined) ?? {}), url: `mcp://tool/${toolName}` },
+          extensions: {
+            ...((v2.extensions as object | undefined) ?? {}),
+            ...bazaarForTool({ ...tool, inputSchema: jsonSchemaOf(tool.input) }),
+          },
+        }
       : (answer.json as Record<string, unknown>);
-    return { isError: true, content: [{ type: 'text' as const, text: JSON.stringify(required) }], structuredContent: required };
+    // a refused or failed settlement has a settlement response too (x402 MCP transport, "Settlement failure")
+    const settlement = decodeBase64Json(answer.headers['PAYMENT-RESPONSE'] ?? answer.headers['X-PAYMENT-RESPONSE']);
+    return {
+      isError: true,
+      content: [{ type: 'text' as const, text: JSON.stringify(required) }],
+      structuredContent: required,
+      ...(settlement ? { _meta: { 'x402/payment-response': settlement } } : {}),
+    };
   }
+  // no structuredContent: it would not match the outputSchema, and the text says everything
   return {
     isError: true,
     content: [{ type: 'text' as const, text: `${endpoint.method} ${endpoint.path} answered ${answer.status}: ${text}` }],
-    structuredContent: {
-      status: answer.status,
-      ...(typeof answer.json === 'object' && answer.json ? (answer.json as object) : { message: text }),
-    },
   };
 }
 
 export function mountMcp(app: Hono, options: McpOptions): void {
-  const tools = mcpTools(options.service);
+  // schemas built once: a stateless server is built per request
+  const tools = mcpTools(options.service).map((tool) => ({ ...tool, inputSchema: toolInput(tool), outputSchema: toolOutput(tool) }));
   const build = (ip: string, origin: string) => {
     const server = new McpServer({ name: `${options.service}-data`, version: '0.1.0' }, { capabilities: { tools: {} } });
     for (const tool of tools) {
@@ -95,7 +154,8 @@ export function mountMcp(app: Hono, options: McpOptions): void {
         {
           title: endpoint.summary,
           description: tool.description,
-          inputSchema: tool.input.shape,
+          inputSchema: tool.inputSchema,
+          outputSchema: tool.outputSchema,
           annotations: { readOnlyHint: true, openWorldHint: false },
         },
         async (args: Record<string, unknown>, extra: { _meta?: Record<string, unknown> }) => {
@@ -111,7 +171,7 @@ export function mountMcp(app: Hono, options: McpOptions): void {
             ip,
             raw: rawFromArgs(endpoint, args),
           });
-          return toolResult(endpoint, tool.name, answer);
+          return toolResult(tool, answer);
         },
       );
     }
@@ -119,12 +179,14 @@ export function mountMcp(app: Hono, options: McpOptions): void {
   };
 
   // a stateless server has nothing to stream on GET; answer it instead of holding an empty SSE stream open
-  app.get('/mcp', (c) =>
-    c.json({ error: 'method_not_allowed', message: 'POST JSON-RPC messages to /mcp (streamable HTTP, stateless).' }, 405),
-  );
-  app.delete('/mcp', (c) =>
-    c.json({ error: 'method_not_allowed', message: 'This MCP server is stateless; there is no session to end.' }, 405),
-  );
+  app.get('/mcp', (c) => {
+    c.header('Allow', 'POST');
+    return c.json({ error: 'method_not_allowed', message: 'POST JSON-RPC messages to /mcp (streamable HTTP, stateless).' }, 405);
+  });
+  app.delete('/mcp', (c) => {
+    c.header('Allow', 'POST');
+    return c.json({ error: 'method_not_allowed', message: 'This MCP server is stateless; there is no session to end.' }, 405);
+  });
   app.post('/mcp', async (c) => {
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     const url = new URL(c.req.url);

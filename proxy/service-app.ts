@@ -19,6 +19,7 @@ import { docsHtml } from './discovery.ts';
 import { CORS_EXPOSE, CORS_PREFLIGHT } from './cors.ts';
 import { endpointCall, type EndpointAnswer, type EndpointCallOptions, type EndpointRequest } from './endpoint-call.ts';
 import { mountMcp } from './mcp.ts';
+import { answerWrongMethods } from './method-not-allowed.ts';
 import { clientIp } from './rate-limit.ts';
 import { rootDocument } from './root-document.ts';
 import { firstQueryValues, type RawRequest } from './validation.ts';
@@ -148,6 +149,7 @@ export function serviceApp(options: ServiceAppOptions): Hono {
     });
   }
 
+  answerWrongMethods(app, service);
   app.notFound((c) => c.json({ error: 'not_found', message: `No endpoint ${c.req.method} ${c.req.path}; see / for the list.` }, 404));
   app.onError((err, c) => {
     console.error(`${service}: ${c.req.method} ${c.req.path} failed: ${err.message}`);

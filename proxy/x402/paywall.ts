@@ -48,6 +48,7 @@ import type { Settings } from '../../lib/config.ts';
 import type { DataResult } from '../data/types.ts';
 import type { EndpointAnswer, EndpointRequest, PaymentGate } from '../endpoint-call.ts';
 import { precheckExactEvm, signatureVerdict, type EvmVerified } from './eip3009.ts';
+import { bazaarFor, bazaarServiceMetadata, bazaarV1OutputSchema } from './bazaar.ts';
 import type { PaymentCrypto } from './crypto-pool.ts';
 import { solanaFeePayer as feePayerOf, type FacilitatorClient } from './facilitator.ts';
 import { StoreUnavailableError, type NonceKey, type NonceStore } from './nonce-store.ts';
@@ -156,12 +157,14 @@ export function createPaywall(options: PaywallOptions): Paywall {
       networks: networksFor(xrpl),
       payTo,
       solanaFeePayer: feePayer,
+      outputSchema: bazaarV1OutputSchema(endpoint, xrpl),
     });
   }
 
   function challenge(
     offered: readonly PaymentOffer[],
     resource: ResourceInfo,
+    extensions: Record<string, unknown>,
     failure: Pick<Rejection, 'reason' | 'message' | 'payer' | 'facilitatorReason'>,
     settled?: { payment: DecodedPayment; offer: PaymentOffer; payer: string },
   ): EndpointAnswer {
@@ -172,7 +175,7 @@ export function createPaywall(options: PaywallOptions): Paywall {
     const headers: Record<string, string> = {
       'Content-Type': JSON_TYPE,
       'Cache-Control': 'no-store',
-      'PAYMENT-REQUIRED': encodeBase64Json(paymentRequiredV2(offered, resource, failure.reason, failure.message)),
+      'PAYMENT-REQUIRED': encodeBase64Json(paymentRequiredV2(offered, resource, failure.reason, failure.message, extensions)),
     };
     if (settled) {
       const h = settlementHeader(settled.payment.version, settled.offer.network, {
@@ -228,9 +231,11 @@ export function createPaywall(options: PaywallOptions): Paywall {
       url: resourceUrl,
       description: describe(endpoint),
       mimeType: endpoint.contentType ?? 'application/json',
+      ...bazaarServiceMetadata(endpoint.service),
     };
+    const extensions = { ...bazaarFor(endpoint, request.xrpl, path) };
     const refuse = (failure: Pick<Rejection, 'reason' | 'message' | 'payer' | 'facilitatorReason'>) =>
-      challenge(offered, resource, failure);
+      challenge(offered, resource, extensions, failure);
 
     const decoded = decodePayment(request.header);
     if (decoded === null) return refuse({ reason: 'payment_required', message: PAYMENT_REQUIRED_MESSAGE });
@@ -343,6 +348,7 @@ export function createPaywall(options: PaywallOptions): Paywall {
         return challenge(
           offered,
           resource,
+          extensions,
           {
             reason: settled.kind === 'refused' ? 'settlement_failed' : 'facilitator_unavailable',
             message,

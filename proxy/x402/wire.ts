@@ -47,6 +47,9 @@ export interface ResourceInfo {
   url: string;
   description: string;
   mimeType: string;
+  /** Service metadata facilitator catalogues read from the v2 `resource` (Bazaar extension spec). */
+  serviceName?: string;
+  tags?: string[];
 }
 
 /** One accepted way to pay an endpoint: the same offer in both wire versions. */
@@ -67,6 +70,8 @@ export interface OfferInput {
   payTo: PayToTable;
   /** Solana fee payer from the facilitator's /supported (`kinds[].extra.feePayer`); Solana clients need it to build the transaction. */
   solanaFeePayer?: string | null;
+  /** v1 discovery description of the resource (bazaar.ts); default: the method only. */
+  outputSchema?: Record<string, unknown>;
 }
 
 /** Networks a service offers on a path: the XRPL variants (/api/v1/xrpl/...) settle in RLUSD on xrpl only, every other paid path on the rest. */
@@ -117,7 +122,7 @@ export function buildOffers(input: OfferInput): PaymentOffer[] {
       resource: input.resourceUrl,
       description: input.description,
       mimeType: input.mimeType,
-      outputSchema: { input: { type: 'http', method: input.method, discoverable: true }, output: null },
+      outputSchema: input.outputSchema ?? { input: { type: 'http', method: input.method, discoverable: true }, output: null },
       maxTimeoutSeconds,
       extra:
         network.kind === 'xrpl'
@@ -220,13 +225,15 @@ export function paymentRequiredV2(
   resource: ResourceInfo,
   reason: string,
   message: string,
+  /** Extension declarations by name (bazaar, ...), as the client is to echo them in its payment. */
+  extensions: Record<string, unknown> = {},
 ): PaymentRequiredV2 {
   return {
     x402Version: 2,
     error: reason === 'payment_required' ? 'Payment required' : `${reason}: ${message}`,
     resource,
     accepts: offers.map((o) => o.v2),
-    extensions: {},
+    extensions,
   };
 }
 
