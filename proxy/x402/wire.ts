@@ -351,6 +351,8 @@ export interface SettlementOutcome {
   payer: string;
   errorReason?: string;
   errorMessage?: string;
+  /** The settlement response's `extensions` (the offer-receipt extension's signed receipt). */
+  extensions?: Record<string, unknown>;
 }
 
 /** `X-PAYMENT-RESPONSE` (v1: network name) or `PAYMENT-RESPONSE` (v2: CAIP-2), matching the payment's version. */
@@ -363,6 +365,7 @@ export function settlementHeader(version: 1 | 2, network: SettlementNetwork, out
   };
   if (outcome.errorReason) body.errorReason = outcome.errorReason;
   if (outcome.errorMessage && version === 2) body.errorMessage = outcome.errorMessage;
+  if (outcome.extensions) body.extensions = outcome.extensions;
   return { name: version === 1 ? 'X-PAYMENT-RESPONSE' : 'PAYMENT-RESPONSE', value: encodeBase64Json(body) };
 }
 
