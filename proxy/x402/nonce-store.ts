@@ -89,7 +89,11 @@ export class MemoryNonceStore implements NonceStore {
   }
 
   async markUsed(key: NonceKey, expiresAt: number, replay?: string): Promise<void> {
-    this.#entries.set(nonceKeyText(key), { state: 'used', pruneAfter: expiresAt + this.#margin, ...(replay !== undefined ? { replay } : {}) });
+    this.#entries.set(nonceKeyText(key), {
+      state: 'used',
+      pruneAfter: expiresAt + this.#margin,
+      ...(replay !== undefined ? { replay } : {}),
+    });
   }
 
   async replayOf(key: NonceKey): Promise<string | null> {

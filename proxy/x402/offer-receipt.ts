@@ -68,7 +68,9 @@ export interface SignedReceipt {
 
 const typeHash = (text: string) => keccak_256(utf8ToBytes(text));
 const DOMAIN_TYPEHASH = typeHash('EIP712Domain(string name,string version,uint256 chainId)');
-const RECEIPT_TYPEHASH = typeHash('Receipt(uint256 version,string network,string resourceUrl,string payer,uint256 issuedAt,string transaction)');
+const RECEIPT_TYPEHASH = typeHash(
+  'Receipt(uint256 version,string network,string resourceUrl,string payer,uint256 issuedAt,string transaction)',
+);
 const OFFER_TYPEHASH = typeHash(
   'Offer(uint256 version,string resourceUrl,string scheme,string network,string asset,string payTo,string amount,uint256 validUntil)',
 );

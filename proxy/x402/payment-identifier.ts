@@ -39,8 +39,7 @@ export function paymentIdentifierDeclaration(): Record<string, unknown> {
   };
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * The client's payment identifier from a decoded payment payload: null when it sent none, a
@@ -53,10 +52,12 @@ export function paymentIdentifierOf(payload: Record<string, unknown>): { ok: tru
   const extension = extensions[PAYMENT_IDENTIFIER];
   if (extension === undefined) return { ok: true, id: null };
   const where = `extensions["${PAYMENT_IDENTIFIER}"]`;
-  if (!isObject(extension) || !isObject(extension.info)) return reject('malformed_payload', `${where} must be an object with an "info" object`);
+  if (!isObject(extension) || !isObject(extension.info))
+    return reject('malformed_payload', `${where} must be an object with an "info" object`);
   const id = extension.info.id;
   if (id === undefined) return { ok: true, id: null };
-  if (typeof id !== 'string') return reject('malformed_payload', `${where}.info.id must be a string, got ${id === null ? 'null' : typeof id}`);
+  if (typeof id !== 'string')
+    return reject('malformed_payload', `${where}.info.id must be a string, got ${id === null ? 'null' : typeof id}`);
   if (id.length < PAYMENT_ID_MIN_LENGTH || id.length > PAYMENT_ID_MAX_LENGTH || !PAYMENT_ID_PATTERN.test(id)) {
     return reject(
       'malformed_payload',

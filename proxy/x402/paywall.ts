@@ -53,7 +53,14 @@ import type { PaymentCrypto } from './crypto-pool.ts';
 import { solanaFeePayer as feePayerOf, type FacilitatorClient } from './facilitator.ts';
 import type { NonceKey, NonceStore } from './nonce-store.ts';
 import { OfferCache, offersExtension, receiptDigest, receiptExtension, receiptPayload } from './offer-receipt.ts';
-import { PAYMENT_IDENTIFIER, paymentIdentifierDeclaration, paymentIdentifierOf, replayFor, replayText, requestFingerprint } from './payment-identifier.ts';
+import {
+  PAYMENT_IDENTIFIER,
+  paymentIdentifierDeclaration,
+  paymentIdentifierOf,
+  replayFor,
+  replayText,
+  requestFingerprint,
+} from './payment-identifier.ts';
 import { assetSymbol, canonicalDecimal, domainSeparator, payToFor, payToTable, SOLANA, type SettlementNetwork } from './networks.ts';
 import { reject, short, type Rejection } from './reasons.ts';
 import { assembleReceipt, receiptSigningText, type Receipt, type ReceiptFields, type ReceiptSigner } from './receipts.ts';
