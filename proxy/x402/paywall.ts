@@ -15,8 +15,9 @@
  * `request.xrpl` marks the /api/v1/xrpl/... variant: the offer is RLUSD on xrpl there, else the
  * service's other networks (catalog SERVICE_INFO). `request.url` (the full URL called) and the
  * request's X-Forwarded-Proto / X-Forwarded-Host headers give the resource URL of the 402
- * (wire.ts resourceUrlOf: the forwarded headers only with TRUST_PROXY); its path goes into the
- * receipt.
+ * (wire.ts resourceUrlOf: the forwarded headers only with TRUST_PROXY), with its path made
+ * canonical (the catalog's path, path parameters from the validated `input`), which is also the
+ * path the receipts name.
  *
  * Flow
  * ----
@@ -28,13 +29,18 @@
  *    signature check and the receipt signature of step 7 run where `crypto` says (crypto-pool.ts:
  *    inline, or worker threads; proxy/serve.ts follows CRYPTO_WORKERS).
  * 4. Reserve the payment's nonce atomically (nonce-store.ts) — before the facilitator and before serve().
+ *    A used payment retried with the same payment-identifier for the same request gets its kept
+ *    answer back (payment-identifier.ts); otherwise 402 nonce_used.
  * 5. serve(). Not 200 (404, 503...) → the nonce is released, nothing is settled, the answer passes through.
  * 6. 200 → settle: local mode marks the nonce used; facilitator mode calls /settle. A refused,
  *    failed, timed-out or 5xx settlement serves NOTHING: 402 with reason settlement_failed or
  *    facilitator_unavailable, the settlement header with success:false, and the nonce released
  *    (an authorization settles at most once on chain, so retrying the same header is safe).
  * 7. Attach the signed receipt (body `receipt` + `X-Receipt` base64 JSON) and PAYMENT-RESPONSE
- *    (v2 payment) or X-PAYMENT-RESPONSE (v1 payment). Paid answers are `Cache-Control: no-store`.
+ *    (v2 payment) or X-PAYMENT-RESPONSE (v1 payment), whose `extensions["offer-receipt"]` holds the
+ *    standard EIP-712 receipt (offer-receipt.ts); mark the nonce used, with the answer kept for a
+ *    payment-identifier retry. Paid answers are `Cache-Control: no-store`.
+ * Every 402 declares the payment-identifier extension and carries signed offers (offer-receipt).
  * Every 402 after a payment attempt names its reason (reasons.ts) and says exactly what was wrong.
  *
  * One nonce store must be shared by every service that is paid to the same address — otherwise one
