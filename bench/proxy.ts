@@ -155,7 +155,7 @@ export async function benchProxy(): Promise<void> {
     const workers = loadSettings().cryptoWorkers;
     console.log(`\npaid endpoint GET ${paidPath} (${endpoint.priceUsd} USD, SETTLEMENT=local, fresh payment per request, same payer)`);
     console.log(
-      `  baseline: crypto ceiling, one core, ${ceiling.backend}: ${ceiling.perSecond} payment check + receipt signature per second with the server's code, ` +
+      `  baseline: crypto ceiling, one core, ${ceiling.backend}: ${ceiling.perSecond} payment check + receipt signatures per second with the server's code, ` +
         `any payer (payment check ${ceiling.verifyPerSecond}/s, receipt ${ceiling.receiptPerSecond}/s; bare recovery ${ceiling.recoverPerSecond}/s, bare signature ${ceiling.signPerSecond}/s)`,
     );
     console.log(

@@ -20,7 +20,7 @@ import { healthDocument, type StoreHealth } from './health.ts';
 import { FREE_TIER, memoryRateLimit, rateLimitedBody, rateLimitHeaders, type RateLimitStore } from './rate-limit.ts';
 import { etagMatches, ResponseCache, serialize, type CachedBody } from './response-cache.ts';
 import { rootDocument } from './root-document.ts';
-import { parseRequest, type RawRequest } from './validation.ts';
+import { parseRequest, type ParsedRequest, type RawRequest } from './validation.ts';
 import { payToByNetworkName, type PayToTable } from './x402/networks.ts';
 import type { ReceiptSignerInfo } from './x402/receipts.ts';
 
@@ -70,7 +70,15 @@ export interface PaymentGate {
    * Asks for, verifies, reserves, settles and receipts the payment of one request around
    * `serve`, which is called only after the payment verified and its nonce was reserved.
    */
-  handle(request: Pick<EndpointRequest, 'endpoint' | 'xrpl' | 'url' | 'header'>, serve: () => Promise<DataResult>): Promise<EndpointAnswer>;
+  /**
+   * `input` (the validated parameters) names the endpoint canonically in the receipt and the 402,
+   * and tells a payment-identifier retry whether it asks for the same thing.
+   */
+  handle(
+    request: Pick<EndpointRequest, 'endpoint' | 'xrpl' | 'url' | 'header'>,
+    serve: () => Promise<DataResult>,
+    input?: ParsedRequest,
+  ): Promise<EndpointAnswer>;
 }
 
 export interface EndpointCallOptions {
@@ -265,7 +273,7 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
         ),
       });
     }
-    const paid = await options.payments.handle(request, () => handler.handle(req));
+    const paid = await options.payments.handle(request, () => handler.handle(req), parsed.value);
     const answer: EndpointAnswer = { ...paid, headers: { ...paid.headers } };
     answer.headers['Cache-Control'] = paid.status === 200 ? 'private, no-store' : (paid.headers['Cache-Control'] ?? 'no-store');
     if (paid.status === 200) answer.headers['X-Snapshot-Version'] = snap.version;

@@ -32,13 +32,45 @@ export interface ServiceAppOptions extends EndpointCallOptions {
 /** Largest JSON body accepted (POST /api/v1/wash/check carries one address). */
 const MAX_BODY_BYTES = 16 * 1024;
 
-async function readJsonBody(c: Context): Promise<Pick<RawRequest, 'body' | 'bodyError'>> {
-  const length = Number(c.req.header('content-length') ?? '0');
-  if (length > MAX_BODY_BYTES) return { bodyError: `Request body is ${length} bytes; at most ${MAX_BODY_BYTES} are accepted` };
-  const type = c.req.header('content-type') ?? '';
-  const text = await c.req.text();
-  if (text.length > MAX_BODY_BYTES) return { bodyError: `Request body is larger than ${MAX_BODY_BYTES} bytes` };
+/** A body over MAX_BODY_BYTES: refused with 413 before anything else is checked. */
+class BodyTooLarge {
+  constructor(readonly message: string) {}
+}
+
+/**
+ * The request body as text, read as a stream and abandoned at MAX_BODY_BYTES + 1 bytes whatever
+ * Content-Length or Transfer-Encoding say: a chunked body of any size costs at most that much
+ * memory, and the 413 goes out at once (@hono/node-server then drains the rest for a moment and
+ * closes the connection).
+ */
+async function readBodyText(c: Context): Promise<string | BodyTooLarge> {
+  const declared = c.req.header('content-length');
+  if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) {
+    return new BodyTooLarge(`Request body is ${declared} bytes; at most ${MAX_BODY_BYTES} are accepted`);
+  }
+  const stream = c.req.raw.body;
+  if (!stream) return '';
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      void reader.cancel().catch(() => {});
+      return new BodyTooLarge(`Request body is larger than ${MAX_BODY_BYTES} bytes; at most ${MAX_BODY_BYTES} are accepted`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+async function readJsonBody(c: Context): Promise<Pick<RawRequest, 'body' | 'bodyError'> | BodyTooLarge> {
+  const text = await readBodyText(c);
+  if (text instanceof BodyTooLarge) return text;
   if (text.trim() === '') return { body: undefined };
+  const type = c.req.header('content-type') ?? '';
   if (type && !/application\/json|\+json/i.test(type)) {
     return { bodyError: `Expected Content-Type: application/json, got "${type}"` };
   }
@@ -48,6 +80,9 @@ async function readJsonBody(c: Context): Promise<Pick<RawRequest, 'body' | 'body
     return { bodyError: `Body is not valid JSON: ${(err as Error).message}` };
   }
 }
+
+/** Payment headers, which a HEAD request never carries to the paywall (see HttpRequest). */
+const PAYMENT_HEADERS = new Set(['payment-signature', 'x-payment']);
 
 /**
  * An HTTP request as the endpoint call reads it. The client's ip and the raw input are worked
@@ -66,9 +101,12 @@ class HttpRequest implements EndpointRequest {
     private readonly ipOf: (c: Context) => string,
   ) {
     this.url = c.req.url;
+    // HEAD has no body to deliver, so it must not spend a payment: a HEAD on a paid endpoint is
+    // answered as the unpaid GET (402 with PAYMENT-REQUIRED: what a client probing the price wants).
+    if (c.req.method === 'HEAD') this.header = (name) => (PAYMENT_HEADERS.has(name.toLowerCase()) ? undefined : c.req.header(name));
   }
 
-  readonly header = (name: string): string | undefined => this.c.req.header(name);
+  readonly header: (name: string) => string | undefined = (name) => this.c.req.header(name);
 
   get ip(): string {
     return this.ipOf(this.c);
@@ -130,8 +168,20 @@ export function serviceApp(options: ServiceAppOptions): Hono {
 
   const route = (endpoint: EndpointDecl, xrpl: boolean) => async (c: Context) => {
     const body = endpoint.body ? await readJsonBody(c) : null;
+    if (body instanceof BodyTooLarge) {
+      // close the connection: the rest of the body is not worth reading
+      c.header('Connection', 'close');
+      c.header('Cache-Control', 'no-store');
+      return c.json({ error: 'payload_too_large', message: body.message }, 413);
+    }
     return send(c, await call(new HttpRequest(endpoint, xrpl, c, body, ipOf)));
   };
+
+  // MCP results can be paid data: no cache may keep them (the transport sets no Cache-Control)
+  app.use('/mcp', async (c, next) => {
+    await next();
+    if (!c.res.headers.has('Cache-Control')) c.res.headers.set('Cache-Control', 'no-store');
+  });
 
   mountMcp(app, { service, call, ipOf });
 

@@ -33,6 +33,8 @@ export interface PaymentCrypto {
   checkAuthorization(separator: Uint8Array, authorization: EvmAuthorization, signature: string): SignerCheck | Promise<SignerCheck>;
   /** The receipt signature (0x + r‖s‖v) of a receipt signing text. */
   signReceiptText(text: string): string | Promise<string>;
+  /** The receipt key's signature (0x + r‖s‖v) of a 32-byte digest (EIP-712 offers and receipts, offer-receipt.ts). */
+  signReceiptDigest(digest: Uint8Array): string | Promise<string>;
   close(): Promise<void>;
 }
 
@@ -43,6 +45,7 @@ export function inlineCrypto(signer: ReceiptSigner): PaymentCrypto {
     signerAddress: signer.info.address,
     checkAuthorization: (separator, authorization, signature) => checkAuthorizationSigner(separator, authorization, signature),
     signReceiptText: (text) => signer.signText(text),
+    signReceiptDigest: (digest) => signer.signDigest(digest),
     close: async () => {},
   };
 }
@@ -50,7 +53,8 @@ export function inlineCrypto(signer: ReceiptSigner): PaymentCrypto {
 /** One piece of work for a worker. */
 export type CryptoTask =
   | { op: 'verify'; separator: Uint8Array; authorization: EvmAuthorization; signature: string }
-  | { op: 'sign'; text: string };
+  | { op: 'sign'; text: string }
+  | { op: 'sign-digest'; digest: Uint8Array };
 /** A worker's answer to one task: what the inline code returns, or the message of what it threw. */
 export type CryptoAnswer = { result: SignerCheck | string } | { error: string };
 export interface CryptoWorkerData {
@@ -131,7 +135,9 @@ export class CryptoWorkerPool implements PaymentCrypto {
       pending.resolve(
         (task.op === 'sign'
           ? this.#inline.signReceiptText(task.text)
-          : this.#inline.checkAuthorization(task.separator, task.authorization, task.signature)) as never,
+          : task.op === 'sign-digest'
+            ? this.#inline.signReceiptDigest(task.digest)
+            : this.#inline.checkAuthorization(task.separator, task.authorization, task.signature)) as never,
       );
     } catch (err) {
       pending.reject(err instanceof Error ? err : new Error(String(err)));
@@ -143,7 +149,7 @@ export class CryptoWorkerPool implements PaymentCrypto {
     return new Promise<T>((resolve, reject) => {
       const pending: Pending = { task, resolve: resolve as (value: never) => void, reject };
       if (this.#gaveUp) return this.#runInline(pending);
-      (task.op === 'sign' ? this.#signs : this.#verifies).push(pending);
+      (task.op === 'verify' ? this.#verifies : this.#signs).push(pending);
       this.#pump();
     });
   }
@@ -213,6 +219,10 @@ export class CryptoWorkerPool implements PaymentCrypto {
 
   signReceiptText(text: string): Promise<string> {
     return this.#run({ op: 'sign', text });
+  }
+
+  signReceiptDigest(digest: Uint8Array): Promise<string> {
+    return this.#run({ op: 'sign-digest', digest });
   }
 
   async close(): Promise<void> {

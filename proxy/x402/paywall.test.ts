@@ -144,6 +144,7 @@ describe('paywall, SETTLEMENT=local', () => {
       transaction: receipt.tx_hash,
       network: 'base',
       payer: PAYER,
+      extensions: { 'offer-receipt': expect.objectContaining({ info: { receipt: expect.objectContaining({ format: 'eip712' }) } }) },
     });
     expect(res.headers.get('PAYMENT-RESPONSE')).toBeNull();
     expect(served.count).toBe(1);

@@ -15,8 +15,9 @@
  * `request.xrpl` marks the /api/v1/xrpl/... variant: the offer is RLUSD on xrpl there, else the
  * service's other networks (catalog SERVICE_INFO). `request.url` (the full URL called) and the
  * request's X-Forwarded-Proto / X-Forwarded-Host headers give the resource URL of the 402
- * (wire.ts resourceUrlOf: the forwarded headers only with TRUST_PROXY); its path goes into the
- * receipt.
+ * (wire.ts resourceUrlOf: the forwarded headers only with TRUST_PROXY), with its path made
+ * canonical (the catalog's path, path parameters from the validated `input`), which is also the
+ * path the receipts name.
  *
  * Flow
  * ----
@@ -29,13 +30,18 @@
  *    signature check and the receipt signature of step 7 run where `crypto` says (crypto-pool.ts:
  *    inline, or worker threads; proxy/serve.ts follows CRYPTO_WORKERS).
  * 4. Reserve the payment's nonce atomically (nonce-store.ts) — before the facilitator and before serve().
+ *    A used payment retried with the same payment-identifier for the same request gets its kept
+ *    answer back (payment-identifier.ts); otherwise 402 nonce_used.
  * 5. serve(). Not 200 (404, 503...) → the nonce is released, nothing is settled, the answer passes through.
  * 6. 200 → settle: local mode marks the nonce used; facilitator mode calls /settle. A refused,
  *    failed, timed-out or 5xx settlement serves NOTHING: 402 with reason settlement_failed or
  *    facilitator_unavailable, the settlement header with success:false, and the nonce released
  *    (an authorization settles at most once on chain, so retrying the same header is safe).
  * 7. Attach the signed receipt (body `receipt` + `X-Receipt` base64 JSON) and PAYMENT-RESPONSE
- *    (v2 payment) or X-PAYMENT-RESPONSE (v1 payment). Paid answers are `Cache-Control: no-store`.
+ *    (v2 payment) or X-PAYMENT-RESPONSE (v1 payment), whose `extensions["offer-receipt"]` holds the
+ *    standard EIP-712 receipt (offer-receipt.ts); mark the nonce used, with the answer kept for a
+ *    payment-identifier retry. Paid answers are `Cache-Control: no-store`.
+ * Every 402 declares the payment-identifier extension and carries signed offers (offer-receipt).
  * Every 402 after a payment attempt names its reason (reasons.ts) and says exactly what was wrong.
  *
  * One nonce store must be shared by every service that is paid to the same address — otherwise one
@@ -43,15 +49,26 @@
  * the same one; several processes share one through NONCE_DB_DIR (LMDB) or REDIS_URL (proxy/stores.ts).
  */
 import { randomUUID } from 'node:crypto';
+import { xrplPath } from '../../catalog/index.ts';
 import type { EndpointDecl, ServiceName } from '../../catalog/types.ts';
 import type { Settings } from '../../lib/config.ts';
 import type { DataResult } from '../data/types.ts';
 import type { EndpointAnswer, EndpointRequest, PaymentGate } from '../endpoint-call.ts';
+import type { ParsedRequest } from '../validation.ts';
 import { precheckExactEvm, signatureVerdict, type EvmVerified } from './eip3009.ts';
 import { bazaarFor, bazaarServiceMetadata, bazaarV1OutputSchema } from './bazaar.ts';
 import type { PaymentCrypto } from './crypto-pool.ts';
 import { solanaFeePayer as feePayerOf, type FacilitatorClient } from './facilitator.ts';
 import { StoreUnavailableError, type NonceKey, type NonceStore } from './nonce-store.ts';
+import { OfferCache, offersExtension, receiptDigest, receiptExtension, receiptPayload } from './offer-receipt.ts';
+import {
+  PAYMENT_IDENTIFIER,
+  paymentIdentifierDeclaration,
+  paymentIdentifierOf,
+  replayFor,
+  replayText,
+  requestFingerprint,
+} from './payment-identifier.ts';
 import {
   assetSymbol,
   canonicalDecimal,
@@ -161,13 +178,29 @@ export function createPaywall(options: PaywallOptions): Paywall {
     });
   }
 
-  function challenge(
+  const offerCache = new OfferCache(
+    (digest) => crypto.signReceiptDigest(digest),
+    () => Math.floor(now().getTime() / 1000),
+  );
+
+  /**
+   * The extensions a 402 declares: payment-identifier (optional id, see payment-identifier.ts) and
+   * offer-receipt with the signed offers (offer-receipt.ts), signed for `receiptResource`.
+   */
+  async function declaredExtensions(offered: readonly PaymentOffer[], receiptResource: string): Promise<Record<string, unknown>> {
+    return {
+      [PAYMENT_IDENTIFIER]: paymentIdentifierDeclaration(),
+      ...(offered.length ? offersExtension(await offerCache.offers(receiptResource, offered)) : {}),
+    };
+  }
+
+  async function challenge(
     offered: readonly PaymentOffer[],
-    resource: ResourceInfo,
+    resource: ResourceInfo & { receiptResource: string },
     extensions: Record<string, unknown>,
     failure: Pick<Rejection, 'reason' | 'message' | 'payer' | 'facilitatorReason'>,
     settled?: { payment: DecodedPayment; offer: PaymentOffer; payer: string },
-  ): EndpointAnswer {
+  ): Promise<EndpointAnswer> {
     const body = paymentRequiredV1Body(offered, failure.reason, failure.message, {
       ...(failure.payer ? { payer: failure.payer } : {}),
       ...(failure.facilitatorReason ? { facilitatorReason: failure.facilitatorReason } : {}),
@@ -175,7 +208,7 @@ export function createPaywall(options: PaywallOptions): Paywall {
     const headers: Record<string, string> = {
       'Content-Type': JSON_TYPE,
       'Cache-Control': 'no-store',
-      'PAYMENT-REQUIRED': encodeBase64Json(paymentRequiredV2(offered, resource, failure.reason, failure.message, extensions)),
+      'PAYMENT-REQUIRED': encodeBase64Json(await paymentRequiredWithExtensions(offered, resource, extensions, failure)),
     };
     if (settled) {
       const h = settlementHeader(settled.payment.version, settled.offer.network, {
@@ -190,6 +223,18 @@ export function createPaywall(options: PaywallOptions): Paywall {
     return { status: 402, headers, body: JSON.stringify(body), json: body };
   }
 
+  async function paymentRequiredWithExtensions(
+    offered: readonly PaymentOffer[],
+    resource: ResourceInfo & { receiptResource: string },
+    extensions: Record<string, unknown>,
+    failure: Pick<Rejection, 'reason' | 'message'>,
+  ) {
+    const { receiptResource, ...info } = resource;
+    const v2 = paymentRequiredV2(offered, info, failure.reason, failure.message, extensions);
+    v2.extensions = { ...v2.extensions, ...(await declaredExtensions(offered, receiptResource)) };
+    return v2;
+  }
+
   let storeErrorLoggedAt = 0;
   /**
    * The nonce store does not answer (Redis down, database unwritable): 503 with Retry-After and
@@ -199,9 +244,10 @@ export function createPaywall(options: PaywallOptions): Paywall {
   async function handle(
     request: Pick<EndpointRequest, 'endpoint' | 'xrpl' | 'url' | 'header'>,
     serve: () => Promise<DataResult>,
+    input?: ParsedRequest,
   ): Promise<EndpointAnswer> {
     try {
-      return await handlePayment(request, serve);
+      return await handlePayment(request, serve, input);
     } catch (err) {
       if (!(err instanceof StoreUnavailableError)) throw err;
       if (Date.now() - storeErrorLoggedAt > 10_000) {
@@ -222,16 +268,22 @@ export function createPaywall(options: PaywallOptions): Paywall {
   async function handlePayment(
     request: Pick<EndpointRequest, 'endpoint' | 'xrpl' | 'url' | 'header'>,
     serve: () => Promise<DataResult>,
+    input: ParsedRequest | undefined,
   ): Promise<EndpointAnswer> {
     const { endpoint } = request;
-    const path = new URL(request.url).pathname;
-    const resourceUrl = resourceUrlOf(request.url, request.header, options.settings.trustProxy);
+    // The receipt and the 402 name the endpoint as the catalog declares it, never the path as typed
+    // (/api/v1/fx-rat%65 is routed to fx-rate and is paid and receipted as /api/v1/fx-rate).
+    const path = canonicalPath(endpoint, request.xrpl, new URL(request.url).pathname, input?.params);
+    const asked = new URL(resourceUrlOf(request.url, request.header, options.settings.trustProxy));
+    asked.pathname = path;
+    const resourceUrl = asked.toString();
     const offered = offersFor(endpoint, request.xrpl, resourceUrl);
-    const resource: ResourceInfo = {
+    const resource = {
       url: resourceUrl,
       description: describe(endpoint),
       mimeType: endpoint.contentType ?? 'application/json',
       ...bazaarServiceMetadata(endpoint.service),
+      receiptResource: `${asked.origin}${path}`,
     };
     const extensions = { ...bazaarFor(endpoint, request.xrpl, path) };
     const refuse = (failure: Pick<Rejection, 'reason' | 'message' | 'payer' | 'facilitatorReason'>) =>
@@ -241,6 +293,10 @@ export function createPaywall(options: PaywallOptions): Paywall {
     if (decoded === null) return refuse({ reason: 'payment_required', message: PAYMENT_REQUIRED_MESSAGE });
     if (!decoded.ok) return refuse(decoded);
     const payment = decoded.payment;
+    const identified = paymentIdentifierOf(payment.raw);
+    if (!identified.ok) return refuse(identified);
+    const paymentId = identified.id;
+    const fingerprint = requestFingerprint(endpoint.method, path, input ? { query: input.query, body: input.body ?? null } : asked.search);
     const matched = matchOffer(payment, offered);
     if (!matched.ok) return refuse(matched);
     const offer = matched.offer;
@@ -295,15 +351,21 @@ export function createPaywall(options: PaywallOptions): Paywall {
     if (reserved !== 'reserved') {
       const what =
         network.kind === 'evm' ? `this payment (nonce ${short(key.nonce)} from ${payer})` : `this signed ${network.name} transaction`;
-      return refuse(
-        reject(
-          'nonce_used',
-          reserved === 'used'
-            ? `${what} was already used for a response; sign a new payment${network.kind === 'evm' ? ' with a fresh nonce' : ''}`
-            : `${what} is being used by another request right now; each payment buys one response`,
-          payer ? { payer } : {},
-        ),
-      );
+      const fresh = `sign a new payment${network.kind === 'evm' ? ' with a fresh nonce' : ''}`;
+      let message: string;
+      if (reserved === 'in_flight') {
+        message = paymentId
+          ? `${what} is being used by another request right now; retry in a moment with the same payment and payment-identifier to get its answer`
+          : `${what} is being used by another request right now; each payment buys one response`;
+      } else if (paymentId) {
+        // payment-identifier: the same payment with the same id gets the first answer again
+        const replay = replayFor(await store.replayOf(key), paymentId, fingerprint);
+        if (replay.found) return { ...replay.answer, json: jsonOf(replay.answer) };
+        message = `${what} was already used for a response, and ${replay.why}; ${fresh}`;
+      } else {
+        message = `${what} was already used for a response; ${fresh}`;
+      }
+      return refuse(reject('nonce_used', message, payer ? { payer } : {}));
     }
 
     let served: DataResult;
@@ -363,13 +425,6 @@ export function createPaywall(options: PaywallOptions): Paywall {
     } else {
       transaction = localTx;
     }
-    try {
-      await store.markUsed(key, expiresAt);
-    } catch (err) {
-      // The payment is settled: the payer gets the data. The reservation still blocks a replay until it expires.
-      console.error(`x402: could not mark payment ${short(key.nonce)} used: ${err instanceof Error ? err.message : String(err)}`);
-    }
-
     const fields: ReceiptFields = {
       id: randomUUID(),
       endpoint: receiptText(path),
@@ -381,8 +436,39 @@ export function createPaywall(options: PaywallOptions): Paywall {
       merchant: offer.v2.payTo,
       issued_at: now().toISOString(),
     };
-    const receipt = assembleReceipt(fields, settlement, await crypto.signReceiptText(receiptSigningText(fields)), options.signer.info);
-    return paid(served, receipt, settlementHeader(payment.version, network, { success: true, transaction, payer: payer ?? '' }));
+    // the standard EIP-712 receipt (offer-receipt extension) next to the pipe-joined one
+    const standard = receiptPayload({
+      network: network.caip2,
+      resourceUrl: resource.receiptResource,
+      payer: payer ?? '',
+      issuedAt: Math.floor(now().getTime() / 1000),
+      transaction: settlement === 'facilitator' ? transaction : '',
+    });
+    const [receiptSignature, standardSignature] = await Promise.all([
+      crypto.signReceiptText(receiptSigningText(fields)),
+      crypto.signReceiptDigest(receiptDigest(standard)),
+    ]);
+    const receipt = assembleReceipt(fields, settlement, receiptSignature, options.signer.info);
+    const answer = paid(
+      served,
+      receipt,
+      settlementHeader(payment.version, network, {
+        success: true,
+        transaction,
+        payer: payer ?? '',
+        extensions: receiptExtension({ format: 'eip712', payload: standard, signature: standardSignature }),
+      }),
+    );
+
+    // A retry with the same payment and payment-identifier gets this answer again (payment-identifier.ts).
+    const replay = paymentId ? replayText(paymentId, fingerprint, answer) : null;
+    try {
+      await store.markUsed(key, expiresAt, ...(replay !== null ? [replay] : []));
+    } catch (err) {
+      // The payment is settled: the payer gets the data. The reservation still blocks a replay until it expires.
+      console.error(`x402: could not mark payment ${short(key.nonce)} used: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    return answer;
   }
 
   async function init(): Promise<string[]> {
@@ -416,6 +502,42 @@ export function createPaywall(options: PaywallOptions): Paywall {
 }
 
 // ------------------------------------------------------------------ helpers
+
+/**
+ * The endpoint's path as the catalog declares it (the XRPL variant's for the variant), its path
+ * parameters filled from the validated values (`params`; else from the requested path, decoded)
+ * and percent-encoded canonically.
+ */
+function canonicalPath(endpoint: EndpointDecl, xrpl: boolean, requested: string, params?: Record<string, unknown>): string {
+  const template = (xrpl ? xrplPath(endpoint.path) : endpoint.path).split('/');
+  const asked = requested.split('/');
+  return template
+    .map((segment, i) => {
+      if (!segment.startsWith(':')) return segment;
+      const name = segment.slice(1);
+      const value = params?.[name];
+      return encodeURIComponent(value !== undefined && value !== null ? String(value) : decodeSegment(asked[i] ?? ''));
+    })
+    .join('/');
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** The JSON value of a replayed answer, for MCP (structuredContent). */
+function jsonOf(answer: { headers: Record<string, string>; body: string | null }): unknown {
+  if (answer.body === null || !/json/i.test(answer.headers['Content-Type'] ?? '')) return answer.body;
+  try {
+    return JSON.parse(answer.body) as unknown;
+  } catch {
+    return answer.body;
+  }
+}
 
 /** "|" separates the signed receipt fields; text from outside (path, facilitator answers) has it escaped. */
 function receiptText(text: string): string {

@@ -143,6 +143,11 @@ export class ReceiptSigner {
     return `0x${bytesToHex(signDigest(personalMessageHash(text), this.#key))}`;
   }
 
+  /** The signature (0x + r‖s‖v hex, low s, v 27/28) of a 32-byte digest: the EIP-712 offer-receipt artifacts (offer-receipt.ts). */
+  signDigest(digest: Uint8Array): string {
+    return `0x${bytesToHex(signDigest(digest, this.#key))}`;
+  }
+
   /** signText for several texts. */
   signTexts(texts: readonly string[]): string[] {
     return texts.map((text) => this.signText(text));

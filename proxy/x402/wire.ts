@@ -14,7 +14,13 @@ import type { HttpMethod, ServiceName } from '../../catalog/types.ts';
 import { assetId, payToFor, priceAmount, settlementNetwork, toAtomicUnits, type PayToTable, type SettlementNetwork } from './networks.ts';
 import { reject, type Rejection } from './reasons.ts';
 
-export const MAX_PAYMENT_HEADER_BYTES = 8 * 1024;
+/**
+ * Largest payment header read. An exact payment alone is about 1 KB, but the reference client
+ * (@x402/core) echoes the 402's `extensions` (the Bazaar schemas, the signed offers) in its payload,
+ * so a valid payment reaches about 11 KB on our largest routes. Node refuses a header section over
+ * 16 KB with 431 before this is read.
+ */
+export const MAX_PAYMENT_HEADER_BYTES = 14 * 1024;
 
 /** How long a payment authorization may take, per chain family (legacy reference defaults; XRPL per its spec example range). */
 export const MAX_TIMEOUT_SECONDS = { evm: 300, solana: 60, xrpl: 300 } as const;
@@ -358,6 +364,8 @@ export interface SettlementOutcome {
   payer: string;
   errorReason?: string;
   errorMessage?: string;
+  /** The settlement response's `extensions` (the offer-receipt extension's signed receipt). */
+  extensions?: Record<string, unknown>;
 }
 
 /** `X-PAYMENT-RESPONSE` (v1: network name) or `PAYMENT-RESPONSE` (v2: CAIP-2), matching the payment's version. */
@@ -370,6 +378,7 @@ export function settlementHeader(version: 1 | 2, network: SettlementNetwork, out
   };
   if (outcome.errorReason) body.errorReason = outcome.errorReason;
   if (outcome.errorMessage && version === 2) body.errorMessage = outcome.errorMessage;
+  if (outcome.extensions) body.extensions = outcome.extensions;
   return { name: version === 1 ? 'X-PAYMENT-RESPONSE' : 'PAYMENT-RESPONSE', value: encodeBase64Json(body) };
 }
 
