@@ -115,7 +115,21 @@ describe('LmdbNonceStore', () => {
     now = 1901;
     expect(await store.prune()).toBe(1);
     expect(store.size).toBe(1);
-    expect(await store.reserve(later, 5000)).toBe('in_flight');
+    // reserved 901 s ago: no request is in flight that long, so the reservation reads as used
+    expect(await store.reserve(later, 5000)).toBe('used');
+    await store.close();
+  });
+
+  it('markUsed without a replay answer writes nothing: the reservation reads in_flight, then used after IN_FLIGHT_SECONDS', async () => {
+    let now = 1000;
+    const store = new LmdbNonceStore(freshDir(), { now: () => now, compactEverySeconds: 0 });
+    expect(await store.reserve(key, 5000)).toBe('reserved');
+    await store.markUsed(key, 5000);
+    expect(await store.replayOf(key)).toBeNull();
+    now = 1100;
+    expect(await store.reserve(key, 5000)).toBe('in_flight');
+    now = 1121;
+    expect(await store.reserve(key, 5000)).toBe('used');
     await store.close();
   });
 

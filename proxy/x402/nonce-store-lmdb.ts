@@ -12,9 +12,13 @@
  *   `flushed`): data is served only for a reservation that a restart, a crash of this process or
  *   of the machine cannot forget. lmdb-js batches the writes of one event-loop turn into one
  *   transaction, so concurrent requests share one flush.
- * - A reservation found after a restart belongs to a request that died mid-flight (crash, kill -9).
- *   Nobody can tell whether its data went out, so it stays taken ('in_flight') until its
- *   validBefore + margin, like a used one; it is never handed out again. The payer signs a new
+ * - markUsed() writes only when it has a replay answer to keep (payment-identifier): the durable
+ *   reservation already blocks the key until the same expiry, and one disk commit per paid request
+ *   is what the paid endpoint's throughput pays for. A reservation older than IN_FLIGHT_SECONDS
+ *   reads as 'used'.
+ * - A reservation found after a restart belongs to a request that was served or died mid-flight
+ *   (crash, kill -9). Nobody can tell whether its data went out, so it stays taken ('in_flight',
+ *   then 'used') until its validBefore + margin; it is never handed out again. The payer signs a new
  *   payment; the worst case is one unserved authorization that expires unused (it moved no funds
  *   in local mode and was never settled in facilitator mode, because /settle runs only after
  *   serve() and marks the key used).
@@ -30,9 +34,18 @@ interface Entry {
   s: 'r' | 'u';
   /** Unix seconds after which the entry may be dropped. */
   p: number;
+  /** Unix seconds of the reservation (absent in entries written by markUsed). */
+  t?: number;
   /** The replay answer kept with a used key (markUsed). */
   r?: string;
 }
+
+/**
+ * A reservation older than this is no longer "in flight": no paid request runs this long (verify,
+ * serve and settle all have shorter time limits), so it was either served, which a markUsed
+ * without a replay answer does not record, or left by a crash. Either way it reads as 'used'.
+ */
+const IN_FLIGHT_SECONDS = 120;
 
 export interface LmdbNonceStoreOptions {
   /** Seconds kept after validBefore (default 600, as MemoryNonceStore). */
@@ -79,8 +92,8 @@ export class LmdbNonceStore implements NonceStore {
     const result = await this.#write(() =>
       this.#db.transaction((): ReserveResult => {
         const existing = this.#db.get(text);
-        if (existing && existing.p >= now) return existing.s === 'u' ? 'used' : 'in_flight';
-        void this.#db.put(text, { s: 'r', p: pruneAfter });
+        if (existing && existing.p >= now) return existing.s === 'u' || now - (existing.t ?? 0) > IN_FLIGHT_SECONDS ? 'used' : 'in_flight';
+        void this.#db.put(text, { s: 'r', p: pruneAfter, t: now });
         return 'reserved';
       }),
     );
@@ -98,6 +111,10 @@ export class LmdbNonceStore implements NonceStore {
   }
 
   async markUsed(key: NonceKey, expiresAt: number, replay?: string): Promise<void> {
+    // Without a replay answer to keep, the durable reservation already says everything: it blocks
+    // the key until the same expiry, and once older than any request can take it reads as 'used'.
+    // Skipping the write saves one disk commit per paid request.
+    if (replay === undefined && !this.#closed) return;
     const entry: Entry = { s: 'u', p: expiresAt + this.#margin, ...(replay !== undefined ? { r: replay } : {}) };
     await this.#write(() => this.#db.put(nonceKeyText(key), entry));
     await this.#write(() => this.#root.flushed);

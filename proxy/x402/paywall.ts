@@ -462,12 +462,14 @@ export function createPaywall(options: PaywallOptions): Paywall {
 
     // A retry with the same payment and payment-identifier gets this answer again (payment-identifier.ts).
     const replay = paymentId ? replayText(paymentId, fingerprint, answer) : null;
-    try {
-      await store.markUsed(key, expiresAt, ...(replay !== null ? [replay] : []));
-    } catch (err) {
+    const marked = store.markUsed(key, expiresAt, ...(replay !== null ? [replay] : [])).catch((err: unknown) => {
       // The payment is settled: the payer gets the data. The reservation still blocks a replay until it expires.
       console.error(`x402: could not mark payment ${short(key.nonce)} used: ${err instanceof Error ? err.message : String(err)}`);
-    }
+    });
+    // The reservation is already durable and blocks any reuse until it expires, so without a
+    // payment-identifier the answer does not wait for the reserved → used write (a disk commit on
+    // LMDB, a round trip on Redis). With one, it waits, so a retry finds the stored answer.
+    if (replay !== null) await marked;
     return answer;
   }
 
