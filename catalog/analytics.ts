@@ -261,12 +261,18 @@ const ServiceDetailBody = z.object({
     .array(
       z.object({
         address: z.string().describe('Buyer wallet.'),
+        label: Label.describe(
+          "Buyer label (WashLabel) of this wallet's payments to the service's seller, as the classifier gave it; the same label wash-detail shows.",
+        ),
         tx_count: z.number().int().describe('Transactions with this service, last 30 days.'),
         volume: Usdc('Volume with this service, last 30 days'),
         share_pct: percent0to100("Share of the service's 30-day volume"),
       }),
     )
-    .describe('Top 10 buyers by 30-day volume. Labels, confidence and signals per buyer are in the paid wash-detail.'),
+    .max(10)
+    .describe(
+      'Top 10 buyers by 30-day volume, each with its label. Confidence, the signals behind each label, cohort signals and the top 50 are in the paid wash-detail.',
+    ),
 });
 
 const TrendsBody = z.object({

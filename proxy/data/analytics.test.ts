@@ -333,6 +333,18 @@ describe('service detail and the paid service slices', () => {
     expect(quiet.buyers).toEqual([]);
   });
 
+  it('labels the free top 10 buyers as wash-detail does, without confidence or signals', async () => {
+    const free = await ok('services.detail', { params: { id } });
+    const paid = await ok('services.wash-detail', { params: { id } });
+    const paidLabel = new Map<string, string>(paid.buyers.map((b: Body) => [b.address, b.label]));
+    expect(free.top_buyers.length).toBeLessThanOrEqual(10);
+    for (const buyer of free.top_buyers) {
+      expect(buyer.label).toBe(paidLabel.get(buyer.address));
+      expect(buyer).not.toHaveProperty('confidence');
+      expect(buyer).not.toHaveProperty('signals');
+    }
+  });
+
   it('sells the 30-day payments newest first, at most 3000, with the window total', async () => {
     const body = await ok('services.transactions', { params: { id } });
     const [count] = await queryRows(

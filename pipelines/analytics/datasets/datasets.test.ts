@@ -351,7 +351,7 @@ describe('analytics datasets on a hand-made world', () => {
     }
   });
 
-  it('gives the service detail its 30-day series and top buyers without labels', async () => {
+  it('gives the service detail its 30-day series and top buyers with their pair labels', async () => {
     const [row] = await readTable(run, 'service-detail', 'id = 2');
     const body = R.ServiceDetailBody.parse({
       ...stamp,
@@ -364,14 +364,17 @@ describe('analytics datasets on a hand-made world', () => {
     expect(body.daily_series[0]!.date).toBe('2026-10-22');
     expect(body.daily_series.at(-1)).toEqual({ date: '2026-11-20', tx_count: 3, volume: 0.07, unique_buyers: 3, real_volume_pct: 14.29 });
     expect(body.daily_series.at(-2)).toEqual({ date: '2026-11-19', tx_count: 1, volume: 0.01, unique_buyers: 1, real_volume_pct: 0 });
-    expect(body.top_buyers[0]).toEqual({ address: B(2), tx_count: 2, volume: 0.06, share_pct: 75 });
+    expect(body.top_buyers[0]).toEqual({ address: B(2), label: 'suspected_wash', tx_count: 2, volume: 0.06, share_pct: 75 });
     expect(
       body.top_buyers
         .slice(1)
         .map((b) => b.address)
         .sort(),
     ).toEqual([B(1), B(7)].sort());
-    for (const buyer of body.top_buyers) expect(Object.keys(buyer).sort()).toEqual(['address', 'share_pct', 'tx_count', 'volume']);
+    // the label wash-detail sells for the same pair; free, without confidence or signals
+    expect(body.top_buyers.find((b) => b.address === B(1))?.label).toBe('organic_user');
+    expect(body.top_buyers.find((b) => b.address === B(7))?.label).toBe('unlabeled');
+    for (const buyer of body.top_buyers) expect(Object.keys(buyer).sort()).toEqual(['address', 'label', 'share_pct', 'tx_count', 'volume']);
   });
 
   it('builds the trends with zero-filled days and the change rules', () => {

@@ -4,11 +4,13 @@
  *   service       the list item plus volume_total, unique_buyers_30d, last_tx_at (null without payments)
  *   daily_series  30 days oldest first, zero-filled: date, tx_count, volume, unique_buyers, real_volume_pct
  *   top_buyers    up to 10 buyers by 30-day volume (then payments; exact ties in a fixed order): address,
- *                 tx_count, volume, share_pct. No labels: those are sold in wash-detail.
+ *                 label, tx_count, volume, share_pct. The label is the one wash-detail shows for the
+ *                 buyer: the classifier's label of its pair with this service's seller (unlabeled
+ *                 without one). Confidence, signals, the cohort and the top 50 stay in the paid wash-detail.
  */
 import type { DatasetStep } from '../../runner.ts';
 import { serviceListItemSql } from './services.ts';
-import { dateSql, daysSql, moneySql, nowSql, pctSql, rankedJsonArraySql, tableStep } from './sql.ts';
+import { dateSql, daysSql, labelNameSql, moneySql, nowSql, pctSql, rankedJsonArraySql, tableStep } from './sql.ts';
 
 export const TOP_BUYERS = 10;
 /** Days in a service's daily series. */
@@ -45,6 +47,7 @@ export const serviceDetailStep: DatasetStep = tableStep('service-detail', (ctx) 
                      TOP_BUYERS,
                      `struct_pack(
                      address := a.address,
+                     label := ${labelNameSql('b.label_code')},
                      tx_count := b.tx_30d,
                      volume := ${moneySql('b.micro_30d')},
                      share_pct := ${pctSql('b.micro_30d', 'f.micro_30d')}
