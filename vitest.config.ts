@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['**/*.test.ts'],
-    exclude: ['node_modules/**', 'site/dist/**', 'snapshots/store/**'],
+    exclude: ['node_modules/**', 'site/dist/**', 'site/.work/**', 'snapshots/store/**', 'snapshots/site/**'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',

@@ -42,6 +42,16 @@ export interface Settings {
    */
   nonceDbDir: string;
   /**
+   * SITE_DIR: the public site's builds, one per analytics snapshot version (`builds/<version>/`),
+   * and the free datasets' downloads (`downloads/<version>/`). Default: $SNAPSHOTS_DIR/../site.
+   */
+  siteDir: string;
+  /**
+   * SITE_BUILD (default on): an analytics publish builds the site for the new version before the
+   * version goes live, so the pages always match the API; off publishes data only (no pages).
+   */
+  siteBuild: boolean;
+  /**
    * REDIS_URL (redis:// or rediss://, may carry a password): when set, the nonce store and the
    * free-tier rate limiter live in this Redis, shared by every proxy instance using it; null = LMDB
    * in nonceDbDir and the limiter in memory.
@@ -272,6 +282,14 @@ const ENV = z.object({
   RECEIPT_SIGNING_KEY: privateKey,
   KEYS_DIR: text,
   NONCE_DB_DIR: text,
+  SITE_DIR: text,
+  SITE_BUILD: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(['on', 'off'], must('"on" or "off"')))
+    .transform((v) => v === 'on')
+    .default(true),
   REDIS_URL: z
     .string()
     .trim()
@@ -415,6 +433,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     receiptSigningKey: e.RECEIPT_SIGNING_KEY,
     keysDir: resolve(e.KEYS_DIR ?? resolve(snapshotsDir, '..', 'keys')),
     nonceDbDir: resolve(e.NONCE_DB_DIR ?? resolve(snapshotsDir, '..', 'nonces')),
+    siteDir: resolve(e.SITE_DIR ?? resolve(snapshotsDir, '..', 'site')),
+    siteBuild: e.SITE_BUILD,
     redisUrl: e.REDIS_URL,
     trustProxy: e.TRUST_PROXY,
     facilitatorTimeoutMs: e.FACILITATOR_TIMEOUT_MS,

@@ -16,6 +16,7 @@ import { analyticsPipeline } from './analytics/index.ts';
 import { koreaPipeline } from './korea/index.ts';
 import { usageLine } from './analyst/index.ts';
 import { progressFor, summaryTable, type ProgressSink } from './progress.ts';
+import { siteBuildStep } from './site-build.ts';
 import { runPipeline, type RunParams, type RunResult, type ServicePipeline } from './runner.ts';
 
 export const PIPELINES: Record<ServiceName, ServicePipeline> = { korea: koreaPipeline, analytics: analyticsPipeline };
@@ -81,7 +82,8 @@ export async function runCli(
           (args.source.kind === 'demo' ? `, seed ${args.seed}, scale ${args.scale}` : ''),
       );
       try {
-        results.push(await runPipeline(PIPELINES[service], args, settings, progress));
+        const site = service === 'analytics' && settings.siteBuild ? { beforeLive: siteBuildStep(settings), beforeLiveName: 'site' } : {};
+        results.push(await runPipeline(PIPELINES[service], args, settings, progress, site));
       } catch (err) {
         if (err instanceof UnsupportedSourceError) usageError = true;
         results.push({ service, reports: [], manifest: null, ok: false, error: (err as Error).message, ai: null });

@@ -18,7 +18,7 @@ const dirs: string[] = [];
 function tempSettings(): Settings {
   const root = mkdtempSync(join(tmpdir(), 'pipeline-test-'));
   dirs.push(root);
-  return loadSettings({ SNAPSHOTS_DIR: join(root, 'snapshots'), WAREHOUSE_DIR: join(root, 'warehouse') });
+  return loadSettings({ SITE_BUILD: 'off', SNAPSHOTS_DIR: join(root, 'snapshots'), WAREHOUSE_DIR: join(root, 'warehouse') });
 }
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });

@@ -118,7 +118,16 @@ export async function runPipeline(
   params: RunParams,
   settings: Settings,
   progress: ProgressSink,
-  options: { generatedAt?: Date } = {},
+  options: {
+    generatedAt?: Date;
+    /**
+     * Runs on the verified new version before it goes live (the analytics site build); shown as a
+     * step of the run. A failure keeps the previous version live.
+     */
+    beforeLive?: (versionDir: string, manifest: SnapshotManifest) => Promise<{ rows: number; detail: string | null }>;
+    /** The beforeLive step's name in the run table. */
+    beforeLiveName?: string;
+  } = {},
 ): Promise<RunResult> {
   const { service } = pipeline;
   const reports: StepReport[] = [];
@@ -128,6 +137,27 @@ export async function runPipeline(
     memoryLimit: settings.duckdbMemoryLimit ?? undefined,
   });
   let writer: SnapshotWriter | null = null;
+  const beforeLiveStep =
+    (hook: NonNullable<typeof options.beforeLive>, name: string) =>
+    async (versionDir: string, manifest: SnapshotManifest): Promise<void> => {
+      const report: StepReport = { service, name, status: 'running', rows: null, seconds: null, detail: null };
+      reports.push(report);
+      progress.start(report);
+      const t0 = performance.now();
+      try {
+        const done = await hook(versionDir, manifest);
+        report.rows = done.rows;
+        report.detail = done.detail;
+        report.status = 'ok';
+      } catch (err) {
+        report.status = 'failed';
+        report.detail = errorText(err);
+        throw err;
+      } finally {
+        report.seconds = (performance.now() - t0) / 1000;
+        progress.finish(report);
+      }
+    };
   try {
     writer = await SnapshotWriter.begin({
       root: settings.snapshotsDir,
@@ -135,6 +165,7 @@ export async function runPipeline(
       codeVersion: codeVersion(),
       generatedAt,
       retention: settings.snapshotRetention,
+      ...(options.beforeLive ? { beforeLive: beforeLiveStep(options.beforeLive, options.beforeLiveName ?? 'before-live') } : {}),
     });
     const log = (m: string) => progress.note(`${service}: ${m}`);
     const analyst = createAnalyst(settings, warehouse.connection, params.now, log);

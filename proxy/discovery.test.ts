@@ -31,7 +31,12 @@ const apps = new Map<ServiceName, Hono>();
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'discovery-test-'));
-  settings = loadSettings({ SNAPSHOTS_DIR: join(root, 'snapshots'), WAREHOUSE_DIR: join(root, 'warehouse'), KEYS_DIR: join(root, 'keys') });
+  settings = loadSettings({
+    SITE_BUILD: 'off',
+    SNAPSHOTS_DIR: join(root, 'snapshots'),
+    WAREHOUSE_DIR: join(root, 'warehouse'),
+    KEYS_DIR: join(root, 'keys'),
+  });
   const { exitCode } = await runCli(parseArgs(['all', '--now', '2026-11-20T09:00:00Z']), settings, quiet);
   expect(exitCode).toBe(0);
   const now = () => new Date(NOW);

@@ -41,7 +41,7 @@ const v1Only: typeof fetch = async (input, init) => {
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'official-client-'));
-  settings = loadSettings({ SNAPSHOTS_DIR: join(root, 's'), WAREHOUSE_DIR: join(root, 'w'), KEYS_DIR: join(root, 'k') });
+  settings = loadSettings({ SITE_BUILD: 'off', SNAPSHOTS_DIR: join(root, 's'), WAREHOUSE_DIR: join(root, 'w'), KEYS_DIR: join(root, 'k') });
   const { exitCode } = await runCli(parseArgs(['all']), settings, quiet);
   expect(exitCode).toBe(0);
   const parts = processParts(settings);

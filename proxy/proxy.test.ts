@@ -18,7 +18,7 @@ const readers: SnapshotReader[] = [];
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'proxy-test-'));
-  settings = loadSettings({ SNAPSHOTS_DIR: join(root, 'snapshots'), WAREHOUSE_DIR: join(root, 'warehouse') });
+  settings = loadSettings({ SITE_BUILD: 'off', SNAPSHOTS_DIR: join(root, 'snapshots'), WAREHOUSE_DIR: join(root, 'warehouse') });
   const { exitCode } = await runCli(parseArgs(['all', '--now', '2026-11-20T09:00:00Z']), settings, quiet);
   expect(exitCode).toBe(0);
 }, 180_000);
@@ -81,7 +81,7 @@ describe('/health', () => {
   });
 
   it('answers 503 no_data before anything is published', async () => {
-    const empty = loadSettings({ SNAPSHOTS_DIR: join(root, 'nothing-here'), WAREHOUSE_DIR: join(root, 'wh2') });
+    const empty = loadSettings({ SITE_BUILD: 'off', SNAPSHOTS_DIR: join(root, 'nothing-here'), WAREHOUSE_DIR: join(root, 'wh2') });
     const app = await appFor('korea', undefined, empty);
     const res = await app.request('/health');
     expect(res.status).toBe(503);
@@ -91,7 +91,7 @@ describe('/health', () => {
   });
 
   it('shows the AI mode of the snapshot served (rules: its pipeline ran without a key), whatever key this process has', async () => {
-    const withKey = loadSettings({ SNAPSHOTS_DIR: settings.snapshotsDir, ANTHROPIC_API_KEY: 'sk-test' });
+    const withKey = loadSettings({ SITE_BUILD: 'off', SNAPSHOTS_DIR: settings.snapshotsDir, ANTHROPIC_API_KEY: 'sk-test' });
     const app = await appFor('korea', undefined, withKey);
     const body = (await (await app.request('/health')).json()) as HealthDocument;
     expect(body.ai).toMatchObject({ mode: 'rules', models: null });

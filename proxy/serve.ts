@@ -2,7 +2,6 @@
  * npm run serve: both services on their ports (KOREA_PORT, ANALYTICS_PORT), reading the latest
  * snapshots read-only and swapping in newer versions as the pipelines publish them.
  */
-import { resolve } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { SERVICES, type ServiceName } from '../catalog/types.ts';
@@ -110,7 +109,7 @@ export interface RunningService {
   stores: Stores | null;
 }
 
-export async function startServices(settings: Settings, siteDir = resolve('site/dist')): Promise<RunningService[]> {
+export async function startServices(settings: Settings): Promise<RunningService[]> {
   const running: RunningService[] = [];
   const parts = processParts(settings); // one receipt key, crypto pool and nonce store for both services
   for (const service of SERVICES) {
@@ -123,7 +122,7 @@ export async function startServices(settings: Settings, siteDir = resolve('site/
     });
     await reader.refresh();
     reader.watch();
-    const app = await createServiceApp(service, reader, settings, parts, { siteDir });
+    const app = await createServiceApp(service, reader, settings, parts, { siteDir: settings.siteDir });
     const port = service === 'korea' ? settings.koreaPort : settings.analyticsPort;
     const server = await new Promise<ServerType>((resolveServer, reject) => {
       const s = serve({ fetch: app.fetch, port, hostname: settings.host }, () => resolveServer(s));

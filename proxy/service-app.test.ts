@@ -35,7 +35,12 @@ const nowSeconds = Math.floor(new Date(NOW).getTime() / 1000);
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'service-app-test-'));
-  settings = loadSettings({ SNAPSHOTS_DIR: join(root, 'snapshots'), WAREHOUSE_DIR: join(root, 'warehouse'), KEYS_DIR: join(root, 'keys') });
+  settings = loadSettings({
+    SITE_BUILD: 'off',
+    SNAPSHOTS_DIR: join(root, 'snapshots'),
+    WAREHOUSE_DIR: join(root, 'warehouse'),
+    KEYS_DIR: join(root, 'keys'),
+  });
   const { exitCode } = await runCli(parseArgs(['all', '--now', '2026-11-20T09:00:00Z']), settings, quiet);
   expect(exitCode).toBe(0);
 }, 240_000);

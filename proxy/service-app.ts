@@ -5,12 +5,9 @@
  * endpoint call (endpoint-call.ts), which MCP tools call too, and sends its answer; this file is
  * only the HTTP side of that.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import type { StatusCode } from 'hono/utils/http-status';
-import { serveStatic } from '@hono/node-server/serve-static';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { endpointsOf, xrplPath } from '../catalog/index.ts';
 import { openApiDocument } from '../catalog/openapi.ts';
@@ -22,10 +19,14 @@ import { mountMcp } from './mcp.ts';
 import { answerWrongMethods } from './method-not-allowed.ts';
 import { clientIp } from './rate-limit.ts';
 import { rootDocument } from './root-document.ts';
+import { mountSite, type MountedSite } from './site.ts';
 import { firstQueryValues, type RawRequest } from './validation.ts';
 
 export interface ServiceAppOptions extends EndpointCallOptions {
-  /** Static site directory served at / (analytics); falls back to the JSON root document. */
+  /**
+   * SITE_DIR (analytics): the site build of the version the API serves is served at /, downloads at
+   * /data/<version>/; without a complete build for that version / answers the JSON root document.
+   */
   siteDir?: string;
 }
 
@@ -146,14 +147,10 @@ export function serviceApp(options: ServiceAppOptions): Hono {
     return c.json(openApiDocument(service, { baseUrl: new URL(c.req.url).origin }));
   });
 
+  let site: MountedSite | null = null;
   if (options.siteDir && service === 'analytics') {
-    const siteDir = options.siteDir;
     app.get('/api/v1', (c) => c.json(rootDocument(service, reader, settings)));
-    app.use('/*', async (c, next) => {
-      if (c.req.path.startsWith('/api/') || c.req.path === '/mcp') return next();
-      if (!existsSync(join(siteDir, 'index.html'))) return next();
-      return serveStatic({ root: siteDir })(c, next);
-    });
+    site = mountSite(app, { siteDir: options.siteDir, reader });
   }
 
   const ipOf = (c: Context): string => {
@@ -200,7 +197,10 @@ export function serviceApp(options: ServiceAppOptions): Hono {
   }
 
   answerWrongMethods(app, service);
-  app.notFound((c) => c.json({ error: 'not_found', message: `No endpoint ${c.req.method} ${c.req.path}; see / for the list.` }, 404));
+  app.notFound(
+    (c) =>
+      site?.notFound(c) ?? c.json({ error: 'not_found', message: `No endpoint ${c.req.method} ${c.req.path}; see / for the list.` }, 404),
+  );
   app.onError((err, c) => {
     console.error(`${service}: ${c.req.method} ${c.req.path} failed: ${err.message}`);
     return c.json({ error: 'internal_error', message: 'The server failed to answer this request; it has been logged.' }, 500);

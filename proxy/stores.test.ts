@@ -38,6 +38,7 @@ beforeAll(async () => {
     WAREHOUSE_DIR: join(root, 'warehouse'),
     KEYS_DIR: join(root, 'keys'),
     CRYPTO_WORKERS: '0',
+    SITE_BUILD: 'off',
   };
   const { exitCode } = await runCli(parseArgs(['all', '--now', '2026-11-20T09:00:00Z']), loadSettings(base), quiet);
   expect(exitCode).toBe(0);

@@ -1,6 +1,7 @@
 /**
- * npm start: the main job on the embedded demo data. Runs both pipelines on the demo world,
- * builds the site over the new snapshots, then serves both services and prints their URLs.
+ * npm start: the main job on the embedded demo data. Runs both pipelines on the demo world (the
+ * analytics publish builds the site for its new version), then serves both services and prints
+ * their URLs, and keeps re-running the pipelines on their schedule.
  * Extra arguments go to the pipelines (e.g. `npm start -- --seed 7`).
  */
 import { loadSettings } from '../lib/config.ts';
@@ -8,7 +9,12 @@ import { currentMinute } from '../lib/args.ts';
 import { parseArgs, PIPELINES, runCli, UsageError } from '../pipelines/cli.ts';
 import { LineProgress } from '../pipelines/progress.ts';
 import { startServices, stopServices } from '../proxy/serve.ts';
-import { buildSite } from '../site/build.ts';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Settings } from '../lib/config.ts';
+import { siteBuildDir } from '../lib/site-paths.ts';
+import { readLatestPointer } from '../snapshots/reader.ts';
+import { buildSiteVersion } from '../site/build.ts';
 
 async function main(): Promise<void> {
   const t0 = performance.now();
@@ -16,20 +22,12 @@ async function main(): Promise<void> {
   const args = parseArgs(['all', ...process.argv.slice(2)]);
   if (args.source.kind !== 'demo') console.log(`npm start: using --source ${args.source.kind}`);
 
-  console.log('1/3 pipelines (demo world → warehouse → snapshots)');
+  console.log('1/2 pipelines (demo world → warehouse → snapshots; the analytics publish builds its site)');
   const { exitCode } = await runCli(args, settings);
   if (exitCode !== 0) console.warn(`pipelines finished with exit code ${exitCode}; serving what was published`);
+  await ensureSite(settings);
 
-  console.log('\n2/3 site build');
-  const t1 = performance.now();
-  try {
-    const out = await buildSite();
-    console.log(`site built into ${out} in ${((performance.now() - t1) / 1000).toFixed(1)}s`);
-  } catch (err) {
-    console.error(`site build failed (the APIs are still served): ${(err as Error).message}`);
-  }
-
-  console.log('\n3/3 services');
+  console.log('\n2/2 services');
   const running = await startServices(settings);
   for (const r of running) console.log(`  ${r.service.padEnd(9)} ${r.url}   health: ${r.url}/health`);
   const analytics = running.find((r) => r.service === 'analytics');
@@ -54,7 +52,7 @@ async function main(): Promise<void> {
           });
           const r = results[0]!;
           console.log(
-            `${new Date().toISOString()} ${service}: ${r.manifest ? `published ${r.manifest.version}` : `refresh failed: ${r.error}`}`,
+            `${new Date().toISOString()} ${service}: ${r.manifest ? `published ${r.manifest.version}${service === 'analytics' && settings.siteBuild ? ' with its site' : ''}` : `refresh failed: ${r.error}`}`,
           );
         } finally {
           busy = false;
@@ -73,6 +71,23 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
+}
+
+/**
+ * Builds the site for the live analytics version when it has none (a snapshot published with
+ * SITE_BUILD=off, or before site builds existed), so `/` shows pages rather than the JSON index.
+ */
+async function ensureSite(settings: Settings): Promise<void> {
+  if (!settings.siteBuild) return;
+  const live = readLatestPointer(settings.snapshotsDir, 'analytics');
+  if (!live || existsSync(join(siteBuildDir(settings.siteDir, live.version), 'index.html'))) return;
+  const t0 = performance.now();
+  try {
+    const built = await buildSiteVersion({ snapshotsDir: settings.snapshotsDir, siteDir: settings.siteDir, version: live.version });
+    console.log(`site for ${built.version}: ${built.pages} pages in ${((performance.now() - t0) / 1000).toFixed(1)}s`);
+  } catch (err) {
+    console.error(`site build failed (the APIs are still served): ${(err as Error).message}`);
+  }
 }
 
 main().catch((err: Error) => {

@@ -113,6 +113,29 @@ describe('snapshot writer and reader', () => {
     expect(loaded?.version).toBe(second.version);
   });
 
+  it('runs beforeLive on the verified version while the previous one is still live; a throw keeps the previous live', async () => {
+    const root = freshRoot();
+    const first = await publishOnce(root, new Date('2026-11-20T10:00:00Z'));
+    const seen: Array<{ dir: string; live: string | undefined; files: string[] }> = [];
+    const begin = (beforeLive: (dir: string) => Promise<void>, at: string) =>
+      SnapshotWriter.begin({ root, service: 'svc', codeVersion: 'test', generatedAt: new Date(at), beforeLive });
+    const failing = await begin(async () => {
+      throw new Error('site build failed');
+    }, '2026-11-20T11:00:00Z');
+    await failing.writeDocument('stats', { tokens: 1, value: 3 }, meta);
+    await expect(failing.publish({ nextExpectedUpdate: new Date('2026-11-20T12:00:00Z') })).rejects.toThrow(/site build failed/);
+    expect(readLatestPointer(root, 'svc')?.version).toBe(first.version);
+    expect(listVersions(root, 'svc')).toEqual([first.version]);
+
+    const writer = await begin(async (dir) => {
+      seen.push({ dir, live: readLatestPointer(root, 'svc')?.version, files: readdirSync(dir).sort() });
+    }, '2026-11-20T12:00:00Z');
+    await writer.writeDocument('stats', { tokens: 1, value: 4 }, meta);
+    const second = await writer.publish({ nextExpectedUpdate: new Date('2026-11-20T13:00:00Z') });
+    expect(seen).toEqual([{ dir: join(root, 'svc', second.version), live: first.version, files: ['manifest.json', 'stats.json'] }]);
+    expect(readLatestPointer(root, 'svc')?.version).toBe(second.version);
+  });
+
   it('refuses to publish an empty snapshot and leaves the previous one live', async () => {
     const root = freshRoot();
     const first = await publishOnce(root, new Date('2026-11-20T10:00:00Z'));

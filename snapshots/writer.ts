@@ -36,6 +36,7 @@ export type PublishStage =
   | 'manifest-written'
   | 'directory-renamed'
   | 'verified'
+  | 'before-live-done'
   | 'pointer-written'
   | 'published'
   | 'retention-done';
@@ -48,6 +49,12 @@ export interface WriterOptions {
   generatedAt?: Date;
   /** Old versions kept besides the live one. */
   retention?: number;
+  /**
+   * Runs once the version's files are verified and before latest.json names it (the analytics
+   * site build, so pages and API switch together). A throw leaves the previous version live and
+   * removes the new one.
+   */
+  beforeLive?: (versionDir: string, manifest: SnapshotManifest) => Promise<void>;
   /** Called after each step; awaited, so a test can stop the process at a chosen point. */
   onStage?: (stage: PublishStage) => void | Promise<void>;
 }
@@ -326,6 +333,15 @@ export class SnapshotWriter {
         }
       }
       await this.stage('verified');
+      if (this.options.beforeLive) {
+        try {
+          await this.options.beforeLive(finalDir, manifest);
+        } catch (err) {
+          rmSync(finalDir, { recursive: true, force: true });
+          throw err;
+        }
+        await this.stage('before-live-done');
+      }
 
       const pointer: LatestPointer = {
         format_version: FORMAT_VERSION,

@@ -385,7 +385,7 @@ describe('news text is data, never instructions', () => {
 describe('without a key: the rules analyst, labelled', () => {
   it("writes every product from the same inputs, with analyst rules and no model, and the demo's reference English", async () => {
     const dir = join(root, 'rules');
-    const settings = loadSettings({ SNAPSHOTS_DIR: join(dir, 'snapshots'), WAREHOUSE_DIR: join(dir, 'warehouse') });
+    const settings = loadSettings({ SITE_BUILD: 'off', SNAPSHOTS_DIR: join(dir, 'snapshots'), WAREHOUSE_DIR: join(dir, 'warehouse') });
     const { exitCode, result } = await run(settings, NOW);
     expect(exitCode).toBe(0);
     expect(result.manifest!.ai).toMatchObject({ analyst: 'rules', models: null, calls: 0, failures: 0 });
@@ -409,7 +409,7 @@ describe('without a key: the rules analyst, labelled', () => {
 describe('cadence: a product is recomputed only when it is due', () => {
   it('keeps news for 5 minutes, the market read, divergence and macro note for 15, sentiment for an hour; a new analyst makes them due', async () => {
     const dir = join(root, 'cadence');
-    const settings = loadSettings({ SNAPSHOTS_DIR: join(dir, 'snapshots'), WAREHOUSE_DIR: join(dir, 'warehouse') });
+    const settings = loadSettings({ SITE_BUILD: 'off', SNAPSHOTS_DIR: join(dir, 'snapshots'), WAREHOUSE_DIR: join(dir, 'warehouse') });
     const at = (minutes: number) => new Date(NOW.getTime() + minutes * 60_000);
     const statuses = async (minutes: number, s: Settings = settings) => {
       const { result } = await run(s, at(minutes));

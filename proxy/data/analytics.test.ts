@@ -29,7 +29,7 @@ let snapshot: LoadedSnapshot;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'analytics-data-'));
-  const settings = loadSettings({ SNAPSHOTS_DIR: join(root, 'snapshots'), WAREHOUSE_DIR: join(root, 'warehouse') });
+  const settings = loadSettings({ SITE_BUILD: 'off', SNAPSHOTS_DIR: join(root, 'snapshots'), WAREHOUSE_DIR: join(root, 'warehouse') });
   const run = await runPipeline(
     analyticsPipeline,
     { source: { kind: 'demo' }, now: NOW, seed: 7, scale: 1 },

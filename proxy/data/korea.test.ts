@@ -19,7 +19,7 @@ const root = mkdtempSync(join(tmpdir(), 'korea-handlers-'));
 let snapshot: LoadedSnapshot;
 
 beforeAll(async () => {
-  const settings = loadSettings({ SNAPSHOTS_DIR: join(root, 'snapshots'), WAREHOUSE_DIR: join(root, 'warehouse') });
+  const settings = loadSettings({ SITE_BUILD: 'off', SNAPSHOTS_DIR: join(root, 'snapshots'), WAREHOUSE_DIR: join(root, 'warehouse') });
   const silent = new LineProgress(() => {});
   // two runs on one warehouse: the second sees listings, delistings and flags change
   for (const now of [FIRST, LATER]) {

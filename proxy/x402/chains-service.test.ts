@@ -39,7 +39,12 @@ let publicKey = '';
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'chains-service-'));
-  const settings = loadSettings({ SNAPSHOTS_DIR: join(root, 's'), WAREHOUSE_DIR: join(root, 'w'), KEYS_DIR: join(root, 'k') });
+  const settings = loadSettings({
+    SITE_BUILD: 'off',
+    SNAPSHOTS_DIR: join(root, 's'),
+    WAREHOUSE_DIR: join(root, 'w'),
+    KEYS_DIR: join(root, 'k'),
+  });
   expect((await runCli(parseArgs(['korea']), settings, quiet)).exitCode).toBe(0);
   reader = new SnapshotReader(settings.snapshotsDir, 'korea');
   await reader.refresh();

@@ -1,0 +1,136 @@
+/**
+ * The public site in step with the data, through the production wiring: `npm run pipeline --
+ * analytics` (runCli) builds the site for the new version before latest.json names it, and the
+ * analytics service (createServiceApp, as `npm start` serves it) answers `/` from the build of
+ * the version its API serves. A failed site build leaves the previous version, pages and API live.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadSettings, type Settings } from '../lib/config.ts';
+import { siteBuildDir, siteDownloadDir } from '../lib/site-paths.ts';
+import { parseArgs, runCli } from '../pipelines/cli.ts';
+import { LineProgress } from '../pipelines/progress.ts';
+import { readLatestPointer, SnapshotReader } from '../snapshots/reader.ts';
+import { createServiceApp, processParts } from './serve.ts';
+import { serveOnLoopback, type ServedApp } from './x402/testing.ts';
+
+const quiet = { progress: new LineProgress(() => {}), out: () => {} };
+let root: string;
+let settings: Settings;
+let reader: SnapshotReader;
+let served: ServedApp;
+let first: string;
+
+const liveVersion = () => readLatestPointer(settings.snapshotsDir, 'analytics')!.version;
+const publish = (now: string, s: Settings = settings) => runCli(parseArgs(['analytics', '--now', now]), s, quiet);
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'site-publish-test-'));
+  settings = loadSettings({
+    SNAPSHOTS_DIR: join(root, 'snapshots'),
+    WAREHOUSE_DIR: join(root, 'warehouse'),
+    KEYS_DIR: join(root, 'keys'),
+    CRYPTO_WORKERS: '0',
+  });
+  const { exitCode } = await publish('2026-11-20T09:00:00Z');
+  expect(exitCode).toBe(0);
+  first = liveVersion();
+  reader = new SnapshotReader(settings.snapshotsDir, 'analytics');
+  await reader.refresh();
+  const app = await createServiceApp('analytics', reader, settings, processParts(settings), { siteDir: settings.siteDir });
+  served = await serveOnLoopback(app);
+}, 240_000);
+
+afterAll(async () => {
+  await served?.close();
+  reader?.close();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('a site build per snapshot version', () => {
+  it('builds the pages and downloads of the published version under SITE_DIR, beside the snapshots', () => {
+    expect(settings.siteDir).toBe(join(root, 'site'));
+    expect(existsSync(join(siteBuildDir(settings.siteDir, first), 'index.html'))).toBe(true);
+    expect(existsSync(join(siteDownloadDir(settings.siteDir, first), 'downloads.json'))).toBe(true);
+    const latest = JSON.parse(readFileSync(join(siteBuildDir(settings.siteDir, first), 'data', 'latest.json'), 'utf8'));
+    expect(latest).toMatchObject({ version: first, downloads: `/data/${first}/downloads.json` });
+  });
+
+  it('serves / and the pages from the build of the version the API serves', async () => {
+    const page = await fetch(`${served.url}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    expect(page.headers.get('x-snapshot-version')).toBe(first);
+    const api = await fetch(`${served.url}/api/v1/landing-stats`);
+    expect(api.status).toBe(200);
+    expect(api.headers.get('x-snapshot-version')).toBe(first);
+    // the JSON routes are not shadowed by the site
+    expect((await fetch(`${served.url}/health`)).headers.get('content-type')).toMatch(/json/);
+    expect((await fetch(`${served.url}/api/v1`)).headers.get('content-type')).toMatch(/json/);
+  });
+
+  it('serves the downloads of a kept version at /data/<version>/<file>, immutable', async () => {
+    const files = readdirSync(siteDownloadDir(settings.siteDir, first)).filter((f) => f !== 'downloads.json');
+    expect(files.length).toBeGreaterThan(0);
+    const res = await fetch(`${served.url}/data/${first}/${files[0]}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toMatch(/immutable/);
+    expect((await fetch(`${served.url}/data/${first}/..%2Fmanifest.json`)).status).toBe(404);
+    expect((await fetch(`${served.url}/data/20990101T000000000Z-00000000/${files[0]}`)).status).toBe(404);
+  });
+
+  it('answers an unknown page with the 404 page, and unknown API paths with JSON', async () => {
+    const page = await fetch(`${served.url}/no/such/page`);
+    expect(page.status).toBe(404);
+    if (existsSync(join(siteBuildDir(settings.siteDir, first), '404.html'))) {
+      expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    }
+    const api = await fetch(`${served.url}/api/v1/no-such-endpoint`);
+    expect(api.status).toBe(404);
+    expect(api.headers.get('content-type')).toMatch(/json/);
+  });
+
+  it('keeps the previous version, its pages and its API live when the new site build fails', async () => {
+    // SITE_DIR is a file: the build cannot write, the publish must not go live
+    const blocked = join(root, 'blocked-site');
+    writeFileSync(blocked, 'not a folder');
+    const broken = loadSettings({ ...envOf(settings), SITE_DIR: blocked });
+    const { exitCode, results } = await publish('2026-11-20T10:00:00Z', broken);
+    expect(exitCode).toBe(3);
+    expect(results[0]!.error).toMatch(/site build/);
+    expect(results[0]!.reports.find((r) => r.name === 'site')?.status).toBe('failed');
+    expect(liveVersion()).toBe(first);
+    const versions = readdirSync(join(settings.snapshotsDir, 'analytics')).filter((n) => /^\d{8}T/.test(n));
+    expect(versions).toEqual([first]); // the unpublished version's folder is gone
+    await reader.refresh();
+    expect((await fetch(`${served.url}/`)).headers.get('x-snapshot-version')).toBe(first);
+  }, 120_000);
+
+  it('switches pages and API together: the old build stays until the new version goes live', async () => {
+    const { exitCode } = await publish('2026-11-20T11:00:00Z');
+    expect(exitCode).toBe(0);
+    const second = liveVersion();
+    expect(second).not.toBe(first);
+    expect(existsSync(join(siteBuildDir(settings.siteDir, second), 'index.html'))).toBe(true);
+    // before the reader notices, both still answer the first version
+    expect((await fetch(`${served.url}/`)).headers.get('x-snapshot-version')).toBe(first);
+    expect((await fetch(`${served.url}/api/v1/landing-stats`)).headers.get('x-snapshot-version')).toBe(first);
+    await reader.refresh();
+    expect((await fetch(`${served.url}/`)).headers.get('x-snapshot-version')).toBe(second);
+    expect((await fetch(`${served.url}/api/v1/landing-stats`)).headers.get('x-snapshot-version')).toBe(second);
+    // the first version's downloads stay reachable as a past version
+    expect(existsSync(siteDownloadDir(settings.siteDir, first))).toBe(true);
+  }, 120_000);
+});
+
+/** The environment a Settings object was made from (the folders this test chose). */
+function envOf(s: Settings): NodeJS.ProcessEnv {
+  return {
+    SNAPSHOTS_DIR: s.snapshotsDir,
+    WAREHOUSE_DIR: s.warehouseDir,
+    KEYS_DIR: s.keysDir,
+    CRYPTO_WORKERS: '0',
+  };
+}

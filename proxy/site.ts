@@ -1,0 +1,74 @@
+/**
+ * The public site on the analytics service: `/` and every page come from the site build of the
+ * snapshot version the API serves at that moment (SITE_DIR/builds/<version>/), so a page and the
+ * JSON it summarises never disagree; `/data/<version>/<file>` serves the typed downloads of any
+ * version still kept. Unknown page paths answer the build's 404 page with status 404.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { serveStatic } from '@hono/node-server/serve-static';
+import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { siteBuildDir, siteDownloadDir } from '../lib/site-paths.ts';
+import { VERSION_PATTERN } from '../snapshots/manifest.ts';
+import type { SnapshotReader } from '../snapshots/reader.ts';
+
+/** Pages change when the served version does: short caching. Downloads of a version never change. */
+const PAGE_CACHE = 'public, max-age=60';
+const DOWNLOAD_CACHE = 'public, max-age=31536000, immutable';
+const DOWNLOAD_FILE = /^[a-z0-9][a-z0-9._-]*\.(?:json|csv|parquet)$/;
+
+export interface MountedSite {
+  /** The build's 404 page for a GET or HEAD no route answered (outside /api/ and /mcp), or null. */
+  notFound(c: Context): Response | null;
+}
+
+export function mountSite(app: Hono, options: { siteDir: string; reader: SnapshotReader }): MountedSite {
+  const { siteDir, reader } = options;
+  const pageServers = new Map<string, MiddlewareHandler>();
+  const pagesOf = (root: string) => {
+    let server = pageServers.get(root);
+    if (!server) {
+      if (pageServers.size > 16) pageServers.clear(); // old versions fall out; rebuilding one costs nothing
+      server = serveStatic({ root });
+      pageServers.set(root, server);
+    }
+    return server;
+  };
+  /** The build of the version the API serves now, when it is complete. */
+  const liveBuild = (): { version: string; root: string } | null => {
+    const version = reader.current()?.version;
+    if (!version) return null;
+    const root = siteBuildDir(siteDir, version);
+    return existsSync(join(root, 'index.html')) ? { version, root } : null;
+  };
+
+  app.get('/data/:version/:file', async (c, next) => {
+    const { version, file } = c.req.param();
+    const dir = siteDownloadDir(siteDir, version);
+    if (!VERSION_PATTERN.test(version) || !DOWNLOAD_FILE.test(file) || !existsSync(join(dir, file))) return next();
+    c.header('Cache-Control', DOWNLOAD_CACHE);
+    return serveStatic({ path: join(dir, file) })(c, next);
+  });
+
+  app.use('/*', async (c, next) => {
+    if (c.req.path.startsWith('/api/') || c.req.path === '/mcp') return next();
+    const build = liveBuild();
+    if (!build) return next();
+    c.header('X-Snapshot-Version', build.version);
+    c.header('Cache-Control', PAGE_CACHE);
+    return pagesOf(build.root)(c, next);
+  });
+
+  return {
+    notFound(c) {
+      if ((c.req.method !== 'GET' && c.req.method !== 'HEAD') || c.req.path.startsWith('/api/') || c.req.path === '/mcp') return null;
+      const build = liveBuild();
+      const page = build ? join(build.root, '404.html') : null;
+      if (!page || !existsSync(page)) return null;
+      return new Response(c.req.method === 'HEAD' ? null : readFileSync(page), {
+        status: 404,
+        headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'X-Snapshot-Version': build!.version },
+      });
+    },
+  };
+}
