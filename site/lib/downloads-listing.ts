@@ -42,7 +42,8 @@ export type DownloadsIndex = z.infer<typeof DownloadsIndexSchema>;
 function readDownloadsIndex(path: string): DownloadsIndex {
   const parsed = DownloadsIndexSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
   // the version folder's name, never the path: build errors may end up in logs others read
-  if (!parsed.success) throw new Error(`downloads.json of version ${basename(dirname(path))} is malformed: ${z.prettifyError(parsed.error)}`);
+  if (!parsed.success)
+    throw new Error(`downloads.json of version ${basename(dirname(path))} is malformed: ${z.prettifyError(parsed.error)}`);
   return parsed.data;
 }
 
@@ -66,4 +67,3 @@ export async function downloadsPageData(): Promise<DownloadsPageData> {
     .sort((a, b) => b.version.localeCompare(a.version));
   return { current, past };
 }
-
