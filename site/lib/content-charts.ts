@@ -8,7 +8,9 @@ import { parseHTML } from 'linkedom';
 
 function render(options: Plot.PlotOptions, label: string): string {
   const { document } = parseHTML('<!doctype html><html><body></body></html>');
-  const svg = Plot.plot({ ...options, document: document as unknown as Document, ariaLabel: label }) as unknown as Element;
+  // linkedom's document stands in for the browser's; the project compiles without the DOM library
+  const plotDocument = document as unknown as NonNullable<Plot.PlotOptions['document']>;
+  const svg = Plot.plot({ ...options, document: plotDocument, ariaLabel: label });
   svg.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
   svg.setAttribute('role', 'img');
   return svg.outerHTML;
