@@ -11,6 +11,7 @@
  * `unlabeled` is scored honestly: a wallet predicted unlabeled is a miss for its true label
  * (recall), and counts against no label's precision.
  */
+import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { WASH_LABELS, type WashLabel } from '../../catalog/categories.ts';
@@ -296,13 +297,72 @@ export function summaryLine(e: WashEval): string {
   );
 }
 
+// ------------------------------------------------------------------------------ the published record
+
+/**
+ * What the site's methodology page shows (`--write FILE`): the scores of each run without its
+ * timings, so the file changes only when the classifier, its thresholds or the demo world do, and a
+ * test can re-run the same seeds and compare (site/data/wash-eval.json).
+ */
+export interface WashEvalRecord {
+  measured_on: string;
+  runs: Array<{
+    seed: number;
+    scale: number;
+    held_out: boolean;
+    now: string;
+    transactions: number;
+    buyers: number;
+    pairs: number;
+    buyer: LabelScore[];
+    pair: LabelScore[];
+    organic: WashEval['organic'];
+    wash_recall_by_difficulty: WashEval['washRecallByDifficulty'];
+    volume: WashEval['volume'];
+    targets_missed: string[];
+  }>;
+  targets: typeof TARGETS;
+}
+
+const round6 = (x: number): number => Math.round(x * 1e6) / 1e6;
+const roundScore = (s: LabelScore): LabelScore => ({ ...s, precision: round6(s.precision), recall: round6(s.recall), f1: round6(s.f1) });
+
+export function washEvalRecord(results: readonly WashEval[], heldOut: ReadonlySet<number>): WashEvalRecord {
+  return {
+    measured_on: "the demo world's planted truth: every wallet's true label is known because the generator planted it",
+    runs: results.map((e) => ({
+      seed: e.seed,
+      scale: e.scale,
+      held_out: heldOut.has(e.seed),
+      now: e.now,
+      transactions: e.transactions,
+      buyers: e.classify.buyers,
+      pairs: e.classify.pairs,
+      buyer: e.buyer.map(roundScore),
+      pair: e.pair.map(roundScore),
+      organic: e.organic,
+      wash_recall_by_difficulty: e.washRecallByDifficulty.map((d) => ({ ...d, recall: round6(d.recall) })),
+      volume: {
+        truthWashShare: round6(e.volume.truthWashShare),
+        predictedWashShare: round6(e.volume.predictedWashShare),
+        absError: round6(e.volume.absError),
+        sellerWeightedAbsError: round6(e.volume.sellerWeightedAbsError),
+      },
+      targets_missed: e.failures,
+    })),
+    targets: TARGETS,
+  };
+}
+
 // ------------------------------------------------------------------------------ CLI
 
-const USAGE = `usage: npm run eval:wash -- [--scale N] [--seed N | --seeds A-B] [--held-out A-B] [--now ISO]
+const USAGE = `usage: npm run eval:wash -- [--scale N] [--seed N | --seeds A-B] [--held-out A-B] [--now ISO] [--write FILE]
   --scale     demo world scale (default 1)
   --seed      one seed (default 1); --seeds 1-3 runs several
   --held-out  seeds reported as held out (not used for tuning), e.g. 4-6
-  --now       the world's and the classifier's "now" (default ${DEFAULT_EVAL_NOW.toISOString()})`;
+  --now       the world's and the classifier's "now" (default ${DEFAULT_EVAL_NOW.toISOString()})
+  --write     also write the scores (without timings) as JSON to FILE; the site's methodology page
+              reads site/data/wash-eval.json, written with --seed 1 --held-out 4 --write site/data/wash-eval.json`;
 
 function parseRange(name: string, text: string): number[] {
   const m = /^(\d+)(?:-(\d+))?$/.exec(text);
@@ -314,7 +374,7 @@ function parseRange(name: string, text: string): number[] {
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  const { flags } = splitArgs(argv, ['scale', 'seed', 'seeds', 'held-out', 'now'], USAGE);
+  const { flags } = splitArgs(argv, ['scale', 'seed', 'seeds', 'held-out', 'now', 'write'], USAGE);
   const scale = parseIntFlag(flags, 'scale', 1, 1, 100);
   const now = flags.has('now') ? parseTimeFlag('now', flags.get('now')!) : DEFAULT_EVAL_NOW;
   const seeds = flags.has('seeds') ? parseRange('seeds', flags.get('seeds')!) : [parseIntFlag(flags, 'seed', 1, 0, 2 ** 31 - 1)];
@@ -326,6 +386,11 @@ async function main(argv: readonly string[]): Promise<number> {
     results.push(e);
     console.log(formatEval(e));
     console.log('');
+  }
+  const writeTo = flags.get('write');
+  if (writeTo !== undefined) {
+    writeFileSync(writeTo, `${JSON.stringify(washEvalRecord(results, heldOut), null, 2)}\n`);
+    console.log(`scores written to ${writeTo}`);
   }
   if (results.length > 1) {
     console.log('summary');

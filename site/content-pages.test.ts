@@ -1,0 +1,304 @@
+/**
+ * The content pages (trends, wash report, methodology, API, downloads) built by Astro for a demo
+ * analytics snapshot in a temporary folder, read back with linkedom and compared with the
+ * snapshot's documents, the classifier's constants, the catalog and the downloads index.
+ * The downloads index here is a small hand-made fixture in the temp folder (the downloads step
+ * writes the real one); its figures are made up and only ever live in that folder.
+ */
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { parseHTML } from 'linkedom';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { endpointsOf, mcpTools } from '../catalog/index.ts';
+import { RULE_CONFIDENCE, THRESHOLDS } from '../catalog/wash-rules.ts';
+import { WASH_LABELS } from '../catalog/categories.ts';
+import { loadSettings } from '../lib/config.ts';
+import { parseArgs, runCli } from '../pipelines/cli.ts';
+import { LineProgress } from '../pipelines/progress.ts';
+import { readLatestPointer } from '../snapshots/reader.ts';
+import type { DownloadsIndex } from './lib/downloads-listing.ts';
+import washEval from './data/wash-eval.json' with { type: 'json' };
+
+const quiet = { progress: new LineProgress(() => {}), out: () => {} };
+const run = promisify(execFile);
+
+let root: string;
+let out: string;
+let version: string;
+let snapshotDir: string;
+const PAST_VERSION = '20261101T000000000Z-0000aaaa';
+
+function fixtureIndex(v: string, asOf: string): DownloadsIndex {
+  const sha = (c: string) => c.repeat(64);
+  return {
+    version: v,
+    generated_at: asOf,
+    as_of: asOf,
+    source: 'demo',
+    license: { id: 'CC0-1.0', name: 'CC0 1.0 Universal', url: 'https://creativecommons.org/publicdomain/zero/1.0/' },
+    datasets: [
+      {
+        name: 'services',
+        description: 'Every indexed service with its statistics.',
+        kind: 'table',
+        rows: 1234,
+        as_of: asOf,
+        columns: [
+          { name: 'id', type: 'INTEGER', description: 'Service identifier.' },
+          { name: 'first_seen', type: 'TIMESTAMP WITH TIME ZONE' },
+          { name: 'label_distribution', type: 'MAP(VARCHAR, DOUBLE)' },
+        ],
+        files: [
+          { format: 'json', file: 'services.json', bytes: 2048, sha256: sha('a') },
+          { format: 'csv', file: 'services.csv', bytes: 1024, sha256: sha('b') },
+          { format: 'parquet', file: 'services.parquet', bytes: 512, sha256: sha('c') },
+        ],
+      },
+      {
+        name: 'trends',
+        description: 'The last 24 hours against the 24 before.',
+        kind: 'document',
+        rows: 1,
+        as_of: asOf,
+        columns: [{ name: 'summary', type: 'STRUCT(new_services_24h BIGINT)' }],
+        files: [
+          { format: 'json', file: 'trends.json', bytes: 300, sha256: sha('d') },
+          { format: 'csv', file: 'trends.csv', bytes: 200, sha256: sha('e') },
+          { format: 'parquet', file: 'trends.parquet', bytes: 100, sha256: sha('f') },
+        ],
+      },
+    ],
+  };
+}
+
+function page(path: string): Document {
+  const html = readFileSync(join(out, path, 'index.html'), 'utf8');
+  return parseHTML(html).document as unknown as Document;
+}
+
+const text = (el: Element | null | undefined): string => (el?.textContent ?? '').replace(/\s+/g, ' ').trim();
+
+function snapshotDocument<T>(name: string): T {
+  return JSON.parse(readFileSync(join(snapshotDir, `${name}.json`), 'utf8')) as T;
+}
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'site-content-test-'));
+  const settings = loadSettings({
+    SNAPSHOTS_DIR: join(root, 'snapshots'),
+    WAREHOUSE_DIR: join(root, 'warehouse'),
+    KEYS_DIR: join(root, 'keys'),
+  });
+  const { exitCode } = await runCli(parseArgs(['analytics', '--now', '2026-11-20T09:00:00Z']), settings, quiet);
+  expect(exitCode).toBe(0);
+  version = readLatestPointer(settings.snapshotsDir, 'analytics')!.version;
+  snapshotDir = join(settings.snapshotsDir, 'analytics', version);
+  const downloads = join(root, 'downloads');
+  for (const [v, asOf] of [
+    [version, '2026-11-20T09:00:00.000Z'],
+    [PAST_VERSION, '2026-11-01T00:00:00.000Z'],
+  ] as const) {
+    mkdirSync(join(downloads, v), { recursive: true });
+    writeFileSync(join(downloads, v, 'downloads.json'), JSON.stringify(fixtureIndex(v, asOf)));
+  }
+  out = join(root, 'out');
+  // a child process: Astro's Vite must not share the test runner's module graph
+  await run('npx', ['astro', 'build', '--outDir', out], {
+    cwd: resolve('site'),
+    env: { ...process.env, SITE_SNAPSHOTS_DIR: settings.snapshotsDir, SITE_VERSION: version, SITE_DOWNLOADS_DIR: downloads },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+}, 240_000);
+
+afterAll(() => {
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+describe('every content page', () => {
+  const pages = ['trends', 'wash-report', 'methodology', 'api', 'downloads'];
+  it('names the snapshot version, says demo and carries no file system path', () => {
+    for (const p of pages) {
+      const html = readFileSync(join(out, p, 'index.html'), 'utf8');
+      expect(html, p).not.toContain(root);
+      expect(html, p).not.toContain(tmpdir());
+      const doc = page(p);
+      expect(text(doc.querySelector('[data-testid="version"]')), p).toBe(version);
+      expect(doc.querySelector('[data-testid="source"]')?.getAttribute('data-source'), p).toBe('demo');
+      expect(doc.querySelectorAll('h1').length, p).toBe(1);
+    }
+  });
+});
+
+describe('/trends/', () => {
+  interface TrendsDoc {
+    summary: { new_services_24h: number; new_services_prev_24h: number; total_tx_24h: number; active_buyers_24h: number };
+    daily_new_services: Array<{ date: string; count: number }>;
+    recent_new_services: Array<{ id: number; name: string }>;
+    category_movers: Array<{ category: string }>;
+    hot_services: Array<{ id: number; tx_24h: number }>;
+  }
+  it('shows the trends document: summary, daily chart and table, newest and hot services linked to their pages, movers', () => {
+    const trends = snapshotDocument<TrendsDoc>('trends');
+    const doc = page('trends');
+    const row = (figure: string) => [...doc.querySelectorAll(`[data-figure="${figure}"] td`)].map(text);
+    expect(row('new_services').slice(0, 2)).toEqual([
+      trends.summary.new_services_24h.toLocaleString('en-US'),
+      trends.summary.new_services_prev_24h.toLocaleString('en-US'),
+    ]);
+    expect(row('total_tx_24h')[0]).toBe(trends.summary.total_tx_24h.toLocaleString('en-US'));
+    expect(row('active_buyers_24h')[0]).toBe(trends.summary.active_buyers_24h.toLocaleString('en-US'));
+
+    const svg = doc.querySelector('[data-testid="daily-new-services-chart"] svg');
+    expect(svg?.getAttribute('aria-label')).toBe('New services per day');
+    expect(svg?.querySelectorAll('rect').length).toBeGreaterThanOrEqual(trends.daily_new_services.filter((d) => d.count > 0).length);
+    const daily = [...doc.querySelectorAll('[data-testid="daily-new-services"] tbody tr')].map((tr) =>
+      [...tr.querySelectorAll('td')].map(text),
+    );
+    expect(daily).toEqual(trends.daily_new_services.map((d) => [d.date, d.count.toLocaleString('en-US')]));
+
+    const recent = [...doc.querySelectorAll('[data-testid="recent-new-services"] tbody tr')];
+    expect(recent.map((tr) => Number(tr.getAttribute('data-service-id')))).toEqual(trends.recent_new_services.map((r) => r.id));
+    for (const [i, tr] of recent.entries()) {
+      const a = tr.querySelector('a');
+      expect(a?.getAttribute('href')).toBe(`/services/${trends.recent_new_services[i]!.id}/`);
+      expect(text(a)).toBe(trends.recent_new_services[i]!.name);
+    }
+    const hot = [...doc.querySelectorAll('[data-testid="hot-services"] tbody tr')];
+    expect(hot.map((tr) => Number(tr.getAttribute('data-service-id')))).toEqual(trends.hot_services.map((h) => h.id));
+    const movers = [...doc.querySelectorAll('[data-testid="category-movers"] tbody tr')];
+    expect(movers.map((tr) => tr.getAttribute('data-category'))).toEqual(trends.category_movers.map((m) => m.category));
+    expect(movers[0]?.querySelector('a')?.getAttribute('href')).toBe(`/categories/${trends.category_movers[0]!.category}/`);
+  });
+});
+
+describe('/wash-report/', () => {
+  interface WashDoc {
+    summary: { buyers_classified: number; suspected_wash_buyers: number };
+    label_distribution: Array<{ label: string; buyers: number }>;
+    patterns: Array<{ pattern_type: string; wallets: number }>;
+    case_studies: Array<{ case_id: string; summary: string }>;
+    by_category: Array<{ category: string }>;
+  }
+  it('shows the summary, label distribution, patterns, every case study and the wash share per category, without addresses', () => {
+    const report = snapshotDocument<WashDoc>('wash-report');
+    const doc = page('wash-report');
+    expect(text(doc.querySelector('[data-figure="buyers_classified"] td'))).toBe(report.summary.buyers_classified.toLocaleString('en-US'));
+    expect(text(doc.querySelector('[data-figure="suspected_wash_buyers"] td'))).toBe(
+      report.summary.suspected_wash_buyers.toLocaleString('en-US'),
+    );
+    const labels = [...doc.querySelectorAll('[data-testid="label-distribution"] tbody tr')];
+    expect(labels.map((tr) => [tr.getAttribute('data-label'), text(tr.querySelectorAll('td')[1])])).toEqual(
+      report.label_distribution.map((l) => [l.label, l.buyers.toLocaleString('en-US')]),
+    );
+    expect(doc.querySelector('[data-testid="label-chart"] svg')).not.toBeNull();
+    expect([...doc.querySelectorAll('[data-testid="patterns"] tbody tr')].map((tr) => tr.getAttribute('data-pattern'))).toEqual(
+      report.patterns.map((p) => p.pattern_type),
+    );
+    const cases = [...doc.querySelectorAll('article.case')];
+    expect(report.case_studies.length).toBeGreaterThan(0);
+    expect(cases.map((c) => c.getAttribute('data-case-id'))).toEqual(report.case_studies.map((c) => c.case_id));
+    expect(text(cases[0]?.querySelector('p'))).toBe(report.case_studies[0]!.summary);
+    expect([...doc.querySelectorAll('[data-testid="by-category"] tbody tr')].map((tr) => tr.getAttribute('data-category'))).toEqual(
+      report.by_category.map((c) => c.category),
+    );
+    // anonymised: no EVM address anywhere in the page's text
+    expect(text(doc.querySelector('main'))).not.toMatch(/0x[0-9a-fA-F]{40}/);
+  });
+});
+
+describe('/methodology/', () => {
+  it('shows every THRESHOLDS constant with the value the classifier uses', () => {
+    const doc = page('methodology');
+    const keys = Object.keys(THRESHOLDS) as Array<keyof typeof THRESHOLDS>;
+    const rows = doc.querySelectorAll('[data-threshold]');
+    expect(rows.length).toBe(keys.length);
+    for (const key of keys) {
+      const tr = doc.querySelector(`[data-threshold="${key}"]`);
+      expect(tr, key).not.toBeNull();
+      expect(text(tr?.querySelector('code')), key).toBe(key);
+      expect(text(tr?.querySelector('[data-value]')), key).toBe(String(THRESHOLDS[key]));
+    }
+  });
+
+  it('shows every rule with its confidence and every label', () => {
+    const doc = page('methodology');
+    for (const [rule, confidence] of Object.entries(RULE_CONFIDENCE)) {
+      expect(text(doc.querySelector(`[data-rule="${rule}"] [data-value]`)), rule).toBe(String(confidence));
+    }
+    expect([...doc.querySelectorAll('[data-testid="labels"] tbody tr')].map((tr) => tr.getAttribute('data-label'))).toEqual([
+      ...WASH_LABELS,
+    ]);
+    expect(text(doc.querySelector('[data-testid="bands"]'))).toContain(`below ${THRESHOLDS.unlabeledBelow}`);
+  });
+
+  it('shows the recorded evaluation per label and says it was measured on the demo world', () => {
+    const doc = page('methodology');
+    expect(text(doc.querySelector('[data-testid="measured-on"]'))).toContain("demo world's planted truth");
+    const runs = [...doc.querySelectorAll('[data-testid="evaluation-run"]')];
+    expect(runs.map((r) => Number(r.getAttribute('data-seed')))).toEqual(washEval.runs.map((r) => r.seed));
+    for (const [i, r] of washEval.runs.entries()) {
+      for (const s of r.buyer) {
+        const tr = runs[i]?.querySelector(`tr[data-label="${s.label}"]`);
+        expect(text(tr?.querySelector('[data-precision]')), `${r.seed} ${s.label}`).toBe(s.precision.toFixed(3));
+        expect(text(tr?.querySelector('[data-recall]')), `${r.seed} ${s.label}`).toBe(s.recall.toFixed(3));
+      }
+    }
+  });
+});
+
+describe('/api/', () => {
+  it('lists every analytics endpoint from the catalog with its price, the MCP tools and how to pay', () => {
+    const doc = page('api');
+    for (const e of endpointsOf('analytics')) {
+      const tr = doc.querySelector(`[data-testid="${e.access}-endpoints"] tr[data-endpoint="${e.id}"]`);
+      expect(tr, e.id).not.toBeNull();
+      expect(text(tr?.querySelectorAll('td')[1]), e.id).toContain(e.path.replace(/:([a-z_]+)/g, '{$1}'));
+      if (e.access === 'paid') expect(text(tr?.querySelectorAll('td')[3]), e.id).toBe(e.priceUsd);
+    }
+    expect([...doc.querySelectorAll('[data-testid="mcp-tools"] tbody tr')].map((tr) => tr.getAttribute('data-tool'))).toEqual(
+      mcpTools('analytics').map((t) => t.name),
+    );
+    const pay = text(doc.querySelector('[data-testid="how-to-pay"]'));
+    expect(pay).toContain('402');
+    expect(pay).toContain('PAYMENT-SIGNATURE');
+    expect(text(doc.querySelector('[data-testid="pay-example"]'))).toContain('npm run pay --');
+    for (const href of ['/docs', '/openapi.json', '/.well-known/x402', '/llms.txt']) {
+      expect(doc.querySelector(`main a[href="${href}"]`), href).not.toBeNull();
+    }
+  });
+});
+
+describe('/downloads/', () => {
+  it("lists the version's datasets with rows, sizes, sha256, schema and examples, the CC0 dedication and past versions", () => {
+    const index = fixtureIndex(version, '2026-11-20T09:00:00.000Z');
+    const doc = page('downloads');
+    const sections = [...doc.querySelectorAll('section[data-dataset]')];
+    expect(sections.map((s) => s.getAttribute('data-dataset'))).toEqual(index.datasets.map((d) => d.name));
+    for (const [i, d] of index.datasets.entries()) {
+      const s = sections[i]!;
+      expect(Number(s.getAttribute('data-rows'))).toBe(d.rows);
+      const files = [...s.querySelectorAll('[data-testid="files"] tbody tr')];
+      expect(files.map((tr) => tr.getAttribute('data-format'))).toEqual(['parquet', 'csv', 'json']);
+      for (const f of d.files) {
+        const tr = s.querySelector(`[data-testid="files"] tr[data-format="${f.format}"]`);
+        expect(tr?.querySelector('a')?.getAttribute('href')).toBe(`/data/${version}/${f.file}`);
+        expect(text(tr?.querySelector('.sha'))).toBe(f.sha256);
+        expect(Number(tr?.querySelector('[data-bytes]')?.getAttribute('data-bytes'))).toBe(f.bytes);
+        expect(text(tr?.querySelectorAll('td')[2])).toBe(d.rows.toLocaleString('en-US'));
+      }
+      expect([...s.querySelectorAll('[data-testid="schema"] tbody tr')].map((tr) => text(tr.querySelector('td')))).toEqual(
+        d.columns.map((c) => c.name),
+      );
+      const parquet = d.files.find((f) => f.format === 'parquet')!.file;
+      expect(text(s.querySelector('[data-testid="duckdb-example"]'))).toContain(`'${parquet}'`);
+      expect(text(s.querySelector('[data-testid="pandas-example"]'))).toContain(`pd.read_parquet('${parquet}')`);
+    }
+    expect(text(doc.querySelector('[data-testid="cc0"]'))).toContain('CC0-1.0');
+    const past = [...doc.querySelectorAll('[data-testid="past-versions"] tbody tr')];
+    expect(past.map((tr) => tr.getAttribute('data-version'))).toEqual([PAST_VERSION]);
+    expect(past[0]?.querySelector('a')?.getAttribute('href')).toBe(`/data/${PAST_VERSION}/downloads.json`);
+  });
+});

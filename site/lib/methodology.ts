@@ -1,0 +1,403 @@
+/**
+ * The methodology page's model, built from the classifier's own constants (catalog/wash-rules.ts)
+ * and label list (catalog/categories.ts), so the page cannot drift from what the code decides with:
+ * the numbers are read from THRESHOLDS and RULE_CONFIDENCE at build time, and the words that
+ * explain each constant are keyed by its name with `satisfies Record<keyof ...>`, so a constant
+ * added to the classifier without an explanation here fails the type check.
+ *
+ * The evaluation figures come from site/data/wash-eval.json, written by
+ * `npm run eval:wash -- --seed 1 --held-out 4 --write site/data/wash-eval.json` (one demo-world run
+ * takes ~8 s, too slow to repeat in every site build; site/methodology.test.ts re-runs it and fails
+ * when the file is out of date).
+ */
+import { z } from 'zod';
+import { WASH_LABELS, type WashLabel } from '../../catalog/categories.ts';
+import { RULE_CONFIDENCE, THRESHOLDS, type Thresholds } from '../../catalog/wash-rules.ts';
+import washEvalJson from '../data/wash-eval.json' with { type: 'json' };
+
+export type ThresholdKey = keyof Thresholds;
+export type RuleKey = keyof typeof RULE_CONFIDENCE;
+
+/** The parts of the classifier a threshold belongs to, in the order the page explains them. */
+export const SIGNAL_GROUPS = [
+  { id: 'bands', title: 'Confidence bands', about: 'How a label’s confidence is read and when it is withheld.' },
+  { id: 'timing', title: 'Timing signals', about: 'Periodic (cron-like) pairs, bursts and soak tests, from daily payment counts.' },
+  {
+    id: 'pair-rules',
+    title: 'Pair rules',
+    about: 'The conditions of the verifier, developer, bot, agent and self-test rules on one (buyer, seller) pair.',
+  },
+  { id: 'guards', title: 'Global guards', about: 'What keeps a diversified buyer from being called wash on the strength of one seller.' },
+  {
+    id: 'seller-flags',
+    title: 'Seller flags',
+    about: 'Flags on a seller’s cohort of payers: self-payment, seller funding, farms, concentration, launches.',
+  },
+  { id: 'funding', title: 'Funding', about: 'First-USDC-funder links between wallets.' },
+  { id: 'cycles', title: 'Payment rings', about: 'Wallets that pay each other in a balanced loop.' },
+  { id: 'vanity', title: 'Vanity-address clusters', about: 'Wallets that share an address prefix and suffix inside one seller’s cohort.' },
+] as const;
+export type SignalGroupId = (typeof SIGNAL_GROUPS)[number]['id'];
+
+type Unit =
+  | 'share'
+  | 'confidence'
+  | 'days'
+  | 'hours'
+  | 'payments'
+  | 'per day'
+  | 'per minute'
+  | 'USDC'
+  | 'wallets'
+  | 'sellers'
+  | 'characters'
+  | 'ratio'
+  | 'categories'
+  | 'price points'
+  | 'signals';
+
+interface ThresholdMeaning {
+  group: SignalGroupId;
+  unit: Unit;
+  meaning: string;
+}
+
+/** What each threshold decides, in words; the values are THRESHOLDS' own. */
+const THRESHOLD_MEANINGS = {
+  windowDays: { group: 'bands', unit: 'days', meaning: 'Rolling window of every 30-day figure (labels, real and wash shares).' },
+  unlabeledBelow: { group: 'bands', unit: 'confidence', meaning: 'Below this confidence a pair or buyer is published as unlabeled.' },
+  strongBand: { group: 'bands', unit: 'confidence', meaning: 'Strong band: at or above this a label is strong.' },
+  likelyBand: { group: 'bands', unit: 'confidence', meaning: 'Likely band: at or above this (and below strong) a label is likely.' },
+  periodicMinTx: { group: 'timing', unit: 'payments', meaning: 'A pair needs at least this many payments to be judged periodic.' },
+  periodicMinInteriorDays: {
+    group: 'timing',
+    unit: 'days',
+    meaning: 'Fewest interior days (first and last day left out) a periodic pair needs.',
+  },
+  periodicMidDays: {
+    group: 'timing',
+    unit: 'days',
+    meaning: 'Below this many interior days a pair must be busy (see the next line) to count as periodic.',
+  },
+  periodicShortSpanMinDailyTx: {
+    group: 'timing',
+    unit: 'per day',
+    meaning: 'Payments a day a short-span pair needs to count as periodic.',
+  },
+  periodicMinDailyTx: { group: 'timing', unit: 'per day', meaning: 'Fewest payments a day of a periodic pair.' },
+  periodicMaxDispersion: {
+    group: 'timing',
+    unit: 'ratio',
+    meaning: 'Highest index of dispersion (variance / mean of daily counts) of a periodic pair; random payers read about 1.',
+  },
+  periodicBusyDailyTx: { group: 'timing', unit: 'per day', meaning: 'A pair with this many payments a day over enough days is busy…' },
+  periodicMaxDispersionBusy: {
+    group: 'timing',
+    unit: 'ratio',
+    meaning: '…and a busy pair may read up to this dispersion and still be periodic.',
+  },
+  burstPerMinute: { group: 'timing', unit: 'per minute', meaning: 'Developer burst: payments per minute on the pair’s busiest day.' },
+  burstMinDayTx: { group: 'timing', unit: 'payments', meaning: 'A day needs this many payments before it can hold a burst.' },
+  soakMinDayTx: { group: 'timing', unit: 'payments', meaning: 'Soak test: at least this many payments in one day…' },
+  soakPerMinute: { group: 'timing', unit: 'per minute', meaning: '…at this sustained rate over the day’s span.' },
+  developerMinPairShare: {
+    group: 'pair-rules',
+    unit: 'share',
+    meaning: 'Developer: the load-tested pair carries at least this share of the buyer’s payments…',
+  },
+  developerMaxSpanDays: { group: 'pair-rules', unit: 'days', meaning: '…within a span shorter than this.' },
+  botMaxSellers: {
+    group: 'pair-rules',
+    unit: 'sellers',
+    meaning: 'Analytics bot: a periodic pair of a buyer with at most this many sellers.',
+  },
+  verifierMinSellers: { group: 'pair-rules', unit: 'sellers', meaning: 'Verifier: pays at least this many sellers…' },
+  verifierMaxMedianPairTx: { group: 'pair-rules', unit: 'payments', meaning: '…with a median of at most this many payments per seller…' },
+  verifierListingWindowHours: { group: 'pair-rules', unit: 'hours', meaning: '…mostly within this many hours of a listing appearing…' },
+  verifierMinNearListingShare: { group: 'pair-rules', unit: 'share', meaning: '…for at least this share of its pairs.' },
+  agentMinSellers: { group: 'pair-rules', unit: 'sellers', meaning: 'AI agent: pays at least this many sellers…' },
+  agentMinTx: { group: 'pair-rules', unit: 'payments', meaning: '…with at least this many payments…' },
+  agentMinCategories: { group: 'pair-rules', unit: 'categories', meaning: '…in at least this many categories…' },
+  agentMinSpanDays: { group: 'pair-rules', unit: 'days', meaning: '…over at least this many days…' },
+  agentMinAmountCv: { group: 'pair-rules', unit: 'ratio', meaning: '…with an amount coefficient of variation above this…' },
+  agentMinPricePoints: { group: 'pair-rules', unit: 'price points', meaning: '…or at least this many distinct prices.' },
+  coreMinPairTx: {
+    group: 'pair-rules',
+    unit: 'payments',
+    meaning: 'A pair below this many payments cannot make a buyer a core cohort member.',
+  },
+  coreMinPairShare: {
+    group: 'pair-rules',
+    unit: 'share',
+    meaning: 'Core cohort member: the seller gets more than this share of the buyer’s payments.',
+  },
+  selfTestMaxSellers: {
+    group: 'pair-rules',
+    unit: 'sellers',
+    meaning: 'Self-test by funding or a shared funder only for buyers with fewer sellers than this.',
+  },
+  sellerBrandChars: {
+    group: 'pair-rules',
+    unit: 'characters',
+    meaning: 'Seller-branded test wallet: shares this many first and last address characters with the seller.',
+  },
+  guardMinSellers: { group: 'guards', unit: 'sellers', meaning: 'A buyer with at least this many sellers…' },
+  guardMinTx: {
+    group: 'guards',
+    unit: 'payments',
+    meaning: '…and at least this many payments is diversified: never wash on one seller’s cohort…',
+  },
+  guardMaxTopShare: { group: 'guards', unit: 'share', meaning: '…unless one seller still takes at least this share of its payments.' },
+  washWalletMinShare: {
+    group: 'guards',
+    unit: 'share',
+    meaning: 'A wallet whose wash pairs carry at least this share of its payments is a wash wallet on every pair.',
+  },
+  selfPayShare: {
+    group: 'seller-flags',
+    unit: 'share',
+    meaning: 'self_pay: payer = seller carries more than this share of the seller’s payments.',
+  },
+  fundedPayerShare: {
+    group: 'seller-flags',
+    unit: 'share',
+    meaning: 'seller_funded: more than this share of payers were funded by the seller.',
+  },
+  fundedLoopMinWallets: {
+    group: 'seller-flags',
+    unit: 'wallets',
+    meaning: 'funded_loop: at least this many seller-funded payers is a wash loop; fewer is launch testing.',
+  },
+  farmMinCore: { group: 'seller-flags', unit: 'wallets', meaning: 'farm: a core of at least this many dedicated repeat wallets…' },
+  farmMinCoreShare: { group: 'seller-flags', unit: 'share', meaning: '…making up at least this share of the cohort…' },
+  farmMinSignals: {
+    group: 'seller-flags',
+    unit: 'signals',
+    meaning:
+      '…and at least this many independent farm signals (coordinated start, synchronised start, common funder, uniform amount, uniform tx count).',
+  },
+  farmMaxLogCountSpread: {
+    group: 'seller-flags',
+    unit: 'ratio',
+    meaning: 'uniform tx count: 1.4826 × MAD of ln(payments) over the core at most this (organic repeat counts read about 1.2).',
+  },
+  coordinatedStartPct: {
+    group: 'seller-flags',
+    unit: 'share',
+    meaning: 'coordinated start: at least this share of the cohort starts paying in one hour.',
+  },
+  farmMaxStartSpreadDays: {
+    group: 'seller-flags',
+    unit: 'days',
+    meaning: 'synchronised start: the core’s 10th–90th percentile first payments fall within this many days.',
+  },
+  farmStartMarginDays: {
+    group: 'seller-flags',
+    unit: 'days',
+    meaning: 'A farm member started inside the core’s start window widened by this many days (or a quarter of the window).',
+  },
+  commonFunderShare: {
+    group: 'seller-flags',
+    unit: 'share',
+    meaning: 'common funder: at least this share of the core has one funding root.',
+  },
+  uniformAmountPct: {
+    group: 'seller-flags',
+    unit: 'share',
+    meaning: 'uniform amount: at least this share of the cohort pays one amount signature (when the seller takes several).',
+  },
+  commonFunderMinWallets: {
+    group: 'seller-flags',
+    unit: 'wallets',
+    meaning: 'Common-funder group: at least this many core wallets with one funding root…',
+  },
+  commonFunderWindowHours: { group: 'seller-flags', unit: 'hours', meaning: '…funded within this many hours.' },
+  concentrationShare: {
+    group: 'seller-flags',
+    unit: 'share',
+    meaning: 'concentration: the top payer carries at least this share of the seller’s volume…',
+  },
+  concentrationMinTx: { group: 'seller-flags', unit: 'payments', meaning: '…with at least this many payments…' },
+  concentrationMinVolume: { group: 'seller-flags', unit: 'USDC', meaning: '…and at least this volume from payers…' },
+  concentrationMaxBuyerSellers: { group: 'seller-flags', unit: 'sellers', meaning: '…and the top payer pays at most this many sellers.' },
+  freshWalletDays: {
+    group: 'seller-flags',
+    unit: 'days',
+    meaning: 'Fresh wallet: first funded at most this many days before its first payment.',
+  },
+  launchMaxBuyers: { group: 'seller-flags', unit: 'wallets', meaning: 'launch (informational): at most this many wallets…' },
+  launchShare: {
+    group: 'seller-flags',
+    unit: 'share',
+    meaning: '…carry at least this share of the first week’s payments within 48 hours of listing…',
+  },
+  launchMinTx: { group: 'seller-flags', unit: 'payments', meaning: '…of at least this many payments.' },
+  hubMinWallets: { group: 'funding', unit: 'wallets', meaning: 'Funding hub: a funder of at least this many wallets…' },
+  hubMinSpanDays: { group: 'funding', unit: 'days', meaning: '…over at least this many days is infrastructure and ends a funding chain.' },
+  cycleMinEdgeVolume: { group: 'cycles', unit: 'USDC', meaning: 'Payment edges below this volume do not join a ring.' },
+  cycleMaxBalance: {
+    group: 'cycles',
+    unit: 'ratio',
+    meaning: 'Each ring member passes on what it receives: |in − out| / max(in, out) at most this.',
+  },
+  cycleMinFlow: { group: 'cycles', unit: 'USDC', meaning: 'Both the in and out flow of every ring member at least this.' },
+  vanityStrictPrefix: { group: 'vanity', unit: 'characters', meaning: 'Strict key: this many leading characters…' },
+  vanityStrictSuffix: { group: 'vanity', unit: 'characters', meaning: '…plus this many trailing characters…' },
+  vanityStrictMinSize: { group: 'vanity', unit: 'wallets', meaning: '…shared by at least this many wallets.' },
+  vanityBroadPrefix: { group: 'vanity', unit: 'characters', meaning: 'Broad key: this many leading characters…' },
+  vanityBroadSuffix: { group: 'vanity', unit: 'characters', meaning: '…plus this many trailing characters…' },
+  vanityBroadMinSize: { group: 'vanity', unit: 'wallets', meaning: '…shared by at least this many wallets…' },
+  vanityBroadLargeCohort: {
+    group: 'vanity',
+    unit: 'wallets',
+    meaning: '…one more above this many payers, where broad keys collide by chance.',
+  },
+  vanityOperatorMultiple: {
+    group: 'vanity',
+    unit: 'ratio',
+    meaning: 'A cluster member paying this multiple of the cluster’s median is the operator’s own wallet.',
+  },
+} as const satisfies Record<ThresholdKey, ThresholdMeaning>;
+
+/** Which label each rule gives and when it fires, in words; the confidences are RULE_CONFIDENCE's. */
+const RULE_MEANINGS = {
+  self_pay: { label: 'self_test', when: 'The payer is the seller.' },
+  cycle: { label: 'suspected_wash', when: 'Buyer and seller are in the same balanced payment ring.' },
+  funded_loop: { label: 'suspected_wash', when: 'The seller funded this wallet and enough of its other payers (a funded loop).' },
+  vanity_strict_and_broad: { label: 'suspected_wash', when: 'Member of both a strict and a broad vanity cluster of the seller’s cohort.' },
+  vanity_strict: { label: 'suspected_wash', when: 'Member of a strict vanity cluster.' },
+  vanity_broad: { label: 'suspected_wash', when: 'Member of a broad vanity cluster whose main seller this is.' },
+  vanity_operator: { label: 'self_test', when: 'The vanity cluster’s operator wallet (pays a multiple of the cluster median).' },
+  farm: { label: 'suspected_wash', when: 'Core member of a farm seller’s cohort that joined with the farm.' },
+  common_funder: { label: 'suspected_wash', when: 'Member of a common-funder group of the seller’s core.' },
+  concentration: { label: 'suspected_wash', when: 'The fresh top payer of a concentration-flagged seller.' },
+  wash_wallet: { label: 'suspected_wash', when: 'Any other pair of a wash wallet (its wash pairs carry most of its payments).' },
+  seller_funded: { label: 'self_test', when: 'The seller funded this wallet (too few such wallets for a loop).' },
+  shared_funder: { label: 'self_test', when: 'Shares its first funder with the seller.' },
+  seller_branded: { label: 'self_test', when: 'Shares the seller’s first and last address characters.' },
+  verifier: { label: 'verifier', when: 'Many sellers, few calls each, mostly right after a listing appears.' },
+  developer: { label: 'developer', when: 'A burst or soak test on one service within a short span.' },
+  analytics_bot: { label: 'analytics_bot', when: 'A periodic pair of a buyer with few sellers.' },
+  ai_agent: { label: 'ai_agent', when: 'A diversified, irregular, week-long consumer of many sellers and categories.' },
+  organic: { label: 'organic_user', when: 'No rule fired: ordinary use (the default).' },
+  organic_conflicting: {
+    label: 'organic_user',
+    when: 'Organic-looking pair with a wash-flagged seller: conflicting, so below the unlabeled band (published as unlabeled).',
+  },
+} as const satisfies Record<RuleKey, { label: WashLabel; when: string }>;
+
+/** What each label means and whether its volume counts as real demand (the site's real_volume_pct). */
+const LABEL_MEANINGS = {
+  organic_user: { meaning: 'Ordinary use, no evidence of anything else (the default).', realDemand: 'yes' },
+  ai_agent: { meaning: 'An autonomous multi-service consumer.', realDemand: 'yes' },
+  analytics_bot: { meaning: 'A periodic data pull on a few services.', realDemand: 'no (reported separately)' },
+  verifier: { meaning: 'A directory or health-check crawler paying a few calls per new listing.', realDemand: 'no' },
+  developer: { meaning: 'A third-party load test or soak test on one service.', realDemand: 'no' },
+  self_test: { meaning: 'The operator paying its own service (its own, seller-funded or seller-branded wallets).', realDemand: 'no' },
+  suspected_wash: {
+    meaning: 'Manufactured volume: farms, funded loops, payment rings, vanity cohorts, single-payer concentration.',
+    realDemand: 'no',
+  },
+  unlabeled: { meaning: 'Confidence below the unlabeled band: thin or conflicting evidence.', realDemand: 'not counted either way' },
+} as const satisfies Record<WashLabel, { meaning: string; realDemand: string }>;
+
+// ------------------------------------------------------------------ evaluation record
+
+const LabelScore = z.object({
+  label: z.string(),
+  truth: z.number().int(),
+  predicted: z.number().int(),
+  correct: z.number().int(),
+  precision: z.number(),
+  recall: z.number(),
+  f1: z.number(),
+});
+/** The shape `npm run eval:wash -- --write` produces (pipelines/analytics/eval-wash.ts WashEvalRecord). */
+export const WashEvalRecordSchema = z.object({
+  measured_on: z.string(),
+  runs: z
+    .array(
+      z.object({
+        seed: z.number().int(),
+        scale: z.number().int(),
+        held_out: z.boolean(),
+        now: z.string(),
+        transactions: z.number().int(),
+        buyers: z.number().int(),
+        pairs: z.number().int(),
+        buyer: z.array(LabelScore),
+        pair: z.array(LabelScore),
+        organic: z.object({
+          buyers: z.number().int(),
+          asWash: z.number().int(),
+          asWashStrong: z.number().int(),
+          asWashLikely: z.number().int(),
+          unlabeled: z.number().int(),
+        }),
+        wash_recall_by_difficulty: z.array(z.object({ difficulty: z.string(), buyers: z.number().int(), recall: z.number() })),
+        volume: z.object({
+          truthWashShare: z.number(),
+          predictedWashShare: z.number(),
+          absError: z.number(),
+          sellerWeightedAbsError: z.number(),
+        }),
+        targets_missed: z.array(z.string()),
+      }),
+    )
+    .min(1),
+  targets: z.object({ washPrecision: z.number(), washRecall: z.number(), organicAsWash: z.number(), otherF1: z.number() }),
+});
+export type WashEvalRecordFile = z.infer<typeof WashEvalRecordSchema>;
+
+// ------------------------------------------------------------------ the page model
+
+export interface ThresholdRow {
+  key: ThresholdKey;
+  value: number;
+  /** The value as the page prints it (THRESHOLDS' own number, no rounding). */
+  valueText: string;
+  unit: Unit;
+  meaning: string;
+}
+
+export interface MethodologyModel {
+  labels: Array<{ label: WashLabel; meaning: string; realDemand: string; rules: Array<{ rule: RuleKey; confidence: number }> }>;
+  bands: { unlabeledBelow: number; likely: number; strong: number };
+  groups: Array<{ id: SignalGroupId; title: string; about: string; thresholds: ThresholdRow[] }>;
+  rules: Array<{ rule: RuleKey; label: WashLabel; confidence: number; confidenceText: string; when: string; belowBand: boolean }>;
+  evaluation: WashEvalRecordFile;
+}
+
+/** A constant exactly as the code holds it: 30000 reads "30000", 0.1 reads "0.1". */
+export function constantText(value: number): string {
+  return String(value);
+}
+
+export function methodologyModel(evaluation: unknown = washEvalJson): MethodologyModel {
+  const meanings: Record<ThresholdKey, ThresholdMeaning> = THRESHOLD_MEANINGS;
+  const rules = (Object.keys(RULE_CONFIDENCE) as RuleKey[]).map((rule) => {
+    const confidence: number = RULE_CONFIDENCE[rule];
+    const { label, when } = RULE_MEANINGS[rule];
+    return { rule, label, confidence, confidenceText: constantText(confidence), when, belowBand: confidence < THRESHOLDS.unlabeledBelow };
+  });
+  return {
+    labels: WASH_LABELS.map((label) => ({
+      label,
+      ...LABEL_MEANINGS[label],
+      rules: rules.filter((r) => r.label === label).map(({ rule, confidence }) => ({ rule, confidence })),
+    })),
+    bands: { unlabeledBelow: THRESHOLDS.unlabeledBelow, likely: THRESHOLDS.likelyBand, strong: THRESHOLDS.strongBand },
+    groups: SIGNAL_GROUPS.map((g) => ({
+      ...g,
+      thresholds: (Object.keys(THRESHOLDS) as ThresholdKey[])
+        .filter((key) => meanings[key].group === g.id)
+        .map((key) => {
+          const value: number = THRESHOLDS[key];
+          const { unit, meaning } = meanings[key];
+          return { key, value, valueText: constantText(value), unit, meaning };
+        }),
+    })),
+    rules,
+    evaluation: WashEvalRecordSchema.parse(evaluation),
+  };
+}
