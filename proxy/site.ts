@@ -17,8 +17,11 @@ const PAGE_CACHE = 'public, max-age=60';
 const DOWNLOAD_CACHE = 'public, max-age=31536000, immutable';
 const DOWNLOAD_FILE = /^[a-z0-9][a-z0-9._-]*\.(?:json|csv|parquet)$/;
 
+/** The JSON API and MCP: never answered from the site (the site's own /api/ page is not under /api/v1). */
+const isApiPath = (path: string): boolean => path === '/api/v1' || path.startsWith('/api/v1/') || path === '/mcp';
+
 export interface MountedSite {
-  /** The build's 404 page for a GET or HEAD no route answered (outside /api/ and /mcp), or null. */
+  /** The build's 404 page for a GET or HEAD no route answered (outside /api/v1 and /mcp), or null. */
   notFound(c: Context): Response | null;
 }
 
@@ -51,7 +54,7 @@ export function mountSite(app: Hono, options: { siteDir: string; reader: Snapsho
   });
 
   app.use('/*', async (c, next) => {
-    if (c.req.path.startsWith('/api/') || c.req.path === '/mcp') return next();
+    if (isApiPath(c.req.path)) return next();
     const build = liveBuild();
     if (!build) return next();
     c.header('X-Snapshot-Version', build.version);
@@ -61,7 +64,7 @@ export function mountSite(app: Hono, options: { siteDir: string; reader: Snapsho
 
   return {
     notFound(c) {
-      if ((c.req.method !== 'GET' && c.req.method !== 'HEAD') || c.req.path.startsWith('/api/') || c.req.path === '/mcp') return null;
+      if ((c.req.method !== 'GET' && c.req.method !== 'HEAD') || isApiPath(c.req.path)) return null;
       const build = liveBuild();
       const page = build ? join(build.root, '404.html') : null;
       if (!page || !existsSync(page)) return null;
