@@ -160,6 +160,9 @@ describe('/docs', () => {
     for (const e of endpointsOf('korea').filter((x) => x.access === 'free')) {
       expect(document.getElementById(operationAnchor(e.id))!.querySelector('.badge.free'), e.id).not.toBeNull();
     }
+    // the root is documented as JSON and, for browsers, HTML
+    const rootTypes = [...document.getElementById(operationAnchor('root'))!.querySelectorAll('details.response-schema summary code')];
+    expect(rootTypes.map((c) => c.textContent)).toEqual(['application/json', 'text/html']);
   });
 
   it('korea: descriptions are rendered Markdown, not literal backticks; the example of a paid answer is labelled as generated', async () => {

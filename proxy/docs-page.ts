@@ -128,10 +128,10 @@ function constraintsOf(schema: JsonObject): string[] {
   bound('exclusiveMinimum', 'more than');
   bound('maximum', 'at most');
   bound('exclusiveMaximum', 'less than');
-  bound('minLength', 'at least characters:');
-  bound('maxLength', 'at most characters:');
-  bound('minItems', 'at least items:');
-  bound('maxItems', 'at most items:');
+  bound('minLength', 'length at least');
+  bound('maxLength', 'length at most');
+  bound('minItems', 'items at least');
+  bound('maxItems', 'items at most');
   if (typeof schema.pattern === 'string') out.push(`pattern \`${schema.pattern}\``);
   if (schema.default !== undefined) out.push(`default \`${JSON.stringify(schema.default)}\``);
   return out;
@@ -253,7 +253,10 @@ function exampleOf(
     const lines = llmsTxt(ctx.service, ctx.baseUrl).split('\n');
     return { text: `${lines.slice(0, 12).join('\n')}\n…`, label: 'The start of the real document this server serves' };
   }
-  if (mediaType === 'text/html') return { text: '<!doctype html>… (this page)', label: 'Example response' };
+  if (mediaType === 'text/html')
+    return endpoint?.id === 'docs'
+      ? { text: '<!doctype html>… (this page)', label: 'Example response' }
+      : { text: '<!doctype html>…', label: `An HTML page: open ${endpoint?.path ?? 'it'} in a browser` };
   const schema = objectAt(media, 'schema') ?? {};
   return {
     text: JSON.stringify(sampleOf(schema, samplingDocument(document)), null, 2),
