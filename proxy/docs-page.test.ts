@@ -216,6 +216,10 @@ describe('/docs', () => {
     for (const e of withData) expect(document.getElementById(operationAnchor(e.id))!.getAttribute('data-state'), e.id).toBe('unavailable');
     expect(document.getElementById(operationAnchor('health'))!.getAttribute('data-state')).toBe('available');
     expect(document.querySelector('.freshness')!.textContent).toMatch(/No snapshot is published yet/);
+    // the pay command a reader can run as it is: the one callable paid endpoint is a POST with a body
+    expect(document.getElementById('how-to-pay')!.textContent).toContain(
+      `npm run pay -- ${ORIGIN}/api/v1/wash/check --method POST --data '{"address":"0x${'1'.repeat(40)}"}'`,
+    );
   });
 
   it('the 402 the try-it form meets carries the decodable PAYMENT-REQUIRED header the page script reads', async () => {

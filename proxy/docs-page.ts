@@ -460,15 +460,27 @@ const groupOf = (o: Operation): string => {
   return typeof tags[0] === 'string' ? tags[0] : 'free';
 };
 
-function howToPayHtml(ctx: DocsPageContext): string {
-  const example = `${ctx.baseUrl}${endpointsOf(ctx.service).find((e) => e.access === 'paid' && !e.path.includes(':'))?.path ?? '/'}`;
+/** `npm run pay` for one paid endpoint a reader can run as it is (a GET without path parameters, else the POST with its example body). */
+function payCommand(ctx: DocsPageContext, document: OpenApiDocument): string {
+  const callable = endpointsOf(ctx.service).filter((e) => e.access === 'paid' && !e.path.includes(':'));
+  const endpoint = callable.find((e) => e.method === 'GET') ?? callable[0];
+  if (!endpoint) return 'npm run pay -- <url>';
+  const command = `npm run pay -- ${ctx.baseUrl}${endpoint.path}`;
+  if (endpoint.method === 'GET') return command;
+  const op = objectAt(document.paths[endpoint.path.replace(/:([A-Za-z_]+)/g, '{$1}')] ?? {}, endpoint.method.toLowerCase()) ?? {};
+  const schema = objectAt(objectAt(objectAt(objectAt(op, 'requestBody') ?? {}, 'content') ?? {}, 'application/json') ?? {}, 'schema');
+  const body = schema ? JSON.stringify(sampleOf(schema, samplingDocument(document))) : '{}';
+  return `${command} --method ${endpoint.method} --data '${body}'`;
+}
+
+function howToPayHtml(ctx: DocsPageContext, document: OpenApiDocument): string {
   return (
     '<section id="how-to-pay" aria-labelledby="how-to-pay-title"><h2 id="how-to-pay-title">How to pay</h2>' +
     '<ol><li>Call a paid endpoint without payment. It answers <strong>402</strong> with the x402 payment requirements: the JSON body ' +
     '<code>{x402Version, error, accepts}</code> (x402 v1) and the <code>PAYMENT-REQUIRED</code> header (base64 JSON, x402 v2), one offer per network with ' +
     'the amount, asset and <code>payTo</code> address. The try-it forms below show it decoded.</li>' +
     '<li>Sign one offer with an x402 client and repeat the request with the <code>X-PAYMENT</code> (v1) or <code>PAYMENT-SIGNATURE</code> (v2; XRPL) header. ' +
-    `From this project: <code>npm run pay -- ${escapeHtml(example)}</code> (add <code>--network base|polygon|solana|xrpl</code> and <code>--max-usd</code>; ` +
+    `From this project: <code>${escapeHtml(payCommand(ctx, document))}</code> (add <code>--network base|polygon|solana|xrpl</code> and <code>--max-usd</code>; ` +
     'keys from <code>PAYER_PRIVATE_KEY</code>, <code>SOLANA_PAYER_KEY</code> or <code>XRPL_PAYER_SEED</code>).</li>' +
     '<li>A 200 carries the data and a signed <code>receipt</code>; verify it against <code>receipt_signer</code> in ' +
     '<a href="/.well-known/x402">/.well-known/x402</a>.</li>' +
@@ -482,18 +494,19 @@ var networks=JSON.parse(document.getElementById('x402-networks').textContent);
 function el(tag,text){var e=document.createElement(tag);if(text!==undefined)e.textContent=text;return e}
 function decode(b64){var bin=atob(b64);var bytes=new Uint8Array(bin.length);for(var i=0;i<bin.length;i++)bytes[i]=bin.charCodeAt(i);return JSON.parse(new TextDecoder().decode(bytes))}
 function human(offer){var n=networks[offer.network];if(!n)return offer.amount;if(n.decimals===null)return offer.amount+' '+n.asset;var a=String(offer.amount).padStart(n.decimals+1,'0');var whole=a.slice(0,a.length-n.decimals);var frac=a.slice(a.length-n.decimals).replace(/0+$/,'');return whole+(frac?'.'+frac:'')+' '+n.asset}
-function offers(out,header,url,price){var req;try{req=decode(header)}catch(e){out.appendChild(el('p','PAYMENT-REQUIRED header could not be decoded: '+e));return}
+function compact(text){try{return JSON.stringify(JSON.parse(text))}catch(e){return text}}
+function offers(out,header,url,price,method,body){var req;try{req=decode(header)}catch(e){out.appendChild(el('p','PAYMENT-REQUIRED header could not be decoded: '+e));return}
 if(price)out.appendChild(el('p','Price: '+price+' USD per call.'));
 if(req.error)out.appendChild(el('p','Reason: '+req.error));
 var t=el('table');var cap=el('caption','Decoded PAYMENT-REQUIRED header: one offer per network');t.appendChild(cap);var head=el('tr');['Network','Amount','Asset','Pay to'].forEach(function(h){var th=el('th',h);th.scope='col';head.appendChild(th)});var thead=el('thead');thead.appendChild(head);t.appendChild(thead);var body=el('tbody');
 (req.accepts||[]).forEach(function(o){var tr=el('tr');var n=networks[o.network];[(n?n.name+' ':'')+'('+o.network+')',human(o),o.asset,o.payTo].forEach(function(v){var td=el('td');td.appendChild(el('code',String(v)));tr.appendChild(td)});body.appendChild(tr)});t.appendChild(body);out.appendChild(t);
-var how=el('p','To pay: run ');how.appendChild(el('code','npm run pay -- '+url));how.appendChild(document.createTextNode(' (an x402 client signs one offer and repeats the request with the payment header), or call the MCP tool with the payment in _meta["x402/payment"]. See "How to pay" at the top.'));out.appendChild(how);
+var how=el('p','To pay: run ');how.appendChild(el('code','npm run pay -- '+url+(method==='GET'?'':' --method '+method+" --data '"+compact(body)+"'")));how.appendChild(document.createTextNode(' (an x402 client signs one offer and repeats the request with the payment header), or call the MCP tool with the payment in _meta["x402/payment"]. See "How to pay" at the top.'));out.appendChild(how);
 var d=el('details');d.appendChild(el('summary','Decoded header (JSON)'));d.appendChild(el('pre',JSON.stringify(req,null,2)));out.appendChild(d)}
 document.querySelectorAll('form.try').forEach(function(f){f.addEventListener('submit',function(ev){ev.preventDefault();var path=f.dataset.path;var q=new URLSearchParams();var init={method:f.dataset.method,headers:{}};var missing=[];
 f.querySelectorAll('[data-in]').forEach(function(i){var where=i.dataset.in;if(where==='body'){init.body=i.value;init.headers['Content-Type']='application/json';return}if(!i.value){if(where==='path')missing.push(i.name);return}if(where==='path')path=path.replace('{'+i.name+'}',encodeURIComponent(i.value));else q.set(i.name,i.value)});
 var out=f.querySelector('.try-out');out.textContent='';if(missing.length){out.appendChild(el('p','Fill in: '+missing.join(', ')));return}
 var url=path+(q.toString()?'?'+q:'');var abs=location.origin+url;out.appendChild(el('p','Sending '+init.method+' '+url+' …'));
-fetch(url,init).then(function(r){return r.text().then(function(text){out.textContent='';out.appendChild(el('p','HTTP '+r.status+' '+r.statusText));var header=r.headers.get('PAYMENT-REQUIRED');if(r.status===402&&header){offers(out,header,abs,f.dataset.price)}var shown=text;try{shown=JSON.stringify(JSON.parse(text),null,2)}catch(e){}var d=el('details');if(r.status!==402)d.open=true;d.appendChild(el('summary','Response body'));d.appendChild(el('pre',shown.slice(0,20000)));out.appendChild(d)})}).catch(function(e){out.textContent='';out.appendChild(el('p','Request failed: '+e))})})});
+fetch(url,init).then(function(r){return r.text().then(function(text){out.textContent='';out.appendChild(el('p','HTTP '+r.status+' '+r.statusText));var header=r.headers.get('PAYMENT-REQUIRED');if(r.status===402&&header){offers(out,header,abs,f.dataset.price,init.method,init.body||'')}var shown=text;try{shown=JSON.stringify(JSON.parse(text),null,2)}catch(e){}var d=el('details');if(r.status!==402)d.open=true;d.appendChild(el('summary','Response body'));d.appendChild(el('pre',shown.slice(0,20000)));out.appendChild(d)})}).catch(function(e){out.textContent='';out.appendChild(el('p','Request failed: '+e))})})});
 })();`;
 
 /** The x402 networks the try-it names when it decodes a 402: CAIP-2 id → name, asset and decimals (null: a decimal value). */
@@ -547,7 +560,7 @@ export function docsHtml(ctx: DocsPageContext): string {
     (unavailable > 0
       ? `<p class="state-note unavailable">${unavailable} operation${unavailable === 1 ? ' is' : 's are'} unavailable in the snapshot served (marked below); they answer 503 until the data is there.</p>`
       : '') +
-    howToPayHtml(ctx) +
+    howToPayHtml(ctx, document) +
     sections +
     `</main></div><script type="application/json" id="x402-networks">${networksJson()}</script>`;
 
