@@ -150,11 +150,15 @@ function successResponse(endpoint: EndpointDecl): JsonObject {
       'SettlementResponse',
     );
   }
-  return {
-    description: endpoint.access === 'paid' ? 'The data, with a signed receipt of the payment.' : 'The data.',
-    headers,
-    content: { [mediaType(endpoint)]: { schema: documentedBodySchema(endpoint) } },
-  };
+  const content: JsonObject = { [mediaType(endpoint)]: { schema: documentedBodySchema(endpoint) } };
+  let description = endpoint.access === 'paid' ? 'The data, with a signed receipt of the payment.' : 'The data.';
+  if (endpoint.service === 'korea' && endpoint.id === 'root') {
+    // the root is JSON by the specification; a browser asking for HTML first gets the landing page
+    content['text/html'] = { schema: { type: 'string', description: 'The landing page for people, when Accept prefers text/html.' } };
+    headers.Vary = { description: 'Accept: the JSON document and the HTML landing page share the URL.', schema: { type: 'string' } };
+    description = 'The root document as JSON; the HTML landing page instead when Accept prefers text/html (a browser).';
+  }
+  return { description, headers, content };
 }
 
 function responsesOf(endpoint: EndpointDecl): JsonObject {

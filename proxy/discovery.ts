@@ -1,10 +1,11 @@
 /**
  * Discovery documents generated from the catalog: the `/.well-known/x402` manifest (x402scan
- * format plus the foundation draft's `items`), `/llms.txt` and the `/docs` HTML reference. Nothing here lists endpoints or prices by
- * hand; everything reads the endpoint declarations, so the documents agree with the code.
+ * format plus the foundation draft's `items`) and `/llms.txt` (the `/docs` page is docs-page.ts).
+ * Nothing here lists endpoints or prices by hand; everything reads the endpoint declarations, so
+ * the documents agree with the code.
  */
 import { endpointsOf, mcpTools, SERVICE_INFO, xrplPath } from '../catalog/index.ts';
-import { jsonSchemaOf, openApiDocument } from '../catalog/openapi.ts';
+import { jsonSchemaOf } from '../catalog/openapi.ts';
 import type { EndpointDecl, ServiceName } from '../catalog/types.ts';
 import { bazaarFor, bazaarServiceMetadata } from './x402/bazaar.ts';
 import type { ReceiptSignerInfo } from './x402/receipts.ts';
@@ -183,72 +184,4 @@ export function llmsTxt(service: ServiceName, baseUrl: string): string {
     '',
   );
   return out.join('\n');
-}
-
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
-
-interface OpenApiParam {
-  name: string;
-  in: string;
-  required?: boolean;
-  description?: string;
-  schema?: { default?: unknown; enum?: unknown[] };
-}
-
-/** `/docs`: an HTML reference generated from the OpenAPI document, with a try-it form per endpoint. */
-export function docsHtml(service: ServiceName, baseUrl: string): string {
-  const doc = openApiDocument(service, { baseUrl }) as unknown as {
-    info: { title: string; description?: string; version: string };
-    paths: Record<
-      string,
-      Record<
-        string,
-        {
-          summary?: string;
-          description?: string;
-          parameters?: OpenApiParam[];
-          requestBody?: unknown;
-          responses?: Record<string, { description?: string }>;
-          'x-price-usd'?: string;
-        }
-      >
-    >;
-  };
-  const declared = new Map(endpointsOf(service).map((e) => [`${e.method.toLowerCase()} ${e.path.replace(/:([A-Za-z_]+)/g, '{$1}')}`, e]));
-  const sections: string[] = [];
-  for (const [path, ops] of Object.entries(doc.paths)) {
-    for (const [method, op] of Object.entries(ops)) {
-      const e = declared.get(`${method} ${path}`);
-      const price = e?.priceUsd ? `<span class="price">${escapeHtml(e.priceUsd)} USD</span>` : '<span class="free">free</span>';
-      const params = (op.parameters ?? [])
-        .map(
-          (p) =>
-            `<label><code>${escapeHtml(p.name)}</code> <small>(${escapeHtml(p.in)}${p.required ? ', required' : ''})</small> ` +
-            `<input name="${escapeHtml(p.name)}" data-in="${escapeHtml(p.in)}" placeholder="${escapeHtml(p.schema?.default === undefined ? '' : String(p.schema.default))}">` +
-            `<span class="d">${escapeHtml(p.description ?? '')}</span></label>`,
-        )
-        .join('');
-      const body = op.requestBody ? '<label><code>body</code> <textarea name="__body" rows="2">{"address": ""}</textarea></label>' : '';
-      const statuses = Object.entries(op.responses ?? {})
-        .map(([code, r]) => `<li><b>${escapeHtml(code)}</b> ${escapeHtml(r.description ?? '')}</li>`)
-        .join('');
-      const id = `${method}-${path}`.replace(/[^A-Za-z0-9]+/g, '-');
-      sections.push(
-        `<section id="${id}"><h2><span class="m">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code> ${price}</h2>` +
-          `<p>${escapeHtml(op.summary ?? '')}</p><details><summary>Description</summary><p>${escapeHtml(op.description ?? '')}</p></details>` +
-          `<form class="try" data-method="${method.toUpperCase()}" data-path="${escapeHtml(path)}">${params}${body}<button>Try it</button><pre class="out"></pre></form>` +
-          `<ul class="st">${statuses}</ul></section>`,
-      );
-    }
-  }
-  const script = `document.querySelectorAll('form.try').forEach(function(f){f.addEventListener('submit',async function(ev){ev.preventDefault();var path=f.dataset.path;var q=new URLSearchParams();var init={method:f.dataset.method,headers:{}};f.querySelectorAll('input').forEach(function(i){if(!i.value)return;if(i.dataset.in==='path')path=path.replace('{'+i.name+'}',encodeURIComponent(i.value));else q.set(i.name,i.value)});var b=f.querySelector('textarea');if(b){init.body=b.value;init.headers['Content-Type']='application/json'}var out=f.querySelector('.out');out.textContent='…';try{var r=await fetch(path+(q.toString()?'?'+q:''),init);var t=await r.text();try{t=JSON.stringify(JSON.parse(t),null,2)}catch(e){}out.textContent=r.status+' '+r.statusText+'\\n'+t.slice(0,20000)}catch(e){out.textContent=String(e)}})});`;
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(doc.info.title)} — API reference</title>
-<style>body{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:2rem auto;padding:0 1rem;color:#1a1a1a}code{background:#f3f3f3;padding:0 .25em}section{border-top:1px solid #ddd;padding:.5rem 0}.m{font:600 13px monospace;background:#eef;padding:.1em .4em}.price{color:#8a4b00;font-size:.8em}.free{color:#17702f;font-size:.8em}label{display:block;margin:.25rem 0}.d{color:#666;font-size:.85em;margin-left:.5em}pre.out{background:#f7f7f7;max-height:20rem;overflow:auto;white-space:pre-wrap}pre.out:empty{display:none}</style></head>
-<body><h1>${escapeHtml(doc.info.title)}</h1><p>${escapeHtml(doc.info.description ?? '')}</p>
-<p>Version ${escapeHtml(doc.info.version)} · <a href="/openapi.json">OpenAPI 3.1</a> · <a href="/llms.txt">llms.txt</a> · <a href="/.well-known/x402">x402 manifest</a> · MCP at <code>${escapeHtml(baseUrl)}/mcp</code></p>
-<p>Paid endpoints answer 402 to the try-it form: pay with an x402 client (e.g. <code>npm run pay -- URL</code>).</p>
-${sections.join('\n')}
-<script>${script}</script></body></html>`;
 }

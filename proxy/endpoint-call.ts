@@ -15,7 +15,8 @@ import type { EndpointDecl, ServiceName } from '../catalog/types.ts';
 import type { Settings } from '../lib/config.ts';
 import type { LoadedSnapshot, SnapshotReader } from '../snapshots/reader.ts';
 import { notAvailable, type DataHandlers, type DataRequest, type DataResult } from './data/types.ts';
-import { docsHtml, llmsTxt, wellKnownX402 } from './discovery.ts';
+import { llmsTxt, wellKnownX402 } from './discovery.ts';
+import { docsPageCache } from './docs-page.ts';
 import { healthDocument, type StoreHealth } from './health.ts';
 import { FREE_TIER, memoryRateLimit, rateLimitedBody, rateLimitHeaders, type RateLimitStore } from './rate-limit.ts';
 import { etagMatches, ResponseCache, serialize, type CachedBody } from './response-cache.ts';
@@ -129,6 +130,8 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
   const byUrl = new ResponseCache(5000);
 
   const rootJson = () => rootDocument(service, reader, settings);
+  const docsPage = docsPageCache();
+  const handled = new Set(Object.keys(handlers));
 
   /** Answers computed by the app itself for the built-in endpoints. */
   const builtIn = (endpoint: EndpointDecl, baseUrl: string): DataResult | null => {
@@ -142,7 +145,11 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
       case 'llms-txt':
         return { status: 200, body: llmsTxt(service, baseUrl), contentType: 'text/plain; charset=utf-8' };
       case 'docs':
-        return { status: 200, body: docsHtml(service, baseUrl), contentType: 'text/html; charset=utf-8' };
+        return {
+          status: 200,
+          body: docsPage({ service, baseUrl, snapshot: reader.current(), handled, now: now() }),
+          contentType: 'text/html; charset=utf-8',
+        };
       case 'well-known-x402': {
         if (!options.payments)
           return notAvailable('The x402 paywall is not configured in this process, so there is no receipt signer to publish.');

@@ -7,13 +7,15 @@
  */
 import type { Context } from 'hono';
 import { Hono } from 'hono';
+import { accepts } from 'hono/accepts';
 import type { StatusCode } from 'hono/utils/http-status';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { endpointsOf, xrplPath } from '../catalog/index.ts';
 import { openApiDocument } from '../catalog/openapi.ts';
 import type { EndpointDecl } from '../catalog/types.ts';
-import { docsHtml } from './discovery.ts';
 import { CORS_EXPOSE, CORS_PREFLIGHT } from './cors.ts';
+import { docsPageCache } from './docs-page.ts';
+import { koreaLandingHtml } from './korea-landing.ts';
 import { endpointCall, type EndpointAnswer, type EndpointCallOptions, type EndpointRequest } from './endpoint-call.ts';
 import { mountMcp } from './mcp.ts';
 import { answerWrongMethods } from './method-not-allowed.ts';
@@ -163,6 +165,22 @@ export function serviceApp(options: ServiceAppOptions): Hono {
     return clientIp(socketIp, c.req.header('x-forwarded-for'), settings.trustProxy);
   };
 
+  // korea's / is the JSON root document by the specification; a browser gets the landing page
+  // instead, and caches keep the two apart (Vary: Accept)
+  if (service === 'korea') {
+    const handled = new Set(Object.keys(options.handlers));
+    app.get('/', async (c, next) => {
+      c.header('Vary', 'Accept');
+      if (accepts(c, { header: 'Accept', supports: ['application/json', 'text/html'], default: 'application/json' }) !== 'text/html')
+        return next();
+      c.header('Cache-Control', 'public, max-age=300');
+      const now = options.now?.() ?? new Date();
+      return c.html(
+        koreaLandingHtml({ baseUrl: new URL(c.req.url).origin, snapshot: reader.current(), handled, settlement: settings.settlement, now }),
+      );
+    });
+  }
+
   const route = (endpoint: EndpointDecl, xrpl: boolean) => async (c: Context) => {
     const body = endpoint.body ? await readJsonBody(c) : null;
     if (body instanceof BodyTooLarge) {
@@ -190,9 +208,12 @@ export function serviceApp(options: ServiceAppOptions): Hono {
 
   // the HTML reference exists for both services; korea declares it in the catalog
   if (!endpointsOf(service).some((e) => e.id === 'docs')) {
+    const docsPage = docsPageCache();
+    const handled = new Set(Object.keys(options.handlers));
     app.get('/docs', (c) => {
       c.header('Cache-Control', 'public, max-age=300');
-      return c.html(docsHtml(service, new URL(c.req.url).origin));
+      const now = options.now?.() ?? new Date();
+      return c.html(docsPage({ service, baseUrl: new URL(c.req.url).origin, snapshot: reader.current(), handled, now }));
     });
   }
 
