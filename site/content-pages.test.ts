@@ -2,14 +2,12 @@
  * The content pages (trends, wash report, methodology, API, downloads) built by Astro for a demo
  * analytics snapshot in a temporary folder, read back with linkedom and compared with the
  * snapshot's documents, the classifier's constants, the catalog and the downloads index.
- * The downloads index here is a small hand-made fixture in the temp folder (the downloads step
- * writes the real one); its figures are made up and only ever live in that folder.
+ * The site is built the way production builds it: by two analytics publishes (runCli), each of
+ * which writes the version's typed downloads and pages before the version goes live.
  */
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { parseHTML } from 'linkedom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointsOf, mcpTools } from '../catalog/index.ts';
@@ -19,60 +17,18 @@ import { loadSettings } from '../lib/config.ts';
 import { parseArgs, runCli } from '../pipelines/cli.ts';
 import { LineProgress } from '../pipelines/progress.ts';
 import { readLatestPointer } from '../snapshots/reader.ts';
-import type { DownloadsIndex } from './lib/downloads-listing.ts';
+import { siteBuildDir, siteDownloadDir } from '../lib/site-paths.ts';
+import { type DownloadsIndex, readDownloadsIndex } from './lib/downloads.ts';
 import washEval from './data/wash-eval.json' with { type: 'json' };
 
 const quiet = { progress: new LineProgress(() => {}), out: () => {} };
-const run = promisify(execFile);
 
 let root: string;
 let out: string;
 let version: string;
 let snapshotDir: string;
-const PAST_VERSION = '20261101T000000000Z-0000aaaa';
-
-function fixtureIndex(v: string, asOf: string): DownloadsIndex {
-  const sha = (c: string) => c.repeat(64);
-  return {
-    version: v,
-    generated_at: asOf,
-    as_of: asOf,
-    source: 'demo',
-    license: { id: 'CC0-1.0', name: 'CC0 1.0 Universal', url: 'https://creativecommons.org/publicdomain/zero/1.0/' },
-    datasets: [
-      {
-        name: 'services',
-        description: 'Every indexed service with its statistics.',
-        kind: 'table',
-        rows: 1234,
-        as_of: asOf,
-        columns: [
-          { name: 'id', type: 'INTEGER', description: 'Service identifier.' },
-          { name: 'first_seen', type: 'TIMESTAMP WITH TIME ZONE' },
-          { name: 'label_distribution', type: 'MAP(VARCHAR, DOUBLE)' },
-        ],
-        files: [
-          { format: 'json', file: 'services.json', bytes: 2048, sha256: sha('a') },
-          { format: 'csv', file: 'services.csv', bytes: 1024, sha256: sha('b') },
-          { format: 'parquet', file: 'services.parquet', bytes: 512, sha256: sha('c') },
-        ],
-      },
-      {
-        name: 'trends',
-        description: 'The last 24 hours against the 24 before.',
-        kind: 'document',
-        rows: 1,
-        as_of: asOf,
-        columns: [{ name: 'summary', type: 'STRUCT(new_services_24h BIGINT)' }],
-        files: [
-          { format: 'json', file: 'trends.json', bytes: 300, sha256: sha('d') },
-          { format: 'csv', file: 'trends.csv', bytes: 200, sha256: sha('e') },
-          { format: 'parquet', file: 'trends.parquet', bytes: 100, sha256: sha('f') },
-        ],
-      },
-    ],
-  };
-}
+let pastVersion: string;
+let downloadsIndex: DownloadsIndex;
 
 function page(path: string): Document {
   const html = readFileSync(join(out, path, 'index.html'), 'utf8');
@@ -92,26 +48,18 @@ beforeAll(async () => {
     WAREHOUSE_DIR: join(root, 'warehouse'),
     KEYS_DIR: join(root, 'keys'),
   });
-  const { exitCode } = await runCli(parseArgs(['analytics', '--now', '2026-11-20T09:00:00Z']), settings, quiet);
-  expect(exitCode).toBe(0);
-  version = readLatestPointer(settings.snapshotsDir, 'analytics')!.version;
-  snapshotDir = join(settings.snapshotsDir, 'analytics', version);
-  const downloads = join(root, 'downloads');
-  for (const [v, asOf] of [
-    [version, '2026-11-20T09:00:00.000Z'],
-    [PAST_VERSION, '2026-11-01T00:00:00.000Z'],
-  ] as const) {
-    mkdirSync(join(downloads, v), { recursive: true });
-    writeFileSync(join(downloads, v, 'downloads.json'), JSON.stringify(fixtureIndex(v, asOf)));
+  // Two publishes through the production path: each builds its site and downloads before going
+  // live, so the second version's downloads page lists the first as a past version.
+  for (const now of ['2026-11-20T08:00:00Z', '2026-11-20T09:00:00Z']) {
+    const { exitCode } = await runCli(parseArgs(['analytics', '--now', now]), settings, quiet);
+    expect(exitCode).toBe(0);
+    pastVersion = version;
+    version = readLatestPointer(settings.snapshotsDir, 'analytics')!.version;
   }
-  out = join(root, 'out');
-  // a child process: Astro's Vite must not share the test runner's module graph
-  await run('npx', ['astro', 'build', '--outDir', out], {
-    cwd: resolve('site'),
-    env: { ...process.env, SITE_SNAPSHOTS_DIR: settings.snapshotsDir, SITE_VERSION: version, SITE_DOWNLOADS_DIR: downloads },
-    maxBuffer: 64 * 1024 * 1024,
-  });
-}, 240_000);
+  snapshotDir = join(settings.snapshotsDir, 'analytics', version);
+  out = siteBuildDir(settings.siteDir, version);
+  downloadsIndex = readDownloadsIndex(siteDownloadDir(settings.siteDir, version));
+}, 300_000);
 
 afterAll(() => {
   if (root) rmSync(root, { recursive: true, force: true });
@@ -273,7 +221,7 @@ describe('/api/', () => {
 
 describe('/downloads/', () => {
   it("lists the version's datasets with rows, sizes, sha256, schema and examples, the CC0 dedication and past versions", () => {
-    const index = fixtureIndex(version, '2026-11-20T09:00:00.000Z');
+    const index = downloadsIndex;
     const doc = page('downloads');
     const sections = [...doc.querySelectorAll('section[data-dataset]')];
     expect(sections.map((s) => s.getAttribute('data-dataset'))).toEqual(index.datasets.map((d) => d.name));
@@ -298,7 +246,7 @@ describe('/downloads/', () => {
     }
     expect(text(doc.querySelector('[data-testid="cc0"]'))).toContain('CC0-1.0');
     const past = [...doc.querySelectorAll('[data-testid="past-versions"] tbody tr')];
-    expect(past.map((tr) => tr.getAttribute('data-version'))).toEqual([PAST_VERSION]);
-    expect(past[0]?.querySelector('a')?.getAttribute('href')).toBe(`/data/${PAST_VERSION}/downloads.json`);
+    expect(past.map((tr) => tr.getAttribute('data-version'))).toEqual([pastVersion]);
+    expect(past[0]?.querySelector('a')?.getAttribute('href')).toBe(`/data/${pastVersion}/downloads.json`);
   });
 });

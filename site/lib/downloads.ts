@@ -77,9 +77,14 @@ export const DownloadsIndex = z.object({
 });
 export type DownloadsIndex = z.infer<typeof DownloadsIndex>;
 
-/** `downloads.json` of a version's downloads folder, checked against DownloadsIndex. */
+/**
+ * `downloads.json` of a version's downloads folder, checked against DownloadsIndex. A malformed
+ * index fails naming the version folder, never the path: build errors end up in logs others read.
+ */
 export function readDownloadsIndex(dir: string): DownloadsIndex {
-  return DownloadsIndex.parse(JSON.parse(readFileSync(join(dir, DOWNLOADS_INDEX_FILE), 'utf8')));
+  const parsed = DownloadsIndex.safeParse(JSON.parse(readFileSync(join(dir, DOWNLOADS_INDEX_FILE), 'utf8')));
+  if (!parsed.success) throw new Error(`downloads.json of version ${basename(dir)} is malformed: ${z.prettifyError(parsed.error)}`);
+  return parsed.data;
 }
 
 // ------------------------------------------------------------------ typed shapes from the catalog
