@@ -203,12 +203,12 @@ export async function startServicesTable(): Promise<void> {
       const tr = document.createElement('tr');
       const nameCell = document.createElement('td');
       const link = document.createElement('a');
-      link.href = `/services/${c.id[i]}/`;
+      link.href = `/services/${c.id[i]}`;
       link.textContent = c.name[i] ?? '';
       nameCell.append(link);
       const categoryCell = document.createElement('td');
       const categoryLink = document.createElement('a');
-      categoryLink.href = `/categories/${c.category[i]}/`;
+      categoryLink.href = `/categories/${c.category[i]}`;
       categoryLink.textContent = categoryText[i] ?? '';
       categoryCell.append(categoryLink);
       tr.append(
