@@ -69,7 +69,8 @@ describe('site build for a demo snapshot', () => {
     expect(byTestId(html, 'active-buyers')).toBe(formatInt(stats.active_buyers));
     expect(byTestId(html, 'real-volume-pct')).toBe(formatPct(stats.real_volume_pct));
     for (const chart of ['chart-labels', 'chart-categories', 'chart-new-services']) {
-      expect(html).toMatch(new RegExp(`data-testid="${chart}"[^>]*>\\s*(<div[^>]*>.*?)?<svg[^>]*role="img"`, 's'));
+      const figure = new RegExp(`<figure class="chart" data-testid="${chart}">.*?<figcaption>`, 's').exec(html)?.[0] ?? '';
+      expect(figure).toMatch(/<svg(?=[^>]*role="img")(?=[^>]*aria-label="[^"]+")/);
     }
     expect(html).toContain('href="/docs"');
     expect(html).toContain('href="/api/v1"');
@@ -129,7 +130,7 @@ describe('site build for a demo snapshot', () => {
     for (const b of buyers) expect(table).toContain(b.address);
     expect((table.match(/<tr>/g) ?? []).length).toBe(buyers.length + 1);
     if (buyers.some((b) => b.label)) expect(table).toContain('Label');
-    expect(html).toMatch(/data-testid="chart-service-tx"[^>]*>\s*<svg[^>]*role="img"/);
+    expect(html).toMatch(/data-testid="chart-service-tx"[^>]*>\s*<svg(?=[^>]*role="img")/);
     expect(html).toContain(`/api/v1/services/${row!.id}/wash-detail`);
     expect(html).toContain(`/api/v1/services/${row!.id}/transactions`);
     expect(html).toContain('$0.005');

@@ -27,12 +27,12 @@ const INK = '#0550ae';
 export function plotSvg(options: Plot.PlotOptions, text: ChartText): string {
   const doc = plotDocument();
   const node = Plot.plot({ width: 720, height: 260, style: STYLE, ...options, document: doc });
-  // A legend makes Plot wrap the SVG in a <figure>; the SVG itself is what gets the name.
-  const svg = node.tagName.toLowerCase() === 'svg' ? node : node.querySelector('svg');
+  // A legend makes Plot wrap the chart in a <figure> whose legend swatches are small SVGs too:
+  // the chart is the figure's own <svg> child, and that is the one that gets the name.
+  const isSvg = (el: { tagName: string }) => el.tagName.toLowerCase() === 'svg';
+  const svg = isSvg(node) ? node : [...node.children].find(isSvg);
   if (!svg) throw new Error('Plot produced no SVG');
-  for (const s of node.tagName.toLowerCase() === 'svg' ? [node] : [...node.querySelectorAll('svg')]) {
-    s.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
-  }
+  for (const s of isSvg(node) ? [node] : [...node.querySelectorAll('svg')]) s.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
   svg.setAttribute('role', 'img');
   svg.setAttribute('aria-label', text.title);
   const title = doc.createElement('title');
