@@ -33,6 +33,10 @@ export function plotSvg(options: Plot.PlotOptions, text: ChartText): string {
   const svg = isSvg(node) ? node : [...node.children].find(isSvg);
   if (!svg) throw new Error('Plot produced no SVG');
   for (const s of isSvg(node) ? [node] : [...node.querySelectorAll('svg')]) s.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
+  // The SVG is one image with one name; Plot's aria-labels on its mark groups (<g>, which has no
+  // role) are invalid ARIA (axe: aria-prohibited-attr) and are dropped.
+  for (const g of [...svg.querySelectorAll('[aria-label]')]) g.removeAttribute('aria-label');
+  for (const g of [...svg.querySelectorAll('[aria-description]')]) g.removeAttribute('aria-description');
   svg.setAttribute('role', 'img');
   svg.setAttribute('aria-label', text.title);
   const title = doc.createElement('title');
@@ -148,7 +152,16 @@ export function categoryVolumeStack(
       .map(([slug]) => slug),
   );
   const name = (slug: string) => (top.has(slug) ? (text.titleOf?.(slug) ?? slug) : 'Other categories');
-  const data = rows.map((r) => ({ date: day(r.date), category: name(r.category), volume: r.volume }));
+  // One bar segment per day and group: the small categories are summed, not stacked one by one.
+  const grouped = new Map<string, { date: Date; category: string; volume: number }>();
+  for (const r of rows) {
+    const category = name(r.category);
+    const key = `${r.date}\u0000${category}`;
+    const entry = grouped.get(key) ?? { date: day(r.date), category, volume: 0 };
+    entry.volume += r.volume;
+    grouped.set(key, entry);
+  }
+  const data = [...grouped.values()];
   return plotSvg(
     {
       height: 300,

@@ -27,12 +27,12 @@ export function formatInt(value: number | null | undefined): string {
   return value === null || value === undefined ? '–' : fixed(Math.round(value), 0, 0);
 }
 
-/** A USDC amount: two decimals from 1 up, more below so 0.0001 prices stay visible. */
+/** A USDC amount: two decimals from 1 up; below, up to 4 or 6 so 0.0001 prices stay visible (at least 2). */
 export function formatUsd(value: number | null | undefined): string {
   if (value === null || value === undefined) return '–';
   const abs = Math.abs(value);
   const sign = value < 0 ? '-' : '';
-  return `${sign}$${abs >= 1 || abs === 0 ? fixed(abs, 2, 2) : fixed(abs, abs >= 0.01 ? 4 : 6, 0)}`;
+  return `${sign}$${abs >= 1 || abs === 0 ? fixed(abs, 2, 2) : fixed(abs, abs >= 0.01 ? 4 : 6, 2)}`;
 }
 
 export function formatPct(value: number | null | undefined): string {
