@@ -141,7 +141,7 @@ describe('site build for a demo snapshot', () => {
     const categories = doc<{ categories: { slug: string; title: string; services_count: number }[] }>('categories').categories;
     expect(categories.length).toBe(33);
     for (const c of categories) {
-      const html = page(`categories/${c.slug}.html`);
+      const html = page(`categories/${c.slug}/index.html`);
       expect(byTestId(html, 'category-title')).toBe(c.title.replaceAll('&', '&amp;'));
       expect(byTestId(html, 'services-count')).toBe(formatInt(c.services_count));
       expect(html).toContain('data-testid="chart-category-volume"');

@@ -18,8 +18,8 @@ import { categoryTitle, serviceDetail, serviceIds, serviceOffers, type ServiceDe
 import { formatDate, formatInt, formatPct, formatTime, formatUsd, labelText } from './format.ts';
 import { escapeHtml, link, tableRows } from './html.ts';
 
-/** Output path (under the build's outDir) of the shell page; removed once the pages are written. */
-export const SHELL_FILE = join('services', 'page-shell.html');
+/** Output folder (under the build's outDir) of the shell page; removed once the pages are written. */
+export const SHELL_DIR = join('services', 'page-shell');
 export const TOKENS = {
   title: 'x402-service-page-title-token',
   description: 'x402-service-page-description-token',
@@ -132,7 +132,7 @@ export function serviceMainHtml(id: number, detail: ServiceDetail, offers: reado
     ]),
   );
   return (
-    `<p><a href="/services/">Services</a> › ${link(`/categories/${s.category}`, categoryTitle(s.category))}</p>` +
+    `<p><a href="/services/">Services</a> › ${link(`/categories/${s.category}/`, categoryTitle(s.category))}</p>` +
     `<h1 data-testid="service-name">${escapeHtml(s.name)}</h1>` +
     (s.description ? `<p>${escapeHtml(s.description)}</p>` : '') +
     '<dl class="facts">' +
@@ -166,7 +166,7 @@ export function serviceMainHtml(id: number, detail: ServiceDetail, offers: reado
 
 /** Writes services/<id>.html for every service of the build's snapshot; returns how many. */
 export async function writeServicePages(outDir: string): Promise<number> {
-  const shellPath = join(outDir, SHELL_FILE);
+  const shellPath = join(outDir, SHELL_DIR, 'index.html');
   const { parts } = parseShell(readFileSync(shellPath, 'utf8'));
   const ids = await serviceIds();
   for (const id of ids) {
@@ -181,9 +181,9 @@ export async function writeServicePages(outDir: string): Promise<number> {
       parts[2] +
       serviceMainHtml(id, detail, serviceOffers(id)) +
       parts[3];
-    // Synchronous writes: one file each, no directory (see astro.config.mjs), about 50 µs apiece here.
+    // Synchronous writes: one file each, no directory per page (see astro.config.mjs), about 50 µs apiece here.
     writeFileSync(join(outDir, 'services', `${id}.html`), html);
   }
-  rmSync(shellPath);
+  rmSync(join(outDir, SHELL_DIR), { recursive: true });
   return ids.length;
 }

@@ -208,7 +208,7 @@ export async function startServicesTable(): Promise<void> {
       nameCell.append(link);
       const categoryCell = document.createElement('td');
       const categoryLink = document.createElement('a');
-      categoryLink.href = `/categories/${c.category[i]}`;
+      categoryLink.href = `/categories/${c.category[i]}/`;
       categoryLink.textContent = categoryText[i] ?? '';
       categoryCell.append(categoryLink);
       tr.append(
