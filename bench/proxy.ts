@@ -230,9 +230,7 @@ export async function benchProxy(): Promise<void> {
     // The same closed loop with the in-memory store (the baseline) and with Redis.
     const closedLabel = `closed loop, ${main.workers > 0 ? `crypto on ${main.workers} worker threads` : 'crypto inline'}`;
     const memory = await run({ workers: main.workers, label: closedLabel, store: 'memory' });
-    console.log(
-      `    server CPU ${memory.cpuUs.toFixed(0)} µs per paid request (all threads); statuses ${JSON.stringify(memory.run.statuses)}`,
-    );
+    console.log(`    server CPU ${memory.cpuUs.toFixed(0)} µs per paid request (all threads); statuses ${JSON.stringify(memory.run.statuses)}`);
     const onRedis = redis ? await run({ workers: main.workers, label: closedLabel, store: 'redis' }) : null;
     if (onRedis) console.log(`    server CPU ${onRedis.cpuUs.toFixed(0)} µs per paid request (all threads), redis-server not counted`);
     // Open loop at 70 % and 100 % of what the closed loop reached: the latency a client sees while
