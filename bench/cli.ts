@@ -1,5 +1,5 @@
 /**
- * npm run bench -- [foundation|korea|analytics|proxy]
+ * npm run bench -- [foundation|korea|analytics|proxy|site]
  *
  * A benchmark, not a test: prints timings and peak memory next to a baseline measured in the same
  * run. `foundation` (the default) measures the snapshot publish against a bare DuckDB COPY of the
@@ -219,7 +219,10 @@ if (which === 'foundation') {
 } else if (which === 'proxy') {
   const { benchProxy } = await import('./proxy.ts');
   await benchProxy();
+} else if (which === 'site') {
+  const { benchSite } = await import('./site.ts');
+  await benchSite();
 } else {
-  console.error(`unknown bench "${which}"; usage: npm run bench -- [foundation|korea|analytics|proxy]`);
+  console.error(`unknown bench "${which}"; usage: npm run bench -- [foundation|korea|analytics|proxy|site]`);
   process.exit(2);
 }

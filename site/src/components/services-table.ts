@@ -203,7 +203,7 @@ export async function startServicesTable(): Promise<void> {
       const tr = document.createElement('tr');
       const nameCell = document.createElement('td');
       const link = document.createElement('a');
-      link.href = `/services/${c.id[i]}/`;
+      link.href = `/services/${c.id[i]}`;
       link.textContent = c.name[i] ?? '';
       nameCell.append(link);
       const categoryCell = document.createElement('td');
