@@ -71,6 +71,21 @@ describe('a site build per snapshot version', () => {
     expect((await fetch(`${served.url}/api/v1`)).headers.get('content-type')).toMatch(/json/);
   });
 
+  it('serves the page of a service at /services/<id>, and the services index gzipped', async () => {
+    const list = (await (await fetch(`${served.url}/api/v1/services?page_size=1`)).json()) as {
+      services: Array<{ id: number; name: string }>;
+    };
+    const one = list.services[0]!;
+    const page = await fetch(`${served.url}/services/${one.id}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('x-snapshot-version')).toBe(first);
+    expect(await page.text()).toContain(one.name.replace(/&/g, '&amp;').slice(0, 20));
+    expect((await fetch(`${served.url}/services/99999999`)).status).toBe(404);
+    const index = await fetch(`${served.url}/services/index.json`, { headers: { 'Accept-Encoding': 'gzip' } });
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-encoding')).toBe('gzip');
+  });
+
   it('serves the downloads of a kept version at /data/<version>/<file>, immutable', async () => {
     const files = readdirSync(siteDownloadDir(settings.siteDir, first)).filter((f) => f !== 'downloads.json');
     expect(files.length).toBeGreaterThan(0);

@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { compress } from 'hono/compress';
 import { siteBuildDir, siteDownloadDir } from '../lib/site-paths.ts';
 import { VERSION_PATTERN } from '../snapshots/manifest.ts';
 import type { SnapshotReader } from '../snapshots/reader.ts';
@@ -16,6 +17,8 @@ import type { SnapshotReader } from '../snapshots/reader.ts';
 const PAGE_CACHE = 'public, max-age=60';
 const DOWNLOAD_CACHE = 'public, max-age=31536000, immutable';
 const DOWNLOAD_FILE = /^[a-z0-9][a-z0-9._-]*\.(?:json|csv|parquet)$/;
+/** A page path without an extension or trailing slash, made of plain segments (no dots: no traversal). */
+const FLAT_PAGE = /^(?:\/[A-Za-z0-9_-]+)+$/;
 
 /** The JSON API and MCP: never answered from the site (the site's own /api/ page is not under /api/v1). */
 const isApiPath = (path: string): boolean => path === '/api/v1' || path.startsWith('/api/v1/') || path === '/mcp';
@@ -28,6 +31,7 @@ export interface MountedSite {
 export function mountSite(app: Hono, options: { siteDir: string; reader: SnapshotReader }): MountedSite {
   const { siteDir, reader } = options;
   const pageServers = new Map<string, MiddlewareHandler>();
+  const gzip = compress();
   const pagesOf = (root: string) => {
     let server = pageServers.get(root);
     if (!server) {
@@ -59,7 +63,25 @@ export function mountSite(app: Hono, options: { siteDir: string; reader: Snapsho
     if (!build) return next();
     c.header('X-Snapshot-Version', build.version);
     c.header('Cache-Control', PAGE_CACHE);
-    return pagesOf(build.root)(c, next);
+    // The build's file for this path, if it has one (pages are folders; the page per service is a
+    // flat file, services/<id>.html, served at /services/<id>); anything else goes on to the routes.
+    const fileOf = async (serve: MiddlewareHandler): Promise<Response | null> => {
+      let missing = false;
+      const res = await serve(c, async () => {
+        missing = true;
+      });
+      return missing || !(res instanceof Response) ? null : res;
+    };
+    let file = await fileOf(pagesOf(build.root));
+    const flat = FLAT_PAGE.test(c.req.path) ? join(build.root, `${c.req.path}.html`) : null;
+    if (!file && flat && existsSync(flat)) file = await fileOf(serveStatic({ path: flat }));
+    if (!file) return next();
+    // gzip: pages and the services table's index (5 MB of JSON at 30,000 services, 0.6 MB gzipped)
+    const served = file;
+    await gzip(c, async () => {
+      c.res = served;
+    });
+    return c.res;
   });
 
   return {
