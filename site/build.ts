@@ -170,8 +170,17 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const settings = loadSettings();
   buildSiteVersion({ snapshotsDir: settings.snapshotsDir, siteDir: settings.siteDir, ...(version ? { version } : {}) })
     .then((r) => {
-      if (json) console.log(JSON.stringify({ version: r.version, pages: r.pages, seconds: Number(r.seconds.toFixed(2)) }));
-      else console.log(`site for ${r.version}: ${r.pages} pages in ${r.seconds.toFixed(1)} s (SITE_DIR builds/${r.version})`);
+      const cpu = process.cpuUsage();
+      const usage = {
+        cpu_seconds: Number(((cpu.user + cpu.system) / 1e6).toFixed(2)),
+        max_rss_mib: Math.round(process.resourceUsage().maxRSS / 1024),
+      };
+      if (json) console.log(JSON.stringify({ version: r.version, pages: r.pages, seconds: Number(r.seconds.toFixed(2)), ...usage }));
+      else {
+        console.log(
+          `site for ${r.version}: ${r.pages} pages in ${r.seconds.toFixed(1)} s, cpu ${usage.cpu_seconds} s, peak RSS ${usage.max_rss_mib} MiB (SITE_DIR builds/${r.version})`,
+        );
+      }
     })
     .catch((err: Error) => {
       console.error(`site build failed: ${err.message}`);
