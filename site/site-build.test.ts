@@ -1,16 +1,16 @@
 /**
- * Builds the site for a demo analytics snapshot into a temporary folder (Astro in a child process,
- * as site/build.ts will run it, with the SITE_* environment) and checks the pages against the
+ * Publishes a demo analytics snapshot into a temporary folder (runCli: the publish builds the
+ * site for the version, as production does) and checks the pages against the
  * snapshot's own files: the home headline against landing-stats, the services index against the
  * services table, a service page against its service-detail row.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../lib/config.ts';
 import { openDatabase, sqlString, type Database } from '../lib/duckdb.ts';
+import { siteBuildDir } from '../lib/site-paths.ts';
 import { parseArgs, runCli } from '../pipelines/cli.ts';
 import { LineProgress } from '../pipelines/progress.ts';
 import { readLatestPointer } from '../snapshots/reader.ts';
@@ -34,13 +34,8 @@ beforeAll(async () => {
   expect(exitCode).toBe(0);
   version = readLatestPointer(settings.snapshotsDir, 'analytics')!.version;
   snapshotDir = join(settings.snapshotsDir, 'analytics', version);
-  out = join(root, 'out');
-  const build = spawnSync(process.execPath, [resolve('node_modules/astro/astro.js'), 'build', '--root', 'site', '--outDir', out], {
-    env: { ...process.env, SITE_SNAPSHOTS_DIR: settings.snapshotsDir, SITE_VERSION: version, SITE_DOWNLOADS_DIR: join(root, 'downloads') },
-    encoding: 'utf8',
-    maxBuffer: 64 * 2 ** 20,
-  });
-  if (build.status !== 0) throw new Error(`astro build failed: ${build.stderr.slice(-3000)}`);
+  // the publish built the site for this version, as production does
+  out = siteBuildDir(settings.siteDir, version);
   db = await openDatabase(':memory:');
 }, 300_000);
 
