@@ -54,8 +54,12 @@ describe('npm start', () => {
       expect(site.status).toBe(200);
       const html = await site.text();
       expect(html).toContain('x402 Service Analytics');
-      expect(html).toMatch(/href="\/data\/[^"]+\/services\.parquet"/);
-      const href = /href="(\/data\/[^"]+\/services\.parquet)"/.exec(html)![1]!;
+      // the pages belong to the version the API serves
+      const api = await fetch(`${urls.analytics}/api/v1/landing-stats`);
+      expect(site.headers.get('x-snapshot-version')).toBe(api.headers.get('x-snapshot-version'));
+      const downloads = await (await fetch(`${urls.analytics}/downloads/`)).text();
+      expect(downloads).toMatch(/href="\/data\/[^"]+\/services\.parquet"/);
+      const href = /href="(\/data\/[^"]+\/services\.parquet)"/.exec(downloads)![1]!;
       const parquet = await fetch(`${urls.analytics}${href}`);
       expect(parquet.status).toBe(200);
       expect(

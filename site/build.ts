@@ -13,9 +13,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'astro';
 import { loadSettings } from '../lib/config.ts';
+import { pidAlive } from '../lib/pid.ts';
 import { siteBuildsDir as buildsDir, siteDownloadsDir as downloadsDir } from '../lib/site-paths.ts';
-import { VERSION_PATTERN } from '../snapshots/manifest.ts';
-import { loadVersion, readLatestPointer } from '../snapshots/reader.ts';
+import { loadVersion, readLatestPointer, VERSION_PATTERN } from '../snapshots/reader.ts';
 import { writeDownloads } from './lib/downloads.ts';
 
 const SITE_ROOT = dirname(fileURLToPath(import.meta.url));
@@ -145,15 +145,6 @@ function prune(snapshotsDir: string, siteDir: string): void {
         rmSync(path, { recursive: true, force: true });
       }
     }
-  }
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -10,6 +10,9 @@ import { createReadStream, existsSync, readdirSync, readFileSync, statSync, watc
 import { join } from 'node:path';
 import { LatestPointer, parseSnapshotFile, SnapshotManifest, VERSION_PATTERN, type DatasetEntry } from './manifest.ts';
 
+/** What readers of snapshots (the site) need besides the loaded data: the version name pattern and the licenses. */
+export { LICENSES, VERSION_PATTERN } from './manifest.ts';
+
 export async function sha256File(path: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);

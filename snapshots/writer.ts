@@ -26,6 +26,7 @@ import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DataSource } from '../catalog/schemas.ts';
 import { queryJson, sqlString } from '../lib/duckdb.ts';
+import { pidAlive } from '../lib/pid.ts';
 import type { AiUsage, ColumnSchema, DatasetAi, DatasetEntry, LatestPointer, SnapshotManifest } from './manifest.ts';
 import { FORMAT_VERSION, LICENSES, VERSION_PATTERN } from './manifest.ts';
 import { readLatestPointer, sha256File } from './reader.ts';
@@ -92,15 +93,6 @@ function jsonType(value: unknown): string {
 /** `20261121T010203456Z` from a date. */
 function stamp(d: Date): string {
   return d.toISOString().replace(/[-:.]/g, '');
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 export class SnapshotWriter {

@@ -24,8 +24,8 @@ import { z } from 'zod';
 import { ANALYTICS_RESPONSES } from '../../catalog/analytics.ts';
 import { jsonSchemaOf, type JsonObject, type JsonValue } from '../../catalog/openapi.ts';
 import { openDatabase, queryJson, sqlString } from '../../lib/duckdb.ts';
-import { LICENSES, type DatasetEntry } from '../../snapshots/manifest.ts';
-import { sha256File, type LoadedSnapshot } from '../../snapshots/reader.ts';
+import type { DatasetEntry } from '../../snapshots/manifest.ts';
+import { LICENSES, sha256File, type LoadedSnapshot } from '../../snapshots/reader.ts';
 
 export const DOWNLOADS_INDEX_FILE = 'downloads.json';
 const FREE_LICENSE = LICENSES['CC0-1.0'];
