@@ -1,5 +1,6 @@
 /**
  * npm run eval:wash -- [--scale N] [--seed N] [--seeds A-B] [--now ISO] [--held-out A-B]
+ * npm run eval:wash -- --challenge [--split in|ood|both] [--seed N]   (eval-wash-challenge.ts)
  *
  * Scores the wash classifier against the demo world's planted truth (docs/wash-methodology.md §9, §11.8): generates
  * the world into an in-memory DuckDB, runs classify(), joins buyer_labels / pair_labels with
@@ -362,7 +363,8 @@ const USAGE = `usage: npm run eval:wash -- [--scale N] [--seed N | --seeds A-B] 
   --held-out  seeds reported as held out (not used for tuning), e.g. 4-6
   --now       the world's and the classifier's "now" (default ${DEFAULT_EVAL_NOW.toISOString()})
   --write     also write the scores (without timings) as JSON to FILE; the site's methodology page
-              reads site/data/wash-eval.json, written with --seed 1 --held-out 4 --write site/data/wash-eval.json`;
+              reads site/data/wash-eval.json, written with --seed 1 --held-out 4 --write site/data/wash-eval.json
+       npm run eval:wash -- --challenge --help   scores the challenge world instead (issue 15)`;
 
 function parseRange(name: string, text: string): number[] {
   const m = /^(\d+)(?:-(\d+))?$/.exec(text);
@@ -374,6 +376,8 @@ function parseRange(name: string, text: string): number[] {
 }
 
 async function main(argv: readonly string[]): Promise<number> {
+  // The challenge world (issue 15) is a separate measurement with its own flags and exit rule.
+  if (argv.includes('--challenge')) return (await import('./eval-wash-challenge.ts')).challengeMain(argv);
   const { flags } = splitArgs(argv, ['scale', 'seed', 'seeds', 'held-out', 'now', 'write'], USAGE);
   const scale = parseIntFlag(flags, 'scale', 1, 1, 100);
   const now = flags.has('now') ? parseTimeFlag('now', flags.get('now')!) : DEFAULT_EVAL_NOW;
