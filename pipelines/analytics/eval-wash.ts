@@ -13,7 +13,6 @@
  * (recall), and counts against no label's precision.
  */
 import { writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { WASH_LABELS, type WashLabel } from '../../catalog/categories.ts';
 import { parseIntFlag, parseTimeFlag, splitArgs, UsageError } from '../../lib/args.ts';
@@ -375,9 +374,8 @@ function parseRange(name: string, text: string): number[] {
   return Array.from({ length: b - a + 1 }, (_, i) => a + i);
 }
 
-async function main(argv: readonly string[]): Promise<number> {
-  // The challenge world (issue 15) is a separate measurement with its own flags and exit rule.
-  if (argv.includes('--challenge')) return (await import('./eval-wash-challenge.ts')).challengeMain(argv);
+/** `npm run eval:wash` (eval-wash-cli.ts): the demo world's evaluation; exit 1 when a target is missed. */
+export async function evalMain(argv: readonly string[]): Promise<number> {
   const { flags } = splitArgs(argv, ['scale', 'seed', 'seeds', 'held-out', 'now', 'write'], USAGE);
   const scale = parseIntFlag(flags, 'scale', 1, 1, 100);
   const now = flags.has('now') ? parseTimeFlag('now', flags.get('now')!) : DEFAULT_EVAL_NOW;
@@ -401,18 +399,4 @@ async function main(argv: readonly string[]): Promise<number> {
     for (const e of results) console.log(`  ${heldOut.has(e.seed) ? '[held out] ' : ''}${summaryLine(e)}`);
   }
   return results.some((e) => e.failures.length > 0) ? 1 : 0;
-}
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (err: unknown) => {
-      if (err instanceof UsageError) {
-        console.error(err.message);
-        process.exit(2);
-      }
-      console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
-      process.exit(1);
-    },
-  );
 }

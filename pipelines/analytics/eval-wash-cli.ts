@@ -1,0 +1,21 @@
+/**
+ * npm run eval:wash: the demo world's evaluation (eval-wash.ts), or with --challenge the challenge
+ * world's out-of-distribution measurement (eval-wash-challenge.ts), which has its own flags and
+ * never fails on a missed target.
+ */
+import { UsageError } from '../../lib/args.ts';
+import { evalMain } from './eval-wash.ts';
+import { challengeMain } from './eval-wash-challenge.ts';
+
+const argv = process.argv.slice(2);
+(argv.includes('--challenge') ? challengeMain(argv) : evalMain(argv)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    if (err instanceof UsageError) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    process.exit(1);
+  },
+);
