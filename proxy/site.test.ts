@@ -67,7 +67,10 @@ describe('a site build per snapshot version', () => {
     expect(api.status).toBe(200);
     expect(api.headers.get('x-snapshot-version')).toBe(first);
     // the JSON routes are not shadowed by the site
-    expect((await fetch(`${served.url}/health`)).headers.get('content-type')).toMatch(/json/);
+    const health = await fetch(`${served.url}/health`);
+    expect(health.headers.get('content-type')).toMatch(/json/);
+    expect(health.headers.get('cache-control')).toBe('no-store'); // the site's page caching stays on pages
+    expect(page.headers.get('cache-control')).toBe('public, max-age=60');
     expect((await fetch(`${served.url}/api/v1`)).headers.get('content-type')).toMatch(/json/);
   });
 

@@ -61,8 +61,6 @@ export function mountSite(app: Hono, options: { siteDir: string; reader: Snapsho
     if (isApiPath(c.req.path)) return next();
     const build = liveBuild();
     if (!build) return next();
-    c.header('X-Snapshot-Version', build.version);
-    c.header('Cache-Control', PAGE_CACHE);
     // The build's file for this path, if it has one (pages are folders; the page per service is a
     // flat file, services/<id>.html, served at /services/<id>); anything else goes on to the routes.
     const fileOf = async (serve: MiddlewareHandler): Promise<Response | null> => {
@@ -75,7 +73,9 @@ export function mountSite(app: Hono, options: { siteDir: string; reader: Snapsho
     let file = await fileOf(pagesOf(build.root));
     const flat = FLAT_PAGE.test(c.req.path) ? join(build.root, `${c.req.path}.html`) : null;
     if (!file && flat && existsSync(flat)) file = await fileOf(serveStatic({ path: flat }));
-    if (!file) return next();
+    if (!file) return next(); // the routes answer with their own headers
+    file.headers.set('X-Snapshot-Version', build.version);
+    file.headers.set('Cache-Control', PAGE_CACHE);
     // gzip: pages and the services table's index (5 MB of JSON at 30,000 services, 0.6 MB gzipped)
     const served = file;
     await gzip(c, async () => {
