@@ -32,7 +32,9 @@
  * Every row that cannot be loaded is written to `import_rejects(file, line, reason, value)` with
  * one of REJECT_REASONS; nothing is dropped silently and a bad row never stops the run. `line` is
  * the physical line of the row's start in a CSV (header = 1; quoted fields spanning lines and
- * blank lines are counted) and the 1-based row number in a Parquet file. A file that cannot be
+ * blank lines are counted) and the 1-based row number in a Parquet file. A CSV line opening a
+ * quote that no well-formed record closes is rejected alone; if the file's data rows are not all
+ * loaded or rejected, the step fails naming the file and the counts. A file that cannot be
  * read at all (missing required columns, unreadable, both .csv and .parquet present) fails its
  * step with a message naming the file; a missing funding or exchange_wallets file leaves its table
  * empty.
