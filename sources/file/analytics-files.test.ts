@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -344,9 +344,9 @@ describe('file import: CSV the reader cannot parse', () => {
     expect(tx.first_rejects.map((r) => [r.line, r.reason])).toEqual([
       [3, 'row: not UTF-8'],
       [5, 'amount: negative'],
-      [6, 'row: malformed quoting'], // the quote never closes: the rest of the file is this one value
+      [6, 'row: malformed quoting'], // the quote never closes: that line alone is rejected, the next one loads
     ]);
-    expect([tx.rows_loaded, tx.rows_rejected]).toEqual([2, 3]);
+    expect([tx.rows_loaded, tx.rows_rejected]).toEqual([3, 3]);
     expect(tx.notes).toEqual([]);
   });
 
@@ -380,16 +380,71 @@ describe('file import: CSV the reader cannot parse', () => {
     ]);
   });
 
-  it('falls back to data-row numbers, and says so, when a stray quote makes physical lines ambiguous', async () => {
+  it('rejects a stray quote inside an unquoted value at its own line, and numbers the lines after it truly', async () => {
     const dir = tempDir();
     copyFileSync(join(FIXTURES, 'good', 'services.csv'), join(dir, 'services.csv'));
     const stray = `${hash(2)},base,${B1},${S1},0.01,2025-01-01T00:00:00Z,https://x.example/say"hi,\n`;
-    writeFileSync(join(dir, 'transactions.csv'), header + good(1) + stray + `${hash(3)},base,${B1},${S1},-1,2025-01-01T00:00:00Z,,\n`);
+    writeFileSync(
+      join(dir, 'transactions.csv'),
+      header + good(1) + stray + `${hash(3)},base,${B1},${S1},-1,2025-01-01T00:00:00Z,,\n` + good(4),
+    );
     const { report } = await runImport(dir);
     const tx = report.find((r) => r.table === 'x402_transactions')!;
-    expect(tx.first_rejects.map((r) => [r.line, r.reason])).toEqual([[4, 'amount: negative']]);
-    expect(tx.rows_loaded).toBe(2);
-    expect(tx.notes[0]).toMatch(/^line numbers are approximate/);
+    expect(tx.first_rejects.map((r) => [r.line, r.reason])).toEqual([
+      [3, 'row: malformed quoting'],
+      [4, 'amount: negative'],
+    ]);
+    expect([tx.rows_read, tx.rows_loaded, tx.rows_rejected]).toEqual([4, 2, 2]);
+    expect(tx.notes).toEqual([]);
+  });
+});
+
+// The demo export, one line edited as a user's file might be, through the ingest steps the pipeline runs
+describe('file import: a malformed row in a large CSV (issue 16, fault 5)', () => {
+  const now = new Date('2026-01-15T00:00:00Z');
+  let exported: string;
+  let dataLines: number;
+  beforeAll(async () => {
+    exported = tempDir();
+    await exportWorld({ out: exported, parts: ['analytics'], format: 'csv', seed: 42, now, scale: 1 });
+    dataLines = readFileSync(join(exported, 'transactions.csv'), 'latin1').split('\n').length - 2;
+  });
+
+  async function importEdited(edit: (lines: string[]) => void) {
+    const dir = tempDir();
+    for (const f of ['services.csv', 'funding.csv']) copyFileSync(join(exported, f), join(dir, f));
+    const lines = readFileSync(join(exported, 'transactions.csv'), 'latin1').split('\n');
+    edit(lines);
+    writeFileSync(join(dir, 'transactions.csv'), lines.join('\n'), 'latin1');
+    const run = await runImport(dir);
+    return { run, tx: run.report.find((r) => r.table === 'x402_transactions'), lines };
+  }
+
+  it('a stray quote at the start of an address (sed 10s/^0x/"0x/): that line rejected, every other row loaded', async () => {
+    expect(dataLines).toBeGreaterThan(100_000); // large enough for DuckDB to read it in parallel chunks
+    const { run, tx, lines } = await importEdited((l) => {
+      l[9] = l[9]!.replace(/^0x/, '"0x');
+    });
+    expect(run.steps.map((s) => s.error)).toEqual([null, null, null, null]);
+    expect(tx!.first_rejects).toEqual([{ line: 10, reason: 'row: malformed quoting', value: lines[9]!.slice(0, 200) }]);
+    expect([tx!.rows_read, tx!.rows_loaded, tx!.rows_rejected]).toEqual([dataLines, dataLines - 1, 1]);
+    const [n] = await rows(run.w, 'SELECT count(*)::INTEGER AS n FROM x402_transactions');
+    expect(n!.n).toBe(dataLines - 1);
+  });
+
+  it('a row with too many fields and a quote never closed, far apart: both at their true lines, every other row loaded', async () => {
+    const far = 200_000;
+    const { run, tx, lines } = await importEdited((l) => {
+      l[4] = `${l[4]},extra`; // line 5
+      l[far - 1] = l[far - 1]!.replace(',base,', ',"base,'); // line 200000: a quote opened mid-row
+    });
+    expect(run.steps.map((s) => s.error)).toEqual([null, null, null, null]);
+    expect(tx!.first_rejects.map((r) => [r.line, r.reason])).toEqual([
+      [5, 'row: too many fields'],
+      [far, 'row: malformed quoting'],
+    ]);
+    expect(tx!.first_rejects[1]!.value).toBe(lines[far - 1]!.slice(0, 200));
+    expect([tx!.rows_loaded, tx!.rows_rejected]).toEqual([dataLines - 2, 2]);
   });
 });
 
