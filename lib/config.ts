@@ -23,6 +23,11 @@ export interface Settings {
   aiMode: AiMode;
   /** How many old snapshot versions to keep besides the one latest.json points at. */
   snapshotRetention: number;
+  /**
+   * FREE_TIER_LIMIT: free-tier calls per hour per IP address (default 60); 0 = no limit, for local
+   * development (exploring /docs and the MCP tools would otherwise lock a developer out for an hour).
+   */
+  freeTierLimit: number;
   /** DuckDB memory_limit for pipeline runs (default 3GB: keeps a 10M-transaction run under 4 GiB RSS; larger work spills to disk). */
   duckdbMemoryLimit: string | null;
   upstreams: Record<UpstreamSetting, string | null>;
@@ -270,6 +275,7 @@ const ENV = z.object({
     .default(null),
   FACILITATOR_TIMEOUT_MS: positiveInt(10_000),
   SNAPSHOT_RETENTION: positiveInt(5),
+  FREE_TIER_LIMIT: boundedInt(60, 0, 1_000_000),
   DUCKDB_MEMORY_LIMIT: z
     .string()
     .trim()
@@ -427,6 +433,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     facilitatorUrl: e.FACILITATOR_URL,
     aiMode: e.ANTHROPIC_API_KEY ? 'claude' : 'rules',
     snapshotRetention: e.SNAPSHOT_RETENTION,
+    freeTierLimit: e.FREE_TIER_LIMIT,
     duckdbMemoryLimit: e.DUCKDB_MEMORY_LIMIT,
     upstreams: Object.fromEntries(UPSTREAM_SETTINGS.map((name) => [name, e[name]])) as Record<UpstreamSetting, string | null>,
     payTo: { evm: e.PAY_TO_EVM, solana: e.PAY_TO_SOLANA, xrpl: e.PAY_TO_XRPL },

@@ -12,6 +12,7 @@ import { currentMinute, parseIntFlag, parseTimeFlag, splitArgs, UsageError } fro
 import { loadSettings, type Settings } from '../lib/config.ts';
 import { UnsupportedSourceError, type SourceSpec } from '../sources/contract.ts';
 import { DEFAULT_SEED } from '../sources/demo/world.ts';
+import { missingLiveSettings } from '../sources/live/required-settings.ts';
 import { analyticsPipeline } from './analytics/index.ts';
 import { koreaPipeline } from './korea/index.ts';
 import { usageLine } from './analyst/index.ts';
@@ -64,6 +65,22 @@ export interface CliOutput {
   progress?: ProgressSink;
   /** Where the summary table goes (default: stdout). */
   out?: (text: string) => void;
+  /** Where a refusal before any work goes (default: stderr). */
+  err?: (text: string) => void;
+}
+
+/**
+ * The one message refusing a live run that lacks required settings (sources/live/required-settings.ts),
+ * or null when every service named can start.
+ */
+export function liveSettingsProblem(args: CliArgs, settings: Settings): string | null {
+  if (args.source.kind !== 'live') return null;
+  const missing = args.services.flatMap((service) => missingLiveSettings(settings, service).map((m) => ({ service, ...m })));
+  if (missing.length === 0) return null;
+  return [
+    `--source live needs settings that are not set (nothing was run; see README "Settings"):`,
+    ...missing.map((m) => `  ${m.setting} (${m.service}): ${m.purpose}`),
+  ].join('\n');
 }
 
 export async function runCli(
@@ -73,6 +90,11 @@ export async function runCli(
 ): Promise<{ results: RunResult[]; exitCode: number }> {
   const progress = output.progress ?? progressFor();
   const out = output.out ?? ((text: string) => process.stdout.write(text));
+  const liveProblem = liveSettingsProblem(args, settings);
+  if (liveProblem) {
+    (output.err ?? ((text: string) => process.stderr.write(text)))(`${liveProblem}\n`);
+    return { results: [], exitCode: 2 };
+  }
   const results: RunResult[] = [];
   let usageError = false;
   try {

@@ -18,7 +18,7 @@ import { notAvailable, type DataHandlers, type DataRequest, type DataResult } fr
 import { llmsTxt, wellKnownX402 } from './discovery.ts';
 import { docsPageCache } from './docs-page.ts';
 import { healthDocument, type StoreHealth } from './health.ts';
-import { FREE_TIER, memoryRateLimit, rateLimitedBody, rateLimitHeaders, type RateLimitStore } from './rate-limit.ts';
+import { freeTierMemoryLimit, rateLimitedBody, rateLimitHeaders, type RateLimitStore } from './rate-limit.ts';
 import { etagMatches, ResponseCache, serialize, type CachedBody } from './response-cache.ts';
 import { rootDocument } from './root-document.ts';
 import { parseRequest, type ParsedRequest, type RawRequest } from './validation.ts';
@@ -91,10 +91,11 @@ export interface EndpointCallOptions {
   /** The x402 paywall. Without one, paid endpoints answer 503 (never data without payment). */
   payments?: PaymentGate;
   /**
-   * Free-tier limiter for endpoints declared rateLimited, 60 per hour per IP (FREE_TIER): proxy/stores.ts
-   * builds it from the settings (Redis with REDIS_URL); default: one in memory for this app.
+   * Free-tier limiter for endpoints declared rateLimited, FREE_TIER_LIMIT (default 60) per hour per
+   * IP: proxy/stores.ts builds it from the settings (Redis with REDIS_URL); null = no limit
+   * (FREE_TIER_LIMIT=0); default: one in memory for this app, from the settings.
    */
-  rateLimit?: RateLimitStore;
+  rateLimit?: RateLimitStore | null;
   /** What /health reports about the nonce and rate-limit stores (proxy/stores.ts). */
   stores?: () => StoreHealth;
   /** Clock for tests. */
@@ -119,7 +120,7 @@ interface Outcome {
 export function endpointCall(options: EndpointCallOptions): EndpointCall {
   const { service, reader, settings, handlers } = options;
   const now = options.now ?? (() => new Date());
-  const limiter = options.rateLimit ?? memoryRateLimit(FREE_TIER.limit, FREE_TIER.windowSeconds);
+  const limiter = options.rateLimit !== undefined ? options.rateLimit : freeTierMemoryLimit(settings.freeTierLimit);
   /** Serialized free data answers by endpoint and parsed input, for the snapshot version served. */
   const cache = new ResponseCache();
   /**
@@ -206,6 +207,7 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
 
   /** Counts one free-tier request; the 429 when over the limit, else null (headers filled in). */
   const limit = async (ip: string, headers: Record<string, string>): Promise<EndpointAnswer | null> => {
+    if (!limiter) return null; // FREE_TIER_LIMIT=0: no limit, no RateLimit headers
     const decision = await limiter.hit(`${service}:${ip}`);
     Object.assign(headers, rateLimitHeaders(decision));
     if (!decision.allowed) return jsonAnswer(429, { ...headers, ...NO_STORE }, rateLimitedBody(decision));

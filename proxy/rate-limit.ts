@@ -13,8 +13,13 @@
 import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 
-/** The analytics free tier: 60 requests per hour per IP address. */
+/** The analytics free tier: 60 requests per hour per IP address (FREE_TIER_LIMIT changes the 60). */
 export const FREE_TIER = { limit: 60, windowSeconds: 3600 } as const;
+
+/** The free-tier limiter in this process for `limit` calls per hour (FREE_TIER_LIMIT); null when 0 = no limit. */
+export function freeTierMemoryLimit(limit: number): RateLimitStore | null {
+  return limit === 0 ? null : memoryRateLimit(limit, FREE_TIER.windowSeconds);
+}
 
 export interface RateLimitDecision {
   allowed: boolean;

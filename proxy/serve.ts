@@ -23,8 +23,8 @@ import { ReceiptSigner } from './x402/receipts.ts';
 export interface ProcessParts extends PaymentParts {
   /** Salt of the wash check's anonymous pattern ids. */
   washPatternSalt: string;
-  /** The free-tier limiter both services count in (default: one in memory per app). */
-  rateLimit?: RateLimitStore;
+  /** The free-tier limiter both services count in (default: one in memory per app); null = no limit (FREE_TIER_LIMIT=0). */
+  rateLimit?: RateLimitStore | null;
   /** The stores behind nonceStore and rateLimit (proxy/stores.ts): /health reports them, stopServices closes them. */
   stores?: Stores;
 }
@@ -85,7 +85,7 @@ export async function createServiceApp(
     settings,
     payments: paywall,
     handlers: handlersFor(service, { patternSalt: parts.washPatternSalt }),
-    ...(parts.rateLimit ? { rateLimit: parts.rateLimit } : {}),
+    ...(parts.rateLimit !== undefined ? { rateLimit: parts.rateLimit } : {}),
     ...(parts.stores ? { stores: parts.stores.health } : {}),
     ...(options.siteDir ? { siteDir: options.siteDir } : {}),
     ...(options.now ? { now: options.now } : {}),

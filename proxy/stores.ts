@@ -14,14 +14,15 @@
 import type { Redis } from 'ioredis';
 import type { Settings } from '../lib/config.ts';
 import type { StoreHealth } from './health.ts';
-import { FREE_TIER, memoryRateLimit, redisRateLimit, type RateLimitStore } from './rate-limit.ts';
+import { FREE_TIER, freeTierMemoryLimit, memoryRateLimit, redisRateLimit, type RateLimitStore } from './rate-limit.ts';
 import { LmdbNonceStore } from './x402/nonce-store-lmdb.ts';
 import { redisClient, RedisNonceStore, whenReady } from './x402/nonce-store-redis.ts';
 import { MemoryNonceStore, type NonceStore } from './x402/nonce-store.ts';
 
 export interface Stores {
   nonceStore: NonceStore;
-  rateLimit: RateLimitStore;
+  /** The free-tier limiter; null when FREE_TIER_LIMIT=0 (no limit). */
+  rateLimit: RateLimitStore | null;
   /** Kind and reachability right now (synchronous: the client's connection state, no round trip). */
   health(): StoreHealth;
   /** Resolves once the store can answer (Redis connected), or after `timeoutMs` anyway: a store still down answers 503 per request. */
@@ -38,14 +39,14 @@ export interface StoreOptions {
 const secondsOf = (now: () => Date) => () => Math.floor(now().getTime() / 1000);
 
 /** The stores the settings ask for: Redis with REDIS_URL, else LMDB in NONCE_DB_DIR. */
-export function buildStores(settings: Pick<Settings, 'nonceDbDir' | 'redisUrl'>, options: StoreOptions = {}): Stores {
+export function buildStores(settings: Pick<Settings, 'nonceDbDir' | 'redisUrl' | 'freeTierLimit'>, options: StoreOptions = {}): Stores {
   const clock = options.now ? { now: secondsOf(options.now) } : {};
-  if (settings.redisUrl) return redisStores(redisClient(settings.redisUrl.reveal()), clock);
+  if (settings.redisUrl) return redisStores(redisClient(settings.redisUrl.reveal()), clock, settings.freeTierLimit);
   const nonceStore = new LmdbNonceStore(settings.nonceDbDir, clock);
   let open = true;
   return {
     nonceStore,
-    rateLimit: memoryRateLimit(FREE_TIER.limit, FREE_TIER.windowSeconds),
+    rateLimit: freeTierMemoryLimit(settings.freeTierLimit),
     health: () => ({ nonce_store: 'lmdb', rate_limit_store: 'memory', reachable: open }),
     ready: async () => {},
     close: async () => {
@@ -55,10 +56,10 @@ export function buildStores(settings: Pick<Settings, 'nonceDbDir' | 'redisUrl'>,
   };
 }
 
-function redisStores(redis: Redis, clock: { now?: () => number }): Stores {
+function redisStores(redis: Redis, clock: { now?: () => number }, freeTierLimit: number): Stores {
   return {
     nonceStore: new RedisNonceStore(redis, clock),
-    rateLimit: redisRateLimit(redis, FREE_TIER.limit, FREE_TIER.windowSeconds),
+    rateLimit: freeTierLimit === 0 ? null : redisRateLimit(redis, freeTierLimit, FREE_TIER.windowSeconds),
     health: () => ({ nonce_store: 'redis', rate_limit_store: 'redis', reachable: redis.status === 'ready' }),
     ready: (timeoutMs) => whenReady(redis, timeoutMs),
     close: async () => {

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -202,5 +202,60 @@ describe('npm run pay / npm run verify-receipt against a loopback service', () =
     const io4 = capture();
     expect(await pay([`${server.url}/api/v1/fx-rate`, '--network', 'xrpl'], { XRPL_PAYER_SEED }, io4)).toBe(1);
     expect(io4.stderr.join('\n')).toContain('the server does not offer xrpl (RLUSD on xrpl is offered on the /api/v1/xrpl/... paths)');
+  });
+});
+
+describe('npm run pay writes only the data to stdout, or to --out FILE', () => {
+  let server: ServedApp;
+  let paywall: Paywall;
+  const served = { count: 0 };
+  const env = { PAYER_PRIVATE_KEY: `0x${PAYER_KEY_HEX}` };
+  const tsx = join(process.cwd(), 'node_modules', '.bin', 'tsx');
+  beforeAll(async () => {
+    paywall = localPaywall();
+    server = await serveOnLoopback(paidApp(paywall, { service: 'korea', served }));
+  });
+  afterAll(() => server.close());
+
+  it('--out FILE: the paid body with its receipt in the file, nothing on stdout, progress on stderr; verify-receipt takes the file', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'pay-out-')), 'paid.json');
+    const paid = await run(tsx, ['scripts/pay.ts', `${server.url}/api/v1/exchange-alerts`, '--out', file], {
+      env: { ...process.env, ...env },
+    });
+    expect(paid.stdout).toBe('');
+    expect(paid.stderr).toContain(`wrote the response`);
+    expect(paid.stderr).toMatch(/receipt .* verified/);
+    const body = JSON.parse(readFileSync(file, 'utf8')) as { endpoint: string; receipt: { payer: string } };
+    expect(body).toMatchObject({ endpoint: 'exchange-alerts', receipt: { payer: PAYER } });
+    const checked = await run(tsx, ['scripts/verify-receipt.ts', file, '--manifest', `${server.url}/.well-known/x402`]);
+    expect(checked.stdout).toMatch(/^VALID/);
+  });
+
+  it('--out into a folder that does not exist, or onto a directory: exit 2 before anything is paid', async () => {
+    const before = served.count;
+    const dir = mkdtempSync(join(tmpdir(), 'pay-out-'));
+    for (const out of [join(dir, 'missing', 'paid.json'), dir]) {
+      const io = capture();
+      expect(await pay([`${server.url}/api/v1/fx-rate`, '--out', out], env, io)).toBe(2);
+      expect(io.stderr.join('\n')).toMatch(/^--out .*(does not exist|is a directory)/);
+      expect(io.stdout).toEqual([]);
+    }
+    expect(served.count).toBe(before);
+  });
+
+  it('--out with a refused payment: the refusal on stderr, no file written', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'pay-out-')), 'paid.json');
+    const io = capture();
+    expect(await pay([`${server.url}/api/v1/kr-news/kpop-summary`, '--max-usd', '0.0001', '--out', file], env, io)).toBe(1);
+    expect(existsSync(file)).toBe(false);
+    expect(io.stdout).toEqual([]);
+  });
+
+  it("npm run -s pay -- URL > FILE saves only the data (the README's form)", async () => {
+    const paid = await run('npm', ['run', '-s', 'pay', '--', `${server.url}/api/v1/exchange-alerts`], {
+      env: { ...process.env, ...env },
+    });
+    const body = JSON.parse(paid.stdout) as { receipt: { payer: string } };
+    expect(body.receipt.payer).toBe(PAYER);
   });
 });

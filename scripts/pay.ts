@@ -1,5 +1,5 @@
 /**
- * npm run pay -- <url> [--network base|polygon|solana|xrpl] [--max-usd 0.10] [--signer KEY] [--x402-version 1|2] [--method POST --data JSON]
+ * npm run -s pay -- <url> [--network base|polygon|solana|xrpl] [--max-usd 0.10] [--signer KEY] [--x402-version 1|2] [--method POST --data JSON] [--out FILE]
  *
  * Buys one response from an x402 endpoint: requests it, reads the 402 (v2 PAYMENT-REQUIRED header
  * when present, else the v1 body), checks the offer for --network against the pinned token table
@@ -13,9 +13,16 @@
  * offline: by default 1 / 1 / 12, a ledger long passed on every public XRPL network, so such a
  * blob can never settle and only a SETTLEMENT=local demo without XRPL_RPC_URL takes it).
  *
+ * Only the data goes to stdout (progress, settlement and receipt check go to stderr), so the output
+ * can be saved and given to verify-receipt; npm adds its own banner to stdout unless run with
+ * `npm run -s`. `--out FILE` writes the data to FILE instead (checked writable before anything is
+ * paid), stdout staying empty.
+ *
  * Exit: 0 = paid, data received, receipt verified; 1 = refused, failed or receipt not verified;
  * 2 = usage or configuration error.
  */
+import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { createKeyPairSignerFromBytes, getBase58Encoder, type KeyPairSigner } from '@solana/kit';
 import { splitArgs, UsageError } from '../lib/args.ts';
@@ -42,7 +49,7 @@ import { decodeBase64Json } from '../proxy/x402/wire.ts';
 import { compareDecimal } from '../proxy/x402/xrpl.ts';
 
 const USAGE = `usage: npm run pay -- <url> [--network base|polygon|base-sepolia|solana|xrpl] [--max-usd 0.10] [--signer PUBLIC_KEY_OR_ADDRESS]
-                    [--x402-version 1|2] [--method GET|POST] [--data JSON] [--xrpl-sequence N --xrpl-last-ledger N --xrpl-fee DROPS]
+                    [--x402-version 1|2] [--method GET|POST] [--data JSON] [--out FILE] [--xrpl-sequence N --xrpl-last-ledger N --xrpl-fee DROPS]
   PAYER_PRIVATE_KEY  EVM: hex private key of the paying wallet (never printed)
   SOLANA_PAYER_KEY   solana: base58 64-byte secret key or solana-keygen JSON array (never printed); SOLANA_RPC_URL: RPC for mint and blockhash
   XRPL_PAYER_SEED    xrpl: family seed (never printed); XRPL_RPC_URL: JSON-RPC server for Sequence, Fee and LastLedgerSequence
@@ -50,6 +57,8 @@ const USAGE = `usage: npm run pay -- <url> [--network base|polygon|base-sepolia|
   --max-usd          refuse to pay more than this per call (default 0.10)
   --signer           receipt signer to trust when the service has no /.well-known/x402 (public key or address)
   --x402-version     force the payment header version (default: 2 if the 402 has PAYMENT-REQUIRED, else 1)
+  --out              write the data (the paid response body with its receipt) to this file instead of stdout
+                     (or use npm run -s pay -- ... > FILE: without -s npm prints its banner to stdout too)
   --xrpl-sequence, --xrpl-last-ledger, --xrpl-fee
                      xrpl without XRPL_RPC_URL: sign offline with these (default 1, 1, 12: a ledger long passed, demo only)`;
 
@@ -208,12 +217,13 @@ export async function pay(argv: readonly string[], env: NodeJS.ProcessEnv = proc
   let forcedVersion: 1 | 2 | null = null;
   let data: string | undefined;
   let signerFlag: string | undefined;
+  let outFile: string | null = null;
   let target: SettlementNetwork;
   let payerKey: PayerKey;
   try {
     const { positional, flags } = splitArgs(
       argv,
-      ['network', 'max-usd', 'signer', 'x402-version', 'method', 'data', 'xrpl-sequence', 'xrpl-last-ledger', 'xrpl-fee'],
+      ['network', 'max-usd', 'signer', 'x402-version', 'method', 'data', 'out', 'xrpl-sequence', 'xrpl-last-ledger', 'xrpl-fee'],
       USAGE,
     );
     if (positional.length !== 1) throw new UsageError(`give exactly one URL\n${USAGE}`);
@@ -242,6 +252,8 @@ export async function pay(argv: readonly string[], env: NodeJS.ProcessEnv = proc
       }
     }
     signerFlag = flags.get('signer');
+    const out = flags.get('out');
+    if (out !== undefined) outFile = writableFile(out);
     const found = findNetwork(network);
     if (!found) throw new UsageError(`--network "${network}" is not one of base, polygon, base-sepolia, solana, xrpl`);
     target = found;
@@ -251,6 +263,20 @@ export async function pay(argv: readonly string[], env: NodeJS.ProcessEnv = proc
     return 2;
   }
   const payer = payerKey.address;
+  /** The data: to --out FILE when given, else stdout. */
+  const emitData = (text: string) => {
+    if (outFile === null) return io.out(text);
+    try {
+      writeFileSync(outFile, `${text}\n`);
+      io.err(`wrote the response (${Buffer.byteLength(text)} bytes) to ${outFile}`);
+    } catch (err) {
+      // already paid for: the data must not be lost with the file
+      io.err(`could not write ${outFile} (${(err as Error).message}); the response follows on stdout`);
+      io.out(text);
+    }
+  };
+  /** An error answer's body: stdout as before, or stderr with --out (the file holds data only). */
+  const emitRefusal = (text: string) => (outFile === null ? io.out(text) : io.err(text));
   const init = (extra: Record<string, string> = {}): RequestInit => ({
     method,
     headers: { accept: 'application/json', ...(data !== undefined ? { 'content-type': 'application/json' } : {}), ...extra },
@@ -267,7 +293,8 @@ export async function pay(argv: readonly string[], env: NodeJS.ProcessEnv = proc
   }
   const firstText = await first.text();
   if (first.status !== 402) {
-    io.out(firstText);
+    if (first.status === 200) emitData(firstText);
+    else emitRefusal(firstText);
     io.err(`${url} answered ${first.status} without asking for payment; nothing was paid`);
     return first.status === 200 ? 0 : 1;
   }
@@ -310,12 +337,12 @@ export async function pay(argv: readonly string[], env: NodeJS.ProcessEnv = proc
   if (second.status !== 200) {
     const reason = body && typeof body.reason === 'string' ? body.reason : null;
     const message = body && typeof body.error === 'string' ? body.error : text.slice(0, 500);
-    io.out(text);
+    emitRefusal(text);
     io.err(`payment not accepted: HTTP ${second.status}${reason ? ` ${reason}` : ''}: ${message}`);
     if (settlement?.ok) io.err(`settlement: ${JSON.stringify(settlement.value)}`);
     return 1;
   }
-  io.out(body ? JSON.stringify(body, null, 2) : text);
+  emitData(body ? JSON.stringify(body, null, 2) : text);
   if (settlement?.ok) io.err(`settlement: ${JSON.stringify(settlement.value)}`);
 
   // ---- 3. the receipt
@@ -366,6 +393,14 @@ export async function pay(argv: readonly string[], env: NodeJS.ProcessEnv = proc
     }`,
   );
   return 0;
+}
+
+/** --out FILE, refused before anything is paid when it cannot be written: a directory, or a folder that does not exist. */
+function writableFile(path: string): string {
+  const file = resolve(path);
+  if (existsSync(file) && statSync(file).isDirectory()) throw new UsageError(`--out ${path} is a directory; name a file`);
+  if (!existsSync(dirname(file))) throw new UsageError(`--out ${path}: the folder ${dirname(file)} does not exist`);
+  return file;
 }
 
 function safeJson(text: string): unknown {

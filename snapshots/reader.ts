@@ -28,9 +28,29 @@ export async function sha256File(path: string): Promise<string> {
 export function readLatestPointer(root: string, service: string): LatestPointer | null {
   const path = join(root, service, 'latest.json');
   if (!existsSync(path)) return null;
-  const pointer = parseSnapshotFile(LatestPointer, path, readFileSync(path, 'utf8'));
-  if (pointer.service !== service) throw new Error(`${path} names service "${pointer.service}"`);
+  // errors name the file as "latest.json", never its path: their text reaches the public /health
+  const pointer = parseSnapshotFile(LatestPointer, 'latest.json', readFileSync(path, 'utf8'));
+  if (pointer.service !== service) throw new Error(`latest.json names service "${pointer.service}"`);
   return pointer;
+}
+
+/** An absolute file system path (POSIX or Windows) inside a message. */
+const ABSOLUTE_PATH = /(?:[A-Za-z]:)?[\\/](?:[^\s'"`():,;[\]{}<>\\/]+[\\/])+[^\s'"`():,;[\]{}<>]*/g;
+
+/**
+ * The text of a reading error as the public may see it (/health's fallback_reason and problems):
+ * the service, version and file names the reader uses, never a file system path. An operating
+ * system error keeps its code (ENOENT, EACCES, EISDIR...), the rest of its message only with the
+ * snapshot root removed and any other path replaced; the server log keeps the full error.
+ */
+export function publicReason(err: unknown, root: string): string {
+  const errno = err as NodeJS.ErrnoException;
+  if (errno instanceof Error && typeof errno.code === 'string' && /^E[A-Z]+$/.test(errno.code)) {
+    return `a snapshot file could not be read (${errno.code}${errno.syscall ? ` on ${errno.syscall}` : ''})`;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  const base = root.replace(/[\\/]+$/, '');
+  return message.split(`${base}/`).join('').split(`${base}\\`).join('').split(base).join('').replace(ABSOLUTE_PATH, '(path withheld)');
 }
 
 export interface LoadedDataset {
@@ -119,7 +139,7 @@ export async function loadLatest(root: string, service: string): Promise<LoadedS
   try {
     pointer = readLatestPointer(root, service);
   } catch (err) {
-    pointerError = `latest.json unreadable: ${(err as Error).message}`;
+    pointerError = `latest.json unreadable: ${publicReason(err, root)}`;
   }
   if (pointer) {
     try {
@@ -197,7 +217,8 @@ export class SnapshotReader {
       this.options.onChange?.(loaded);
       return true;
     } catch (err) {
-      this.lastError = err as Error;
+      // /health publishes lastError: keep paths out of it; the server log (onError) gets the full error
+      this.lastError = new Error(publicReason(err, this.root));
       this.options.onError?.(err as Error);
       return false;
     }

@@ -6,7 +6,8 @@
  * The indexers keep their history in the warehouse (discovery_seen, live_evm_settlements,
  * live_solana_settlements, live_wallet_funding and the checkpoints); the raw tables are rebuilt
  * from that history every run, so the pipeline always sees everything indexed so far.
- * A missing setting fails only the step that needs it, with a message naming the setting.
+ * The pipeline CLI refuses a live run without the settings required-settings.ts lists before any
+ * step runs; called directly, a missing setting fails only the step that needs it, naming it.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Settings, UpstreamSetting } from '../../lib/config.ts';
@@ -24,6 +25,7 @@ import {
 } from './evm-indexer.ts';
 import { withUpstream, type UpstreamOptions } from './http.ts';
 import { createJsonRpc } from './json-rpc.ts';
+import { LIVE_REQUIRED } from './required-settings.ts';
 import { DEFAULT_SOLANA_OPTIONS, ensureSolanaTables, indexSolanaSettlements, type SolanaIndexerOptions } from './solana-indexer.ts';
 import {
   crawlDiscovery,
@@ -55,10 +57,7 @@ export class MissingSettingError extends Error {
   }
 }
 
-const PURPOSE: Partial<Record<UpstreamSetting, string>> = {
-  X402_DISCOVERY_URL: 'the live x402_services step needs a facilitator discovery URL (its root or the /discovery/resources endpoint)',
-  BASE_RPC_URL: 'the live x402_transactions and wallet_funding steps need a Base JSON-RPC URL that serves finalized logs',
-};
+const PURPOSE: Partial<Record<UpstreamSetting, string>> = LIVE_REQUIRED.analytics;
 
 function required(settings: Settings, setting: UpstreamSetting): string {
   const url = settings.upstreams[setting];
