@@ -4,24 +4,20 @@
  * the x402 reference package (@x402/extensions), the /.well-known/x402 resources probed one by
  * one, and the 405 answer of a declared path called with the wrong method.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { extractDiscoveryInfo, isValidRouteTemplate, validateDiscoveryExtension } from '@x402/extensions/bazaar';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointsOf, paidEndpoints, xrplPath } from '../catalog/index.ts';
 import type { EndpointDecl, ServiceName } from '../catalog/types.ts';
-import { loadSettings, type Settings } from '../lib/config.ts';
-import { parseArgs, runCli } from '../pipelines/cli.ts';
-import { LineProgress } from '../pipelines/progress.ts';
+import type { Settings } from '../lib/config.ts';
+import { publishDemoSnapshots } from '../pipelines/testing/demo-snapshots.ts';
 import { SnapshotReader } from '../snapshots/reader.ts';
 import { createServiceApp } from './serve.ts';
 import { BAZAAR_SERVICE } from './x402/bazaar.ts';
 import { ReceiptSigner } from './x402/receipts.ts';
 import { decodeHeader, testPaymentParts, type LooseJson } from './x402/testing.ts';
 
-const quiet = { progress: new LineProgress(() => {}), out: () => {} };
 const NOW = '2026-11-20T09:00:30Z';
 const ORIGIN = 'http://127.0.0.1:9';
 let settings: Settings;
@@ -30,15 +26,7 @@ const readers: SnapshotReader[] = [];
 const apps = new Map<ServiceName, Hono>();
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'discovery-test-'));
-  settings = loadSettings({
-    SITE_BUILD: 'off',
-    SNAPSHOTS_DIR: join(root, 'snapshots'),
-    WAREHOUSE_DIR: join(root, 'warehouse'),
-    KEYS_DIR: join(root, 'keys'),
-  });
-  const { exitCode } = await runCli(parseArgs(['all', '--now', '2026-11-20T09:00:00Z']), settings, quiet);
-  expect(exitCode).toBe(0);
+  ({ root, settings } = await publishDemoSnapshots('discovery-test-'));
   const now = () => new Date(NOW);
   for (const service of ['korea', 'analytics'] as const) {
     const reader = new SnapshotReader(settings.snapshotsDir, service);

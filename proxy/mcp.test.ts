@@ -4,8 +4,7 @@
  * structuredContent against the tool's outputSchema (error results included), so each call here
  * that does not throw passed that check.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -14,8 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findEndpoint, mcpTools } from '../catalog/index.ts';
 import type { ServiceName } from '../catalog/types.ts';
 import { loadSettings, type Settings } from '../lib/config.ts';
-import { parseArgs, runCli } from '../pipelines/cli.ts';
-import { LineProgress } from '../pipelines/progress.ts';
+import { publishDemoSnapshots } from '../pipelines/testing/demo-snapshots.ts';
 import { SnapshotReader } from '../snapshots/reader.ts';
 import { createServiceApp } from './serve.ts';
 import { freshPaymentHeader } from './x402/bench-support.ts';
@@ -24,7 +22,6 @@ import { payToTable } from './x402/networks.ts';
 import { ReceiptSigner, verifyReceipt } from './x402/receipts.ts';
 import { fakeFacilitator, type LooseJson, type ServedApp, serveOnLoopback, testPaymentParts } from './x402/testing.ts';
 
-const quiet = { progress: new LineProgress(() => {}), out: () => {} };
 const NOW = '2026-11-20T09:00:30Z';
 const nowSeconds = Math.floor(new Date(NOW).getTime() / 1000);
 const signer = ReceiptSigner.random();
@@ -35,15 +32,7 @@ const served = new Map<ServiceName, ServedApp>();
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'mcp-test-'));
-  settings = loadSettings({
-    SITE_BUILD: 'off',
-    SNAPSHOTS_DIR: join(root, 'snapshots'),
-    WAREHOUSE_DIR: join(root, 'warehouse'),
-    KEYS_DIR: join(root, 'keys'),
-  });
-  const { exitCode } = await runCli(parseArgs(['all', '--now', '2026-11-20T09:00:00Z']), settings, quiet);
-  expect(exitCode).toBe(0);
+  ({ root, settings } = await publishDemoSnapshots('mcp-test-'));
   const now = () => new Date(NOW);
   for (const service of ['korea', 'analytics'] as const) {
     const reader = new SnapshotReader(settings.snapshotsDir, service);

@@ -6,9 +6,7 @@
  * the x402 reference's own @x402/extensions.
  */
 import { request as httpRequest } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
@@ -30,9 +28,8 @@ import {
 import type { PaymentRequired } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findEndpoint } from '../catalog/index.ts';
-import { loadSettings, type Settings } from '../lib/config.ts';
-import { parseArgs, runCli } from '../pipelines/cli.ts';
-import { LineProgress } from '../pipelines/progress.ts';
+import type { Settings } from '../lib/config.ts';
+import { publishDemoSnapshots } from '../pipelines/testing/demo-snapshots.ts';
 import { SnapshotReader } from '../snapshots/reader.ts';
 import { createServiceApp } from './serve.ts';
 import { freshPaymentHeader } from './x402/bench-support.ts';
@@ -40,7 +37,6 @@ import { payToTable } from './x402/networks.ts';
 import { ReceiptSigner, verifyReceipt } from './x402/receipts.ts';
 import { decodeHeader, serveOnLoopback, testPaymentParts, type LooseJson, type ServedApp } from './x402/testing.ts';
 
-const quiet = { progress: new LineProgress(() => {}), out: () => {} };
 const NOW = '2026-11-20T09:00:30Z';
 const nowSeconds = Math.floor(new Date(NOW).getTime() / 1000);
 const signer = ReceiptSigner.random();
@@ -50,15 +46,7 @@ const readers: SnapshotReader[] = [];
 const servers: ServedApp[] = [];
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'service-app-http-test-'));
-  settings = loadSettings({
-    SITE_BUILD: 'off',
-    SNAPSHOTS_DIR: join(root, 'snapshots'),
-    WAREHOUSE_DIR: join(root, 'warehouse'),
-    KEYS_DIR: join(root, 'keys'),
-  });
-  const { exitCode } = await runCli(parseArgs(['all', '--now', '2026-11-20T09:00:00Z']), settings, quiet);
-  expect(exitCode).toBe(0);
+  ({ root, settings } = await publishDemoSnapshots('service-app-http-test-'));
 }, 240_000);
 afterAll(async () => {
   for (const s of servers) await s.close();

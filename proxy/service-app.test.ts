@@ -4,8 +4,7 @@
  * 404 before 402), the payment round trip with a verified receipt, the resource a 402 names, the
  * XRPL variants, cache headers, discovery documents, MCP tools and the wash check's pattern ids.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,8 +13,7 @@ import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointsOf, findEndpoint, mcpTools, paidEndpoints, xrplPath } from '../catalog/index.ts';
 import { loadSettings, type Settings } from '../lib/config.ts';
-import { parseArgs, runCli } from '../pipelines/cli.ts';
-import { LineProgress } from '../pipelines/progress.ts';
+import { publishDemoSnapshots } from '../pipelines/testing/demo-snapshots.ts';
 import { SnapshotReader } from '../snapshots/reader.ts';
 import { createServiceApp, type ProcessParts } from './serve.ts';
 import { freshPaymentHeader } from './x402/bench-support.ts';
@@ -25,7 +23,6 @@ import { fakeFacilitator, testPaymentParts } from './x402/testing.ts';
 import { xrplPayment } from './x402/testing/chains.ts';
 import { ReceiptSigner, verifyReceipt } from './x402/receipts.ts';
 
-const quiet = { progress: new LineProgress(() => {}), out: () => {} };
 const NOW = '2026-11-20T09:00:30Z';
 let settings: Settings;
 let root: string;
@@ -34,15 +31,7 @@ const signer = ReceiptSigner.random();
 const nowSeconds = Math.floor(new Date(NOW).getTime() / 1000);
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'service-app-test-'));
-  settings = loadSettings({
-    SITE_BUILD: 'off',
-    SNAPSHOTS_DIR: join(root, 'snapshots'),
-    WAREHOUSE_DIR: join(root, 'warehouse'),
-    KEYS_DIR: join(root, 'keys'),
-  });
-  const { exitCode } = await runCli(parseArgs(['all', '--now', '2026-11-20T09:00:00Z']), settings, quiet);
-  expect(exitCode).toBe(0);
+  ({ root, settings } = await publishDemoSnapshots('service-app-test-'));
 }, 240_000);
 afterAll(() => {
   for (const r of readers) r.close();

@@ -1,0 +1,27 @@
+/**
+ * Test helper: a temporary folder with both services' demo snapshots published the way
+ * `npm run pipeline -- all` publishes them (runCli), with the site build off, for tests that look
+ * at the APIs rather than the pages.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadSettings, type Settings } from '../../lib/config.ts';
+import { parseArgs, runCli } from '../cli.ts';
+import { LineProgress } from '../progress.ts';
+
+export const DEMO_NOW = '2026-11-20T09:00:00Z';
+
+export async function publishDemoSnapshots(prefix: string, now = DEMO_NOW): Promise<{ root: string; settings: Settings }> {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  const settings = loadSettings({
+    SITE_BUILD: 'off',
+    SNAPSHOTS_DIR: join(root, 'snapshots'),
+    WAREHOUSE_DIR: join(root, 'warehouse'),
+    KEYS_DIR: join(root, 'keys'),
+  });
+  const quiet = { progress: new LineProgress(() => {}), out: () => {} };
+  const { exitCode } = await runCli(parseArgs(['all', '--now', now]), settings, quiet);
+  if (exitCode !== 0) throw new Error(`the demo pipelines exited ${exitCode}`);
+  return { root, settings };
+}
