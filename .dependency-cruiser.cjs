@@ -3,6 +3,8 @@
  * Imports flow downhill:
  *
  *   lib/, catalog/   the bottom: settings, arguments, DuckDB helpers; the catalog of services
+ *   classifier/      the wash classifier's SQL: the pipeline runs it over every payment, the
+ *                    proxy's wash check over one address's published payments (one implementation)
  *   sources/         the raw tables and their contract; demo world, live adapters, file import
  *   snapshots/       the published files: writer, manifest, the verified reader
  *   pipelines/       the runner and the per-service steps
@@ -13,7 +15,7 @@
  * wire what it tests (a proxy test runs the pipeline to have a snapshot to serve). Cycles are
  * forbidden everywhere.
  *
- * Show the violations: npx depcruise --config .dependency-cruiser.cjs catalog lib sources snapshots pipelines site proxy bench scripts
+ * Show the violations: npx depcruise --config .dependency-cruiser.cjs catalog classifier lib sources snapshots pipelines site proxy bench scripts
  */
 const TEST = '\\.test\\.ts$';
 /** testing/ folders and testing.ts modules: helpers for tests and benchmarks. */
@@ -34,13 +36,20 @@ module.exports = {
       severity: 'error',
       comment: 'lib/ imports nothing of ours but lib/.',
       from: { path: '^lib/', pathNot: TEST },
-      to: { path: '^(catalog|sources|snapshots|pipelines|site|proxy|bench|scripts)/' },
+      to: { path: '^(catalog|classifier|sources|snapshots|pipelines|site|proxy|bench|scripts)/' },
     },
     {
       name: 'catalog-above-lib-only',
       severity: 'error',
       comment: 'catalog/ imports only lib/ and catalog/.',
       from: { path: '^catalog/', pathNot: TEST },
+      to: { path: '^(classifier|sources|snapshots|pipelines|site|proxy|bench|scripts)/' },
+    },
+    {
+      name: 'classifier-above-catalog-only',
+      severity: 'error',
+      comment: 'classifier/ builds SQL over tables its caller names; it imports only lib/, catalog/ and classifier/.',
+      from: { path: '^classifier/', pathNot: TEST },
       to: { path: '^(sources|snapshots|pipelines|site|proxy|bench|scripts)/' },
     },
     {
@@ -48,14 +57,14 @@ module.exports = {
       severity: 'error',
       comment: 'snapshots/ imports only lib/, catalog/ and snapshots/: the pipelines write through it, the site and proxy read through it.',
       from: { path: '^snapshots/', pathNot: TEST },
-      to: { path: '^(sources|pipelines|site|proxy|bench|scripts)/' },
+      to: { path: '^(classifier|sources|pipelines|site|proxy|bench|scripts)/' },
     },
     {
       name: 'sources-below-pipelines',
       severity: 'error',
       comment: 'sources/ fills the raw tables (sources/contract.ts); the pipelines call it, never the other way round.',
       from: { path: '^sources/', pathNot: TEST },
-      to: { path: '^(snapshots|pipelines|site|proxy|bench|scripts)/' },
+      to: { path: '^(classifier|snapshots|pipelines|site|proxy|bench|scripts)/' },
     },
     {
       name: 'steps-read-raw-tables',
@@ -85,7 +94,7 @@ module.exports = {
       severity: 'error',
       comment: 'site/ builds from the published snapshots; it never reads the warehouse, runs pipeline code or imports the proxy.',
       from: { path: '^site/', pathNot: TEST },
-      to: { path: '^(sources|pipelines|proxy|bench|scripts)/' },
+      to: { path: '^(classifier|sources|pipelines|proxy|bench|scripts)/' },
     },
     {
       name: 'site-through-the-reader',

@@ -3,7 +3,7 @@
  * (docs/wash-methodology.md) and the code cannot drift apart. Starting values come from
  * docs/wash-methodology.md §11.7 (x402watch v2.1, merona wash v3); where a value differs, the comment says why.
  *
- * In the catalog because more than the classifier (pipelines/analytics/classify) reads them: the
+ * In the catalog because more than the classifier (classifier/) reads them: the
  * proxy's wash check names patterns and breaks ties the classifier's way, and the site shows them.
  */
 export const THRESHOLDS = {

@@ -17,7 +17,7 @@ import { challengeWorld } from '../../sources/demo/challenge/world.ts';
 import { CHALLENGE_PATTERNS, LOOK_ALIKES, SPLITS, type Split } from '../../sources/demo/challenge/regimes.ts';
 import { DEMO_TRUTH_TABLES, RAW_TABLES } from '../../sources/raw-tables.ts';
 import { openWarehouse } from '../warehouse.ts';
-import { classify } from './classify/index.ts';
+import { classify } from '../../classifier/index.ts';
 import { DEFAULT_EVAL_NOW, type LabelScore, scoreClassification } from './eval-wash.ts';
 
 /** The targets of issue 15, on both splits. */

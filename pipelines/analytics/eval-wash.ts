@@ -21,7 +21,7 @@ import { x402World } from '../../sources/demo/x402-world.ts';
 import { DEMO_TRUTH_TABLES, RAW_TABLES } from '../../sources/raw-tables.ts';
 import { openWarehouse } from '../warehouse.ts';
 import { appendRows } from '../../lib/duckdb.ts';
-import { classify, type ClassifyStats } from './classify/index.ts';
+import { classify, type ClassifyStats } from '../../classifier/index.ts';
 import { THRESHOLDS } from '../../catalog/wash-rules.ts';
 
 /** The labels a planted wallet can carry (truth never says unlabeled). */

@@ -7,7 +7,7 @@
 import { analyticsIngestSteps } from '../../sources/analytics.ts';
 import { queryJson } from '../../lib/duckdb.ts';
 import type { PrepareStep, ServicePipeline } from '../runner.ts';
-import { classify } from './classify/index.ts';
+import { classify } from '../../classifier/index.ts';
 import { analyticsDatasetSteps, labelPrepSteps, paymentPrepSteps } from './datasets/index.ts';
 
 const classifyStep: PrepareStep = {

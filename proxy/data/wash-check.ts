@@ -2,7 +2,7 @@
  * POST /api/v1/wash/check, computed on each request (never cached) from the published snapshot.
  *
  * The raw payments, the wallet funding and the exchange list stay in the pipeline's warehouse;
- * what the snapshot publishes is the batch classifier's output (pipelines/analytics/classify,
+ * what the snapshot publishes is the batch classifier's output (classifier,
  * methodology in docs/wash-methodology.md). So the check reads that output and applies its view
  * rules to it, with the classifier's constants (catalog/wash-rules.ts):
  *

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WASH_LABELS } from '../../../catalog/categories.ts';
-import { RAW_TABLES } from '../../../sources/raw-tables.ts';
-import { openWarehouse, type Warehouse } from '../../warehouse.ts';
-import { appendRows, sqlString, type Row } from '../../../lib/duckdb.ts';
-import { evaluateWash, formatEval } from '../eval-wash.ts';
+import { WASH_LABELS } from '../catalog/categories.ts';
+import { RAW_TABLES } from '../sources/raw-tables.ts';
+import { openWarehouse, type Warehouse } from '../pipelines/warehouse.ts';
+import { appendRows, sqlString, type Row } from '../lib/duckdb.ts';
+import { evaluateWash, formatEval } from '../pipelines/analytics/eval-wash.ts';
 import { stronglyConnected } from './cycles.ts';
 import { classify, type ClassifyStats } from './index.ts';
 

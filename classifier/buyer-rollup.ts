@@ -6,9 +6,9 @@
  * falls into the unlabeled band. The wallet's `reason` names the signals of its heaviest pair
  * when that pair carries the winning label.
  */
-import { WASH_LABELS } from '../../../catalog/categories.ts';
+import { WASH_LABELS } from '../catalog/categories.ts';
 import { PAIR_REASONS_SQL, signalMapSql } from './pair-rules.ts';
-import { RULE_CONFIDENCE as C, THRESHOLDS as T } from '../../../catalog/wash-rules.ts';
+import { RULE_CONFIDENCE as C, THRESHOLDS as T } from '../catalog/wash-rules.ts';
 import { step, type SqlStep } from './plan.ts';
 
 const BASE: ReadonlyArray<readonly [string, string]> = [

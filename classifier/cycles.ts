@@ -6,8 +6,8 @@
  * checked on aggregated flows.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { sqlString } from '../../../lib/duckdb.ts';
-import { THRESHOLDS as T } from '../../../catalog/wash-rules.ts';
+import { sqlString } from '../lib/duckdb.ts';
+import { THRESHOLDS as T } from '../catalog/wash-rules.ts';
 
 export interface CycleMember {
   address: string;

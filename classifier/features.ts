@@ -18,7 +18,7 @@
  * of calls in a day at a sustained rate) counts as a burst too.
  */
 import { step, timestampSql, type SqlStep, type StepContext } from './plan.ts';
-import { THRESHOLDS as T, TOP_PAIR_KEY } from '../../../catalog/wash-rules.ts';
+import { THRESHOLDS as T, TOP_PAIR_KEY } from '../catalog/wash-rules.ts';
 
 /**
  * The pair key: hash(hash(buyer), hash(seller_address), chain), over the pair's bk, sak and chain.

@@ -6,7 +6,7 @@
  * it is the main seller and who paid it repeatedly.
  */
 import { step, type SqlStep } from './plan.ts';
-import { THRESHOLDS as T } from '../../../catalog/wash-rules.ts';
+import { THRESHOLDS as T } from '../catalog/wash-rules.ts';
 
 /** Pair features joined with the buyer's and both parties' funding (narrow: keys and numbers). */
 export function pairContextSteps(): SqlStep[] {

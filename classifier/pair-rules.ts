@@ -8,9 +8,9 @@
  * cohort, mined into a strict vanity cluster). Last, the confidence band: a pair below it is
  * published as `unlabeled`.
  */
-import type { WashLabel } from '../../../catalog/categories.ts';
+import type { WashLabel } from '../catalog/categories.ts';
 import { step, type SqlStep } from './plan.ts';
-import { RULE_CONFIDENCE as C, THRESHOLDS as T } from '../../../catalog/wash-rules.ts';
+import { RULE_CONFIDENCE as C, THRESHOLDS as T } from '../catalog/wash-rules.ts';
 
 interface PairRule {
   rule: string;

@@ -6,7 +6,7 @@
  * does a wallet with no funding row.
  */
 import { step, timestampSql, type SqlStep, type StepContext } from './plan.ts';
-import { THRESHOLDS as T } from '../../../catalog/wash-rules.ts';
+import { THRESHOLDS as T } from '../catalog/wash-rules.ts';
 
 export function fundingSteps(ctx: StepContext): SqlStep[] {
   const now = timestampSql(ctx.now);

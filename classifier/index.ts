@@ -12,7 +12,7 @@
  * these tables (proxy/data/wash-check.ts); the thresholds are in catalog/wash-rules.ts.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { WASH_LABELS, type WashLabel } from '../../../catalog/categories.ts';
+import { WASH_LABELS, type WashLabel } from '../catalog/categories.ts';
 import { cyclesRelationSql, findCycles } from './cycles.ts';
 import { dropSteps, releasePlan, runSteps, type SqlStep, type StepTiming } from './plan.ts';
 import { BUYER_LABELS_SQL, featureSteps, labelSteps, PAIR_LABELS_SQL, SELLER_COHORTS_SQL } from './steps.ts';

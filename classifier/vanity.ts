@@ -7,7 +7,7 @@
  * The member paying >= 5x the cluster's median is the operator's main wallet (x402watch).
  */
 import { step, type SqlStep } from './plan.ts';
-import { THRESHOLDS as T } from '../../../catalog/wash-rules.ts';
+import { THRESHOLDS as T } from '../catalog/wash-rules.ts';
 
 export function vanitySteps(): SqlStep[] {
   return [
