@@ -39,6 +39,21 @@ export const THRESHOLDS = {
   burstPerMinute: 10,
   /** A day needs this many payments before it can hold a burst. */
   burstMinDayTx: 10,
+  /**
+   * Burst density: payments per distinct active minute over a whole pair. A person or a script
+   * testing an endpoint fires calls seconds apart (a hackathon's developers read 4 to 30); paced
+   * use, human or farmed, reads about 1 to 1.5 (calls a minute or more apart). Measured on pairs
+   * with at least `densityMinTx` payments.
+   */
+  burstDensity: 3,
+  densityMinTx: 5,
+  /**
+   * A tester: its main pair is burst-dense and lasted at most this many days. Testers stay
+   * out of a seller's cohort (like crawlers and pollers) and out of the cohort rules (farm, common
+   * funder, vanity): a hackathon is many such wallets on one fresh service, funded by one faucet.
+   * Farms pump a ranking for weeks; a burst-dense wallet that keeps paying is not a tester.
+   */
+  testerMaxSpanDays: 3,
   /** Soak test: this many payments in a day at this sustained rate (calls per minute over the day's span). */
   soakMinDayTx: 500,
   soakPerMinute: 2,
@@ -46,6 +61,8 @@ export const THRESHOLDS = {
   // ------------------------------------------------------------------ pair rules
   /** Developer: the load-tested pair carries this share of the buyer's payments, within this span. */
   developerMinPairShare: 0.9,
+  /** ...or this share when the wallet is a tester (short-lived; a hackathon's developers also try other services). */
+  testerMinPairShare: 0.5,
   developerMaxSpanDays: 14,
   /** Analytics bot: a periodic pair of a buyer with at most this many sellers. */
   botMaxSellers: 5,

@@ -91,9 +91,10 @@ export function pairSteps(ctx: StepContext): SqlStep[] {
        min(epoch_ms(time)) AS t0,
        max(epoch_ms(time)) AS t1,
        -- minutes of the day folded onto 63 bits (BIGINT shifts are much cheaper than UBIGINT + casts)
-       bit_count(bit_or(1::BIGINT << ((epoch_ms(time) // 60000) % 63))) AS minute_slots
+       bit_count(bit_or(1::BIGINT << ((epoch_ms(time) // 60000) % 63))) AS minute_slots,
+       count(DISTINCT epoch_ms(time) // 60000) AS minutes
   FROM (${ctx.paymentKeys ?? `SELECT hash(hash(buyer), hash(seller_address), chain) AS pk, time FROM wc_tx`})
- WHERE pk IN (SELECT pk FROM wc_pairs WHERE tx_count >= ${T.burstMinDayTx})
+ WHERE pk IN (SELECT pk FROM wc_pairs WHERE tx_count >= ${Math.min(T.burstMinDayTx, T.densityMinTx)})
  GROUP BY ALL`,
       false, // read once, by wc_pair_time: not worth writing down
     ),
@@ -107,10 +108,12 @@ export function pairSteps(ctx: StepContext): SqlStep[] {
                -- the bitmap saturates (slots collide) past ~48 distinct minutes: no estimate then
                CASE WHEN minute_slots <= 48 THEN n / minute_slots END) END) AS burst_per_min,
          -- a soak test: hundreds of calls in a day at a sustained rate (its minutes saturate the bitmap)
-         max(CASE WHEN n >= ${T.soakMinDayTx} THEN (n - 1) * 60000.0 / greatest(t1 - t0, 1000) END) AS soak_per_min
+         max(CASE WHEN n >= ${T.soakMinDayTx} THEN (n - 1) * 60000.0 / greatest(t1 - t0, 1000) END) AS soak_per_min,
+         sum(minutes) AS active_minutes
     FROM wc_pair_days GROUP BY ALL
 )
 SELECT pk,
+       CASE WHEN tx >= ${T.densityMinTx} THEN tx / active_minutes END AS calls_per_minute,
        CASE WHEN soak_per_min >= ${T.soakPerMinute} THEN greatest(burst_per_min, ${T.burstPerMinute}) ELSE burst_per_min END AS burst_per_min,
        ${dispersion} AS dispersion,
        -- sub-Poisson daily counts. The rarer a random (Poisson) look-alike, the looser the bar:
@@ -159,6 +162,13 @@ const addressKeys = (col: string): string => `
        hash(left(${evmLower(col)}, ${2 + T.vanityBroadPrefix}), right(${evmLower(col)}, ${T.vanityBroadSuffix})) AS vkey_broad,
        hash(left(${evmLower(col)}, ${2 + T.sellerBrandChars}), right(${evmLower(col)}, ${T.sellerBrandChars})) AS brand_key`;
 
+/** An agent: a diversified, irregular, week-long consumer (over wc_buyer_base b and wc_buyer_extra x). */
+const AGENT_LIKE = `coalesce(b.n_sellers >= ${T.agentMinSellers} AND x.n_categories >= ${T.agentMinCategories} AND b.n_tx >= ${T.agentMinTx}
+         AND b.span_days >= ${T.agentMinSpanDays}
+         AND (x.n_price_points >= ${T.agentMinPricePoints}
+              OR sqrt(greatest(b.volume_sq / b.n_tx - (b.volume / b.n_tx) ** 2, 0)) / nullif(b.volume / b.n_tx, 0) > ${T.agentMinAmountCv})
+         AND b.periodic_tx < 0.5 * b.n_tx, false)`;
+
 export function buyerSteps(): SqlStep[] {
   return [
     step(
@@ -175,6 +185,8 @@ export function buyerSteps(): SqlStep[] {
          arg_max(p.sak, ${TOP_PAIR_KEY}) AS top_sak,
          arg_max(p.chain, ${TOP_PAIR_KEY}) AS top_chain,
          arg_max(coalesce(t.dispersion, -1), ${TOP_PAIR_KEY}) AS top_dispersion,
+         arg_max(coalesce(t.calls_per_minute, 0), ${TOP_PAIR_KEY}) AS top_calls_per_minute,
+         arg_max(epoch_ms(p.last_time) - epoch_ms(p.first_time), ${TOP_PAIR_KEY}) / 86400000.0 AS top_span_days,
          min(p.first_time) AS first_time,
          max(p.last_time) AS last_time,
          coalesce(sum(p.tx_count) FILTER (WHERE t.periodic), 0) AS periodic_tx,
@@ -232,13 +244,14 @@ SELECT f.*, coalesce(near.near_listing_share, 0) AS near_listing_share FROM f LE
          AND b.top_share < ${T.coreMinPairShare}, false) AS crawler,
        coalesce(b.n_sellers >= ${T.verifierMinSellers} AND x.median_pair_tx <= ${T.verifierMaxMedianPairTx}
          AND b.top_share < ${T.coreMinPairShare} AND x.near_listing_share >= ${T.verifierMinNearListingShare}, false) AS verifier_like,
-       coalesce(b.n_sellers >= ${T.agentMinSellers} AND x.n_categories >= ${T.agentMinCategories} AND b.n_tx >= ${T.agentMinTx}
-         AND b.span_days >= ${T.agentMinSpanDays}
-         AND (x.n_price_points >= ${T.agentMinPricePoints}
-              OR sqrt(greatest(b.volume_sq / b.n_tx - (b.volume / b.n_tx) ** 2, 0)) / nullif(b.volume / b.n_tx, 0) > ${T.agentMinAmountCv})
-         AND b.periodic_tx < 0.5 * b.n_tx, false) AS agent_like,
+       ${AGENT_LIKE} AS agent_like,
        -- the guard of docs/wash-methodology.md §11.7, kept for wallets that really spread their payments
-       b.n_sellers >= ${T.guardMinSellers} AND b.n_tx >= ${T.guardMinTx} AND b.top_share < ${T.guardMaxTopShare} AS diversified
+       b.n_sellers >= ${T.guardMinSellers} AND b.n_tx >= ${T.guardMinTx} AND b.top_share < ${T.guardMaxTopShare} AS diversified,
+       -- a tester: fires its main service's calls seconds apart and is done with it within days
+       b.top_calls_per_minute >= ${T.burstDensity} AND b.top_span_days <= ${T.testerMaxSpanDays}
+         AND b.periodic_tx < 0.5 * b.n_tx
+         -- an agent's parallel calls can land in one minute too; its breadth says what it is
+         AND NOT ${AGENT_LIKE} AS tester
   FROM wc_buyer_base b LEFT JOIN wc_buyer_extra x USING (bk)`,
     ),
   ];

@@ -184,10 +184,14 @@ export const PAIR_RULES: readonly PairRule[] = [
     rule: 'developer',
     label: 'developer',
     confidence: `${C.developer}`,
-    when: `r.burst_per_min >= ${T.burstPerMinute} AND NOT r.periodic
-           AND r.pair_share >= ${T.developerMinPairShare} AND r.span_days < ${T.developerMaxSpanDays}`,
+    when: `(r.burst_per_min >= ${T.burstPerMinute} OR r.calls_per_minute >= ${T.burstDensity}) AND NOT r.periodic
+           AND (r.pair_share >= ${T.developerMinPairShare} OR (r.tester AND r.pair_share >= ${T.testerMinPairShare}))
+           AND r.span_days < ${T.developerMaxSpanDays}`,
     reasons: `['burst']`,
-    signals: [['burst_per_min', 'burst_per_min']],
+    signals: [
+      ['burst_per_min', 'burst_per_min'],
+      ['calls_per_minute', 'calls_per_minute'],
+    ],
   },
   {
     rule: 'analytics_bot',
@@ -264,7 +268,7 @@ export function pairRuleSteps(): SqlStep[] {
       'wc_pair_rules',
       `WITH joined AS (
   SELECT r.pk, r.bk, r.sak, r.chain, r.tx_count, r.volume,
-         r.pair_share, r.buyer_tx, r.buyer_sellers, r.burst_per_min, r.dispersion, r.periodic, r.core, r.seller_funded,
+         r.pair_share, r.buyer_tx, r.buyer_sellers, r.burst_per_min, r.calls_per_minute, r.tester, r.dispersion, r.periodic, r.core, r.seller_funded,
          s.funded_loop, s.farm, s.cohort_size, s.coordinated_start_pct, s.uniform_amount_pct, s.tx_count_cv,
          s.common_funder_share, s.funded_wallets, s.top_payer_share,
          s.sig_coordinated_start, s.sig_synchronized_start, s.sig_common_funder, s.sig_uniform_amount, s.sig_uniform_tx_count,
@@ -325,7 +329,7 @@ SELECT * EXCLUDE (rule, candidate_label, rule_confidence, propagated),
        coalesce(f.reason_bits, 0) AS reason_bits,
        f.cycle_size, f.funded_wallets, f.vanity_cluster_size, f.cohort_size, f.coordinated_start_pct,
        f.uniform_amount_pct, f.tx_count_cv, f.common_funder_share, f.top_payer_share, f.buyer_sellers,
-       f.burst_per_min, f.dispersion
+       f.burst_per_min, f.calls_per_minute, f.dispersion
   FROM wc_pairs p
   LEFT JOIN wc_pair_final f USING (pk)
   LEFT JOIN (SELECT bk, buyer_tx, wash_tx_share, wash_wallet FROM wc_wash_wallets WHERE wash_wallet) w ON w.bk = p.bk`,

@@ -17,20 +17,21 @@ export function pairContextSteps(): SqlStep[] {
        (epoch_ms(p.last_time) - epoch_ms(p.first_time)) / 86400000.0 AS span_days,
        coalesce(t.periodic, false) AS periodic,
        coalesce(t.burst_per_min, 0) AS burst_per_min,
+       coalesce(t.calls_per_minute, 0) AS calls_per_minute,
        t.dispersion,
        p.tx_count / b.n_tx AS pair_share,
        b.n_tx AS buyer_tx,
        b.n_sellers AS buyer_sellers,
        b.first_time AS buyer_first_time,
-       b.crawler, b.diversified, b.verifier_like, b.agent_like,
+       b.crawler, b.diversified, b.verifier_like, b.agent_like, b.tester,
        b.vkey_strict, b.vkey_broad,
        p.bk = p.sak AS self_pay,
        coalesce(fb.d1 = p.sak OR fb.d2 = p.sak, false) AS seller_funded,
        coalesce(fb.r1 <> p.sak AND fb.r1 = fs.r1, false) AS shared_funder,
        p.bk <> p.sak AND b.brand_key = k.brand_key AS seller_branded,
        fb.r1, fb.r2, fb.fund_time, fb.fund_amount,
-       p.bk <> p.sak AND NOT b.crawler AND NOT coalesce(t.periodic, false) AS in_cohort,
-       p.bk <> p.sak AND NOT b.crawler AND NOT coalesce(t.periodic, false)
+       p.bk <> p.sak AND NOT b.crawler AND NOT b.tester AND NOT coalesce(t.periodic, false) AS in_cohort,
+       p.bk <> p.sak AND NOT b.crawler AND NOT b.tester AND NOT coalesce(t.periodic, false)
          AND p.tx_count >= ${T.coreMinPairTx} AND p.tx_count / b.n_tx > ${T.coreMinPairShare} AS core
   FROM wc_pairs p
   JOIN wc_buyers b USING (bk)

@@ -57,7 +57,7 @@ export interface ChallengeEval {
   targets: Array<{ name: string; value: number; target: string; met: boolean }>;
 }
 
-async function loadChallenge(c: DuckDBConnection, seed: number, split: Split, now: Date): Promise<number> {
+export async function loadChallenge(c: DuckDBConnection, seed: number, split: Split, now: Date): Promise<number> {
   const w = challengeWorld({ seed, split, now });
   await appendRows(c, RAW_TABLES.x402_services, w.services, { create: true });
   const transactions = await appendRows(c, RAW_TABLES.x402_transactions, w.transactions, { create: true });
