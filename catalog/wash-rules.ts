@@ -102,8 +102,12 @@ export const THRESHOLDS = {
   /** F_selfpay and F_funded (merona). */
   selfPayShare: 0.2,
   fundedPayerShare: 0.2,
-  /** Seller-funded cohort (<= 2 funding links): at or above this size it is a wash loop, below it launch testing. */
+  /**
+   * Seller-funded cohort (funding links up to fundingMaxHops): this many wallets that kept paying
+   * for more than selfTestMaxSpanDays make a wash loop; fewer, or brief ones, are launch testing.
+   */
   fundedLoopMinWallets: 10,
+  selfTestMaxSpanDays: 3,
   /** F_farm: a cohort of repeat, dedicated wallets with little organic tail. */
   farmMinCore: 10,
   farmMinCoreShare: 0.8,
@@ -121,6 +125,8 @@ export const THRESHOLDS = {
   /** Common-funder cohort rule. */
   commonFunderMinWallets: 5,
   commonFunderWindowHours: 24,
+  /** ...or at least this share of every paying wallet below the root has this seller as its main one. */
+  commonFunderDedication: 0.8,
   /** F_conc: top payer share of seller volume, seller tx and volume (merona: $500; see methodology). */
   concentrationShare: 0.95,
   concentrationMinTx: 200,
@@ -134,9 +140,15 @@ export const THRESHOLDS = {
   /** ...of at least this many payments (a listing's first two calls are no launch campaign). */
   launchMinTx: 10,
 
-  /** Funding hub: funds at least this many wallets over at least this many days (see funding.ts). */
+  /**
+   * Funding hub: funds at least this many wallets, and fewer than this share of the paying ones
+   * have one main seller (classifier/funding.ts): infrastructure, whose wallets go their own ways.
+   * An operator's wallets serve its seller, however many it funds and over however long.
+   */
   hubMinWallets: 20,
-  hubMinSpanDays: 30,
+  hubMaxDedication: 0.5,
+  /** First-funding links followed up from a wallet (relays between an operator and its wallets). */
+  fundingMaxHops: 4,
 
   // ------------------------------------------------------------------ cycles (merona wash v3)
   /** Edges below this volume do not join a cycle. */
@@ -145,6 +157,18 @@ export const THRESHOLDS = {
   cycleMaxBalance: 0.1,
   /** Both sides of every member at least this many USDC (merona: $100; see methodology). */
   cycleMinFlow: 10,
+
+  // ------------------------------------------------------------------ round trips (classifier/returns.ts)
+  /** Transfers from a seller to its buyer: the seller itself plus relays, at most this many transfers. */
+  returnMaxHops: 4,
+  /** A wallet funding more than this many wallets moves everyone's money (an exchange, a bridge): it ends a path. */
+  returnMaxFanOut: 1000,
+  /** Returns after the first payment repay at least this share of what the pair paid... */
+  roundTripMinReturnShare: 0.5,
+  /** ...in at least this many transfers (one refund is customer service; a loop repeats)... */
+  roundTripMinReturns: 2,
+  /** ...on a pair with at least this many payments (a seller's own test wallet makes a handful; a loop exists to make volume). */
+  roundTripMinTx: 20,
 
   // ------------------------------------------------------------------ vanity (docs/wash-methodology.md §3.5, §11.5)
   vanityStrictPrefix: 4,
@@ -165,6 +189,7 @@ export type Thresholds = typeof THRESHOLDS;
 export const RULE_CONFIDENCE = {
   self_pay: 1.0,
   cycle: 0.9,
+  round_trip: 0.9,
   funded_loop: 0.9,
   vanity_strict_and_broad: 0.95,
   vanity_strict: 0.9,
