@@ -177,6 +177,10 @@ export const THRESHOLDS = {
   vanityBroadPrefix: 2,
   vanityBroadSuffix: 3,
   vanityBroadMinSize: 4,
+  /** A long shared prefix or suffix alone (characters after 0x), mined at one end of the address. */
+  vanityLongChars: 6,
+  /** A long-end cluster counts when at most this many clusters its size are expected by chance among the seller's payers. */
+  vanityChanceMax: 0.01,
   /** Above this cohort size broad keys collide by chance (~0.03 clusters at 30k): ask for one more member. */
   vanityBroadLargeCohort: 30_000,
   /** A cluster member with this multiple of the cluster's median payments is the operator. */

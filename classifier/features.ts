@@ -155,12 +155,14 @@ const evmLower = (col: string): string => `(CASE WHEN starts_with(${col}, '0x') 
 /**
  * Address keys of a wallet (after `0x` on EVM, so `left(…, 6)` is the 4-hex prefix; base58 keys
  * compare exactly and carry 2 more prefix characters): strict vanity 4 + 3, broad vanity 2 + 3,
- * branding 4 + 4.
+ * branding 4 + 4, and a long prefix or a long suffix alone (6 characters: vanity mined at one end).
  */
 const addressKeys = (col: string): string => `
        hash(left(${evmLower(col)}, ${2 + T.vanityStrictPrefix}), right(${evmLower(col)}, ${T.vanityStrictSuffix})) AS vkey_strict,
        hash(left(${evmLower(col)}, ${2 + T.vanityBroadPrefix}), right(${evmLower(col)}, ${T.vanityBroadSuffix})) AS vkey_broad,
-       hash(left(${evmLower(col)}, ${2 + T.sellerBrandChars}), right(${evmLower(col)}, ${T.sellerBrandChars})) AS brand_key`;
+       hash(left(${evmLower(col)}, ${2 + T.sellerBrandChars}), right(${evmLower(col)}, ${T.sellerBrandChars})) AS brand_key,
+       hash(left(${evmLower(col)}, ${2 + T.vanityLongChars})) AS vkey_prefix,
+       hash(right(${evmLower(col)}, ${T.vanityLongChars})) AS vkey_suffix`;
 
 /** An agent: a diversified, irregular, week-long consumer (over wc_buyer_base b and wc_buyer_extra x). */
 const AGENT_LIKE = `coalesce(b.n_sellers >= ${T.agentMinSellers} AND x.n_categories >= ${T.agentMinCategories} AND b.n_tx >= ${T.agentMinTx}

@@ -24,7 +24,7 @@ export function pairContextSteps(): SqlStep[] {
        b.n_sellers AS buyer_sellers,
        b.first_time AS buyer_first_time,
        b.crawler, b.diversified, b.verifier_like, b.agent_like, b.tester,
-       b.vkey_strict, b.vkey_broad,
+       b.vkey_strict, b.vkey_broad, b.vkey_prefix, b.vkey_suffix,
        p.bk = p.sak AS self_pay,
        coalesce(list_contains(fb.links, p.sak), false) AS seller_funded,
        coalesce(fb.r1 <> p.sak AND fb.r1 = fs.r1, false) AS shared_funder,
