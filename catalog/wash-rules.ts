@@ -35,6 +35,14 @@ export const THRESHOLDS = {
   periodicMaxDispersion: 0.1,
   periodicBusyDailyTx: 20,
   periodicMaxDispersionBusy: 0.2,
+  /**
+   * A short busy run: 3 interior days of at least 50 a day with dispersion <= 0.05. A Poisson
+   * payer passes with ~5 % (chi2(2) <= 0.1), but nothing paying 50+ times a day at random is a
+   * person; a heavy human's sessions read far above 1.
+   */
+  periodicShortMinInteriorDays: 3,
+  periodicShortMinDailyTx: 50,
+  periodicShortMaxDispersion: 0.05,
   /** Developer burst: payments per minute (x402watch: > 10 tx/min, docs/wash-methodology.md §11.4). */
   burstPerMinute: 10,
   /** A day needs this many payments before it can hold a burst. */
@@ -66,8 +74,14 @@ export const THRESHOLDS = {
   developerMaxSpanDays: 14,
   /** Analytics bot: a periodic pair of a buyer with at most this many sellers. */
   botMaxSellers: 5,
-  /** Verifier: many sellers, few calls each, mostly right after a listing appears. */
-  verifierMinSellers: 20,
+  /**
+   * Verifier: many sellers, few calls each, mostly right after a listing appears. From 20 sellers
+   * that is enough (a health-check crawler comes back); from 6, only with the once-per-listing
+   * timing too: (almost) never back on a later day, where an agent keeps coming back.
+   */
+  verifierMinSellers: 6,
+  verifierBroadSellers: 20,
+  verifierMaxRevisitShare: 0.2,
   /** 1-3 calls per listing; a seller lists a few endpoints, so per seller a few more. */
   verifierMaxMedianPairTx: 5,
   verifierListingWindowHours: 72,
@@ -76,6 +90,8 @@ export const THRESHOLDS = {
   agentMinSellers: 5,
   /** An agent pays on and on; with fewer payments a multi-seller wallet is as likely a person. */
   agentMinTx: 20,
+  /** ...unless it is this broad (so many sellers that a person's casual use does not reach it). */
+  agentBroadSellers: 10,
   agentMinCategories: 4,
   agentMinSpanDays: 7,
   agentMinAmountCv: 0.3,

@@ -122,7 +122,10 @@ SELECT pk,
          AND (${k} >= ${T.periodicMidDays} OR ${m} / ${k} >= ${T.periodicShortSpanMinDailyTx})
          AND ${m} / ${k} >= ${T.periodicMinDailyTx}
          AND ${dispersion} <= CASE WHEN ${k} >= ${T.periodicMidDays} AND ${m} / ${k} >= ${T.periodicBusyDailyTx}
-                                   THEN ${T.periodicMaxDispersionBusy} ELSE ${T.periodicMaxDispersion} END, false) AS periodic
+                                   THEN ${T.periodicMaxDispersionBusy} ELSE ${T.periodicMaxDispersion} END, false)
+       -- a short, busy run (a poller every few minutes for under a week): fewer days, a tighter bar
+       OR coalesce(tx >= ${T.periodicMinTx} AND ${k} >= ${T.periodicShortMinInteriorDays}
+         AND ${m} / ${k} >= ${T.periodicShortMinDailyTx} AND ${dispersion} <= ${T.periodicShortMaxDispersion}, false) AS periodic
   FROM r`,
     ),
   ];
@@ -165,7 +168,8 @@ const addressKeys = (col: string): string => `
        hash(right(${evmLower(col)}, ${T.vanityLongChars})) AS vkey_suffix`;
 
 /** An agent: a diversified, irregular, week-long consumer (over wc_buyer_base b and wc_buyer_extra x). */
-const AGENT_LIKE = `coalesce(b.n_sellers >= ${T.agentMinSellers} AND x.n_categories >= ${T.agentMinCategories} AND b.n_tx >= ${T.agentMinTx}
+const AGENT_LIKE = `coalesce(b.n_sellers >= ${T.agentMinSellers} AND x.n_categories >= ${T.agentMinCategories}
+         AND (b.n_tx >= ${T.agentMinTx} OR b.n_sellers >= ${T.agentBroadSellers})
          AND b.span_days >= ${T.agentMinSpanDays}
          AND (x.n_price_points >= ${T.agentMinPricePoints}
               OR sqrt(greatest(b.volume_sq / b.n_tx - (b.volume / b.n_tx) ** 2, 0)) / nullif(b.volume / b.n_tx, 0) > ${T.agentMinAmountCv})
@@ -207,14 +211,16 @@ SELECT * EXCLUDE (top_dispersion),
     step(
       'wc_buyer_extra',
       `WITH c AS (
-  SELECT p.bk, p.sak, p.chain, p.tx_count, p.amount_min, p.amount_max, p.first_time, b.n_sellers
+  SELECT p.bk, p.sak, p.chain, p.tx_count, p.amount_min, p.amount_max, p.first_time, b.n_sellers,
+         epoch_ms(p.last_time) - epoch_ms(p.first_time) > 86400000 AS revisited
     FROM wc_pairs p JOIN wc_buyer_base b USING (bk)
    WHERE b.n_sellers >= ${T.agentMinSellers}
 ), f AS (
   SELECT c.bk,
          count(DISTINCT m.category)::INTEGER AS n_categories,
          len(list_distinct(flatten(list([round(c.amount_min, 6), round(c.amount_max, 6)]))))::INTEGER AS n_price_points,
-         median(c.tx_count) AS median_pair_tx
+         median(c.tx_count) AS median_pair_tx,
+         avg(c.revisited::INTEGER) AS revisit_share
     FROM c LEFT JOIN wc_seller_meta m USING (sak, chain)
    GROUP BY c.bk
 ), near AS (
@@ -244,8 +250,10 @@ SELECT f.*, coalesce(near.near_listing_share, 0) AS near_listing_share FROM f LE
        -- about any one seller's cohort
        coalesce(b.n_sellers >= ${T.verifierMinSellers} AND x.median_pair_tx <= ${T.verifierMaxMedianPairTx}
          AND b.top_share < ${T.coreMinPairShare}, false) AS crawler,
+       -- a verifier visits each new listing once, soon after it appears; an agent keeps coming back
        coalesce(b.n_sellers >= ${T.verifierMinSellers} AND x.median_pair_tx <= ${T.verifierMaxMedianPairTx}
-         AND b.top_share < ${T.coreMinPairShare} AND x.near_listing_share >= ${T.verifierMinNearListingShare}, false) AS verifier_like,
+         AND b.top_share < ${T.coreMinPairShare} AND x.near_listing_share >= ${T.verifierMinNearListingShare}
+         AND (b.n_sellers >= ${T.verifierBroadSellers} OR x.revisit_share <= ${T.verifierMaxRevisitShare}), false) AS verifier_like,
        ${AGENT_LIKE} AS agent_like,
        -- the guard of docs/wash-methodology.md §11.7, kept for wallets that really spread their payments
        b.n_sellers >= ${T.guardMinSellers} AND b.n_tx >= ${T.guardMinTx} AND b.top_share < ${T.guardMaxTopShare} AS diversified,
