@@ -82,6 +82,8 @@ export const THRESHOLDS = {
   verifierMinSellers: 6,
   verifierBroadSellers: 20,
   verifierMaxRevisitShare: 0.2,
+  /** A verifier pays listed prices: at least this share of its pairs (with a known listed price) paid only those. */
+  verifierMinListedPriceShare: 0.8,
   /** 1-3 calls per listing; a seller lists a few endpoints, so per seller a few more. */
   verifierMaxMedianPairTx: 5,
   verifierListingWindowHours: 72,

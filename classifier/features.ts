@@ -223,6 +223,15 @@ SELECT * EXCLUDE (top_dispersion),
          avg(c.revisited::INTEGER) AS revisit_share
     FROM c LEFT JOIN wc_seller_meta m USING (sak, chain)
    GROUP BY c.bk
+), prices AS (
+  -- what a seller lists: a verifier pays these; a pay-per-use agent pays by usage
+  SELECT hash(seller_address) AS sak, chain, list(DISTINCT round(price_amount, 6)) AS listed
+    FROM x402_services WHERE price_amount IS NOT NULL GROUP BY ALL
+), listed AS (
+  SELECT c.bk, avg((list_contains(pr.listed, round(c.amount_min, 6)) AND list_contains(pr.listed, round(c.amount_max, 6)))::INTEGER) AS listed_price_share
+    FROM c JOIN prices pr USING (sak, chain)
+   WHERE c.n_sellers >= ${T.verifierMinSellers}
+   GROUP BY c.bk
 ), near AS (
   -- verifier evidence: the share of pairs that begin within 72 h of one of the seller's listings
   SELECT bk, avg(near::INTEGER) AS near_listing_share FROM (
@@ -233,7 +242,8 @@ SELECT * EXCLUDE (top_dispersion),
      GROUP BY ALL
   ) GROUP BY bk
 )
-SELECT f.*, coalesce(near.near_listing_share, 0) AS near_listing_share FROM f LEFT JOIN near USING (bk)`,
+SELECT f.*, coalesce(near.near_listing_share, 0) AS near_listing_share, listed.listed_price_share
+  FROM f LEFT JOIN near USING (bk) LEFT JOIN listed USING (bk)`,
     ),
     step(
       'wc_buyers',
@@ -253,7 +263,9 @@ SELECT f.*, coalesce(near.near_listing_share, 0) AS near_listing_share FROM f LE
        -- a verifier visits each new listing once, soon after it appears; an agent keeps coming back
        coalesce(b.n_sellers >= ${T.verifierMinSellers} AND x.median_pair_tx <= ${T.verifierMaxMedianPairTx}
          AND b.top_share < ${T.coreMinPairShare} AND x.near_listing_share >= ${T.verifierMinNearListingShare}
-         AND (b.n_sellers >= ${T.verifierBroadSellers} OR x.revisit_share <= ${T.verifierMaxRevisitShare}), false) AS verifier_like,
+         AND (b.n_sellers >= ${T.verifierBroadSellers} OR x.revisit_share <= ${T.verifierMaxRevisitShare})
+         -- it pays what the listing asks (no evidence either way when prices are not listed)
+         AND coalesce(x.listed_price_share, 1) >= ${T.verifierMinListedPriceShare}, false) AS verifier_like,
        ${AGENT_LIKE} AS agent_like,
        -- the guard of docs/wash-methodology.md §11.7, kept for wallets that really spread their payments
        b.n_sellers >= ${T.guardMinSellers} AND b.n_tx >= ${T.guardMinTx} AND b.top_share < ${T.guardMaxTopShare} AS diversified,
