@@ -97,9 +97,13 @@ SELECT hash(address) AS fk,
        fund_amount,
        x1 OR h1 AS funder_is_hub,
        -- funding links as they are (only exchanges cut them): did the seller fund this wallet?
-       list_filter([${range(T.fundingMaxHops).map((i) => `CASE WHEN ${cut(i, false)} THEN hash(f${i}) END`).join(', ')}], k -> k IS NOT NULL) AS links,
+       list_filter([${range(T.fundingMaxHops)
+         .map((i) => `CASE WHEN ${cut(i, false)} THEN hash(f${i}) END`)
+         .join(', ')}], k -> k IS NOT NULL) AS links,
        -- roots for third-party cohorts: hubs cut them too
-       list_filter([${range(T.fundingMaxHops).map((i) => `CASE WHEN ${cut(i, true)} THEN hash(f${i}) END`).join(', ')}], k -> k IS NOT NULL) AS roots,
+       list_filter([${range(T.fundingMaxHops)
+         .map((i) => `CASE WHEN ${cut(i, true)} THEN hash(f${i}) END`)
+         .join(', ')}], k -> k IS NOT NULL) AS roots,
        CASE WHEN ${cut(1, true)} THEN hash(f1) END AS r1
   FROM c`,
     ),

@@ -108,7 +108,7 @@ HAVING count(DISTINCT g.bk) >= ${T.commonFunderMinWallets}
               OR max(starts.max_start) >= ${T.coordinatedStartPct} * count(DISTINCT g.bk)))
         -- or a dedicated root: almost every wallet it funded pays this seller most, however slowly
         -- they were funded and started (a sybil operator spreading its wallets over weeks)
-        OR coalesce(any_value(d.n) >= ${T.commonFunderDedication} * any_value(d.total), false))`
+        OR coalesce(any_value(d.n) >= ${T.commonFunderDedication} * any_value(d.total), false))`,
     ),
     step(
       'wc_seller_base',

@@ -47,6 +47,9 @@ type Unit =
   | 'payments'
   | 'per day'
   | 'per minute'
+  | 'per active minute'
+  | 'transfers'
+  | 'clusters'
   | 'USDC'
   | 'wallets'
   | 'sellers'
@@ -98,6 +101,20 @@ const THRESHOLD_MEANINGS = {
   },
   burstPerMinute: { group: 'timing', unit: 'per minute', meaning: 'Developer burst: payments per minute on the pair’s busiest day.' },
   burstMinDayTx: { group: 'timing', unit: 'payments', meaning: 'A day needs this many payments before it can hold a burst.' },
+  burstDensity: {
+    group: 'timing',
+    unit: 'per active minute',
+    meaning: 'Burst density: payments per distinct active minute over a pair; testing reads 4 to 30, paced use about 1.',
+  },
+  densityMinTx: { group: 'timing', unit: 'payments', meaning: 'A pair needs this many payments before its burst density counts.' },
+  testerMaxSpanDays: {
+    group: 'timing',
+    unit: 'days',
+    meaning: 'Tester: a burst-dense main pair that lasted at most this long; testers leave the seller’s cohort and the cohort rules.',
+  },
+  periodicShortMinInteriorDays: { group: 'timing', unit: 'days', meaning: 'A short busy poller: at least this many interior days…' },
+  periodicShortMinDailyTx: { group: 'timing', unit: 'per day', meaning: '…of at least this many payments a day…' },
+  periodicShortMaxDispersion: { group: 'timing', unit: 'ratio', meaning: '…with daily counts dispersed at most this much.' },
   soakMinDayTx: { group: 'timing', unit: 'payments', meaning: 'Soak test: at least this many payments in one day…' },
   soakPerMinute: { group: 'timing', unit: 'per minute', meaning: '…at this sustained rate over the day’s span.' },
   developerMinPairShare: {
@@ -106,6 +123,50 @@ const THRESHOLD_MEANINGS = {
     meaning: 'Developer: the load-tested pair carries at least this share of the buyer’s payments…',
   },
   developerMaxSpanDays: { group: 'pair-rules', unit: 'days', meaning: '…within a span shorter than this.' },
+  testerMinPairShare: {
+    group: 'pair-rules',
+    unit: 'share',
+    meaning: '…or this share when the wallet is a tester (hackathon developers also try other services).',
+  },
+  verifierBroadSellers: {
+    group: 'pair-rules',
+    unit: 'sellers',
+    meaning: 'From this many sellers the listing timing is enough for a verifier; below it, it must also never come back.',
+  },
+  verifierMaxRevisitShare: {
+    group: 'pair-rules',
+    unit: 'share',
+    meaning: 'A verifier with fewer sellers returns to at most this share of them on a later day.',
+  },
+  verifierMinListedPriceShare: {
+    group: 'pair-rules',
+    unit: 'share',
+    meaning: 'A verifier pays the listed prices on at least this share of its sellers (where prices are listed).',
+  },
+  agentBroadSellers: { group: 'pair-rules', unit: 'sellers', meaning: 'An agent this broad needs no minimum payment count.' },
+  selfTestMaxSpanDays: {
+    group: 'pair-rules',
+    unit: 'days',
+    meaning: 'A seller-funded wallet paying for longer than this counts toward a funded loop; shorter is launch testing.',
+  },
+  commonFunderDedication: {
+    group: 'pair-rules',
+    unit: 'share',
+    meaning: 'Common funder without a funding window: at least this share of every paying wallet below the root pays this seller most.',
+  },
+  returnMaxHops: {
+    group: 'cycles',
+    unit: 'transfers',
+    meaning: 'Round trip: money back from the seller to its buyer within this many transfers…',
+  },
+  returnMaxFanOut: {
+    group: 'cycles',
+    unit: 'wallets',
+    meaning: '…through no wallet funding more than this many (exchanges and bridges end a path)…',
+  },
+  roundTripMinReturnShare: { group: 'cycles', unit: 'share', meaning: '…repaying at least this share of what the pair paid…' },
+  roundTripMinReturns: { group: 'cycles', unit: 'transfers', meaning: '…in at least this many transfers after its first payment…' },
+  roundTripMinTx: { group: 'cycles', unit: 'payments', meaning: '…on a pair of at least this many payments.' },
   botMaxSellers: {
     group: 'pair-rules',
     unit: 'sellers',
@@ -233,7 +294,16 @@ const THRESHOLD_MEANINGS = {
   },
   launchMinTx: { group: 'seller-flags', unit: 'payments', meaning: '…of at least this many payments.' },
   hubMinWallets: { group: 'funding', unit: 'wallets', meaning: 'Funding hub: a funder of at least this many wallets…' },
-  hubMinSpanDays: { group: 'funding', unit: 'days', meaning: '…over at least this many days is infrastructure and ends a funding chain.' },
+  hubMaxDedication: {
+    group: 'funding',
+    unit: 'share',
+    meaning: '…and fewer than this share of its paying wallets have one main seller, is infrastructure and ends a funding chain.',
+  },
+  fundingMaxHops: {
+    group: 'funding',
+    unit: 'transfers',
+    meaning: 'First-funding links followed up from a wallet (relays between an operator and its wallets).',
+  },
   cycleMinEdgeVolume: { group: 'cycles', unit: 'USDC', meaning: 'Payment edges below this volume do not join a ring.' },
   cycleMaxBalance: {
     group: 'cycles',
@@ -252,6 +322,16 @@ const THRESHOLD_MEANINGS = {
     unit: 'wallets',
     meaning: '…one more above this many payers, where broad keys collide by chance.',
   },
+  vanityLongChars: {
+    group: 'vanity',
+    unit: 'characters',
+    meaning: 'A long shared prefix or suffix alone, mined at one end of the address.',
+  },
+  vanityChanceMax: {
+    group: 'vanity',
+    unit: 'clusters',
+    meaning: 'A long-end cluster counts when at most this many clusters its size are expected by chance among the seller’s payers.',
+  },
   vanityOperatorMultiple: {
     group: 'vanity',
     unit: 'ratio',
@@ -263,6 +343,10 @@ const THRESHOLD_MEANINGS = {
 const RULE_MEANINGS = {
   self_pay: { label: 'self_test', when: 'The payer is the seller.' },
   cycle: { label: 'suspected_wash', when: 'Buyer and seller are in the same balanced payment ring.' },
+  round_trip: {
+    label: 'suspected_wash',
+    when: 'The seller sent the buyer back, directly or through relays, half or more of what it paid, in repeated transfers.',
+  },
   funded_loop: { label: 'suspected_wash', when: 'The seller funded this wallet and enough of its other payers (a funded loop).' },
   vanity_strict_and_broad: { label: 'suspected_wash', when: 'Member of both a strict and a broad vanity cluster of the seller’s cohort.' },
   vanity_strict: { label: 'suspected_wash', when: 'Member of a strict vanity cluster.' },
