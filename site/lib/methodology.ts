@@ -6,9 +6,10 @@
  * added to the classifier without an explanation here fails the type check.
  *
  * The evaluation figures come from site/data/wash-eval.json, written by
- * `npm run eval:wash -- --seed 1 --held-out 4 --write site/data/wash-eval.json` (one demo-world run
- * takes ~8 s, too slow to repeat in every site build; site/methodology.test.ts re-runs it and fails
- * when the file is out of date).
+ * `npm run eval:wash -- --seed 1 --held-out 4 --ood-seed 1 --write site/data/wash-eval.json`: the
+ * usual split (demo world) and the out-of-distribution split (challenge world "ood"). Each run
+ * takes several seconds, too slow to repeat in every site build; site/methodology.test.ts re-runs
+ * them and fails when the file is out of date.
  */
 import { z } from 'zod';
 import { WASH_LABELS, type WashLabel } from '../../catalog/categories.ts';
@@ -396,40 +397,66 @@ const LabelScore = z.object({
   recall: z.number(),
   f1: z.number(),
 });
-/** The shape `npm run eval:wash -- --write` produces (pipelines/analytics/eval-wash.ts WashEvalRecord). */
+const TargetCheck = z.object({ name: z.string(), value: z.number(), target: z.string(), met: z.boolean() });
+const EvaluationRun = z.object({
+  seed: z.number().int(),
+  /** the demo world's scale; null for the challenge world */
+  scale: z.number().int().nullable(),
+  held_out: z.boolean(),
+  now: z.string(),
+  transactions: z.number().int(),
+  buyers: z.number().int(),
+  pairs: z.number().int(),
+  buyer: z.array(LabelScore),
+  pair: z.array(LabelScore),
+  organic: z.object({
+    buyers: z.number().int(),
+    asWash: z.number().int(),
+    asWashStrong: z.number().int(),
+    asWashLikely: z.number().int(),
+    unlabeled: z.number().int(),
+  }),
+  wash_recall_by_difficulty: z.array(z.object({ difficulty: z.string(), buyers: z.number().int(), recall: z.number() })),
+  patterns: z.array(
+    z.object({
+      pattern: z.string(),
+      label: z.string(),
+      wallets: z.number().int(),
+      asWash: z.number().int(),
+      correct: z.number().int(),
+      unlabeled: z.number().int(),
+    }),
+  ),
+  volume: z.object({
+    truthWashShare: z.number(),
+    predictedWashShare: z.number(),
+    absError: z.number(),
+    sellerWeightedAbsError: z.number(),
+  }),
+  targets: z.array(TargetCheck).min(1),
+  targets_missed: z.array(z.string()),
+});
+/** The shape `npm run eval:wash -- --write` produces (pipelines/analytics/eval-wash.ts WashEvalRecord): both splits. */
 export const WashEvalRecordSchema = z.object({
   measured_on: z.string(),
-  runs: z
+  targets: z.object({
+    washPrecision: z.number(),
+    washRecall: z.number(),
+    organicAsWash: z.number(),
+    lookAlikeAsWash: z.number(),
+    otherF1: z.number(),
+  }),
+  splits: z
     .array(
       z.object({
-        seed: z.number().int(),
-        scale: z.number().int(),
-        held_out: z.boolean(),
-        now: z.string(),
-        transactions: z.number().int(),
-        buyers: z.number().int(),
-        pairs: z.number().int(),
-        buyer: z.array(LabelScore),
-        pair: z.array(LabelScore),
-        organic: z.object({
-          buyers: z.number().int(),
-          asWash: z.number().int(),
-          asWashStrong: z.number().int(),
-          asWashLikely: z.number().int(),
-          unlabeled: z.number().int(),
-        }),
-        wash_recall_by_difficulty: z.array(z.object({ difficulty: z.string(), buyers: z.number().int(), recall: z.number() })),
-        volume: z.object({
-          truthWashShare: z.number(),
-          predictedWashShare: z.number(),
-          absError: z.number(),
-          sellerWeightedAbsError: z.number(),
-        }),
-        targets_missed: z.array(z.string()),
+        split: z.enum(['usual', 'ood']),
+        world: z.enum(['demo', 'challenge']),
+        about: z.string(),
+        runs: z.array(EvaluationRun).min(1),
       }),
     )
-    .min(1),
-  targets: z.object({ washPrecision: z.number(), washRecall: z.number(), organicAsWash: z.number(), otherF1: z.number() }),
+    .length(2)
+    .refine((splits) => splits[0]?.split === 'usual' && splits[1]?.split === 'ood', 'splits are [usual, ood]'),
 });
 export type WashEvalRecordFile = z.infer<typeof WashEvalRecordSchema>;
 
