@@ -322,13 +322,20 @@ export class SnapshotReader {
    * are intact, so the error is not theirs.
    */
   checkAfterReadError(snapshot: LoadedSnapshot): Promise<boolean> {
-    if (this.damaged.has(snapshot.version)) return Promise.resolve(true);
     let check = this.checking.get(snapshot.version);
-    if (!check) {
-      check = this.recheck(snapshot).finally(() => this.checking.delete(snapshot.version));
-      this.checking.set(snapshot.version, check);
-    }
+    if (check) return check;
+    check = this.damaged.has(snapshot.version)
+      ? this.replaceIfServed(snapshot.version).then(() => true)
+      : this.recheck(snapshot).finally(() => this.checking.delete(snapshot.version));
+    if (!this.damaged.has(snapshot.version)) this.checking.set(snapshot.version, check);
     return check;
+  }
+
+  /** Once `version` is known damaged: waits until current() no longer returns it (a replacement, or null). */
+  private async replaceIfServed(version: string): Promise<void> {
+    // a refresh already under way may have looked before the version was marked: wait for it first
+    await this.refreshing;
+    if (this.snapshot?.version === version) await this.refresh();
   }
 
   /** Hashes `snapshot` again (unless found intact moments ago with the same stamp); drops it when damaged. */
@@ -342,11 +349,7 @@ export class SnapshotReader {
       return false;
     }
     this.markDamaged(snapshot.version, problem);
-    if (this.snapshot?.version === snapshot.version) {
-      // a refresh already under way may have looked before the mark: wait for it, then swap
-      await this.refreshing?.catch(() => {});
-      if (this.snapshot?.version === snapshot.version) await this.refresh();
-    }
+    await this.replaceIfServed(snapshot.version);
     return true;
   }
 
