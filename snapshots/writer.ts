@@ -27,7 +27,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DataSource } from '../catalog/schemas.ts';
 import { queryJson, sqlString } from '../lib/duckdb.ts';
 import { pidAlive } from '../lib/pid.ts';
-import type { AiUsage, ColumnSchema, DatasetAi, DatasetEntry, LatestPointer, SnapshotManifest } from './manifest.ts';
+import type { AiUsage, ColumnSchema, DatasetAi, DatasetEntry, KeptVersion, LatestPointer, SnapshotManifest } from './manifest.ts';
 import { FORMAT_VERSION, LICENSES, VERSION_PATTERN } from './manifest.ts';
 import { readLatestPointer, sha256File } from './reader.ts';
 
@@ -101,6 +101,7 @@ export class SnapshotWriter {
   private readonly entries = new Map<string, DatasetEntry>();
   private readonly generatedAt: Date;
   private readonly previous: SnapshotManifest | null;
+  private readonly previousPointer: LatestPointer | null;
   private finished = false;
 
   private constructor(private readonly options: WriterOptions) {
@@ -110,6 +111,7 @@ export class SnapshotWriter {
     this.tmpDir = join(this.serviceDir, `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
     mkdirSync(this.tmpDir);
     const pointer = readLatestPointer(options.root, options.service);
+    this.previousPointer = pointer;
     this.previous = pointer ? readManifestOrNull(join(this.serviceDir, pointer.version, 'manifest.json')) : null;
   }
 
@@ -341,6 +343,7 @@ export class SnapshotWriter {
         version,
         manifest_sha256: await sha256File(join(finalDir, 'manifest.json')),
         generated_at: manifest.generated_at,
+        kept: this.keptVersions(version),
       };
       const pointerTmp = join(this.serviceDir, `.latest.json.tmp-${process.pid}`);
       writeFileSync(pointerTmp, JSON.stringify(pointer, null, 2) + '\n');
@@ -356,6 +359,22 @@ export class SnapshotWriter {
     this.applyRetention(version);
     await this.stage('retention-done');
     return manifest;
+  }
+
+  /**
+   * The older versions retention keeps beside `live`, each with the manifest sha256 a pointer gave
+   * for it: the previous pointer's own version and its `kept` list, newest first.
+   */
+  private keptVersions(live: string): KeptVersion[] {
+    const previous = this.previousPointer;
+    if (!previous) return [];
+    const known = [{ version: previous.version, manifest_sha256: previous.manifest_sha256 }, ...(previous.kept ?? [])];
+    const keep = this.options.retention ?? 5;
+    return known
+      .filter((k, i) => k.version !== live && known.findIndex((o) => o.version === k.version) === i)
+      .filter((k) => existsSync(join(this.serviceDir, k.version, 'manifest.json')))
+      .sort((a, b) => (a.version < b.version ? 1 : -1))
+      .slice(0, keep);
   }
 
   /** Drops the unfinished version (nothing was made live). */
