@@ -7,7 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DATASETS } from '../catalog/datasets.ts';
 import { loadSettings } from '../lib/config.ts';
 import { loadVersion, readLatestPointer } from '../snapshots/reader.ts';
-import { pipelineRunner, type RunOutcome, Scheduler, statePathOf } from './schedule.ts';
+import { parseArgs, UsageError } from './cli.ts';
+import { parseScheduleArgs, pipelineRunner, type RunOutcome, Scheduler, statePathOf } from './schedule.ts';
 import { SCHEDULE_TABLES, type ScheduleEntry } from './schedule-table.ts';
 
 const roots: string[] = [];
@@ -41,6 +42,17 @@ describe('the schedule table', () => {
     expect(crons.sort()).toEqual(SCHEDULE_TABLES.production.map((e) => e.cron).sort());
     // and the job runs the scheduler in --once mode on that table, not its own list of commands
     expect(workflow).toMatch(/npm run schedule -- --once --table production/);
+  });
+});
+
+describe('arguments', () => {
+  it('--datasets names datasets of one service; a bad table or flag is refused before any slot', () => {
+    expect(parseArgs(['korea', '--datasets', 'fx-rate,kr-prices']).datasets).toEqual(['fx-rate', 'kr-prices']);
+    expect(() => parseArgs(['korea', '--datasets', 'fx-rate,services'])).toThrow(/unknown korea dataset "services"/);
+    expect(() => parseArgs(['all', '--datasets', 'fx-rate'])).toThrow(UsageError);
+    expect(parseScheduleArgs(['--once', '--seed', '7'])).toEqual({ table: 'production', once: true, pipelineFlags: ['--seed', '7'] });
+    expect(() => parseScheduleArgs(['--table', 'hourly'])).toThrow(/--table must be production or demo/);
+    expect(() => parseScheduleArgs(['--source', 'live', '--seed', '7'])).toThrow(UsageError);
   });
 });
 
