@@ -99,6 +99,8 @@ export class SnapshotWriter {
   readonly serviceDir: string;
   readonly tmpDir: string;
   private readonly entries = new Map<string, DatasetEntry>();
+  /** Datasets whose previous file this version reuses (kept or carried over): their produced_in stays. */
+  private readonly reused = new Set<string>();
   private readonly generatedAt: Date;
   private readonly previous: SnapshotManifest | null;
   private readonly previousPointer: LatestPointer | null;
@@ -222,6 +224,7 @@ export class SnapshotWriter {
     const { carried_over: _previousFailure, ...rest } = prev;
     const entry: DatasetEntry = carried ? { ...rest, carried_over: carried } : rest;
     this.entries.set(name, entry);
+    this.reused.add(name);
     await this.stage(`dataset:${name}`);
     return entry;
   }
@@ -286,7 +289,7 @@ export class SnapshotWriter {
       version = `${stamp(new Date(this.generatedAt.getTime() + 1))}-${version.slice(-8)}`;
     }
     if (!VERSION_PATTERN.test(version)) throw new Error(`internal: bad version name ${version}`);
-    for (const d of datasets) if (!d.carried_over) d.produced_in = version;
+    for (const d of datasets) if (!this.reused.has(d.name)) d.produced_in = version;
 
     const anyFree = datasets.some((d) => d.license === 'CC0-1.0');
     const allFree = datasets.every((d) => d.license === 'CC0-1.0');
