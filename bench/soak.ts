@@ -71,7 +71,6 @@ export interface SoakResult {
   summary: string[];
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const median = (xs: number[]) => {
   if (xs.length === 0) return NaN;
   const s = [...xs].sort((a, b) => a - b);
