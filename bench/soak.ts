@@ -14,7 +14,8 @@
  *   mcp       MCP tool calls over HTTP (POST /mcp): free tools, paid tools with a fresh payment in
  *             _meta["x402/payment"], and replays of those
  *
- * Checks (each a row of the benchmark table; the process exits 1 when one fails):
+ * Checks (each a row of the benchmark table, kept in bench/results.json as `npm run bench -- soak`
+ * keeps them; the process exits 1 when one fails):
  *   - no 5xx answer;
  *   - no payment accepted twice (every payment's nonce counted over all its answers);
  *   - memory flat: the server's RSS (VmRSS of its process, sampled every 2 s) at the end, median of
@@ -42,7 +43,7 @@ import { loadSettings } from '../lib/config.ts';
 import { freshPaymentHeader } from '../proxy/x402/bench-support.ts';
 import { payToTable, type PayToTable } from '../proxy/x402/networks.ts';
 import { loadVersion } from '../snapshots/reader.ts';
-import type { RowInput } from './table.ts';
+import { formatTable, RESULTS_FILE, type RowInput, recordRun } from './table.ts';
 
 export interface SoakOptions {
   minutes: number;
@@ -662,8 +663,17 @@ export function parseSoakArgs(argv: readonly string[]): SoakOptions {
 
 if (process.argv[1]?.endsWith('bench/soak.ts')) {
   try {
-    const result = await runSoak(parseSoakArgs(process.argv.slice(2)));
+    const options = parseSoakArgs(process.argv.slice(2));
+    const result = await runSoak(options);
     console.log(`\n${result.summary.join('\n')}`);
+    // the same rows `npm run bench -- soak` keeps: this run replaces the soak's rows in the table
+    const results = recordRun(
+      RESULTS_FILE,
+      'soak',
+      result.rows,
+      `${options.minutes} min at ${options.rate} req/s, publish every ${options.publishEverySeconds} s`,
+    );
+    console.log(`\n${formatTable(results.rows.filter((r) => r.bench === 'soak'))}`);
     console.log(result.ok ? '\nsoak: every check holds' : '\nsoak: a check FAILED');
     process.exit(result.ok ? 0 : 1);
   } catch (err) {

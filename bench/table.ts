@@ -8,6 +8,8 @@
  * so a missed target shows as false however the benchmark words its figure.
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
 export const BENCH_NAMES = ['analytics', 'korea', 'proxy', 'site', 'soak'] as const;
@@ -158,4 +160,20 @@ export function formatTable(rows: readonly BenchRow[]): string {
       .join('  ')
       .trimEnd();
   return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(fmt)].join('\n');
+}
+
+/** bench/results.json, next to this file. */
+export const RESULTS_FILE = fileURLToPath(new URL('./results.json', import.meta.url));
+
+/**
+ * Keeps one benchmark's run: its rows (holds computed) replace its earlier rows in `file`, and the
+ * merged results are written back and returned.
+ */
+export function recordRun(file: string, bench: string, inputs: readonly RowInput[], note?: string, at = new Date()): BenchResults {
+  const measuredAt = at.toISOString();
+  const rows = inputs.map((input) => row(bench, input, measuredAt));
+  const run = { at: measuredAt, node: process.version, cores: cpus().length, ...(note ? { note } : {}) };
+  const results = mergeResults(readResults(file), bench, rows, run);
+  writeResults(file, results);
+  return results;
 }
