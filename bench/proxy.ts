@@ -90,7 +90,10 @@ async function loadChild(
   const code = await new Promise<number | null>((resolve) => proc.once('exit', resolve));
   const line = out.trim().split('\n').at(-1) ?? '';
   if (code !== 0 || !line.startsWith('{')) throw new Error(`load generator exited with ${code}: ${out.slice(-500)}`);
-  return JSON.parse(line) as LoadResult;
+  // a run with no answer in its window has NaN latencies, which JSON carries as null
+  const result = JSON.parse(line) as LoadResult;
+  for (const key of ['rps', 'p50Ms', 'p99Ms', 'maxMs'] as const) result[key] ??= Number.NaN;
+  return result;
 }
 
 function stop(child: Child): Promise<void> {
