@@ -72,6 +72,16 @@ describe('row', () => {
     expect(rss.holds).toBe(false);
   });
 
+  it('keeps a NaN figure as not measured, with no ratio and no verdict', () => {
+    const r = row(
+      'proxy',
+      { figure: 'p99', value: Number.NaN, unit: 'ms', baseline: 3, target: { on: 'value', op: '<', limit: 20, source: 'issue 13' } },
+      at,
+    );
+    expect([r.value, r.ratio, r.holds]).toEqual([null, null, null]);
+    expect(row('proxy', { figure: 'p99', value: 3, unit: 'ms', baseline: Number.NaN }, at).baseline).toBeNull();
+  });
+
   it('meets each operator at its edge', () => {
     const t = (op: '<=' | '<' | '>=' | '=') => ({ on: 'value' as const, op, limit: 20, source: 's' });
     expect([meets(t('<='), 20), meets(t('<'), 20), meets(t('>='), 20), meets(t('='), 20)]).toEqual([true, false, true, true]);

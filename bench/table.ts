@@ -76,12 +76,15 @@ export function meets(target: Target, measured: number | null): boolean | null {
 
 /** A row of `bench`, its ratio and `holds` computed from the figures. */
 export function row(bench: string, input: RowInput, measuredAt: string): BenchRow {
-  const baseline = input.baseline ?? null;
+  // a NaN (e.g. a percentile of no answers) was not measured: null, never a number in the table
+  const finite = (n: number | null | undefined) => (n !== null && n !== undefined && Number.isFinite(n) ? n : null);
+  const value = finite(input.value);
+  const baseline = finite(input.baseline);
   const ratio =
-    input.ratio !== undefined ? input.ratio : input.value !== null && baseline !== null && baseline !== 0 ? input.value / baseline : null;
+    input.ratio !== undefined ? finite(input.ratio) : value !== null && baseline !== null && baseline !== 0 ? value / baseline : null;
   const target = input.target ?? null;
-  const holds = target ? meets(target, target.on === 'ratio' ? ratio : input.value) : null;
-  return { bench, figure: input.figure, value: input.value, unit: input.unit, baseline, ratio, target, holds, measuredAt };
+  const holds = target ? meets(target, target.on === 'ratio' ? ratio : value) : null;
+  return { bench, figure: input.figure, value, unit: input.unit, baseline, ratio, target, holds, measuredAt };
 }
 
 /**
