@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ANALYTICS_CHAINS, CATEGORIES, CATEGORY_SLUGS, WASH_LABELS } from './categories.ts';
+import { CHAIN_COVERAGE_NOTE } from './facilitators.ts';
 import { usdcNetworksText } from './networks.ts';
 import type { EndpointDecl, PaidEndpointInput } from './types.ts';
 import {
@@ -236,6 +237,17 @@ const ServicesListBody = z.object({
       page_size: z.number().int(),
     })
     .describe('Every filter as applied: defaults filled in, absent filters null.'),
+  chain_coverage: z
+    .array(
+      z.object({
+        chain: z.enum(ANALYTICS_CHAINS),
+        indexed: z.boolean().describe('True when live indexing reads this chain.'),
+        facilitators: z.array(z.string()).describe('Facilitators with registered relayers on the chain.'),
+        relayers: z.number().int().describe('Registered relayer wallets on the chain.'),
+        note: z.string().describe('How the chain is read, or why it is not.'),
+      }),
+    )
+    .describe(CHAIN_COVERAGE_NOTE),
 });
 
 const ServiceDetailBody = z.object({
@@ -625,7 +637,8 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
     description:
       'Paginated list of indexed x402 services. Filters: search (text in name, description or URL), category, chain, price_bucket, min_real_pct, max_wash_pct, active_only, show_placeholder (placeholders and test resources are hidden by default). ' +
       'Sort by tx_24h (default), volume_24h, tx_total, price_amount, real_volume_pct, wash_pct, first_seen or name, desc by default; ties by id. ' +
-      '`summary` totals everything that matches, `filters_applied` echoes every filter with defaults filled in and absent ones null. page_size is 1 to 200 (default 50).' +
+      '`summary` totals everything that matches, `filters_applied` echoes every filter with defaults filled in and absent ones null. page_size is 1 to 200 (default 50). ' +
+      '`chain_coverage` says which chains live indexing reads and through which facilitators (only facilitator-settled payments count).' +
       LABELS_NOTE +
       DATA_NOTE +
       FREE_NOTE,

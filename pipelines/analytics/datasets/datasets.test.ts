@@ -12,6 +12,7 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANALYTICS_RESPONSES } from '../../../catalog/analytics.ts';
 import { CATEGORIES, CATEGORY_SLUGS } from '../../../catalog/categories.ts';
+import { CHAIN_COVERAGE } from '../../../catalog/facilitators.ts';
 import { datasetsOf, findDataset } from '../../../catalog/datasets.ts';
 import type { SnapshotManifest } from '../../../snapshots/manifest.ts';
 import { SnapshotWriter } from '../../../snapshots/writer.ts';
@@ -716,6 +717,7 @@ describe('analytics datasets on the demo world', () => {
         page: 1,
         page_size: 50,
       },
+      chain_coverage: [...CHAIN_COVERAGE],
     });
     for (const row of await readTable(run, 'service-detail')) {
       R.ServiceDetailBody.parse({ ...stamp, service: row.service, daily_series: row.daily_series, top_buyers: row.top_buyers });
