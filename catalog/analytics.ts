@@ -384,10 +384,10 @@ const WashReportBody = z.object({
         pattern_type: z
           .string()
           .describe(
-            "Signal family, e.g. 'vanity_cluster', 'uniform_amount', 'coordinated_start', 'uniform_tx_count', 'funding_loop', 'concentration'.",
+            "Pattern, one of 'ring', 'single_payer_concentration', 'funding_loop', 'vanity_cluster', 'common_funder', 'coordinated_start', 'uniform_amount', 'uniform_tx_count', 'fresh_wallet', 'camouflage', or 'unspecified' for wash pairs none of them describes.",
           ),
         description: z.string().describe('What the pattern looks like on chain.'),
-        wallets: z.number().int().describe('Wallets showing it.'),
+        wallets: z.number().int().describe('suspected_wash wallets showing it (a wallet can show several patterns).'),
         services_affected: z.number().int(),
         volume: Usdc('Volume of those wallets, last 30 days'),
       }),
@@ -691,7 +691,7 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
     path: '/api/v1/wash-report',
     summary: 'Aggregate wash patterns and anonymised case studies.',
     description:
-      'How much x402 traffic looks like wash trading and how: totals, the label distribution, aggregate patterns (vanity-address clusters, identical amounts, coordinated starts, uniform transaction counts, funding loops, concentration), anonymised case studies and the wash share per category. Per-address analysis is the paid POST /api/v1/wash/check.' +
+      'How much x402 traffic looks like wash trading and how: totals, the label distribution, aggregate patterns, each counting the wash wallets that show it (rings, single-payer concentration, funding loops, vanity-address clusters, common funders, coordinated starts, identical amounts, uniform transaction counts, freshly funded wallets, camouflage payments), anonymised case studies and the wash share per category. Per-address analysis is the paid POST /api/v1/wash/check.' +
       LABELS_NOTE +
       DATA_NOTE +
       FREE_NOTE,

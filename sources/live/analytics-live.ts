@@ -169,7 +169,12 @@ export function liveIngestSteps(settings: Settings, options: LiveIngestOptions =
         try {
           if (chain === 'solana') {
             await withUpstream(client('solana', 'solana-rpc', url), ctx.log, (up) =>
-              indexSolanaSettlements(ctx.connection, createJsonRpc(up), { ...DEFAULT_SOLANA_OPTIONS, registry: relayers, ...options.solana }, ctx.log),
+              indexSolanaSettlements(
+                ctx.connection,
+                createJsonRpc(up),
+                { ...DEFAULT_SOLANA_OPTIONS, registry: relayers, ...options.solana },
+                ctx.log,
+              ),
             );
           } else {
             await withUpstream(client('base', `${chain}-rpc`, url), ctx.log, (up) =>

@@ -54,7 +54,13 @@ function registryWithSender() {
       facilitators: { ...FACILITATOR_REGISTRY.facilitators, example: { name: 'Example', docs_url: 'https://example.com/' } },
       relayers: [
         ...FACILITATOR_REGISTRY.relayers,
-        { facilitator: 'example', chain: 'base', address: fx.notFacilitator, first_seen: '2026-01-01', source: 'https://example.com/relayers' },
+        {
+          facilitator: 'example',
+          chain: 'base',
+          address: fx.notFacilitator,
+          first_seen: '2026-01-01',
+          source: 'https://example.com/relayers',
+        },
       ],
     },
     'test registry',
@@ -114,7 +120,10 @@ describe('facilitator scope', () => {
 
   it('the live transactions step reads only the covered chains and names each chain it leaves out', async () => {
     const settings = loadSettings({ BASE_RPC_URL: server.url + RPC_PATH });
-    const step = liveIngestSteps(settings, { evm: { startBlock: fx.startBlock, initialLogRange: 64 }, upstream: { sleep: async () => {} } })[1]!;
+    const step = liveIngestSteps(settings, {
+      evm: { startBlock: fx.startBlock, initialLogRange: 64 },
+      upstream: { sleep: async () => {} },
+    })[1]!;
     const rows = await step.run(t.at(new Date('2026-03-02T01:00:00Z')));
     expect(rows).toBeGreaterThan(0);
     expect(t.logs).toContain(

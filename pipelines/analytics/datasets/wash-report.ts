@@ -7,14 +7,48 @@
  *   label_distribution as in landing-stats
  *   daily_wash_share   14 calendar days ending today, zero-filled: volume, wash_volume, wash_pct,
  *                      real_volume_pct
- *   patterns           one per signal (reason) behind suspected_wash pairs: the pair's reasons,
- *                      else the buyer's, else 'unspecified'; wallets, services and volume
- *   case_studies       10 sellers with wash volume, as 'case-01'...: the largest case of each main
- *                      signal first, then by volume. Ids are ranks, not hashes, so nobody can
- *                      recompute them from the public seller list
+ *   patterns           one row per pattern of WASH_PATTERNS that any wash pair shows, plus
+ *                      'unspecified' for wash pairs none of them describes. A pattern is a property
+ *                      of a suspected_wash pair (buyer, seller, chain) measured on the classifier's
+ *                      tables (pair_labels, buyer_labels, seller_cohorts) and the funding data
+ *                      (wallet_funding, exchange_wallets); it is counted over the pairs' 30-day
+ *                      payments to listed services: wallets (distinct buyers), services and volume.
+ *                      Patterns overlap: a pair shows every pattern it has, so the rows do not add
+ *                      up. Each pattern counts what it names, not the label rule that fired
+ *                      (rules list several signals, so counting their reasons gave identical rows).
+ *   case_studies       10 sellers with wash volume, as 'case-01'...: the largest case of each
+ *                      pattern first, then by volume; a seller's pattern is the first of
+ *                      WASH_PATTERNS (most specific first) carrying at least half of its wash
+ *                      volume, else the one carrying most. Ids are ranks, not hashes, so nobody can recompute them
+ *                      from the public seller list
  *   by_category        categories with 30-day volume, by wash_pct desc, then volume, then slug
+ *
+ * The patterns (docs/wash-methodology.md, "Wash report patterns"; thresholds from
+ * catalog/wash-rules.ts where the classifier has one, PATTERN_MIN_WALLETS otherwise):
+ *   vanity_cluster             the buyer is a member of a strict or broad vanity cluster
+ *                              (buyer_labels.vanity_strict / vanity_broad)
+ *   uniform_amount             the pair's mean payment is the same (to the micro-USDC) as that of at
+ *                              least PATTERN_MIN_WALLETS wash wallets of the seller, at a seller whose
+ *                              payers do not all pay one amount (a one-price service says nothing)
+ *   coordinated_start          the pair's first payment falls in one hour with the first payments of at
+ *                              least PATTERN_MIN_WALLETS wash wallets of the seller (itself included;
+ *                              two hour grids 30 minutes apart, as the classifier's coordinated start)
+ *   uniform_tx_count           the seller has at least PATTERN_MIN_WALLETS wash wallets and their payment
+ *                              counts to it spread by at most farmMaxLogCountSpread (1.4826 x MAD of ln)
+ *   funding_loop               the buyer's first USDC funder, or that funder's first funder, is the
+ *                              seller (an exchange wallet ends the chain)
+ *   common_funder              the buyer's first USDC funder (not the seller, not an exchange) first
+ *                              funded at least PATTERN_MIN_WALLETS wash wallets of the seller
+ *   fresh_wallet               the buyer was first funded at most freshWalletDays days before its first
+ *                              payment (buyer_labels.first_time)
+ *   single_payer_concentration the seller is flagged concentration (seller_cohorts.flags) and the buyer
+ *                              is its top payer by volume
+ *   ring                       buyer and seller are both flagged cycle (members of a balanced ring)
+ *   camouflage                 the pair is not the buyer's main pair (most payments): a wash wallet's
+ *                              payments to other sellers
  */
 import type { DatasetStep } from '../../runner.ts';
+import { THRESHOLDS as T } from '../../../catalog/wash-rules.ts';
 import { LABEL_DISTRIBUTION_SQL } from './landing-stats.ts';
 import {
   WASH_LABEL,
@@ -34,32 +68,138 @@ import {
 
 export const CASE_STUDIES = 10;
 
-/** What each signal family looks like on chain; an unknown reason gets a generic sentence. */
-export const PATTERN_DESCRIPTIONS: Record<string, string> = {
-  vanity_cluster: 'Buyer addresses mined to share a prefix and suffix with each other, paying the same seller.',
-  vanity_strict: 'Buyer addresses sharing a long mined prefix and suffix, paying the same seller.',
-  vanity_broad: 'Buyer addresses sharing a shorter mined prefix or suffix, paying the same seller.',
-  uniform_amount: 'Many wallets paying one identical amount on every call.',
-  coordinated_start: 'Wallets whose first payment to a seller falls in the same short window.',
-  synchronized_start: 'Wallets that start and stop paying a seller in step with each other.',
-  uniform_tx_count: 'Wallets making nearly the same number of payments each.',
-  dedicated_cohort: 'A cohort of wallets that pays almost nobody but one seller.',
-  funding_loop: 'Wallets funded by the seller they pay, so the money goes round.',
-  funded_loop: 'Wallets funded by the seller they pay, so the money goes round.',
-  seller_funded: 'Wallets whose first USDC came from the seller they pay.',
-  common_funder: 'Wallets funded from one source shortly before paying one seller.',
-  funding_window: 'Wallets funded within a short window of each other.',
-  funding_shared: 'Wallets funded from one source shortly before paying one seller.',
-  ring: 'Wallets paying each other in a closed ring with balanced flows.',
-  cycle: 'Wallets paying each other in a closed ring with balanced flows.',
-  balanced_flow: 'Money flowing in and out of the wallets in near-equal amounts.',
-  concentration: "One wallet accounting for nearly all of a seller's volume.",
-  single_payer_concentration: "One wallet accounting for nearly all of a seller's volume.",
-  fresh_wallet: 'Wallets funded only days before their first payment.',
-  wash_wallet: 'Wallets labelled suspected_wash on another seller, paying here too.',
-  unspecified: 'Payments labelled suspected_wash without a recorded signal.',
+/** Smallest group of wash wallets at one seller that makes a shared amount, start, count or funder a pattern. */
+export const PATTERN_MIN_WALLETS = 5;
+
+export interface WashPattern {
+  pattern_type: string;
+  description: string;
+  /**
+   * The wash pairs (buyer, seller_address, chain) that show the pattern, over the relations the
+   * report's SQL defines: `wash` (suspected_wash pairs of pair_labels with amount = mean payment,
+   * main = the buyer's main pair), `funding` (first funder and its time per address, exchanges
+   * cut) and the classifier's tables.
+   */
+  pairs: string;
+}
+
+const EVM_LOWER = (col: string) => `(CASE WHEN starts_with(${col}, '0x') THEN lower(${col}) ELSE ${col} END)`;
+
+/** Most specific evidence first: a case study names the first pattern that carries at least half of its seller's wash volume. */
+export const WASH_PATTERNS: readonly WashPattern[] = [
+  {
+    pattern_type: 'ring',
+    description: 'Buyer and seller both members of a closed ring of wallets paying each other with balanced flows.',
+    pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w
+              JOIN seller_cohorts sb ON sb.seller_address = w.buyer AND sb.chain = w.chain
+              JOIN seller_cohorts ss ON ss.seller_address = w.seller_address AND ss.chain = w.chain
+             WHERE list_contains(sb.flags, 'cycle') AND list_contains(ss.flags, 'cycle')`,
+  },
+  {
+    pattern_type: 'single_payer_concentration',
+    description: 'A seller flagged for concentration (one payer with nearly all of its volume), and that top payer.',
+    pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w
+              JOIN (SELECT p.seller_address, p.chain, arg_max(p.buyer, (p.volume, p.buyer)) AS top_payer
+                      FROM pair_labels p JOIN seller_cohorts s USING (seller_address, chain)
+                     WHERE list_contains(s.flags, 'concentration') AND p.buyer <> p.seller_address
+                     GROUP BY ALL) c ON c.seller_address = w.seller_address AND c.chain = w.chain AND c.top_payer = w.buyer`,
+  },
+  {
+    pattern_type: 'funding_loop',
+    description:
+      'Wallets whose first USDC came from the seller they pay, directly or through one intermediate wallet, so the money goes round.',
+    pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w
+              JOIN funding f1 ON f1.address = w.buyer
+              LEFT JOIN funding f2 ON f2.address = f1.funder AND NOT f1.funder_is_exchange
+             WHERE NOT f1.funder_is_exchange AND (f1.funder = w.seller_address OR (f2.funder = w.seller_address AND NOT f2.funder_is_exchange))`,
+  },
+  {
+    pattern_type: 'vanity_cluster',
+    description: 'Buyer addresses mined to share a prefix and suffix with other payers of the same seller.',
+    pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w JOIN buyer_labels b ON b.address = w.buyer
+             WHERE b.vanity_strict OR b.vanity_broad`,
+  },
+  {
+    pattern_type: 'common_funder',
+    description: `Wallets whose first USDC came from one wallet (not the seller, not an exchange) that funded at least ${PATTERN_MIN_WALLETS} wash wallets of the seller.`,
+    pairs: `WITH m AS (
+              SELECT w.buyer, w.seller_address, w.chain, f.funder FROM wash w JOIN funding f ON f.address = w.buyer
+               WHERE NOT f.funder_is_exchange AND f.funder <> w.seller_address)
+            SELECT m.buyer, m.seller_address, m.chain FROM m
+              JOIN (SELECT seller_address, chain, funder FROM m GROUP BY ALL HAVING count(*) >= ${PATTERN_MIN_WALLETS}) g USING (seller_address, chain, funder)`,
+  },
+  {
+    pattern_type: 'coordinated_start',
+    description: `Wallets whose first payment to a seller falls in the same hour as those of at least ${PATTERN_MIN_WALLETS - 1} other wash wallets.`,
+    pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w
+              JOIN (SELECT seller_address, chain, epoch_ms(first_time) // 3600000 AS h FROM wash GROUP BY ALL HAVING count(*) >= ${PATTERN_MIN_WALLETS}) g
+                ON g.seller_address = w.seller_address AND g.chain = w.chain AND g.h = epoch_ms(w.first_time) // 3600000
+            UNION
+            SELECT w.buyer, w.seller_address, w.chain FROM wash w
+              JOIN (SELECT seller_address, chain, (epoch_ms(first_time) + 1800000) // 3600000 AS h FROM wash GROUP BY ALL HAVING count(*) >= ${PATTERN_MIN_WALLETS}) g
+                ON g.seller_address = w.seller_address AND g.chain = w.chain AND g.h = (epoch_ms(w.first_time) + 1800000) // 3600000`,
+  },
+  {
+    pattern_type: 'uniform_amount',
+    description: `Wallets paying one identical amount per call, shared by at least ${PATTERN_MIN_WALLETS} wash wallets of a seller that takes several amounts.`,
+    pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w
+              JOIN (SELECT seller_address, chain, amount FROM wash GROUP BY ALL HAVING count(*) >= ${PATTERN_MIN_WALLETS}) g USING (seller_address, chain, amount)
+              JOIN (SELECT seller_address, chain FROM pair_labels
+                     WHERE (seller_address, chain) IN (SELECT seller_address, chain FROM wash) AND buyer <> seller_address
+                     GROUP BY ALL HAVING count(DISTINCT round(volume / nullif(tx_count, 0), 6)) > 1) m USING (seller_address, chain)`,
+  },
+  {
+    pattern_type: 'uniform_tx_count',
+    description: `At least ${PATTERN_MIN_WALLETS} wash wallets of a seller making nearly the same number of payments each (log spread at most ${T.farmMaxLogCountSpread}).`,
+    pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w
+              JOIN (SELECT seller_address, chain FROM wash GROUP BY ALL
+                    HAVING count(*) >= ${PATTERN_MIN_WALLETS} AND 1.4826 * mad(ln(greatest(tx_count, 1))) <= ${T.farmMaxLogCountSpread}) g USING (seller_address, chain)`,
+  },
+  {
+    pattern_type: 'fresh_wallet',
+    description: `Wallets first funded at most ${T.freshWalletDays} days before their first payment.`,
+    pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w
+              JOIN buyer_labels b ON b.address = w.buyer JOIN funding f ON f.address = w.buyer
+             WHERE f.fund_time <= b.first_time AND f.fund_time >= b.first_time - INTERVAL ${T.freshWalletDays} DAY`,
+  },
+  {
+    pattern_type: 'camouflage',
+    description: "A wash wallet's payments to sellers other than the one it mainly pays.",
+    pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w WHERE NOT w.main`,
+  },
+];
+
+const UNSPECIFIED = {
+  pattern_type: 'unspecified',
+  description: 'Payments labelled suspected_wash that none of the patterns above describes.',
 };
 
+/** The relations the patterns' SQL reads: wash pairs and first funders (as of `now`). */
+export function patternRelationsSql(now: string): string {
+  return `wash_buyer_pairs AS (
+       SELECT buyer, seller_address, chain, label, tx_count, volume, first_time,
+              -- the buyer's main pair: most payments, then volume, then seller (its other pairs are camouflage)
+              row_number() OVER (PARTITION BY buyer ORDER BY tx_count DESC, volume DESC, seller_address, chain) = 1 AS main
+         FROM pair_labels WHERE buyer IN (SELECT buyer FROM pair_labels WHERE label = ${quote(WASH_LABEL)})
+     ),
+     wash AS (
+       SELECT buyer, seller_address, chain, tx_count, volume, first_time, round(volume / nullif(tx_count, 0), 6) AS amount, main
+         FROM wash_buyer_pairs WHERE label = ${quote(WASH_LABEL)}
+     ),
+     exchanges AS (SELECT DISTINCT ${EVM_LOWER('address')} AS address FROM exchange_wallets WHERE address IS NOT NULL),
+     first_funding AS (
+       SELECT address, arg_min(funder, (time, funder)) AS funder, min(time) AS fund_time
+         FROM wallet_funding
+        WHERE time <= ${now} AND funder IS NOT NULL
+          AND (address IN (SELECT buyer FROM pair_labels WHERE label = ${quote(WASH_LABEL)})
+               OR address IN (SELECT funder FROM wallet_funding WHERE address IN (SELECT buyer FROM pair_labels WHERE label = ${quote(WASH_LABEL)})))
+        GROUP BY address
+     ),
+     funding AS (
+       SELECT f.address, f.funder, f.fund_time, e.address IS NOT NULL AS funder_is_exchange
+         FROM first_funding f LEFT JOIN exchanges e ON e.address = ${EVM_LOWER('f.funder')}
+     )`;
+}
 export const WASH_METHOD =
   "Every payment is attributed to a service (the resource URL the facilitator reported, else the seller's service at that price, " +
   "else the seller's first service). Each (buyer, seller) pair gets one of eight labels from rule-based signals: self-payment and " +
@@ -71,37 +211,33 @@ export const WASH_METHOD =
 
 export const washReportStep: DatasetStep = documentStep('wash-report', async (ctx) => {
   const now = nowSql(ctx);
-  const descriptions = Object.entries(PATTERN_DESCRIPTIONS)
-    .map(([k, v]) => `(${quote(k)}, ${quote(v)})`)
-    .join(', ');
+  const descriptions = [...WASH_PATTERNS, UNSPECIFIED].map((p) => `(${quote(p.pattern_type)}, ${quote(p.description)})`).join(', ');
+  const patternPairs = WASH_PATTERNS.map(
+    (p, i) => `SELECT ${quote(p.pattern_type)} AS pattern_type, ${i} AS position, buyer, seller_address, chain FROM (${p.pairs})`,
+  ).join('\n     UNION ALL ');
   const pieces = await queryJsonPieces(
     ctx,
-    `WITH wash_pairs AS (
+    `WITH ${patternRelationsSql(now)},
+     pattern_pairs AS (
+       SELECT DISTINCT pattern_type, position, hash(buyer) AS buyer_h, seller_address, chain FROM (${patternPairs})
+     ),
+     wash_pairs AS (
        SELECT b.service_id, b.buyer_h, f.seller_address, f.chain, f.category, b.tx_30d, b.micro_30d
          FROM service_buyer_stats b JOIN service_facts f ON f.id = b.service_id
         WHERE ${isWashSql('b.label_code')} AND b.tx_30d > 0
      ),
-     pair_reasons AS (
-       SELECT w.*,
-              CASE WHEN len(coalesce(p.reasons, [])) > 0 THEN p.reasons
-                   WHEN len(coalesce(bl.reason, [])) > 0 THEN bl.reason
-                   ELSE ['unspecified'] END AS reasons
-         FROM wash_pairs w
-         LEFT JOIN (SELECT hash(buyer) AS buyer_h, seller_address, chain, reasons FROM pair_labels WHERE label = ${quote(WASH_LABEL)}) p
-           ON p.buyer_h = w.buyer_h AND p.seller_address = w.seller_address AND p.chain = w.chain
-         LEFT JOIN (SELECT hash(address) AS buyer_h, reason FROM buyer_labels) bl ON bl.buyer_h = w.buyer_h
-     ),
-     -- one row per (pair, signal); position = the signal's place in the classifier's list, which
-     -- puts the deciding signal first
+     -- one row per (30-day wash pair of a service, pattern it shows); a pair with none is 'unspecified'
      pair_patterns AS (
-       SELECT service_id, buyer_h, seller_address, chain, category, tx_30d, micro_30d, pattern_type, min(position) AS position
-         FROM (SELECT *, unnest(reasons) AS pattern_type, generate_subscripts(reasons, 1) AS position FROM pair_reasons)
-        GROUP BY service_id, buyer_h, seller_address, chain, category, tx_30d, micro_30d, pattern_type
+       SELECT w.service_id, w.buyer_h, w.seller_address, w.chain, w.category, w.tx_30d, w.micro_30d,
+              coalesce(p.pattern_type, ${quote(UNSPECIFIED.pattern_type)}) AS pattern_type,
+              coalesce(p.position, ${WASH_PATTERNS.length}) AS position
+         FROM wash_pairs w
+         LEFT JOIN pattern_pairs p ON p.buyer_h = w.buyer_h AND p.seller_address = w.seller_address AND p.chain = w.chain
      ),
      descriptions(pattern_type, description) AS (VALUES ${descriptions}),
      patterns AS (
        SELECT p.pattern_type,
-              coalesce(d.description, 'Wallets flagged by the ''' || p.pattern_type || ''' signal.') AS description,
+              d.description,
               count(DISTINCT p.buyer_h)::INTEGER AS wallets,
               count(DISTINCT p.service_id)::INTEGER AS services_affected,
               sum(p.micro_30d)::BIGINT AS micro
@@ -119,11 +255,15 @@ export const washReportStep: DatasetStep = documentStep('wash-report', async (ct
                  FROM wash_pairs GROUP BY seller_address, chain, service_id, category)
         GROUP BY seller_address, chain
      ),
+     -- the seller's pattern: the most specific one carrying at least half of its wash volume, else the largest
      case_pattern AS (
-       SELECT seller_address, chain, first(pattern_type ORDER BY micro DESC, position, pattern_type) AS pattern_type
+       SELECT pp.seller_address, pp.chain,
+              coalesce(first(pp.pattern_type ORDER BY pp.position) FILTER (WHERE 2 * pp.micro >= c.micro),
+                       first(pp.pattern_type ORDER BY pp.micro DESC, pp.position)) AS pattern_type
          FROM (SELECT seller_address, chain, pattern_type, sum(micro_30d) AS micro, min(position) AS position
-                 FROM pair_patterns GROUP BY seller_address, chain, pattern_type)
-        GROUP BY seller_address, chain
+                 FROM pair_patterns GROUP BY seller_address, chain, pattern_type) pp
+         JOIN cases c USING (seller_address, chain)
+        GROUP BY pp.seller_address, pp.chain
      ),
      seller_volume AS (
        SELECT seller_address, chain, sum(micro_30d) AS micro FROM service_facts GROUP BY seller_address, chain
@@ -186,7 +326,7 @@ export const washReportStep: DatasetStep = documentStep('wash-report', async (ct
                         pattern_type := pattern_type,
                         category := category,
                         summary := format(
-                          '{} labelled suspected_wash paid one {} seller {:,} {} for {:g} USDC in 30 days, {:g}% of that seller''s volume. Main signal: {}.',
+                          '{} labelled suspected_wash paid one {} seller {:,} {} for {:g} USDC in 30 days, {:g}% of that seller''s volume. Main pattern: {}.',
                           CASE WHEN wallets = 1 THEN 'One wallet' ELSE wallets || ' wallets' END, title, tx_count,
                           CASE WHEN tx_count = 1 THEN 'time' ELSE 'times' END,
                           ${moneySql('micro')}, ${pctSql('micro', 'seller_micro')}, pattern_type)
