@@ -384,7 +384,7 @@ const WashReportBody = z.object({
         pattern_type: z
           .string()
           .describe(
-            "Pattern, one of 'ring', 'single_payer_concentration', 'funding_loop', 'vanity_cluster', 'common_funder', 'coordinated_start', 'uniform_amount', 'uniform_tx_count', 'fresh_wallet', 'camouflage', or 'unspecified' for wash pairs none of them describes.",
+            "Pattern, one of 'ring', 'round_trip', 'single_payer_concentration', 'funding_loop', 'vanity_cluster', 'common_funder', 'coordinated_start', 'synchronized_start', 'uniform_amount', 'uniform_tx_count', 'fresh_wallet', 'camouflage', or 'unspecified' for wash pairs none of them describes.",
           ),
         description: z.string().describe('What the pattern looks like on chain.'),
         wallets: z.number().int().describe('suspected_wash wallets showing it (a wallet can show several patterns).'),
@@ -691,7 +691,7 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
     path: '/api/v1/wash-report',
     summary: 'Aggregate wash patterns and anonymised case studies.',
     description:
-      'How much x402 traffic looks like wash trading and how: totals, the label distribution, aggregate patterns, each counting the wash wallets that show it (rings, single-payer concentration, funding loops, vanity-address clusters, common funders, coordinated starts, identical amounts, uniform transaction counts, freshly funded wallets, camouflage payments), anonymised case studies and the wash share per category. Per-address analysis is the paid POST /api/v1/wash/check.' +
+      'How much x402 traffic looks like wash trading and how: totals, the label distribution, aggregate patterns, each counting the wash wallets that show it (rings, round trips of funds, single-payer concentration, funding loops, vanity-address clusters, common funders, coordinated and synchronised starts, identical amounts, uniform transaction counts, freshly funded wallets, camouflage payments), anonymised case studies and the wash share per category. Per-address analysis is the paid POST /api/v1/wash/check.' +
       LABELS_NOTE +
       DATA_NOTE +
       FREE_NOTE,

@@ -21,7 +21,7 @@ import { RulesAnalyst } from '../../analyst/index.ts';
 import type { PipelineContext } from '../../runner.ts';
 import { openWarehouse, type Warehouse } from '../../warehouse.ts';
 import { analyticsPipeline } from '../index.ts';
-import { PATTERN_MIN_WALLETS, WASH_PATTERNS, washReportStep } from './wash-report.ts';
+import { PATTERN_MIN_WALLETS, patternRelationsSql, WASH_PATTERNS, washReportStep } from './wash-report.ts';
 
 const NOW = new Date('2026-11-20T09:00:00Z');
 const NOW_SQL = `TIMESTAMP '2026-11-20 09:00:00'`;
@@ -85,14 +85,39 @@ const SCOPE = `scope AS (
 ),
 wp AS (SELECT * FROM pair_labels WHERE label = 'suspected_wash'),
 ff AS (
-  SELECT address, funder, time FROM wallet_funding WHERE time <= ${NOW_SQL} AND funder IS NOT NULL
+  SELECT address, funder, time FROM wallet_funding
+   WHERE time <= ${NOW_SQL} AND funder IS NOT NULL AND address IS NOT NULL AND funder <> address
   QUALIFY row_number() OVER (PARTITION BY address ORDER BY time, funder) = 1
 ),
-ex AS (SELECT CASE WHEN starts_with(address, '0x') THEN lower(address) ELSE address END AS address FROM exchange_wallets)`;
+ex AS (SELECT CASE WHEN starts_with(address, '0x') THEN lower(address) ELSE address END AS address FROM exchange_wallets),
+-- every wash buyer's first-funding chain, hop by hop, until an exchange or fundingMaxHops
+links(buyer, hop, funder) AS (
+  SELECT ff.address, 1, ff.funder FROM ff
+   WHERE ff.address IN (SELECT buyer FROM wp) AND NOT ${isExchange('ff.funder')}
+  UNION ALL
+  SELECT l.buyer, l.hop + 1, ff.funder FROM links l JOIN ff ON ff.address = l.funder
+   WHERE l.hop < ${T.fundingMaxHops} AND NOT ${isExchange('ff.funder')}
+),
+transfers AS (
+  SELECT funder AS src, address AS dst, amount, time FROM wallet_funding
+   WHERE time <= ${NOW_SQL} AND funder IS NOT NULL AND address IS NOT NULL AND funder <> address
+),
+path_ends AS (
+  SELECT address FROM ex UNION SELECT src FROM transfers GROUP BY src HAVING count(DISTINCT dst) > ${T.returnMaxFanOut}
+),
+-- where each wash seller's money goes: itself and up to returnMaxHops - 1 relays
+reach(seller, node, depth) AS (
+  SELECT DISTINCT seller_address, seller_address, 0 FROM wp
+  UNION
+  SELECT r.seller, t.dst, r.depth + 1 FROM reach r JOIN transfers t ON t.src = r.node
+   WHERE r.depth < ${T.returnMaxHops - 1} AND t.dst NOT IN (SELECT address FROM path_ends) AND t.dst <> r.seller
+)`;
 
-const isExchange = (col: string) => `(${col} IN (SELECT address FROM ex) OR lower(${col}) IN (SELECT address FROM ex))`;
+function isExchange(col: string): string {
+  return `(${col} IN (SELECT address FROM ex) OR lower(${col}) IN (SELECT address FROM ex))`;
+}
+
 const sameSeller = 'q.seller_address = s.seller_address AND q.chain = s.chain';
-const f1 = '(SELECT funder FROM ff WHERE ff.address = s.buyer)';
 
 /** What each pattern names, as a predicate over one scope row `s` (docs/wash-methodology.md, "Wash report patterns"). */
 const DIRECT: Record<string, string> = {
@@ -102,13 +127,27 @@ const DIRECT: Record<string, string> = {
   coordinated_start: `(SELECT count(*) FROM wp q WHERE ${sameSeller} AND epoch_ms(q.first_time) // 3600000 = epoch_ms(s.first_time) // 3600000) >= ${N}
     OR (SELECT count(*) FROM wp q WHERE ${sameSeller}
           AND (epoch_ms(q.first_time) + 1800000) // 3600000 = (epoch_ms(s.first_time) + 1800000) // 3600000) >= ${N}`,
+  synchronized_start: `(SELECT count(*) FROM wp q WHERE ${sameSeller}) >= ${N}
+    AND (SELECT quantile_cont(epoch(q.first_time), 0.9) - quantile_cont(epoch(q.first_time), 0.1) FROM wp q WHERE ${sameSeller})
+        <= ${T.farmMaxStartSpreadDays} * 86400
+    AND EXISTS (SELECT 1 FROM (SELECT quantile_cont(epoch(q.first_time), 0.1) AS lo, quantile_cont(epoch(q.first_time), 0.9) AS hi
+                                 FROM wp q WHERE ${sameSeller}) w
+                 WHERE epoch(s.first_time) >= w.lo - greatest(${T.farmStartMarginDays} * 86400, (w.hi - w.lo) / 4)
+                   AND epoch(s.first_time) <= w.hi + greatest(${T.farmStartMarginDays} * 86400, (w.hi - w.lo) / 4))`,
   uniform_tx_count: `(SELECT count(*) FROM wp q WHERE ${sameSeller}) >= ${N}
     AND (SELECT 1.4826 * mad(ln(q.tx_count)) FROM wp q WHERE ${sameSeller}) <= ${T.farmMaxLogCountSpread}`,
-  funding_loop: `${f1} IS NOT NULL AND NOT ${isExchange(f1)}
-    AND (${f1} = s.seller_address
-         OR ((SELECT funder FROM ff WHERE ff.address = ${f1}) = s.seller_address AND NOT ${isExchange(`(SELECT funder FROM ff WHERE ff.address = ${f1})`)}))`,
-  common_funder: `${f1} IS NOT NULL AND NOT ${isExchange(f1)} AND ${f1} <> s.seller_address
-    AND (SELECT count(*) FROM wp q WHERE ${sameSeller} AND (SELECT funder FROM ff WHERE ff.address = q.buyer) = ${f1}) >= ${N}`,
+  funding_loop: `EXISTS (SELECT 1 FROM links l WHERE l.buyer = s.buyer AND l.funder = s.seller_address)`,
+  common_funder: `EXISTS (
+    SELECT 1 FROM links l WHERE l.buyer = s.buyer
+       AND l.hop < coalesce((SELECT min(x.hop) FROM links x WHERE x.buyer = s.buyer AND x.funder = s.seller_address), 1000)
+       AND (SELECT count(DISTINCT q.buyer) FROM wp q JOIN links m ON m.buyer = q.buyer
+             WHERE ${sameSeller} AND m.funder = l.funder
+               AND m.hop < coalesce((SELECT min(x.hop) FROM links x WHERE x.buyer = q.buyer AND x.funder = q.seller_address), 1000)) >= ${N})`,
+  round_trip: `s.buyer <> s.seller_address
+    AND (SELECT count(*) FROM transfers t WHERE t.dst = s.buyer AND t.time > s.first_time
+            AND t.src IN (SELECT node FROM reach WHERE reach.seller = s.seller_address)) >= ${T.roundTripMinReturns}
+    AND (SELECT sum(t.amount) FROM transfers t WHERE t.dst = s.buyer AND t.time > s.first_time
+            AND t.src IN (SELECT node FROM reach WHERE reach.seller = s.seller_address)) >= ${T.roundTripMinReturnShare} * s.volume`,
   fresh_wallet: `(SELECT time FROM ff WHERE ff.address = s.buyer)
     BETWEEN (SELECT first_time FROM buyer_labels bl WHERE bl.address = s.buyer) - INTERVAL ${T.freshWalletDays} DAY
         AND (SELECT first_time FROM buyer_labels bl WHERE bl.address = s.buyer)`,
@@ -125,7 +164,7 @@ const DIRECT: Record<string, string> = {
 async function directCount(predicate: string): Promise<PatternRow | null> {
   const [row] = await queryJson(
     wh.connection,
-    `WITH ${SCOPE}
+    `WITH RECURSIVE ${SCOPE}
      SELECT count(DISTINCT buyer)::INTEGER AS wallets, count(DISTINCT service_id)::INTEGER AS services_affected,
             round(coalesce(sum(micro_30d), 0) / 1e6, 6)::DOUBLE AS volume
        FROM scope s WHERE ${predicate}`,
@@ -142,6 +181,8 @@ describe('wash report patterns on the demo world', () => {
     const shown = patterns.map((p) => p.pattern_type);
     expect(shown.filter((p) => p !== 'unspecified').length).toBeGreaterThanOrEqual(6);
     for (const name of [
+      'ring',
+      'round_trip',
       'vanity_cluster',
       'coordinated_start',
       'funding_loop',
@@ -186,5 +227,50 @@ describe('wash report patterns on the demo world', () => {
     const fresh = patterns.find((p) => p.pattern_type === 'fresh_wallet')!;
     const top = patterns.find((p) => p.pattern_type === 'single_payer_concentration')!;
     expect([fresh.wallets, fresh.services_affected, fresh.volume]).not.toEqual([top.wallets, top.services_affected, top.volume]);
+  });
+
+  it("every wash pair shows the pattern its classifier rule's reasons name, and no reason is left without one", async () => {
+    // The classifier's reasons (classifier/pair-rules.ts) and the patterns that measure them. A
+    // farm's reasons are seller-wide cohort signals: its pair must show at least one of them. A
+    // new rule with new reasons fails here until the report gets a pattern for it.
+    const single: Record<string, string> = {
+      cycle: 'ring',
+      balanced_flow: 'ring',
+      round_trip: 'round_trip',
+      funds_returned: 'round_trip',
+      seller_funded: 'funding_loop',
+      funded_loop: 'funding_loop',
+      vanity_strict: 'vanity_cluster',
+      vanity_broad: 'vanity_cluster',
+      single_payer_concentration: 'single_payer_concentration',
+      fresh_wallet: 'fresh_wallet',
+      funding_window: 'common_funder',
+    };
+    const farm = ['coordinated_start', 'synchronized_start', 'uniform_amount', 'uniform_tx_count', 'common_funder'];
+    const known = new Set([...Object.keys(single), ...farm, 'dedicated_cohort', 'wash_wallet']);
+    const rows = await queryJson(
+      wh.connection,
+      `WITH ${patternRelationsSql(NOW_SQL)},
+       shown AS (${WASH_PATTERNS.map((p) => `SELECT ${`'${p.pattern_type}'`} AS pattern_type, buyer, seller_address, chain FROM (${p.pairs})`).join(' UNION ALL ')})
+       SELECT p.reasons, list(DISTINCT sh.pattern_type ORDER BY sh.pattern_type) FILTER (WHERE sh.pattern_type IS NOT NULL) AS patterns
+         FROM pair_labels p LEFT JOIN shown sh USING (buyer, seller_address, chain)
+        WHERE p.label = 'suspected_wash'
+        GROUP BY p.buyer, p.seller_address, p.chain, p.reasons`,
+    );
+    expect(rows.length).toBeGreaterThan(500);
+    const missing = new Map<string, number>();
+    const miss = (what: string) => missing.set(what, (missing.get(what) ?? 0) + 1);
+    for (const row of rows) {
+      const reasons = row.reasons as string[];
+      const shown = new Set((row.patterns as string[] | null) ?? []);
+      for (const reason of reasons) if (!known.has(reason)) miss(`unknown reason ${reason}`);
+      const isFarm = reasons.includes('dedicated_cohort');
+      for (const reason of reasons) {
+        const pattern = single[reason];
+        if (pattern !== undefined && !(isFarm && farm.includes(reason)) && !shown.has(pattern)) miss(`${reason} -> ${pattern}`);
+      }
+      if (isFarm && !farm.some((p) => reasons.includes(p) && shown.has(p))) miss(`farm ${reasons.join('+')}`);
+    }
+    expect(Object.fromEntries(missing)).toEqual({});
   });
 });

@@ -23,29 +23,42 @@
  *                      from the public seller list
  *   by_category        categories with 30-day volume, by wash_pct desc, then volume, then slug
  *
- * The patterns (docs/wash-methodology.md, "Wash report patterns"; thresholds from
- * catalog/wash-rules.ts where the classifier has one, PATTERN_MIN_WALLETS otherwise):
- *   vanity_cluster             the buyer is a member of a strict or broad vanity cluster
- *                              (buyer_labels.vanity_strict / vanity_broad)
- *   uniform_amount             the pair's mean payment is the same (to the micro-USDC) as that of at
- *                              least PATTERN_MIN_WALLETS wash wallets of the seller, at a seller whose
- *                              payers do not all pay one amount (a one-price service says nothing)
+ * The patterns, most specific first (docs/wash-methodology.md, "Wash report patterns"; thresholds
+ * from catalog/wash-rules.ts where the classifier has one, PATTERN_MIN_WALLETS otherwise):
+ *   ring                       buyer and seller are both flagged cycle (members of a balanced ring)
+ *   round_trip                 after the pair's first payment, transfers into the buyer from the seller or
+ *                              wallets the seller's money reaches (within returnMaxHops transfers;
+ *                              exchanges and wallets funding more than returnMaxFanOut end a path) repay
+ *                              at least roundTripMinReturnShare of the pair's volume, in at least
+ *                              roundTripMinReturns transfers (the classifier's round_trip test without
+ *                              its minimum payment count)
+ *   single_payer_concentration the seller is flagged concentration (seller_cohorts.flags) and the buyer
+ *                              is its top payer by volume
+ *   funding_loop               the seller is on the buyer's first-funding chain (first funder, its first
+ *                              funder, ... up to fundingMaxHops links; an exchange wallet ends it)
+ *   vanity_cluster             the buyer is a member of a vanity cluster of any tier: strict, broad or a
+ *                              long prefix or suffix (buyer_labels.vanity_strict / vanity_broad)
+ *   common_funder              a wallet on the buyer's first-funding chain below the seller (links at or
+ *                              above the seller are its funding loop) is on the chains of at least
+ *                              PATTERN_MIN_WALLETS wash wallets of the seller
  *   coordinated_start          the pair's first payment falls in one hour with the first payments of at
  *                              least PATTERN_MIN_WALLETS wash wallets of the seller (itself included;
  *                              two hour grids 30 minutes apart, as the classifier's coordinated start)
+ *   synchronized_start         the seller has at least PATTERN_MIN_WALLETS wash wallets whose first payments'
+ *                              10th to 90th percentile span at most farmMaxStartSpreadDays days, and the
+ *                              pair's first payment falls in that span widened by farmStartMarginDays or a
+ *                              quarter of it (the farm signal and farm membership, SynchroTrap-style)
+ *   uniform_amount             the pair's mean payment is the same (to the micro-USDC) as that of at
+ *                              least PATTERN_MIN_WALLETS wash wallets of the seller, at a seller whose
+ *                              payers do not all pay one amount (a one-price service says nothing)
  *   uniform_tx_count           the seller has at least PATTERN_MIN_WALLETS wash wallets and their payment
  *                              counts to it spread by at most farmMaxLogCountSpread (1.4826 x MAD of ln)
- *   funding_loop               the buyer's first USDC funder, or that funder's first funder, is the
- *                              seller (an exchange wallet ends the chain)
- *   common_funder              the buyer's first USDC funder (not the seller, not an exchange) first
- *                              funded at least PATTERN_MIN_WALLETS wash wallets of the seller
  *   fresh_wallet               the buyer was first funded at most freshWalletDays days before its first
  *                              payment (buyer_labels.first_time)
- *   single_payer_concentration the seller is flagged concentration (seller_cohorts.flags) and the buyer
- *                              is its top payer by volume
- *   ring                       buyer and seller are both flagged cycle (members of a balanced ring)
  *   camouflage                 the pair is not the buyer's main pair (most payments): a wash wallet's
  *                              payments to other sellers
+ * Funding is USDC transfers between two wallets up to now (wallet_funding); a wallet's first funder
+ * is its earliest one (same-instant ties: the smaller address).
  */
 import type { DatasetStep } from '../../runner.ts';
 import { THRESHOLDS as T } from '../../../catalog/wash-rules.ts';
@@ -78,7 +91,8 @@ export interface WashPattern {
    * The wash pairs (buyer, seller_address, chain) that show the pattern, over the relations the
    * report's SQL defines: `wash` (suspected_wash pairs of pair_labels with amount = mean payment,
    * main = the buyer's main pair), `funding` (first funder and its time per address, exchanges
-   * cut) and the classifier's tables.
+   * flagged), `funding_chain` (each wash buyer's first-funding chain by hop), `pair_returns`
+   * (transfers back from the seller's reach) and the classifier's tables.
    */
   pairs: string;
 }
@@ -105,27 +119,36 @@ export const WASH_PATTERNS: readonly WashPattern[] = [
                      GROUP BY ALL) c ON c.seller_address = w.seller_address AND c.chain = w.chain AND c.top_payer = w.buyer`,
   },
   {
+    pattern_type: 'round_trip',
+    description: `Sellers sending the money back: after the first payment, transfers from the seller (directly or through up to ${T.returnMaxHops - 1} relay wallets) repay the wallet at least ${T.roundTripMinReturnShare * 100}% of what it paid, in ${T.roundTripMinReturns} or more transfers.`,
+    pairs: `SELECT buyer, seller_address, chain FROM pair_returns
+             WHERE returned >= ${T.roundTripMinReturnShare} * volume AND returns >= ${T.roundTripMinReturns}`,
+  },
+  {
     pattern_type: 'funding_loop',
-    description:
-      'Wallets whose first USDC came from the seller they pay, directly or through one intermediate wallet, so the money goes round.',
-    pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w
-              JOIN funding f1 ON f1.address = w.buyer
-              LEFT JOIN funding f2 ON f2.address = f1.funder AND NOT f1.funder_is_exchange
-             WHERE NOT f1.funder_is_exchange AND (f1.funder = w.seller_address OR (f2.funder = w.seller_address AND NOT f2.funder_is_exchange))`,
+    description: `Wallets funded by the seller they pay: the seller is on their first-funding chain (first funder, its first funder, ... up to ${T.fundingMaxHops} links), so the money goes round.`,
+    pairs: `SELECT DISTINCT w.buyer, w.seller_address, w.chain FROM wash w
+              JOIN funding_chain c ON c.buyer = w.buyer AND c.funder = w.seller_address`,
   },
   {
     pattern_type: 'vanity_cluster',
-    description: 'Buyer addresses mined to share a prefix and suffix with other payers of the same seller.',
+    description: 'Buyer addresses mined to share a prefix, a suffix or both with other payers of the same seller, more than chance allows.',
     pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w JOIN buyer_labels b ON b.address = w.buyer
              WHERE b.vanity_strict OR b.vanity_broad`,
   },
   {
     pattern_type: 'common_funder',
-    description: `Wallets whose first USDC came from one wallet (not the seller, not an exchange) that funded at least ${PATTERN_MIN_WALLETS} wash wallets of the seller.`,
-    pairs: `WITH m AS (
-              SELECT w.buyer, w.seller_address, w.chain, f.funder FROM wash w JOIN funding f ON f.address = w.buyer
-               WHERE NOT f.funder_is_exchange AND f.funder <> w.seller_address)
-            SELECT m.buyer, m.seller_address, m.chain FROM m
+    description: `Wallets whose first-funding chains (up to ${T.fundingMaxHops} links, below the seller) meet at one wallet shared by at least ${PATTERN_MIN_WALLETS} wash wallets of the seller.`,
+    // links at or above the seller are the seller's own loop (funding_loop), not a third party
+    pairs: `WITH seller_hop AS (
+              SELECT w.buyer, w.seller_address, min(c.hop) AS hop FROM wash w
+                JOIN funding_chain c ON c.buyer = w.buyer AND c.funder = w.seller_address GROUP BY ALL),
+            m AS (
+              SELECT DISTINCT w.buyer, w.seller_address, w.chain, c.funder FROM wash w
+                JOIN funding_chain c ON c.buyer = w.buyer
+                LEFT JOIN seller_hop sh ON sh.buyer = w.buyer AND sh.seller_address = w.seller_address
+               WHERE c.hop < coalesce(sh.hop, ${T.fundingMaxHops + 1}))
+            SELECT DISTINCT m.buyer, m.seller_address, m.chain FROM m
               JOIN (SELECT seller_address, chain, funder FROM m GROUP BY ALL HAVING count(*) >= ${PATTERN_MIN_WALLETS}) g USING (seller_address, chain, funder)`,
   },
   {
@@ -138,6 +161,17 @@ export const WASH_PATTERNS: readonly WashPattern[] = [
             SELECT w.buyer, w.seller_address, w.chain FROM wash w
               JOIN (SELECT seller_address, chain, (epoch_ms(first_time) + 1800000) // 3600000 AS h FROM wash GROUP BY ALL HAVING count(*) >= ${PATTERN_MIN_WALLETS}) g
                 ON g.seller_address = w.seller_address AND g.chain = w.chain AND g.h = (epoch_ms(w.first_time) + 1800000) // 3600000`,
+  },
+  {
+    pattern_type: 'synchronized_start',
+    description: `Wallets that started paying a seller within ${T.farmMaxStartSpreadDays} days of each other: the 10th to 90th percentile of the first payments of at least ${PATTERN_MIN_WALLETS} wash wallets, and this one inside it or within a day of it.`,
+    pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w
+              JOIN (SELECT seller_address, chain, quantile_cont(epoch(first_time), 0.1) AS p10, quantile_cont(epoch(first_time), 0.9) AS p90
+                      FROM wash GROUP BY ALL
+                    HAVING count(*) >= ${PATTERN_MIN_WALLETS} AND p90 - p10 <= ${T.farmMaxStartSpreadDays * 86400}) g USING (seller_address, chain)
+             -- widened as the classifier's farm membership: a day, or a quarter of the span
+             WHERE epoch(w.first_time) BETWEEN g.p10 - greatest(${T.farmStartMarginDays * 86400}, 0.25 * (g.p90 - g.p10))
+                                          AND g.p90 + greatest(${T.farmStartMarginDays * 86400}, 0.25 * (g.p90 - g.p10))`,
   },
   {
     pattern_type: 'uniform_amount',
@@ -174,7 +208,50 @@ const UNSPECIFIED = {
   description: 'Payments labelled suspected_wash that none of the patterns above describes.',
 };
 
-/** The relations the patterns' SQL reads: wash pairs and first funders (as of `now`). */
+const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1);
+
+/**
+ * The first-funding chain of every wash buyer, one row per (buyer, hop, funder) up to
+ * fundingMaxHops (operators put relay wallets in between, as the classifier's funding links); an
+ * exchange wallet ends the chain.
+ */
+function fundingChainSql(): string {
+  return range(T.fundingMaxHops)
+    .map((hop) => {
+      const joins = range(hop)
+        .map((i) => `JOIN funding f${i} ON f${i}.address = ${i === 1 ? 'b.buyer' : `f${i - 1}.funder`}`)
+        .join(' ');
+      const open = range(hop)
+        .map((i) => `NOT f${i}.funder_is_exchange`)
+        .join(' AND ');
+      return `SELECT b.buyer, ${hop} AS hop, f${hop}.funder FROM (SELECT DISTINCT buyer FROM wash) b ${joins} WHERE ${open}`;
+    })
+    .join('\n       UNION ALL ');
+}
+
+/**
+ * Wallets a wash seller's money reaches within returnMaxHops transfers (the seller itself
+ * included): any transfer counts, not only first fundings; exchanges and wallets funding more than
+ * returnMaxFanOut wallets end a path (they move everyone's money), as the classifier's round trips.
+ */
+function returnReachSql(): string {
+  const levels = range(T.returnMaxHops - 1).map(
+    (d) => `reach_${d} AS (
+       SELECT DISTINCT r.seller_address, t.dst AS node FROM ${d === 1 ? 'reach_0' : `reach_${d - 1}`} r JOIN transfers t ON t.src = r.node
+        WHERE t.dst NOT IN (SELECT address FROM return_ends) AND t.dst <> r.seller_address
+     )`,
+  );
+  return `reach_0 AS (SELECT DISTINCT seller_address, seller_address AS node FROM wash),
+     ${levels.join(',\n     ')},
+     return_reach AS (
+       SELECT seller_address, node FROM reach_0
+       ${range(T.returnMaxHops - 1)
+         .map((d) => `UNION SELECT seller_address, node FROM reach_${d}`)
+         .join('\n       ')}
+     )`;
+}
+
+/** The relations the patterns' SQL reads: wash pairs, first funders, funding chains and returns (as of `now`). */
 export function patternRelationsSql(now: string): string {
   return `wash_buyer_pairs AS (
        SELECT buyer, seller_address, chain, label, tx_count, volume, first_time,
@@ -187,17 +264,34 @@ export function patternRelationsSql(now: string): string {
          FROM wash_buyer_pairs WHERE label = ${quote(WASH_LABEL)}
      ),
      exchanges AS (SELECT DISTINCT ${EVM_LOWER('address')} AS address FROM exchange_wallets WHERE address IS NOT NULL),
+     transfers AS (
+       SELECT funder AS src, address AS dst, amount, time FROM wallet_funding
+        WHERE time <= ${now} AND funder IS NOT NULL AND address IS NOT NULL AND funder <> address
+     ),
+     -- each wallet's first USDC funder (same-instant ties: the smaller address)
      first_funding AS (
-       SELECT address, arg_min(funder, (time, funder)) AS funder, min(time) AS fund_time
-         FROM wallet_funding
-        WHERE time <= ${now} AND funder IS NOT NULL
-          AND (address IN (SELECT buyer FROM pair_labels WHERE label = ${quote(WASH_LABEL)})
-               OR address IN (SELECT funder FROM wallet_funding WHERE address IN (SELECT buyer FROM pair_labels WHERE label = ${quote(WASH_LABEL)})))
-        GROUP BY address
+       SELECT dst AS address, arg_min(src, (time, src)) AS funder, min(time) AS fund_time FROM transfers GROUP BY dst
      ),
      funding AS (
        SELECT f.address, f.funder, f.fund_time, e.address IS NOT NULL AS funder_is_exchange
          FROM first_funding f LEFT JOIN exchanges e ON e.address = ${EVM_LOWER('f.funder')}
+     ),
+     funding_chain AS (
+       ${fundingChainSql()}
+     ),
+     return_ends AS (
+       SELECT address FROM exchanges
+       UNION SELECT src FROM transfers GROUP BY src HAVING count(DISTINCT dst) > ${T.returnMaxFanOut}
+     ),
+     ${returnReachSql()},
+     -- transfers into a wash buyer from its seller's reach after the pair's first payment
+     pair_returns AS (
+       SELECT w.buyer, w.seller_address, w.chain, any_value(w.volume) AS volume, count(*) AS returns, sum(t.amount) AS returned
+         FROM wash w
+         JOIN return_reach r ON r.seller_address = w.seller_address
+         JOIN transfers t ON t.src = r.node AND t.dst = w.buyer
+        WHERE t.time > w.first_time AND w.buyer <> w.seller_address
+        GROUP BY w.buyer, w.seller_address, w.chain
      )`;
 }
 export const WASH_METHOD =
