@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { ANALYTICS_CHAINS, CATEGORIES, CATEGORY_SLUGS, WASH_LABELS } from './categories.ts';
+import { CHAIN_COVERAGE_NOTE } from './facilitators.ts';
 import { usdcNetworksText } from './networks.ts';
 import type { EndpointDecl, PaidEndpointInput } from './types.ts';
 import {
@@ -236,6 +237,17 @@ const ServicesListBody = z.object({
       page_size: z.number().int(),
     })
     .describe('Every filter as applied: defaults filled in, absent filters null.'),
+  chain_coverage: z
+    .array(
+      z.object({
+        chain: z.enum(ANALYTICS_CHAINS),
+        indexed: z.boolean().describe('True when live indexing reads this chain.'),
+        facilitators: z.array(z.string()).describe('Facilitators with registered relayers on the chain.'),
+        relayers: z.number().int().describe('Registered relayer wallets on the chain.'),
+        note: z.string().describe('How the chain is read, or why it is not.'),
+      }),
+    )
+    .describe(CHAIN_COVERAGE_NOTE),
 });
 
 const ServiceDetailBody = z.object({
@@ -372,10 +384,10 @@ const WashReportBody = z.object({
         pattern_type: z
           .string()
           .describe(
-            "Signal family, e.g. 'vanity_cluster', 'uniform_amount', 'coordinated_start', 'uniform_tx_count', 'funding_loop', 'concentration'.",
+            "Pattern, one of 'ring', 'round_trip', 'single_payer_concentration', 'funding_loop', 'vanity_cluster', 'common_funder', 'coordinated_start', 'synchronized_start', 'uniform_amount', 'uniform_tx_count', 'fresh_wallet', 'camouflage', or 'unspecified' for wash pairs none of them describes.",
           ),
         description: z.string().describe('What the pattern looks like on chain.'),
-        wallets: z.number().int().describe('Wallets showing it.'),
+        wallets: z.number().int().describe('suspected_wash wallets showing it (a wallet can show several patterns).'),
         services_affected: z.number().int(),
         volume: Usdc('Volume of those wallets, last 30 days'),
       }),
@@ -625,7 +637,8 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
     description:
       'Paginated list of indexed x402 services. Filters: search (text in name, description or URL), category, chain, price_bucket, min_real_pct, max_wash_pct, active_only, show_placeholder (placeholders and test resources are hidden by default). ' +
       'Sort by tx_24h (default), volume_24h, tx_total, price_amount, real_volume_pct, wash_pct, first_seen or name, desc by default; ties by id. ' +
-      '`summary` totals everything that matches, `filters_applied` echoes every filter with defaults filled in and absent ones null. page_size is 1 to 200 (default 50).' +
+      '`summary` totals everything that matches, `filters_applied` echoes every filter with defaults filled in and absent ones null. page_size is 1 to 200 (default 50). ' +
+      '`chain_coverage` says which chains live indexing reads and through which facilitators (only facilitator-settled payments count).' +
       LABELS_NOTE +
       DATA_NOTE +
       FREE_NOTE,
@@ -678,7 +691,7 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
     path: '/api/v1/wash-report',
     summary: 'Aggregate wash patterns and anonymised case studies.',
     description:
-      'How much x402 traffic looks like wash trading and how: totals, the label distribution, aggregate patterns (vanity-address clusters, identical amounts, coordinated starts, uniform transaction counts, funding loops, concentration), anonymised case studies and the wash share per category. Per-address analysis is the paid POST /api/v1/wash/check.' +
+      'How much x402 traffic looks like wash trading and how: totals, the label distribution, aggregate patterns, each counting the wash wallets that show it (rings, round trips of funds, single-payer concentration, funding loops, vanity-address clusters, common funders, coordinated and synchronised starts, identical amounts, uniform transaction counts, freshly funded wallets, camouflage payments), anonymised case studies and the wash share per category. Per-address analysis is the paid POST /api/v1/wash/check.' +
       LABELS_NOTE +
       DATA_NOTE +
       FREE_NOTE,

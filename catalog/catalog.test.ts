@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { ANALYTICS_PARAMS, ANALYTICS_RESPONSES, PRICE_BUCKETS, SERVICE_SORT_KEYS } from './analytics.ts';
+import { CHAIN_COVERAGE } from './facilitators.ts';
 import { CATEGORY_SLUGS } from './categories.ts';
 import { DATASETS, datasetsOf, findDataset } from './datasets.ts';
 import {
@@ -657,6 +658,7 @@ describe('response schemas', () => {
         page: 1,
         page_size: 50,
       },
+      chain_coverage: [...CHAIN_COVERAGE],
     };
     expect(ANALYTICS_RESPONSES.ServicesListBody.safeParse(body).success).toBe(true);
     const { filters_applied: _dropped, ...withoutFilters } = body;

@@ -108,6 +108,10 @@ describe('site build for a demo snapshot', () => {
     const list = page('services/index.html');
     expect(byTestId(list, 'services-total')).toBe(formatInt(rows.length));
     expect(list).toContain(`href="/services/${index.columns.id[0]}"`);
+    // the service list says which chains are indexed, and that arbitrum (no facilitator) is not
+    expect(list).toMatch(/<tr data-chain="base" data-indexed="true"[ >]/);
+    expect(list).toMatch(/<tr data-chain="arbitrum" data-indexed="false"[ >]/);
+    expect(list).toContain('no facilitator is known to settle x402 on Arbitrum');
   });
 
   it('a service page shows its statistics, top buyers, 30-day chart and the paid endpoints about it', async () => {

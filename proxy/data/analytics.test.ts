@@ -139,7 +139,14 @@ describe('categories', () => {
 describe('services list', () => {
   it('answers the default request with the spec envelope and defaults', async () => {
     const body = await ok('services.list');
-    expect(Object.keys(body)).toEqual(['source', 'as_of', 'services', 'pagination', 'summary', 'filters_applied']);
+    expect(Object.keys(body)).toEqual(['source', 'as_of', 'services', 'pagination', 'summary', 'filters_applied', 'chain_coverage']);
+    // only facilitator-settled chains are indexed; the others say why not
+    expect(body.chain_coverage).toEqual([
+      expect.objectContaining({ chain: 'base', indexed: true, facilitators: ['Coinbase (CDP)', 'PayAI', 'x402.rs'] }),
+      expect.objectContaining({ chain: 'solana', indexed: true, facilitators: ['Coinbase (CDP)', 'PayAI'] }),
+      expect.objectContaining({ chain: 'polygon', indexed: false }),
+      expect.objectContaining({ chain: 'arbitrum', indexed: false, facilitators: [], relayers: 0 }),
+    ]);
     expect(body.filters_applied).toEqual({
       search: null,
       category: null,

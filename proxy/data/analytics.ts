@@ -16,6 +16,7 @@ import type { z } from 'zod';
 import { ANALYTICS_PARAMS } from '../../catalog/analytics.ts';
 import type { CategorySlug } from '../../catalog/categories.ts';
 import { TRANSACTIONS_PER_SERVICE } from '../../catalog/datasets.ts';
+import { CHAIN_COVERAGE } from '../../catalog/facilitators.ts';
 import { normalizeAddress } from '../../lib/wash-ids.ts';
 import type { LoadedSnapshot } from '../../snapshots/reader.ts';
 import { DatasetMissing, dataset, parseJson, stampOf } from './dataset.ts';
@@ -113,6 +114,7 @@ export function servicesPage(index: ServicesIndex, q: ServicesQuery): Record<str
       page: q.page,
       page_size: q.page_size,
     },
+    chain_coverage: CHAIN_COVERAGE,
   };
 }
 

@@ -1,6 +1,7 @@
 /**
- * The analytics pipeline's live source: the x402 discovery catalog, Base (and Solana) settlements
- * and buyer funding, each as one ingest step that (re)creates its raw table with `source` = 'live',
+ * The analytics pipeline's live source: the x402 discovery catalog, settlements on the chains the
+ * facilitator registry covers (Base, and Solana when SOLANA_RPC_URL is set; every other chain is
+ * logged as not indexed, with the reason) and buyer funding, each as one ingest step that (re)creates its raw table with `source` = 'live',
  * and an empty exchange_wallets (live data has no exchange list yet).
  *
  * The indexers keep their history in the warehouse (discovery_seen, live_evm_settlements,
@@ -13,6 +14,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Settings, UpstreamSetting } from '../../lib/config.ts';
 import type { IngestContext, IngestStep } from '../contract.ts';
 import { createTableSql, queryJson } from '../../lib/duckdb.ts';
+import { chainCoverage, FACILITATOR_REGISTRY, relayersOf, type FacilitatorRegistry } from '../../catalog/facilitators.ts';
 import { RAW_TABLES } from '../raw-tables.ts';
 import {
   DEFAULT_EVM_OPTIONS,
@@ -23,6 +25,7 @@ import {
   type EvmFundingOptions,
   type EvmIndexerOptions,
 } from './evm-indexer.ts';
+import { notIndexedReason } from './facilitators.ts';
 import { withUpstream, type UpstreamOptions } from './http.ts';
 import { createJsonRpc } from './json-rpc.ts';
 import { LIVE_REQUIRED } from './required-settings.ts';
@@ -38,6 +41,8 @@ import {
 type ClientTuning = Partial<Omit<UpstreamOptions, 'name' | 'baseUrl'>>;
 
 export interface LiveIngestOptions {
+  /** The facilitator registry (default: catalog/facilitators.json); tests pass their own. */
+  registry?: FacilitatorRegistry;
   discovery?: Partial<DiscoveryOptions>;
   evm?: Partial<EvmIndexerOptions>;
   funding?: Partial<EvmFundingOptions>;
@@ -109,6 +114,8 @@ function firstLine(err: unknown): string {
 }
 
 export function liveIngestSteps(settings: Settings, options: LiveIngestOptions = {}): IngestStep[] {
+  const registry = options.registry ?? FACILITATOR_REGISTRY;
+  const relayers = relayersOf(registry);
   const client = (kind: keyof typeof CLIENT_DEFAULTS, name: string, baseUrl: string): UpstreamOptions => ({
     ...CLIENT_DEFAULTS[kind],
     ...options.upstream,
@@ -144,29 +151,44 @@ export function liveIngestSteps(settings: Settings, options: LiveIngestOptions =
     tables: [RAW_TABLES.x402_transactions.name],
     async run(ctx: IngestContext) {
       const problems: string[] = [];
-      const baseUrl = settings.upstreams.BASE_RPC_URL;
-      if (baseUrl) {
+      // Chain by chain from the facilitator registry: a chain is read only when a facilitator is
+      // registered on it and the live source has a reader for it; every other chain says why not.
+      for (const coverage of chainCoverage(registry)) {
+        const { chain } = coverage;
+        const setting = registry.chains[chain].live_rpc_setting;
+        if (!coverage.indexed || setting === null) {
+          ctx.log(notIndexedReason(chain, relayers) ?? `${chain}: ${coverage.note}`);
+          continue;
+        }
+        const url = settings.upstreams[setting];
+        if (!url) {
+          if (PURPOSE[setting]) problems.push(new MissingSettingError(setting, PURPOSE[setting]).message);
+          else ctx.log(`${chain}: ${setting} is not set; ${chain} settlements are not indexed this run`);
+          continue;
+        }
         try {
-          await withUpstream(client('base', 'base-rpc', baseUrl), ctx.log, (up) =>
-            indexEvmSettlements(ctx.connection, createJsonRpc(up), { ...DEFAULT_EVM_OPTIONS, ...options.evm, chain: 'base' }, ctx.log),
-          );
+          if (chain === 'solana') {
+            await withUpstream(client('solana', 'solana-rpc', url), ctx.log, (up) =>
+              indexSolanaSettlements(
+                ctx.connection,
+                createJsonRpc(up),
+                { ...DEFAULT_SOLANA_OPTIONS, registry: relayers, ...options.solana },
+                ctx.log,
+              ),
+            );
+          } else {
+            await withUpstream(client('base', `${chain}-rpc`, url), ctx.log, (up) =>
+              indexEvmSettlements(
+                ctx.connection,
+                createJsonRpc(up),
+                { ...DEFAULT_EVM_OPTIONS, registry: relayers, ...options.evm, chain },
+                ctx.log,
+              ),
+            );
+          }
         } catch (err) {
           problems.push(firstLine(err));
         }
-      } else {
-        problems.push(new MissingSettingError('BASE_RPC_URL', PURPOSE.BASE_RPC_URL!).message);
-      }
-      const solanaUrl = settings.upstreams.SOLANA_RPC_URL;
-      if (solanaUrl) {
-        try {
-          await withUpstream(client('solana', 'solana-rpc', solanaUrl), ctx.log, (up) =>
-            indexSolanaSettlements(ctx.connection, createJsonRpc(up), { ...DEFAULT_SOLANA_OPTIONS, ...options.solana }, ctx.log),
-          );
-        } catch (err) {
-          problems.push(firstLine(err));
-        }
-      } else {
-        ctx.log('solana: SOLANA_RPC_URL is not set; Solana settlements are not indexed this run');
       }
       // History indexed so far is still worth publishing when one chain failed this run; the step
       // still fails so the run's summary and exit code say so.

@@ -7,7 +7,9 @@
  *  2. EIP-3009 rule: a Transfer counts when its `from` used an authorization earlier in the same
  *     transaction (transferWithAuthorization emits AuthorizationUsed, then Transfer);
  *  3. the transaction's sender (eth_getBlockReceipts, else eth_getTransactionByHash) must be a
- *     facilitator relayer active at that time, and the payer must not be a relayer itself;
+ *     facilitator relayer registered for that chain (catalog/facilitators.json) and active at that
+ *     time, and the payer must not be a relayer itself; a chain with no registered relayer is not
+ *     read at all (no x402 is known to settle there: Arbitrum's EIP-3009 traffic is bridges and payouts);
  *  4. rows keyed by (chain, tx_hash, log_index) land in `live_evm_settlements` together with the
  *     checkpoint that covers them, so an interrupted or repeated run neither loses nor doubles rows.
  *
@@ -20,7 +22,7 @@ import type { AnalyticsChain } from '../../catalog/categories.ts';
 import { queryJson, type Row } from '../../lib/duckdb.ts';
 import type { RawTable } from '../raw-tables.ts';
 import { USDC, usdcToUsd } from './chains.ts';
-import { REGISTRY_VERSION, RELAYERS, relayerLookup, type Relayer } from './facilitators.ts';
+import { notIndexedReason, REGISTRY_VERSION, RELAYERS, relayerLookup, type Relayer } from './facilitators.ts';
 import { UpstreamError } from './http.ts';
 import { isMethodUnavailable, isRateLimitError, JsonRpcError, type JsonRpcClient } from './json-rpc.ts';
 import { inTransaction, loadScratch } from './scratch.ts';
@@ -385,10 +387,13 @@ class SenderResolver {
 
 export interface EvmIndexRun {
   chain: EvmChain;
+  /** Why the chain was not read (no facilitator relayer registered on it); null when it was. */
+  notIndexed: string | null;
   /** Blocks covered this run; null when the index was already at the finalized block. */
   fromBlock: number | null;
   toBlock: number | null;
-  finalized: number;
+  /** The node's finalized block; null when the chain was not read. */
+  finalized: number | null;
   logRequests: number;
   halvings: number;
   receiptRequests: number;
@@ -420,16 +425,12 @@ export async function indexEvmSettlements(
   const usdc = USDC[chain];
   const relayers = relayerLookup(chain, options.registry);
   await ensureEvmTables(connection);
-
-  const finalized = await finalizedBlock(rpc);
-  const checkpoint = await checkpointOf(connection, chain);
-  const from = checkpoint !== null ? checkpoint + 1 : (options.startBlock ?? Math.max(0, finalized - options.maxBlocksPerRun + 1));
-  const to = Math.min(finalized, from + options.maxBlocksPerRun - 1);
   const run: EvmIndexRun = {
     chain,
+    notIndexed: notIndexedReason(chain, options.registry),
     fromBlock: null,
     toBlock: null,
-    finalized,
+    finalized: null,
     logRequests: 0,
     halvings: 0,
     receiptRequests: 0,
@@ -440,6 +441,17 @@ export async function indexEvmSettlements(
     inserted: 0,
     skipped: { removed: 0, noAuthorization: 0, malformed: 0, notRelayer: 0, beforeRelayerFirstSeen: 0, relayerPayer: 0 },
   };
+  // Without a registered facilitator nothing on the chain can count, so the node is not even asked.
+  if (run.notIndexed) {
+    log(run.notIndexed);
+    return run;
+  }
+
+  const finalized = await finalizedBlock(rpc);
+  run.finalized = finalized;
+  const checkpoint = await checkpointOf(connection, chain);
+  const from = checkpoint !== null ? checkpoint + 1 : (options.startBlock ?? Math.max(0, finalized - options.maxBlocksPerRun + 1));
+  const to = Math.min(finalized, from + options.maxBlocksPerRun - 1);
   if (from > to) {
     log(
       checkpoint !== null

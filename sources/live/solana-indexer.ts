@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { queryJson, type Row } from '../../lib/duckdb.ts';
 import type { RawTable } from '../raw-tables.ts';
 import { USDC, usdcToUsd } from './chains.ts';
-import { REGISTRY_VERSION, RELAYERS, relayerLookup, relayersOn, type Relayer } from './facilitators.ts';
+import { notIndexedReason, REGISTRY_VERSION, RELAYERS, relayerLookup, relayersOn, type Relayer } from './facilitators.ts';
 import type { JsonRpcClient } from './json-rpc.ts';
 import { inTransaction, loadScratch } from './scratch.ts';
 
@@ -211,6 +211,8 @@ const SETTLEMENT_SCRATCH: RawTable = {
 // ---------------------------------------------------------------- indexing
 
 export interface SolanaIndexRun {
+  /** Why Solana was not read (no facilitator relayer registered on it); null when it was. */
+  notIndexed: string | null;
   relayers: number;
   signatureRequests: number;
   transactionRequests: number;
@@ -263,6 +265,7 @@ export async function indexSolanaSettlements(
   const lookup = relayerLookup('solana', options.registry);
   const relayers = relayersOn('solana', options.registry);
   const run: SolanaIndexRun = {
+    notIndexed: notIndexedReason('solana', options.registry),
     relayers: relayers.length,
     signatureRequests: 0,
     transactionRequests: 0,
@@ -272,6 +275,10 @@ export async function indexSolanaSettlements(
     gaps: [],
     skipped: { failed: 0, notRelayerPaid: 0, otherMint: 0, unknownOwner: 0, relayerPayer: 0, missing: 0 },
   };
+  if (run.notIndexed) {
+    log(run.notIndexed);
+    return run;
+  }
   for (const relayer of relayers) {
     const [cp] = await queryJson(connection, `SELECT last_signature FROM solana_checkpoint WHERE relayer = $relayer`, {
       relayer: relayer.address,

@@ -7,14 +7,61 @@
  *   label_distribution as in landing-stats
  *   daily_wash_share   14 calendar days ending today, zero-filled: volume, wash_volume, wash_pct,
  *                      real_volume_pct
- *   patterns           one per signal (reason) behind suspected_wash pairs: the pair's reasons,
- *                      else the buyer's, else 'unspecified'; wallets, services and volume
- *   case_studies       10 sellers with wash volume, as 'case-01'...: the largest case of each main
- *                      signal first, then by volume. Ids are ranks, not hashes, so nobody can
- *                      recompute them from the public seller list
+ *   patterns           one row per pattern of WASH_PATTERNS that any wash pair shows, plus
+ *                      'unspecified' for wash pairs none of them describes. A pattern is a property
+ *                      of a suspected_wash pair (buyer, seller, chain) measured on the classifier's
+ *                      tables (pair_labels, buyer_labels, seller_cohorts) and the funding data
+ *                      (wallet_funding, exchange_wallets); it is counted over the pairs' 30-day
+ *                      payments to listed services: wallets (distinct buyers), services and volume.
+ *                      Patterns overlap: a pair shows every pattern it has, so the rows do not add
+ *                      up. Each pattern counts what it names, not the label rule that fired
+ *                      (rules list several signals, so counting their reasons gave identical rows).
+ *   case_studies       10 sellers with wash volume, as 'case-01'...: the largest case of each
+ *                      pattern first, then by volume; a seller's pattern is the first of
+ *                      WASH_PATTERNS (most specific first) carrying at least half of its wash
+ *                      volume, else the one carrying most. Ids are ranks, not hashes, so nobody can recompute them
+ *                      from the public seller list
  *   by_category        categories with 30-day volume, by wash_pct desc, then volume, then slug
+ *
+ * The patterns, most specific first (docs/wash-methodology.md, "Wash report patterns"; thresholds
+ * from catalog/wash-rules.ts where the classifier has one, PATTERN_MIN_WALLETS otherwise):
+ *   ring                       buyer and seller are both flagged cycle (members of a balanced ring)
+ *   round_trip                 after the pair's first payment, transfers into the buyer from the seller or
+ *                              wallets the seller's money reaches (within returnMaxHops transfers;
+ *                              exchanges and wallets funding more than returnMaxFanOut end a path) repay
+ *                              at least roundTripMinReturnShare of the pair's volume, in at least
+ *                              roundTripMinReturns transfers (the classifier's round_trip test without
+ *                              its minimum payment count)
+ *   single_payer_concentration the seller is flagged concentration (seller_cohorts.flags) and the buyer
+ *                              is its top payer by volume
+ *   funding_loop               the seller is on the buyer's first-funding chain (first funder, its first
+ *                              funder, ... up to fundingMaxHops links; an exchange wallet ends it)
+ *   vanity_cluster             the buyer is a member of a vanity cluster of any tier: strict, broad or a
+ *                              long prefix or suffix (buyer_labels.vanity_strict / vanity_broad)
+ *   common_funder              a wallet on the buyer's first-funding chain below the seller (links at or
+ *                              above the seller are its funding loop) is on the chains of at least
+ *                              PATTERN_MIN_WALLETS wash wallets of the seller
+ *   coordinated_start          the pair's first payment falls in one hour with the first payments of at
+ *                              least PATTERN_MIN_WALLETS wash wallets of the seller (itself included;
+ *                              two hour grids 30 minutes apart, as the classifier's coordinated start)
+ *   synchronized_start         the seller has at least PATTERN_MIN_WALLETS wash wallets whose first payments'
+ *                              10th to 90th percentile span at most farmMaxStartSpreadDays days, and the
+ *                              pair's first payment falls in that span widened by farmStartMarginDays or a
+ *                              quarter of it (the farm signal and farm membership, SynchroTrap-style)
+ *   uniform_amount             the pair's mean payment is the same (to the micro-USDC) as that of at
+ *                              least PATTERN_MIN_WALLETS wash wallets of the seller, at a seller whose
+ *                              payers do not all pay one amount (a one-price service says nothing)
+ *   uniform_tx_count           the seller has at least PATTERN_MIN_WALLETS wash wallets and their payment
+ *                              counts to it spread by at most farmMaxLogCountSpread (1.4826 x MAD of ln)
+ *   fresh_wallet               the buyer was first funded at most freshWalletDays days before its first
+ *                              payment (buyer_labels.first_time)
+ *   camouflage                 the pair is not the buyer's main pair (most payments): a wash wallet's
+ *                              payments to other sellers
+ * Funding is USDC transfers between two wallets up to now (wallet_funding); a wallet's first funder
+ * is its earliest one (same-instant ties: the smaller address).
  */
 import type { DatasetStep } from '../../runner.ts';
+import { THRESHOLDS as T } from '../../../catalog/wash-rules.ts';
 import { LABEL_DISTRIBUTION_SQL } from './landing-stats.ts';
 import {
   WASH_LABEL,
@@ -34,32 +81,219 @@ import {
 
 export const CASE_STUDIES = 10;
 
-/** What each signal family looks like on chain; an unknown reason gets a generic sentence. */
-export const PATTERN_DESCRIPTIONS: Record<string, string> = {
-  vanity_cluster: 'Buyer addresses mined to share a prefix and suffix with each other, paying the same seller.',
-  vanity_strict: 'Buyer addresses sharing a long mined prefix and suffix, paying the same seller.',
-  vanity_broad: 'Buyer addresses sharing a shorter mined prefix or suffix, paying the same seller.',
-  uniform_amount: 'Many wallets paying one identical amount on every call.',
-  coordinated_start: 'Wallets whose first payment to a seller falls in the same short window.',
-  synchronized_start: 'Wallets that start and stop paying a seller in step with each other.',
-  uniform_tx_count: 'Wallets making nearly the same number of payments each.',
-  dedicated_cohort: 'A cohort of wallets that pays almost nobody but one seller.',
-  funding_loop: 'Wallets funded by the seller they pay, so the money goes round.',
-  funded_loop: 'Wallets funded by the seller they pay, so the money goes round.',
-  seller_funded: 'Wallets whose first USDC came from the seller they pay.',
-  common_funder: 'Wallets funded from one source shortly before paying one seller.',
-  funding_window: 'Wallets funded within a short window of each other.',
-  funding_shared: 'Wallets funded from one source shortly before paying one seller.',
-  ring: 'Wallets paying each other in a closed ring with balanced flows.',
-  cycle: 'Wallets paying each other in a closed ring with balanced flows.',
-  balanced_flow: 'Money flowing in and out of the wallets in near-equal amounts.',
-  concentration: "One wallet accounting for nearly all of a seller's volume.",
-  single_payer_concentration: "One wallet accounting for nearly all of a seller's volume.",
-  fresh_wallet: 'Wallets funded only days before their first payment.',
-  wash_wallet: 'Wallets labelled suspected_wash on another seller, paying here too.',
-  unspecified: 'Payments labelled suspected_wash without a recorded signal.',
+/** Smallest group of wash wallets at one seller that makes a shared amount, start, count or funder a pattern. */
+export const PATTERN_MIN_WALLETS = 5;
+
+export interface WashPattern {
+  pattern_type: string;
+  description: string;
+  /**
+   * The wash pairs (buyer, seller_address, chain) that show the pattern, over the relations the
+   * report's SQL defines: `wash` (suspected_wash pairs of pair_labels with amount = mean payment,
+   * main = the buyer's main pair), `funding` (first funder and its time per address, exchanges
+   * flagged), `funding_chain` (each wash buyer's first-funding chain by hop), `pair_returns`
+   * (transfers back from the seller's reach) and the classifier's tables.
+   */
+  pairs: string;
+}
+
+const EVM_LOWER = (col: string) => `(CASE WHEN starts_with(${col}, '0x') THEN lower(${col}) ELSE ${col} END)`;
+
+/** Most specific evidence first: a case study names the first pattern that carries at least half of its seller's wash volume. */
+export const WASH_PATTERNS: readonly WashPattern[] = [
+  {
+    pattern_type: 'ring',
+    description: 'Buyer and seller both members of a closed ring of wallets paying each other with balanced flows.',
+    pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w
+              JOIN seller_cohorts sb ON sb.seller_address = w.buyer AND sb.chain = w.chain
+              JOIN seller_cohorts ss ON ss.seller_address = w.seller_address AND ss.chain = w.chain
+             WHERE list_contains(sb.flags, 'cycle') AND list_contains(ss.flags, 'cycle')`,
+  },
+  {
+    pattern_type: 'single_payer_concentration',
+    description: 'A seller flagged for concentration (one payer with nearly all of its volume), and that top payer.',
+    pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w
+              JOIN (SELECT p.seller_address, p.chain, arg_max(p.buyer, (p.volume, p.buyer)) AS top_payer
+                      FROM pair_labels p JOIN seller_cohorts s USING (seller_address, chain)
+                     WHERE list_contains(s.flags, 'concentration') AND p.buyer <> p.seller_address
+                     GROUP BY ALL) c ON c.seller_address = w.seller_address AND c.chain = w.chain AND c.top_payer = w.buyer`,
+  },
+  {
+    pattern_type: 'round_trip',
+    description: `Sellers sending the money back: after the first payment, transfers from the seller (directly or through up to ${T.returnMaxHops - 1} relay wallets) repay the wallet at least ${T.roundTripMinReturnShare * 100}% of what it paid, in ${T.roundTripMinReturns} or more transfers.`,
+    pairs: `SELECT buyer, seller_address, chain FROM pair_returns
+             WHERE returned >= ${T.roundTripMinReturnShare} * volume AND returns >= ${T.roundTripMinReturns}`,
+  },
+  {
+    pattern_type: 'funding_loop',
+    description: `Wallets funded by the seller they pay: the seller is on their first-funding chain (first funder, its first funder, ... up to ${T.fundingMaxHops} links), so the money goes round.`,
+    pairs: `SELECT DISTINCT w.buyer, w.seller_address, w.chain FROM wash w
+              JOIN funding_chain c ON c.buyer = w.buyer AND c.funder = w.seller_address`,
+  },
+  {
+    pattern_type: 'vanity_cluster',
+    description: 'Buyer addresses mined to share a prefix, a suffix or both with other payers of the same seller, more than chance allows.',
+    pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w JOIN buyer_labels b ON b.address = w.buyer
+             WHERE b.vanity_strict OR b.vanity_broad`,
+  },
+  {
+    pattern_type: 'common_funder',
+    description: `Wallets whose first-funding chains (up to ${T.fundingMaxHops} links, below the seller) meet at one wallet shared by at least ${PATTERN_MIN_WALLETS} wash wallets of the seller.`,
+    // links at or above the seller are the seller's own loop (funding_loop), not a third party
+    pairs: `WITH seller_hop AS (
+              SELECT w.buyer, w.seller_address, min(c.hop) AS hop FROM wash w
+                JOIN funding_chain c ON c.buyer = w.buyer AND c.funder = w.seller_address GROUP BY ALL),
+            m AS (
+              SELECT DISTINCT w.buyer, w.seller_address, w.chain, c.funder FROM wash w
+                JOIN funding_chain c ON c.buyer = w.buyer
+                LEFT JOIN seller_hop sh ON sh.buyer = w.buyer AND sh.seller_address = w.seller_address
+               WHERE c.hop < coalesce(sh.hop, ${T.fundingMaxHops + 1}))
+            SELECT DISTINCT m.buyer, m.seller_address, m.chain FROM m
+              JOIN (SELECT seller_address, chain, funder FROM m GROUP BY ALL HAVING count(*) >= ${PATTERN_MIN_WALLETS}) g USING (seller_address, chain, funder)`,
+  },
+  {
+    pattern_type: 'coordinated_start',
+    description: `Wallets whose first payment to a seller falls in the same hour as those of at least ${PATTERN_MIN_WALLETS - 1} other wash wallets.`,
+    pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w
+              JOIN (SELECT seller_address, chain, epoch_ms(first_time) // 3600000 AS h FROM wash GROUP BY ALL HAVING count(*) >= ${PATTERN_MIN_WALLETS}) g
+                ON g.seller_address = w.seller_address AND g.chain = w.chain AND g.h = epoch_ms(w.first_time) // 3600000
+            UNION
+            SELECT w.buyer, w.seller_address, w.chain FROM wash w
+              JOIN (SELECT seller_address, chain, (epoch_ms(first_time) + 1800000) // 3600000 AS h FROM wash GROUP BY ALL HAVING count(*) >= ${PATTERN_MIN_WALLETS}) g
+                ON g.seller_address = w.seller_address AND g.chain = w.chain AND g.h = (epoch_ms(w.first_time) + 1800000) // 3600000`,
+  },
+  {
+    pattern_type: 'synchronized_start',
+    description: `Wallets that started paying a seller within ${T.farmMaxStartSpreadDays} days of each other: the 10th to 90th percentile of the first payments of at least ${PATTERN_MIN_WALLETS} wash wallets, and this one inside it or within a day of it.`,
+    pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w
+              JOIN (SELECT seller_address, chain, quantile_cont(epoch(first_time), 0.1) AS p10, quantile_cont(epoch(first_time), 0.9) AS p90
+                      FROM wash GROUP BY ALL
+                    HAVING count(*) >= ${PATTERN_MIN_WALLETS} AND p90 - p10 <= ${T.farmMaxStartSpreadDays * 86400}) g USING (seller_address, chain)
+             -- widened as the classifier's farm membership: a day, or a quarter of the span
+             WHERE epoch(w.first_time) BETWEEN g.p10 - greatest(${T.farmStartMarginDays * 86400}, 0.25 * (g.p90 - g.p10))
+                                          AND g.p90 + greatest(${T.farmStartMarginDays * 86400}, 0.25 * (g.p90 - g.p10))`,
+  },
+  {
+    pattern_type: 'uniform_amount',
+    description: `Wallets paying one identical amount per call, shared by at least ${PATTERN_MIN_WALLETS} wash wallets of a seller that takes several amounts.`,
+    pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w
+              JOIN (SELECT seller_address, chain, amount FROM wash GROUP BY ALL HAVING count(*) >= ${PATTERN_MIN_WALLETS}) g USING (seller_address, chain, amount)
+              JOIN (SELECT seller_address, chain FROM pair_labels
+                     WHERE (seller_address, chain) IN (SELECT seller_address, chain FROM wash) AND buyer <> seller_address
+                     GROUP BY ALL HAVING count(DISTINCT round(volume / nullif(tx_count, 0), 6)) > 1) m USING (seller_address, chain)`,
+  },
+  {
+    pattern_type: 'uniform_tx_count',
+    description: `At least ${PATTERN_MIN_WALLETS} wash wallets of a seller making nearly the same number of payments each (log spread at most ${T.farmMaxLogCountSpread}).`,
+    pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w
+              JOIN (SELECT seller_address, chain FROM wash GROUP BY ALL
+                    HAVING count(*) >= ${PATTERN_MIN_WALLETS} AND 1.4826 * mad(ln(greatest(tx_count, 1))) <= ${T.farmMaxLogCountSpread}) g USING (seller_address, chain)`,
+  },
+  {
+    pattern_type: 'fresh_wallet',
+    description: `Wallets first funded at most ${T.freshWalletDays} days before their first payment.`,
+    pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w
+              JOIN buyer_labels b ON b.address = w.buyer JOIN funding f ON f.address = w.buyer
+             WHERE f.fund_time <= b.first_time AND f.fund_time >= b.first_time - INTERVAL ${T.freshWalletDays} DAY`,
+  },
+  {
+    pattern_type: 'camouflage',
+    description: "A wash wallet's payments to sellers other than the one it mainly pays.",
+    pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w WHERE NOT w.main`,
+  },
+];
+
+const UNSPECIFIED = {
+  pattern_type: 'unspecified',
+  description: 'Payments labelled suspected_wash that none of the patterns above describes.',
 };
 
+const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1);
+
+/**
+ * The first-funding chain of every wash buyer, one row per (buyer, hop, funder) up to
+ * fundingMaxHops (operators put relay wallets in between, as the classifier's funding links); an
+ * exchange wallet ends the chain.
+ */
+function fundingChainSql(): string {
+  return range(T.fundingMaxHops)
+    .map((hop) => {
+      const joins = range(hop)
+        .map((i) => `JOIN funding f${i} ON f${i}.address = ${i === 1 ? 'b.buyer' : `f${i - 1}.funder`}`)
+        .join(' ');
+      const open = range(hop)
+        .map((i) => `NOT f${i}.funder_is_exchange`)
+        .join(' AND ');
+      return `SELECT b.buyer, ${hop} AS hop, f${hop}.funder FROM (SELECT DISTINCT buyer FROM wash) b ${joins} WHERE ${open}`;
+    })
+    .join('\n       UNION ALL ');
+}
+
+/**
+ * Wallets a wash seller's money reaches within returnMaxHops transfers (the seller itself
+ * included): any transfer counts, not only first fundings; exchanges and wallets funding more than
+ * returnMaxFanOut wallets end a path (they move everyone's money), as the classifier's round trips.
+ */
+function returnReachSql(): string {
+  const levels = range(T.returnMaxHops - 1).map(
+    (d) => `reach_${d} AS (
+       SELECT DISTINCT r.seller_address, t.dst AS node FROM ${d === 1 ? 'reach_0' : `reach_${d - 1}`} r JOIN transfers t ON t.src = r.node
+        WHERE t.dst NOT IN (SELECT address FROM return_ends) AND t.dst <> r.seller_address
+     )`,
+  );
+  return `reach_0 AS (SELECT DISTINCT seller_address, seller_address AS node FROM wash),
+     ${levels.join(',\n     ')},
+     return_reach AS (
+       SELECT seller_address, node FROM reach_0
+       ${range(T.returnMaxHops - 1)
+         .map((d) => `UNION SELECT seller_address, node FROM reach_${d}`)
+         .join('\n       ')}
+     )`;
+}
+
+/** The relations the patterns' SQL reads: wash pairs, first funders, funding chains and returns (as of `now`). */
+export function patternRelationsSql(now: string): string {
+  return `wash_buyer_pairs AS (
+       SELECT buyer, seller_address, chain, label, tx_count, volume, first_time,
+              -- the buyer's main pair: most payments, then volume, then seller (its other pairs are camouflage)
+              row_number() OVER (PARTITION BY buyer ORDER BY tx_count DESC, volume DESC, seller_address, chain) = 1 AS main
+         FROM pair_labels WHERE buyer IN (SELECT buyer FROM pair_labels WHERE label = ${quote(WASH_LABEL)})
+     ),
+     wash AS (
+       SELECT buyer, seller_address, chain, tx_count, volume, first_time, round(volume / nullif(tx_count, 0), 6) AS amount, main
+         FROM wash_buyer_pairs WHERE label = ${quote(WASH_LABEL)}
+     ),
+     exchanges AS (SELECT DISTINCT ${EVM_LOWER('address')} AS address FROM exchange_wallets WHERE address IS NOT NULL),
+     transfers AS (
+       SELECT funder AS src, address AS dst, amount, time FROM wallet_funding
+        WHERE time <= ${now} AND funder IS NOT NULL AND address IS NOT NULL AND funder <> address
+     ),
+     -- each wallet's first USDC funder (same-instant ties: the smaller address)
+     first_funding AS (
+       SELECT dst AS address, arg_min(src, (time, src)) AS funder, min(time) AS fund_time FROM transfers GROUP BY dst
+     ),
+     funding AS (
+       SELECT f.address, f.funder, f.fund_time, e.address IS NOT NULL AS funder_is_exchange
+         FROM first_funding f LEFT JOIN exchanges e ON e.address = ${EVM_LOWER('f.funder')}
+     ),
+     funding_chain AS (
+       ${fundingChainSql()}
+     ),
+     return_ends AS (
+       SELECT address FROM exchanges
+       UNION SELECT src FROM transfers GROUP BY src HAVING count(DISTINCT dst) > ${T.returnMaxFanOut}
+     ),
+     ${returnReachSql()},
+     -- transfers into a wash buyer from its seller's reach after the pair's first payment
+     pair_returns AS (
+       SELECT w.buyer, w.seller_address, w.chain, any_value(w.volume) AS volume, count(*) AS returns, sum(t.amount) AS returned
+         FROM wash w
+         JOIN return_reach r ON r.seller_address = w.seller_address
+         JOIN transfers t ON t.src = r.node AND t.dst = w.buyer
+        WHERE t.time > w.first_time AND w.buyer <> w.seller_address
+        GROUP BY w.buyer, w.seller_address, w.chain
+     )`;
+}
 export const WASH_METHOD =
   "Every payment is attributed to a service (the resource URL the facilitator reported, else the seller's service at that price, " +
   "else the seller's first service). Each (buyer, seller) pair gets one of eight labels from rule-based signals: self-payment and " +
@@ -71,37 +305,33 @@ export const WASH_METHOD =
 
 export const washReportStep: DatasetStep = documentStep('wash-report', async (ctx) => {
   const now = nowSql(ctx);
-  const descriptions = Object.entries(PATTERN_DESCRIPTIONS)
-    .map(([k, v]) => `(${quote(k)}, ${quote(v)})`)
-    .join(', ');
+  const descriptions = [...WASH_PATTERNS, UNSPECIFIED].map((p) => `(${quote(p.pattern_type)}, ${quote(p.description)})`).join(', ');
+  const patternPairs = WASH_PATTERNS.map(
+    (p, i) => `SELECT ${quote(p.pattern_type)} AS pattern_type, ${i} AS position, buyer, seller_address, chain FROM (${p.pairs})`,
+  ).join('\n     UNION ALL ');
   const pieces = await queryJsonPieces(
     ctx,
-    `WITH wash_pairs AS (
+    `WITH ${patternRelationsSql(now)},
+     pattern_pairs AS (
+       SELECT DISTINCT pattern_type, position, hash(buyer) AS buyer_h, seller_address, chain FROM (${patternPairs})
+     ),
+     wash_pairs AS (
        SELECT b.service_id, b.buyer_h, f.seller_address, f.chain, f.category, b.tx_30d, b.micro_30d
          FROM service_buyer_stats b JOIN service_facts f ON f.id = b.service_id
         WHERE ${isWashSql('b.label_code')} AND b.tx_30d > 0
      ),
-     pair_reasons AS (
-       SELECT w.*,
-              CASE WHEN len(coalesce(p.reasons, [])) > 0 THEN p.reasons
-                   WHEN len(coalesce(bl.reason, [])) > 0 THEN bl.reason
-                   ELSE ['unspecified'] END AS reasons
-         FROM wash_pairs w
-         LEFT JOIN (SELECT hash(buyer) AS buyer_h, seller_address, chain, reasons FROM pair_labels WHERE label = ${quote(WASH_LABEL)}) p
-           ON p.buyer_h = w.buyer_h AND p.seller_address = w.seller_address AND p.chain = w.chain
-         LEFT JOIN (SELECT hash(address) AS buyer_h, reason FROM buyer_labels) bl ON bl.buyer_h = w.buyer_h
-     ),
-     -- one row per (pair, signal); position = the signal's place in the classifier's list, which
-     -- puts the deciding signal first
+     -- one row per (30-day wash pair of a service, pattern it shows); a pair with none is 'unspecified'
      pair_patterns AS (
-       SELECT service_id, buyer_h, seller_address, chain, category, tx_30d, micro_30d, pattern_type, min(position) AS position
-         FROM (SELECT *, unnest(reasons) AS pattern_type, generate_subscripts(reasons, 1) AS position FROM pair_reasons)
-        GROUP BY service_id, buyer_h, seller_address, chain, category, tx_30d, micro_30d, pattern_type
+       SELECT w.service_id, w.buyer_h, w.seller_address, w.chain, w.category, w.tx_30d, w.micro_30d,
+              coalesce(p.pattern_type, ${quote(UNSPECIFIED.pattern_type)}) AS pattern_type,
+              coalesce(p.position, ${WASH_PATTERNS.length}) AS position
+         FROM wash_pairs w
+         LEFT JOIN pattern_pairs p ON p.buyer_h = w.buyer_h AND p.seller_address = w.seller_address AND p.chain = w.chain
      ),
      descriptions(pattern_type, description) AS (VALUES ${descriptions}),
      patterns AS (
        SELECT p.pattern_type,
-              coalesce(d.description, 'Wallets flagged by the ''' || p.pattern_type || ''' signal.') AS description,
+              d.description,
               count(DISTINCT p.buyer_h)::INTEGER AS wallets,
               count(DISTINCT p.service_id)::INTEGER AS services_affected,
               sum(p.micro_30d)::BIGINT AS micro
@@ -119,11 +349,15 @@ export const washReportStep: DatasetStep = documentStep('wash-report', async (ct
                  FROM wash_pairs GROUP BY seller_address, chain, service_id, category)
         GROUP BY seller_address, chain
      ),
+     -- the seller's pattern: the most specific one carrying at least half of its wash volume, else the largest
      case_pattern AS (
-       SELECT seller_address, chain, first(pattern_type ORDER BY micro DESC, position, pattern_type) AS pattern_type
+       SELECT pp.seller_address, pp.chain,
+              coalesce(first(pp.pattern_type ORDER BY pp.position) FILTER (WHERE 2 * pp.micro >= c.micro),
+                       first(pp.pattern_type ORDER BY pp.micro DESC, pp.position)) AS pattern_type
          FROM (SELECT seller_address, chain, pattern_type, sum(micro_30d) AS micro, min(position) AS position
-                 FROM pair_patterns GROUP BY seller_address, chain, pattern_type)
-        GROUP BY seller_address, chain
+                 FROM pair_patterns GROUP BY seller_address, chain, pattern_type) pp
+         JOIN cases c USING (seller_address, chain)
+        GROUP BY pp.seller_address, pp.chain
      ),
      seller_volume AS (
        SELECT seller_address, chain, sum(micro_30d) AS micro FROM service_facts GROUP BY seller_address, chain
@@ -186,7 +420,7 @@ export const washReportStep: DatasetStep = documentStep('wash-report', async (ct
                         pattern_type := pattern_type,
                         category := category,
                         summary := format(
-                          '{} labelled suspected_wash paid one {} seller {:,} {} for {:g} USDC in 30 days, {:g}% of that seller''s volume. Main signal: {}.',
+                          '{} labelled suspected_wash paid one {} seller {:,} {} for {:g} USDC in 30 days, {:g}% of that seller''s volume. Main pattern: {}.',
                           CASE WHEN wallets = 1 THEN 'One wallet' ELSE wallets || ' wallets' END, title, tx_count,
                           CASE WHEN tx_count = 1 THEN 'time' ELSE 'times' END,
                           ${moneySql('micro')}, ${pctSql('micro', 'seller_micro')}, pattern_type)
