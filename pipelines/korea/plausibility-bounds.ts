@@ -67,9 +67,10 @@ export const KOREA_INPUT_BOUNDS = {
       maxRatio: 3,
       why: 'the kimchi premium of a liquid token has stayed within -30 % and +60 %; an isolated token with closed deposits can reach +200 %',
     },
-    stablecoinVsOfficialRate: {
+    /** USDT and USDC: against all three references (their global price is $1 at the official rate). */
+    stablecoin: {
       maxRatio: 1.25,
-      why: 'USDT and USDC in KRW track the official rate; their premium peaked near +10 % (2021) and rarely went below -5 %',
+      why: 'USDT and USDC in KRW track the official rate; their premium peaked near +10 % (2021) and rarely went below -5 %, so a quarter off any reference is a bad tick',
     },
   },
   /** USD(T) prices on the global venue (global_prices). */

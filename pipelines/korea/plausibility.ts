@@ -128,7 +128,7 @@ async function checkFx(c: DuckDBConnection, run: Run): Promise<{ refusal: Refusa
     return { refusal: null, rate };
   }
   const parts = [
-    ...(inRange ? [] : [`outside ${num(B.fx.range.min)}-${num(B.fx.range.max)}`]),
+    ...(inRange ? [] : [`outside ${num(B.fx.range.min)} to ${num(B.fx.range.max)}`]),
     ...(lastGood === null ? [] : [`${deviation(rate, lastGood)} the last good ${num(lastGood)}`]),
     ...(other === null ? [] : [`${deviation(rate, other)} the other source ${num(other)} (FRED DEXKOUS ${String(fx.other_day)})`]),
   ];
@@ -206,12 +206,13 @@ async function checkKrPrices(c: DuckDBConnection, run: Run, fxRate: number | nul
                          ON lg.key = t.exchange || ':' || t.symbol AND ${withinSeconds('lg.as_of', 't.as_of', b.lastGood.maxAgeSeconds)}
                   LEFT JOIN t o ON o.symbol = t.symbol AND o.exchange <> t.exchange
                   LEFT JOIN plausibility_global g ON g.symbol = t.symbol)
-     SELECT *, ${refusedByVotesSql([
-       agreesSql('price_krw', 'last_good', b.lastGood.maxRatio),
-       agreesSql('price_krw', 'other_price', b.otherExchange.maxRatio),
-       `(CASE WHEN symbol IN (${stable}) THEN ${agreesSql('price_krw', 'global_krw', b.stablecoinVsOfficialRate.maxRatio)}
-              ELSE ${agreesSql('price_krw', 'global_krw', b.global.maxRatio)} END)`,
-     ])} AS refused
+     SELECT *, (CASE WHEN symbol IN (${stable})
+                     THEN ${refusedByVotesSql(['last_good', 'other_price', 'global_krw'].map((ref) => agreesSql('price_krw', ref, b.stablecoin.maxRatio)))}
+                     ELSE ${refusedByVotesSql([
+                       agreesSql('price_krw', 'last_good', b.lastGood.maxRatio),
+                       agreesSql('price_krw', 'other_price', b.otherExchange.maxRatio),
+                       agreesSql('price_krw', 'global_krw', b.global.maxRatio),
+                     ])} END) AS refused
        FROM r`,
   );
   await storeLastGood(
@@ -296,7 +297,7 @@ async function checkMacro(c: DuckDBConnection, run: Run): Promise<Refusal[]> {
       const value = Number(r.value);
       const lo = Number(r.lo);
       const hi = Number(r.hi);
-      if (value < lo || value > hi) return `${name} ${num(value)} on ${String(r.day)} is outside ${num(lo)}-${num(hi)}`;
+      if (value < lo || value > hi) return `${name} ${num(value)} on ${String(r.day)} is outside ${num(lo)} to ${num(hi)}`;
       const previous = Number(r.previous);
       const change =
         r.max_step === null
