@@ -145,20 +145,17 @@ export function ageText(seconds: number): string {
   return hours % 24 ? `${days} d ${hours % 24} h` : `${days} d`;
 }
 
-export function healthDocument(
-  service: ServiceName,
-  reader: SnapshotReader,
-  settings: Settings,
-  now: Date = new Date(),
-  stores?: StoreHealth,
-): HealthDocument {
-  const snap = reader.current();
+/** How fresh the datasets of the snapshot served are, each not fresh one with why (what /health and the site's stale banner say). */
+export interface DatasetFreshness {
+  datasets: DatasetHealth[];
+  degraded: DegradedDataset[];
+  unavailable: UnavailableDataset[];
+  /** The same in words, one line per dataset. */
+  problems: string[];
+}
+
+export function datasetFreshness(service: ServiceName, snap: LoadedSnapshot | null, now: Date): DatasetFreshness {
   const problems: string[] = [];
-  if (reader.lastError) problems.push(reader.lastError.message);
-  if (stores && !stores.reachable)
-    problems.push(
-      `the ${stores.nonce_store} nonce store does not answer: paid endpoints answer 503 until it is back; free endpoints keep answering`,
-    );
   const degraded: DegradedDataset[] = [];
   const datasets: DatasetHealth[] = (snap?.manifest.datasets ?? []).map((d) => {
     const decl = findDataset(service, d.name);
@@ -190,7 +187,6 @@ export function healthDocument(
       ai: d.ai ? { analyst: d.ai.analyst, models: d.ai.models } : null,
     };
   });
-  if (!snap) problems.push(`no published ${service} snapshot yet: run "npm run pipeline -- ${service}"`);
   const unavailable: UnavailableDataset[] = [];
   if (snap) {
     for (const decl of datasetsOf(service)) {
@@ -209,6 +205,29 @@ export function healthDocument(
       });
       problems.push(`${decl.name}: ${reason}; ${endpoints.join(', ')} answer 503`);
     }
+  }
+  return { datasets, degraded, unavailable, problems };
+}
+
+export function healthDocument(
+  service: ServiceName,
+  reader: SnapshotReader,
+  settings: Settings,
+  now: Date = new Date(),
+  stores?: StoreHealth,
+): HealthDocument {
+  const snap = reader.current();
+  const problems: string[] = [];
+  if (reader.lastError) problems.push(reader.lastError.message);
+  if (stores && !stores.reachable)
+    problems.push(
+      `the ${stores.nonce_store} nonce store does not answer: paid endpoints answer 503 until it is back; free endpoints keep answering`,
+    );
+  const freshness = datasetFreshness(service, snap, now);
+  problems.push(...freshness.problems);
+  const { datasets, degraded, unavailable } = freshness;
+  if (!snap) problems.push(`no published ${service} snapshot yet: run "npm run pipeline -- ${service}"`);
+  if (snap) {
     problems.push(...contentProblems(snap));
   }
   const aiUsage = snap?.manifest.ai;
