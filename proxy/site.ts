@@ -56,7 +56,7 @@ export function staleBanner(snap: LoadedSnapshot | null, now: Date): string | nu
   const named = degraded.slice(0, BANNER_NAMED).map(describeDegraded).join(', ');
   const more = degraded.length > BANNER_NAMED ? ` and ${degraded.length - BANNER_NAMED} more` : '';
   const since = oldest
-    ? ` Some figures describe <time datetime="${escapeHtml(oldest)}">${escapeHtml(oldest.replace('T', ' ').replace(/(:\d\d)(\.\d+)?Z$/, '$1'))} UTC</time>.`
+    ? ` Some figures describe <time datetime="${escapeHtml(oldest)}">${escapeHtml(oldest.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, ''))} UTC</time>.`
     : '';
   return (
     `<p class="notice" role="status" data-testid="stale-banner"><strong>Stale data:</strong> no newer version has updated ` +

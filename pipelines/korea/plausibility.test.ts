@@ -6,7 +6,12 @@ import { loadSettings } from '../../lib/config.ts';
 import { openDatabase, queryJson, type Database } from '../../lib/duckdb.ts';
 import { healthDocument } from '../../proxy/health.ts';
 import { SnapshotReader } from '../../snapshots/reader.ts';
-import { KOREA_FIXTURE_NOW, koreaFixture, startKoreaUpstreams, type KoreaUpstreamWorld } from '../../sources/live/testing/korea-upstreams.ts';
+import {
+  KOREA_FIXTURE_NOW,
+  koreaFixture,
+  startKoreaUpstreams,
+  type KoreaUpstreamWorld,
+} from '../../sources/live/testing/korea-upstreams.ts';
 import { parseArgs, runCli } from '../cli.ts';
 import { LineProgress } from '../progress.ts';
 import { checkKoreaInputs, deviation } from './plausibility.ts';
@@ -147,7 +152,9 @@ describe('checkKoreaInputs on hand-made raw tables', () => {
     await market(2, { upbit: { BTC: 91_000_000, DOGE: 1200 }, bithumb: { BTC: 91_100, DOGE: 1190 } }, 1391);
     const refusals = await checkKoreaInputs(db.connection, run(2));
     expect(refusals.map((r) => [r.input, r.subject, r.short])).toEqual([['krPrices', 'bithumb', 'bithumb prices (BTC)']]);
-    expect(refusals[0]!.reason).toMatch(/^bithumb BTC 91,100 KRW is 99\.9 % below the last good 91,100,000, 99\.9 % below upbit 91,000,000/);
+    expect(refusals[0]!.reason).toMatch(
+      /^bithumb BTC 91,100 KRW is 99\.9 % below the last good 91,100,000, 99\.9 % below upbit 91,000,000/,
+    );
     // the refused price did not become the last good one
     const [kept] = await queryJson(db.connection, `SELECT value FROM korea_input_last_good WHERE key = 'bithumb:BTC'`);
     expect(kept!.value).toBe(91_100_000);

@@ -76,14 +76,14 @@ async function ensureLastGood(c: DuckDBConnection): Promise<void> {
 
 /** Replaces the last good values of `input` for the keys `rowsSql` (key, value, as_of) holds. */
 async function storeLastGood(c: DuckDBConnection, run: Run, input: KoreaInput, rowsSql: string): Promise<void> {
-  await c.run(`CREATE OR REPLACE TEMP TABLE plausibility_accepted AS SELECT key::VARCHAR AS key, value::DOUBLE AS value, as_of::TIMESTAMP AS as_of FROM (${rowsSql})`);
+  await c.run(
+    `CREATE OR REPLACE TEMP TABLE plausibility_accepted AS SELECT key::VARCHAR AS key, value::DOUBLE AS value, as_of::TIMESTAMP AS as_of FROM (${rowsSql})`,
+  );
   await c.run(
     `DELETE FROM ${LAST_GOOD} WHERE source = ${quote(run.sourceKind)} AND input = ${quote(input)}
         AND key IN (SELECT key FROM plausibility_accepted)`,
   );
-  await c.run(
-    `INSERT INTO ${LAST_GOOD} SELECT ${quote(run.sourceKind)}, ${quote(input)}, key, value, as_of FROM plausibility_accepted`,
-  );
+  await c.run(`INSERT INTO ${LAST_GOOD} SELECT ${quote(run.sourceKind)}, ${quote(input)}, key, value, as_of FROM plausibility_accepted`);
 }
 
 /** The last good value of `input` under `key`, joinable: (key, value, as_of). */
@@ -236,7 +236,9 @@ async function checkKrPrices(c: DuckDBConnection, run: Run, fxRate: number | nul
       const stablecoin = (STABLECOINS as readonly string[]).includes(String(r.symbol));
       const parts = [
         ...(r.last_good === null ? [] : [`${deviation(value, Number(r.last_good))} the last good ${num(Number(r.last_good))}`]),
-        ...(r.other_price === null ? [] : [`${deviation(value, Number(r.other_price))} ${String(r.other_exchange)} ${num(Number(r.other_price))}`]),
+        ...(r.other_price === null
+          ? []
+          : [`${deviation(value, Number(r.other_price))} ${String(r.other_exchange)} ${num(Number(r.other_price))}`]),
         ...(r.global_krw === null
           ? []
           : [
@@ -262,7 +264,10 @@ async function checkKrPrices(c: DuckDBConnection, run: Run, fxRate: number | nul
 async function checkMacro(c: DuckDBConnection, run: Run): Promise<Refusal[]> {
   const series = Object.entries(B.macro.series) as Array<[string, MacroSeriesBound]>;
   const bounds = `(VALUES ${series
-    .map(([s, b]) => `(${quote(s)}, ${b.range[0]}::DOUBLE, ${b.range[1]}::DOUBLE, ${b.maxRatio ?? 'NULL'}::DOUBLE, ${b.maxStep ?? 'NULL'}::DOUBLE)`)
+    .map(
+      ([s, b]) =>
+        `(${quote(s)}, ${b.range[0]}::DOUBLE, ${b.range[1]}::DOUBLE, ${b.maxRatio ?? 'NULL'}::DOUBLE, ${b.maxStep ?? 'NULL'}::DOUBLE)`,
+    )
     .join(', ')}) AS b(series, lo, hi, max_ratio, max_step)`;
   await c.run(
     `CREATE OR REPLACE TEMP TABLE plausibility_macro AS
