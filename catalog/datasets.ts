@@ -3,7 +3,7 @@
  * read. Each declares how old it may get before /health and the site call it stale: by default
  * three update intervals, and never sooner than 10 minutes, so one slow or failed run does not
  * flag it; a dataset whose scheduled runs are further apart than its update interval (news every
- * 15 minutes, macro daily: npm run schedule and the pipelines workflow) declares its own
+ * 15 minutes, macro daily: pipelines/schedule-table.ts) declares its own
  * `staleAfterSeconds`.
  */
 import type { DatasetDecl, ServiceName } from './types.ts';

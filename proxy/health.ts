@@ -226,7 +226,8 @@ export function healthDocument(
   const freshness = datasetFreshness(service, snap, now);
   problems.push(...freshness.problems);
   const { datasets, degraded, unavailable } = freshness;
-  if (!snap) problems.push(`no published ${service} snapshot yet: run "npm run pipeline -- ${service}"`);
+  // without a snapshot but with a reader error (every kept version damaged...), that error is the reason
+  if (!snap && !reader.lastError) problems.push(`no published ${service} snapshot yet: run "npm run pipeline -- ${service}"`);
   if (snap) {
     problems.push(...contentProblems(snap));
   }
