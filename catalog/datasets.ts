@@ -1,7 +1,10 @@
 /**
  * The datasets of each service's snapshot: what the pipeline steps produce and the endpoints
- * read. A dataset is stale (in /health) after three update intervals, and never sooner than 10
- * minutes, so one slow or failed run does not flag it.
+ * read. Each declares how old it may get before /health and the site call it stale: by default
+ * three update intervals, and never sooner than 10 minutes, so one slow or failed run does not
+ * flag it; a dataset whose scheduled runs are further apart than its update interval (news every
+ * 15 minutes, macro daily: pipelines/schedule-table.ts) declares its own
+ * `staleAfterSeconds`.
  */
 import type { DatasetDecl, ServiceName } from './types.ts';
 
@@ -16,14 +19,21 @@ export const TRANSACTIONS_PER_SERVICE = 3000;
 type DatasetInput = Omit<DatasetDecl, 'service' | 'staleAfterSeconds' | 'license' | 'publicDownload'> & {
   /** Free datasets are CC0 and published for download; paid ones are proprietary. */
   access: 'free' | 'paid';
+  /** How old it may get, when three update intervals is wrong for it (say why beside it). */
+  staleAfterSeconds?: number;
 };
+
+/** The default: three update intervals, at least 10 minutes. */
+export function derivedStaleAfterSeconds(updateEverySeconds: number): number {
+  return Math.max(3 * updateEverySeconds, MIN_STALE_AFTER_SECONDS);
+}
 
 function dataset(service: ServiceName, input: DatasetInput): DatasetDecl {
   const { access, ...rest } = input;
   return {
     service,
     ...rest,
-    staleAfterSeconds: Math.max(3 * input.updateEverySeconds, MIN_STALE_AFTER_SECONDS),
+    staleAfterSeconds: input.staleAfterSeconds ?? derivedStaleAfterSeconds(input.updateEverySeconds),
     license: access === 'free' && service === 'analytics' ? 'CC0-1.0' : 'proprietary',
     publicDownload: access === 'free',
   };
@@ -39,6 +49,17 @@ const SENTIMENT = 3600;
 const NEWS = 300;
 const REFERENCE = 3600;
 const ANALYTICS = 3600;
+/**
+ * The scheduled runs (npm run schedule, the workflow) fetch news every 15 minutes: a news
+ * dataset is recomputed at most that often, so three of those runs, not three 5-minute
+ * intervals, make it stale (900 s would flag it between every two runs).
+ */
+const NEWS_STALE_AFTER = 3 * 15 * 60;
+/**
+ * Macro data is fetched once a day (FRED and KRX publish daily): the stress score is as old as the
+ * daily run, so it is stale when a daily run was missed, not after 45 minutes.
+ */
+const MACRO_STALE_AFTER = 2 * 86_400;
 
 export const DATASETS: DatasetDecl[] = [
   // ---------------------------------------------------------------- korea
@@ -96,6 +117,7 @@ export const DATASETS: DatasetDecl[] = [
     kind: 'document',
     access: 'paid',
     updateEverySeconds: MACRO,
+    staleAfterSeconds: MACRO_STALE_AFTER,
     description: 'KRW macro stress score, regime, direction and five percentile-ranked components, with a factual note.',
   }),
   korea({
@@ -124,6 +146,7 @@ export const DATASETS: DatasetDecl[] = [
     kind: 'document',
     access: 'paid',
     updateEverySeconds: NEWS,
+    staleAfterSeconds: NEWS_STALE_AFTER,
     description: 'Latest Korean K-pop articles translated to English with relevance, plus the AI summary variant.',
   }),
   korea({
@@ -131,6 +154,7 @@ export const DATASETS: DatasetDecl[] = [
     kind: 'document',
     access: 'paid',
     updateEverySeconds: NEWS,
+    staleAfterSeconds: NEWS_STALE_AFTER,
     description: 'Latest Korean semiconductor-industry articles translated to English, plus the AI summary variant with a market signal.',
   }),
   korea({

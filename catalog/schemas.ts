@@ -340,7 +340,9 @@ export const HealthBody = z
           stale_after_seconds: z
             .number()
             .int()
-            .describe('Age beyond which the dataset counts as stale (3 update intervals, at least 600 s).'),
+            .describe(
+              'Age beyond which the dataset counts as stale, as the catalog declares it (by default 3 update intervals, at least 600 s).',
+            ),
           stale: z
             .boolean()
             .describe('True when age_seconds exceeds stale_after_seconds or the dataset was carried over from an earlier run.'),
@@ -354,6 +356,22 @@ export const HealthBody = z
         }),
       )
       .describe('Freshness of every dataset in the snapshot.'),
+    degraded: z
+      .array(
+        z.object({
+          dataset: z.string().describe('Dataset name.'),
+          state: z
+            .enum(['stale', 'carried_over', 'unavailable', 'damaged'])
+            .describe(
+              "'stale' = older than stale_after_seconds; 'carried_over' = the last run could not compute it and an earlier version is served; 'unavailable' = not in the snapshot (its endpoints answer 503); 'damaged' = its file failed verification.",
+            ),
+          reason: z.string().describe('Why, in words.'),
+          as_of: isoDateTimeOrNull('The time the data served describes; null when nothing is served.'),
+          age_seconds: z.number().int().min(0).nullable().describe('Seconds since as_of; null when nothing is served.'),
+          stale_after_seconds: z.number().int().nullable().describe('How old the dataset may get.'),
+        }),
+      )
+      .describe("Every dataset that is not fresh, with its state and reason, in one list; empty when status is 'ok'."),
     unavailable: z
       .array(
         z.object({

@@ -22,6 +22,22 @@ export interface DatasetHealth {
   ai: { analyst: 'claude' | 'rules'; models: string[] } | null;
 }
 
+/**
+ * A dataset that is not fresh, in one list with its reason: older than it may get (stale), kept
+ * from an earlier version because the last run could not compute it (carried_over), or missing
+ * from the snapshot (unavailable).
+ */
+export interface DegradedDataset {
+  dataset: string;
+  state: 'stale' | 'carried_over' | 'unavailable' | 'damaged';
+  reason: string;
+  /** The time the data served describes, and its age; null when none is served. */
+  as_of: string | null;
+  age_seconds: number | null;
+  /** How old it may get (catalog/datasets.ts). */
+  stale_after_seconds: number | null;
+}
+
 export interface UnavailableDataset {
   name: string;
   /** Endpoints that answer 503 while the dataset is missing. */
@@ -42,6 +58,8 @@ export interface HealthDocument {
     fallback_reason: string | null;
   } | null;
   datasets: DatasetHealth[];
+  /** Every dataset that is not fresh, with why: `status` is `ok` only when this list (and `problems`) is empty. */
+  degraded: DegradedDataset[];
   unavailable: UnavailableDataset[];
   settlement: { mode: Settings['settlement']; note: string };
   /** Where single use and the free-tier count are kept, and whether that store answers (absent when the app was built without stores). */
@@ -116,6 +134,81 @@ function contentProblems(snap: LoadedSnapshot): string[] {
   return problems;
 }
 
+/** An age in words: 45 s, 12 min, 3 h 5 min, 2 d 4 h. */
+export function ageText(seconds: number): string {
+  if (seconds < 120) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 120) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return minutes % 60 ? `${hours} h ${minutes % 60} min` : `${hours} h`;
+  const days = Math.floor(hours / 24);
+  return hours % 24 ? `${days} d ${hours % 24} h` : `${days} d`;
+}
+
+/** How fresh the datasets of the snapshot served are, each not fresh one with why (what /health and the site's stale banner say). */
+export interface DatasetFreshness {
+  datasets: DatasetHealth[];
+  degraded: DegradedDataset[];
+  unavailable: UnavailableDataset[];
+  /** The same in words, one line per dataset. */
+  problems: string[];
+}
+
+export function datasetFreshness(service: ServiceName, snap: LoadedSnapshot | null, now: Date): DatasetFreshness {
+  const problems: string[] = [];
+  const degraded: DegradedDataset[] = [];
+  const datasets: DatasetHealth[] = (snap?.manifest.datasets ?? []).map((d) => {
+    const decl = findDataset(service, d.name);
+    const staleAfter = decl?.staleAfterSeconds ?? 3600;
+    const age = Math.max(0, Math.round((now.getTime() - Date.parse(d.as_of)) / 1000));
+    const stale = age > staleAfter || d.carried_over !== undefined;
+    const timing = { as_of: d.as_of, age_seconds: age, stale_after_seconds: staleAfter };
+    if (d.carried_over) {
+      problems.push(`${d.name}: last run failed (${d.carried_over.reason}); serving ${d.produced_in}`);
+      degraded.push({ dataset: d.name, state: 'carried_over', reason: d.carried_over.reason, ...timing });
+    } else if (stale) {
+      problems.push(`${d.name}: data is ${age}s old, stale after ${staleAfter}s`);
+      degraded.push({
+        dataset: d.name,
+        state: 'stale',
+        reason: `no run has updated it for ${ageText(age)}; it is stale after ${ageText(staleAfter)}`,
+        ...timing,
+      });
+    }
+    return {
+      name: d.name,
+      as_of: d.as_of,
+      age_seconds: age,
+      stale_after_seconds: staleAfter,
+      stale,
+      source: d.source,
+      produced_in: d.produced_in,
+      carried_over_reason: d.carried_over?.reason ?? null,
+      ai: d.ai ? { analyst: d.ai.analyst, models: d.ai.models } : null,
+    };
+  });
+  const unavailable: UnavailableDataset[] = [];
+  if (snap) {
+    for (const decl of datasetsOf(service)) {
+      if (snap.datasets.has(decl.name)) continue;
+      const endpoints = endpointsReading(service, decl.name);
+      if (endpoints.length === 0) continue;
+      const reason = 'not in the snapshot: the pipeline has not computed it yet (or its first run failed)';
+      unavailable.push({ name: decl.name, endpoints, reason });
+      degraded.push({
+        dataset: decl.name,
+        state: 'unavailable',
+        reason: `${reason}; ${endpoints.join(', ')} answer 503`,
+        as_of: null,
+        age_seconds: null,
+        stale_after_seconds: decl.staleAfterSeconds,
+      });
+      problems.push(`${decl.name}: ${reason}; ${endpoints.join(', ')} answer 503`);
+    }
+  }
+  return { datasets, degraded, unavailable, problems };
+}
+
 export function healthDocument(
   service: ServiceName,
   reader: SnapshotReader,
@@ -130,37 +223,12 @@ export function healthDocument(
     problems.push(
       `the ${stores.nonce_store} nonce store does not answer: paid endpoints answer 503 until it is back; free endpoints keep answering`,
     );
-  const datasets: DatasetHealth[] = (snap?.manifest.datasets ?? []).map((d) => {
-    const decl = findDataset(service, d.name);
-    const staleAfter = decl?.staleAfterSeconds ?? 3600;
-    const age = Math.max(0, Math.round((now.getTime() - Date.parse(d.as_of)) / 1000));
-    const stale = age > staleAfter || d.carried_over !== undefined;
-    if (d.carried_over) problems.push(`${d.name}: last run failed (${d.carried_over.reason}); serving ${d.produced_in}`);
-    else if (stale) problems.push(`${d.name}: data is ${age}s old, stale after ${staleAfter}s`);
-    return {
-      name: d.name,
-      as_of: d.as_of,
-      age_seconds: age,
-      stale_after_seconds: staleAfter,
-      stale,
-      source: d.source,
-      produced_in: d.produced_in,
-      carried_over_reason: d.carried_over?.reason ?? null,
-      ai: d.ai ? { analyst: d.ai.analyst, models: d.ai.models } : null,
-    };
-  });
+  const freshness = datasetFreshness(service, snap, now);
+  problems.push(...freshness.problems);
+  const { datasets, degraded, unavailable } = freshness;
   // without a snapshot but with a reader error (every kept version damaged...), that error is the reason
   if (!snap && !reader.lastError) problems.push(`no published ${service} snapshot yet: run "npm run pipeline -- ${service}"`);
-  const unavailable: UnavailableDataset[] = [];
   if (snap) {
-    for (const decl of datasetsOf(service)) {
-      if (snap.datasets.has(decl.name)) continue;
-      const endpoints = endpointsReading(service, decl.name);
-      if (endpoints.length === 0) continue;
-      const reason = 'not in the snapshot: the pipeline has not computed it yet (or its first run failed)';
-      unavailable.push({ name: decl.name, endpoints, reason });
-      problems.push(`${decl.name}: ${reason}; ${endpoints.join(', ')} answer 503`);
-    }
     problems.push(...contentProblems(snap));
   }
   const aiUsage = snap?.manifest.ai;
@@ -180,6 +248,7 @@ export function healthDocument(
         }
       : null,
     datasets,
+    degraded,
     unavailable,
     settlement: { mode: settings.settlement, note: SETTLEMENT_NOTE[settings.settlement] },
     ...(stores ? { stores } : {}),

@@ -152,7 +152,7 @@ export function serviceApp(options: ServiceAppOptions): Hono {
   let site: MountedSite | null = null;
   if (options.siteDir && service === 'analytics') {
     app.get('/api/v1', (c) => c.json(rootDocument(service, reader, settings)));
-    site = mountSite(app, { siteDir: options.siteDir, reader });
+    site = mountSite(app, { siteDir: options.siteDir, reader, ...(options.now ? { now: options.now } : {}) });
   }
 
   const ipOf = (c: Context): string => {

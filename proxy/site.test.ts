@@ -152,3 +152,54 @@ function envOf(s: Settings): NodeJS.ProcessEnv {
     CRYPTO_WORKERS: '0',
   };
 }
+
+describe('stale data shows as stale on the pages', () => {
+  /** The analytics app as `npm start` builds it, with its clock at `now`. */
+  const appAt = (now: Date) =>
+    createServiceApp('analytics', reader, settings, processParts(settings, { now: () => now }), {
+      siteDir: settings.siteDir,
+      now: () => now,
+    });
+  const asOf = () => Date.parse(reader.current()!.manifest.datasets[0]!.as_of);
+
+  it('serves the pages as built while every dataset is fresh', async () => {
+    const app = await appAt(new Date(asOf() + 60_000));
+    const page = await app.request('/');
+    expect(page.status).toBe(200);
+    expect(await page.text()).not.toContain('data-testid="stale-banner"');
+  });
+
+  it('puts a banner naming the stale datasets and their age on every page once they are older than they may get', async () => {
+    // analytics datasets are stale after 3 update intervals of an hour (catalog/datasets.ts)
+    const app = await appAt(new Date(asOf() + 4 * 3600_000 + 5 * 60_000));
+    for (const path of ['/', '/categories', '/methodology']) {
+      const page = await app.request(path);
+      expect(page.status, path).toBe(200);
+      expect(page.headers.get('content-length'), path).toBeNull(); // the file's length no longer holds
+      const html = await page.text();
+      const banner = /<main id="main"><p class="notice" role="status" data-testid="stale-banner">(.*?)<\/p>/.exec(html);
+      expect(banner, path).not.toBeNull();
+      // the first six in the manifest's order, each with its age; the rest counted
+      expect(banner![1]).toMatch(
+        /^<strong>Stale data:<\/strong> no newer version has updated ([a-z-]+ \(4 h 5 min old\), ){5}[a-z-]+ \(4 h 5 min old\) and/,
+      );
+      const since = new Date(asOf()).toISOString();
+      const more = reader.current()!.manifest.datasets.length - 6;
+      expect(banner![1]).toContain(
+        `and ${more} more. Some figures describe <time datetime="${since}">${since.slice(0, 10)} ${since.slice(11, 16)} UTC</time>.`,
+      );
+      expect(banner![1]).toMatch(/href="\/health"/);
+    }
+    const head = await app.request('/', { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    // /health says the same, dataset by dataset, with 200 and `degraded`
+    const health = await app.request('/health');
+    expect(health.status).toBe(200);
+    const body = (await health.json()) as { status: string; degraded: Array<{ dataset: string; state: string; reason: string }> };
+    expect(body.status).toBe('degraded');
+    expect(body.degraded.find((d) => d.dataset === 'landing-stats')).toEqual(
+      expect.objectContaining({ state: 'stale', reason: 'no run has updated it for 4 h 5 min; it is stale after 3 h' }),
+    );
+  });
+});

@@ -3,6 +3,10 @@
  * snapshot version the API serves at that moment (SITE_DIR/builds/<version>/), so a page and the
  * JSON it summarises never disagree; `/data/<version>/<file>` serves the typed downloads of any
  * version still kept. Unknown page paths answer the build's 404 page with status 404.
+ *
+ * Pages are built when a version is published, so they cannot know that no newer one came: while
+ * a dataset of the version served is stale, carried over or missing (as /health says), every page
+ * is served with a banner saying so, put in on the server so it shows without JavaScript.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +15,8 @@ import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { compress } from 'hono/compress';
 import { siteBuildDir, siteDownloadDir } from '../lib/site-paths.ts';
 import { VERSION_PATTERN } from '../snapshots/manifest.ts';
-import type { SnapshotReader } from '../snapshots/reader.ts';
+import type { LoadedSnapshot, SnapshotReader } from '../snapshots/reader.ts';
+import { ageText, datasetFreshness, type DegradedDataset } from './health.ts';
 
 /** Pages change when the served version does: short caching. Downloads of a version never change. */
 const PAGE_CACHE = 'public, max-age=60';
@@ -28,8 +33,48 @@ export interface MountedSite {
   notFound(c: Context): Response | null;
 }
 
-export function mountSite(app: Hono, options: { siteDir: string; reader: SnapshotReader }): MountedSite {
+const escapeHtml = (text: string): string =>
+  text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
+
+/** Datasets named in the banner; the others are counted (all of them are in /health). */
+const BANNER_NAMED = 6;
+
+function describeDegraded(d: DegradedDataset): string {
+  if (d.state === 'unavailable') return `${d.dataset} (missing)`;
+  const age = d.age_seconds === null ? '' : `${ageText(d.age_seconds)} old`;
+  return `${d.dataset} (${d.state === 'carried_over' ? `not updated by the last run, ${age}` : age})`;
+}
+
+/**
+ * The banner a page of `snap` carries at `now`, or null while every dataset is fresh: which
+ * datasets are stale and how old they are, and where to read why.
+ */
+export function staleBanner(snap: LoadedSnapshot | null, now: Date): string | null {
+  const { degraded } = datasetFreshness('analytics', snap, now);
+  if (degraded.length === 0) return null;
+  const oldest = degraded.reduce<string | null>((a, d) => (d.as_of && (!a || Date.parse(d.as_of) < Date.parse(a)) ? d.as_of : a), null);
+  const named = degraded.slice(0, BANNER_NAMED).map(describeDegraded).join(', ');
+  const more = degraded.length > BANNER_NAMED ? ` and ${degraded.length - BANNER_NAMED} more` : '';
+  const since = oldest
+    ? ` Some figures describe <time datetime="${escapeHtml(oldest)}">${escapeHtml(oldest.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, ''))} UTC</time>.`
+    : '';
+  return (
+    `<p class="notice" role="status" data-testid="stale-banner"><strong>Stale data:</strong> no newer version has updated ` +
+    `${escapeHtml(named)}${more}.${since} Why, per dataset: <a href="/health">/health</a>.</p>`
+  );
+}
+
+/** The page with the banner at the top of its main content (after the header, before the page's own notices). */
+export function withBanner(html: string, banner: string): string {
+  const main = /<main\b[^>]*>/i.exec(html);
+  if (main) return html.slice(0, main.index + main[0].length) + banner + html.slice(main.index + main[0].length);
+  const body = /<body\b[^>]*>/i.exec(html);
+  return body ? html.slice(0, body.index + body[0].length) + banner + html.slice(body.index + body[0].length) : html;
+}
+
+export function mountSite(app: Hono, options: { siteDir: string; reader: SnapshotReader; now?: () => Date }): MountedSite {
   const { siteDir, reader } = options;
+  const now = options.now ?? (() => new Date());
   const pageServers = new Map<string, MiddlewareHandler>();
   const gzip = compress();
   const pagesOf = (root: string) => {
@@ -74,6 +119,8 @@ export function mountSite(app: Hono, options: { siteDir: string; reader: Snapsho
     const flat = FLAT_PAGE.test(c.req.path) ? join(build.root, `${c.req.path}.html`) : null;
     if (!file && flat && existsSync(flat)) file = await fileOf(serveStatic({ path: flat }));
     if (!file) return next(); // the routes answer with their own headers
+    const banner = file.headers.get('content-type')?.startsWith('text/html') ? staleBanner(reader.current(), now()) : null;
+    if (banner) file = await bannered(file, banner, c.req.method === 'HEAD');
     file.headers.set('X-Snapshot-Version', build.version);
     file.headers.set('Cache-Control', PAGE_CACHE);
     // gzip: pages and the services table's index (5 MB of JSON at 30,000 services, 0.6 MB gzipped)
@@ -83,6 +130,14 @@ export function mountSite(app: Hono, options: { siteDir: string; reader: Snapsho
     });
     return c.res;
   });
+
+  /** The page with the banner: a new body, so the file's length and validators no longer hold. */
+  async function bannered(page: Response, banner: string, head: boolean): Promise<Response> {
+    const headers = new Headers(page.headers);
+    for (const h of ['content-length', 'etag', 'last-modified']) headers.delete(h);
+    if (head || page.status !== 200) return new Response(null, { status: page.status, headers });
+    return new Response(withBanner(await page.text(), banner), { status: 200, headers });
+  }
 
   return {
     notFound(c) {

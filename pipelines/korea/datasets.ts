@@ -1,6 +1,8 @@
 /**
  * The korea datasets, one step each, in run order: the market datasets, then the AI products that
  * read them, then symbols, and stats last (it reports the datasets written before it in the run).
+ * A step whose inputs the plausibility check refused fails with the reason, and keeps its last
+ * good version (plausibility.ts).
  */
 import type { DatasetStep } from '../runner.ts';
 import { aiProductSteps } from './ai-products.ts';
@@ -11,6 +13,7 @@ import { kimchiPremiumStep } from './kimchi-premium.ts';
 import { krPricesStep } from './kr-prices.ts';
 import { krwMacroStressStep } from './krw-macro-stress.ts';
 import { marketMoversStep } from './market-movers.ts';
+import { guardedByPlausibility } from './plausibility.ts';
 import { stablecoinPremiumStep } from './stablecoin-premium.ts';
 import { statsStep } from './stats.ts';
 import { symbolsStep } from './symbols.ts';
@@ -28,4 +31,4 @@ export const koreaDatasetSteps: DatasetStep[] = [
   ...aiProductSteps,
   symbolsStep,
   statsStep,
-];
+].map(guardedByPlausibility);

@@ -7,14 +7,16 @@ import type { ServicePipeline } from '../runner.ts';
 import { newsTranslationStep } from './ai-products.ts';
 import { koreaDatasetSteps } from './datasets.ts';
 import { newsStoreStep } from './news-store.ts';
+import { plausibilityStep } from './plausibility.ts';
 
 export const koreaPipeline: ServicePipeline = {
   service: 'korea',
   updateEverySeconds: 60,
   ingestSteps: koreaIngestSteps,
   // Every source's news_articles are merged into the kept news store (news-store.ts), and their
-  // translation starts while the market datasets are computed (ai-products.ts).
-  prepareSteps: [newsStoreStep, newsTranslationStep],
-  // one step per dataset, stats last (datasets.ts)
+  // translation starts while the market datasets are computed (ai-products.ts). The inputs are
+  // held against their bounds before any dataset reads them (plausibility.ts).
+  prepareSteps: [plausibilityStep, newsStoreStep, newsTranslationStep],
+  // one step per dataset, stats last, each refused while an input it reads is (datasets.ts)
   datasetSteps: koreaDatasetSteps,
 };

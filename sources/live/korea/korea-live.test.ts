@@ -366,6 +366,7 @@ describe('the korea pipeline with --source live', () => {
         ['ingest:macro_daily', 'ok'],
         ['ingest:candles_1m', 'ok'],
         ['ingest:news', 'ok'],
+        ['prepare:plausibility', 'ok'],
         ['prepare:news_store', 'ok'],
         ['prepare:news_translations', 'ok'],
       ]);
