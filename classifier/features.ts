@@ -27,29 +27,14 @@ import { THRESHOLDS as T, TOP_PAIR_KEY } from '../catalog/wash-rules.ts';
  */
 const PAIR_KEY = 'hash(bk, sak, chain)';
 
-/** The payments the steps see: all of them up to `now`, or the cohorts around one address. */
+/** The payments the steps see: all of them up to `now`, or those of the relation an on-request check names. */
 export function transactionSteps(ctx: StepContext): SqlStep[] {
   const now = timestampSql(ctx.now);
-  const base = `SELECT buyer, seller_address, chain, amount, time FROM x402_transactions
+  const source = ctx.scope.kind === 'all' ? 'x402_transactions' : ctx.scope.relations.payments;
+  const base = `SELECT buyer, seller_address, chain, amount, time FROM ${source}
   WHERE time <= ${now} AND buyer IS NOT NULL AND seller_address IS NOT NULL AND chain IS NOT NULL`;
-  if (ctx.scope.kind === 'all') return [step('wc_tx', base, false)];
-  // The address's sellers (those it paid, or itself as a seller), every payer of those sellers,
-  // and every payment of those payers: enough for the cohort and buyer features of its pairs.
-  return [
-    step(
-      'wc_focus',
-      `SELECT DISTINCT seller_address, chain FROM x402_transactions
-  WHERE time <= ${now} AND (buyer = $address OR seller_address = $address)`,
-    ),
-    step(
-      'wc_scope_buyers',
-      `SELECT DISTINCT t.buyer FROM x402_transactions t
-  JOIN wc_focus f ON f.seller_address = t.seller_address AND f.chain = t.chain
-  WHERE t.time <= ${now}`,
-    ),
-    // small here: read the (possibly Parquet-backed) table once
-    step('wc_tx', `${base} AND buyer IN (SELECT buyer FROM wc_scope_buyers)`),
-  ];
+  // scoped: a few payments, read twice (pairs and day slices): written down once
+  return [step('wc_tx', base, ctx.scope.kind !== 'all')];
 }
 
 export function pairSteps(ctx: StepContext): SqlStep[] {

@@ -10,13 +10,14 @@ import { THRESHOLDS as T } from '../catalog/wash-rules.ts';
 
 export function fundingSteps(ctx: StepContext): SqlStep[] {
   const now = timestampSql(ctx.now);
-  // Scoped: the cohort's wallets, the sellers, and one level of funders above the wallets.
+  const funding = ctx.scope.kind === 'all' ? 'wallet_funding' : ctx.scope.relations.funding;
+  // Scoped: the check's wallets, the sellers, and one level of funders above the wallets.
   const scoped =
     ctx.scope.kind === 'all'
       ? ''
       : `AND address IN (
       SELECT buyer FROM wc_pairs UNION SELECT seller_address FROM wc_pairs
-      UNION SELECT funder FROM wallet_funding WHERE address IN (SELECT buyer FROM wc_pairs UNION SELECT seller_address FROM wc_pairs))`;
+      UNION SELECT funder FROM ${funding} WHERE address IN (SELECT buyer FROM wc_pairs UNION SELECT seller_address FROM wc_pairs))`;
   return [
     // exchange lists may come checksummed from a file: EVM addresses compare lower-case
     step(
@@ -31,7 +32,7 @@ export function fundingSteps(ctx: StepContext): SqlStep[] {
        arg_min(funder, epoch_ms(time) * 1048576 + (hash(funder) % 1048576)::BIGINT) AS funder,
        min(time) AS fund_time,
        arg_min(amount, epoch_ms(time) * 1048576 + (hash(funder) % 1048576)::BIGINT) AS fund_amount
-  FROM wallet_funding
+  FROM ${funding}
  WHERE time <= ${now} AND funder IS NOT NULL ${scoped}
  GROUP BY address`,
     ),
@@ -40,7 +41,7 @@ export function fundingSteps(ctx: StepContext): SqlStep[] {
     // an operator funds its cohort in a burst. Per funder, over all its transfers.
     step(
       'wc_hubs',
-      `SELECT funder AS address FROM wallet_funding
+      `SELECT funder AS address FROM ${funding}
  WHERE time <= ${now} AND funder IN (SELECT funder FROM wc_first_fund)
  GROUP BY funder
 HAVING count(DISTINCT address) >= ${T.hubMinWallets}

@@ -2,14 +2,24 @@
  * The classifier is a list of named SQL steps, each reading the raw tables or earlier steps by
  * name. classify() runs every step over the whole world, as TEMP tables (or views) named `wc_*`.
  * Separate statements plan much faster than one 35-CTE statement. The scope and per-call prefix
- * options let the same list run restricted to one address's cohorts under a prefix of its own
- * (an on-demand check; unused since the wash check answers from the published classifier output,
- * see proxy/data/wash-check.ts).
+ * options let the same list run over the payments and funding of one check, under a prefix of
+ * its own (the on-request wash check: classifier/on-request.ts, proxy/data/wash-check.ts).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 
-/** Which transactions the steps see. `address` binds the statement parameter `$address`. */
-export type Scope = { kind: 'all' } | { kind: 'address' };
+/**
+ * Which payments and funding the steps see: the warehouse's raw tables (`all`), or relations the
+ * caller names (`address`: an on-request check names relations holding only the payments and
+ * funding edges around one address, with the raw tables' columns; see classifier/on-request.ts).
+ */
+export type Scope = { kind: 'all' } | { kind: 'address'; relations: ScopeRelations };
+
+export interface ScopeRelations {
+  /** (buyer, seller_address, chain, amount, time), as x402_transactions. */
+  payments: string;
+  /** (address, funder, time, amount), as wallet_funding. */
+  funding: string;
+}
 
 export interface StepContext {
   now: Date;

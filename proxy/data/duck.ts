@@ -8,6 +8,10 @@
  * connection with the fewest in flight: a statement waits behind others on its connection, so
  * one slow wash check does not hold up every lookup. The Parquet footers are cached
  * (parquet_metadata_cache), so a lookup does not re-read them.
+ *
+ * The wash check runs the classifier's steps as TEMP tables named like the batch run's (`wc_*`):
+ * withCheckConnection gives it a connection no other check uses until it is done (lookups may
+ * still share it: they create nothing).
  */
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue, type Json } from '@duckdb/node-api';
 
@@ -23,6 +27,9 @@ export type DuckRow = Record<string, Json>;
 interface PooledConnection {
   connection: DuckDBConnection;
   inFlight: number;
+  /** Checks holding or waiting for this connection; `held` settles when the last one is done. */
+  checks: number;
+  held: Promise<void>;
 }
 
 interface Duck {
@@ -47,7 +54,7 @@ async function open(): Promise<Duck> {
     autoinstall_known_extensions: 'false',
   });
   const pool: PooledConnection[] = [];
-  for (let i = 0; i < threads; i++) pool.push({ connection: await instance.connect(), inFlight: 0 });
+  for (let i = 0; i < threads; i++) pool.push({ connection: await instance.connect(), inFlight: 0, checks: 0, held: Promise.resolve() });
   // parquet_metadata_cache belongs to the (built-in) parquet extension: load it first; the
   // setting is global, one connection sets it for all
   await pool[0]!.connection.run('LOAD parquet');
@@ -77,6 +84,28 @@ export async function queryRows(sql: string, values: Record<string, DuckDBValue>
     return reader.getRowObjectsJson();
   } finally {
     pooled.inFlight -= 1;
+  }
+}
+
+/**
+ * Runs `work` on a connection no other check holds meanwhile (the one with the fewest checks
+ * holding or waiting for it), for work that creates TEMP relations of fixed names.
+ */
+export async function withCheckConnection<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+  const { pool } = await ready();
+  const pooled = pool.reduce((a, b) => (b.checks < a.checks ? b : a));
+  pooled.checks += 1;
+  const before = pooled.held;
+  let release!: () => void;
+  pooled.held = new Promise<void>((resolve) => (release = resolve));
+  await before;
+  pooled.inFlight += 1;
+  try {
+    return await work(pooled.connection);
+  } finally {
+    pooled.inFlight -= 1;
+    pooled.checks -= 1;
+    release();
   }
 }
 

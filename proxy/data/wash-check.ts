@@ -1,39 +1,44 @@
 /**
- * POST /api/v1/wash/check, computed on each request (never cached) from the published snapshot.
+ * POST /api/v1/wash/check, computed on each request (never cached) with the classifier's own
+ * steps (classifier/on-request.ts: the SQL the pipeline runs, one implementation) over the
+ * snapshot's point-lookup tables (pipelines/analytics/datasets/wash-lookups.ts): the address's
+ * payments and funding edges as of the run, and the batch run's seller state for the cohort-level
+ * evidence (a seller's cohort spans thousands of payers). Methodology: docs/wash-methodology.md §7.
  *
- * The raw payments, the wallet funding and the exchange list stay in the pipeline's warehouse;
- * what the snapshot publishes is the batch classifier's output (classifier,
- * methodology in docs/wash-methodology.md). So the check reads that output and applies its view
- * rules to it, with the classifier's constants (catalog/wash-rules.ts):
- *
- * buyer view (the address paid an x402 service; wins when the address is also a seller)
- *   label, confidence, signals.vanity, signals.concentration  the wallet's `buyers` row
- *   signals.cohort     uniform_amount / coordinated_start of its main seller's cohort: the
- *                      indexed seller it paid most (`buyer-profiles` services_used, ties as the
- *                      classifier breaks them), cohort from `wash-detail`
- *   similar_patterns   the cohorts its heaviest pair's reasons name, and its vanity clusters
- * seller view (the address sells an indexed service and never paid one)
- *   label       the volume-weighted majority of its buyers' pair labels (30-day volume per label,
- *               `services` label_distribution x volume_30d over all its services)
- *   confidence  that label's volume-weighted pair confidence among its top 50 buyers per service
- *               (`wash-detail`) x (0.5 + 0.5 x the label's volume share)
- *   signals     vanity: a vanity cluster among its top buyers' pairs; cohort: the cohort of its
- *               busiest chain; concentration.top_service_share: the share of its 30-day volume
- *               from suspected_wash pairs
- *   similar_patterns  the seller flags its top buyers' pair rules show (farm, cycle, ...)
+ * buyer view (the address paid: wins when it also sells)
+ *   the classifier's pair rules and roll-up over all of its pairs, computed here from its
+ *   payments: label, confidence, signals.vanity (its membership of its sellers' vanity clusters),
+ *   signals.concentration (its top seller's share of its payments); signals.cohort is the cohort
+ *   summary of its main seller (its heaviest pair, as the classifier picks it); similar_patterns
+ *   are the cohorts its heaviest pair's reasons name and its vanity clusters
+ * seller view (the address sells and never paid), with up to SELLER_ON_REQUEST_MAX payments as
+ *   seller: its cohort computed here too (every payment of every payer), then
+ *   label       the 30-day-volume-weighted majority of its pairs' labels
+ *   confidence  that label's 30-day-volume-weighted pair confidence x (0.5 + 0.5 x its volume share)
+ *   signals     vanity: its cohort holds a strict / broad vanity cluster; cohort: the cohort of its
+ *               busiest chain (30-day volume); concentration.top_service_share: the share of its
+ *               30-day volume on suspected_wash pairs
+ *   similar_patterns  its seller flags, one per flag and chain
+ *   A bigger seller is answered from the batch run's published output (sellerView below): a
+ *   cohort of tens of thousands of payers is not recomputed in a request.
  * never seen: unlabeled, confidence 0, no signals, no patterns.
  *
- * `basis` says which of these the answer rests on, and the data's as_of: payments after it are
- * not in any answer. Anonymous pattern ids are sha256 of a secret salt, the pattern type and the
+ * `basis` says which of these the answer rests on, and `as_of` is the data's: payments after it
+ * are not in any answer. Anonymous pattern ids are sha256 of a secret salt, the pattern type and the
  * cohort key (lib/wash-ids.ts; the salt from WASH_PATTERN_SALT, passed in by proxy/serve.ts), so
  * the same cohort gets the same id for one salt, and the key (built from hashed seller keys) never
  * leaves the process.
  */
+import type { DuckDBConnection } from '@duckdb/node-api';
 import type { WashLabel } from '../../catalog/categories.ts';
-import { RULE_CONFIDENCE, THRESHOLDS, TOP_PAIR_KEY } from '../../catalog/wash-rules.ts';
+import { RULE_CONFIDENCE, THRESHOLDS } from '../../catalog/wash-rules.ts';
+import { CHECK_BUYER_SQL, onRequestSteps } from '../../classifier/on-request.ts';
+import { dropSteps, runStepsBatch, step, type SqlStep } from '../../classifier/plan.ts';
+import { SELLER_FLAGS_SQL } from '../../classifier/seller-flags.ts';
+import { sqlString } from '../../lib/duckdb.ts';
 import { anonymousId } from '../../lib/wash-ids.ts';
 import type { LoadedDataset } from '../../snapshots/reader.ts';
-import { queryRows, type DuckRow } from './duck.ts';
+import { queryRows, withCheckConnection, type DuckRow } from './duck.ts';
 import type { ServiceRecord, ServicesIndex } from './services-index.ts';
 
 export interface WashCheckSignals {
@@ -58,11 +63,15 @@ export interface WashCheckContext {
   services: ServicesIndex;
   /** A dataset of the snapshot; throws (503) when it is missing. */
   dataset(name: string): LoadedDataset;
-  /** The address's buyer-profiles row (shared with the profile endpoint's lookup cache). */
-  buyerProfile(address: string): Promise<DuckRow | null>;
   /** Secret salt of the anonymous pattern ids. */
   patternSalt: string;
 }
+
+/** The snapshot datasets a check reads (besides `services` and, for a big seller, `wash-detail`). */
+export const WASH_CHECK_DATASETS = ['wash-payments-by-buyer', 'wash-payments-by-seller', 'wash-funding', 'wash-sellers'] as const;
+
+/** A seller with more payments than this is answered from the batch output (module comment). */
+export const SELLER_ON_REQUEST_MAX = 10_000;
 
 const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
 const fraction = (pct: unknown): number => round4(Math.max(0, Math.min(1, Number(pct ?? 0) / 100)));
@@ -73,34 +82,62 @@ const NO_SIGNALS: WashCheckSignals = {
   concentration: { top_service_share: 0 },
 };
 
+interface Lookups {
+  byBuyer: LoadedDataset;
+  bySeller: LoadedDataset;
+  funding: LoadedDataset;
+  sellers: LoadedDataset;
+}
+
+function lookups(ctx: WashCheckContext): Lookups {
+  return {
+    byBuyer: ctx.dataset('wash-payments-by-buyer'),
+    bySeller: ctx.dataset('wash-payments-by-seller'),
+    funding: ctx.dataset('wash-funding'),
+    sellers: ctx.dataset('wash-sellers'),
+  };
+}
+
 function asOfText(data: LoadedDataset): string {
-  return `classifier output as of ${data.entry.as_of} (snapshot ${data.entry.produced_in}); payments after that time are not included`;
+  return `payments and funding as of ${data.entry.as_of} (snapshot ${data.entry.produced_in}); payments after that time are not included`;
 }
 
 export async function washCheckAnswer(address: string, ctx: WashCheckContext): Promise<WashCheckBody> {
-  const buyers = ctx.dataset('buyers');
-  const stamp = { source: buyers.entry.source, as_of: buyers.entry.as_of };
-  const rows = await queryRows(
-    `SELECT address, label, confidence, reason, vanity_strict, vanity_broad, top_service_share
-       FROM read_parquet($path) WHERE address = $address LIMIT 1`,
-    { path: buyers.path, address },
+  const data = lookups(ctx);
+  const stamp = { source: data.byBuyer.entry.source, as_of: data.byBuyer.entry.as_of };
+  const [counts] = await queryRows(
+    `SELECT (SELECT count(*) FROM read_parquet($byBuyer) WHERE buyer = $address)::INTEGER AS as_buyer,
+            (SELECT count(*) FROM read_parquet($bySeller) WHERE seller_address = $address)::INTEGER AS as_seller`,
+    { byBuyer: data.byBuyer.path, bySeller: data.bySeller.path, address },
   );
-  const buyer = rows[0];
-  if (buyer) {
-    const { view, mainSellerFound } = await buyerView(address, buyer, ctx);
-    const unindexed = mainSellerFound
-      ? ''
-      : ' It paid no indexed service, so there is no main seller: cohort signals are 0 and no cohort pattern is named.';
-    return { ...stamp, ...view, basis: `Buyer view. ${buyerBasis}${unindexed} Based on the ${asOfText(buyers)}.` };
-  }
+  const asBuyer = Number(counts?.as_buyer ?? 0);
+  const asSeller = Number(counts?.as_seller ?? 0);
+  const now = new Date(data.byBuyer.entry.as_of);
 
+  if (asBuyer > 0) {
+    const view = await buyerView(address, now, data, ctx.patternSalt);
+    return { ...stamp, ...view, basis: `Buyer view. ${buyerBasis(asBuyer)} Based on the ${asOfText(data.byBuyer)}.` };
+  }
+  if (asSeller > 0 && asSeller <= SELLER_ON_REQUEST_MAX) {
+    const { view, quiet } = await sellerOnRequest(address, now, data, ctx.patternSalt);
+    const none = quiet ? ' None of its pairs had a payment in the last 30 days, so there is no label to report.' : '';
+    return { ...stamp, ...view, basis: `${sellerOnRequestBasis(asSeller)}${none} Based on the ${asOfText(data.byBuyer)}.` };
+  }
   const sold = ctx.services.bySeller.get(address);
-  if (sold) {
+  if (asSeller > 0 && sold) {
     const view = await sellerView(address, sold, ctx);
     const quiet = sold.every((s) => s.volume30d === 0)
       ? ' None of its services had a payment in the last 30 days, so there is no label to report.'
       : '';
-    return { ...stamp, ...view, basis: `${sellerBasis(sold.length)}${quiet} Based on the ${asOfText(buyers)}.` };
+    const washDetail = ctx.dataset('wash-detail');
+    return {
+      source: washDetail.entry.source,
+      as_of: washDetail.entry.as_of,
+      ...view,
+      basis:
+        `${sellerBasis(sold.length, asSeller)}${quiet} Based on the classifier output as of ${washDetail.entry.as_of} ` +
+        `(snapshot ${washDetail.entry.produced_in}); payments after that time are not included.`,
+    };
   }
 
   return {
@@ -110,16 +147,90 @@ export async function washCheckAnswer(address: string, ctx: WashCheckContext): P
     confidence: 0,
     signals: NO_SIGNALS,
     similar_patterns: [],
-    basis: `Never seen: the index has no payment from this address to an indexed x402 service and it sells none, so there is nothing to classify (label unlabeled, confidence 0). Based on the ${asOfText(buyers)}.`,
+    basis: `Never seen: the index has no payment from or to this address, so there is nothing to classify (label unlabeled, confidence 0). Based on the ${asOfText(data.byBuyer)}.`,
   };
+}
+
+// ------------------------------------------------------------------ the classifier on request
+
+/**
+ * The check's inputs as steps of the same script (one round trip): the payments, the funding
+ * edges of their wallets and sellers and of those wallets' funders (two lookups: the funders are
+ * known after the first), and the seller state of the payments' sellers and of the address.
+ * Parquet files are sorted by the looked-up address: DuckDB reads only the row groups whose
+ * min/max hold one of the addresses.
+ */
+function inputSteps(address: string, data: Lookups, mode: 'buyer' | 'seller'): SqlStep[] {
+  const a = sqlString(address);
+  const parquet = (d: LoadedDataset) => `read_parquet(${sqlString(d.path)})`;
+  const payments =
+    mode === 'buyer'
+      ? `SELECT buyer, seller_address, chain, amount, time FROM ${parquet(data.byBuyer)} WHERE buyer = ${a}`
+      : `SELECT buyer, seller_address, chain, amount, time FROM ${parquet(data.byBuyer)}
+          WHERE buyer IN (SELECT buyer FROM wc_in_payers UNION SELECT ${a})`;
+  const steps: SqlStep[] = [];
+  if (mode === 'seller') {
+    steps.push(step('wc_in_payers', `SELECT DISTINCT buyer FROM ${parquet(data.bySeller)} WHERE seller_address = ${a}`));
+  }
+  steps.push(
+    step('wc_in_payments', payments),
+    step(
+      'wc_in_funding1',
+      `SELECT * FROM ${parquet(data.funding)}
+        WHERE address IN (SELECT buyer FROM wc_in_payments UNION SELECT seller_address FROM wc_in_payments)`,
+    ),
+    step(
+      'wc_in_funding',
+      `SELECT * FROM wc_in_funding1
+       UNION ALL
+       SELECT * FROM ${parquet(data.funding)}
+        WHERE address IN (SELECT funder FROM wc_in_funding1 EXCEPT SELECT address FROM wc_in_funding1)`,
+    ),
+    step(
+      'wc_in_sellers',
+      `SELECT * FROM ${parquet(data.sellers)} WHERE seller_address IN (SELECT seller_address FROM wc_in_payments UNION SELECT ${a})`,
+    ),
+  );
+  if (mode === 'seller') {
+    steps.push(step('wc_in_computed', `SELECT DISTINCT hash(seller_address) AS sak, chain FROM wc_in_payments WHERE seller_address = ${a}`));
+  }
+  return steps;
+}
+
+/** Runs the input and classifier steps, then `result` (over the steps' relations), on a connection of its own; drops them after. */
+async function classifyOnRequest(address: string, now: Date, data: Lookups, mode: 'buyer' | 'seller', result: string): Promise<DuckRow | null> {
+  const inputs = inputSteps(address, data, mode);
+  const steps = [
+    ...inputs,
+    ...onRequestSteps({
+      now,
+      payments: 'wc_in_payments',
+      funding: 'wc_in_funding',
+      sellers: 'wc_in_sellers',
+      computed: mode === 'seller' ? 'wc_in_computed' : undefined,
+    }),
+  ];
+  return withCheckConnection(async (connection: DuckDBConnection) => {
+    try {
+      await runStepsBatch(connection, steps);
+      const reader = await connection.runAndReadAll(result);
+      return reader.getRowObjectsJson()[0] ?? null;
+    } finally {
+      await dropSteps(connection, steps);
+    }
+  });
 }
 
 // ------------------------------------------------------------------ buyer view
 
-const buyerBasis =
-  "label, confidence, signals.vanity and signals.concentration are this wallet's row of the batch wash classifier (its rules and thresholds over all of the wallet's payments); " +
-  'signals.cohort is the cohort summary of its main seller (the indexed seller it paid most often); ' +
-  'similar_patterns are the cohorts named by the reasons of its heaviest pair and the vanity clusters it belongs to.';
+function buyerBasis(payments: number): string {
+  return (
+    `label, confidence, signals.vanity and signals.concentration are the wash classifier's rules computed on request over all ${payments} of this wallet's payments ` +
+    "(its pairs, timing, bursts, periodicity, funding chain, the pair rules and the roll-up to one label), with each seller's cohort evidence from the batch run's seller state; " +
+    'signals.cohort is the cohort summary of its main seller (its heaviest pair); ' +
+    'similar_patterns are the cohorts named by the reasons of its heaviest pair and the vanity clusters it belongs to.'
+  );
+}
 
 /** Pattern types a wallet's reasons point to (docs/wash-methodology.md), with the reason that names each. */
 const REASON_PATTERNS: ReadonlyArray<readonly [string, string]> = [
@@ -131,96 +242,111 @@ const REASON_PATTERNS: ReadonlyArray<readonly [string, string]> = [
   ['vanity_operator', 'vanity_operator'],
 ];
 
-interface MainSeller {
-  /** hash(seller_address)::VARCHAR || '|' || chain: the cohort key. */
-  cohortKey: string;
-  serviceId: number;
-}
-
-async function buyerView(address: string, buyer: DuckRow, ctx: WashCheckContext) {
-  const reason = (buyer.reason as string[] | null) ?? [];
-  const vanity = { strict: buyer.vanity_strict === true, broad: buyer.vanity_broad === true };
-  const main = await mainSeller(address, ctx);
-  let cohort = NO_SIGNALS.cohort;
-  const patterns: Array<{ type: string; key: string }> = [];
-  if (main) {
-    cohort = await cohortOf(ctx, main.serviceId);
-    for (const [name, type] of REASON_PATTERNS) if (reason.includes(name)) patterns.push({ type, key: main.cohortKey });
-    if (reason.includes('seller_funded') && !reason.includes('funded_loop'))
-      patterns.push({ type: 'seller_funded_test', key: main.cohortKey });
-    if (vanity.strict || vanity.broad) {
-      const [keys] = await queryRows(
-        `SELECT hash(left($a, ${2 + THRESHOLDS.vanityStrictPrefix}), right($a, ${THRESHOLDS.vanityStrictSuffix}))::VARCHAR AS strict,
-                hash(left($a, ${2 + THRESHOLDS.vanityBroadPrefix}), right($a, ${THRESHOLDS.vanityBroadSuffix}))::VARCHAR AS broad`,
-        { a: address },
-      );
-      if (vanity.strict) patterns.push({ type: 'vanity_strict_cluster', key: `${main.cohortKey}|${String(keys!.strict)}` });
-      if (vanity.broad) patterns.push({ type: 'vanity_broad_cluster', key: `${main.cohortKey}|${String(keys!.broad)}` });
-    }
-  }
-  const view = {
+async function buyerView(address: string, now: Date, data: Lookups, salt: string) {
+  const T = THRESHOLDS;
+  const a = sqlString(address);
+  const row = await classifyOnRequest(
     address,
-    label: String(buyer.label) as WashLabel,
-    confidence: round4(Number(buyer.confidence)),
-    signals: { vanity, cohort, concentration: { top_service_share: round4(Number(buyer.top_service_share)) } },
-    similar_patterns: anonymised(ctx.patternSalt, patterns),
-  };
-  return { view, mainSellerFound: main !== null };
-}
-
-/**
- * The seller the wallet paid most (its heaviest pair), over the indexed services it used; ties go
- * the way the classifier breaks them (TOP_PAIR_KEY: payments, then the seller's hash key).
- */
-async function mainSeller(address: string, ctx: WashCheckContext): Promise<MainSeller | null> {
-  const profile = await ctx.buyerProfile(address);
-  if (!profile || typeof profile.services_used !== 'string') return null;
-  const used = JSON.parse(profile.services_used) as Array<{ id: number; tx_count: number }>;
-  const pairs = new Map<string, { seller_address: string; chain: string; tx_count: number; service_id: number }>();
-  for (const u of used) {
-    const s = ctx.services.byId.get(u.id);
-    if (!s) continue;
-    const key = `${s.item.seller_address}|${s.item.chain}`;
-    const pair = pairs.get(key);
-    if (pair) {
-      pair.tx_count += u.tx_count;
-      pair.service_id = Math.min(pair.service_id, s.item.id);
-    } else pairs.set(key, { seller_address: s.item.seller_address, chain: s.item.chain, tx_count: u.tx_count, service_id: s.item.id });
-  }
-  if (pairs.size === 0) return null;
-  const [top] = await queryRows(
-    `WITH p AS (
-       SELECT *, hash(seller_address) AS sak
-         FROM (SELECT unnest(from_json($pairs, '[{"seller_address":"VARCHAR","chain":"VARCHAR","tx_count":"BIGINT","service_id":"INTEGER"}]'), recursive := true))
-     )
-     SELECT p.seller_address, p.chain, p.service_id, p.sak::VARCHAR || '|' || p.chain AS cohort_key
-       FROM p ORDER BY ${TOP_PAIR_KEY} DESC LIMIT 1`,
-    { pairs: JSON.stringify([...pairs.values()]) },
+    now,
+    data,
+    'buyer',
+    `WITH b AS (${CHECK_BUYER_SQL})
+     SELECT b.label, b.confidence, b.reason, b.vanity_strict, b.vanity_broad, b.top_service_share,
+            b.top_sak::VARCHAR || '|' || b.top_chain AS cohort_key,
+            round(s.uniform_amount_pct, 4)::DOUBLE AS uniform_amount, round(s.coordinated_start_pct, 4)::DOUBLE AS coordinated_start,
+            hash(left(${a}, ${2 + T.vanityStrictPrefix}), right(${a}, ${T.vanityStrictSuffix}))::VARCHAR AS strict_key,
+            hash(left(${a}, ${2 + T.vanityBroadPrefix}), right(${a}, ${T.vanityBroadSuffix}))::VARCHAR AS broad_key
+       FROM b LEFT JOIN wc_sellers s ON s.sak = b.top_sak AND s.chain = b.top_chain
+      WHERE b.address = ${a}`,
   );
-  if (!top) return null;
+  if (!row) throw new Error('wash check: the classifier returned no row for a wallet with payments');
+  const reason = (row.reason as string[] | null) ?? [];
+  const vanity = { strict: row.vanity_strict === true, broad: row.vanity_broad === true };
+  const key = String(row.cohort_key);
+  const patterns: Array<{ type: string; key: string }> = [];
+  for (const [name, type] of REASON_PATTERNS) if (reason.includes(name)) patterns.push({ type, key });
+  if (reason.includes('seller_funded') && !reason.includes('funded_loop')) patterns.push({ type: 'seller_funded_test', key });
+  if (vanity.strict) patterns.push({ type: 'vanity_strict_cluster', key: `${key}|${String(row.strict_key)}` });
+  if (vanity.broad) patterns.push({ type: 'vanity_broad_cluster', key: `${key}|${String(row.broad_key)}` });
   return {
-    cohortKey: String(top.cohort_key),
-    serviceId: Number(top.service_id),
+    address,
+    label: String(row.label) as WashLabel,
+    confidence: round4(Number(row.confidence)),
+    signals: {
+      vanity,
+      cohort: { uniform_amount: round4(Number(row.uniform_amount ?? 0)), coordinated_start: round4(Number(row.coordinated_start ?? 0)) },
+      concentration: { top_service_share: round4(Number(row.top_service_share)) },
+    },
+    similar_patterns: anonymised(salt, patterns),
   };
 }
 
-/** A seller's cohort summary (every service of a seller on a chain carries the same), as fractions. */
-async function cohortOf(ctx: WashCheckContext, serviceId: number): Promise<WashCheckSignals['cohort']> {
-  const washDetail = ctx.dataset('wash-detail');
-  const [row] = await queryRows('SELECT cohort_summary FROM read_parquet($path) WHERE service_id = $id LIMIT 1', {
-    path: washDetail.path,
-    id: serviceId,
-  });
-  if (!row || typeof row.cohort_summary !== 'string') return NO_SIGNALS.cohort;
-  const c = JSON.parse(row.cohort_summary) as { uniform_amount_pct?: number; coordinated_start_pct?: number };
-  return { uniform_amount: fraction(c.uniform_amount_pct), coordinated_start: fraction(c.coordinated_start_pct) };
+// ------------------------------------------------------------------ seller view, on request
+
+function sellerOnRequestBasis(payments: number): string {
+  return (
+    `Seller view: this address was paid ${payments} times and never paid. Its cohort was computed on request with the wash classifier's rules ` +
+    '(every payment of every payer, their funding, the pair rules and the seller flags; payment rings from the batch run): ' +
+    "label is the volume-weighted majority of its pairs' labels over the last 30 days; confidence is that label's volume-weighted pair confidence times (0.5 + 0.5 x the label's volume share); " +
+    'signals.vanity says its cohort holds a strict or broad vanity cluster; signals.cohort is the cohort summary of its busiest chain; ' +
+    'signals.concentration.top_service_share is the share of its 30-day volume on suspected_wash pairs; similar_patterns are its seller flags.'
+  );
+}
+
+async function sellerOnRequest(address: string, now: Date, data: Lookups, salt: string) {
+  const a = sqlString(address);
+  const row = await classifyOnRequest(
+    address,
+    now,
+    data,
+    'seller',
+    `WITH p AS (SELECT label, confidence, volume_30d, chain FROM wc_pair_labels_all WHERE sak = hash(${a}) AND bk <> sak),
+     votes AS (SELECT label, sum(volume_30d) AS v, sum(volume_30d * confidence) AS cw FROM p GROUP BY label),
+     total AS (SELECT coalesce(sum(v), 0) AS t FROM votes),
+     win AS (SELECT label, v, cw FROM votes WHERE v > 0 ORDER BY v DESC, label DESC LIMIT 1),
+     chains AS (SELECT chain, sum(volume_30d) AS v FROM wc_pair_labels_all WHERE sak = hash(${a}) GROUP BY chain),
+     busiest AS (SELECT chain FROM chains ORDER BY v DESC, chain DESC LIMIT 1)
+     SELECT (SELECT label FROM win) AS label,
+            (SELECT cw / v FROM win) AS weighted,
+            (SELECT v FROM win) AS win_volume,
+            (SELECT t FROM total) AS total,
+            (SELECT coalesce(sum(v) FILTER (WHERE label = 'suspected_wash'), 0) FROM votes) AS wash_volume,
+            (SELECT round(uniform_amount_pct, 4)::DOUBLE FROM wc_sellers WHERE sak = hash(${a}) AND chain = (SELECT chain FROM busiest)) AS uniform_amount,
+            (SELECT round(coordinated_start_pct, 4)::DOUBLE FROM wc_sellers WHERE sak = hash(${a}) AND chain = (SELECT chain FROM busiest)) AS coordinated_start,
+            (SELECT coalesce(bool_or(tier = 'strict'), false) FROM wc_vanity_clusters WHERE sak = hash(${a})) AS vanity_strict,
+            (SELECT coalesce(bool_or(tier = 'broad'), false) FROM wc_vanity_clusters WHERE sak = hash(${a})) AS vanity_broad,
+            (SELECT to_json(list({'chain': chain, 'flags': ${SELLER_FLAGS_SQL}})) FROM wc_sellers WHERE sak = hash(${a}))::VARCHAR AS flags,
+            hash(${a})::VARCHAR AS sak`,
+  );
+  if (!row) throw new Error('wash check: the classifier returned no row for a seller');
+  const total = Number(row.total ?? 0);
+  const quiet = !(total > 0);
+  const flags = JSON.parse(String(row.flags ?? '[]')) as Array<{ chain: string; flags: string[] }> | null;
+  const patterns = (flags ?? []).flatMap((f) => f.flags.map((type) => ({ type, key: `${String(row.sak)}|${f.chain}` })));
+  const label = quiet ? 'unlabeled' : (String(row.label) as WashLabel);
+  const share = quiet ? 0 : Number(row.win_volume) / total;
+  return {
+    quiet,
+    view: {
+      address,
+      label,
+      confidence: quiet ? 0 : round4(Number(row.weighted) * (0.5 + 0.5 * share)),
+      signals: {
+        vanity: { strict: row.vanity_strict === true, broad: row.vanity_broad === true },
+        cohort: { uniform_amount: round4(Number(row.uniform_amount ?? 0)), coordinated_start: round4(Number(row.coordinated_start ?? 0)) },
+        concentration: { top_service_share: quiet ? 0 : round4(Number(row.wash_volume) / total) },
+      },
+      similar_patterns: anonymised(salt, patterns),
+    },
+  };
 }
 
 // ------------------------------------------------------------------ seller view
 
-function sellerBasis(services: number): string {
+function sellerBasis(services: number, payments: number): string {
   return (
-    `Seller view: this address sells ${services} indexed service${services === 1 ? '' : 's'} and never paid one. ` +
+    `Seller view from the batch run: this address sells ${services} indexed service${services === 1 ? '' : 's'}, never paid one, and was paid ${payments} times ` +
+    `(more than the ${SELLER_ON_REQUEST_MAX} a check recomputes on request). ` +
     "label is the volume-weighted majority of its buyers' pair labels over the last 30 days; confidence is that label's volume-weighted pair confidence among its top 50 buyers per service times (0.5 + 0.5 x the label's volume share); " +
     "signals.vanity and similar_patterns come from the classifier rules behind its top buyers' pairs; signals.cohort is the cohort summary of its busiest chain; " +
     'signals.concentration.top_service_share is the share of its 30-day volume from suspected_wash pairs.'
@@ -308,6 +434,18 @@ async function sellerView(address: string, sold: ServiceRecord[], ctx: WashCheck
     },
     similar_patterns: anonymised(ctx.patternSalt, [...flags.values()]),
   };
+}
+
+/** A seller's cohort summary (every service of a seller on a chain carries the same), as fractions. */
+async function cohortOf(ctx: WashCheckContext, serviceId: number): Promise<WashCheckSignals['cohort']> {
+  const washDetail = ctx.dataset('wash-detail');
+  const [row] = await queryRows('SELECT cohort_summary FROM read_parquet($path) WHERE service_id = $id LIMIT 1', {
+    path: washDetail.path,
+    id: serviceId,
+  });
+  if (!row || typeof row.cohort_summary !== 'string') return NO_SIGNALS.cohort;
+  const c = JSON.parse(row.cohort_summary) as { uniform_amount_pct?: number; coordinated_start_pct?: number };
+  return { uniform_amount: fraction(c.uniform_amount_pct), coordinated_start: fraction(c.coordinated_start_pct) };
 }
 
 /** The top buyers' pairs of a seller's services (wash-detail), with the chain of each service. */

@@ -1,0 +1,148 @@
+/**
+ * The classifier's step list for one address, on request (POST /api/v1/wash/check), over
+ * relations the caller names instead of the warehouse's raw tables: the same SQL as the batch
+ * run, step for step, except where a step's answer depends on payers the check does not read.
+ *
+ * What runs as in the batch (the address's own evidence, from its payments and funding edges):
+ *   wc_tx .. wc_pair_time     its pairs, timing, bursts, periodicity
+ *   wc_buyer_*                its buyer features (over all its sellers)
+ *   wc_first_fund, wc_funding its funding chain and its sellers' (two levels, as in the batch)
+ *   wc_pair_ctx               the pair context (cohort membership, core, seller links)
+ *   wc_pair_vanity            its membership of its sellers' vanity clusters
+ *   wc_funder_members .. wc_buyer_labels   the pair rules, the wash-wallet pass and the roll-up
+ * What the batch run's published seller state stands in for (a seller's cohort spans thousands
+ * of payers; the check reads the cohort's summary, not the payers):
+ *   wc_seller_meta, wc_listings          listings and categories of its sellers
+ *   wc_exchanges, wc_hubs                whether a funder ends a funding chain (flags on the edges)
+ *   wc_vanity_clusters                   the clusters of each seller's cohort (membership: key match)
+ *   wc_funder_groups, wc_sellers         each seller's common-funder groups, cohort summary and flags
+ *   wc_cycles                            payment-ring membership (a whole-graph search)
+ * A seller check names `computed`: the sellers whose cohort is computed here from their payers'
+ * payments (given whole in `payments`), with the batch SQL, instead of read from the state.
+ *
+ * The published state is SELLER_STATE_SQL (one row per seller and chain) and FUNDING_STOPS_SQL,
+ * written by classify() while its `wc_*` tables exist; the pipeline publishes them with the
+ * point-lookup payments and funding edges (pipelines/analytics/datasets/wash-lookups.ts).
+ */
+import { cyclesRelationSql } from './cycles.ts';
+import { step, type SqlStep } from './plan.ts';
+import { featureSteps, labelSteps } from './steps.ts';
+
+/** The columns the seller state adds to wc_sellers' own (which follow the rules and may change). */
+const STATE_EXTRA_COLUMNS = [
+  'seller_address',
+  'meta_first_seen',
+  'meta_category',
+  'listings',
+  'vanity_clusters',
+  'funder_groups',
+  'cycle_id',
+  'cycle_size',
+  'cycle_balanced',
+] as const;
+
+/**
+ * One row per (seller, chain) with payments: every column of wc_sellers, the seller's listing
+ * metadata, its cohort's vanity clusters and common-funder groups, and its payment-ring
+ * membership. Read by the batch run's `wc_*` tables (classify() writes it as `seller_state`).
+ */
+export const SELLER_STATE_SQL = `SELECT k.seller_address, s.*,
+       m.first_seen AS meta_first_seen, m.category AS meta_category,
+       l.listings, vc.vanity_clusters, fg.funder_groups,
+       cy.cycle_id, cy.cycle_size, cy.balanced AS cycle_balanced
+  FROM wc_sellers s
+  JOIN wc_seller_keys k USING (sak, chain)
+  LEFT JOIN wc_seller_meta m USING (sak, chain)
+  LEFT JOIN (SELECT sak, chain, list(first_seen ORDER BY first_seen) AS listings FROM wc_listings GROUP BY ALL) l USING (sak, chain)
+  LEFT JOIN (SELECT sak, chain, list({'tier': tier, 'key': key, 'size': size, 'median_tx': median_tx} ORDER BY tier, key) AS vanity_clusters
+               FROM wc_vanity_clusters GROUP BY ALL) vc USING (sak, chain)
+  LEFT JOIN (SELECT sak, chain, list({'root': root, 'wallets': wallets} ORDER BY root) AS funder_groups
+               FROM wc_funder_groups GROUP BY ALL) fg USING (sak, chain)
+  LEFT JOIN wc_cycles cy ON cy.ak = s.sak AND cy.chain = s.chain`;
+
+/**
+ * The funders that end a funding chain: exchange hot wallets (as hash keys, the way wc_funding
+ * joins them) and funding hubs. Small; the funding-edge dataset carries them as two flags.
+ */
+export const FUNDING_STOPS_SQL = `SELECT k, NULL::VARCHAR AS hub FROM wc_exchanges
+UNION ALL
+SELECT NULL::UBIGINT AS k, address AS hub FROM wc_hubs`;
+
+/** The names of the relations a check gives the steps (each may be a view over Parquet). */
+export interface OnRequestInputs {
+  now: Date;
+  /** Payments (buyer, seller_address, chain, amount, time): all of the address's as buyer; for computed sellers, all of their payers' too. */
+  payments: string;
+  /**
+   * Funding edges (address, funder, time, amount, funder_exchange, funder_hub) of the payments'
+   * wallets and sellers and of their funders (two levels).
+   */
+  funding: string;
+  /** Seller state rows (SELLER_STATE_SQL's columns) of the payments' sellers and of the address itself. */
+  sellers: string;
+  /** A relation of (sak, chain): the sellers whose cohort is computed here (a seller check), or none. */
+  computed?: string;
+}
+
+/** The step list of one check, in dependency order (run it with runStepsBatch under a prefix of its own). */
+export function onRequestSteps(inputs: OnRequestInputs): SqlStep[] {
+  const ctx = { now: inputs.now, scope: { kind: 'address' as const, relations: { payments: inputs.payments, funding: inputs.funding } } };
+  const state = inputs.sellers;
+  const computed = inputs.computed;
+  const published = (sql: string) => (computed ? `SELECT * FROM (${sql}) ANTI JOIN ${computed} USING (sak, chain)` : sql);
+  const mixed = (batch: string, fromState: string) =>
+    computed ? `SELECT * FROM (${batch}) SEMI JOIN ${computed} USING (sak, chain)\nUNION ALL BY NAME\n${published(fromState)}` : fromState;
+
+  const cycles = `SELECT sak AS ak, chain, cycle_id, cycle_size::INTEGER AS cycle_size, cycle_balanced AS balanced
+  FROM ${state} WHERE cycle_id IS NOT NULL`;
+  const replaced: Record<string, (batch: SqlStep) => SqlStep | null> = {
+    wc_listings: () => step('wc_listings', `SELECT sak, chain, unnest(listings) AS first_seen FROM ${state}`),
+    wc_seller_meta: () =>
+      step('wc_seller_meta', `SELECT sak, chain, meta_first_seen AS first_seen, meta_category AS category FROM ${state}`),
+    wc_exchanges: () => step('wc_exchanges', `SELECT DISTINCT hash(funder) AS k FROM ${inputs.funding} WHERE funder_exchange`),
+    wc_hubs: () => step('wc_hubs', `SELECT DISTINCT funder AS address FROM ${inputs.funding} WHERE funder_hub`),
+    // every pair that could be in a cluster (the batch's pre-filter needs the whole cohort); the
+    // join with the clusters' keys decides membership
+    wc_vanity_candidates: (b) =>
+      step(
+        'wc_vanity_candidates',
+        mixed(b.sql, `SELECT pk, bk, sak, chain, tx_count, vkey_strict, vkey_broad FROM wc_pair_ctx WHERE NOT self_pay`),
+      ),
+    wc_vanity_clusters: (b) =>
+      step(
+        'wc_vanity_clusters',
+        mixed(
+          b.sql,
+          `SELECT sak, chain, c.tier AS tier, c.key AS key, c.size AS size, c.median_tx AS median_tx
+  FROM (SELECT sak, chain, unnest(vanity_clusters) AS c FROM ${state})`,
+        ),
+      ),
+    wc_funder_groups: (b) =>
+      step(
+        'wc_funder_groups',
+        mixed(b.sql, `SELECT sak, chain, g.root AS root, g.wallets AS wallets FROM (SELECT sak, chain, unnest(funder_groups) AS g FROM ${state})`),
+      ),
+    wc_sellers: (b) => step('wc_sellers', mixed(b.sql, `SELECT * EXCLUDE (${STATE_EXTRA_COLUMNS.join(', ')}) FROM ${state}`)),
+  };
+  // the cohort-level intermediates feed only wc_funder_groups and wc_sellers: needed for computed sellers only
+  const cohortOnly = new Set(['wc_seller_starts', 'wc_seller_amounts', 'wc_seller_funders', 'wc_seller_base']);
+
+  const steps = [...featureSteps(ctx), ...labelSteps(cyclesRelationSql([]))];
+  const out: SqlStep[] = [];
+  for (const s of steps) {
+    if (s.name === 'wc_cycles') out.push(step('wc_cycles', cycles));
+    else if (!computed && cohortOnly.has(s.name)) continue;
+    else {
+      const r = replaced[s.name]?.(s) ?? s;
+      // scoped runs are small: every step written down once (a view would be re-run per reader)
+      out.push({ ...r, materialize: true });
+    }
+  }
+  return out;
+}
+
+/** The address's row of the roll-up (BUYER_LABELS_SQL's columns and the heaviest pair's seller). */
+export const CHECK_BUYER_SQL = `SELECT address, label, confidence::DOUBLE AS confidence, reason::VARCHAR[] AS reason,
+       vanity_strict, vanity_broad, top_service_share::DOUBLE AS top_service_share,
+       tx_count::BIGINT AS tx_count, top_sak, top_chain
+  FROM wc_buyer_labels`;
