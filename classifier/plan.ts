@@ -142,3 +142,13 @@ export async function dropSteps(connection: DuckDBConnection, steps: readonly Sq
     .join(';\n');
   await connection.run(withPrefix(script, prefix));
 }
+
+/**
+ * The steps as one statement ending in `select` (over the steps' names): each step a CTE,
+ * materialized when the step is. For small scoped runs: one statement plans and runs in a
+ * fraction of the time of as many CREATE statements (no catalog writes, nothing to drop after).
+ */
+export function stepsAsQuery(steps: readonly SqlStep[], select: string, prefix?: string): string {
+  const ctes = steps.map((s) => `${s.name} AS ${s.materialize ? 'MATERIALIZED ' : ''}(\n${s.sql}\n)`);
+  return withPrefix(`WITH ${ctes.join(',\n')}\n${select}`, prefix);
+}

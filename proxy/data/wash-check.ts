@@ -29,11 +29,11 @@
  * the same cohort gets the same id for one salt, and the key (built from hashed seller keys) never
  * leaves the process.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { WashLabel } from '../../catalog/categories.ts';
 import { RULE_CONFIDENCE, THRESHOLDS } from '../../catalog/wash-rules.ts';
 import { CHECK_BUYER_SQL, onRequestSteps } from '../../classifier/on-request.ts';
-import { dropSteps, runStepsBatch, step, type SqlStep } from '../../classifier/plan.ts';
+import { stepsAsQuery } from '../../classifier/plan.ts';
 import { SELLER_FLAGS_SQL } from '../../classifier/seller-flags.ts';
 import { sqlString } from '../../lib/duckdb.ts';
 import { anonymousId } from '../../lib/wash-ids.ts';
@@ -153,71 +153,140 @@ export async function washCheckAnswer(address: string, ctx: WashCheckContext): P
 
 // ------------------------------------------------------------------ the classifier on request
 
+type Mode = 'buyer' | 'seller';
+
 /**
- * The check's inputs as steps of the same script (one round trip): the payments, the funding
- * edges of their wallets and sellers and of those wallets' funders (two lookups: the funders are
- * known after the first), and the seller state of the payments' sellers and of the address.
- * Parquet files are sorted by the looked-up address: DuckDB reads only the row groups whose
- * min/max hold one of the addresses.
+ * The check's input tables (TEMP, on the check's own connection): the address, its payments (a
+ * seller's: every payment of its payers too), the funding edges of their wallets and sellers and
+ * of those wallets' funders, the seller state of the payments' sellers and of the address, and
+ * for a seller the (sak, chain) of its cohorts. Refilled for every check; the classifier's steps
+ * read them through one statement prepared once per connection and snapshot (CheckSession).
  */
-function inputSteps(address: string, data: Lookups, mode: 'buyer' | 'seller'): SqlStep[] {
-  const a = sqlString(address);
-  const parquet = (d: LoadedDataset) => `read_parquet(${sqlString(d.path)})`;
-  const payments =
-    mode === 'buyer'
-      ? `SELECT buyer, seller_address, chain, amount, time FROM ${parquet(data.byBuyer)} WHERE buyer = ${a}`
-      : `SELECT buyer, seller_address, chain, amount, time FROM ${parquet(data.byBuyer)}
-          WHERE buyer IN (SELECT buyer FROM wc_in_payers UNION SELECT ${a})`;
-  const steps: SqlStep[] = [];
-  if (mode === 'seller') {
-    steps.push(step('wc_in_payers', `SELECT DISTINCT buyer FROM ${parquet(data.bySeller)} WHERE seller_address = ${a}`));
-  }
-  steps.push(
-    step('wc_in_payments', payments),
-    step(
-      'wc_in_funding1',
-      `SELECT * FROM ${parquet(data.funding)}
-        WHERE address IN (SELECT buyer FROM wc_in_payments UNION SELECT seller_address FROM wc_in_payments)`,
-    ),
-    step(
-      'wc_in_funding',
-      `SELECT * FROM wc_in_funding1
-       UNION ALL
-       SELECT * FROM ${parquet(data.funding)}
-        WHERE address IN (SELECT funder FROM wc_in_funding1 EXCEPT SELECT address FROM wc_in_funding1)`,
-    ),
-    step(
-      'wc_in_sellers',
-      `SELECT * FROM ${parquet(data.sellers)} WHERE seller_address IN (SELECT seller_address FROM wc_in_payments UNION SELECT ${a})`,
-    ),
-  );
-  if (mode === 'seller') {
-    steps.push(step('wc_in_computed', `SELECT DISTINCT hash(seller_address) AS sak, chain FROM wc_in_payments WHERE seller_address = ${a}`));
-  }
-  return steps;
+const INPUT = {
+  address: 'wash_check_address',
+  payments: 'wash_check_payments',
+  funding: 'wash_check_funding',
+  sellers: 'wash_check_sellers',
+  computed: 'wash_check_computed',
+} as const;
+
+const ADDRESS = `(SELECT address FROM ${INPUT.address})`;
+
+/** What each mode's statement returns (one row), over the steps' relations. */
+const RESULT: Record<Mode, () => string> = {
+  buyer: () => {
+    const T = THRESHOLDS;
+    return `SELECT b.label, b.confidence, b.reason, b.vanity_strict, b.vanity_broad, b.top_service_share,
+            b.top_sak::VARCHAR || '|' || b.top_chain AS cohort_key,
+            round(s.uniform_amount_pct, 4)::DOUBLE AS uniform_amount, round(s.coordinated_start_pct, 4)::DOUBLE AS coordinated_start,
+            hash(left(b.address, ${2 + T.vanityStrictPrefix}), right(b.address, ${T.vanityStrictSuffix}))::VARCHAR AS strict_key,
+            hash(left(b.address, ${2 + T.vanityBroadPrefix}), right(b.address, ${T.vanityBroadSuffix}))::VARCHAR AS broad_key
+       FROM (${CHECK_BUYER_SQL}) b LEFT JOIN wc_sellers s ON s.sak = b.top_sak AND s.chain = b.top_chain
+      WHERE b.address = ${ADDRESS}`;
+  },
+  seller: () => `SELECT * FROM (WITH me AS (SELECT hash(address) AS sak FROM ${INPUT.address}),
+     p AS (SELECT label, confidence, volume_30d, chain FROM wc_pair_labels_all WHERE sak = (SELECT sak FROM me) AND bk <> sak),
+     votes AS (SELECT label, sum(volume_30d) AS v, sum(volume_30d * confidence) AS cw FROM p GROUP BY label),
+     win AS (SELECT label, v, cw FROM votes WHERE v > 0 ORDER BY v DESC, label DESC LIMIT 1),
+     -- the busiest chain by 30-day volume (ties: the later chain name)
+     busiest AS (SELECT chain FROM wc_pair_labels_all WHERE sak = (SELECT sak FROM me) GROUP BY chain ORDER BY sum(volume_30d) DESC, chain DESC LIMIT 1),
+     mine AS (SELECT * FROM wc_sellers WHERE sak = (SELECT sak FROM me))
+     SELECT (SELECT label FROM win) AS label,
+            (SELECT cw / v FROM win) AS weighted,
+            (SELECT v FROM win) AS win_volume,
+            (SELECT coalesce(sum(v), 0) FROM votes) AS total,
+            (SELECT coalesce(sum(v) FILTER (WHERE label = 'suspected_wash'), 0) FROM votes) AS wash_volume,
+            (SELECT round(uniform_amount_pct, 4)::DOUBLE FROM mine WHERE chain = (SELECT chain FROM busiest)) AS uniform_amount,
+            (SELECT round(coordinated_start_pct, 4)::DOUBLE FROM mine WHERE chain = (SELECT chain FROM busiest)) AS coordinated_start,
+            (SELECT coalesce(bool_or(tier = 'strict'), false) FROM wc_vanity_clusters WHERE sak = (SELECT sak FROM me)) AS vanity_strict,
+            (SELECT coalesce(bool_or(tier = 'broad'), false) FROM wc_vanity_clusters WHERE sak = (SELECT sak FROM me)) AS vanity_broad,
+            (SELECT to_json(list({'chain': chain, 'flags': ${SELLER_FLAGS_SQL}})) FROM mine)::VARCHAR AS flags,
+            (SELECT sak FROM me)::VARCHAR AS sak)`,
+};
+
+interface CheckSession {
+  /** The snapshot files the tables and statements were made for. */
+  files: string;
+  statements: Record<Mode, DuckDBPreparedStatement>;
 }
 
-/** Runs the input and classifier steps, then `result` (over the steps' relations), on a connection of its own; drops them after. */
-async function classifyOnRequest(address: string, now: Date, data: Lookups, mode: 'buyer' | 'seller', result: string): Promise<DuckRow | null> {
-  const inputs = inputSteps(address, data, mode);
-  const steps = [
-    ...inputs,
-    ...onRequestSteps({
-      now,
-      payments: 'wc_in_payments',
-      funding: 'wc_in_funding',
-      sellers: 'wc_in_sellers',
-      computed: mode === 'seller' ? 'wc_in_computed' : undefined,
-    }),
-  ];
-  return withCheckConnection(async (connection: DuckDBConnection) => {
-    try {
-      await runStepsBatch(connection, steps);
-      const reader = await connection.runAndReadAll(result);
-      return reader.getRowObjectsJson()[0] ?? null;
-    } finally {
-      await dropSteps(connection, steps);
-    }
+const sessions = new WeakMap<DuckDBConnection, CheckSession>();
+
+const parquet = (d: LoadedDataset) => `read_parquet(${sqlString(d.path)})`;
+const list = (xs: readonly string[]) => xs.map(sqlString).join(', ');
+const column = (rows: DuckRow[], name: string) => rows.map((r) => String(r[name]));
+
+/** The connection's input tables and prepared statements for this snapshot (made on first use). */
+async function session(connection: DuckDBConnection, data: Lookups, now: Date): Promise<CheckSession> {
+  const files = [data.byBuyer, data.bySeller, data.funding, data.sellers].map((d) => d.path).join('\n');
+  const known = sessions.get(connection);
+  if (known?.files === files) return known;
+  // the tables take their columns from the files (the seller state's follow the rules)
+  await connection.run(`CREATE OR REPLACE TEMP TABLE ${INPUT.address} (address VARCHAR);
+    CREATE OR REPLACE TEMP TABLE ${INPUT.payments} AS SELECT buyer, seller_address, chain, amount, time FROM ${parquet(data.byBuyer)} LIMIT 0;
+    CREATE OR REPLACE TEMP TABLE ${INPUT.funding} AS SELECT * FROM ${parquet(data.funding)} LIMIT 0;
+    CREATE OR REPLACE TEMP TABLE ${INPUT.sellers} AS SELECT * FROM ${parquet(data.sellers)} LIMIT 0;
+    CREATE OR REPLACE TEMP TABLE ${INPUT.computed} (sak UBIGINT, chain VARCHAR)`);
+  const prepare = (mode: Mode) =>
+    connection.prepare(
+      stepsAsQuery(
+        onRequestSteps({
+          now,
+          payments: INPUT.payments,
+          funding: INPUT.funding,
+          sellers: INPUT.sellers,
+          computed: mode === 'seller' ? INPUT.computed : undefined,
+        }),
+        RESULT[mode](),
+      ),
+    );
+  const created: CheckSession = { files, statements: { buyer: await prepare('buyer'), seller: await prepare('seller') } };
+  sessions.set(connection, created);
+  return created;
+}
+
+/**
+ * Fills the input tables for `address` and runs the mode's statement: the classifier's steps as
+ * one prepared statement (planned once: the plan of ~35 steps costs more than running them on
+ * one address's rows). Lookups read the Parquet files with literal keys, so DuckDB reads only
+ * the row groups whose min/max hold one of them.
+ */
+async function classifyOnRequest(address: string, now: Date, data: Lookups, mode: Mode): Promise<DuckRow | null> {
+  return withCheckConnection(async (connection) => {
+    const { statements } = await session(connection, data, now);
+    const a = sqlString(address);
+    const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson();
+    const payers =
+      mode === 'seller' ? column(await rows(`SELECT DISTINCT buyer FROM ${parquet(data.bySeller)} WHERE seller_address = ${a}`), 'buyer') : [];
+    const wallets = column(
+      await rows(`${Object.values(INPUT)
+        .map((t) => `DELETE FROM ${t};`)
+        .join('\n')}
+        INSERT INTO ${INPUT.address} VALUES (${a});
+        INSERT INTO ${INPUT.payments} SELECT buyer, seller_address, chain, amount, time FROM ${parquet(data.byBuyer)}
+         WHERE buyer IN (${list([address, ...payers])});
+        SELECT buyer AS w FROM ${INPUT.payments} UNION SELECT seller_address FROM ${INPUT.payments} UNION SELECT ${a}`),
+      'w',
+    );
+    const funders = column(
+      await rows(`INSERT INTO ${INPUT.funding} SELECT * FROM ${parquet(data.funding)} WHERE address IN (${list(wallets)});
+        SELECT DISTINCT funder FROM ${INPUT.funding} WHERE funder NOT IN (SELECT address FROM ${INPUT.funding})`),
+      'funder',
+    ).filter((f) => !wallets.includes(f));
+    const sellers = column(await rows(`SELECT DISTINCT seller_address FROM ${INPUT.payments} UNION SELECT ${a}`), 'seller_address');
+    await connection.run(
+      [
+        funders.length > 0 ? `INSERT INTO ${INPUT.funding} SELECT * FROM ${parquet(data.funding)} WHERE address IN (${list(funders)})` : '',
+        `INSERT INTO ${INPUT.sellers} SELECT * FROM ${parquet(data.sellers)} WHERE seller_address IN (${list(sellers)})`,
+        mode === 'seller'
+          ? `INSERT INTO ${INPUT.computed} SELECT DISTINCT hash(seller_address), chain FROM ${INPUT.payments} WHERE seller_address = ${a}`
+          : '',
+      ]
+        .filter((x) => x !== '')
+        .join(';\n'),
+    );
+    const reader = await statements[mode].runAndReadAll();
+    return reader.getRowObjectsJson()[0] ?? null;
   });
 }
 
@@ -243,22 +312,7 @@ const REASON_PATTERNS: ReadonlyArray<readonly [string, string]> = [
 ];
 
 async function buyerView(address: string, now: Date, data: Lookups, salt: string) {
-  const T = THRESHOLDS;
-  const a = sqlString(address);
-  const row = await classifyOnRequest(
-    address,
-    now,
-    data,
-    'buyer',
-    `WITH b AS (${CHECK_BUYER_SQL})
-     SELECT b.label, b.confidence, b.reason, b.vanity_strict, b.vanity_broad, b.top_service_share,
-            b.top_sak::VARCHAR || '|' || b.top_chain AS cohort_key,
-            round(s.uniform_amount_pct, 4)::DOUBLE AS uniform_amount, round(s.coordinated_start_pct, 4)::DOUBLE AS coordinated_start,
-            hash(left(${a}, ${2 + T.vanityStrictPrefix}), right(${a}, ${T.vanityStrictSuffix}))::VARCHAR AS strict_key,
-            hash(left(${a}, ${2 + T.vanityBroadPrefix}), right(${a}, ${T.vanityBroadSuffix}))::VARCHAR AS broad_key
-       FROM b LEFT JOIN wc_sellers s ON s.sak = b.top_sak AND s.chain = b.top_chain
-      WHERE b.address = ${a}`,
-  );
+  const row = await classifyOnRequest(address, now, data, 'buyer');
   if (!row) throw new Error('wash check: the classifier returned no row for a wallet with payments');
   const reason = (row.reason as string[] | null) ?? [];
   const vanity = { strict: row.vanity_strict === true, broad: row.vanity_broad === true };
@@ -294,30 +348,7 @@ function sellerOnRequestBasis(payments: number): string {
 }
 
 async function sellerOnRequest(address: string, now: Date, data: Lookups, salt: string) {
-  const a = sqlString(address);
-  const row = await classifyOnRequest(
-    address,
-    now,
-    data,
-    'seller',
-    `WITH p AS (SELECT label, confidence, volume_30d, chain FROM wc_pair_labels_all WHERE sak = hash(${a}) AND bk <> sak),
-     votes AS (SELECT label, sum(volume_30d) AS v, sum(volume_30d * confidence) AS cw FROM p GROUP BY label),
-     total AS (SELECT coalesce(sum(v), 0) AS t FROM votes),
-     win AS (SELECT label, v, cw FROM votes WHERE v > 0 ORDER BY v DESC, label DESC LIMIT 1),
-     chains AS (SELECT chain, sum(volume_30d) AS v FROM wc_pair_labels_all WHERE sak = hash(${a}) GROUP BY chain),
-     busiest AS (SELECT chain FROM chains ORDER BY v DESC, chain DESC LIMIT 1)
-     SELECT (SELECT label FROM win) AS label,
-            (SELECT cw / v FROM win) AS weighted,
-            (SELECT v FROM win) AS win_volume,
-            (SELECT t FROM total) AS total,
-            (SELECT coalesce(sum(v) FILTER (WHERE label = 'suspected_wash'), 0) FROM votes) AS wash_volume,
-            (SELECT round(uniform_amount_pct, 4)::DOUBLE FROM wc_sellers WHERE sak = hash(${a}) AND chain = (SELECT chain FROM busiest)) AS uniform_amount,
-            (SELECT round(coordinated_start_pct, 4)::DOUBLE FROM wc_sellers WHERE sak = hash(${a}) AND chain = (SELECT chain FROM busiest)) AS coordinated_start,
-            (SELECT coalesce(bool_or(tier = 'strict'), false) FROM wc_vanity_clusters WHERE sak = hash(${a})) AS vanity_strict,
-            (SELECT coalesce(bool_or(tier = 'broad'), false) FROM wc_vanity_clusters WHERE sak = hash(${a})) AS vanity_broad,
-            (SELECT to_json(list({'chain': chain, 'flags': ${SELLER_FLAGS_SQL}})) FROM wc_sellers WHERE sak = hash(${a}))::VARCHAR AS flags,
-            hash(${a})::VARCHAR AS sak`,
-  );
+  const row = await classifyOnRequest(address, now, data, 'seller');
   if (!row) throw new Error('wash check: the classifier returned no row for a seller');
   const total = Number(row.total ?? 0);
   const quiet = !(total > 0);
