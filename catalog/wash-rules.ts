@@ -35,10 +35,33 @@ export const THRESHOLDS = {
   periodicMaxDispersion: 0.1,
   periodicBusyDailyTx: 20,
   periodicMaxDispersionBusy: 0.2,
+  /**
+   * A short busy run: 3 interior days of at least 50 a day with dispersion <= 0.05. A Poisson
+   * payer passes with ~5 % (chi2(2) <= 0.1), but nothing paying 50+ times a day at random is a
+   * person; a heavy human's sessions read far above 1.
+   */
+  periodicShortMinInteriorDays: 3,
+  periodicShortMinDailyTx: 50,
+  periodicShortMaxDispersion: 0.05,
   /** Developer burst: payments per minute (x402watch: > 10 tx/min, docs/wash-methodology.md §11.4). */
   burstPerMinute: 10,
   /** A day needs this many payments before it can hold a burst. */
   burstMinDayTx: 10,
+  /**
+   * Burst density: payments per distinct active minute over a whole pair. A person or a script
+   * testing an endpoint fires calls seconds apart (a hackathon's developers read 4 to 30); paced
+   * use, human or farmed, reads about 1 to 1.5 (calls a minute or more apart). Measured on pairs
+   * with at least `densityMinTx` payments.
+   */
+  burstDensity: 3,
+  densityMinTx: 5,
+  /**
+   * A tester: its main pair is burst-dense and lasted at most this many days. Testers stay
+   * out of a seller's cohort (like crawlers and pollers) and out of the cohort rules (farm, common
+   * funder, vanity): a hackathon is many such wallets on one fresh service, funded by one faucet.
+   * Farms pump a ranking for weeks; a burst-dense wallet that keeps paying is not a tester.
+   */
+  testerMaxSpanDays: 3,
   /** Soak test: this many payments in a day at this sustained rate (calls per minute over the day's span). */
   soakMinDayTx: 500,
   soakPerMinute: 2,
@@ -46,11 +69,21 @@ export const THRESHOLDS = {
   // ------------------------------------------------------------------ pair rules
   /** Developer: the load-tested pair carries this share of the buyer's payments, within this span. */
   developerMinPairShare: 0.9,
+  /** ...or this share when the wallet is a tester (short-lived; a hackathon's developers also try other services). */
+  testerMinPairShare: 0.5,
   developerMaxSpanDays: 14,
   /** Analytics bot: a periodic pair of a buyer with at most this many sellers. */
   botMaxSellers: 5,
-  /** Verifier: many sellers, few calls each, mostly right after a listing appears. */
-  verifierMinSellers: 20,
+  /**
+   * Verifier: many sellers, few calls each, mostly right after a listing appears. From 20 sellers
+   * that is enough (a health-check crawler comes back); from 6, only with the once-per-listing
+   * timing too: (almost) never back on a later day, where an agent keeps coming back.
+   */
+  verifierMinSellers: 6,
+  verifierBroadSellers: 20,
+  verifierMaxRevisitShare: 0.2,
+  /** A verifier pays listed prices: at least this share of its pairs (with a known listed price) paid only those. */
+  verifierMinListedPriceShare: 0.8,
   /** 1-3 calls per listing; a seller lists a few endpoints, so per seller a few more. */
   verifierMaxMedianPairTx: 5,
   verifierListingWindowHours: 72,
@@ -59,6 +92,8 @@ export const THRESHOLDS = {
   agentMinSellers: 5,
   /** An agent pays on and on; with fewer payments a multi-seller wallet is as likely a person. */
   agentMinTx: 20,
+  /** ...unless it is this broad (so many sellers that a person's casual use does not reach it). */
+  agentBroadSellers: 10,
   agentMinCategories: 4,
   agentMinSpanDays: 7,
   agentMinAmountCv: 0.3,
@@ -85,8 +120,12 @@ export const THRESHOLDS = {
   /** F_selfpay and F_funded (merona). */
   selfPayShare: 0.2,
   fundedPayerShare: 0.2,
-  /** Seller-funded cohort (<= 2 funding links): at or above this size it is a wash loop, below it launch testing. */
+  /**
+   * Seller-funded cohort (funding links up to fundingMaxHops): this many wallets that kept paying
+   * for more than selfTestMaxSpanDays make a wash loop; fewer, or brief ones, are launch testing.
+   */
   fundedLoopMinWallets: 10,
+  selfTestMaxSpanDays: 3,
   /** F_farm: a cohort of repeat, dedicated wallets with little organic tail. */
   farmMinCore: 10,
   farmMinCoreShare: 0.8,
@@ -104,6 +143,8 @@ export const THRESHOLDS = {
   /** Common-funder cohort rule. */
   commonFunderMinWallets: 5,
   commonFunderWindowHours: 24,
+  /** ...or at least this share of every paying wallet below the root has this seller as its main one. */
+  commonFunderDedication: 0.8,
   /** F_conc: top payer share of seller volume, seller tx and volume (merona: $500; see methodology). */
   concentrationShare: 0.95,
   concentrationMinTx: 200,
@@ -117,9 +158,15 @@ export const THRESHOLDS = {
   /** ...of at least this many payments (a listing's first two calls are no launch campaign). */
   launchMinTx: 10,
 
-  /** Funding hub: funds at least this many wallets over at least this many days (see funding.ts). */
+  /**
+   * Funding hub: funds at least this many wallets, and fewer than this share of the paying ones
+   * have one main seller (classifier/funding.ts): infrastructure, whose wallets go their own ways.
+   * An operator's wallets serve its seller, however many it funds and over however long.
+   */
   hubMinWallets: 20,
-  hubMinSpanDays: 30,
+  hubMaxDedication: 0.5,
+  /** First-funding links followed up from a wallet (relays between an operator and its wallets). */
+  fundingMaxHops: 4,
 
   // ------------------------------------------------------------------ cycles (merona wash v3)
   /** Edges below this volume do not join a cycle. */
@@ -129,6 +176,18 @@ export const THRESHOLDS = {
   /** Both sides of every member at least this many USDC (merona: $100; see methodology). */
   cycleMinFlow: 10,
 
+  // ------------------------------------------------------------------ round trips (classifier/returns.ts)
+  /** Transfers from a seller to its buyer: the seller itself plus relays, at most this many transfers. */
+  returnMaxHops: 4,
+  /** A wallet funding more than this many wallets moves everyone's money (an exchange, a bridge): it ends a path. */
+  returnMaxFanOut: 1000,
+  /** Returns after the first payment repay at least this share of what the pair paid... */
+  roundTripMinReturnShare: 0.5,
+  /** ...in at least this many transfers (one refund is customer service; a loop repeats)... */
+  roundTripMinReturns: 2,
+  /** ...on a pair with at least this many payments (a seller's own test wallet makes a handful; a loop exists to make volume). */
+  roundTripMinTx: 20,
+
   // ------------------------------------------------------------------ vanity (docs/wash-methodology.md §3.5, §11.5)
   vanityStrictPrefix: 4,
   vanityStrictSuffix: 3,
@@ -136,6 +195,10 @@ export const THRESHOLDS = {
   vanityBroadPrefix: 2,
   vanityBroadSuffix: 3,
   vanityBroadMinSize: 4,
+  /** A long shared prefix or suffix alone (characters after 0x), mined at one end of the address. */
+  vanityLongChars: 6,
+  /** A long-end cluster counts when at most this many clusters its size are expected by chance among the seller's payers. */
+  vanityChanceMax: 0.01,
   /** Above this cohort size broad keys collide by chance (~0.03 clusters at 30k): ask for one more member. */
   vanityBroadLargeCohort: 30_000,
   /** A cluster member with this multiple of the cluster's median payments is the operator. */
@@ -148,6 +211,7 @@ export type Thresholds = typeof THRESHOLDS;
 export const RULE_CONFIDENCE = {
   self_pay: 1.0,
   cycle: 0.9,
+  round_trip: 0.9,
   funded_loop: 0.9,
   vanity_strict_and_broad: 0.95,
   vanity_strict: 0.9,

@@ -76,9 +76,10 @@ export function pairSteps(ctx: StepContext): SqlStep[] {
        min(epoch_ms(time)) AS t0,
        max(epoch_ms(time)) AS t1,
        -- minutes of the day folded onto 63 bits (BIGINT shifts are much cheaper than UBIGINT + casts)
-       bit_count(bit_or(1::BIGINT << ((epoch_ms(time) // 60000) % 63))) AS minute_slots
+       bit_count(bit_or(1::BIGINT << ((epoch_ms(time) // 60000) % 63))) AS minute_slots,
+       count(DISTINCT epoch_ms(time) // 60000) AS minutes
   FROM (${ctx.paymentKeys ?? `SELECT hash(hash(buyer), hash(seller_address), chain) AS pk, time FROM wc_tx`})
- WHERE pk IN (SELECT pk FROM wc_pairs WHERE tx_count >= ${T.burstMinDayTx})
+ WHERE pk IN (SELECT pk FROM wc_pairs WHERE tx_count >= ${Math.min(T.burstMinDayTx, T.densityMinTx)})
  GROUP BY ALL`,
       false, // read once, by wc_pair_time: not worth writing down
     ),
@@ -92,10 +93,12 @@ export function pairSteps(ctx: StepContext): SqlStep[] {
                -- the bitmap saturates (slots collide) past ~48 distinct minutes: no estimate then
                CASE WHEN minute_slots <= 48 THEN n / minute_slots END) END) AS burst_per_min,
          -- a soak test: hundreds of calls in a day at a sustained rate (its minutes saturate the bitmap)
-         max(CASE WHEN n >= ${T.soakMinDayTx} THEN (n - 1) * 60000.0 / greatest(t1 - t0, 1000) END) AS soak_per_min
+         max(CASE WHEN n >= ${T.soakMinDayTx} THEN (n - 1) * 60000.0 / greatest(t1 - t0, 1000) END) AS soak_per_min,
+         sum(minutes) AS active_minutes
     FROM wc_pair_days GROUP BY ALL
 )
 SELECT pk,
+       CASE WHEN tx >= ${T.densityMinTx} THEN tx / active_minutes END AS calls_per_minute,
        CASE WHEN soak_per_min >= ${T.soakPerMinute} THEN greatest(burst_per_min, ${T.burstPerMinute}) ELSE burst_per_min END AS burst_per_min,
        ${dispersion} AS dispersion,
        -- sub-Poisson daily counts. The rarer a random (Poisson) look-alike, the looser the bar:
@@ -104,7 +107,10 @@ SELECT pk,
          AND (${k} >= ${T.periodicMidDays} OR ${m} / ${k} >= ${T.periodicShortSpanMinDailyTx})
          AND ${m} / ${k} >= ${T.periodicMinDailyTx}
          AND ${dispersion} <= CASE WHEN ${k} >= ${T.periodicMidDays} AND ${m} / ${k} >= ${T.periodicBusyDailyTx}
-                                   THEN ${T.periodicMaxDispersionBusy} ELSE ${T.periodicMaxDispersion} END, false) AS periodic
+                                   THEN ${T.periodicMaxDispersionBusy} ELSE ${T.periodicMaxDispersion} END, false)
+       -- a short, busy run (a poller every few minutes for under a week): fewer days, a tighter bar
+       OR coalesce(tx >= ${T.periodicMinTx} AND ${k} >= ${T.periodicShortMinInteriorDays}
+         AND ${m} / ${k} >= ${T.periodicShortMinDailyTx} AND ${dispersion} <= ${T.periodicShortMaxDispersion}, false) AS periodic
   FROM r`,
     ),
   ];
@@ -137,14 +143,25 @@ const evmLower = (col: string): string => `(CASE WHEN starts_with(${col}, '0x') 
 /**
  * Address keys of a wallet (after `0x` on EVM, so `left(…, 6)` is the 4-hex prefix; base58 keys
  * compare exactly and carry 2 more prefix characters): strict vanity 4 + 3, broad vanity 2 + 3,
- * branding 4 + 4.
+ * branding 4 + 4, and a long prefix or a long suffix alone (6 characters: vanity mined at one end).
  */
 const addressKeys = (col: string): string => `
        hash(left(${evmLower(col)}, ${2 + T.vanityStrictPrefix}), right(${evmLower(col)}, ${T.vanityStrictSuffix})) AS vkey_strict,
        hash(left(${evmLower(col)}, ${2 + T.vanityBroadPrefix}), right(${evmLower(col)}, ${T.vanityBroadSuffix})) AS vkey_broad,
-       hash(left(${evmLower(col)}, ${2 + T.sellerBrandChars}), right(${evmLower(col)}, ${T.sellerBrandChars})) AS brand_key`;
+       hash(left(${evmLower(col)}, ${2 + T.sellerBrandChars}), right(${evmLower(col)}, ${T.sellerBrandChars})) AS brand_key,
+       hash(left(${evmLower(col)}, ${2 + T.vanityLongChars})) AS vkey_prefix,
+       hash(right(${evmLower(col)}, ${T.vanityLongChars})) AS vkey_suffix`;
 
-export function buyerSteps(): SqlStep[] {
+/** An agent: a diversified, irregular, week-long consumer (over wc_buyer_base b and wc_buyer_extra x). */
+const AGENT_LIKE = `coalesce(b.n_sellers >= ${T.agentMinSellers} AND x.n_categories >= ${T.agentMinCategories}
+         AND (b.n_tx >= ${T.agentMinTx} OR b.n_sellers >= ${T.agentBroadSellers})
+         AND b.span_days >= ${T.agentMinSpanDays}
+         AND (x.n_price_points >= ${T.agentMinPricePoints}
+              OR sqrt(greatest(b.volume_sq / b.n_tx - (b.volume / b.n_tx) ** 2, 0)) / nullif(b.volume / b.n_tx, 0) > ${T.agentMinAmountCv})
+         AND b.periodic_tx < 0.5 * b.n_tx, false)`;
+
+export function buyerSteps(ctx: StepContext): SqlStep[] {
+  const services = ctx.scope.kind === 'all' ? 'x402_services' : ctx.scope.relations.services;
   return [
     step(
       'wc_buyer_base',
@@ -160,6 +177,8 @@ export function buyerSteps(): SqlStep[] {
          arg_max(p.sak, ${TOP_PAIR_KEY}) AS top_sak,
          arg_max(p.chain, ${TOP_PAIR_KEY}) AS top_chain,
          arg_max(coalesce(t.dispersion, -1), ${TOP_PAIR_KEY}) AS top_dispersion,
+         arg_max(coalesce(t.calls_per_minute, 0), ${TOP_PAIR_KEY}) AS top_calls_per_minute,
+         arg_max(epoch_ms(p.last_time) - epoch_ms(p.first_time), ${TOP_PAIR_KEY}) / 86400000.0 AS top_span_days,
          min(p.first_time) AS first_time,
          max(p.last_time) AS last_time,
          coalesce(sum(p.tx_count) FILTER (WHERE t.periodic), 0) AS periodic_tx,
@@ -178,15 +197,26 @@ SELECT * EXCLUDE (top_dispersion),
     step(
       'wc_buyer_extra',
       `WITH c AS (
-  SELECT p.bk, p.sak, p.chain, p.tx_count, p.amount_min, p.amount_max, p.first_time, b.n_sellers
+  SELECT p.bk, p.sak, p.chain, p.tx_count, p.amount_min, p.amount_max, p.first_time, b.n_sellers,
+         epoch_ms(p.last_time) - epoch_ms(p.first_time) > 86400000 AS revisited
     FROM wc_pairs p JOIN wc_buyer_base b USING (bk)
    WHERE b.n_sellers >= ${T.agentMinSellers}
 ), f AS (
   SELECT c.bk,
          count(DISTINCT m.category)::INTEGER AS n_categories,
          len(list_distinct(flatten(list([round(c.amount_min, 6), round(c.amount_max, 6)]))))::INTEGER AS n_price_points,
-         median(c.tx_count) AS median_pair_tx
+         median(c.tx_count) AS median_pair_tx,
+         avg(c.revisited::INTEGER) AS revisit_share
     FROM c LEFT JOIN wc_seller_meta m USING (sak, chain)
+   GROUP BY c.bk
+), prices AS (
+  -- what a seller lists: a verifier pays these; a pay-per-use agent pays by usage
+  SELECT hash(seller_address) AS sak, chain, list(DISTINCT round(price_amount, 6)) AS listed
+    FROM ${services} WHERE price_amount IS NOT NULL GROUP BY ALL
+), listed AS (
+  SELECT c.bk, avg((list_contains(pr.listed, round(c.amount_min, 6)) AND list_contains(pr.listed, round(c.amount_max, 6)))::INTEGER) AS listed_price_share
+    FROM c JOIN prices pr USING (sak, chain)
+   WHERE c.n_sellers >= ${T.verifierMinSellers}
    GROUP BY c.bk
 ), near AS (
   -- verifier evidence: the share of pairs that begin within 72 h of one of the seller's listings
@@ -198,7 +228,8 @@ SELECT * EXCLUDE (top_dispersion),
      GROUP BY ALL
   ) GROUP BY bk
 )
-SELECT f.*, coalesce(near.near_listing_share, 0) AS near_listing_share FROM f LEFT JOIN near USING (bk)`,
+SELECT f.*, coalesce(near.near_listing_share, 0) AS near_listing_share, listed.listed_price_share
+  FROM f LEFT JOIN near USING (bk) LEFT JOIN listed USING (bk)`,
     ),
     step(
       'wc_buyers',
@@ -215,15 +246,20 @@ SELECT f.*, coalesce(near.near_listing_share, 0) AS near_listing_share FROM f LE
        -- about any one seller's cohort
        coalesce(b.n_sellers >= ${T.verifierMinSellers} AND x.median_pair_tx <= ${T.verifierMaxMedianPairTx}
          AND b.top_share < ${T.coreMinPairShare}, false) AS crawler,
+       -- a verifier visits each new listing once, soon after it appears; an agent keeps coming back
        coalesce(b.n_sellers >= ${T.verifierMinSellers} AND x.median_pair_tx <= ${T.verifierMaxMedianPairTx}
-         AND b.top_share < ${T.coreMinPairShare} AND x.near_listing_share >= ${T.verifierMinNearListingShare}, false) AS verifier_like,
-       coalesce(b.n_sellers >= ${T.agentMinSellers} AND x.n_categories >= ${T.agentMinCategories} AND b.n_tx >= ${T.agentMinTx}
-         AND b.span_days >= ${T.agentMinSpanDays}
-         AND (x.n_price_points >= ${T.agentMinPricePoints}
-              OR sqrt(greatest(b.volume_sq / b.n_tx - (b.volume / b.n_tx) ** 2, 0)) / nullif(b.volume / b.n_tx, 0) > ${T.agentMinAmountCv})
-         AND b.periodic_tx < 0.5 * b.n_tx, false) AS agent_like,
+         AND b.top_share < ${T.coreMinPairShare} AND x.near_listing_share >= ${T.verifierMinNearListingShare}
+         AND (b.n_sellers >= ${T.verifierBroadSellers} OR x.revisit_share <= ${T.verifierMaxRevisitShare})
+         -- it pays what the listing asks (no evidence either way when prices are not listed)
+         AND coalesce(x.listed_price_share, 1) >= ${T.verifierMinListedPriceShare}, false) AS verifier_like,
+       ${AGENT_LIKE} AS agent_like,
        -- the guard of docs/wash-methodology.md §11.7, kept for wallets that really spread their payments
-       b.n_sellers >= ${T.guardMinSellers} AND b.n_tx >= ${T.guardMinTx} AND b.top_share < ${T.guardMaxTopShare} AS diversified
+       b.n_sellers >= ${T.guardMinSellers} AND b.n_tx >= ${T.guardMinTx} AND b.top_share < ${T.guardMaxTopShare} AS diversified,
+       -- a tester: fires its main service's calls seconds apart and is done with it within days
+       b.top_calls_per_minute >= ${T.burstDensity} AND b.top_span_days <= ${T.testerMaxSpanDays}
+         AND b.periodic_tx < 0.5 * b.n_tx
+         -- an agent's parallel calls can land in one minute too; its breadth says what it is
+         AND NOT ${AGENT_LIKE} AS tester
   FROM wc_buyer_base b LEFT JOIN wc_buyer_extra x USING (bk)`,
     ),
   ];

@@ -1,23 +1,45 @@
 /**
  * Funding roots. x402 buyers are gasless, so the first USDC funder is the meaningful "funded by"
- * (docs/wash-methodology.md §11.2). A wallet's roots are its first funder (r1) and that funder's first funder (r2),
- * as hash keys comparable with bk / sak; an exchange hot wallet or another funding hub ends the
- * chain (it funds thousands of unrelated users, so sharing one is no evidence of a cohort), as
- * does a wallet with no funding row.
+ * (docs/wash-methodology.md §11.2). A wallet's funding chain is its first funder, that funder's
+ * first funder, and so on up to `fundingMaxHops` (operators put relay wallets in between), as hash
+ * keys comparable with bk / sak: `links` (only exchanges end the chain; did the seller fund this
+ * wallet?) and `roots` (exchanges and hubs end it: the candidate operators of a third-party cohort).
+ * An exchange hot wallet or a hub funds many unrelated users, so sharing one is no evidence of a
+ * cohort; a hub is recognised by where its wallets go (see wc_hubs), not by how many it funds.
  */
 import { step, timestampSql, type SqlStep, type StepContext } from './plan.ts';
 import { THRESHOLDS as T } from '../catalog/wash-rules.ts';
 
+const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1);
+
+/** f<i>: the i-th funder up the chain; x<i> / h<i>: it is an exchange / a hub. */
+function chainColumns(hops: number): string {
+  return range(hops)
+    .map((i) => `${i === 1 ? 'f.funder' : `u${i}.funder`} AS f${i}, e${i}.k IS NOT NULL AS x${i}, hb${i}.address IS NOT NULL AS h${i}`)
+    .join(',\n         ');
+}
+
+function chainJoins(hops: number): string {
+  return range(hops)
+    .map((i) => {
+      const funder = i === 1 ? 'f.funder' : `u${i}.funder`;
+      const up = i === 1 ? '' : `LEFT JOIN wc_first_fund u${i} ON u${i}.address = ${i === 2 ? 'f.funder' : `u${i - 1}.funder`}\n    `;
+      return `${up}LEFT JOIN wc_exchanges e${i} ON e${i}.k = hash(${funder})
+    LEFT JOIN wc_hubs hb${i} ON hb${i}.address = ${funder}`;
+    })
+    .join('\n    ');
+}
+
+/** The i-th funder is reached: no exchange (and, for roots, no hub) below or at it. */
+function cut(i: number, hubsToo: boolean): string {
+  return [`f${i} IS NOT NULL`, ...range(i).map((j) => `NOT x${j}`), ...(hubsToo ? range(i).map((j) => `NOT h${j}`) : [])].join(' AND ');
+}
+
 export function fundingSteps(ctx: StepContext): SqlStep[] {
   const now = timestampSql(ctx.now);
+  // Scoped: the relation the check names holds only the edges of its wallets, its sellers and
+  // their funders up the chain (classifier/on-request.ts), already cut to what the chain reads.
   const funding = ctx.scope.kind === 'all' ? 'wallet_funding' : ctx.scope.relations.funding;
-  // Scoped: the check's wallets, the sellers, and one level of funders above the wallets.
-  const scoped =
-    ctx.scope.kind === 'all'
-      ? ''
-      : `AND address IN (
-      SELECT buyer FROM wc_pairs UNION SELECT seller_address FROM wc_pairs
-      UNION SELECT funder FROM ${funding} WHERE address IN (SELECT buyer FROM wc_pairs UNION SELECT seller_address FROM wc_pairs))`;
   return [
     // exchange lists may come checksummed from a file: EVM addresses compare lower-case
     step(
@@ -33,40 +55,53 @@ export function fundingSteps(ctx: StepContext): SqlStep[] {
        min(time) AS fund_time,
        arg_min(amount, epoch_ms(time) * 1048576 + (hash(funder) % 1048576)::BIGINT) AS fund_amount
   FROM ${funding}
- WHERE time <= ${now} AND funder IS NOT NULL ${scoped}
+ WHERE time <= ${now} AND funder IS NOT NULL
  GROUP BY address`,
     ),
-    // Funding hubs: a wallet that funds many wallets over a long time is infrastructure (an
-    // exchange missing from the list, a bridge, an agent platform's treasury), not an operator;
-    // an operator funds its cohort in a burst. Per funder, over all its transfers.
+    // Funding hubs: a wallet that funds many wallets which then go their own ways is
+    // infrastructure (an exchange missing from the list, a bridge, an agent platform's treasury);
+    // an operator's wallets all serve one seller, however many it funds and however slowly.
     step(
       'wc_hubs',
-      `SELECT funder AS address FROM ${funding}
- WHERE time <= ${now} AND funder IN (SELECT funder FROM wc_first_fund)
- GROUP BY funder
-HAVING count(DISTINCT address) >= ${T.hubMinWallets}
-   AND epoch_ms(max(time)) - epoch_ms(min(time)) >= ${T.hubMinSpanDays} * 86400000::BIGINT`,
+      `WITH funded AS (
+  SELECT f.funder, b.top_sak, b.top_chain
+    FROM wc_first_fund f JOIN wc_buyers b ON b.bk = hash(f.address)
+), dedication AS (
+  SELECT funder, max(n) / sum(n) AS dedication FROM (
+    SELECT funder, top_sak, top_chain, count(*) AS n FROM funded GROUP BY ALL
+  ) GROUP BY funder
+)
+SELECT w.funder AS address FROM (
+  SELECT funder FROM ${funding}
+   WHERE time <= ${now} AND funder IN (SELECT funder FROM wc_first_fund)
+   GROUP BY funder HAVING count(DISTINCT address) >= ${T.hubMinWallets}
+) w LEFT JOIN dedication d USING (funder)
+ WHERE coalesce(d.dedication, 0) < ${T.hubMaxDedication}`,
     ),
+    // The first-funding chain up to ${T.fundingMaxHops} hops (relays), as hash keys comparable with bk / sak.
     step(
       'wc_funding',
-      `SELECT hash(f.address) AS fk,
-       f.funder AS first_funder,
-       f.fund_time,
-       f.fund_amount,
-       e1.k IS NOT NULL OR h1.address IS NOT NULL AS funder_is_hub,
+      `WITH c AS (
+  SELECT f.address, f.funder, f.fund_time, f.fund_amount,
+         ${chainColumns(T.fundingMaxHops)}
+    FROM wc_first_fund f
+    ${chainJoins(T.fundingMaxHops)}
+)
+SELECT hash(address) AS fk,
+       funder AS first_funder,
+       fund_time,
+       fund_amount,
+       x1 OR h1 AS funder_is_hub,
        -- funding links as they are (only exchanges cut them): did the seller fund this wallet?
-       CASE WHEN e1.k IS NULL THEN hash(f.funder) END AS d1,
-       CASE WHEN e1.k IS NULL AND e2.k IS NULL AND f2.funder IS NOT NULL THEN hash(f2.funder) END AS d2,
+       list_filter([${range(T.fundingMaxHops)
+         .map((i) => `CASE WHEN ${cut(i, false)} THEN hash(f${i}) END`)
+         .join(', ')}], k -> k IS NOT NULL) AS links,
        -- roots for third-party cohorts: hubs cut them too
-       CASE WHEN e1.k IS NULL AND h1.address IS NULL THEN hash(f.funder) END AS r1,
-       CASE WHEN e1.k IS NULL AND h1.address IS NULL AND e2.k IS NULL AND h2.address IS NULL AND f2.funder IS NOT NULL
-            THEN hash(f2.funder) END AS r2
-  FROM wc_first_fund f
-  LEFT JOIN wc_first_fund f2 ON f2.address = f.funder
-  LEFT JOIN wc_exchanges e1 ON e1.k = hash(f.funder)
-  LEFT JOIN wc_exchanges e2 ON e2.k = hash(f2.funder)
-  LEFT JOIN wc_hubs h1 ON h1.address = f.funder
-  LEFT JOIN wc_hubs h2 ON h2.address = f2.funder`,
+       list_filter([${range(T.fundingMaxHops)
+         .map((i) => `CASE WHEN ${cut(i, true)} THEN hash(f${i}) END`)
+         .join(', ')}], k -> k IS NOT NULL) AS roots,
+       CASE WHEN ${cut(1, true)} THEN hash(f1) END AS r1
+  FROM c`,
     ),
   ];
 }

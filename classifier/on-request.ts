@@ -4,21 +4,31 @@
  * run, step for step, except where a step's answer depends on payers the check does not read.
  *
  * What runs as in the batch (the address's own evidence, from its payments and funding edges):
- *   wc_tx .. wc_pair_time     its pairs, timing, bursts, periodicity
- *   wc_buyer_*                its buyer features (over all its sellers)
- *   wc_first_fund, wc_funding its funding chain and its sellers' (two levels, as in the batch)
+ *   wc_tx .. wc_pair_time     its pairs, timing, bursts, burst density, periodicity
+ *   wc_buyer_*                its buyer features over all its sellers (crawler, verifier, agent,
+ *                             tester; the listed prices its sellers ask come from the state)
+ *   wc_first_fund, wc_funding its funding chain up to fundingMaxHops and its sellers' (`links`,
+ *                             `roots`, `r1`, as in the batch)
+ *   wc_transfers, wc_pair_returns  the transfers into it after it paid, from its sellers' reach
  *   wc_pair_ctx               the pair context (cohort membership, core, seller links)
- *   wc_pair_vanity            its membership of its sellers' vanity clusters
+ *   wc_pair_vanity            its membership of its sellers' vanity clusters (every tier)
  *   wc_funder_members .. wc_buyer_labels   the pair rules, the wash-wallet pass and the roll-up
  * What the batch run's published seller state stands in for (a seller's cohort spans thousands
  * of payers; the check reads the cohort's summary, not the payers):
- *   wc_seller_meta, wc_listings          listings and categories of its sellers
- *   wc_exchanges, wc_hubs                whether a funder ends a funding chain (flags on the edges)
- *   wc_vanity_clusters                   the clusters of each seller's cohort (membership: key match)
- *   wc_funder_groups, wc_sellers         each seller's common-funder groups, cohort summary and flags
+ *   wc_seller_meta, wc_listings          listings, categories and listed prices of its sellers
+ *   wc_exchanges, wc_hubs                whether a funder ends a funding chain (flags on the edges;
+ *                                        a hub is judged by where all its wallets go)
+ *   wc_return_reach                      the wallets each seller's money reaches (round trips),
+ *                                        those of them that paid its payers back
+ *   wc_vanity_clusters                   the clusters of each seller's cohort (strict, broad, long
+ *                                        prefix / suffix: membership is a key match)
+ *   wc_funder_groups                     each seller's common-funder groups (a dedicated root is
+ *                                        judged by every wallet it funded, payer or not)
+ *   wc_sellers                           each seller's cohort summary and flags
  *   wc_cycles                            payment-ring membership (a whole-graph search)
- * A seller check names `computed`: the sellers whose cohort is computed here from their payers'
- * payments (given whole in `payments`), with the batch SQL, instead of read from the state.
+ * A seller check names `computed`: the sellers whose cohort (wc_vanity_*, wc_seller_*, wc_sellers)
+ * is computed here from their payers' payments (given whole in `payments`), with the batch SQL,
+ * instead of read from the state; their funder groups, reach and rings still come from the state.
  *
  * The published state is SELLER_STATE_SQL (one row per seller and chain) and FUNDING_STOPS_SQL,
  * written by classify() while its `wc_*` tables exist; the pipeline publishes them with the
@@ -39,17 +49,22 @@ const STATE_EXTRA_COLUMNS = [
   'cycle_id',
   'cycle_size',
   'cycle_balanced',
+  'listed_prices',
+  'return_sources',
 ] as const;
 
 /**
  * One row per (seller, chain) with payments: every column of wc_sellers, the seller's listing
- * metadata, its cohort's vanity clusters and common-funder groups, and its payment-ring
- * membership. Read by the batch run's `wc_*` tables (classify() writes it as `seller_state`).
+ * metadata and listed prices, its cohort's vanity clusters and common-funder groups, its
+ * payment-ring membership and the wallets its money reaches that sent money back to its payers
+ * after they paid (round trips: the reach is far bigger than that part). Reads the batch run's
+ * `wc_*` tables and x402_services (classify() writes it as `seller_state`).
  */
 export const SELLER_STATE_SQL = `SELECT k.seller_address, s.*,
        m.first_seen AS meta_first_seen, m.category AS meta_category,
        l.listings, vc.vanity_clusters, fg.funder_groups,
-       cy.cycle_id, cy.cycle_size, cy.balanced AS cycle_balanced
+       cy.cycle_id, cy.cycle_size, cy.balanced AS cycle_balanced,
+       pr.listed_prices, rr.return_sources
   FROM wc_sellers s
   JOIN wc_seller_keys k USING (sak, chain)
   LEFT JOIN wc_seller_meta m USING (sak, chain)
@@ -58,7 +73,12 @@ export const SELLER_STATE_SQL = `SELECT k.seller_address, s.*,
                FROM wc_vanity_clusters GROUP BY ALL) vc USING (sak, chain)
   LEFT JOIN (SELECT sak, chain, list({'root': root, 'wallets': wallets} ORDER BY root) AS funder_groups
                FROM wc_funder_groups GROUP BY ALL) fg USING (sak, chain)
-  LEFT JOIN wc_cycles cy ON cy.ak = s.sak AND cy.chain = s.chain`;
+  LEFT JOIN wc_cycles cy ON cy.ak = s.sak AND cy.chain = s.chain
+  LEFT JOIN (SELECT hash(seller_address) AS sak, chain, list(DISTINCT round(price_amount, 6)) AS listed_prices
+               FROM x402_services WHERE price_amount IS NOT NULL GROUP BY ALL) pr ON pr.sak = s.sak AND pr.chain = s.chain
+  LEFT JOIN (SELECT p.sak, list_sort(list(DISTINCT r.node)) AS return_sources
+               FROM wc_pairs p JOIN wc_return_reach r ON r.sak = p.sak JOIN wc_transfers t ON t.src = r.node AND t.dst = p.bk
+              WHERE p.bk <> p.sak AND t.time > p.first_time GROUP BY p.sak) rr ON rr.sak = s.sak`;
 
 /**
  * The funders that end a funding chain: exchange hot wallets (as hash keys, the way wc_funding
@@ -86,8 +106,13 @@ export interface OnRequestInputs {
 
 /** The step list of one check, in dependency order (run it with runStepsBatch under a prefix of its own). */
 export function onRequestSteps(inputs: OnRequestInputs): SqlStep[] {
-  const ctx = { now: inputs.now, scope: { kind: 'address' as const, relations: { payments: inputs.payments, funding: inputs.funding } } };
   const state = inputs.sellers;
+  // the listed prices, as x402_services holds them (wc_buyer_extra: does a verifier pay them?)
+  const services = `(SELECT seller_address, chain, unnest(listed_prices) AS price_amount FROM ${state})`;
+  const ctx = {
+    now: inputs.now,
+    scope: { kind: 'address' as const, relations: { payments: inputs.payments, funding: inputs.funding, services } },
+  };
   const computed = inputs.computed;
   const published = (sql: string) => (computed ? `SELECT * FROM (${sql}) ANTI JOIN ${computed} USING (sak, chain)` : sql);
   const mixed = (batch: string, fromState: string) =>
@@ -117,11 +142,15 @@ export function onRequestSteps(inputs: OnRequestInputs): SqlStep[] {
   FROM (SELECT sak, chain, unnest(vanity_clusters) AS c FROM ${state})`,
         ),
       ),
-    wc_funder_groups: (b) =>
+    // a root's dedication counts every wallet it funded, payers of other sellers too: from the state
+    wc_funder_groups: () =>
       step(
         'wc_funder_groups',
-        mixed(b.sql, `SELECT sak, chain, g.root AS root, g.wallets AS wallets FROM (SELECT sak, chain, unnest(funder_groups) AS g FROM ${state})`),
+        `SELECT sak, chain, g.root AS root, g.wallets AS wallets FROM (SELECT sak, chain, unnest(funder_groups) AS g FROM ${state})`,
       ),
+    // the reach of a seller's money is a walk of the whole transfer graph: the state keeps the part
+    // of it that sent money back to the seller's payers (wc_pair_returns reads no other)
+    wc_return_reach: () => step('wc_return_reach', `SELECT DISTINCT sak, unnest(return_sources) AS node FROM ${state}`),
     wc_sellers: (b) => step('wc_sellers', mixed(b.sql, `SELECT * EXCLUDE (${STATE_EXTRA_COLUMNS.join(', ')}) FROM ${state}`)),
   };
   // the cohort-level intermediates feed only wc_funder_groups and wc_sellers: needed for computed sellers only

@@ -82,6 +82,18 @@ export const PAIR_RULES: readonly PairRule[] = [
     signals: [['cycle_size', 'cycle_size']],
   },
   {
+    rule: 'round_trip',
+    label: 'suspected_wash',
+    confidence: `${C.round_trip}`,
+    when: `coalesce(rt.returned >= ${T.roundTripMinReturnShare} * r.volume AND rt.returns >= ${T.roundTripMinReturns}
+           AND r.tx_count >= ${T.roundTripMinTx}, false)`,
+    reasons: `['round_trip', 'funds_returned']`,
+    signals: [
+      ['returned_share', 'return_share'],
+      ['returns', 'returns'],
+    ],
+  },
+  {
     rule: 'funded_loop',
     label: 'suspected_wash',
     confidence: `${C.funded_loop}`,
@@ -124,7 +136,7 @@ export const PAIR_RULES: readonly PairRule[] = [
     when: `${notGuarded} AND s.farm AND r.core
            AND (epoch(r.first_time) BETWEEN s.core_start_p10 - greatest(${T.farmStartMarginDays} * 86400, 0.25 * (s.core_start_p90 - s.core_start_p10))
                                       AND s.core_start_p90 + greatest(${T.farmStartMarginDays} * 86400, 0.25 * (s.core_start_p90 - s.core_start_p10))
-                OR (s.cohort_root IS NOT NULL AND s.cohort_root IN (r.r1, r.r2)))`,
+                OR (s.cohort_root IS NOT NULL AND list_contains(r.roots, s.cohort_root)))`,
     reasons: FARM_REASONS,
     signals: COHORT_SIGNALS,
   },
@@ -184,10 +196,14 @@ export const PAIR_RULES: readonly PairRule[] = [
     rule: 'developer',
     label: 'developer',
     confidence: `${C.developer}`,
-    when: `r.burst_per_min >= ${T.burstPerMinute} AND NOT r.periodic
-           AND r.pair_share >= ${T.developerMinPairShare} AND r.span_days < ${T.developerMaxSpanDays}`,
+    when: `(r.burst_per_min >= ${T.burstPerMinute} OR r.calls_per_minute >= ${T.burstDensity}) AND NOT r.periodic
+           AND (r.pair_share >= ${T.developerMinPairShare} OR (r.tester AND r.pair_share >= ${T.testerMinPairShare}))
+           AND r.span_days < ${T.developerMaxSpanDays}`,
     reasons: `['burst']`,
-    signals: [['burst_per_min', 'burst_per_min']],
+    signals: [
+      ['burst_per_min', 'burst_per_min'],
+      ['calls_per_minute', 'calls_per_minute'],
+    ],
   },
   {
     rule: 'analytics_bot',
@@ -250,7 +266,7 @@ export const PAIR_REASONS_SQL = `CASE rule WHEN 'wash_wallet' THEN ['wash_wallet
     ${PAIR_RULES.map((r) => `WHEN '${r.rule}' THEN ${r.reasons}`).join('\n    ')} END`;
 
 /** Rules whose evidence is about the wallet itself (made, funded or mined for the purpose), not one pair. */
-const IDENTITY_RULES = `rule IN ('cycle', 'funded_loop', 'common_funder') OR (rule = 'vanity' AND vanity_strict_size IS NOT NULL)`;
+const IDENTITY_RULES = `rule IN ('cycle', 'round_trip', 'funded_loop', 'common_funder') OR (rule = 'vanity' AND vanity_strict_size IS NOT NULL)`;
 
 export function pairRuleSteps(): SqlStep[] {
   return [
@@ -258,18 +274,19 @@ export function pairRuleSteps(): SqlStep[] {
       'wc_funder_members',
       `SELECT DISTINCT c.pk, g.root
   FROM wc_pair_ctx c JOIN wc_funder_groups g ON g.sak = c.sak AND g.chain = c.chain
- WHERE c.core AND (g.root = c.r1 OR g.root = c.r2)`,
+ WHERE c.in_cohort AND c.pair_share > ${T.coreMinPairShare} AND list_contains(c.roots, g.root)`,
     ),
     step(
       'wc_pair_rules',
       `WITH joined AS (
   SELECT r.pk, r.bk, r.sak, r.chain, r.tx_count, r.volume,
-         r.pair_share, r.buyer_tx, r.buyer_sellers, r.burst_per_min, r.dispersion, r.periodic, r.core, r.seller_funded,
+         r.pair_share, r.buyer_tx, r.buyer_sellers, r.burst_per_min, r.calls_per_minute, r.tester, r.dispersion, r.periodic, r.core, r.seller_funded,
          s.funded_loop, s.farm, s.cohort_size, s.coordinated_start_pct, s.uniform_amount_pct, s.tx_count_cv,
          s.common_funder_share, s.funded_wallets, s.top_payer_share,
          s.sig_coordinated_start, s.sig_synchronized_start, s.sig_common_funder, s.sig_uniform_amount, s.sig_uniform_tx_count,
          v.vanity_strict_size, v.vanity_broad_size, v.vanity_cluster_size, v.vanity_strict_key, v.vanity_broad_key,
          g.root AS funder_group_root,
+         rt.returns, rt.returned / nullif(r.volume, 0) AS return_share,
          CASE WHEN cb.cycle_id = cs.cycle_id THEN cb.cycle_id END AS cycle_id,
          CASE WHEN cb.cycle_id = cs.cycle_id THEN cb.cycle_size END AS cycle_size,
          ${REASON_BITS_SQL} AS reason_bits,
@@ -278,6 +295,7 @@ export function pairRuleSteps(): SqlStep[] {
     JOIN wc_sellers s USING (sak, chain)
     LEFT JOIN wc_pair_vanity v USING (pk)
     LEFT JOIN (SELECT pk, min(root) AS root FROM wc_funder_members GROUP BY ALL) g USING (pk)
+    LEFT JOIN wc_pair_returns rt USING (pk)
     LEFT JOIN wc_cycles cb ON cb.ak = r.bk AND cb.chain = r.chain
     LEFT JOIN wc_cycles cs ON cs.ak = r.sak AND cs.chain = r.chain
 )
@@ -325,7 +343,7 @@ SELECT * EXCLUDE (rule, candidate_label, rule_confidence, propagated),
        coalesce(f.reason_bits, 0) AS reason_bits,
        f.cycle_size, f.funded_wallets, f.vanity_cluster_size, f.cohort_size, f.coordinated_start_pct,
        f.uniform_amount_pct, f.tx_count_cv, f.common_funder_share, f.top_payer_share, f.buyer_sellers,
-       f.burst_per_min, f.dispersion
+       f.burst_per_min, f.calls_per_minute, f.dispersion, f.returns, f.return_share
   FROM wc_pairs p
   LEFT JOIN wc_pair_final f USING (pk)
   LEFT JOIN (SELECT bk, buyer_tx, wash_tx_share, wash_wallet FROM wc_wash_wallets WHERE wash_wallet) w ON w.bk = p.bk`,

@@ -19,6 +19,8 @@ export interface ScopeRelations {
   payments: string;
   /** (address, funder, time, amount), as wallet_funding. */
   funding: string;
+  /** (seller_address, chain, price_amount): the listed prices, as x402_services. */
+  services: string;
 }
 
 export interface StepContext {

@@ -17,20 +17,21 @@ export function pairContextSteps(): SqlStep[] {
        (epoch_ms(p.last_time) - epoch_ms(p.first_time)) / 86400000.0 AS span_days,
        coalesce(t.periodic, false) AS periodic,
        coalesce(t.burst_per_min, 0) AS burst_per_min,
+       coalesce(t.calls_per_minute, 0) AS calls_per_minute,
        t.dispersion,
        p.tx_count / b.n_tx AS pair_share,
        b.n_tx AS buyer_tx,
        b.n_sellers AS buyer_sellers,
        b.first_time AS buyer_first_time,
-       b.crawler, b.diversified, b.verifier_like, b.agent_like,
-       b.vkey_strict, b.vkey_broad,
+       b.crawler, b.diversified, b.verifier_like, b.agent_like, b.tester,
+       b.vkey_strict, b.vkey_broad, b.vkey_prefix, b.vkey_suffix,
        p.bk = p.sak AS self_pay,
-       coalesce(fb.d1 = p.sak OR fb.d2 = p.sak, false) AS seller_funded,
+       coalesce(list_contains(fb.links, p.sak), false) AS seller_funded,
        coalesce(fb.r1 <> p.sak AND fb.r1 = fs.r1, false) AS shared_funder,
        p.bk <> p.sak AND b.brand_key = k.brand_key AS seller_branded,
-       fb.r1, fb.r2, fb.fund_time, fb.fund_amount,
-       p.bk <> p.sak AND NOT b.crawler AND NOT coalesce(t.periodic, false) AS in_cohort,
-       p.bk <> p.sak AND NOT b.crawler AND NOT coalesce(t.periodic, false)
+       fb.r1, coalesce(fb.roots, []) AS roots, fb.fund_time, fb.fund_amount,
+       p.bk <> p.sak AND NOT b.crawler AND NOT b.tester AND NOT coalesce(t.periodic, false) AS in_cohort,
+       p.bk <> p.sak AND NOT b.crawler AND NOT b.tester AND NOT coalesce(t.periodic, false)
          AND p.tx_count >= ${T.coreMinPairTx} AND p.tx_count / b.n_tx > ${T.coreMinPairShare} AS core
   FROM wc_pairs p
   JOIN wc_buyers b USING (bk)
@@ -69,7 +70,7 @@ SELECT sak, chain, max(n) AS max_start_bucket FROM b GROUP BY ALL`,
       'wc_seller_funders',
       `SELECT sak, chain, max(n) AS max_funder_group, arg_max(root, (n, root)) AS top_root FROM (
   SELECT sak, chain, root, count(DISTINCT bk) AS n FROM (
-    SELECT sak, chain, bk, unnest([r1, r2]) AS root FROM wc_pair_ctx WHERE core
+    SELECT sak, chain, bk, unnest(roots) AS root FROM wc_pair_ctx WHERE core
   ) WHERE root IS NOT NULL AND root <> sak GROUP BY ALL
 ) GROUP BY ALL`,
     ),
@@ -79,7 +80,7 @@ SELECT sak, chain, max(n) AS max_start_bucket FROM b GROUP BY ALL`,
     step(
       'wc_funder_groups',
       `WITH m AS (
-  SELECT sak, chain, bk, unnest([r1, r2]) AS root, fund_time, fund_amount, first_time
+  SELECT sak, chain, bk, unnest(roots) AS root, fund_time, fund_amount, first_time
     FROM wc_pair_ctx WHERE core
 ), g AS (
   SELECT * FROM m WHERE root IS NOT NULL AND root <> sak
@@ -89,14 +90,25 @@ SELECT sak, chain, max(n) AS max_start_bucket FROM b GROUP BY ALL`,
     UNION ALL
     SELECT sak, chain, root, count(DISTINCT bk) AS n FROM g GROUP BY sak, chain, root, (epoch_ms(first_time) + 1800000) // 3600000
   ) GROUP BY ALL
+), dedicated AS (
+  -- the root's paying wallets (anywhere below it) and how many have this seller as their main one
+  SELECT root, top_sak AS sak, top_chain AS chain, count(*) AS n, any_value(total) AS total FROM (
+    SELECT u.root, u.top_sak, u.top_chain, count(*) OVER (PARTITION BY u.root) AS total
+      FROM (SELECT b.top_sak, b.top_chain, unnest(f.roots) AS root
+              FROM wc_buyers b JOIN wc_funding f ON f.fk = b.bk WHERE NOT b.tester) u
+     WHERE u.root IN (SELECT root FROM g)
+  ) GROUP BY ALL
 )
 SELECT g.sak, g.chain, g.root, count(DISTINCT g.bk)::INTEGER AS wallets
-  FROM g JOIN starts USING (sak, chain, root)
+  FROM g JOIN starts USING (sak, chain, root) LEFT JOIN dedicated d USING (sak, chain, root)
  GROUP BY ALL
 HAVING count(DISTINCT g.bk) >= ${T.commonFunderMinWallets}
-   AND epoch_ms(max(g.fund_time)) - epoch_ms(min(g.fund_time)) <= ${T.commonFunderWindowHours} * 3600000
-   AND (count(DISTINCT g.fund_amount) = 1 OR bool_and(g.fund_amount = round(g.fund_amount))
-        OR max(starts.max_start) >= ${T.coordinatedStartPct} * count(DISTINCT g.bk))`,
+   AND ((epoch_ms(max(g.fund_time)) - epoch_ms(min(g.fund_time)) <= ${T.commonFunderWindowHours} * 3600000
+         AND (count(DISTINCT g.fund_amount) = 1 OR bool_and(g.fund_amount = round(g.fund_amount))
+              OR max(starts.max_start) >= ${T.coordinatedStartPct} * count(DISTINCT g.bk)))
+        -- or a dedicated root: almost every wallet it funded pays this seller most, however slowly
+        -- they were funded and started (a sybil operator spreading its wallets over weeks)
+        OR coalesce(any_value(d.n) >= ${T.commonFunderDedication} * any_value(d.total), false))`,
     ),
     step(
       'wc_seller_base',
@@ -108,6 +120,8 @@ HAVING count(DISTINCT g.bk) >= ${T.commonFunderMinWallets}
        sum(volume) AS seller_volume,
        coalesce(sum(tx_count) FILTER (WHERE self_pay), 0)::BIGINT AS self_pay_tx,
        count(*) FILTER (WHERE seller_funded AND NOT self_pay)::INTEGER AS funded_wallets,
+       -- a seller checks its service with its own wallets for a few days; a loop keeps paying
+       count(*) FILTER (WHERE seller_funded AND NOT self_pay AND span_days > ${T.selfTestMaxSpanDays})::INTEGER AS funded_sustained,
        coalesce(sum(tx_count) FILTER (WHERE NOT self_pay), 0)::BIGINT AS payer_tx,
        coalesce(sum(volume) FILTER (WHERE NOT self_pay), 0) AS payer_volume,
        max(volume) FILTER (WHERE NOT self_pay) AS top_payer_volume,
@@ -156,7 +170,7 @@ HAVING count(DISTINCT g.bk) >= ${T.commonFunderMinWallets}
     FROM s
 )
 SELECT *,
-       funded_wallets >= ${T.fundedLoopMinWallets} AS funded_loop,
+       funded_sustained >= ${T.fundedLoopMinWallets} AS funded_loop,
        core_size >= ${T.farmMinCore} AND core_size >= ${T.farmMinCoreShare} * cohort_size
          AND sig_coordinated_start::INTEGER + sig_synchronized_start::INTEGER + sig_common_funder::INTEGER
              + sig_uniform_amount::INTEGER + sig_uniform_tx_count::INTEGER >= ${T.farmMinSignals} AS farm,

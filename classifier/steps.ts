@@ -5,6 +5,7 @@
 import { buyerRollupSteps } from './buyer-rollup.ts';
 import { buyerSteps, pairSteps, sellerMetaSteps, transactionSteps } from './features.ts';
 import { fundingSteps } from './funding.ts';
+import { returnSteps } from './returns.ts';
 import { PAIR_REASONS_SQL, PAIR_SIGNALS_SQL, pairRuleSteps } from './pair-rules.ts';
 import { step, timestampSql, type SqlStep, type StepContext } from './plan.ts';
 import { pairContextSteps, SELLER_FLAGS_SQL, sellerSteps } from './seller-flags.ts';
@@ -16,8 +17,9 @@ export function featureSteps(ctx: StepContext): SqlStep[] {
     ...transactionSteps(ctx),
     ...pairSteps(ctx),
     ...sellerMetaSteps(),
-    ...buyerSteps(),
+    ...buyerSteps(ctx),
     ...fundingSteps(ctx),
+    ...returnSteps(ctx),
     ...pairContextSteps(),
     ...vanitySteps(),
   ];

@@ -31,7 +31,19 @@ UNION ALL
 SELECT c.sak, c.chain, 'broad' AS tier, c.vkey_broad AS key, count(*)::INTEGER AS size, median(c.tx_count) AS median_tx
   FROM wc_vanity_candidates c JOIN wc_seller_keys k USING (sak, chain)
  GROUP BY c.sak, c.chain, c.vkey_broad, k.payer_count
-HAVING count(*) >= CASE WHEN k.payer_count > ${T.vanityBroadLargeCohort} THEN ${T.vanityBroadMinSize + 1} ELSE ${T.vanityBroadMinSize} END`,
+HAVING count(*) >= CASE WHEN k.payer_count > ${T.vanityBroadLargeCohort} THEN ${T.vanityBroadMinSize + 1} ELSE ${T.vanityBroadMinSize} END
+UNION ALL
+-- one long end (prefix or suffix): kept when a cluster that size is not expected by chance among
+-- the seller's payers: C(n, k) / B^(k - 1) < ${T.vanityChanceMax}, B = 16^${T.vanityLongChars} buckets
+SELECT c.sak, c.chain, c.tier, c.key, c.size, c.median_tx FROM (
+  SELECT sak, chain, 'prefix' AS tier, vkey_prefix AS key, count(*)::INTEGER AS size, median(tx_count) AS median_tx
+    FROM wc_pair_ctx WHERE NOT self_pay GROUP BY ALL HAVING count(*) >= ${T.vanityStrictMinSize}
+  UNION ALL
+  SELECT sak, chain, 'suffix' AS tier, vkey_suffix AS key, count(*)::INTEGER AS size, median(tx_count) AS median_tx
+    FROM wc_pair_ctx WHERE NOT self_pay GROUP BY ALL HAVING count(*) >= ${T.vanityStrictMinSize}
+) c JOIN wc_seller_keys k USING (sak, chain)
+ WHERE lgamma(k.payer_count + 1) - lgamma(c.size + 1) - lgamma(greatest(k.payer_count - c.size, 0) + 1)
+       - (c.size - 1) * ${T.vanityLongChars} * ln(16) < ln(${T.vanityChanceMax})`,
     ),
     step(
       'wc_pair_vanity',
@@ -43,12 +55,18 @@ HAVING count(*) >= CASE WHEN k.payer_count > ${T.vanityBroadLargeCohort} THEN ${
   SELECT m.pk, m.bk, m.tx_count, c.tier, c.key, c.size, c.median_tx
     FROM wc_vanity_candidates m JOIN wc_vanity_clusters c
       ON c.sak = m.sak AND c.chain = m.chain AND c.tier = 'broad' AND c.key = m.vkey_broad
+  UNION ALL
+  SELECT m.pk, m.bk, m.tx_count, c.tier, c.key, c.size, c.median_tx
+    FROM wc_pair_ctx m JOIN wc_vanity_clusters c
+      ON c.sak = m.sak AND c.chain = m.chain AND ((c.tier = 'prefix' AND c.key = m.vkey_prefix) OR (c.tier = 'suffix' AND c.key = m.vkey_suffix))
+   WHERE NOT m.self_pay
 )
 SELECT pk, any_value(bk) AS bk,
-       max(size) FILTER (WHERE tier = 'strict') AS vanity_strict_size,
+       -- a long end is as unlikely by chance as the strict key: it counts as strict
+       max(size) FILTER (WHERE tier IN ('strict', 'prefix', 'suffix')) AS vanity_strict_size,
        max(size) FILTER (WHERE tier = 'broad') AS vanity_broad_size,
        max(size) AS vanity_cluster_size,
-       any_value(key) FILTER (WHERE tier = 'strict') AS vanity_strict_key,
+       any_value(key) FILTER (WHERE tier IN ('strict', 'prefix', 'suffix')) AS vanity_strict_key,
        any_value(key) FILTER (WHERE tier = 'broad') AS vanity_broad_key,
        bool_or(tx_count >= ${T.vanityOperatorMultiple} * median_tx) AS vanity_operator
   FROM members GROUP BY pk`,

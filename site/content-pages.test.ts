@@ -182,16 +182,32 @@ describe('/methodology/', () => {
     expect(text(doc.querySelector('[data-testid="bands"]'))).toContain(`below ${THRESHOLDS.unlabeledBelow}`);
   });
 
-  it('shows the recorded evaluation per label and says it was measured on the demo world', () => {
+  it('shows both recorded splits per target, label and pattern and says they were measured on planted demo data', () => {
     const doc = page('methodology');
-    expect(text(doc.querySelector('[data-testid="measured-on"]'))).toContain("demo world's planted truth");
-    const runs = [...doc.querySelectorAll('[data-testid="evaluation-run"]')];
-    expect(runs.map((r) => Number(r.getAttribute('data-seed')))).toEqual(washEval.runs.map((r) => r.seed));
-    for (const [i, r] of washEval.runs.entries()) {
-      for (const s of r.buyer) {
-        const tr = runs[i]?.querySelector(`tr[data-label="${s.label}"]`);
-        expect(text(tr?.querySelector('[data-precision]')), `${r.seed} ${s.label}`).toBe(s.precision.toFixed(3));
-        expect(text(tr?.querySelector('[data-recall]')), `${r.seed} ${s.label}`).toBe(s.recall.toFixed(3));
+    const measuredOn = text(doc.querySelector('[data-testid="measured-on"]'));
+    expect(measuredOn).toContain('planted truth');
+    expect(measuredOn).toContain('demo data');
+    expect([...doc.querySelectorAll('[data-testid="evaluation-split"]')].map((s) => s.getAttribute('data-split'))).toEqual([
+      'usual',
+      'ood',
+    ]);
+    for (const split of washEval.splits) {
+      const runs = [...doc.querySelectorAll(`[data-testid="evaluation-run"][data-split="${split.split}"]`)];
+      expect(runs.map((r) => Number(r.getAttribute('data-seed')))).toEqual(split.runs.map((r) => r.seed));
+      for (const [i, r] of split.runs.entries()) {
+        const where = `${split.split} ${r.seed}`;
+        for (const s of r.buyer) {
+          const tr = runs[i]?.querySelector(`tr[data-label="${s.label}"]`);
+          expect(text(tr?.querySelector('[data-precision]')), `${where} ${s.label}`).toBe(s.precision.toFixed(3));
+          expect(text(tr?.querySelector('[data-recall]')), `${where} ${s.label}`).toBe(s.recall.toFixed(3));
+        }
+        for (const t of r.targets) {
+          const tr = runs[i]?.querySelector(`tr[data-target="${t.name}"]`);
+          expect(tr?.getAttribute('data-met'), `${where} ${t.name}`).toBe(String(t.met));
+        }
+        expect([...(runs[i]?.querySelectorAll('tr[data-pattern]') ?? [])].map((tr) => tr.getAttribute('data-pattern'))).toEqual(
+          r.patterns.map((p) => p.pattern),
+        );
       }
     }
   });

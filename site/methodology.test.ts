@@ -1,13 +1,13 @@
 /**
  * The methodology page's model and the evaluation record it shows: every constant of the
  * classifier is in the model with its value, and site/data/wash-eval.json is what
- * `npm run eval:wash -- --seed 1 --held-out 4 --write site/data/wash-eval.json` writes today (so a
- * change to the classifier, its thresholds or the demo world that moves the scores fails here until
- * the file is rewritten).
+ * `npm run eval:wash -- --seed 1 --held-out 4 --ood-seed 1 --write site/data/wash-eval.json` writes
+ * today, both splits (so a change to the classifier, its thresholds, the demo world or the challenge
+ * world that moves the scores fails here until the file is rewritten).
  */
 import { describe, expect, it } from 'vitest';
 import { RULE_CONFIDENCE, THRESHOLDS } from '../catalog/wash-rules.ts';
-import { evaluateWash, washEvalRecord } from '../pipelines/analytics/eval-wash.ts';
+import { evaluateChallengeWorld, evaluateWash, TARGETS, washEvalRecord } from '../pipelines/analytics/eval-wash.ts';
 import washEvalJson from './data/wash-eval.json' with { type: 'json' };
 import { methodologyModel, WashEvalRecordSchema } from './lib/methodology.ts';
 
@@ -28,16 +28,46 @@ describe('methodologyModel', () => {
 
   it('refuses an evaluation record of the wrong shape', () => {
     expect(() => methodologyModel({ measured_on: 'x', runs: [] })).toThrow();
+    // one split alone is not the record the page shows
+    const only = { ...washEvalJson, splits: washEvalJson.splits.slice(0, 1) };
+    expect(() => methodologyModel(only)).toThrow();
   });
 });
 
 describe('site/data/wash-eval.json', () => {
+  it("holds the usual and the out-of-distribution split, each run scored against issue 15's targets", () => {
+    const recorded = WashEvalRecordSchema.parse(washEvalJson);
+    expect(recorded.targets).toEqual(TARGETS);
+    expect(recorded.splits.map((s) => [s.split, s.world])).toEqual([
+      ['usual', 'demo'],
+      ['ood', 'challenge'],
+    ]);
+    for (const split of recorded.splits) {
+      for (const run of split.runs) {
+        // the missed list is exactly the targets marked not met, and each mark agrees with its value
+        expect(run.targets_missed.length).toBe(run.targets.filter((t) => !t.met).length);
+        for (const t of run.targets)
+          expect(t.met, t.name).toBe(
+            t.target.startsWith('>=') ? t.value >= Number(t.target.slice(3)) : t.value <= Number(t.target.slice(3)),
+          );
+        expect(run.patterns.reduce((n, p) => n + p.wallets, 0)).toBe(run.buyer.reduce((n, s) => n + s.truth, 0));
+      }
+    }
+    // the demo world plants issue 15's patterns, so its per-pattern rows name them
+    const usualPatterns = recorded.splits[0]!.runs[0]!.patterns.map((p) => p.pattern);
+    for (const p of ['sybil_spread', 'vanity_exchange', 'round_trip', 'hackathon', 'agent_fleet', 'heavy_single'])
+      expect(usualPatterns).toContain(p);
+  });
+
   it('is what eval:wash writes for the same seeds today', async () => {
     const recorded = WashEvalRecordSchema.parse(washEvalJson);
-    const results = [];
-    for (const r of recorded.runs) results.push(await evaluateWash({ seed: r.seed, scale: r.scale, now: new Date(r.now) }));
-    const heldOut = new Set(recorded.runs.filter((r) => r.held_out).map((r) => r.seed));
+    const [usual, ood] = recorded.splits;
+    const usualResults = [];
+    for (const r of usual!.runs) usualResults.push(await evaluateWash({ seed: r.seed, scale: r.scale!, now: new Date(r.now) }));
+    const oodResults = [];
+    for (const r of ood!.runs) oodResults.push(await evaluateChallengeWorld({ seed: r.seed, split: 'ood', now: new Date(r.now) }));
+    const heldOut = new Set(usual!.runs.filter((r) => r.held_out).map((r) => r.seed));
     // through JSON, as the file went: the comparison sees exactly what --write would write
-    expect(JSON.parse(JSON.stringify(washEvalRecord(results, heldOut)))).toEqual(washEvalJson);
-  }, 120_000);
+    expect(JSON.parse(JSON.stringify(washEvalRecord(usualResults, heldOut, oodResults)))).toEqual(washEvalJson);
+  }, 180_000);
 });

@@ -1,7 +1,7 @@
 /**
- * npm run eval:wash: the demo world's evaluation (eval-wash.ts), or with --challenge the challenge
- * world's out-of-distribution measurement (eval-wash-challenge.ts), which has its own flags and
- * never fails on a missed target.
+ * npm run eval:wash: both splits, the demo world's and the challenge world's out-of-distribution
+ * one (eval-wash.ts, exit 1 on a missed target), or with --challenge both challenge splits side by
+ * side (eval-wash-challenge.ts), which has its own flags and never fails on a missed target.
  */
 import { UsageError } from '../../lib/args.ts';
 import { evalMain } from './eval-wash.ts';

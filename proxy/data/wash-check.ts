@@ -257,7 +257,9 @@ async function classifyOnRequest(address: string, now: Date, data: Lookups, mode
     const a = sqlString(address);
     const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson();
     const payers =
-      mode === 'seller' ? column(await rows(`SELECT DISTINCT buyer FROM ${parquet(data.bySeller)} WHERE seller_address = ${a}`), 'buyer') : [];
+      mode === 'seller'
+        ? column(await rows(`SELECT DISTINCT buyer FROM ${parquet(data.bySeller)} WHERE seller_address = ${a}`), 'buyer')
+        : [];
     const wallets = column(
       await rows(`${Object.values(INPUT)
         .map((t) => `DELETE FROM ${t};`)
@@ -268,15 +270,23 @@ async function classifyOnRequest(address: string, now: Date, data: Lookups, mode
         SELECT buyer AS w FROM ${INPUT.payments} UNION SELECT seller_address FROM ${INPUT.payments} UNION SELECT ${a}`),
       'w',
     );
-    const funders = column(
-      await rows(`INSERT INTO ${INPUT.funding} SELECT * FROM ${parquet(data.funding)} WHERE address IN (${list(wallets)});
-        SELECT DISTINCT funder FROM ${INPUT.funding} WHERE funder NOT IN (SELECT address FROM ${INPUT.funding})`),
-      'funder',
-    ).filter((f) => !wallets.includes(f));
+    // the funding chain climbs fundingMaxHops first funders: every edge into the wallets (their
+    // returns too), then into their funders, level by level (each level's funders are only known
+    // once the level is read); an exchange ends a chain, so nothing above one is read
+    const fetched = new Set(wallets);
+    let level = wallets;
+    for (let hop = 1; hop <= THRESHOLDS.fundingMaxHops && level.length > 0; hop++) {
+      const funders = column(
+        await rows(`INSERT INTO ${INPUT.funding} SELECT * FROM ${parquet(data.funding)} WHERE address IN (${list(level)});
+          SELECT DISTINCT funder FROM ${INPUT.funding} WHERE address IN (${list(level)}) AND NOT funder_exchange`),
+        'funder',
+      );
+      level = hop < THRESHOLDS.fundingMaxHops ? funders.filter((f) => !fetched.has(f)) : [];
+      for (const f of level) fetched.add(f);
+    }
     const sellers = column(await rows(`SELECT DISTINCT seller_address FROM ${INPUT.payments} UNION SELECT ${a}`), 'seller_address');
     await connection.run(
       [
-        funders.length > 0 ? `INSERT INTO ${INPUT.funding} SELECT * FROM ${parquet(data.funding)} WHERE address IN (${list(funders)})` : '',
         `INSERT INTO ${INPUT.sellers} SELECT * FROM ${parquet(data.sellers)} WHERE seller_address IN (${list(sellers)})`,
         mode === 'seller'
           ? `INSERT INTO ${INPUT.computed} SELECT DISTINCT hash(seller_address), chain FROM ${INPUT.payments} WHERE seller_address = ${a}`

@@ -6,9 +6,10 @@
  * added to the classifier without an explanation here fails the type check.
  *
  * The evaluation figures come from site/data/wash-eval.json, written by
- * `npm run eval:wash -- --seed 1 --held-out 4 --write site/data/wash-eval.json` (one demo-world run
- * takes ~8 s, too slow to repeat in every site build; site/methodology.test.ts re-runs it and fails
- * when the file is out of date).
+ * `npm run eval:wash -- --seed 1 --held-out 4 --ood-seed 1 --write site/data/wash-eval.json`: the
+ * usual split (demo world) and the out-of-distribution split (challenge world "ood"). Each run
+ * takes several seconds, too slow to repeat in every site build; site/methodology.test.ts re-runs
+ * them and fails when the file is out of date.
  */
 import { z } from 'zod';
 import { WASH_LABELS, type WashLabel } from '../../catalog/categories.ts';
@@ -47,6 +48,9 @@ type Unit =
   | 'payments'
   | 'per day'
   | 'per minute'
+  | 'per active minute'
+  | 'transfers'
+  | 'clusters'
   | 'USDC'
   | 'wallets'
   | 'sellers'
@@ -98,6 +102,20 @@ const THRESHOLD_MEANINGS = {
   },
   burstPerMinute: { group: 'timing', unit: 'per minute', meaning: 'Developer burst: payments per minute on the pair’s busiest day.' },
   burstMinDayTx: { group: 'timing', unit: 'payments', meaning: 'A day needs this many payments before it can hold a burst.' },
+  burstDensity: {
+    group: 'timing',
+    unit: 'per active minute',
+    meaning: 'Burst density: payments per distinct active minute over a pair; testing reads 4 to 30, paced use about 1.',
+  },
+  densityMinTx: { group: 'timing', unit: 'payments', meaning: 'A pair needs this many payments before its burst density counts.' },
+  testerMaxSpanDays: {
+    group: 'timing',
+    unit: 'days',
+    meaning: 'Tester: a burst-dense main pair that lasted at most this long; testers leave the seller’s cohort and the cohort rules.',
+  },
+  periodicShortMinInteriorDays: { group: 'timing', unit: 'days', meaning: 'A short busy poller: at least this many interior days…' },
+  periodicShortMinDailyTx: { group: 'timing', unit: 'per day', meaning: '…of at least this many payments a day…' },
+  periodicShortMaxDispersion: { group: 'timing', unit: 'ratio', meaning: '…with daily counts dispersed at most this much.' },
   soakMinDayTx: { group: 'timing', unit: 'payments', meaning: 'Soak test: at least this many payments in one day…' },
   soakPerMinute: { group: 'timing', unit: 'per minute', meaning: '…at this sustained rate over the day’s span.' },
   developerMinPairShare: {
@@ -106,6 +124,50 @@ const THRESHOLD_MEANINGS = {
     meaning: 'Developer: the load-tested pair carries at least this share of the buyer’s payments…',
   },
   developerMaxSpanDays: { group: 'pair-rules', unit: 'days', meaning: '…within a span shorter than this.' },
+  testerMinPairShare: {
+    group: 'pair-rules',
+    unit: 'share',
+    meaning: '…or this share when the wallet is a tester (hackathon developers also try other services).',
+  },
+  verifierBroadSellers: {
+    group: 'pair-rules',
+    unit: 'sellers',
+    meaning: 'From this many sellers the listing timing is enough for a verifier; below it, it must also never come back.',
+  },
+  verifierMaxRevisitShare: {
+    group: 'pair-rules',
+    unit: 'share',
+    meaning: 'A verifier with fewer sellers returns to at most this share of them on a later day.',
+  },
+  verifierMinListedPriceShare: {
+    group: 'pair-rules',
+    unit: 'share',
+    meaning: 'A verifier pays the listed prices on at least this share of its sellers (where prices are listed).',
+  },
+  agentBroadSellers: { group: 'pair-rules', unit: 'sellers', meaning: 'An agent this broad needs no minimum payment count.' },
+  selfTestMaxSpanDays: {
+    group: 'pair-rules',
+    unit: 'days',
+    meaning: 'A seller-funded wallet paying for longer than this counts toward a funded loop; shorter is launch testing.',
+  },
+  commonFunderDedication: {
+    group: 'pair-rules',
+    unit: 'share',
+    meaning: 'Common funder without a funding window: at least this share of every paying wallet below the root pays this seller most.',
+  },
+  returnMaxHops: {
+    group: 'cycles',
+    unit: 'transfers',
+    meaning: 'Round trip: money back from the seller to its buyer within this many transfers…',
+  },
+  returnMaxFanOut: {
+    group: 'cycles',
+    unit: 'wallets',
+    meaning: '…through no wallet funding more than this many (exchanges and bridges end a path)…',
+  },
+  roundTripMinReturnShare: { group: 'cycles', unit: 'share', meaning: '…repaying at least this share of what the pair paid…' },
+  roundTripMinReturns: { group: 'cycles', unit: 'transfers', meaning: '…in at least this many transfers after its first payment…' },
+  roundTripMinTx: { group: 'cycles', unit: 'payments', meaning: '…on a pair of at least this many payments.' },
   botMaxSellers: {
     group: 'pair-rules',
     unit: 'sellers',
@@ -233,7 +295,16 @@ const THRESHOLD_MEANINGS = {
   },
   launchMinTx: { group: 'seller-flags', unit: 'payments', meaning: '…of at least this many payments.' },
   hubMinWallets: { group: 'funding', unit: 'wallets', meaning: 'Funding hub: a funder of at least this many wallets…' },
-  hubMinSpanDays: { group: 'funding', unit: 'days', meaning: '…over at least this many days is infrastructure and ends a funding chain.' },
+  hubMaxDedication: {
+    group: 'funding',
+    unit: 'share',
+    meaning: '…and fewer than this share of its paying wallets have one main seller, is infrastructure and ends a funding chain.',
+  },
+  fundingMaxHops: {
+    group: 'funding',
+    unit: 'transfers',
+    meaning: 'First-funding links followed up from a wallet (relays between an operator and its wallets).',
+  },
   cycleMinEdgeVolume: { group: 'cycles', unit: 'USDC', meaning: 'Payment edges below this volume do not join a ring.' },
   cycleMaxBalance: {
     group: 'cycles',
@@ -252,6 +323,16 @@ const THRESHOLD_MEANINGS = {
     unit: 'wallets',
     meaning: '…one more above this many payers, where broad keys collide by chance.',
   },
+  vanityLongChars: {
+    group: 'vanity',
+    unit: 'characters',
+    meaning: 'A long shared prefix or suffix alone, mined at one end of the address.',
+  },
+  vanityChanceMax: {
+    group: 'vanity',
+    unit: 'clusters',
+    meaning: 'A long-end cluster counts when at most this many clusters its size are expected by chance among the seller’s payers.',
+  },
   vanityOperatorMultiple: {
     group: 'vanity',
     unit: 'ratio',
@@ -263,6 +344,10 @@ const THRESHOLD_MEANINGS = {
 const RULE_MEANINGS = {
   self_pay: { label: 'self_test', when: 'The payer is the seller.' },
   cycle: { label: 'suspected_wash', when: 'Buyer and seller are in the same balanced payment ring.' },
+  round_trip: {
+    label: 'suspected_wash',
+    when: 'The seller sent the buyer back, directly or through relays, half or more of what it paid, in repeated transfers.',
+  },
   funded_loop: { label: 'suspected_wash', when: 'The seller funded this wallet and enough of its other payers (a funded loop).' },
   vanity_strict_and_broad: { label: 'suspected_wash', when: 'Member of both a strict and a broad vanity cluster of the seller’s cohort.' },
   vanity_strict: { label: 'suspected_wash', when: 'Member of a strict vanity cluster.' },
@@ -312,40 +397,66 @@ const LabelScore = z.object({
   recall: z.number(),
   f1: z.number(),
 });
-/** The shape `npm run eval:wash -- --write` produces (pipelines/analytics/eval-wash.ts WashEvalRecord). */
+const TargetCheck = z.object({ name: z.string(), value: z.number(), target: z.string(), met: z.boolean() });
+const EvaluationRun = z.object({
+  seed: z.number().int(),
+  /** the demo world's scale; null for the challenge world */
+  scale: z.number().int().nullable(),
+  held_out: z.boolean(),
+  now: z.string(),
+  transactions: z.number().int(),
+  buyers: z.number().int(),
+  pairs: z.number().int(),
+  buyer: z.array(LabelScore),
+  pair: z.array(LabelScore),
+  organic: z.object({
+    buyers: z.number().int(),
+    asWash: z.number().int(),
+    asWashStrong: z.number().int(),
+    asWashLikely: z.number().int(),
+    unlabeled: z.number().int(),
+  }),
+  wash_recall_by_difficulty: z.array(z.object({ difficulty: z.string(), buyers: z.number().int(), recall: z.number() })),
+  patterns: z.array(
+    z.object({
+      pattern: z.string(),
+      label: z.string(),
+      wallets: z.number().int(),
+      asWash: z.number().int(),
+      correct: z.number().int(),
+      unlabeled: z.number().int(),
+    }),
+  ),
+  volume: z.object({
+    truthWashShare: z.number(),
+    predictedWashShare: z.number(),
+    absError: z.number(),
+    sellerWeightedAbsError: z.number(),
+  }),
+  targets: z.array(TargetCheck).min(1),
+  targets_missed: z.array(z.string()),
+});
+/** The shape `npm run eval:wash -- --write` produces (pipelines/analytics/eval-wash.ts WashEvalRecord): both splits. */
 export const WashEvalRecordSchema = z.object({
   measured_on: z.string(),
-  runs: z
+  targets: z.object({
+    washPrecision: z.number(),
+    washRecall: z.number(),
+    organicAsWash: z.number(),
+    lookAlikeAsWash: z.number(),
+    otherF1: z.number(),
+  }),
+  splits: z
     .array(
       z.object({
-        seed: z.number().int(),
-        scale: z.number().int(),
-        held_out: z.boolean(),
-        now: z.string(),
-        transactions: z.number().int(),
-        buyers: z.number().int(),
-        pairs: z.number().int(),
-        buyer: z.array(LabelScore),
-        pair: z.array(LabelScore),
-        organic: z.object({
-          buyers: z.number().int(),
-          asWash: z.number().int(),
-          asWashStrong: z.number().int(),
-          asWashLikely: z.number().int(),
-          unlabeled: z.number().int(),
-        }),
-        wash_recall_by_difficulty: z.array(z.object({ difficulty: z.string(), buyers: z.number().int(), recall: z.number() })),
-        volume: z.object({
-          truthWashShare: z.number(),
-          predictedWashShare: z.number(),
-          absError: z.number(),
-          sellerWeightedAbsError: z.number(),
-        }),
-        targets_missed: z.array(z.string()),
+        split: z.enum(['usual', 'ood']),
+        world: z.enum(['demo', 'challenge']),
+        about: z.string(),
+        runs: z.array(EvaluationRun).min(1),
       }),
     )
-    .min(1),
-  targets: z.object({ washPrecision: z.number(), washRecall: z.number(), organicAsWash: z.number(), otherF1: z.number() }),
+    .length(2)
+    .refine((splits) => splits[0]?.split === 'usual' && splits[1]?.split === 'ood', 'splits are [usual, ood]'),
 });
 export type WashEvalRecordFile = z.infer<typeof WashEvalRecordSchema>;
 

@@ -41,7 +41,7 @@ interface FarmRecord {
   from: number;
 }
 
-interface PatternState {
+export interface PatternState {
   ctx: PlanContext;
   /** Honest sellers already given a role in a pattern, so patterns do not overlap. */
   claimed: Set<number>;
@@ -62,18 +62,19 @@ export function plantPatterns(ctx: PlanContext, seed: number): void {
 }
 
 // ------------------------------------------------------------------------ helpers
+// (exported for x402-challenge-patterns.ts, which plants the challenge world's patterns alike)
 
 /** The first group of a kind runs in the last few weeks (inside a 30-day window); later ones anywhere. */
-function groupStart(state: PatternState, rng: Rng, g: number): number {
+export function groupStart(state: PatternState, rng: Rng, g: number): number {
   const now = state.ctx.now;
   return g === 0 ? Math.floor(now - rng.uniform(3, 24) * DAY) : growthTime(rng, now, 150, 360, 10);
 }
 
-function launchBefore(state: PatternState, rng: Rng, t: number, minDays: number, maxDays: number): number {
+export function launchBefore(state: PatternState, rng: Rng, t: number, minDays: number, maxDays: number): number {
   return Math.max(state.ctx.now - (HISTORY_DAYS - 1) * DAY, Math.floor(t - rng.uniform(minDays, maxDays) * DAY));
 }
 
-function latest(state: PatternState, t: number): number {
+export function latest(state: PatternState, t: number): number {
   return Math.min(t, state.ctx.now - HOUR);
 }
 
@@ -96,12 +97,12 @@ function listedBy(state: PatternState, seller: Seller, at: number): number[] {
   return services.length > 0 ? services : [seller.services[0]!];
 }
 
-function farmSeller(state: PatternState, rng: Rng, chain: AnalyticsChain, launch: number, prices: readonly number[]): Seller {
+export function farmSeller(state: PatternState, rng: Rng, chain: AnalyticsChain, launch: number, prices: readonly number[]): Seller {
   return state.ctx.catalog.addSeller({ role: 'farm', chain, launch, endpoints: prices.length, prices, listAllAtLaunch: true });
 }
 
 /** The member's payments: pieces over a window, with the plan's legs. */
-class MemberBuilder {
+export class MemberBuilder {
   readonly legs: LegSet;
   readonly pieces: Piece[] = [];
 
@@ -163,7 +164,7 @@ function varied(rng: Rng, base: number, cv: number, min = 1): number {
   return Math.max(min, Math.round(base * (1 + cv * rng.normal())));
 }
 
-function distinctPrices(rng: Rng, n: number): number[] {
+export function distinctPrices(rng: Rng, n: number): number[] {
   return rng.shuffle([0.005, 0.01, 0.02, 0.05, 0.1, 0.25]).slice(0, n);
 }
 

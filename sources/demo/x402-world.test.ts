@@ -4,10 +4,12 @@ import { ANALYTICS_CHAINS, CATEGORY_SLUGS, WASH_LABELS } from '../../catalog/cat
 import { DEMO_TRUTH_TABLES, RAW_TABLES, type RawTable } from '../raw-tables.ts';
 import { Rng, txHash } from './random.ts';
 import type { Row } from '../../lib/duckdb.ts';
+import { CHALLENGE_PARAMETERS, CHALLENGE_PATTERNS, type ParameterSpec } from './challenge/regimes.ts';
 import { X402_EXCHANGE_WALLETS, type X402World, x402World } from './x402-world.ts';
 
 const NOW = new Date('2026-08-05T12:00:00Z');
 const MINUTE = 60_000;
+const HOUR = 3_600_000;
 const DAY = 86_400_000;
 const EVM = /^0x[0-9a-f]{40}$/;
 const SOLANA = /^[1-9A-HJ-NP-Za-km-z]{44}$/;
@@ -239,9 +241,9 @@ describe('x402 demo world', () => {
     expect(new Set(world.truthBuyers.map((b) => b[0])).size).toBe(total);
   });
 
-  it('streams 150k-300k payments, unique hashes, ordered by (time, tx_hash), none after now', () => {
+  it('streams 150k-320k payments, unique hashes, ordered by (time, tx_hash), none after now', () => {
     expect(stats.count).toBeGreaterThan(150_000);
-    expect(stats.count).toBeLessThan(300_000);
+    expect(stats.count).toBeLessThan(320_000);
     expect(stats.ordered).toBe(true);
     expect(stats.afterNow).toBe(0);
     expect(stats.beforeListing).toBe(0);
@@ -303,7 +305,7 @@ describe('x402 demo world', () => {
       expect(span(a), a).toBeGreaterThan(6.9 * DAY);
     }
     for (const a of of('verifier')) expect(sellers.get(a), a).toBeGreaterThanOrEqual(20);
-    for (const a of of('developer')) {
+    for (const a of of('developer', 'load_test')) {
       expect(span(a), a).toBeLessThan(14 * DAY);
       expect(stats.perBuyer.get(a)![2], a).toBeGreaterThanOrEqual(10);
     }
@@ -394,6 +396,81 @@ describe('x402 demo world', () => {
       'ai_agent/heavy_agent',
     ]) {
       expect(patterns, honest).toContain(honest);
+    }
+  });
+
+  it('plants the challenge patterns (issue 15) with parameters from the "in" ranges', () => {
+    const exchanges = new Set(X402_EXCHANGE_WALLETS.map((w) => w.address));
+    const inRange = (pattern: keyof typeof CHALLENGE_PARAMETERS, name: string, value: number, slack = 0) => {
+      const [lo, hi] = (CHALLENGE_PARAMETERS[pattern] as Record<string, ParameterSpec>)[name]!.in;
+      expect(value, `${pattern}.${name}`).toBeGreaterThanOrEqual(lo);
+      expect(value, `${pattern}.${name}`).toBeLessThanOrEqual(hi + slack);
+    };
+    const sellersOf = new Map<string, Set<string>>();
+    for (const [buyer, seller] of world.truthPairs)
+      sellersOf.set(buyer as string, (sellersOf.get(buyer as string) ?? new Set()).add(seller as string));
+    const startSpread = (members: string[]) => {
+      const starts = members.map((m) => stats.firstTime.get(m)!);
+      return Math.max(...starts) - Math.min(...starts);
+    };
+    const groupsOf = (pattern: string) => {
+      const groups = byGroup(world, [pattern]);
+      expect(groups.size, pattern).toBeGreaterThanOrEqual(2);
+      return groups;
+    };
+
+    // sybil_spread: one shared (non-exchange) funder, starts spread over hours to days
+    for (const [group, members] of groupsOf('sybil_spread')) {
+      inRange('sybil_spread', 'cohortSize', members.length);
+      const funders = new Set(members.map((m) => firstFunder.get(m)));
+      expect(funders.size, group).toBe(1);
+      expect(exchanges.has([...funders][0]!), group).toBe(false);
+      expect(startSpread(members), group).toBeGreaterThan(30 * MINUTE);
+      expect(startSpread(members), group).toBeLessThanOrEqual(3 * DAY);
+    }
+    // vanity_exchange: a shared 4-5 hex prefix and 3 hex suffix, every wallet funded by an exchange
+    for (const [group, members] of groupsOf('vanity_exchange')) {
+      inRange('vanity_exchange', 'cohortSize', members.length);
+      expect(new Set(members.map((m) => m.slice(2, 6) + m.slice(-3))).size, group).toBe(1);
+      for (const m of members) expect(exchanges.has(firstFunder.get(m)!), m).toBe(true);
+    }
+    // round_trip: the seller the buyer pays sends money back to it after it has paid
+    for (const [group, members] of groupsOf('round_trip')) {
+      inRange('round_trip', 'buyers', members.length);
+      for (const m of members) {
+        const returns = world.funding.filter(
+          ([address, funder, , time]) =>
+            address === m && sellersOf.get(m)!.has(funder as string) && (time as Date).getTime() > stats.firstTime.get(m)!,
+        );
+        inRange('round_trip', 'rounds', returns.length);
+        expect(exchanges.has(firstFunder.get(m)!), group).toBe(true);
+      }
+    }
+    // hackathon: one faucet, one new sponsor service, starts within hours, bursts seconds apart
+    for (const [group, members] of groupsOf('hackathon')) {
+      inRange('hackathon', 'developers', members.length);
+      expect(new Set(members.map((m) => firstFunder.get(m))).size, group).toBe(1);
+      expect(startSpread(members), group).toBeLessThanOrEqual(6 * HOUR);
+      const shared = [...sellersOf.get(members[0]!)!].filter((s) => members.every((m) => sellersOf.get(m)!.has(s)));
+      expect(shared.length, group).toBe(1);
+      for (const m of members) expect(stats.perBuyer.get(m)![2], m).toBeGreaterThanOrEqual(5);
+    }
+    // agent_fleet: one treasury, each agent on many sellers
+    for (const [group, members] of groupsOf('agent_fleet')) {
+      inRange('agent_fleet', 'agents', members.length);
+      expect(new Set(members.map((m) => firstFunder.get(m))).size, group).toBe(1);
+      for (const m of members) inRange('agent_fleet', 'servicesPerAgent', sellersOf.get(m)!.size);
+    }
+    // heavy_single: hundreds of payments to one seller
+    const heavy = world.truthBuyers.filter((b) => b[2] === 'heavy_single').map((b) => b[0] as string);
+    expect(heavy.length).toBeGreaterThanOrEqual(5);
+    for (const m of heavy) {
+      expect(sellersOf.get(m)!.size, m).toBe(1);
+      inRange('heavy_single', 'calls', stats.perBuyer.get(m)![0]);
+    }
+    const labelOf = new Map(world.truthBuyers.map((b) => [b[2] as string, b[1] as string]));
+    for (const pattern of ['sybil_spread', 'vanity_exchange', 'round_trip', 'hackathon', 'agent_fleet', 'heavy_single'] as const) {
+      expect(labelOf.get(pattern), pattern).toBe(CHALLENGE_PATTERNS[pattern].label);
     }
   });
 

@@ -4,8 +4,8 @@
  *
  * x402World({ seed, now, scale }) returns the rows of x402_services, x402_transactions and
  * wallet_funding (raw-tables.ts) and of demo_truth_buyers and demo_truth_pairs. Same options, same
- * rows in the same order. At scale 1: about 1,060 services (330 sellers), 3,500 buyers, 8,000
- * (buyer, seller) pairs and 240,000-290,000 transactions over the 400 days before `now`; services,
+ * rows in the same order. At scale 1: about 1,070 services (340 sellers), 3,600 buyers, 8,000
+ * (buyer, seller) pairs and 250,000-300,000 transactions over the 400 days before `now`; services,
  * buyers and transactions grow linearly with `scale` (scale 30: 32,000 services, 108,000 buyers,
  * 7.7 million transactions). Below scale 0.12 the catalog keeps a floor of 120 listings.
  *
@@ -22,6 +22,10 @@
  * - Seller-funded loops: 1-5 wallets self_test, 6-9 wallets self_test (boundary, hard), 10+ wash.
  * - Hard negatives (difficulty 'hard', honest labels on every pair): b2b_customer,
  *   honest_launch, bot_touching_farm, cex_shared_funder, heavy_agent; heavy_organic is 'medium'.
+ * - The challenge world's patterns (x402-challenge-patterns.ts, issue 15), difficulty 'hard', with
+ *   parameters drawn from the "in" ranges of challenge/regimes.ts: wash sybil_spread,
+ *   vanity_exchange, round_trip; look-alikes hackathon (developer), agent_fleet (ai_agent),
+ *   heavy_single (organic_user).
  * - Verifiers visit every new listing except ring, concentration and B2B sellers, so planted
  *   shares (>= 95% single payer) and ring balances are exact.
  * - wallet_funding also holds rows for wallets that never pay (sybil operators, funding hops),
@@ -33,6 +37,7 @@ import type { Row } from '../../lib/duckdb.ts';
 import { Rng } from './random.ts';
 import { Catalog, ServicePool, addHonestSellers } from './x402-catalog.ts';
 import { planHonestPopulations, planVerifiers, scaled } from './x402-honest.ts';
+import { plantChallengePatterns } from './x402-challenge-patterns.ts';
 import { plantPatterns } from './x402-patterns.ts';
 import { PlanBook, type PlanContext } from './x402-plans.ts';
 import { transactionRows } from './x402-transactions.ts';
@@ -78,6 +83,7 @@ export function x402World(opts: WorldOptions): X402World {
 
   // Patterns first: they add the special sellers (farms, rings, ...) the verifiers later visit.
   plantPatterns(ctx, seed);
+  plantChallengePatterns(ctx, seed);
   planHonestPopulations(ctx, seed);
   planVerifiers(ctx, Rng.stream(seed, 'x402:verifiers'), scaled(14, scale));
   catalog.blankSomeCategories();

@@ -9,6 +9,7 @@
  * differ only in the pattern parameters.
  */
 import type { WashLabel } from '../../../catalog/categories.ts';
+import type { Rng } from '../random.ts';
 
 export const SPLITS = ['in', 'ood'] as const;
 export type Split = (typeof SPLITS)[number];
@@ -118,6 +119,20 @@ export const CHALLENGE_PARAMETERS = {
 
 export type ParameterizedPattern = keyof typeof CHALLENGE_PARAMETERS;
 export type ParamsOf<P extends ParameterizedPattern> = { [K in keyof (typeof CHALLENGE_PARAMETERS)[P]]: number };
+
+/**
+ * One group's parameters drawn from the split's ranges (integers where the spec says so). The
+ * challenge world draws every group with it, and the demo world (sources/demo/x402-challenge-patterns.ts)
+ * draws its groups of the same patterns from the "in" ranges, so both read this one table.
+ */
+export function drawParameters<P extends ParameterizedPattern>(rng: Rng, pattern: P, split: Split): ParamsOf<P> {
+  const out: Record<string, number> = {};
+  for (const [name, spec] of Object.entries(CHALLENGE_PARAMETERS[pattern]) as Array<[string, ParameterSpec]>) {
+    const [lo, hi] = spec[split];
+    out[name] = spec.integer ? rng.int(lo, hi) : rng.uniform(lo, hi);
+  }
+  return out as ParamsOf<P>;
+}
 
 /** Groups (cohorts, fleets, individual wallets) planted per pattern, the same in both splits. */
 export const CHALLENGE_GROUPS: Record<ParameterizedPattern, number> = {

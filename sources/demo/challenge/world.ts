@@ -19,9 +19,9 @@ import type { Row } from '../../../lib/duckdb.ts';
 import { Rng } from '../random.ts';
 import {
   CHALLENGE_GROUPS,
-  CHALLENGE_PARAMETERS,
   CHALLENGE_PATTERNS,
   type ChallengePattern,
+  drawParameters,
   ORGANIC,
   type ParameterizedPattern,
   type ParamsOf,
@@ -161,12 +161,7 @@ class Builder {
   }
 
   draw<P extends ParameterizedPattern>(pattern: P, split: Split): ParamsOf<P> {
-    const out: Record<string, number> = {};
-    for (const [name, spec] of Object.entries(CHALLENGE_PARAMETERS[pattern])) {
-      const [lo, hi] = spec[split];
-      out[name] = spec.integer ? this.rng.int(lo, hi) : this.rng.uniform(lo, hi);
-    }
-    return out as ParamsOf<P>;
+    return drawParameters(this.rng, pattern, split);
   }
 
   group(pattern: ChallengePattern, index: number, params: Record<string, number>, wallets: number): string {
