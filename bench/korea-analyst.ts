@@ -10,7 +10,8 @@
  *             macro note, calls in flight at once up to ANTHROPIC_CONCURRENCY
  *   rerun     the same run again at once (--recompute): every answer from the cache
  *
- * Target (the AI and news issue): the measured run ≤ 5 s wall, the rerun 0 model calls.
+ * Target (the AI and news issue): the measured run ≤ 5 s wall, the rerun 0 model calls. Returns its
+ * figures as rows of the benchmark table (bench/table.ts).
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -24,6 +25,7 @@ import { koreaWorld } from '../sources/demo/korea-world.ts';
 import { startFakeMessagesApi } from '../sources/live/testing/fake-messages-api.ts';
 import { KOREA_FIXTURE_NOW, startKoreaUpstreams } from '../sources/live/testing/korea-upstreams.ts';
 import { NEWS_TOPICS, type NewsTopic } from '../sources/raw-tables.ts';
+import type { RowInput } from './table.ts';
 
 const quiet: ProgressSink = { start() {}, finish() {}, note() {}, close() {} };
 const KEY = 'sk-ant-bench-0000000000000000';
@@ -74,7 +76,7 @@ function describe(result: RunResult): string {
   );
 }
 
-export async function benchKoreaAnalyst(): Promise<void> {
+export async function benchKoreaAnalyst(): Promise<RowInput[]> {
   console.log(
     `\nkorea news-and-analyst run: live pipeline, ${ARTICLES} new articles from 3 RSS feeds, fake Messages API answering each call after ${LATENCY_MS} ms`,
   );
@@ -153,6 +155,7 @@ export async function benchKoreaAnalyst(): Promise<void> {
       `  at most ${api.maxConcurrent} calls in flight (ANTHROPIC_CONCURRENCY ${claude.anthropic.concurrency}); ${api.violations.length} request check failures`,
     );
 
+    const measuredCalls = api.requests.length;
     api.reset();
     t0 = performance.now();
     const rerun = await runPipeline(koreaPipeline, { ...params, now, recompute: true }, claude, quiet);
@@ -162,6 +165,22 @@ export async function benchKoreaAnalyst(): Promise<void> {
     console.log(
       `\npeak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB (this process: upstream world, fake API, pipeline, DuckDB)`,
     );
+    const source = 'AI and news issue';
+    return [
+      {
+        figure: `news-and-analyst run (${ARTICLES} articles in the feeds, ${LATENCY_MS} ms per model call): wall`,
+        value: measured.manifest ? wall : null,
+        unit: 's',
+        target: { on: 'value', op: '<=', limit: 5, source },
+      },
+      { figure: 'news-and-analyst run: requests to the model API', value: measuredCalls, unit: '' },
+      {
+        figure: 'immediate rerun: requests to the model API',
+        value: rerun.manifest ? api.requests.length : null,
+        unit: '',
+        target: { on: 'value', op: '=', limit: 0, source },
+      },
+    ];
   } finally {
     await api.close();
     await world.close();

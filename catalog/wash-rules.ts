@@ -98,6 +98,16 @@ export const THRESHOLDS = {
   agentMinSpanDays: 7,
   agentMinAmountCv: 0.3,
   agentMinPricePoints: 3,
+  /**
+   * Agent fleet: a non-exchange funder of at least this many paying wallets, at least this share of
+   * them agents. Its members count as agents from this many sellers and payments (with the
+   * agent's span and irregularity): one program runs on every wallet, some just drew fewer tools
+   * or ran less.
+   */
+  fleetMinWallets: 10,
+  fleetMinAgentShare: 0.5,
+  fleetAgentMinSellers: 3,
+  fleetAgentMinTx: 10,
   /** A pair below this tx count cannot make a buyer a core cohort member. */
   coreMinPairTx: 3,
   /** Core cohort member: the seller gets more than this share of the buyer's payments. */
@@ -150,6 +160,12 @@ export const THRESHOLDS = {
   concentrationMinTx: 200,
   concentrationMinVolume: 200,
   concentrationMaxBuyerSellers: 2,
+  /**
+   * ...and the top payer made that volume from the seller's start: at most this many other payers
+   * paid before it (a seller's own checks, a verifier). A heavy customer who arrives at a service
+   * that already had customers is demand, however concentrated the volume now is.
+   */
+  concentrationMaxEarlierPayers: 3,
   /** Fresh wallet: first funded at most this many days before its first payment. */
   freshWalletDays: 7,
   /** F_launch (informational): <= 3 wallets carry >= 60% of the first week within 48 h. */

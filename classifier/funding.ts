@@ -103,5 +103,21 @@ SELECT hash(address) AS fk,
        CASE WHEN ${cut(1, true)} THEN hash(f1) END AS r1
   FROM c`,
     ),
+    // Agent fleets: a treasury (not an exchange) whose funded wallets are mostly agents. Its other
+    // wallets are agents too, even those that used fewer services or categories than the agent
+    // rule asks of a lone wallet (an operator runs one agent program across its wallets).
+    step(
+      'wc_fleet_members',
+      `WITH w AS (
+  SELECT f.first_funder, b.bk, b.agent_like
+    FROM wc_funding f JOIN wc_buyers b ON b.bk = f.fk
+   WHERE f.first_funder IS NOT NULL AND hash(CASE WHEN starts_with(f.first_funder, '0x') THEN lower(f.first_funder) ELSE f.first_funder END)
+         NOT IN (SELECT k FROM wc_exchanges)
+), fleets AS (
+  SELECT first_funder FROM w GROUP BY first_funder
+  HAVING count(*) >= ${T.fleetMinWallets} AND avg(agent_like::INTEGER) >= ${T.fleetMinAgentShare}
+)
+SELECT DISTINCT w.bk FROM w JOIN fleets USING (first_funder)`,
+    ),
   ];
 }

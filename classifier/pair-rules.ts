@@ -155,7 +155,10 @@ export const PAIR_RULES: readonly PairRule[] = [
     rule: 'concentration',
     label: 'suspected_wash',
     confidence: `${C.concentration}`,
+    // the top payer made the volume from the seller's start: a heavy customer of an established
+    // service (more than a few payers before it) is demand, however concentrated
     when: `${notGuarded} AND s.concentration AND r.bk = s.top_payer AND NOT r.periodic AND r.buyer_sellers <= ${T.concentrationMaxBuyerSellers}
+           AND coalesce(s.top_payer_earlier_payers, 0) <= ${T.concentrationMaxEarlierPayers}
            AND r.fund_time IS NOT NULL AND r.fund_time >= r.buyer_first_time - INTERVAL ${T.freshWalletDays} DAY`,
     reasons: `['single_payer_concentration', 'fresh_wallet']`,
     signals: [['seller_top_payer_share', 'top_payer_share']],

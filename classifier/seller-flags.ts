@@ -23,7 +23,10 @@ export function pairContextSteps(): SqlStep[] {
        b.n_tx AS buyer_tx,
        b.n_sellers AS buyer_sellers,
        b.first_time AS buyer_first_time,
-       b.crawler, b.diversified, b.verifier_like, b.agent_like, b.tester,
+       b.crawler, b.diversified, b.verifier_like, b.tester,
+       -- a fleet member's parallel calls may read as a tester's burst; its fleet says what it is
+       b.agent_like OR coalesce(fl.bk IS NOT NULL AND b.n_sellers >= ${T.fleetAgentMinSellers} AND b.n_tx >= ${T.fleetAgentMinTx}
+         AND b.span_days >= ${T.agentMinSpanDays} AND b.periodic_tx < 0.5 * b.n_tx, false) AS agent_like,
        b.vkey_strict, b.vkey_broad, b.vkey_prefix, b.vkey_suffix,
        p.bk = p.sak AS self_pay,
        coalesce(list_contains(fb.links, p.sak), false) AS seller_funded,
@@ -38,7 +41,8 @@ export function pairContextSteps(): SqlStep[] {
   LEFT JOIN wc_pair_time t USING (pk)
   LEFT JOIN wc_seller_keys k USING (sak, chain)
   LEFT JOIN wc_funding fb ON fb.fk = p.bk
-  LEFT JOIN wc_funding fs ON fs.fk = p.sak`,
+  LEFT JOIN wc_funding fs ON fs.fk = p.sak
+  LEFT JOIN wc_fleet_members fl ON fl.bk = p.bk`,
     ),
   ];
 }
@@ -74,7 +78,7 @@ SELECT sak, chain, max(n) AS max_start_bucket FROM b GROUP BY ALL`,
   ) WHERE root IS NOT NULL AND root <> sak GROUP BY ALL
 ) GROUP BY ALL`,
     ),
-    // Common-funder cohorts (docs/wash-methodology.md §5 rule 7, §11.7): >= 5 core wallets with one non-exchange root other than
+    // Common-funder cohorts (docs/wash-methodology.md §5 rule 8, §11.7): >= 5 core wallets with one non-exchange root other than
     // the seller, funded within 24 h, with equal or whole-number amounts or a coordinated start.
     // Core (majority seller), not the 80% share of the starting rules (docs/wash-methodology.md §11.7): camouflage sprinkles push a sybil below 80%.
     step(
@@ -140,6 +144,18 @@ HAVING count(DISTINCT g.bk) >= ${T.commonFunderMinWallets}
   FROM wc_pair_ctx c LEFT JOIN wc_seller_meta m USING (sak, chain)
  GROUP BY ALL`,
     ),
+    // Concentration sellers only (few): how many other payers came before the top payer. A wallet
+    // that manufactures a seller's volume starts with the seller; a heavy customer arrives at a
+    // service that already had customers.
+    step(
+      'wc_seller_top_payer',
+      `SELECT s.sak, s.chain, count(c.bk)::INTEGER AS top_payer_earlier_payers
+  FROM wc_seller_base s
+  JOIN wc_pair_ctx t ON t.sak = s.sak AND t.chain = s.chain AND t.bk = s.top_payer
+  LEFT JOIN wc_pair_ctx c ON c.sak = s.sak AND c.chain = s.chain AND NOT c.self_pay AND c.bk <> s.top_payer AND c.first_time < t.first_time
+ WHERE s.top_payer_volume >= ${T.concentrationShare} * s.payer_volume AND s.payer_tx >= ${T.concentrationMinTx}
+ GROUP BY ALL`,
+    ),
     step(
       'wc_sellers',
       `WITH s AS (
@@ -152,8 +168,10 @@ HAVING count(DISTINCT g.bk) >= ${T.commonFunderMinWallets}
          coalesce(vc.has_vanity, false) AS vanity_cohort,
          coalesce(fg.has_group, false) AS common_funder_cohort,
          coalesce(cy.balanced, false) AS in_cycle,
-         cy.cycle_id AS seller_cycle_id
+         cy.cycle_id AS seller_cycle_id,
+         tp.top_payer_earlier_payers
     FROM wc_seller_base b
+    LEFT JOIN wc_seller_top_payer tp USING (sak, chain)
     LEFT JOIN wc_seller_starts st USING (sak, chain)
     LEFT JOIN wc_seller_amounts am USING (sak, chain)
     LEFT JOIN wc_seller_funders fu USING (sak, chain)

@@ -1,5 +1,9 @@
 /**
  * npm run pipeline -- <korea|analytics|all> [--source demo|live|file:DIR] [--now ISO] [--seed N] [--scale N]
+ *   [--recompute] [--datasets NAME,NAME]
+ *
+ * --datasets (one service only) computes just those datasets and keeps the live version of the
+ * others: the scheduled groups of pipelines/schedule-table.ts (market every 5 minutes, news every 15, ...).
  *
  * Exit codes: 0 every dataset computed and published; 1 some dataset failed (the others were
  * published, the failed ones kept their last good version); 2 bad arguments or settings;
@@ -13,6 +17,7 @@ import { loadSettings, type Settings } from '../lib/config.ts';
 import { UnsupportedSourceError, type SourceSpec } from '../sources/contract.ts';
 import { DEFAULT_SEED } from '../sources/demo/world.ts';
 import { missingLiveSettings } from '../sources/live/required-settings.ts';
+import { DATASETS } from '../catalog/datasets.ts';
 import { analyticsPipeline } from './analytics/index.ts';
 import { koreaPipeline } from './korea/index.ts';
 import { usageLine } from './analyst/index.ts';
@@ -23,7 +28,7 @@ import { runPipeline, type RunParams, type RunResult, type ServicePipeline } fro
 export const PIPELINES: Record<ServiceName, ServicePipeline> = { korea: koreaPipeline, analytics: analyticsPipeline };
 
 export const USAGE =
-  'usage: npm run pipeline -- <korea|analytics|all> [--source demo|live|file:DIR] [--now ISO] [--seed N] [--scale N] [--recompute]';
+  'usage: npm run pipeline -- <korea|analytics|all> [--source demo|live|file:DIR] [--now ISO] [--seed N] [--scale N] [--recompute] [--datasets NAME,NAME]';
 
 export { UsageError };
 
@@ -32,7 +37,7 @@ export interface CliArgs extends RunParams {
 }
 
 export function parseArgs(argv: readonly string[]): CliArgs {
-  const { positional, flags } = splitArgs(argv, ['source', 'now', 'seed', 'scale'], USAGE, ['recompute']);
+  const { positional, flags } = splitArgs(argv, ['source', 'now', 'seed', 'scale', 'datasets'], USAGE, ['recompute']);
   if (positional.length !== 1) throw new UsageError(`name one pipeline: korea, analytics or all\n${USAGE}`);
   const which = positional[0]!;
   if (which !== 'korea' && which !== 'analytics' && which !== 'all') {
@@ -57,7 +62,21 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   if (source.kind !== 'demo' && (flags.has('seed') || flags.has('scale'))) {
     throw new UsageError('--seed and --scale shape the demo world; they have no meaning with --source live or file:DIR');
   }
-  return { services, source, now, seed, scale, recompute: flags.has('recompute') };
+  const datasetsText = flags.get('datasets');
+  const datasets = datasetsText === undefined ? undefined : parseDatasets(datasetsText, services);
+  return { services, source, now, seed, scale, recompute: flags.has('recompute'), ...(datasets ? { datasets } : {}) };
+}
+
+function parseDatasets(text: string, services: readonly ServiceName[]): string[] {
+  if (services.length !== 1) throw new UsageError('--datasets needs one pipeline (korea or analytics), not all');
+  const service = services[0]!;
+  const known = DATASETS.filter((d) => d.service === service).map((d) => d.name);
+  const names = [...new Set(text.split(',').map((n) => n.trim()))];
+  const unknown = names.filter((n) => !known.includes(n));
+  if (names.length === 0 || unknown.length > 0) {
+    throw new UsageError(`--datasets: unknown ${service} dataset ${unknown.map((n) => `"${n}"`).join(', ')}; known: ${known.join(', ')}`);
+  }
+  return names;
 }
 
 export interface CliOutput {
@@ -87,6 +106,10 @@ export async function runCli(
   args: CliArgs,
   settings: Settings,
   output: CliOutput = {},
+  control: {
+    /** Stops the run between steps without publishing (pipelines/schedule.ts on SIGTERM); see runPipeline. */
+    signal?: AbortSignal;
+  } = {},
 ): Promise<{ results: RunResult[]; exitCode: number }> {
   const progress = output.progress ?? progressFor();
   const out = output.out ?? ((text: string) => process.stdout.write(text));
@@ -99,13 +122,15 @@ export async function runCli(
   let usageError = false;
   try {
     for (const service of args.services) {
+      if (control.signal?.aborted) break;
       progress.note(
         `${service}: source ${args.source.kind === 'file' ? `file:${args.source.dir}` : args.source.kind}, now ${args.now.toISOString()}` +
-          (args.source.kind === 'demo' ? `, seed ${args.seed}, scale ${args.scale}` : ''),
+          (args.source.kind === 'demo' ? `, seed ${args.seed}, scale ${args.scale}` : '') +
+          (args.datasets ? `, datasets ${args.datasets.join(',')}` : ''),
       );
       try {
         const site = service === 'analytics' && settings.siteBuild ? { beforeLive: siteBuildStep(settings), beforeLiveName: 'site' } : {};
-        results.push(await runPipeline(PIPELINES[service], args, settings, progress, site));
+        results.push(await runPipeline(PIPELINES[service], args, settings, progress, { ...site, signal: control.signal }));
       } catch (err) {
         if (err instanceof UnsupportedSourceError) usageError = true;
         results.push({ service, reports: [], manifest: null, ok: false, error: (err as Error).message, ai: null });

@@ -25,6 +25,12 @@ export interface RunParams {
   scale: number;
   /** Recompute every dataset now, even those whose cadence says they are not due (model answers still come from the cache). */
   recompute?: boolean;
+  /**
+   * Compute only these datasets (a scheduled group, e.g. the market datasets every 5 minutes);
+   * every other dataset keeps its live version (status 'kept'), or is computed when it has none.
+   * Absent = every dataset (cadence still applies).
+   */
+  datasets?: readonly string[];
 }
 
 /** What prepare and dataset steps get: the ingest context, the snapshot writer, the analyst and the catalog's view of the run. */
@@ -108,6 +114,9 @@ export function notDueReason(
   return `not due until ${new Date(dueAt).toISOString()} (every ${everySeconds}s)`;
 }
 
+/** A run's error when its signal stopped it before publishing. */
+export const STOPPED = 'stopped before publishing; the previous snapshot stays live';
+
 function errorText(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
   return message.split('\n')[0]!.slice(0, 300);
@@ -127,9 +136,15 @@ export async function runPipeline(
     beforeLive?: (versionDir: string, manifest: SnapshotManifest) => Promise<{ rows: number; detail: string | null }>;
     /** The beforeLive step's name in the run table. */
     beforeLiveName?: string;
+    /**
+     * Stops the run between steps (the scheduler's SIGTERM): the running step finishes, nothing
+     * is published and the previous version stays live. A publish already under way completes.
+     */
+    signal?: AbortSignal;
   } = {},
 ): Promise<RunResult> {
   const { service } = pipeline;
+  const { signal } = options;
   const reports: StepReport[] = [];
   const ingest = pipeline.ingestSteps(params.source, settings); // throws for an unsupported source: nothing to clean up yet
   const generatedAt = options.generatedAt ?? new Date();
@@ -137,6 +152,10 @@ export async function runPipeline(
     memoryLimit: settings.duckdbMemoryLimit ?? undefined,
   });
   let writer: SnapshotWriter | null = null;
+  const stopped = (): RunResult => {
+    writer?.abort();
+    return { service, reports, manifest: null, ok: false, error: STOPPED, ai: null };
+  };
   const beforeLiveStep =
     (hook: NonNullable<typeof options.beforeLive>, name: string) =>
     async (versionDir: string, manifest: SnapshotManifest): Promise<void> => {
@@ -185,10 +204,11 @@ export async function runPipeline(
         return { source: sourceKindOf(params.source), asOf, license: decl.license, description: decl.description, ...(ai ? { ai } : {}) };
       },
       isDue(dataset) {
+        const previous = liveWriter.previousManifest?.datasets.find((d) => d.name === dataset);
+        if (params.datasets && !params.datasets.includes(dataset) && previous) return false;
         if (params.recompute) return true;
         const decl = findDataset(service, dataset);
         if (!decl) return true;
-        const previous = liveWriter.previousManifest?.datasets.find((d) => d.name === dataset);
         return notDueReason(previous, params.now, decl.updateEverySeconds, { sourceKind: sourceKindOf(params.source), analyst }) === null;
       },
     };
@@ -201,6 +221,7 @@ export async function runPipeline(
       for (const table of step.tables) await warehouse.connection.run(`DROP TABLE IF EXISTS ${table}`);
     }
     for (const step of steps) {
+      if (signal?.aborted) return stopped();
       const report: StepReport = { service, name: step.label, status: 'running', rows: null, seconds: null, detail: null };
       reports.push(report);
       progress.start(report);
@@ -218,10 +239,23 @@ export async function runPipeline(
 
     let produced = 0;
     for (const step of pipeline.datasetSteps) {
+      if (signal?.aborted) return stopped();
       const report: StepReport = { service, name: step.dataset, status: 'running', rows: null, seconds: null, detail: null };
       reports.push(report);
       progress.start(report);
       const t0 = performance.now();
+      if (params.datasets && !params.datasets.includes(step.dataset)) {
+        const kept = await writer.keep(step.dataset);
+        if (kept) {
+          report.status = 'kept';
+          report.rows = kept.rows;
+          report.detail = `${kept.produced_in}: not in this run's datasets`;
+          report.seconds = (performance.now() - t0) / 1000;
+          produced++;
+          progress.finish(report);
+          continue;
+        }
+      }
       if (step.cadence && !params.recompute) {
         const decl = findDataset(service, step.dataset);
         const previous = writer.previousManifest?.datasets.find((d) => d.name === step.dataset);
@@ -258,6 +292,7 @@ export async function runPipeline(
       progress.finish(report);
     }
 
+    if (signal?.aborted) return stopped();
     if (produced === 0) {
       writer.abort();
       return {

@@ -106,6 +106,14 @@ export type EndpointCall = (request: EndpointRequest) => Promise<EndpointAnswer>
 
 const NO_STORE = { 'Cache-Control': 'no-store' };
 
+/** Retry-After of the 503 answered while every kept snapshot version is damaged (a pipeline run publishes a good one). */
+const DAMAGED_RETRY_AFTER_SECONDS = 60;
+/** Damaged versions one request moves past before giving up (each move drops a version for good). */
+const MAX_DAMAGED_VERSIONS = 3;
+
+/** What onGoodFiles read, and from which version; no version when every kept one is damaged. */
+type OnGoodFiles<T> = { snap: LoadedSnapshot; value: T } | { snap: null; value: DataResult };
+
 /** An answer with a JSON body. */
 function jsonAnswer(status: number, headers: Record<string, string>, value: unknown): EndpointAnswer {
   return { status, headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify(value), json: value };
@@ -179,7 +187,11 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
     cacheKey: string | null,
     ifNoneMatch?: string,
   ): Outcome => {
-    if (result.status !== 200) return { answer: jsonAnswer(result.status, NO_STORE, result.body) };
+    if (result.status !== 200) {
+      const headers: Record<string, string> = { ...NO_STORE };
+      if (result.status === 503 && result.retryAfterSeconds !== undefined) headers['Retry-After'] = String(result.retryAfterSeconds);
+      return { answer: jsonAnswer(result.status, headers, result.body) };
+    }
     let cached = snap && cacheKey ? cache.get(snap.version, cacheKey) : undefined;
     if (!cached) {
       cached = serialize(result);
@@ -203,6 +215,44 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
     if (etagMatches(ifNoneMatch, cached.etag)) return { status: 304, headers, body: null };
     headers['Content-Type'] = cached.contentType;
     return { status: 200, headers, body: cached.text };
+  };
+
+  /**
+   * 503 while no snapshot version can be served because the ones kept are damaged: with
+   * Retry-After (the next published version is served as soon as it lands), nothing charged.
+   */
+  const damagedAnswer = (): DataResult => ({
+    status: 503,
+    body: {
+      error: 'not_available',
+      message: `No ${service} snapshot can be served right now: ${reader.lastError?.message ?? 'the snapshot files are damaged'}. Nothing was charged; retry later.`,
+    },
+    retryAfterSeconds: DAMAGED_RETRY_AFTER_SECONDS,
+  });
+
+  /**
+   * Runs `read` on `first`. When it throws, the reader hashes that version again: if a file (or
+   * the manifest) no longer matches, the version is dropped and `read` runs again on the version
+   * the reader serves instead, or the answer is the damaged 503 when none is left. A failure on
+   * files that still match is thrown on: it is not the data's.
+   */
+  const onGoodFiles = async <T>(first: LoadedSnapshot, read: (snap: LoadedSnapshot) => Promise<T>): Promise<OnGoodFiles<T>> => {
+    let snap = first;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return { snap, value: await read(snap) };
+      } catch (err) {
+        if (attempt > MAX_DAMAGED_VERSIONS || !(await reader.checkAfterReadError(snap))) throw err;
+        const next = reader.current();
+        // the server log keeps the read error itself
+        console.error(
+          `${service}: reading snapshot ${snap.version} failed and the version is damaged (${(err as Error).message}); ` +
+            (next ? `answering from ${next.version}` : 'no good version is left: 503'),
+        );
+        if (!next || next.version === snap.version) return { snap: null, value: damagedAnswer() };
+        snap = next;
+      }
+    }
   };
 
   /** Counts one free-tier request; the 429 when over the limit, else null (headers filled in). */
@@ -244,15 +294,12 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
     // 4. data from the snapshot
     const snap = reader.current();
     const handler = handlers[endpoint.id];
-    if (!snap)
-      return withLimit(
-        finish(
-          endpoint,
-          notAvailable(`No ${service} snapshot is published yet; run the pipeline (npm run pipeline -- ${service}).`),
-          null,
-          null,
-        ),
-      );
+    if (!snap) {
+      const none = reader.damagedVersions().length
+        ? damagedAnswer()
+        : notAvailable(`No ${service} snapshot is published yet; run the pipeline (npm run pipeline -- ${service}).`);
+      return withLimit(finish(endpoint, none, null, null));
+    }
     if (!handler) {
       const why =
         endpoint.dataset && !snap.datasets.has(endpoint.dataset)
@@ -260,14 +307,23 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
           : 'This endpoint is not served by this build yet.';
       return withLimit(finish(endpoint, notAvailable(why), snap, null));
     }
-    const req: DataRequest = { endpoint, ...parsed.value, snapshot: snap, now: now() };
-    const pre = await handler.precheck?.(req);
-    if (pre) return withLimit(finish(endpoint, pre, snap, null));
+    const requestOn = (s: LoadedSnapshot): DataRequest => ({ endpoint, ...parsed.value, snapshot: s, now: now() });
+    const precheckOn = async (s: LoadedSnapshot): Promise<DataResult | null> => (await handler.precheck?.(requestOn(s))) ?? null;
+    // the precheck reads files too (a row's existence): a damaged one moves the request to a good version
+    const checked = await onGoodFiles(snap, precheckOn);
+    if (!checked.snap) return withLimit(finish(endpoint, checked.value, null, null));
+    if (checked.value) return withLimit(finish(endpoint, checked.value, checked.snap, null));
+    const checkedOn = checked.snap;
+    /** The handler on `s`, after the precheck again when a damaged version moved the request to another one. */
+    const answerOn = async (s: LoadedSnapshot, handle: () => Promise<DataResult>): Promise<DataResult> =>
+      (s !== checkedOn ? await precheckOn(s) : null) ?? (await handle());
 
     if (endpoint.access === 'free') {
       const key = `${endpoint.id}|${JSON.stringify(parsed.value)}`;
-      const result = cache.get(snap.version, key) ? ({ status: 200, body: '' } as const) : await handler.handle(req);
-      return withLimit(finish(endpoint, result, snap, key, ifNoneMatch));
+      const read = await onGoodFiles(checkedOn, (s) =>
+        answerOn(s, async () => (cache.get(s.version, key) ? ({ status: 200, body: '' } as const) : await handler.handle(requestOn(s)))),
+      );
+      return withLimit(finish(endpoint, read.value, read.snap, read.snap ? key : null, ifNoneMatch));
     }
 
     // 5. paid: never data without a verified, unused payment
@@ -282,10 +338,19 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
         ),
       });
     }
-    const paid = await options.payments.handle(request, () => handler.handle(req), parsed.value);
+    // The paywall calls serve() after the payment is verified and reserved and settles only on a
+    // 200: a damaged file moves the answer to a good version, or makes it a 503 that releases the
+    // payment for a retry. The version that answered is the one X-Snapshot-Version names.
+    let servedFrom: LoadedSnapshot | null = checkedOn;
+    const serve = async (): Promise<DataResult> => {
+      const read = await onGoodFiles(checkedOn, (s) => answerOn(s, () => handler.handle(requestOn(s))));
+      servedFrom = read.snap;
+      return read.value;
+    };
+    const paid = await options.payments.handle(request, serve, parsed.value);
     const answer: EndpointAnswer = { ...paid, headers: { ...paid.headers } };
     answer.headers['Cache-Control'] = paid.status === 200 ? 'private, no-store' : (paid.headers['Cache-Control'] ?? 'no-store');
-    if (paid.status === 200) answer.headers['X-Snapshot-Version'] = snap.version;
+    if (paid.status === 200 && servedFrom) answer.headers['X-Snapshot-Version'] = (servedFrom as LoadedSnapshot).version;
     return withLimit({ answer });
   };
 

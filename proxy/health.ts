@@ -149,7 +149,8 @@ export function healthDocument(
       ai: d.ai ? { analyst: d.ai.analyst, models: d.ai.models } : null,
     };
   });
-  if (!snap) problems.push(`no published ${service} snapshot yet: run "npm run pipeline -- ${service}"`);
+  // without a snapshot but with a reader error (every kept version damaged...), that error is the reason
+  if (!snap && !reader.lastError) problems.push(`no published ${service} snapshot yet: run "npm run pipeline -- ${service}"`);
   const unavailable: UnavailableDataset[] = [];
   if (snap) {
     for (const decl of datasetsOf(service)) {

@@ -1,13 +1,14 @@
 /**
  * npm start: the main job on the embedded demo data. Runs both pipelines on the demo world (the
  * analytics publish builds the site for its new version), then serves both services and prints
- * their URLs, and keeps re-running the pipelines on their schedule.
+ * their URLs, and keeps re-running the pipelines on the demo table of pipelines/schedule-table.ts
+ * (the scheduler of `npm run schedule`).
  * Extra arguments go to the pipelines (e.g. `npm start -- --seed 7`).
  */
 import { loadSettings } from '../lib/config.ts';
-import { currentMinute } from '../lib/args.ts';
-import { parseArgs, PIPELINES, runCli, UsageError } from '../pipelines/cli.ts';
-import { LineProgress } from '../pipelines/progress.ts';
+import { parseArgs, runCli, UsageError } from '../pipelines/cli.ts';
+import { pipelineRunner, Scheduler } from '../pipelines/schedule.ts';
+import { SCHEDULE_TABLES } from '../pipelines/schedule-table.ts';
 import { startServices, stopServices } from '../proxy/serve.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -34,40 +35,33 @@ async function main(): Promise<void> {
   if (analytics) console.log(`  site      ${analytics.url}/`);
   console.log(`ready in ${((performance.now() - t0) / 1000).toFixed(1)}s; Ctrl-C stops`);
 
-  // Keep the demo alive like a scheduled deployment would: re-run each pipeline on its schedule
-  // with the current minute as --now (not when the user pinned --now or set DEMO_REFRESH=off).
-  const timers: NodeJS.Timeout[] = [];
+  // Keep the demo alive like a scheduled deployment would: the scheduler of `npm run schedule` on
+  // the demo table (the production groups, faster; pipelines/schedule-table.ts), each run with the
+  // current minute as --now (not when the user pinned --now or set DEMO_REFRESH=off). Every
+  // pipeline has just run, so the first refresh waits for its next slot.
   const pinned = process.argv.slice(2).some((a) => a === '--now' || a.startsWith('--now='));
-  if (!pinned && process.env.DEMO_REFRESH !== 'off') {
-    for (const service of args.services) {
-      let busy = false;
-      const every = PIPELINES[service].updateEverySeconds;
-      const timer = setInterval(async () => {
-        if (busy) return;
-        busy = true;
-        try {
-          const { results } = await runCli({ ...args, services: [service], now: currentMinute() }, settings, {
-            progress: new LineProgress(() => {}),
-            out: () => {},
-          });
-          const r = results[0]!;
-          console.log(
-            `${new Date().toISOString()} ${service}: ${r.manifest ? `published ${r.manifest.version}${service === 'analytics' && settings.siteBuild ? ' with its site' : ''}` : `refresh failed: ${r.error}`}`,
-          );
-        } finally {
-          busy = false;
-        }
-      }, every * 1000);
-      timer.unref();
-      timers.push(timer);
-    }
+  const table = SCHEDULE_TABLES.demo.filter((e) => args.services.includes(e.service));
+  const scheduler =
+    !pinned && process.env.DEMO_REFRESH !== 'off'
+      ? new Scheduler(table, pipelineRunner(settings, process.argv.slice(2)), {
+          firstStart: 'wait',
+          statePath: null,
+          log: (line) => console.log(line),
+        })
+      : null;
+  if (scheduler) {
+    scheduler.start();
     console.log(
-      `demo data refreshes on schedule (${args.services.map((s) => `${s} every ${PIPELINES[s].updateEverySeconds}s`).join(', ')}); DEMO_REFRESH=off stops it`,
+      `demo data refreshes on the demo schedule (UTC: ${table.map((e) => `${e.name} "${e.cron}"`).join(', ')}); DEMO_REFRESH=off stops it`,
     );
   }
+  let stopping = false;
   const shutdown = () => {
-    timers.forEach(clearInterval);
-    void stopServices(running).then(() => process.exit(0));
+    // A second Ctrl-C leaves at once: the snapshot writer is atomic, so latest.json still names a complete version.
+    if (stopping) process.exit(1);
+    stopping = true;
+    // The running refresh finishes its step and publishes nothing; then the servers close.
+    void (scheduler?.stop() ?? Promise.resolve()).then(() => stopServices(running)).then(() => process.exit(0));
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);

@@ -112,9 +112,15 @@ export const SnapshotManifest = z.object({
 });
 export type SnapshotManifest = z.infer<typeof SnapshotManifest>;
 
+/** An older version the writer kept, with the sha256 of its manifest.json bytes. */
+export const KeptVersion = z.object({ version: VERSION, manifest_sha256: SHA256 });
+export type KeptVersion = z.infer<typeof KeptVersion>;
+
 /**
  * `<root>/<service>/latest.json`: the pointer replaced by atomic rename. `manifest_sha256` is the
  * sha256 of the version's manifest.json bytes; every pointer the writer has published carries it.
+ * `kept` gives the same for the older versions kept beside it (newest first), so a reader falling
+ * back to one of them checks its manifest too; pointers written before it have none.
  */
 export const LatestPointer = z.object({
   format_version: FORMAT,
@@ -122,6 +128,7 @@ export const LatestPointer = z.object({
   version: VERSION,
   manifest_sha256: SHA256,
   generated_at: z.string(),
+  kept: z.array(KeptVersion).optional(),
 });
 export type LatestPointer = z.infer<typeof LatestPointer>;
 

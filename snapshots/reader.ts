@@ -4,6 +4,12 @@
  * and every file's sha256 against the manifest before anything is served, and notices when a newer
  * version is published. If the version `latest.json` names fails its checks, the newest older
  * version that passes is served instead and the failure is reported.
+ *
+ * The checks hold while a version is served, not only when it is loaded: every poll compares the
+ * served files' size, mtime and inode with what they were when their checksums matched and hashes
+ * again what changed, and a read error on a file (SnapshotReader.checkAfterReadError) hashes the
+ * version again. A version found damaged either way is dropped for the newest good kept version
+ * and not loaded again until its files change (a repair) or latest.json names another version.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readdirSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
@@ -74,6 +80,42 @@ export interface LoadedSnapshot {
 export class SnapshotVerificationError extends Error {}
 
 /**
+ * The files of a loaded version as they were when their checksums matched (size, mtime, inode per
+ * file, manifest.json included), and the sha256 of the manifest bytes it was loaded from. Kept
+ * beside the snapshot rather than in it: only the reader compares them.
+ */
+interface LoadedFiles {
+  stamp: string;
+  manifestSha256: string;
+}
+const loadedFiles = new WeakMap<LoadedSnapshot, LoadedFiles>();
+
+/**
+ * Size, mtime and inode of every entry of a version directory, as one string: a file written in
+ * place (a flipped byte, an edited manifest) or replaced changes it. Cheap enough for every poll
+ * (a dozen stat calls), unlike hashing the files.
+ */
+export function versionStamp(root: string, service: string, version: string): string {
+  const dir = join(root, service, version);
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch {
+    return 'missing';
+  }
+  return names
+    .map((name) => {
+      try {
+        const st = statSync(join(dir, name));
+        return `${name}:${st.size}:${st.mtimeMs}:${st.ino}`;
+      } catch {
+        return `${name}:gone`;
+      }
+    })
+    .join('|');
+}
+
+/**
  * Loads and verifies one version directory. Throws SnapshotVerificationError on any mismatch.
  * `manifestSha256` (from latest.json) is checked against the manifest's bytes: an edited manifest
  * could otherwise vouch for edited files.
@@ -82,9 +124,11 @@ export async function loadVersion(root: string, service: string, version: string
   const dir = join(root, service, version);
   const manifestPath = join(dir, 'manifest.json');
   if (!existsSync(manifestPath)) throw new SnapshotVerificationError(`${version}: manifest.json missing`);
+  // stamped before reading: a change made while the files are hashed shows at the next poll
+  const stamp = versionStamp(root, service, version);
   const manifestBytes = readFileSync(manifestPath);
+  const sha = createHash('sha256').update(manifestBytes).digest('hex');
   if (manifestSha256 !== undefined) {
-    const sha = createHash('sha256').update(manifestBytes).digest('hex');
     if (sha !== manifestSha256) {
       throw new SnapshotVerificationError(
         `${version}: manifest.json sha256 ${sha} does not match latest.json's manifest_sha256 ${manifestSha256}`,
@@ -116,7 +160,40 @@ export async function loadVersion(root: string, service: string, version: string
     if (entry.kind === 'document') loaded.document = JSON.parse(readFileSync(path, 'utf8'));
     datasets.set(entry.name, loaded);
   }
-  return { service, version, dir, manifest, datasets, loadedAt: new Date(), fallbackReason: null };
+  const loaded: LoadedSnapshot = { service, version, dir, manifest, datasets, loadedAt: new Date(), fallbackReason: null };
+  loadedFiles.set(loaded, { stamp, manifestSha256: sha });
+  return loaded;
+}
+
+/**
+ * Checks a loaded version's files again: the manifest's bytes against the sha256 it was loaded
+ * with (latest.json's), every dataset file's size and sha256 against the manifest. Returns null
+ * when all still match, else what is wrong, naming the version and files, never a path.
+ */
+export async function reverifyVersion(snapshot: LoadedSnapshot): Promise<string | null> {
+  const files = loadedFiles.get(snapshot);
+  const problems: string[] = [];
+  try {
+    const sha = createHash('sha256')
+      .update(readFileSync(join(snapshot.dir, 'manifest.json')))
+      .digest('hex');
+    if (files && sha !== files.manifestSha256)
+      problems.push('manifest.json was changed after it was published (its sha256 no longer matches)');
+  } catch (err) {
+    problems.push(`manifest.json cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  for (const { entry } of snapshot.datasets.values()) {
+    const path = join(snapshot.dir, entry.file);
+    try {
+      const size = statSync(path).size;
+      if (size !== entry.bytes) problems.push(`${entry.file} (dataset ${entry.name}) is ${size} bytes, its manifest says ${entry.bytes}`);
+      else if ((await sha256File(path)) !== entry.sha256)
+        problems.push(`${entry.file} (dataset ${entry.name}) does not match its sha256 in the manifest`);
+    } catch (err) {
+      problems.push(`${entry.file} (dataset ${entry.name}) cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+  return problems.length ? `${snapshot.version}: ${problems.join('; ')}` : null;
 }
 
 /** Complete version directories of a service, newest first. */
@@ -129,11 +206,22 @@ export function listVersions(root: string, service: string): string[] {
     .reverse();
 }
 
+export interface LoadLatestOptions {
+  /** Versions known to be damaged, by version: their reason. Not loaded (nor hashed) again. */
+  damaged?: ReadonlyMap<string, string>;
+  /** Told about every version that fails verification here, with the reason. */
+  onDamaged?: (version: string, reason: string) => void;
+  /** manifest.json sha256 of versions known from earlier pointers (the reader remembers the ones it served). */
+  knownManifests?: ReadonlyMap<string, string>;
+}
+
 /**
  * Resolves latest.json and loads it with verification; falls back to the newest older version that
- * verifies. Returns null when the service has never been published.
+ * verifies. Returns null when the service has never been published. An older version's manifest
+ * is checked against the sha256 an earlier latest.json gave for it when that is known (the
+ * pointer's `kept` list, or `knownManifests`).
  */
-export async function loadLatest(root: string, service: string): Promise<LoadedSnapshot | null> {
+export async function loadLatest(root: string, service: string, options: LoadLatestOptions = {}): Promise<LoadedSnapshot | null> {
   let pointer: LatestPointer | null = null;
   let pointerError: string | null = null;
   try {
@@ -142,21 +230,30 @@ export async function loadLatest(root: string, service: string): Promise<LoadedS
     pointerError = `latest.json unreadable: ${publicReason(err, root)}`;
   }
   if (pointer) {
-    try {
-      return await loadVersion(root, service, pointer.version, pointer.manifest_sha256);
-    } catch (err) {
-      if (!(err instanceof SnapshotVerificationError)) throw err;
-      pointerError = `latest.json names ${pointer.version}, which failed verification: ${err.message}`;
+    const known = options.damaged?.get(pointer.version);
+    if (known !== undefined) {
+      pointerError = `latest.json names ${pointer.version}, which is damaged: ${known}`;
+    } else {
+      try {
+        return await loadVersion(root, service, pointer.version, pointer.manifest_sha256);
+      } catch (err) {
+        if (!(err instanceof SnapshotVerificationError)) throw err;
+        options.onDamaged?.(pointer.version, err.message);
+        pointerError = `latest.json names ${pointer.version}, which failed verification: ${err.message}`;
+      }
     }
   }
   if (!pointerError) return null;
+  const kept = new Map(options.knownManifests);
+  for (const k of pointer?.kept ?? []) kept.set(k.version, k.manifest_sha256);
   for (const version of listVersions(root, service)) {
-    if (version === pointer?.version) continue;
+    if (version === pointer?.version || options.damaged?.has(version)) continue;
     try {
-      const loaded = await loadVersion(root, service, version);
+      const loaded = await loadVersion(root, service, version, kept.get(version));
       loaded.fallbackReason = pointerError;
       return loaded;
-    } catch {
+    } catch (err) {
+      if (err instanceof SnapshotVerificationError) options.onDamaged?.(version, err.message);
       /* try the next older one */
     }
   }
@@ -170,15 +267,28 @@ export interface ReaderOptions {
   onError?: (error: Error) => void;
 }
 
+/** How long an intact result of checkAfterReadError stands for further read errors on unchanged files. */
+const INTACT_RECHECK_MS = 30_000;
+
 /**
  * Keeps the live snapshot of one service in memory and swaps it when a newer version is published.
- * A version that fails verification is never swapped in.
+ * A version that fails verification is never swapped in; one found damaged while served is
+ * dropped for the newest good kept version (or, when there is none, nothing is served until a
+ * good version appears: data endpoints answer 503, never a read error).
  */
 export class SnapshotReader {
   private snapshot: LoadedSnapshot | null = null;
   private watcher: FSWatcher | null = null;
   private timer: NodeJS.Timeout | null = null;
   private refreshing: Promise<boolean> | null = null;
+  /** Versions found damaged: the public reason, and the directory's stamp then (a change means a repair to try). */
+  private readonly damaged = new Map<string, { reason: string; stamp: string }>();
+  /** manifest.json sha256 of every version a latest.json vouched for in this process. */
+  private readonly vouched = new Map<string, string>();
+  /** Re-verifications under way, by version, so concurrent read errors hash once. */
+  private readonly checking = new Map<string, Promise<boolean>>();
+  /** The last re-verification that found a version intact: when, and the directory's stamp then. */
+  private readonly intact = new Map<string, { at: number; stamp: string }>();
   lastError: Error | null = null;
 
   constructor(
@@ -191,12 +301,72 @@ export class SnapshotReader {
     return this.snapshot;
   }
 
+  /** Versions found damaged since the reader started (and not repaired since), with the reason; no paths. */
+  damagedVersions(): Array<{ version: string; reason: string }> {
+    return [...this.damaged].map(([version, { reason }]) => ({ version, reason }));
+  }
+
   /** Loads latest if it names a version other than the one held. Returns true when it swapped. */
   refresh(): Promise<boolean> {
     this.refreshing ??= this.doRefresh().finally(() => {
       this.refreshing = null;
     });
     return this.refreshing;
+  }
+
+  /**
+   * A read of one of `snapshot`'s files failed (DuckDB: "Out of buffer", a decompression error...).
+   * Hashes the version again; when a file or the manifest no longer matches, the version is
+   * dropped for the newest good kept one (current() then returns it, or null when there is none)
+   * and the answer is true: the request can be answered again from current(). False: the files
+   * are intact, so the error is not theirs.
+   */
+  checkAfterReadError(snapshot: LoadedSnapshot): Promise<boolean> {
+    let check = this.checking.get(snapshot.version);
+    if (check) return check;
+    check = this.damaged.has(snapshot.version)
+      ? this.replaceIfServed(snapshot.version).then(() => true)
+      : this.recheck(snapshot).finally(() => this.checking.delete(snapshot.version));
+    if (!this.damaged.has(snapshot.version)) this.checking.set(snapshot.version, check);
+    return check;
+  }
+
+  /** Once `version` is known damaged: waits until current() no longer returns it (a replacement, or null). */
+  private async replaceIfServed(version: string): Promise<void> {
+    // a refresh already under way may have looked before the version was marked: wait for it first
+    await this.refreshing;
+    if (this.snapshot?.version === version) await this.refresh();
+  }
+
+  /** Hashes `snapshot` again (unless found intact moments ago with the same stamp); drops it when damaged. */
+  private async recheck(snapshot: LoadedSnapshot): Promise<boolean> {
+    const stamp = versionStamp(this.root, this.service, snapshot.version);
+    const last = this.intact.get(snapshot.version);
+    if (last && last.stamp === stamp && Date.now() - last.at < INTACT_RECHECK_MS) return false;
+    const problem = await reverifyVersion(snapshot);
+    if (problem === null) {
+      this.intact.set(snapshot.version, { at: Date.now(), stamp });
+      return false;
+    }
+    this.markDamaged(snapshot.version, problem);
+    await this.replaceIfServed(snapshot.version);
+    return true;
+  }
+
+  /** Remembers a version as damaged (`problem` as reverifyVersion or loadVersion word it, version first). */
+  private markDamaged(version: string, problem: string): void {
+    const reason = problem.startsWith(`${version}: `) ? problem.slice(version.length + 2) : problem;
+    this.damaged.set(version, { reason, stamp: versionStamp(this.root, this.service, version) });
+    this.intact.delete(version);
+    this.options.onError?.(new SnapshotVerificationError(`${this.service} ${version} is damaged: ${reason}`));
+  }
+
+  private loadOptions(): LoadLatestOptions {
+    return {
+      damaged: new Map([...this.damaged].map(([v, d]) => [v, d.reason])),
+      onDamaged: (version, problem) => this.markDamaged(version, problem),
+      knownManifests: this.vouched,
+    };
   }
 
   private async doRefresh(): Promise<boolean> {
@@ -207,11 +377,47 @@ export class SnapshotReader {
       } catch {
         /* loadLatest reports it */
       }
-      if (pointer && this.snapshot && pointer.version === this.snapshot.version && !this.snapshot.fallbackReason) {
-        return false;
+      if (pointer) this.vouched.set(pointer.version, pointer.manifest_sha256);
+      // a damaged version whose files changed since may have been repaired: let it be tried again
+      for (const [version, d] of this.damaged) {
+        if (versionStamp(this.root, this.service, version) !== d.stamp) this.damaged.delete(version);
       }
-      const loaded = await loadLatest(this.root, this.service);
-      if (!loaded || loaded.version === this.snapshot?.version) return false;
+      const held = this.snapshot;
+      // the version served: files changed in place since they verified are hashed again
+      if (held && !this.damaged.has(held.version)) {
+        const files = loadedFiles.get(held);
+        const stamp = versionStamp(this.root, this.service, held.version);
+        if (files && stamp !== files.stamp) {
+          const problem = await reverifyVersion(held);
+          if (problem !== null) this.markDamaged(held.version, problem);
+          else files.stamp = stamp; // touched or copied back, still the same bytes
+        }
+      }
+      const heldDamaged = held !== null && this.damaged.has(held.version);
+      if (!heldDamaged && held && pointer) {
+        // the version latest.json names, as it vouched for it
+        if (pointer.version === held.version && pointer.manifest_sha256 === loadedFiles.get(held)?.manifestSha256 && !held.fallbackReason)
+          return false;
+        // serving a fallback because latest.json's version is damaged: nothing to try until it changes
+        if (held.fallbackReason && this.damaged.has(pointer.version)) return false;
+      }
+      let loaded: LoadedSnapshot | null = null;
+      try {
+        loaded = await loadLatest(this.root, this.service, this.loadOptions());
+      } catch (err) {
+        if (!heldDamaged) throw err;
+        this.options.onError?.(err as Error);
+      }
+      if (heldDamaged && !loaded) {
+        // nothing good is left: serve nothing rather than a damaged file
+        this.snapshot = null;
+        this.lastError = new Error(
+          `${this.service} snapshot ${held.version} is damaged (${this.damaged.get(held.version)!.reason}) and no other kept version verifies: ` +
+            'data endpoints answer 503 until a good version is published',
+        );
+        return true;
+      }
+      if (!loaded || (loaded.version === held?.version && !heldDamaged)) return false;
       this.snapshot = loaded;
       this.lastError = loaded.fallbackReason ? new Error(loaded.fallbackReason) : null;
       this.options.onChange?.(loaded);

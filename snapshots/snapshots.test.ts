@@ -221,6 +221,71 @@ describe('snapshot writer and reader', () => {
   });
 });
 
+describe('damage found while a version is served (issue 16, faults 1 and 2)', () => {
+  it("latest.json lists the kept versions with their manifest's sha256, newest first, within retention", async () => {
+    const root = freshRoot();
+    const versions: string[] = [];
+    for (let hour = 10; hour < 14; hour++) versions.push((await publishOnce(root, new Date(`2026-11-20T${hour}:00:00Z`), hour)).version);
+    const pointer = readLatestPointer(root, 'svc')!;
+    expect(pointer.version).toBe(versions[3]);
+    // retention 2: the two before the live one
+    expect(pointer.kept?.map((k) => k.version)).toEqual([versions[2], versions[1]]);
+    for (const k of pointer.kept!) expect(k.manifest_sha256).toBe(await sha256File(join(root, 'svc', k.version, 'manifest.json')));
+  });
+
+  it('a read error on intact files leaves the version served (the error is not the data)', async () => {
+    const root = freshRoot();
+    const only = await publishOnce(root, new Date('2026-11-20T10:00:00Z'));
+    const reader = new SnapshotReader(root, 'svc');
+    await reader.refresh();
+    expect(await reader.checkAfterReadError(reader.current()!)).toBe(false);
+    expect(reader.current()?.version).toBe(only.version);
+    expect(reader.damagedVersions()).toEqual([]);
+  });
+
+  it('a live file damaged in place: dropped for the older version at the next poll, served again once repaired', async () => {
+    const root = freshRoot();
+    const first = await publishOnce(root, new Date('2026-11-20T10:00:00Z'), 1);
+    const second = await publishOnce(root, new Date('2026-11-20T11:00:00Z'), 2);
+    const errors: string[] = [];
+    const reader = new SnapshotReader(root, 'svc', { onError: (e) => errors.push(e.message) });
+    await reader.refresh();
+    const path = join(root, 'svc', second.version, 'prices.parquet');
+    const good = readFileSync(path);
+    const bad = Buffer.from(good);
+    bad[100]! ^= 0x01;
+    writeFileSync(path, bad);
+
+    expect(await reader.refresh()).toBe(true);
+    expect(reader.current()?.version).toBe(first.version);
+    expect(reader.current()?.fallbackReason).toBe(
+      `latest.json names ${second.version}, which is damaged: prices.parquet (dataset prices) does not match its sha256 in the manifest`,
+    );
+    expect(reader.damagedVersions().map((d) => d.version)).toEqual([second.version]);
+    expect(errors.join('\n')).toContain(`svc ${second.version} is damaged`);
+    // a damaged version is not loaded (nor hashed) again while its files stay as they are
+    expect(await reader.refresh()).toBe(false);
+
+    writeFileSync(path, good);
+    expect(await reader.refresh()).toBe(true);
+    expect(reader.current()?.version).toBe(second.version);
+    expect(reader.current()?.fallbackReason).toBeNull();
+    expect(reader.lastError).toBeNull();
+  });
+
+  it('a file touched but unchanged is not damage', async () => {
+    const root = freshRoot();
+    const only = await publishOnce(root, new Date('2026-11-20T10:00:00Z'));
+    const reader = new SnapshotReader(root, 'svc');
+    await reader.refresh();
+    const path = join(root, 'svc', only.version, 'stats.json');
+    writeFileSync(path, readFileSync(path));
+    expect(await reader.refresh()).toBe(false);
+    expect(reader.current()?.version).toBe(only.version);
+    expect(reader.damagedVersions()).toEqual([]);
+  });
+});
+
 // ------------------------------------------------------------------ crash safety
 
 const child = join(import.meta.dirname, 'testing', 'publish-child.ts');

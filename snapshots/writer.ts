@@ -27,7 +27,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DataSource } from '../catalog/schemas.ts';
 import { queryJson, sqlString } from '../lib/duckdb.ts';
 import { pidAlive } from '../lib/pid.ts';
-import type { AiUsage, ColumnSchema, DatasetAi, DatasetEntry, LatestPointer, SnapshotManifest } from './manifest.ts';
+import type { AiUsage, ColumnSchema, DatasetAi, DatasetEntry, KeptVersion, LatestPointer, SnapshotManifest } from './manifest.ts';
 import { FORMAT_VERSION, LICENSES, VERSION_PATTERN } from './manifest.ts';
 import { readLatestPointer, sha256File } from './reader.ts';
 
@@ -99,8 +99,11 @@ export class SnapshotWriter {
   readonly serviceDir: string;
   readonly tmpDir: string;
   private readonly entries = new Map<string, DatasetEntry>();
+  /** Datasets whose previous file this version reuses (kept or carried over): their produced_in stays. */
+  private readonly reused = new Set<string>();
   private readonly generatedAt: Date;
   private readonly previous: SnapshotManifest | null;
+  private readonly previousPointer: LatestPointer | null;
   private finished = false;
 
   private constructor(private readonly options: WriterOptions) {
@@ -110,6 +113,7 @@ export class SnapshotWriter {
     this.tmpDir = join(this.serviceDir, `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
     mkdirSync(this.tmpDir);
     const pointer = readLatestPointer(options.root, options.service);
+    this.previousPointer = pointer;
     this.previous = pointer ? readManifestOrNull(join(this.serviceDir, pointer.version, 'manifest.json')) : null;
   }
 
@@ -220,6 +224,7 @@ export class SnapshotWriter {
     const { carried_over: _previousFailure, ...rest } = prev;
     const entry: DatasetEntry = carried ? { ...rest, carried_over: carried } : rest;
     this.entries.set(name, entry);
+    this.reused.add(name);
     await this.stage(`dataset:${name}`);
     return entry;
   }
@@ -284,7 +289,7 @@ export class SnapshotWriter {
       version = `${stamp(new Date(this.generatedAt.getTime() + 1))}-${version.slice(-8)}`;
     }
     if (!VERSION_PATTERN.test(version)) throw new Error(`internal: bad version name ${version}`);
-    for (const d of datasets) if (!d.carried_over) d.produced_in = version;
+    for (const d of datasets) if (!this.reused.has(d.name)) d.produced_in = version;
 
     const anyFree = datasets.some((d) => d.license === 'CC0-1.0');
     const allFree = datasets.every((d) => d.license === 'CC0-1.0');
@@ -341,6 +346,7 @@ export class SnapshotWriter {
         version,
         manifest_sha256: await sha256File(join(finalDir, 'manifest.json')),
         generated_at: manifest.generated_at,
+        kept: this.keptVersions(version),
       };
       const pointerTmp = join(this.serviceDir, `.latest.json.tmp-${process.pid}`);
       writeFileSync(pointerTmp, JSON.stringify(pointer, null, 2) + '\n');
@@ -356,6 +362,22 @@ export class SnapshotWriter {
     this.applyRetention(version);
     await this.stage('retention-done');
     return manifest;
+  }
+
+  /**
+   * The older versions retention keeps beside `live`, each with the manifest sha256 a pointer gave
+   * for it: the previous pointer's own version and its `kept` list, newest first.
+   */
+  private keptVersions(live: string): KeptVersion[] {
+    const previous = this.previousPointer;
+    if (!previous) return [];
+    const known = [{ version: previous.version, manifest_sha256: previous.manifest_sha256 }, ...(previous.kept ?? [])];
+    const keep = this.options.retention ?? 5;
+    return known
+      .filter((k, i) => k.version !== live && known.findIndex((o) => o.version === k.version) === i)
+      .filter((k) => existsSync(join(this.serviceDir, k.version, 'manifest.json')))
+      .sort((a, b) => (a.version < b.version ? 1 : -1))
+      .slice(0, keep);
   }
 
   /** Drops the unfinished version (nothing was made live). */

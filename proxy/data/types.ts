@@ -28,8 +28,11 @@ export type DataResult =
   | { status: 200; body: Record<string, unknown> | string; contentType?: string }
   /** Unknown id / slug / symbol: JSON `{error: 'not_found', message}`. Checked before payment is asked. */
   | { status: 404; body: { error: 'not_found'; message: string } }
-  /** The dataset is missing from the snapshot (pipeline failed or not built): never invented data. */
-  | { status: 503; body: { error: 'not_available'; message: string } };
+  /**
+   * The dataset is missing from the snapshot (pipeline failed or not built): never invented data.
+   * `retryAfterSeconds` when waiting helps (the snapshot files were found damaged): sent as Retry-After.
+   */
+  | { status: 503; body: { error: 'not_available'; message: string }; retryAfterSeconds?: number };
 
 export interface DataHandler {
   /**

@@ -395,70 +395,79 @@ export function createPaywall(options: PaywallOptions): Paywall {
       return passThrough(served);
     }
 
-    // ---- settle, then and only then hand out the data
+    // ---- settle, then and only then hand out the data. Until funds moved on chain, a failure
+    // here (a receipt that cannot be signed...) releases the payment: no answer, nothing spent.
     let transaction: string;
-    if (facilitator) {
-      const requirements = payment.version === 1 ? offer.v1 : offer.v2;
-      const settled = await facilitator.settle(payment.version, payment.raw, requirements);
-      if (!settled.ok) {
-        await store.release(key);
-        const message =
-          settled.kind === 'refused'
-            ? `${settled.message}. Nothing was served; the facilitator reports that no transfer happened, so the payment is still unused and can be retried once the cause is fixed`
-            : `${settled.message}. Nothing was served. If the transfer shows up on chain anyway, repeat this request with the SAME payment header: ` +
-              'a payment settles at most once, so a retry cannot charge twice';
-        return challenge(
-          offered,
-          resource,
-          extensions,
-          {
-            reason: settled.kind === 'refused' ? 'settlement_failed' : 'facilitator_unavailable',
-            message,
-            facilitatorReason: settled.code,
-            ...(payer ? { payer } : {}),
-          },
-          { payment, offer, payer: payer ?? settled.payer ?? '' },
-        );
+    let settledOnChain = false;
+    let answer: EndpointAnswer;
+    try {
+      if (facilitator) {
+        const requirements = payment.version === 1 ? offer.v1 : offer.v2;
+        const settled = await facilitator.settle(payment.version, payment.raw, requirements);
+        if (!settled.ok) {
+          await store.release(key);
+          const message =
+            settled.kind === 'refused'
+              ? `${settled.message}. Nothing was served; the facilitator reports that no transfer happened, so the payment is still unused and can be retried once the cause is fixed`
+              : `${settled.message}. Nothing was served. If the transfer shows up on chain anyway, repeat this request with the SAME payment header: ` +
+                'a payment settles at most once, so a retry cannot charge twice';
+          return challenge(
+            offered,
+            resource,
+            extensions,
+            {
+              reason: settled.kind === 'refused' ? 'settlement_failed' : 'facilitator_unavailable',
+              message,
+              facilitatorReason: settled.code,
+              ...(payer ? { payer } : {}),
+            },
+            { payment, offer, payer: payer ?? settled.payer ?? '' },
+          );
+        }
+        transaction = settled.transaction;
+        settledOnChain = true;
+        payer ??= settled.payer;
+      } else {
+        transaction = localTx;
       }
-      transaction = settled.transaction;
-      payer ??= settled.payer;
-    } else {
-      transaction = localTx;
-    }
-    const fields: ReceiptFields = {
-      id: randomUUID(),
-      endpoint: receiptText(path),
-      amount: canonicalDecimal(endpoint.priceUsd!),
-      currency: assetSymbol(network),
-      network: network.name,
-      tx_hash: receiptText(transaction),
-      payer: receiptText(payer ?? 'unknown'),
-      merchant: offer.v2.payTo,
-      issued_at: now().toISOString(),
-    };
-    // the standard EIP-712 receipt (offer-receipt extension) next to the pipe-joined one
-    const standard = receiptPayload({
-      network: network.caip2,
-      resourceUrl: resource.receiptResource,
-      payer: payer ?? '',
-      issuedAt: Math.floor(now().getTime() / 1000),
-      transaction: settlement === 'facilitator' ? transaction : '',
-    });
-    const [receiptSignature, standardSignature] = await Promise.all([
-      crypto.signReceiptText(receiptSigningText(fields)),
-      crypto.signReceiptDigest(receiptDigest(standard)),
-    ]);
-    const receipt = assembleReceipt(fields, settlement, receiptSignature, options.signer.info);
-    const answer = paid(
-      served,
-      receipt,
-      settlementHeader(payment.version, network, {
-        success: true,
-        transaction,
+      const fields: ReceiptFields = {
+        id: randomUUID(),
+        endpoint: receiptText(path),
+        amount: canonicalDecimal(endpoint.priceUsd!),
+        currency: assetSymbol(network),
+        network: network.name,
+        tx_hash: receiptText(transaction),
+        payer: receiptText(payer ?? 'unknown'),
+        merchant: offer.v2.payTo,
+        issued_at: now().toISOString(),
+      };
+      // the standard EIP-712 receipt (offer-receipt extension) next to the pipe-joined one
+      const standard = receiptPayload({
+        network: network.caip2,
+        resourceUrl: resource.receiptResource,
         payer: payer ?? '',
-        extensions: receiptExtension({ format: 'eip712', payload: standard, signature: standardSignature }),
-      }),
-    );
+        issuedAt: Math.floor(now().getTime() / 1000),
+        transaction: settlement === 'facilitator' ? transaction : '',
+      });
+      const [receiptSignature, standardSignature] = await Promise.all([
+        crypto.signReceiptText(receiptSigningText(fields)),
+        crypto.signReceiptDigest(receiptDigest(standard)),
+      ]);
+      const receipt = assembleReceipt(fields, settlement, receiptSignature, options.signer.info);
+      answer = paid(
+        served,
+        receipt,
+        settlementHeader(payment.version, network, {
+          success: true,
+          transaction,
+          payer: payer ?? '',
+          extensions: receiptExtension({ format: 'eip712', payload: standard, signature: standardSignature }),
+        }),
+      );
+    } catch (err) {
+      if (!settledOnChain) await store.release(key).catch(() => {});
+      throw err;
+    }
 
     // A retry with the same payment and payment-identifier gets this answer again (payment-identifier.ts).
     const replay = paymentId ? replayText(paymentId, fingerprint, answer) : null;
@@ -588,9 +597,11 @@ function serialize(body: unknown): { text: string; type: string } {
 /** A handler's answer other than 200 (404, 503): passed on as it is; nothing was charged. */
 function passThrough(served: DataResult): EndpointAnswer {
   const { text, type } = serialize(served.body);
+  const headers: Record<string, string> = { 'Content-Type': type, 'Cache-Control': 'no-store' };
+  if (served.status === 503 && served.retryAfterSeconds !== undefined) headers['Retry-After'] = String(served.retryAfterSeconds);
   return {
     status: served.status,
-    headers: { 'Content-Type': type, 'Cache-Control': 'no-store' },
+    headers,
     body: text,
     json: served.body,
   };

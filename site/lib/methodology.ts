@@ -183,6 +183,18 @@ const THRESHOLD_MEANINGS = {
   agentMinSpanDays: { group: 'pair-rules', unit: 'days', meaning: '…over at least this many days…' },
   agentMinAmountCv: { group: 'pair-rules', unit: 'ratio', meaning: '…with an amount coefficient of variation above this…' },
   agentMinPricePoints: { group: 'pair-rules', unit: 'price points', meaning: '…or at least this many distinct prices.' },
+  fleetMinWallets: {
+    group: 'pair-rules',
+    unit: 'wallets',
+    meaning: 'Agent fleet: a non-exchange funder of at least this many paying wallets…',
+  },
+  fleetMinAgentShare: { group: 'pair-rules', unit: 'share', meaning: '…at least this share of them agents.' },
+  fleetAgentMinTx: { group: 'pair-rules', unit: 'payments', meaning: '…and this many payments.' },
+  fleetAgentMinSellers: {
+    group: 'pair-rules',
+    unit: 'sellers',
+    meaning: 'A fleet member is an agent from this many sellers (with an agent’s span and irregularity)…',
+  },
   coreMinPairTx: {
     group: 'pair-rules',
     unit: 'payments',
@@ -282,6 +294,12 @@ const THRESHOLD_MEANINGS = {
   concentrationMinTx: { group: 'seller-flags', unit: 'payments', meaning: '…with at least this many payments…' },
   concentrationMinVolume: { group: 'seller-flags', unit: 'USDC', meaning: '…and at least this volume from payers…' },
   concentrationMaxBuyerSellers: { group: 'seller-flags', unit: 'sellers', meaning: '…and the top payer pays at most this many sellers.' },
+  concentrationMaxEarlierPayers: {
+    group: 'seller-flags',
+    unit: 'wallets',
+    meaning:
+      '…and at most this many other payers paid the seller before the top payer did (it made the volume from the start; a heavy customer of an established service is demand).',
+  },
   freshWalletDays: {
     group: 'seller-flags',
     unit: 'days',
