@@ -256,7 +256,8 @@ export const DATASETS: DatasetDecl[] = [
     kind: 'table',
     access: 'paid',
     updateEverySeconds: ANALYTICS,
-    description: 'Wallet funding edges sorted by funded address, with whether the funder is an exchange or a funding hub.',
+    description:
+      'Wallet funding edges sorted by funded address, with whether the funder is an exchange, a funding hub or an agent-fleet treasury.',
   }),
   analytics({
     name: 'wash-sellers',

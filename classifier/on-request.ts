@@ -18,6 +18,8 @@
  *   wc_seller_meta, wc_listings          listings, categories and listed prices of its sellers
  *   wc_exchanges, wc_hubs                whether a funder ends a funding chain (flags on the edges;
  *                                        a hub is judged by where all its wallets go)
+ *   wc_fleet_members                     whether its first funder runs an agent fleet (a flag on
+ *                                        the edges: judged by every wallet it funded)
  *   wc_return_reach                      the wallets each seller's money reaches (round trips),
  *                                        those of them that paid its payers back
  *   wc_vanity_clusters                   the clusters of each seller's cohort (strict, broad, long
@@ -81,12 +83,16 @@ export const SELLER_STATE_SQL = `SELECT k.seller_address, s.*,
               WHERE p.bk <> p.sak AND t.time > p.first_time GROUP BY p.sak) rr ON rr.sak = s.sak`;
 
 /**
- * The funders that end a funding chain: exchange hot wallets (as hash keys, the way wc_funding
- * joins them) and funding hubs. Small; the funding-edge dataset carries them as two flags.
+ * The funders a check cannot judge from its own wallets: exchange hot wallets (as hash keys, the
+ * way wc_funding joins them), funding hubs and agent-fleet treasuries. Small; the funding-edge
+ * dataset carries them as three flags.
  */
-export const FUNDING_STOPS_SQL = `SELECT k, NULL::VARCHAR AS hub FROM wc_exchanges
+export const FUNDING_STOPS_SQL = `SELECT k, NULL::VARCHAR AS hub, NULL::VARCHAR AS fleet FROM wc_exchanges
 UNION ALL
-SELECT NULL::UBIGINT AS k, address AS hub FROM wc_hubs`;
+SELECT NULL::UBIGINT AS k, address AS hub, NULL::VARCHAR AS fleet FROM wc_hubs
+UNION ALL
+SELECT DISTINCT NULL::UBIGINT AS k, NULL::VARCHAR AS hub, f.first_funder AS fleet
+  FROM wc_funding f JOIN wc_fleet_members m ON m.bk = f.fk`;
 
 /** The names of the relations a check gives the steps (each may be a view over Parquet). */
 export interface OnRequestInputs {
@@ -94,7 +100,7 @@ export interface OnRequestInputs {
   /** Payments (buyer, seller_address, chain, amount, time): all of the address's as buyer; for computed sellers, all of their payers' too. */
   payments: string;
   /**
-   * Funding edges (address, funder, time, amount, funder_exchange, funder_hub) of the payments'
+   * Funding edges (address, funder, time, amount, funder_exchange, funder_hub, funder_fleet) of the payments'
    * wallets and sellers and of their funders (two levels).
    */
   funding: string;
@@ -126,6 +132,12 @@ export function onRequestSteps(inputs: OnRequestInputs): SqlStep[] {
       step('wc_seller_meta', `SELECT sak, chain, meta_first_seen AS first_seen, meta_category AS category FROM ${state}`),
     wc_exchanges: () => step('wc_exchanges', `SELECT DISTINCT hash(funder) AS k FROM ${inputs.funding} WHERE funder_exchange`),
     wc_hubs: () => step('wc_hubs', `SELECT DISTINCT funder AS address FROM ${inputs.funding} WHERE funder_hub`),
+    // a fleet is judged by every wallet its treasury funded: the edges flag fleet treasuries
+    wc_fleet_members: () =>
+      step(
+        'wc_fleet_members',
+        `SELECT DISTINCT fk AS bk FROM wc_funding WHERE first_funder IN (SELECT funder FROM ${inputs.funding} WHERE funder_fleet)`,
+      ),
     // every pair that could be in a cluster (the batch's pre-filter needs the whole cohort); the
     // join with the clusters' keys decides membership
     wc_vanity_candidates: (b) =>
@@ -154,7 +166,7 @@ export function onRequestSteps(inputs: OnRequestInputs): SqlStep[] {
     wc_sellers: (b) => step('wc_sellers', mixed(b.sql, `SELECT * EXCLUDE (${STATE_EXTRA_COLUMNS.join(', ')}) FROM ${state}`)),
   };
   // the cohort-level intermediates feed only wc_funder_groups and wc_sellers: needed for computed sellers only
-  const cohortOnly = new Set(['wc_seller_starts', 'wc_seller_amounts', 'wc_seller_funders', 'wc_seller_base']);
+  const cohortOnly = new Set(['wc_seller_starts', 'wc_seller_amounts', 'wc_seller_funders', 'wc_seller_base', 'wc_seller_top_payer']);
 
   const steps = [...featureSteps(ctx), ...labelSteps(cyclesRelationSql([]))];
   const out: SqlStep[] = [];

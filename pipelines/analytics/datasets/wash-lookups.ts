@@ -6,7 +6,8 @@
  *   wash-payments-by-buyer   every payment up to `now` the classifier reads, by buyer
  *   wash-payments-by-seller  the same payments by seller (a seller check's cohort)
  *   wash-funding             funding edges up to `now` by funded address, with whether the funder
- *                            is an exchange hot wallet or a funding hub (classify's funding_stops)
+ *                            is an exchange hot wallet, a funding hub or an agent-fleet treasury
+ *                            (classify's funding_stops)
  *   wash-sellers             one row per (seller, chain): classify's seller_state
  */
 import type { DatasetStep } from '../../runner.ts';
@@ -30,7 +31,8 @@ export const washFundingStep: DatasetStep = tableStep(
   'wash-funding',
   (ctx) => `SELECT f.address, f.funder, f.time, f.amount,
                    hash(f.funder) IN (SELECT k FROM funding_stops WHERE k IS NOT NULL) AS funder_exchange,
-                   f.funder IN (SELECT hub FROM funding_stops WHERE hub IS NOT NULL) AS funder_hub
+                   f.funder IN (SELECT hub FROM funding_stops WHERE hub IS NOT NULL) AS funder_hub,
+                   f.funder IN (SELECT fleet FROM funding_stops WHERE fleet IS NOT NULL) AS funder_fleet
               FROM wallet_funding f
              WHERE f.time <= ${nowSql(ctx)} AND f.funder IS NOT NULL AND f.address IS NOT NULL
              ORDER BY f.address, f.time`,
