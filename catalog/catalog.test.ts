@@ -483,6 +483,11 @@ describe('datasets', () => {
         'buyers',
         'transactions',
         'full-history',
+        // the on-request wash check's point lookups (paid-only, never downloadable)
+        'wash-payments-by-buyer',
+        'wash-payments-by-seller',
+        'wash-funding',
+        'wash-sellers',
       ].sort(),
     );
   });
@@ -493,7 +498,17 @@ describe('datasets', () => {
       expect(d.publicDownload).toBe(d.name === 'symbols' || d.name === 'stats');
       expect(d.kind).toBe(d.name === 'kr-prices' ? 'table' : 'document');
     }
-    const paid = ['wash-detail', 'buyer-profiles', 'buyers', 'transactions', 'full-history'];
+    const paid = [
+      'wash-detail',
+      'buyer-profiles',
+      'buyers',
+      'transactions',
+      'full-history',
+      'wash-payments-by-buyer',
+      'wash-payments-by-seller',
+      'wash-funding',
+      'wash-sellers',
+    ];
     for (const d of datasetsOf('analytics')) {
       const free = !paid.includes(d.name);
       expect(d.license).toBe(free ? 'CC0-1.0' : 'proprietary');

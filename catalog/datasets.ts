@@ -260,6 +260,36 @@ export const DATASETS: DatasetDecl[] = [
     updateEverySeconds: ANALYTICS,
     description: 'Hourly series per category over 365 days.',
   }),
+  // the on-request wash check's point lookups (read by POST /api/v1/wash/check only)
+  analytics({
+    name: 'wash-payments-by-buyer',
+    kind: 'table',
+    access: 'paid',
+    updateEverySeconds: ANALYTICS,
+    description: 'Every payment the wash classifier reads, sorted by buyer: the wash check recomputes a wallet from them.',
+  }),
+  analytics({
+    name: 'wash-payments-by-seller',
+    kind: 'table',
+    access: 'paid',
+    updateEverySeconds: ANALYTICS,
+    description: "The same payments sorted by seller: a seller's cohort for the wash check.",
+  }),
+  analytics({
+    name: 'wash-funding',
+    kind: 'table',
+    access: 'paid',
+    updateEverySeconds: ANALYTICS,
+    description:
+      'Wallet funding edges sorted by funded address, with whether the funder is an exchange, a funding hub or an agent-fleet treasury.',
+  }),
+  analytics({
+    name: 'wash-sellers',
+    kind: 'table',
+    access: 'paid',
+    updateEverySeconds: ANALYTICS,
+    description: "Per seller and chain: the batch classifier's cohort state (summary, flags, vanity clusters, funder groups, rings).",
+  }),
 ];
 
 export function datasetsOf(service: ServiceName): DatasetDecl[] {

@@ -27,29 +27,14 @@ import { THRESHOLDS as T, TOP_PAIR_KEY } from '../catalog/wash-rules.ts';
  */
 const PAIR_KEY = 'hash(bk, sak, chain)';
 
-/** The payments the steps see: all of them up to `now`, or the cohorts around one address. */
+/** The payments the steps see: all of them up to `now`, or those of the relation an on-request check names. */
 export function transactionSteps(ctx: StepContext): SqlStep[] {
   const now = timestampSql(ctx.now);
-  const base = `SELECT buyer, seller_address, chain, amount, time FROM x402_transactions
+  const source = ctx.scope.kind === 'all' ? 'x402_transactions' : ctx.scope.relations.payments;
+  const base = `SELECT buyer, seller_address, chain, amount, time FROM ${source}
   WHERE time <= ${now} AND buyer IS NOT NULL AND seller_address IS NOT NULL AND chain IS NOT NULL`;
-  if (ctx.scope.kind === 'all') return [step('wc_tx', base, false)];
-  // The address's sellers (those it paid, or itself as a seller), every payer of those sellers,
-  // and every payment of those payers: enough for the cohort and buyer features of its pairs.
-  return [
-    step(
-      'wc_focus',
-      `SELECT DISTINCT seller_address, chain FROM x402_transactions
-  WHERE time <= ${now} AND (buyer = $address OR seller_address = $address)`,
-    ),
-    step(
-      'wc_scope_buyers',
-      `SELECT DISTINCT t.buyer FROM x402_transactions t
-  JOIN wc_focus f ON f.seller_address = t.seller_address AND f.chain = t.chain
-  WHERE t.time <= ${now}`,
-    ),
-    // small here: read the (possibly Parquet-backed) table once
-    step('wc_tx', `${base} AND buyer IN (SELECT buyer FROM wc_scope_buyers)`),
-  ];
+  // scoped: a few payments, read twice (pairs and day slices): written down once
+  return [step('wc_tx', base, ctx.scope.kind !== 'all')];
 }
 
 export function pairSteps(ctx: StepContext): SqlStep[] {
@@ -175,7 +160,8 @@ const AGENT_LIKE = `coalesce(b.n_sellers >= ${T.agentMinSellers} AND x.n_categor
               OR sqrt(greatest(b.volume_sq / b.n_tx - (b.volume / b.n_tx) ** 2, 0)) / nullif(b.volume / b.n_tx, 0) > ${T.agentMinAmountCv})
          AND b.periodic_tx < 0.5 * b.n_tx, false)`;
 
-export function buyerSteps(): SqlStep[] {
+export function buyerSteps(ctx: StepContext): SqlStep[] {
+  const services = ctx.scope.kind === 'all' ? 'x402_services' : ctx.scope.relations.services;
   return [
     step(
       'wc_buyer_base',
@@ -226,7 +212,7 @@ SELECT * EXCLUDE (top_dispersion),
 ), prices AS (
   -- what a seller lists: a verifier pays these; a pay-per-use agent pays by usage
   SELECT hash(seller_address) AS sak, chain, list(DISTINCT round(price_amount, 6)) AS listed
-    FROM x402_services WHERE price_amount IS NOT NULL GROUP BY ALL
+    FROM ${services} WHERE price_amount IS NOT NULL GROUP BY ALL
 ), listed AS (
   SELECT c.bk, avg((list_contains(pr.listed, round(c.amount_min, 6)) AND list_contains(pr.listed, round(c.amount_max, 6)))::INTEGER) AS listed_price_share
     FROM c JOIN prices pr USING (sak, chain)

@@ -37,13 +37,9 @@ function cut(i: number, hubsToo: boolean): string {
 
 export function fundingSteps(ctx: StepContext): SqlStep[] {
   const now = timestampSql(ctx.now);
-  // Scoped: the cohort's wallets, the sellers, and one level of funders above the wallets.
-  const scoped =
-    ctx.scope.kind === 'all'
-      ? ''
-      : `AND address IN (
-      SELECT buyer FROM wc_pairs UNION SELECT seller_address FROM wc_pairs
-      UNION SELECT funder FROM wallet_funding WHERE address IN (SELECT buyer FROM wc_pairs UNION SELECT seller_address FROM wc_pairs))`;
+  // Scoped: the relation the check names holds only the edges of its wallets, its sellers and
+  // their funders up the chain (classifier/on-request.ts), already cut to what the chain reads.
+  const funding = ctx.scope.kind === 'all' ? 'wallet_funding' : ctx.scope.relations.funding;
   return [
     // exchange lists may come checksummed from a file: EVM addresses compare lower-case
     step(
@@ -58,8 +54,8 @@ export function fundingSteps(ctx: StepContext): SqlStep[] {
        arg_min(funder, epoch_ms(time) * 1048576 + (hash(funder) % 1048576)::BIGINT) AS funder,
        min(time) AS fund_time,
        arg_min(amount, epoch_ms(time) * 1048576 + (hash(funder) % 1048576)::BIGINT) AS fund_amount
-  FROM wallet_funding
- WHERE time <= ${now} AND funder IS NOT NULL ${scoped}
+  FROM ${funding}
+ WHERE time <= ${now} AND funder IS NOT NULL
  GROUP BY address`,
     ),
     // Funding hubs: a wallet that funds many wallets which then go their own ways is
@@ -76,7 +72,7 @@ export function fundingSteps(ctx: StepContext): SqlStep[] {
   ) GROUP BY funder
 )
 SELECT w.funder AS address FROM (
-  SELECT funder FROM wallet_funding
+  SELECT funder FROM ${funding}
    WHERE time <= ${now} AND funder IN (SELECT funder FROM wc_first_fund)
    GROUP BY funder HAVING count(DISTINCT address) >= ${T.hubMinWallets}
 ) w LEFT JOIN dedication d USING (funder)

@@ -8,12 +8,16 @@
  *   pair_labels    one row per (buyer, seller_address, chain) with payments
  *   buyer_labels   one row per paying wallet (tx-weighted majority over its pairs)
  *   seller_cohorts one row per (seller_address, chain) with payments: the wash-detail cohort summary
- * The paid POST /api/v1/wash/check is answered by the proxy from what the datasets publish of
- * these tables (proxy/data/wash-check.ts); the thresholds are in catalog/wash-rules.ts.
+ *   seller_state   one row per (seller_address, chain) with payments: the cohort state the
+ *                  on-request wash check reads instead of re-reading a cohort (on-request.ts)
+ *   funding_stops  the exchange wallets and funding hubs that end a funding chain
+ * The paid POST /api/v1/wash/check runs the same steps on request over one address's payments
+ * (classifier/on-request.ts, proxy/data/wash-check.ts); the thresholds are in catalog/wash-rules.ts.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { WASH_LABELS, type WashLabel } from '../catalog/categories.ts';
 import { cyclesRelationSql, findCycles } from './cycles.ts';
+import { FUNDING_STOPS_SQL, SELLER_STATE_SQL } from './on-request.ts';
 import { dropSteps, releasePlan, runSteps, type SqlStep, type StepTiming } from './plan.ts';
 import { BUYER_LABELS_SQL, featureSteps, labelSteps, PAIR_LABELS_SQL, SELLER_COHORTS_SQL } from './steps.ts';
 
@@ -75,7 +79,7 @@ export async function classify(connection: DuckDBConnection, options: ClassifyOp
     // the label steps' shape does not depend on the cycles found: plan the releases over both lists
     const plan = releasePlan(
       [...features, ...labelSteps(cyclesRelationSql([]))],
-      [cyclePairs, PAIR_LABELS_SQL, BUYER_LABELS_SQL, SELLER_COHORTS_SQL],
+      [cyclePairs, PAIR_LABELS_SQL, BUYER_LABELS_SQL, SELLER_COHORTS_SQL, SELLER_STATE_SQL, FUNDING_STOPS_SQL],
     );
     const release = (steps: string[][]) => (options.keepIntermediate ? undefined : steps);
     const timings = await runSteps(connection, features, { release: release(plan.slice(0, features.length)) });
@@ -94,6 +98,8 @@ export async function classify(connection: DuckDBConnection, options: ClassifyOp
       await connection.run(`CREATE OR REPLACE TEMP TABLE pair_labels AS ${PAIR_LABELS_SQL}`);
       await connection.run(`CREATE OR REPLACE TEMP TABLE buyer_labels AS ${BUYER_LABELS_SQL}`);
       await connection.run(`CREATE OR REPLACE TEMP TABLE seller_cohorts AS ${SELLER_COHORTS_SQL}`);
+      await connection.run(`CREATE OR REPLACE TEMP TABLE seller_state AS ${SELLER_STATE_SQL}`);
+      await connection.run(`CREATE OR REPLACE TEMP TABLE funding_stops AS ${FUNDING_STOPS_SQL}`);
       await connection.run('COMMIT');
     } catch (err) {
       await connection.run('ROLLBACK');

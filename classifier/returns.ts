@@ -15,6 +15,7 @@ import { THRESHOLDS as T } from '../catalog/wash-rules.ts';
 
 export function returnSteps(ctx: StepContext): SqlStep[] {
   const now = timestampSql(ctx.now);
+  const funding = ctx.scope.kind === 'all' ? 'wallet_funding' : ctx.scope.relations.funding;
   // reach[d]: wallets d + 1 transfers away from a seller
   const levels: string[] = [];
   for (let d = 1; d < T.returnMaxHops; d++) {
@@ -27,7 +28,7 @@ export function returnSteps(ctx: StepContext): SqlStep[] {
   return [
     step(
       'wc_transfers',
-      `SELECT hash(funder) AS src, hash(address) AS dst, amount, time FROM wallet_funding
+      `SELECT hash(funder) AS src, hash(address) AS dst, amount, time FROM ${funding}
   WHERE time <= ${now} AND funder IS NOT NULL AND address IS NOT NULL AND funder <> address`,
     ),
     step(

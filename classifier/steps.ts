@@ -17,7 +17,7 @@ export function featureSteps(ctx: StepContext): SqlStep[] {
     ...transactionSteps(ctx),
     ...pairSteps(ctx),
     ...sellerMetaSteps(),
-    ...buyerSteps(),
+    ...buyerSteps(ctx),
     ...fundingSteps(ctx),
     ...returnSteps(ctx),
     ...pairContextSteps(),

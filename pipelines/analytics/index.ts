@@ -13,7 +13,7 @@ import { analyticsDatasetSteps, labelPrepSteps, paymentPrepSteps } from './datas
 const classifyStep: PrepareStep = {
   name: 'classify',
   // Dropped before the run: a failed classification must not leave last run's labels in place.
-  tables: ['pair_labels', 'buyer_labels', 'seller_cohorts'],
+  tables: ['pair_labels', 'buyer_labels', 'seller_cohorts', 'seller_state', 'funding_stops'],
   async run(ctx) {
     // the attribution step's pair keys spare the classifier a pass over the payments' addresses
     const [attributed] = await queryJson(

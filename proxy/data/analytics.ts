@@ -24,7 +24,7 @@ import { queryRows, type DuckRow } from './duck.ts';
 import { servicesIndex, sortedBy, type ServiceListItem, type ServiceRecord, type ServicesIndex } from './services-index.ts';
 import { notAvailable, notFound, type DataHandler, type DataHandlers, type DataRequest, type DataResult } from './types.ts';
 import { lookup, perVersion } from './version-cache.ts';
-import { washCheckAnswer } from './wash-check.ts';
+import { WASH_CHECK_DATASETS, washCheckAnswer } from './wash-check.ts';
 
 export interface AnalyticsHandlerOptions {
   /** Salt of the wash check's anonymous pattern ids (WASH_PATTERN_SALT, read in proxy/serve.ts). */
@@ -361,14 +361,13 @@ const fullHistory: DataHandler = {
 
 export function analyticsHandlers(options: AnalyticsHandlerOptions): DataHandlers {
   const washCheck: DataHandler = {
-    precheck: (req) => requireDatasets(req, ['buyers', 'services']),
+    precheck: (req) => requireDatasets(req, [...WASH_CHECK_DATASETS, 'services']),
     handle: (req) =>
       guarded(async () => {
         const { address } = ANALYTICS_PARAMS.WashCheckRequest.parse(req.body ?? {});
         const body = await washCheckAnswer(normalizeAddress(address), {
           services: await servicesIndex(req.snapshot),
           dataset: (name) => dataset(req.snapshot, name),
-          buyerProfile: (a) => buyerProfileRow(req.snapshot, a),
           patternSalt: options.patternSalt,
         });
         return { status: 200, body: body as unknown as Record<string, unknown> };

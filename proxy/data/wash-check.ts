@@ -1,39 +1,44 @@
 /**
- * POST /api/v1/wash/check, computed on each request (never cached) from the published snapshot.
+ * POST /api/v1/wash/check, computed on each request (never cached) with the classifier's own
+ * steps (classifier/on-request.ts: the SQL the pipeline runs, one implementation) over the
+ * snapshot's point-lookup tables (pipelines/analytics/datasets/wash-lookups.ts): the address's
+ * payments and funding edges as of the run, and the batch run's seller state for the cohort-level
+ * evidence (a seller's cohort spans thousands of payers). Methodology: docs/wash-methodology.md §7.
  *
- * The raw payments, the wallet funding and the exchange list stay in the pipeline's warehouse;
- * what the snapshot publishes is the batch classifier's output (classifier,
- * methodology in docs/wash-methodology.md). So the check reads that output and applies its view
- * rules to it, with the classifier's constants (catalog/wash-rules.ts):
- *
- * buyer view (the address paid an x402 service; wins when the address is also a seller)
- *   label, confidence, signals.vanity, signals.concentration  the wallet's `buyers` row
- *   signals.cohort     uniform_amount / coordinated_start of its main seller's cohort: the
- *                      indexed seller it paid most (`buyer-profiles` services_used, ties as the
- *                      classifier breaks them), cohort from `wash-detail`
- *   similar_patterns   the cohorts its heaviest pair's reasons name, and its vanity clusters
- * seller view (the address sells an indexed service and never paid one)
- *   label       the volume-weighted majority of its buyers' pair labels (30-day volume per label,
- *               `services` label_distribution x volume_30d over all its services)
- *   confidence  that label's volume-weighted pair confidence among its top 50 buyers per service
- *               (`wash-detail`) x (0.5 + 0.5 x the label's volume share)
- *   signals     vanity: a vanity cluster among its top buyers' pairs; cohort: the cohort of its
- *               busiest chain; concentration.top_service_share: the share of its 30-day volume
- *               from suspected_wash pairs
- *   similar_patterns  the seller flags its top buyers' pair rules show (farm, cycle, ...)
+ * buyer view (the address paid: wins when it also sells)
+ *   the classifier's pair rules and roll-up over all of its pairs, computed here from its
+ *   payments: label, confidence, signals.vanity (its membership of its sellers' vanity clusters),
+ *   signals.concentration (its top seller's share of its payments); signals.cohort is the cohort
+ *   summary of its main seller (its heaviest pair, as the classifier picks it); similar_patterns
+ *   are the cohorts its heaviest pair's reasons name and its vanity clusters
+ * seller view (the address sells and never paid), with up to SELLER_ON_REQUEST_MAX payments as
+ *   seller: its cohort computed here too (every payment of every payer), then
+ *   label       the 30-day-volume-weighted majority of its pairs' labels
+ *   confidence  that label's 30-day-volume-weighted pair confidence x (0.5 + 0.5 x its volume share)
+ *   signals     vanity: its cohort holds a strict / broad vanity cluster; cohort: the cohort of its
+ *               busiest chain (30-day volume); concentration.top_service_share: the share of its
+ *               30-day volume on suspected_wash pairs
+ *   similar_patterns  its seller flags, one per flag and chain
+ *   A bigger seller is answered from the batch run's published output (sellerView below): a
+ *   cohort of tens of thousands of payers is not recomputed in a request.
  * never seen: unlabeled, confidence 0, no signals, no patterns.
  *
- * `basis` says which of these the answer rests on, and the data's as_of: payments after it are
- * not in any answer. Anonymous pattern ids are sha256 of a secret salt, the pattern type and the
+ * `basis` says which of these the answer rests on, and `as_of` is the data's: payments after it
+ * are not in any answer. Anonymous pattern ids are sha256 of a secret salt, the pattern type and the
  * cohort key (lib/wash-ids.ts; the salt from WASH_PATTERN_SALT, passed in by proxy/serve.ts), so
  * the same cohort gets the same id for one salt, and the key (built from hashed seller keys) never
  * leaves the process.
  */
+import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { WashLabel } from '../../catalog/categories.ts';
-import { RULE_CONFIDENCE, THRESHOLDS, TOP_PAIR_KEY } from '../../catalog/wash-rules.ts';
+import { RULE_CONFIDENCE, THRESHOLDS } from '../../catalog/wash-rules.ts';
+import { CHECK_BUYER_SQL, onRequestSteps } from '../../classifier/on-request.ts';
+import { stepsAsQuery } from '../../classifier/plan.ts';
+import { SELLER_FLAGS_SQL } from '../../classifier/seller-flags.ts';
+import { sqlString } from '../../lib/duckdb.ts';
 import { anonymousId } from '../../lib/wash-ids.ts';
 import type { LoadedDataset } from '../../snapshots/reader.ts';
-import { queryRows, type DuckRow } from './duck.ts';
+import { queryRows, withCheckConnection, type DuckRow } from './duck.ts';
 import type { ServiceRecord, ServicesIndex } from './services-index.ts';
 
 export interface WashCheckSignals {
@@ -58,11 +63,15 @@ export interface WashCheckContext {
   services: ServicesIndex;
   /** A dataset of the snapshot; throws (503) when it is missing. */
   dataset(name: string): LoadedDataset;
-  /** The address's buyer-profiles row (shared with the profile endpoint's lookup cache). */
-  buyerProfile(address: string): Promise<DuckRow | null>;
   /** Secret salt of the anonymous pattern ids. */
   patternSalt: string;
 }
+
+/** The snapshot datasets a check reads (besides `services` and, for a big seller, `wash-detail`). */
+export const WASH_CHECK_DATASETS = ['wash-payments-by-buyer', 'wash-payments-by-seller', 'wash-funding', 'wash-sellers'] as const;
+
+/** A seller with more payments than this is answered from the batch output (module comment). */
+export const SELLER_ON_REQUEST_MAX = 10_000;
 
 const round4 = (x: number): number => Math.round(x * 1e4) / 1e4;
 const fraction = (pct: unknown): number => round4(Math.max(0, Math.min(1, Number(pct ?? 0) / 100)));
@@ -73,34 +82,62 @@ const NO_SIGNALS: WashCheckSignals = {
   concentration: { top_service_share: 0 },
 };
 
+interface Lookups {
+  byBuyer: LoadedDataset;
+  bySeller: LoadedDataset;
+  funding: LoadedDataset;
+  sellers: LoadedDataset;
+}
+
+function lookups(ctx: WashCheckContext): Lookups {
+  return {
+    byBuyer: ctx.dataset('wash-payments-by-buyer'),
+    bySeller: ctx.dataset('wash-payments-by-seller'),
+    funding: ctx.dataset('wash-funding'),
+    sellers: ctx.dataset('wash-sellers'),
+  };
+}
+
 function asOfText(data: LoadedDataset): string {
-  return `classifier output as of ${data.entry.as_of} (snapshot ${data.entry.produced_in}); payments after that time are not included`;
+  return `payments and funding as of ${data.entry.as_of} (snapshot ${data.entry.produced_in}); payments after that time are not included`;
 }
 
 export async function washCheckAnswer(address: string, ctx: WashCheckContext): Promise<WashCheckBody> {
-  const buyers = ctx.dataset('buyers');
-  const stamp = { source: buyers.entry.source, as_of: buyers.entry.as_of };
-  const rows = await queryRows(
-    `SELECT address, label, confidence, reason, vanity_strict, vanity_broad, top_service_share
-       FROM read_parquet($path) WHERE address = $address LIMIT 1`,
-    { path: buyers.path, address },
+  const data = lookups(ctx);
+  const stamp = { source: data.byBuyer.entry.source, as_of: data.byBuyer.entry.as_of };
+  const [counts] = await queryRows(
+    `SELECT (SELECT count(*) FROM read_parquet($byBuyer) WHERE buyer = $address)::INTEGER AS as_buyer,
+            (SELECT count(*) FROM read_parquet($bySeller) WHERE seller_address = $address)::INTEGER AS as_seller`,
+    { byBuyer: data.byBuyer.path, bySeller: data.bySeller.path, address },
   );
-  const buyer = rows[0];
-  if (buyer) {
-    const { view, mainSellerFound } = await buyerView(address, buyer, ctx);
-    const unindexed = mainSellerFound
-      ? ''
-      : ' It paid no indexed service, so there is no main seller: cohort signals are 0 and no cohort pattern is named.';
-    return { ...stamp, ...view, basis: `Buyer view. ${buyerBasis}${unindexed} Based on the ${asOfText(buyers)}.` };
-  }
+  const asBuyer = Number(counts?.as_buyer ?? 0);
+  const asSeller = Number(counts?.as_seller ?? 0);
+  const now = new Date(data.byBuyer.entry.as_of);
 
+  if (asBuyer > 0) {
+    const view = await buyerView(address, now, data, ctx.patternSalt);
+    return { ...stamp, ...view, basis: `Buyer view. ${buyerBasis(asBuyer)} Based on the ${asOfText(data.byBuyer)}.` };
+  }
+  if (asSeller > 0 && asSeller <= SELLER_ON_REQUEST_MAX) {
+    const { view, quiet } = await sellerOnRequest(address, now, data, ctx.patternSalt);
+    const none = quiet ? ' None of its pairs had a payment in the last 30 days, so there is no label to report.' : '';
+    return { ...stamp, ...view, basis: `${sellerOnRequestBasis(asSeller)}${none} Based on the ${asOfText(data.byBuyer)}.` };
+  }
   const sold = ctx.services.bySeller.get(address);
-  if (sold) {
+  if (asSeller > 0 && sold) {
     const view = await sellerView(address, sold, ctx);
     const quiet = sold.every((s) => s.volume30d === 0)
       ? ' None of its services had a payment in the last 30 days, so there is no label to report.'
       : '';
-    return { ...stamp, ...view, basis: `${sellerBasis(sold.length)}${quiet} Based on the ${asOfText(buyers)}.` };
+    const washDetail = ctx.dataset('wash-detail');
+    return {
+      source: washDetail.entry.source,
+      as_of: washDetail.entry.as_of,
+      ...view,
+      basis:
+        `${sellerBasis(sold.length, asSeller)}${quiet} Based on the classifier output as of ${washDetail.entry.as_of} ` +
+        `(snapshot ${washDetail.entry.produced_in}); payments after that time are not included.`,
+    };
   }
 
   return {
@@ -110,16 +147,169 @@ export async function washCheckAnswer(address: string, ctx: WashCheckContext): P
     confidence: 0,
     signals: NO_SIGNALS,
     similar_patterns: [],
-    basis: `Never seen: the index has no payment from this address to an indexed x402 service and it sells none, so there is nothing to classify (label unlabeled, confidence 0). Based on the ${asOfText(buyers)}.`,
+    basis: `Never seen: the index has no payment from or to this address, so there is nothing to classify (label unlabeled, confidence 0). Based on the ${asOfText(data.byBuyer)}.`,
   };
+}
+
+// ------------------------------------------------------------------ the classifier on request
+
+type Mode = 'buyer' | 'seller';
+
+/**
+ * The check's input tables (TEMP, on the check's own connection): the address, its payments (a
+ * seller's: every payment of its payers too), the funding edges of their wallets and sellers and
+ * of those wallets' funders, the seller state of the payments' sellers and of the address, and
+ * for a seller the (sak, chain) of its cohorts. Refilled for every check; the classifier's steps
+ * read them through one statement prepared once per connection and snapshot (CheckSession).
+ */
+const INPUT = {
+  address: 'wash_check_address',
+  payments: 'wash_check_payments',
+  funding: 'wash_check_funding',
+  sellers: 'wash_check_sellers',
+  computed: 'wash_check_computed',
+} as const;
+
+const ADDRESS = `(SELECT address FROM ${INPUT.address})`;
+
+/** What each mode's statement returns (one row), over the steps' relations. */
+const RESULT: Record<Mode, () => string> = {
+  buyer: () => {
+    const T = THRESHOLDS;
+    return `SELECT b.label, b.confidence, b.reason, b.vanity_strict, b.vanity_broad, b.top_service_share,
+            b.top_sak::VARCHAR || '|' || b.top_chain AS cohort_key,
+            round(s.uniform_amount_pct, 4)::DOUBLE AS uniform_amount, round(s.coordinated_start_pct, 4)::DOUBLE AS coordinated_start,
+            hash(left(b.address, ${2 + T.vanityStrictPrefix}), right(b.address, ${T.vanityStrictSuffix}))::VARCHAR AS strict_key,
+            hash(left(b.address, ${2 + T.vanityBroadPrefix}), right(b.address, ${T.vanityBroadSuffix}))::VARCHAR AS broad_key
+       FROM (${CHECK_BUYER_SQL}) b LEFT JOIN wc_sellers s ON s.sak = b.top_sak AND s.chain = b.top_chain
+      WHERE b.address = ${ADDRESS}`;
+  },
+  seller: () => `SELECT * FROM (WITH me AS (SELECT hash(address) AS sak FROM ${INPUT.address}),
+     p AS (SELECT label, confidence, volume_30d, chain FROM wc_pair_labels_all WHERE sak = (SELECT sak FROM me) AND bk <> sak),
+     votes AS (SELECT label, sum(volume_30d) AS v, sum(volume_30d * confidence) AS cw FROM p GROUP BY label),
+     win AS (SELECT label, v, cw FROM votes WHERE v > 0 ORDER BY v DESC, label DESC LIMIT 1),
+     -- the busiest chain by 30-day volume (ties: the later chain name)
+     busiest AS (SELECT chain FROM wc_pair_labels_all WHERE sak = (SELECT sak FROM me) GROUP BY chain ORDER BY sum(volume_30d) DESC, chain DESC LIMIT 1),
+     mine AS (SELECT * FROM wc_sellers WHERE sak = (SELECT sak FROM me))
+     SELECT (SELECT label FROM win) AS label,
+            (SELECT cw / v FROM win) AS weighted,
+            (SELECT v FROM win) AS win_volume,
+            (SELECT coalesce(sum(v), 0) FROM votes) AS total,
+            (SELECT coalesce(sum(v) FILTER (WHERE label = 'suspected_wash'), 0) FROM votes) AS wash_volume,
+            (SELECT round(uniform_amount_pct, 4)::DOUBLE FROM mine WHERE chain = (SELECT chain FROM busiest)) AS uniform_amount,
+            (SELECT round(coordinated_start_pct, 4)::DOUBLE FROM mine WHERE chain = (SELECT chain FROM busiest)) AS coordinated_start,
+            (SELECT coalesce(bool_or(tier = 'strict'), false) FROM wc_vanity_clusters WHERE sak = (SELECT sak FROM me)) AS vanity_strict,
+            (SELECT coalesce(bool_or(tier = 'broad'), false) FROM wc_vanity_clusters WHERE sak = (SELECT sak FROM me)) AS vanity_broad,
+            (SELECT to_json(list({'chain': chain, 'flags': ${SELLER_FLAGS_SQL}})) FROM mine)::VARCHAR AS flags,
+            (SELECT sak FROM me)::VARCHAR AS sak)`,
+};
+
+interface CheckSession {
+  /** The snapshot files the tables and statements were made for. */
+  files: string;
+  statements: Record<Mode, DuckDBPreparedStatement>;
+}
+
+const sessions = new WeakMap<DuckDBConnection, CheckSession>();
+
+const parquet = (d: LoadedDataset) => `read_parquet(${sqlString(d.path)})`;
+const list = (xs: readonly string[]) => xs.map(sqlString).join(', ');
+const column = (rows: DuckRow[], name: string) => rows.map((r) => String(r[name]));
+
+/** The connection's input tables and prepared statements for this snapshot (made on first use). */
+async function session(connection: DuckDBConnection, data: Lookups, now: Date): Promise<CheckSession> {
+  const files = [data.byBuyer, data.bySeller, data.funding, data.sellers].map((d) => d.path).join('\n');
+  const known = sessions.get(connection);
+  if (known?.files === files) return known;
+  // the tables take their columns from the files (the seller state's follow the rules)
+  await connection.run(`CREATE OR REPLACE TEMP TABLE ${INPUT.address} (address VARCHAR);
+    CREATE OR REPLACE TEMP TABLE ${INPUT.payments} AS SELECT buyer, seller_address, chain, amount, time FROM ${parquet(data.byBuyer)} LIMIT 0;
+    CREATE OR REPLACE TEMP TABLE ${INPUT.funding} AS SELECT * FROM ${parquet(data.funding)} LIMIT 0;
+    CREATE OR REPLACE TEMP TABLE ${INPUT.sellers} AS SELECT * FROM ${parquet(data.sellers)} LIMIT 0;
+    CREATE OR REPLACE TEMP TABLE ${INPUT.computed} (sak UBIGINT, chain VARCHAR)`);
+  const prepare = (mode: Mode) =>
+    connection.prepare(
+      stepsAsQuery(
+        onRequestSteps({
+          now,
+          payments: INPUT.payments,
+          funding: INPUT.funding,
+          sellers: INPUT.sellers,
+          computed: mode === 'seller' ? INPUT.computed : undefined,
+        }),
+        RESULT[mode](),
+      ),
+    );
+  const created: CheckSession = { files, statements: { buyer: await prepare('buyer'), seller: await prepare('seller') } };
+  sessions.set(connection, created);
+  return created;
+}
+
+/**
+ * Fills the input tables for `address` and runs the mode's statement: the classifier's steps as
+ * one prepared statement (planned once: the plan of ~35 steps costs more than running them on
+ * one address's rows). Lookups read the Parquet files with literal keys, so DuckDB reads only
+ * the row groups whose min/max hold one of them.
+ */
+async function classifyOnRequest(address: string, now: Date, data: Lookups, mode: Mode): Promise<DuckRow | null> {
+  return withCheckConnection(async (connection) => {
+    const { statements } = await session(connection, data, now);
+    const a = sqlString(address);
+    const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson();
+    const payers =
+      mode === 'seller'
+        ? column(await rows(`SELECT DISTINCT buyer FROM ${parquet(data.bySeller)} WHERE seller_address = ${a}`), 'buyer')
+        : [];
+    const wallets = column(
+      await rows(`${Object.values(INPUT)
+        .map((t) => `DELETE FROM ${t};`)
+        .join('\n')}
+        INSERT INTO ${INPUT.address} VALUES (${a});
+        INSERT INTO ${INPUT.payments} SELECT buyer, seller_address, chain, amount, time FROM ${parquet(data.byBuyer)}
+         WHERE buyer IN (${list([address, ...payers])});
+        SELECT buyer AS w FROM ${INPUT.payments} UNION SELECT seller_address FROM ${INPUT.payments} UNION SELECT ${a}`),
+      'w',
+    );
+    // the funding chain climbs fundingMaxHops first funders: every edge into the wallets (their
+    // returns too), then into their funders, level by level (each level's funders are only known
+    // once the level is read); an exchange ends a chain, so nothing above one is read
+    const fetched = new Set(wallets);
+    let level = wallets;
+    for (let hop = 1; hop <= THRESHOLDS.fundingMaxHops && level.length > 0; hop++) {
+      const funders = column(
+        await rows(`INSERT INTO ${INPUT.funding} SELECT * FROM ${parquet(data.funding)} WHERE address IN (${list(level)});
+          SELECT DISTINCT funder FROM ${INPUT.funding} WHERE address IN (${list(level)}) AND NOT funder_exchange`),
+        'funder',
+      );
+      level = hop < THRESHOLDS.fundingMaxHops ? funders.filter((f) => !fetched.has(f)) : [];
+      for (const f of level) fetched.add(f);
+    }
+    const sellers = column(await rows(`SELECT DISTINCT seller_address FROM ${INPUT.payments} UNION SELECT ${a}`), 'seller_address');
+    await connection.run(
+      [
+        `INSERT INTO ${INPUT.sellers} SELECT * FROM ${parquet(data.sellers)} WHERE seller_address IN (${list(sellers)})`,
+        mode === 'seller'
+          ? `INSERT INTO ${INPUT.computed} SELECT DISTINCT hash(seller_address), chain FROM ${INPUT.payments} WHERE seller_address = ${a}`
+          : '',
+      ]
+        .filter((x) => x !== '')
+        .join(';\n'),
+    );
+    const reader = await statements[mode].runAndReadAll();
+    return reader.getRowObjectsJson()[0] ?? null;
+  });
 }
 
 // ------------------------------------------------------------------ buyer view
 
-const buyerBasis =
-  "label, confidence, signals.vanity and signals.concentration are this wallet's row of the batch wash classifier (its rules and thresholds over all of the wallet's payments); " +
-  'signals.cohort is the cohort summary of its main seller (the indexed seller it paid most often); ' +
-  'similar_patterns are the cohorts named by the reasons of its heaviest pair and the vanity clusters it belongs to.';
+function buyerBasis(payments: number): string {
+  return (
+    `label, confidence, signals.vanity and signals.concentration are the wash classifier's rules computed on request over all ${payments} of this wallet's payments ` +
+    "(its pairs, timing, bursts, periodicity, funding chain, the pair rules and the roll-up to one label), with each seller's cohort evidence from the batch run's seller state; " +
+    'signals.cohort is the cohort summary of its main seller (its heaviest pair); ' +
+    'similar_patterns are the cohorts named by the reasons of its heaviest pair and the vanity clusters it belongs to.'
+  );
+}
 
 /** Pattern types a wallet's reasons point to (docs/wash-methodology.md), with the reason that names each. */
 const REASON_PATTERNS: ReadonlyArray<readonly [string, string]> = [
@@ -131,96 +321,73 @@ const REASON_PATTERNS: ReadonlyArray<readonly [string, string]> = [
   ['vanity_operator', 'vanity_operator'],
 ];
 
-interface MainSeller {
-  /** hash(seller_address)::VARCHAR || '|' || chain: the cohort key. */
-  cohortKey: string;
-  serviceId: number;
-}
-
-async function buyerView(address: string, buyer: DuckRow, ctx: WashCheckContext) {
-  const reason = (buyer.reason as string[] | null) ?? [];
-  const vanity = { strict: buyer.vanity_strict === true, broad: buyer.vanity_broad === true };
-  const main = await mainSeller(address, ctx);
-  let cohort = NO_SIGNALS.cohort;
+async function buyerView(address: string, now: Date, data: Lookups, salt: string) {
+  const row = await classifyOnRequest(address, now, data, 'buyer');
+  if (!row) throw new Error('wash check: the classifier returned no row for a wallet with payments');
+  const reason = (row.reason as string[] | null) ?? [];
+  const vanity = { strict: row.vanity_strict === true, broad: row.vanity_broad === true };
+  const key = String(row.cohort_key);
   const patterns: Array<{ type: string; key: string }> = [];
-  if (main) {
-    cohort = await cohortOf(ctx, main.serviceId);
-    for (const [name, type] of REASON_PATTERNS) if (reason.includes(name)) patterns.push({ type, key: main.cohortKey });
-    if (reason.includes('seller_funded') && !reason.includes('funded_loop'))
-      patterns.push({ type: 'seller_funded_test', key: main.cohortKey });
-    if (vanity.strict || vanity.broad) {
-      const [keys] = await queryRows(
-        `SELECT hash(left($a, ${2 + THRESHOLDS.vanityStrictPrefix}), right($a, ${THRESHOLDS.vanityStrictSuffix}))::VARCHAR AS strict,
-                hash(left($a, ${2 + THRESHOLDS.vanityBroadPrefix}), right($a, ${THRESHOLDS.vanityBroadSuffix}))::VARCHAR AS broad`,
-        { a: address },
-      );
-      if (vanity.strict) patterns.push({ type: 'vanity_strict_cluster', key: `${main.cohortKey}|${String(keys!.strict)}` });
-      if (vanity.broad) patterns.push({ type: 'vanity_broad_cluster', key: `${main.cohortKey}|${String(keys!.broad)}` });
-    }
-  }
-  const view = {
-    address,
-    label: String(buyer.label) as WashLabel,
-    confidence: round4(Number(buyer.confidence)),
-    signals: { vanity, cohort, concentration: { top_service_share: round4(Number(buyer.top_service_share)) } },
-    similar_patterns: anonymised(ctx.patternSalt, patterns),
-  };
-  return { view, mainSellerFound: main !== null };
-}
-
-/**
- * The seller the wallet paid most (its heaviest pair), over the indexed services it used; ties go
- * the way the classifier breaks them (TOP_PAIR_KEY: payments, then the seller's hash key).
- */
-async function mainSeller(address: string, ctx: WashCheckContext): Promise<MainSeller | null> {
-  const profile = await ctx.buyerProfile(address);
-  if (!profile || typeof profile.services_used !== 'string') return null;
-  const used = JSON.parse(profile.services_used) as Array<{ id: number; tx_count: number }>;
-  const pairs = new Map<string, { seller_address: string; chain: string; tx_count: number; service_id: number }>();
-  for (const u of used) {
-    const s = ctx.services.byId.get(u.id);
-    if (!s) continue;
-    const key = `${s.item.seller_address}|${s.item.chain}`;
-    const pair = pairs.get(key);
-    if (pair) {
-      pair.tx_count += u.tx_count;
-      pair.service_id = Math.min(pair.service_id, s.item.id);
-    } else pairs.set(key, { seller_address: s.item.seller_address, chain: s.item.chain, tx_count: u.tx_count, service_id: s.item.id });
-  }
-  if (pairs.size === 0) return null;
-  const [top] = await queryRows(
-    `WITH p AS (
-       SELECT *, hash(seller_address) AS sak
-         FROM (SELECT unnest(from_json($pairs, '[{"seller_address":"VARCHAR","chain":"VARCHAR","tx_count":"BIGINT","service_id":"INTEGER"}]'), recursive := true))
-     )
-     SELECT p.seller_address, p.chain, p.service_id, p.sak::VARCHAR || '|' || p.chain AS cohort_key
-       FROM p ORDER BY ${TOP_PAIR_KEY} DESC LIMIT 1`,
-    { pairs: JSON.stringify([...pairs.values()]) },
-  );
-  if (!top) return null;
+  for (const [name, type] of REASON_PATTERNS) if (reason.includes(name)) patterns.push({ type, key });
+  if (reason.includes('seller_funded') && !reason.includes('funded_loop')) patterns.push({ type: 'seller_funded_test', key });
+  if (vanity.strict) patterns.push({ type: 'vanity_strict_cluster', key: `${key}|${String(row.strict_key)}` });
+  if (vanity.broad) patterns.push({ type: 'vanity_broad_cluster', key: `${key}|${String(row.broad_key)}` });
   return {
-    cohortKey: String(top.cohort_key),
-    serviceId: Number(top.service_id),
+    address,
+    label: String(row.label) as WashLabel,
+    confidence: round4(Number(row.confidence)),
+    signals: {
+      vanity,
+      cohort: { uniform_amount: round4(Number(row.uniform_amount ?? 0)), coordinated_start: round4(Number(row.coordinated_start ?? 0)) },
+      concentration: { top_service_share: round4(Number(row.top_service_share)) },
+    },
+    similar_patterns: anonymised(salt, patterns),
   };
 }
 
-/** A seller's cohort summary (every service of a seller on a chain carries the same), as fractions. */
-async function cohortOf(ctx: WashCheckContext, serviceId: number): Promise<WashCheckSignals['cohort']> {
-  const washDetail = ctx.dataset('wash-detail');
-  const [row] = await queryRows('SELECT cohort_summary FROM read_parquet($path) WHERE service_id = $id LIMIT 1', {
-    path: washDetail.path,
-    id: serviceId,
-  });
-  if (!row || typeof row.cohort_summary !== 'string') return NO_SIGNALS.cohort;
-  const c = JSON.parse(row.cohort_summary) as { uniform_amount_pct?: number; coordinated_start_pct?: number };
-  return { uniform_amount: fraction(c.uniform_amount_pct), coordinated_start: fraction(c.coordinated_start_pct) };
+// ------------------------------------------------------------------ seller view, on request
+
+function sellerOnRequestBasis(payments: number): string {
+  return (
+    `Seller view: this address was paid ${payments} times and never paid. Its cohort was computed on request with the wash classifier's rules ` +
+    '(every payment of every payer, their funding, the pair rules and the seller flags; payment rings from the batch run): ' +
+    "label is the volume-weighted majority of its pairs' labels over the last 30 days; confidence is that label's volume-weighted pair confidence times (0.5 + 0.5 x the label's volume share); " +
+    'signals.vanity says its cohort holds a strict or broad vanity cluster; signals.cohort is the cohort summary of its busiest chain; ' +
+    'signals.concentration.top_service_share is the share of its 30-day volume on suspected_wash pairs; similar_patterns are its seller flags.'
+  );
+}
+
+async function sellerOnRequest(address: string, now: Date, data: Lookups, salt: string) {
+  const row = await classifyOnRequest(address, now, data, 'seller');
+  if (!row) throw new Error('wash check: the classifier returned no row for a seller');
+  const total = Number(row.total ?? 0);
+  const quiet = !(total > 0);
+  const flags = JSON.parse(String(row.flags ?? '[]')) as Array<{ chain: string; flags: string[] }> | null;
+  const patterns = (flags ?? []).flatMap((f) => f.flags.map((type) => ({ type, key: `${String(row.sak)}|${f.chain}` })));
+  const label = quiet ? 'unlabeled' : (String(row.label) as WashLabel);
+  const share = quiet ? 0 : Number(row.win_volume) / total;
+  return {
+    quiet,
+    view: {
+      address,
+      label,
+      confidence: quiet ? 0 : round4(Number(row.weighted) * (0.5 + 0.5 * share)),
+      signals: {
+        vanity: { strict: row.vanity_strict === true, broad: row.vanity_broad === true },
+        cohort: { uniform_amount: round4(Number(row.uniform_amount ?? 0)), coordinated_start: round4(Number(row.coordinated_start ?? 0)) },
+        concentration: { top_service_share: quiet ? 0 : round4(Number(row.wash_volume) / total) },
+      },
+      similar_patterns: anonymised(salt, patterns),
+    },
+  };
 }
 
 // ------------------------------------------------------------------ seller view
 
-function sellerBasis(services: number): string {
+function sellerBasis(services: number, payments: number): string {
   return (
-    `Seller view: this address sells ${services} indexed service${services === 1 ? '' : 's'} and never paid one. ` +
+    `Seller view from the batch run: this address sells ${services} indexed service${services === 1 ? '' : 's'}, never paid one, and was paid ${payments} times ` +
+    `(more than the ${SELLER_ON_REQUEST_MAX} a check recomputes on request). ` +
     "label is the volume-weighted majority of its buyers' pair labels over the last 30 days; confidence is that label's volume-weighted pair confidence among its top 50 buyers per service times (0.5 + 0.5 x the label's volume share); " +
     "signals.vanity and similar_patterns come from the classifier rules behind its top buyers' pairs; signals.cohort is the cohort summary of its busiest chain; " +
     'signals.concentration.top_service_share is the share of its 30-day volume from suspected_wash pairs.'
@@ -308,6 +475,18 @@ async function sellerView(address: string, sold: ServiceRecord[], ctx: WashCheck
     },
     similar_patterns: anonymised(ctx.patternSalt, [...flags.values()]),
   };
+}
+
+/** A seller's cohort summary (every service of a seller on a chain carries the same), as fractions. */
+async function cohortOf(ctx: WashCheckContext, serviceId: number): Promise<WashCheckSignals['cohort']> {
+  const washDetail = ctx.dataset('wash-detail');
+  const [row] = await queryRows('SELECT cohort_summary FROM read_parquet($path) WHERE service_id = $id LIMIT 1', {
+    path: washDetail.path,
+    id: serviceId,
+  });
+  if (!row || typeof row.cohort_summary !== 'string') return NO_SIGNALS.cohort;
+  const c = JSON.parse(row.cohort_summary) as { uniform_amount_pct?: number; coordinated_start_pct?: number };
+  return { uniform_amount: fraction(c.uniform_amount_pct), coordinated_start: fraction(c.coordinated_start_pct) };
 }
 
 /** The top buyers' pairs of a seller's services (wash-detail), with the chain of each service. */

@@ -28,6 +28,7 @@ import { servicesStep } from './services.ts';
 import { transactionsStep } from './transactions.ts';
 import { trendsStep } from './trends.ts';
 import { washDetailStep } from './wash-detail.ts';
+import { washLookupSteps } from './wash-lookups.ts';
 import { washReportStep } from './wash-report.ts';
 
 export const paymentPrepSteps: PrepareStep[] = [serviceRegistryStep, serviceCatalogStep, attributionStep];
@@ -47,6 +48,7 @@ export const analyticsDatasetSteps: DatasetStep[] = [
   buyersStep,
   transactionsStep,
   fullHistoryStep,
+  ...washLookupSteps,
 ];
 
 export {

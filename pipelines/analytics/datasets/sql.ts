@@ -178,6 +178,11 @@ export const POINT_LOOKUP_ROW_GROUP = {
   'service-detail': 2048,
   transactions: 16384,
   'wash-detail': 1024,
+  // the on-request wash check's lookups (wash-lookups.ts): one address's rows are a few KB
+  'wash-payments-by-buyer': 8192,
+  'wash-payments-by-seller': 8192,
+  'wash-funding': 8192,
+  'wash-sellers': 2048,
 } as const;
 
 /**

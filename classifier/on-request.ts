@@ -1,0 +1,189 @@
+/**
+ * The classifier's step list for one address, on request (POST /api/v1/wash/check), over
+ * relations the caller names instead of the warehouse's raw tables: the same SQL as the batch
+ * run, step for step, except where a step's answer depends on payers the check does not read.
+ *
+ * What runs as in the batch (the address's own evidence, from its payments and funding edges):
+ *   wc_tx .. wc_pair_time     its pairs, timing, bursts, burst density, periodicity
+ *   wc_buyer_*                its buyer features over all its sellers (crawler, verifier, agent,
+ *                             tester; the listed prices its sellers ask come from the state)
+ *   wc_first_fund, wc_funding its funding chain up to fundingMaxHops and its sellers' (`links`,
+ *                             `roots`, `r1`, as in the batch)
+ *   wc_transfers, wc_pair_returns  the transfers into it after it paid, from its sellers' reach
+ *   wc_pair_ctx               the pair context (cohort membership, core, seller links)
+ *   wc_pair_vanity            its membership of its sellers' vanity clusters (every tier)
+ *   wc_funder_members .. wc_buyer_labels   the pair rules, the wash-wallet pass and the roll-up
+ * What the batch run's published seller state stands in for (a seller's cohort spans thousands
+ * of payers; the check reads the cohort's summary, not the payers):
+ *   wc_seller_meta, wc_listings          listings, categories and listed prices of its sellers
+ *   wc_exchanges, wc_hubs                whether a funder ends a funding chain (flags on the edges;
+ *                                        a hub is judged by where all its wallets go)
+ *   wc_fleet_members                     whether its first funder runs an agent fleet (a flag on
+ *                                        the edges: judged by every wallet it funded)
+ *   wc_return_reach                      the wallets each seller's money reaches (round trips),
+ *                                        those of them that paid its payers back
+ *   wc_vanity_clusters                   the clusters of each seller's cohort (strict, broad, long
+ *                                        prefix / suffix: membership is a key match)
+ *   wc_funder_groups                     each seller's common-funder groups (a dedicated root is
+ *                                        judged by every wallet it funded, payer or not)
+ *   wc_sellers                           each seller's cohort summary and flags
+ *   wc_cycles                            payment-ring membership (a whole-graph search)
+ * A seller check names `computed`: the sellers whose cohort (wc_vanity_*, wc_seller_*, wc_sellers)
+ * is computed here from their payers' payments (given whole in `payments`), with the batch SQL,
+ * instead of read from the state; their funder groups, reach and rings still come from the state.
+ *
+ * The published state is SELLER_STATE_SQL (one row per seller and chain) and FUNDING_STOPS_SQL,
+ * written by classify() while its `wc_*` tables exist; the pipeline publishes them with the
+ * point-lookup payments and funding edges (pipelines/analytics/datasets/wash-lookups.ts).
+ */
+import { cyclesRelationSql } from './cycles.ts';
+import { step, type SqlStep } from './plan.ts';
+import { featureSteps, labelSteps } from './steps.ts';
+
+/** The columns the seller state adds to wc_sellers' own (which follow the rules and may change). */
+const STATE_EXTRA_COLUMNS = [
+  'seller_address',
+  'meta_first_seen',
+  'meta_category',
+  'listings',
+  'vanity_clusters',
+  'funder_groups',
+  'cycle_id',
+  'cycle_size',
+  'cycle_balanced',
+  'listed_prices',
+  'return_sources',
+] as const;
+
+/**
+ * One row per (seller, chain) with payments: every column of wc_sellers, the seller's listing
+ * metadata and listed prices, its cohort's vanity clusters and common-funder groups, its
+ * payment-ring membership and the wallets its money reaches that sent money back to its payers
+ * after they paid (round trips: the reach is far bigger than that part). Reads the batch run's
+ * `wc_*` tables and x402_services (classify() writes it as `seller_state`).
+ */
+export const SELLER_STATE_SQL = `SELECT k.seller_address, s.*,
+       m.first_seen AS meta_first_seen, m.category AS meta_category,
+       l.listings, vc.vanity_clusters, fg.funder_groups,
+       cy.cycle_id, cy.cycle_size, cy.balanced AS cycle_balanced,
+       pr.listed_prices, rr.return_sources
+  FROM wc_sellers s
+  JOIN wc_seller_keys k USING (sak, chain)
+  LEFT JOIN wc_seller_meta m USING (sak, chain)
+  LEFT JOIN (SELECT sak, chain, list(first_seen ORDER BY first_seen) AS listings FROM wc_listings GROUP BY ALL) l USING (sak, chain)
+  LEFT JOIN (SELECT sak, chain, list({'tier': tier, 'key': key, 'size': size, 'median_tx': median_tx} ORDER BY tier, key) AS vanity_clusters
+               FROM wc_vanity_clusters GROUP BY ALL) vc USING (sak, chain)
+  LEFT JOIN (SELECT sak, chain, list({'root': root, 'wallets': wallets} ORDER BY root) AS funder_groups
+               FROM wc_funder_groups GROUP BY ALL) fg USING (sak, chain)
+  LEFT JOIN wc_cycles cy ON cy.ak = s.sak AND cy.chain = s.chain
+  LEFT JOIN (SELECT hash(seller_address) AS sak, chain, list(DISTINCT round(price_amount, 6)) AS listed_prices
+               FROM x402_services WHERE price_amount IS NOT NULL GROUP BY ALL) pr ON pr.sak = s.sak AND pr.chain = s.chain
+  LEFT JOIN (SELECT p.sak, list_sort(list(DISTINCT r.node)) AS return_sources
+               FROM wc_pairs p JOIN wc_return_reach r ON r.sak = p.sak JOIN wc_transfers t ON t.src = r.node AND t.dst = p.bk
+              WHERE p.bk <> p.sak AND t.time > p.first_time GROUP BY p.sak) rr ON rr.sak = s.sak`;
+
+/**
+ * The funders a check cannot judge from its own wallets: exchange hot wallets (as hash keys, the
+ * way wc_funding joins them), funding hubs and agent-fleet treasuries. Small; the funding-edge
+ * dataset carries them as three flags.
+ */
+export const FUNDING_STOPS_SQL = `SELECT k, NULL::VARCHAR AS hub, NULL::VARCHAR AS fleet FROM wc_exchanges
+UNION ALL
+SELECT NULL::UBIGINT AS k, address AS hub, NULL::VARCHAR AS fleet FROM wc_hubs
+UNION ALL
+SELECT DISTINCT NULL::UBIGINT AS k, NULL::VARCHAR AS hub, f.first_funder AS fleet
+  FROM wc_funding f JOIN wc_fleet_members m ON m.bk = f.fk`;
+
+/** The names of the relations a check gives the steps (each may be a view over Parquet). */
+export interface OnRequestInputs {
+  now: Date;
+  /** Payments (buyer, seller_address, chain, amount, time): all of the address's as buyer; for computed sellers, all of their payers' too. */
+  payments: string;
+  /**
+   * Funding edges (address, funder, time, amount, funder_exchange, funder_hub, funder_fleet) of the payments'
+   * wallets and sellers and of their funders (two levels).
+   */
+  funding: string;
+  /** Seller state rows (SELLER_STATE_SQL's columns) of the payments' sellers and of the address itself. */
+  sellers: string;
+  /** A relation of (sak, chain): the sellers whose cohort is computed here (a seller check), or none. */
+  computed?: string;
+}
+
+/** The step list of one check, in dependency order (run it with runStepsBatch under a prefix of its own). */
+export function onRequestSteps(inputs: OnRequestInputs): SqlStep[] {
+  const state = inputs.sellers;
+  // the listed prices, as x402_services holds them (wc_buyer_extra: does a verifier pay them?)
+  const services = `(SELECT seller_address, chain, unnest(listed_prices) AS price_amount FROM ${state})`;
+  const ctx = {
+    now: inputs.now,
+    scope: { kind: 'address' as const, relations: { payments: inputs.payments, funding: inputs.funding, services } },
+  };
+  const computed = inputs.computed;
+  const published = (sql: string) => (computed ? `SELECT * FROM (${sql}) ANTI JOIN ${computed} USING (sak, chain)` : sql);
+  const mixed = (batch: string, fromState: string) =>
+    computed ? `SELECT * FROM (${batch}) SEMI JOIN ${computed} USING (sak, chain)\nUNION ALL BY NAME\n${published(fromState)}` : fromState;
+
+  const cycles = `SELECT sak AS ak, chain, cycle_id, cycle_size::INTEGER AS cycle_size, cycle_balanced AS balanced
+  FROM ${state} WHERE cycle_id IS NOT NULL`;
+  const replaced: Record<string, (batch: SqlStep) => SqlStep | null> = {
+    wc_listings: () => step('wc_listings', `SELECT sak, chain, unnest(listings) AS first_seen FROM ${state}`),
+    wc_seller_meta: () =>
+      step('wc_seller_meta', `SELECT sak, chain, meta_first_seen AS first_seen, meta_category AS category FROM ${state}`),
+    wc_exchanges: () => step('wc_exchanges', `SELECT DISTINCT hash(funder) AS k FROM ${inputs.funding} WHERE funder_exchange`),
+    wc_hubs: () => step('wc_hubs', `SELECT DISTINCT funder AS address FROM ${inputs.funding} WHERE funder_hub`),
+    // a fleet is judged by every wallet its treasury funded: the edges flag fleet treasuries
+    wc_fleet_members: () =>
+      step(
+        'wc_fleet_members',
+        `SELECT DISTINCT fk AS bk FROM wc_funding WHERE first_funder IN (SELECT funder FROM ${inputs.funding} WHERE funder_fleet)`,
+      ),
+    // every pair that could be in a cluster (the batch's pre-filter needs the whole cohort); the
+    // join with the clusters' keys decides membership
+    wc_vanity_candidates: (b) =>
+      step(
+        'wc_vanity_candidates',
+        mixed(b.sql, `SELECT pk, bk, sak, chain, tx_count, vkey_strict, vkey_broad FROM wc_pair_ctx WHERE NOT self_pay`),
+      ),
+    wc_vanity_clusters: (b) =>
+      step(
+        'wc_vanity_clusters',
+        mixed(
+          b.sql,
+          `SELECT sak, chain, c.tier AS tier, c.key AS key, c.size AS size, c.median_tx AS median_tx
+  FROM (SELECT sak, chain, unnest(vanity_clusters) AS c FROM ${state})`,
+        ),
+      ),
+    // a root's dedication counts every wallet it funded, payers of other sellers too: from the state
+    wc_funder_groups: () =>
+      step(
+        'wc_funder_groups',
+        `SELECT sak, chain, g.root AS root, g.wallets AS wallets FROM (SELECT sak, chain, unnest(funder_groups) AS g FROM ${state})`,
+      ),
+    // the reach of a seller's money is a walk of the whole transfer graph: the state keeps the part
+    // of it that sent money back to the seller's payers (wc_pair_returns reads no other)
+    wc_return_reach: () => step('wc_return_reach', `SELECT DISTINCT sak, unnest(return_sources) AS node FROM ${state}`),
+    wc_sellers: (b) => step('wc_sellers', mixed(b.sql, `SELECT * EXCLUDE (${STATE_EXTRA_COLUMNS.join(', ')}) FROM ${state}`)),
+  };
+  // the cohort-level intermediates feed only wc_funder_groups and wc_sellers: needed for computed sellers only
+  const cohortOnly = new Set(['wc_seller_starts', 'wc_seller_amounts', 'wc_seller_funders', 'wc_seller_base', 'wc_seller_top_payer']);
+
+  const steps = [...featureSteps(ctx), ...labelSteps(cyclesRelationSql([]))];
+  const out: SqlStep[] = [];
+  for (const s of steps) {
+    if (s.name === 'wc_cycles') out.push(step('wc_cycles', cycles));
+    else if (!computed && cohortOnly.has(s.name)) continue;
+    else {
+      const r = replaced[s.name]?.(s) ?? s;
+      // scoped runs are small: every step written down once (a view would be re-run per reader)
+      out.push({ ...r, materialize: true });
+    }
+  }
+  return out;
+}
+
+/** The address's row of the roll-up (BUYER_LABELS_SQL's columns and the heaviest pair's seller). */
+export const CHECK_BUYER_SQL = `SELECT address, label, confidence::DOUBLE AS confidence, reason::VARCHAR[] AS reason,
+       vanity_strict, vanity_broad, top_service_share::DOUBLE AS top_service_share,
+       tx_count::BIGINT AS tx_count, top_sak, top_chain
+  FROM wc_buyer_labels`;

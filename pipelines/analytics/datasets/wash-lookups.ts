@@ -1,0 +1,43 @@
+/**
+ * The point-lookup tables of the on-request wash check (POST /api/v1/wash/check; paid-only, never
+ * downloadable): the classifier's inputs as of the run, sorted by the address a check looks up,
+ * so a lookup reads only the row groups whose min/max cover it (POINT_LOOKUP_ROW_GROUP), and the
+ * batch run's seller state for what a check does not recompute (classifier/on-request.ts).
+ *   wash-payments-by-buyer   every payment up to `now` the classifier reads, by buyer
+ *   wash-payments-by-seller  the same payments by seller (a seller check's cohort)
+ *   wash-funding             funding edges up to `now` by funded address, with whether the funder
+ *                            is an exchange hot wallet, a funding hub or an agent-fleet treasury
+ *                            (classify's funding_stops)
+ *   wash-sellers             one row per (seller, chain): classify's seller_state
+ */
+import type { DatasetStep } from '../../runner.ts';
+import { nowSql, tableStep } from './sql.ts';
+
+/** The payments the classifier reads (transactionSteps' filter). */
+const payments = (now: string) =>
+  `x402_transactions WHERE time <= ${now} AND buyer IS NOT NULL AND seller_address IS NOT NULL AND chain IS NOT NULL`;
+
+export const washPaymentsByBuyerStep: DatasetStep = tableStep(
+  'wash-payments-by-buyer',
+  (ctx) => `SELECT buyer, seller_address, chain, amount, time FROM ${payments(nowSql(ctx))} ORDER BY buyer, seller_address, time`,
+);
+
+export const washPaymentsBySellerStep: DatasetStep = tableStep(
+  'wash-payments-by-seller',
+  (ctx) => `SELECT seller_address, buyer, chain, amount, time FROM ${payments(nowSql(ctx))} ORDER BY seller_address, buyer, time`,
+);
+
+export const washFundingStep: DatasetStep = tableStep(
+  'wash-funding',
+  (ctx) => `SELECT f.address, f.funder, f.time, f.amount,
+                   hash(f.funder) IN (SELECT k FROM funding_stops WHERE k IS NOT NULL) AS funder_exchange,
+                   f.funder IN (SELECT hub FROM funding_stops WHERE hub IS NOT NULL) AS funder_hub,
+                   f.funder IN (SELECT fleet FROM funding_stops WHERE fleet IS NOT NULL) AS funder_fleet
+              FROM wallet_funding f
+             WHERE f.time <= ${nowSql(ctx)} AND f.funder IS NOT NULL AND f.address IS NOT NULL
+             ORDER BY f.address, f.time`,
+);
+
+export const washSellersStep: DatasetStep = tableStep('wash-sellers', () => 'SELECT * FROM seller_state ORDER BY seller_address, chain');
+
+export const washLookupSteps: DatasetStep[] = [washPaymentsByBuyerStep, washPaymentsBySellerStep, washFundingStep, washSellersStep];
