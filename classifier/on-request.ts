@@ -101,7 +101,7 @@ export interface OnRequestInputs {
   payments: string;
   /**
    * Funding edges (address, funder, time, amount, funder_exchange, funder_hub, funder_fleet) of the payments'
-   * wallets and sellers and of their funders (two levels).
+   * wallets and sellers and of their funders, up the first-funding chain to fundingMaxHops.
    */
   funding: string;
   /** Seller state rows (SELLER_STATE_SQL's columns) of the payments' sellers and of the address itself. */
