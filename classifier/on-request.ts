@@ -62,7 +62,13 @@ const STATE_EXTRA_COLUMNS = [
  * after they paid (round trips: the reach is far bigger than that part). Reads the batch run's
  * `wc_*` tables and x402_services (classify() writes it as `seller_state`).
  */
-export const SELLER_STATE_SQL = `SELECT k.seller_address, s.*,
+export const SELLER_STATE_SQL = `SELECT k.seller_address,
+       -- a published dataset is the same bytes for the same input: parallel float sums differ in
+       -- their last bits from run to run, and a top payer is only used (concentration) when unique
+       s.* REPLACE (round(s.seller_volume, 6) AS seller_volume, round(s.payer_volume, 6) AS payer_volume,
+                    round(s.top_payer_volume, 6) AS top_payer_volume, round(s.tx_count_cv, 9) AS tx_count_cv,
+                    round(s.top_payer_share, 9) AS top_payer_share,
+                    CASE WHEN s.top_payer_share > 0.5 THEN s.top_payer END AS top_payer),
        m.first_seen AS meta_first_seen, m.category AS meta_category,
        l.listings, vc.vanity_clusters, fg.funder_groups,
        cy.cycle_id, cy.cycle_size, cy.balanced AS cycle_balanced,
@@ -76,7 +82,7 @@ export const SELLER_STATE_SQL = `SELECT k.seller_address, s.*,
   LEFT JOIN (SELECT sak, chain, list({'root': root, 'wallets': wallets} ORDER BY root) AS funder_groups
                FROM wc_funder_groups GROUP BY ALL) fg USING (sak, chain)
   LEFT JOIN wc_cycles cy ON cy.ak = s.sak AND cy.chain = s.chain
-  LEFT JOIN (SELECT hash(seller_address) AS sak, chain, list(DISTINCT round(price_amount, 6)) AS listed_prices
+  LEFT JOIN (SELECT hash(seller_address) AS sak, chain, list_sort(list(DISTINCT round(price_amount, 6))) AS listed_prices
                FROM x402_services WHERE price_amount IS NOT NULL GROUP BY ALL) pr ON pr.sak = s.sak AND pr.chain = s.chain
   LEFT JOIN (SELECT p.sak, list_sort(list(DISTINCT r.node)) AS return_sources
                FROM wc_pairs p JOIN wc_return_reach r ON r.sak = p.sak JOIN wc_transfers t ON t.src = r.node AND t.dst = p.bk
