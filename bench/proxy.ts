@@ -378,6 +378,12 @@ export interface WashCheckFigures {
   /** p99 of the buyer checks and of the seller checks alone. */
   buyerP99Ms: number;
   sellerP99Ms: number;
+  /** p99 of the two parts of a check: reading its rows (lookups), and the classifier's statement. */
+  lookupP99Ms: number;
+  classifyP99Ms: number;
+  /** The classifier's statement alone over empty input tables, serially: its fixed cost, p50 and p99. */
+  emptyP50Ms: number;
+  emptyP99Ms: number;
   /** Process CPU per check (all threads): steadier than wall times on a shared machine. */
   cpuMsPerCheck: number;
   targetP99Ms: number;
@@ -400,7 +406,7 @@ export async function benchWashCheck(transactions = Number(process.env.BENCH_WAS
   const { SnapshotReader } = await import('../snapshots/reader.ts');
   const { dataset } = await import('../proxy/data/dataset.ts');
   const { servicesIndex } = await import('../proxy/data/services-index.ts');
-  const { washCheckAnswer, SELLER_ON_REQUEST_MAX } = await import('../proxy/data/wash-check.ts');
+  const { washCheckAnswer, timeEmptyClassifierStatement, SELLER_ON_REQUEST_MAX } = await import('../proxy/data/wash-check.ts');
   const { queryRows, closeSnapshotDuck } = await import('../proxy/data/duck.ts');
   const dir = mkdtempSync(join(tmpdir(), 'bench-wash-check-'));
   try {
@@ -449,7 +455,7 @@ export async function benchWashCheck(transactions = Number(process.env.BENCH_WAS
     const concurrency = 2; // configureSnapshotDuck's default checkConnections
     // warm-up: each connection prepares its statements once per snapshot
     for (const j of jobs.slice(0, 2 * concurrency)) await washCheckAnswer(j.address, ctx);
-    const times: Array<{ ms: number; seller: boolean }> = [];
+    const times: Array<{ ms: number; seller: boolean; lookupMs: number; classifyMs: number }> = [];
     let next = 0;
     const cpu0 = process.cpuUsage();
     t0 = performance.now();
@@ -458,13 +464,18 @@ export async function benchWashCheck(transactions = Number(process.env.BENCH_WAS
         while (next < jobs.length) {
           const job = jobs[next++]!;
           const t = performance.now();
-          await washCheckAnswer(job.address, ctx);
-          times.push({ ms: performance.now() - t, seller: job.seller });
+          const parts = { lookupMs: Number.NaN, classifyMs: Number.NaN };
+          await washCheckAnswer(job.address, ctx, parts);
+          times.push({ ms: performance.now() - t, seller: job.seller, ...parts });
         }
       }),
     );
     const wall = (performance.now() - t0) / 1000;
     const cpu = process.cpuUsage(cpu0);
+    const emptyStatementCost = async () => {
+      const runs = await timeEmptyClassifierStatement(ctx, 200);
+      return { emptyP50Ms: pct(runs, 50), emptyP99Ms: pct(runs, 99) };
+    };
     const pct = (xs: number[], p: number) => {
       const s = [...xs].sort((a, b) => a - b);
       return s.length === 0 ? Number.NaN : s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
@@ -488,6 +499,9 @@ export async function benchWashCheck(transactions = Number(process.env.BENCH_WAS
         times.filter((t) => t.seller).map((t) => t.ms),
         99,
       ),
+      lookupP99Ms: pct(times.map((t) => t.lookupMs).filter(Number.isFinite), 99),
+      classifyP99Ms: pct(times.map((t) => t.classifyMs).filter(Number.isFinite), 99),
+      ...(await emptyStatementCost()),
       cpuMsPerCheck: (cpu.user + cpu.system) / 1000 / times.length,
       targetP99Ms: WASH_TARGET_P99_MS,
     };
@@ -500,6 +514,10 @@ export async function benchWashCheck(transactions = Number(process.env.BENCH_WAS
     );
     console.log(
       `    buyers p99 ${f(figures.buyerP99Ms)} ms, sellers p99 ${f(figures.sellerP99Ms)} ms; process CPU ${f(figures.cpuMsPerCheck)} ms per check (all threads)`,
+    );
+    console.log(
+      `    parts: lookups p99 ${f(figures.lookupP99Ms)} ms, classifier statement p99 ${f(figures.classifyP99Ms)} ms; ` +
+        `the statement over empty inputs p50 ${f(figures.emptyP50Ms)} ms, p99 ${f(figures.emptyP99Ms)} ms (its fixed cost)`,
     );
     return figures;
   } finally {
@@ -519,5 +537,8 @@ export function washCheckRows(f: WashCheckFigures): RowInput[] {
       target: { on: 'value', op: '<', limit: f.targetP99Ms, source: 'issue 15' },
     },
     { figure: 'wash check on request: process CPU per check (all threads)', value: f.cpuMsPerCheck, unit: 'ms' },
+    { figure: `wash check on request: p99 of its lookups (${at})`, value: f.lookupP99Ms, unit: 'ms' },
+    { figure: `wash check on request: p99 of the classifier statement (${at})`, value: f.classifyP99Ms, unit: 'ms' },
+    { figure: 'wash check on request: the classifier statement over empty inputs, p99 (its fixed cost)', value: f.emptyP99Ms, unit: 'ms' },
   ];
 }

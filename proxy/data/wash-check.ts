@@ -102,29 +102,29 @@ function asOfText(data: LoadedDataset): string {
   return `payments and funding as of ${data.entry.as_of} (snapshot ${data.entry.produced_in}); payments after that time are not included`;
 }
 
-export async function washCheckAnswer(address: string, ctx: WashCheckContext): Promise<WashCheckBody> {
+/** Where a check's time went (the bench reads it): reading its rows, and the classifier's statement. */
+export interface CheckTimings {
+  lookupMs: number;
+  classifyMs: number;
+}
+
+export async function washCheckAnswer(address: string, ctx: WashCheckContext, timings?: CheckTimings): Promise<WashCheckBody> {
   const data = lookups(ctx);
   const stamp = { source: data.byBuyer.entry.source, as_of: data.byBuyer.entry.as_of };
-  const [counts] = await queryRows(
-    `SELECT (SELECT count(*) FROM read_parquet($byBuyer) WHERE buyer = $address)::INTEGER AS as_buyer,
-            (SELECT count(*) FROM read_parquet($bySeller) WHERE seller_address = $address)::INTEGER AS as_seller`,
-    { byBuyer: data.byBuyer.path, bySeller: data.bySeller.path, address },
-  );
-  const asBuyer = Number(counts?.as_buyer ?? 0);
-  const asSeller = Number(counts?.as_seller ?? 0);
   const now = new Date(data.byBuyer.entry.as_of);
+  const checked = await classifyOnRequest(address, now, data, timings);
 
-  if (asBuyer > 0) {
-    const view = await buyerView(address, now, data, ctx.patternSalt);
-    return { ...stamp, ...view, basis: `Buyer view. ${buyerBasis(asBuyer)} Based on the ${asOfText(data.byBuyer)}.` };
+  if (checked.row && checked.asBuyer > 0) {
+    const view = buyerView(address, checked.row, ctx.patternSalt);
+    return { ...stamp, ...view, basis: `Buyer view. ${buyerBasis(checked.asBuyer)} Based on the ${asOfText(data.byBuyer)}.` };
   }
-  if (asSeller > 0 && asSeller <= SELLER_ON_REQUEST_MAX) {
-    const { view, quiet } = await sellerOnRequest(address, now, data, ctx.patternSalt);
+  if (checked.row) {
+    const { view, quiet } = sellerOnRequest(address, checked.row, ctx.patternSalt);
     const none = quiet ? ' None of its pairs had a payment in the last 30 days, so there is no label to report.' : '';
-    return { ...stamp, ...view, basis: `${sellerOnRequestBasis(asSeller)}${none} Based on the ${asOfText(data.byBuyer)}.` };
+    return { ...stamp, ...view, basis: `${sellerOnRequestBasis(checked.asSeller)}${none} Based on the ${asOfText(data.byBuyer)}.` };
   }
   const sold = ctx.services.bySeller.get(address);
-  if (asSeller > 0 && sold) {
+  if (checked.asSeller > 0 && sold) {
     const view = await sellerView(address, sold, ctx);
     const quiet = sold.every((s) => s.volume30d === 0)
       ? ' None of its services had a payment in the last 30 days, so there is no label to report.'
@@ -135,7 +135,7 @@ export async function washCheckAnswer(address: string, ctx: WashCheckContext): P
       as_of: washDetail.entry.as_of,
       ...view,
       basis:
-        `${sellerBasis(sold.length, asSeller)}${quiet} Based on the classifier output as of ${washDetail.entry.as_of} ` +
+        `${sellerBasis(sold.length, checked.asSeller)}${quiet} Based on the classifier output as of ${washDetail.entry.as_of} ` +
         `(snapshot ${washDetail.entry.produced_in}); payments after that time are not included.`,
     };
   }
@@ -161,6 +161,8 @@ type Mode = 'buyer' | 'seller';
  * of those wallets' funders, the seller state of the payments' sellers and of the address, and
  * for a seller the (sak, chain) of its cohorts. Refilled for every check; the classifier's steps
  * read them through one statement prepared once per connection and snapshot (CheckSession).
+ * `state` is the whole seller state (one row per seller and chain, small), read into memory once
+ * per snapshot: its nested columns cost more to decode from Parquet than the rest of a lookup.
  */
 const INPUT = {
   address: 'wash_check_address',
@@ -169,6 +171,7 @@ const INPUT = {
   sellers: 'wash_check_sellers',
   computed: 'wash_check_computed',
 } as const;
+const STATE = 'wash_check_state';
 
 const ADDRESS = `(SELECT address FROM ${INPUT.address})`;
 
@@ -226,6 +229,7 @@ async function session(connection: DuckDBConnection, data: Lookups, now: Date): 
     CREATE OR REPLACE TEMP TABLE ${INPUT.payments} AS SELECT buyer, seller_address, chain, amount, time FROM ${parquet(data.byBuyer)} LIMIT 0;
     CREATE OR REPLACE TEMP TABLE ${INPUT.funding} AS SELECT * FROM ${parquet(data.funding)} LIMIT 0;
     CREATE OR REPLACE TEMP TABLE ${INPUT.sellers} AS SELECT * FROM ${parquet(data.sellers)} LIMIT 0;
+    CREATE OR REPLACE TEMP TABLE ${STATE} AS SELECT * FROM ${parquet(data.sellers)};
     CREATE OR REPLACE TEMP TABLE ${INPUT.computed} (sak UBIGINT, chain VARCHAR)`);
   const prepare = (mode: Mode) =>
     connection.prepare(
@@ -245,29 +249,52 @@ async function session(connection: DuckDBConnection, data: Lookups, now: Date): 
   return created;
 }
 
+/** What a check found: its payments as buyer and as seller, and the classifier's row when it ran. */
+interface Checked {
+  asBuyer: number;
+  asSeller: number;
+  /** The mode's row: buyer when the address paid, seller when it only sold (up to SELLER_ON_REQUEST_MAX payments); else null. */
+  row: DuckRow | null;
+}
+
 /**
- * Fills the input tables for `address` and runs the mode's statement: the classifier's steps as
- * one prepared statement (planned once: the plan of ~35 steps costs more than running them on
- * one address's rows). Lookups read the Parquet files with literal keys, so DuckDB reads only
- * the row groups whose min/max hold one of them.
+ * Reads the address's rows into the input tables and runs the classifier's steps as one prepared
+ * statement (planned once: the plan of ~35 steps costs more than running them on one address's
+ * rows): as a buyer when it paid, else as a seller when it was paid at most
+ * SELLER_ON_REQUEST_MAX times (every payment of every payer too), else not at all. Lookups read
+ * the Parquet files with literal keys, so DuckDB reads only the row groups whose min/max hold one
+ * of them; the address's payments are read once, and counted from what was read.
  */
-async function classifyOnRequest(address: string, now: Date, data: Lookups, mode: Mode): Promise<DuckRow | null> {
+async function classifyOnRequest(address: string, now: Date, data: Lookups, timings?: CheckTimings): Promise<Checked> {
   return withCheckConnection(async (connection) => {
+    const t0 = performance.now();
     const { statements } = await session(connection, data, now);
     const a = sqlString(address);
     const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson();
-    const payers =
-      mode === 'seller'
-        ? column(await rows(`SELECT DISTINCT buyer FROM ${parquet(data.bySeller)} WHERE seller_address = ${a}`), 'buyer')
-        : [];
+    const [bought] = await rows(`${Object.values(INPUT)
+      .map((t) => `DELETE FROM ${t};`)
+      .join('\n')}
+      INSERT INTO ${INPUT.address} VALUES (${a});
+      INSERT INTO ${INPUT.payments} SELECT buyer, seller_address, chain, amount, time FROM ${parquet(data.byBuyer)} WHERE buyer = ${a};
+      SELECT count(*)::INTEGER AS n FROM ${INPUT.payments}`);
+    const asBuyer = Number(bought?.n ?? 0);
+    let asSeller = 0;
+    let mode: Mode = 'buyer';
+    if (asBuyer === 0) {
+      // never paid: a seller? (its payers, when it is small enough to compute on request)
+      const [sold] = await rows(
+        `SELECT count(*)::INTEGER AS n, list(DISTINCT buyer) AS payers FROM ${parquet(data.bySeller)} WHERE seller_address = ${a}`,
+      );
+      asSeller = Number(sold?.n ?? 0);
+      if (asSeller === 0 || asSeller > SELLER_ON_REQUEST_MAX) return { asBuyer, asSeller, row: null };
+      mode = 'seller';
+      const payers = ((sold?.payers as string[] | null) ?? []).map(String);
+      await connection.run(
+        `INSERT INTO ${INPUT.payments} SELECT buyer, seller_address, chain, amount, time FROM ${parquet(data.byBuyer)} WHERE buyer IN (${list(payers)})`,
+      );
+    }
     const wallets = column(
-      await rows(`${Object.values(INPUT)
-        .map((t) => `DELETE FROM ${t};`)
-        .join('\n')}
-        INSERT INTO ${INPUT.address} VALUES (${a});
-        INSERT INTO ${INPUT.payments} SELECT buyer, seller_address, chain, amount, time FROM ${parquet(data.byBuyer)}
-         WHERE buyer IN (${list([address, ...payers])});
-        SELECT buyer AS w FROM ${INPUT.payments} UNION SELECT seller_address FROM ${INPUT.payments} UNION SELECT ${a}`),
+      await rows(`SELECT buyer AS w FROM ${INPUT.payments} UNION SELECT seller_address FROM ${INPUT.payments} UNION SELECT ${a}`),
       'w',
     );
     // the funding chain climbs fundingMaxHops first funders: every edge into the wallets (their
@@ -284,10 +311,9 @@ async function classifyOnRequest(address: string, now: Date, data: Lookups, mode
       level = hop < THRESHOLDS.fundingMaxHops ? funders.filter((f) => !fetched.has(f)) : [];
       for (const f of level) fetched.add(f);
     }
-    const sellers = column(await rows(`SELECT DISTINCT seller_address FROM ${INPUT.payments} UNION SELECT ${a}`), 'seller_address');
     await connection.run(
       [
-        `INSERT INTO ${INPUT.sellers} SELECT * FROM ${parquet(data.sellers)} WHERE seller_address IN (${list(sellers)})`,
+        `INSERT INTO ${INPUT.sellers} SELECT * FROM ${STATE} WHERE seller_address IN (SELECT seller_address FROM ${INPUT.payments} UNION SELECT ${a})`,
         mode === 'seller'
           ? `INSERT INTO ${INPUT.computed} SELECT DISTINCT hash(seller_address), chain FROM ${INPUT.payments} WHERE seller_address = ${a}`
           : '',
@@ -295,8 +321,15 @@ async function classifyOnRequest(address: string, now: Date, data: Lookups, mode
         .filter((x) => x !== '')
         .join(';\n'),
     );
+    const t1 = performance.now();
     const reader = await statements[mode].runAndReadAll();
-    return reader.getRowObjectsJson()[0] ?? null;
+    const row = reader.getRowObjectsJson()[0] ?? null;
+    if (timings) {
+      timings.lookupMs = t1 - t0;
+      timings.classifyMs = performance.now() - t1;
+    }
+    if (!row) throw new Error(`wash check: the classifier returned no row for a ${mode} with payments`);
+    return { asBuyer, asSeller, row };
   });
 }
 
@@ -321,9 +354,7 @@ const REASON_PATTERNS: ReadonlyArray<readonly [string, string]> = [
   ['vanity_operator', 'vanity_operator'],
 ];
 
-async function buyerView(address: string, now: Date, data: Lookups, salt: string) {
-  const row = await classifyOnRequest(address, now, data, 'buyer');
-  if (!row) throw new Error('wash check: the classifier returned no row for a wallet with payments');
+function buyerView(address: string, row: DuckRow, salt: string) {
   const reason = (row.reason as string[] | null) ?? [];
   const vanity = { strict: row.vanity_strict === true, broad: row.vanity_broad === true };
   const key = String(row.cohort_key);
@@ -357,9 +388,7 @@ function sellerOnRequestBasis(payments: number): string {
   );
 }
 
-async function sellerOnRequest(address: string, now: Date, data: Lookups, salt: string) {
-  const row = await classifyOnRequest(address, now, data, 'seller');
-  if (!row) throw new Error('wash check: the classifier returned no row for a seller');
+function sellerOnRequest(address: string, row: DuckRow, salt: string) {
   const total = Number(row.total ?? 0);
   const quiet = !(total > 0);
   const flags = JSON.parse(String(row.flags ?? '[]')) as Array<{ chain: string; flags: string[] }> | null;
@@ -518,4 +547,28 @@ function anonymised(salt: string, patterns: Array<{ type: string; key: string }>
   return [...patterns]
     .sort((a, b) => (a.type === b.type ? (a.key < b.key ? -1 : 1) : a.type < b.type ? -1 : 1))
     .map((p) => ({ anonymous_id: anonymousId(salt, p.type, p.key), pattern_type: p.type }));
+}
+
+/**
+ * The classifier statement's fixed cost (the bench): runs the buyer statement `runs` times over
+ * empty input tables on a check connection, as a check would, and returns each run's wall time in
+ * ms. What the plan costs to set up and tear down, whatever the address.
+ */
+export async function timeEmptyClassifierStatement(ctx: WashCheckContext, runs: number): Promise<number[]> {
+  const data = lookups(ctx);
+  return withCheckConnection(async (connection) => {
+    const { statements } = await session(connection, data, new Date(data.byBuyer.entry.as_of));
+    await connection.run(
+      Object.values(INPUT)
+        .map((t) => `DELETE FROM ${t}`)
+        .join(';\n'),
+    );
+    const out: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const t = performance.now();
+      await statements.buyer.runAndReadAll();
+      out.push(performance.now() - t);
+    }
+    return out;
+  });
 }
