@@ -27,7 +27,8 @@
  *     (JSON, or HTML with a title). MCP answers carry no version header: their bodies are checked,
  *     their versions cannot be;
  *   - every answer as expected: 200 for free and fresh paid requests, 402 for replays, the MCP
- *     equivalents, no connection error.
+ *     equivalents (an MCP replay is refused as nonce_used, or as expired once the payment's
+ *     validBefore has passed: expiry is checked first), no connection error.
  * The free-tier limit is lifted (FREE_TIER_LIMIT=0): from one address the analytics free endpoints
  * would otherwise answer 429 after 60 calls an hour, and the soak is about the data paths.
  */
@@ -140,11 +141,20 @@ interface Outgoing {
   init: RequestInit;
   /** The payment's nonce, for paid requests and their replays. */
   nonce?: string;
+  /** The payment's validBefore (unix seconds): a replay after it is refused as expired, before its nonce is looked up. */
+  validBefore?: number;
 }
 
 interface Accepted {
   request: Outgoing;
 }
+
+const validBeforeOf = (headerValue: string): number => {
+  const decoded = JSON.parse(Buffer.from(headerValue, 'base64').toString('utf8')) as {
+    payload: { authorization: { validBefore: string } };
+  };
+  return Number(decoded.payload.authorization.validBefore);
+};
 
 const nonceOf = (headerValue: string): string => {
   const decoded = JSON.parse(Buffer.from(headerValue, 'base64').toString('utf8')) as { payload: { authorization: { nonce: string } } };
@@ -387,6 +397,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
               ...(t.body ? { body: t.body } : {}),
             },
             nonce: nonceOf(header.value),
+            validBefore: validBeforeOf(header.value),
           };
         }
         case 'mcp-free': {
@@ -416,6 +427,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
             url: `${server.urls[t.service]}/mcp`,
             init: mcpInit(t.tool, t.args, { 'x402/payment': payment }),
             nonce: nonceOf(header.value),
+            validBefore: validBeforeOf(header.value),
           };
         }
         case 'replay':
@@ -460,10 +472,13 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
           if (req.kind === 'mcp-free') asExpected = res.status === 200 && !!result && !result.isError;
           else {
             accepted = res.status === 200 && !!result && !result.isError && result._meta?.['x402/payment-response']?.success === true;
+            // a replay is refused as a used nonce, or as expired once its validBefore has passed
+            const refusal =
+              req.validBefore !== undefined && Date.now() / 1000 > req.validBefore ? /nonce_used|"error":"expired/ : /nonce_used/;
             asExpected =
               req.kind === 'mcp-paid'
                 ? accepted
-                : res.status === 200 && !!result?.isError && /nonce_used/.test(JSON.stringify(result.structuredContent ?? {}));
+                : res.status === 200 && !!result?.isError && refusal.test(JSON.stringify(result.structuredContent ?? {}));
           }
         } else {
           accepted = req.kind !== 'free' && res.status === 200;

@@ -18,7 +18,7 @@ import { freshPaymentHeader } from '../x402/bench-support.ts';
 import { payToTable } from '../x402/networks.ts';
 import { testPaymentParts } from '../x402/testing.ts';
 import { ReceiptSigner } from '../x402/receipts.ts';
-import { closeSnapshotDuck, queryRows } from './duck.ts';
+import { closeSnapshotDuck, queryRows, withCheckConnection } from './duck.ts';
 import { SELLER_ON_REQUEST_MAX } from './wash-check.ts';
 
 const NOW = '2026-11-20T09:00:30Z';
@@ -144,4 +144,26 @@ describe('the wash check on request', () => {
     expect(body.basis).toMatch(/^Never seen/);
     expect(body.as_of).toBe(snapshot.datasets.get('wash-payments-by-buyer')!.entry.as_of);
   });
+
+  it('leaves nothing behind: the check instance holds no more table memory after 60 checks than after one', async () => {
+    // found by the soak: rows deleted from an in-memory table are never reclaimed, so a check
+    // that refilled its input tables by DELETE grew the server by every check's rows
+    const [heavy] = await queryRows('SELECT buyer FROM read_parquet($p) GROUP BY buyer ORDER BY count(*) DESC, buyer LIMIT 1', {
+      p: path('wash-payments-by-buyer'),
+    });
+    const tableBytes = async () =>
+      Number(
+        (
+          await withCheckConnection(async (c) =>
+            (
+              await c.runAndReadAll("SELECT sum(memory_usage_bytes)::BIGINT AS b FROM duckdb_memory() WHERE tag = 'IN_MEMORY_TABLE'")
+            ).getRowObjectsJson(),
+          )
+        )[0]?.b ?? 0,
+      );
+    await check(String(heavy!.buyer));
+    const after1 = await tableBytes();
+    for (let i = 0; i < 60; i++) await check(String(heavy!.buyer));
+    expect(await tableBytes()).toBe(after1);
+  }, 240_000);
 });

@@ -269,68 +269,87 @@ async function classifyOnRequest(address: string, now: Date, data: Lookups, timi
   return withCheckConnection(async (connection) => {
     const t0 = performance.now();
     const { statements } = await session(connection, data, now);
-    const a = sqlString(address);
-    const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson();
-    const [bought] = await rows(`${Object.values(INPUT)
-      .map((t) => `DELETE FROM ${t};`)
-      .join('\n')}
-      INSERT INTO ${INPUT.address} VALUES (${a});
+    // the check's rows live in a transaction that is rolled back: DuckDB never reclaims the
+    // storage of rows deleted from an in-memory table, so refilling the tables by DELETE would
+    // grow the process by every check's rows until the next snapshot
+    await connection.run('BEGIN TRANSACTION');
+    try {
+      const { asBuyer, asSeller, mode } = await fillInputs(connection, address, data);
+      if (!mode) return { asBuyer, asSeller, row: null };
+      const t1 = performance.now();
+      const row = (await statements[mode].runAndReadAll()).getRowObjectsJson()[0] ?? null;
+      if (timings) {
+        timings.lookupMs = t1 - t0;
+        timings.classifyMs = performance.now() - t1;
+      }
+      if (!row) throw new Error(`wash check: the classifier returned no row for a ${mode} with payments`);
+      return { asBuyer, asSeller, row };
+    } finally {
+      await connection.run('ROLLBACK');
+    }
+  });
+}
+
+/**
+ * Reads the address's rows into the (empty) input tables: its payments as buyer; when it never
+ * paid, its payments as seller and every payment of its payers (up to SELLER_ON_REQUEST_MAX; a
+ * bigger seller gets no mode); the funding edges; the seller state of its sellers.
+ */
+async function fillInputs(
+  connection: DuckDBConnection,
+  address: string,
+  data: Lookups,
+): Promise<{ asBuyer: number; asSeller: number; mode: Mode | null }> {
+  const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson();
+  const a = sqlString(address);
+  const [bought] = await rows(`INSERT INTO ${INPUT.address} VALUES (${a});
       INSERT INTO ${INPUT.payments} SELECT buyer, seller_address, chain, amount, time FROM ${parquet(data.byBuyer)} WHERE buyer = ${a};
       SELECT count(*)::INTEGER AS n FROM ${INPUT.payments}`);
-    const asBuyer = Number(bought?.n ?? 0);
-    let asSeller = 0;
-    let mode: Mode = 'buyer';
-    if (asBuyer === 0) {
-      // never paid: a seller? (its payers, when it is small enough to compute on request)
-      const [sold] = await rows(
-        `SELECT count(*)::INTEGER AS n, list(DISTINCT buyer) AS payers FROM ${parquet(data.bySeller)} WHERE seller_address = ${a}`,
-      );
-      asSeller = Number(sold?.n ?? 0);
-      if (asSeller === 0 || asSeller > SELLER_ON_REQUEST_MAX) return { asBuyer, asSeller, row: null };
-      mode = 'seller';
-      const payers = ((sold?.payers as string[] | null) ?? []).map(String);
-      await connection.run(
-        `INSERT INTO ${INPUT.payments} SELECT buyer, seller_address, chain, amount, time FROM ${parquet(data.byBuyer)} WHERE buyer IN (${list(payers)})`,
-      );
-    }
-    const wallets = column(
-      await rows(`SELECT buyer AS w FROM ${INPUT.payments} UNION SELECT seller_address FROM ${INPUT.payments} UNION SELECT ${a}`),
-      'w',
+  const asBuyer = Number(bought?.n ?? 0);
+  let asSeller = 0;
+  let mode: Mode = 'buyer';
+  if (asBuyer === 0) {
+    // never paid: a seller? (its payers, when it is small enough to compute on request)
+    const [sold] = await rows(
+      `SELECT count(*)::INTEGER AS n, list(DISTINCT buyer) AS payers FROM ${parquet(data.bySeller)} WHERE seller_address = ${a}`,
     );
-    // the funding chain climbs fundingMaxHops first funders: every edge into the wallets (their
-    // returns too), then into their funders, level by level (each level's funders are only known
-    // once the level is read); an exchange ends a chain, so nothing above one is read
-    const fetched = new Set(wallets);
-    let level = wallets;
-    for (let hop = 1; hop <= THRESHOLDS.fundingMaxHops && level.length > 0; hop++) {
-      const funders = column(
-        await rows(`INSERT INTO ${INPUT.funding} SELECT * FROM ${parquet(data.funding)} WHERE address IN (${list(level)});
-          SELECT DISTINCT funder FROM ${INPUT.funding} WHERE address IN (${list(level)}) AND NOT funder_exchange`),
-        'funder',
-      );
-      level = hop < THRESHOLDS.fundingMaxHops ? funders.filter((f) => !fetched.has(f)) : [];
-      for (const f of level) fetched.add(f);
-    }
+    asSeller = Number(sold?.n ?? 0);
+    if (asSeller === 0 || asSeller > SELLER_ON_REQUEST_MAX) return { asBuyer, asSeller, mode: null };
+    mode = 'seller';
+    const payers = ((sold?.payers as string[] | null) ?? []).map(String);
     await connection.run(
-      [
-        `INSERT INTO ${INPUT.sellers} SELECT * FROM ${STATE} WHERE seller_address IN (SELECT seller_address FROM ${INPUT.payments} UNION SELECT ${a})`,
-        mode === 'seller'
-          ? `INSERT INTO ${INPUT.computed} SELECT DISTINCT hash(seller_address), chain FROM ${INPUT.payments} WHERE seller_address = ${a}`
-          : '',
-      ]
-        .filter((x) => x !== '')
-        .join(';\n'),
+      `INSERT INTO ${INPUT.payments} SELECT buyer, seller_address, chain, amount, time FROM ${parquet(data.byBuyer)} WHERE buyer IN (${list(payers)})`,
     );
-    const t1 = performance.now();
-    const reader = await statements[mode].runAndReadAll();
-    const row = reader.getRowObjectsJson()[0] ?? null;
-    if (timings) {
-      timings.lookupMs = t1 - t0;
-      timings.classifyMs = performance.now() - t1;
-    }
-    if (!row) throw new Error(`wash check: the classifier returned no row for a ${mode} with payments`);
-    return { asBuyer, asSeller, row };
-  });
+  }
+  const wallets = column(
+    await rows(`SELECT buyer AS w FROM ${INPUT.payments} UNION SELECT seller_address FROM ${INPUT.payments} UNION SELECT ${a}`),
+    'w',
+  );
+  // the funding chain climbs fundingMaxHops first funders: every edge into the wallets (their
+  // returns too), then into their funders, level by level (each level's funders are only known
+  // once the level is read); an exchange ends a chain, so nothing above one is read
+  const fetched = new Set(wallets);
+  let level = wallets;
+  for (let hop = 1; hop <= THRESHOLDS.fundingMaxHops && level.length > 0; hop++) {
+    const funders = column(
+      await rows(`INSERT INTO ${INPUT.funding} SELECT * FROM ${parquet(data.funding)} WHERE address IN (${list(level)});
+          SELECT DISTINCT funder FROM ${INPUT.funding} WHERE address IN (${list(level)}) AND NOT funder_exchange`),
+      'funder',
+    );
+    level = hop < THRESHOLDS.fundingMaxHops ? funders.filter((f) => !fetched.has(f)) : [];
+    for (const f of level) fetched.add(f);
+  }
+  await connection.run(
+    [
+      `INSERT INTO ${INPUT.sellers} SELECT * FROM ${STATE} WHERE seller_address IN (SELECT seller_address FROM ${INPUT.payments} UNION SELECT ${a})`,
+      mode === 'seller'
+        ? `INSERT INTO ${INPUT.computed} SELECT DISTINCT hash(seller_address), chain FROM ${INPUT.payments} WHERE seller_address = ${a}`
+        : '',
+    ]
+      .filter((x) => x !== '')
+      .join(';\n'),
+  );
+  return { asBuyer, asSeller, mode };
 }
 
 // ------------------------------------------------------------------ buyer view
@@ -557,12 +576,8 @@ function anonymised(salt: string, patterns: Array<{ type: string; key: string }>
 export async function timeEmptyClassifierStatement(ctx: WashCheckContext, runs: number): Promise<number[]> {
   const data = lookups(ctx);
   return withCheckConnection(async (connection) => {
+    // the input tables are empty outside a check's transaction
     const { statements } = await session(connection, data, new Date(data.byBuyer.entry.as_of));
-    await connection.run(
-      Object.values(INPUT)
-        .map((t) => `DELETE FROM ${t}`)
-        .join(';\n'),
-    );
     const out: number[] = [];
     for (let i = 0; i < runs; i++) {
       const t = performance.now();
