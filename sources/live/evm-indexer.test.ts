@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { queryJson } from '../../lib/duckdb.ts';
 import {
   DEFAULT_EVM_OPTIONS,
@@ -10,33 +10,21 @@ import {
   type RpcLog,
 } from './evm-indexer.ts';
 import { relayerLookup, RELAYERS } from './facilitators.ts';
-import { createUpstream, type Upstream } from './http.ts';
-import { createJsonRpc, type JsonRpcClient } from './json-rpc.ts';
-import { testContext, type TestContext } from './testing/context.ts';
 import { baseFixtureIndex, evmNodeRoutes, type EvmNodeState } from './testing/evm-node.ts';
-import { startLoopback, type Loopback } from './testing/loopback.ts';
+import { useRpcNode } from './testing/rpc-node.ts';
 
 const fx = baseFixtureIndex();
 const S = fx.startBlock;
 const RPC_PATH = '/v2/Zx81kQ0pL2mN7vB4cR9tY6wE3'; // a key-like path, as provider URLs have
 
-let server: Loopback;
 let state: EvmNodeState;
-let upstream: Upstream;
-let rpc: JsonRpcClient;
-let t: TestContext;
-
-beforeEach(async () => {
-  state = { finalized: fx.firstFinalized, maxResults: 10, receipts: true };
-  server = await startLoopback(evmNodeRoutes(RPC_PATH, state));
-  upstream = createUpstream({ name: 'base-rpc', baseUrl: server.url + RPC_PATH, sleep: async () => {} });
-  rpc = createJsonRpc(upstream);
-  t = await testContext();
-});
-afterEach(async () => {
-  await upstream.close();
-  await server.close();
-  t.warehouse.close();
+const node = useRpcNode({
+  name: 'base-rpc',
+  routes: () => {
+    state = { finalized: fx.firstFinalized, maxResults: 10, receipts: true };
+    return evmNodeRoutes(RPC_PATH, state);
+  },
+  url: (server) => server.url + RPC_PATH,
 });
 
 const options: EvmIndexerOptions = { ...DEFAULT_EVM_OPTIONS, startBlock: S, maxBlocksPerRun: 1000, initialLogRange: 16 };
@@ -44,24 +32,24 @@ const hexRange = (r: { rpcParams: unknown[] }) => {
   const f = r.rpcParams[0] as { fromBlock: string; toBlock: string };
   return [Number(f.fromBlock) - S, Number(f.toBlock) - S];
 };
-const logRequests = () => server.requests.filter((r) => r.rpcMethod === 'eth_getLogs');
+const logRequests = () => node.server.requests.filter((r) => r.rpcMethod === 'eth_getLogs');
 
 async function settlements() {
   return queryJson(
-    t.warehouse.connection,
+    node.t.warehouse.connection,
     `SELECT tx_hash, log_index::INTEGER AS log_index, block_number::INTEGER - ${S} AS block, buyer, seller_address, amount,
             facilitator, relayer, is_self_pay, strftime(block_time, '%Y-%m-%dT%H:%M:%SZ') AS time
        FROM live_evm_settlements ORDER BY block_number, log_index`,
   );
 }
 async function checkpoint() {
-  const [row] = await queryJson(t.warehouse.connection, `SELECT last_block FROM evm_checkpoint WHERE chain = 'base'`);
+  const [row] = await queryJson(node.t.warehouse.connection, `SELECT last_block FROM evm_checkpoint WHERE chain = 'base'`);
   return row ? Number(row.last_block) : null;
 }
 
 describe('indexEvmSettlements', () => {
   it('keeps only facilitator-sent EIP-3009 settlements, halving ranges the node refuses', async () => {
-    const run = await indexEvmSettlements(t.warehouse.connection, rpc, options);
+    const run = await indexEvmSettlements(node.t.warehouse.connection, node.rpc, options);
 
     // 18 logs in blocks S..S+15 and a 10-result cap: refused twice, then covered in three ranges.
     expect(logRequests().map(hexRange)).toEqual([
@@ -84,11 +72,11 @@ describe('indexEvmSettlements', () => {
       ],
     });
     // Senders from one eth_getBlockReceipts per block holding a candidate (A+B, C, D, G, H).
-    expect(server.count({ rpcMethod: 'eth_getBlockReceipts' })).toBe(5);
-    expect(server.count({ rpcMethod: 'eth_getTransactionByHash' })).toBe(0);
+    expect(node.server.count({ rpcMethod: 'eth_getBlockReceipts' })).toBe(5);
+    expect(node.server.count({ rpcMethod: 'eth_getTransactionByHash' })).toBe(0);
     // 'finalized' once, plus the one block whose logs carry no blockTimestamp (C).
-    expect(server.count({ rpcMethod: 'eth_getBlockByNumber' })).toBe(2);
-    expect(server.requests).toHaveLength(12);
+    expect(node.server.count({ rpcMethod: 'eth_getBlockByNumber' })).toBe(2);
+    expect(node.server.requests).toHaveLength(12);
 
     const rows = await settlements();
     expect(rows).toEqual([
@@ -157,21 +145,21 @@ describe('indexEvmSettlements', () => {
   });
 
   it('resumes from the checkpoint: only new finalized blocks are fetched', async () => {
-    await indexEvmSettlements(t.warehouse.connection, rpc, options);
-    server.reset();
+    await indexEvmSettlements(node.t.warehouse.connection, node.rpc, options);
+    node.server.reset();
 
     // Nothing new is finalized: one request, no logs.
-    const idle = await indexEvmSettlements(t.warehouse.connection, rpc, options);
+    const idle = await indexEvmSettlements(node.t.warehouse.connection, node.rpc, options);
     expect(idle.fromBlock).toBeNull();
-    expect(server.requests.map((r) => r.rpcMethod)).toEqual(['eth_getBlockByNumber']);
-    server.reset();
+    expect(node.server.requests.map((r) => r.rpcMethod)).toEqual(['eth_getBlockByNumber']);
+    node.server.reset();
 
     state.finalized = fx.secondFinalized;
-    const run = await indexEvmSettlements(t.warehouse.connection, rpc, options);
+    const run = await indexEvmSettlements(node.t.warehouse.connection, node.rpc, options);
     expect(logRequests().map(hexRange)).toEqual([[16, 31]]);
     expect(run).toMatchObject({ fromBlock: S + 16, toBlock: S + 31, settlements: 2, inserted: 2 });
-    expect(server.count({ rpcMethod: 'eth_getBlockReceipts' })).toBe(2);
-    expect(server.count({ rpcMethod: 'eth_getBlockByNumber' })).toBe(2); // finalized + J's block
+    expect(node.server.count({ rpcMethod: 'eth_getBlockReceipts' })).toBe(2);
+    expect(node.server.count({ rpcMethod: 'eth_getBlockByNumber' })).toBe(2); // finalized + J's block
     const rows = await settlements();
     expect(rows.map((r) => r.tx_hash)).toEqual([fx.txs.A, fx.txs.C, fx.txs.C, fx.txs.G, fx.txs.H, fx.txs.I, fx.txs.J]);
     // J was sent by a Coinbase relayer first seen 2025-12-16: attributed.
@@ -182,18 +170,18 @@ describe('indexEvmSettlements', () => {
   it('is idempotent: re-indexing covered blocks adds no rows and leaves the checkpoint at the head', async () => {
     state.finalized = fx.secondFinalized;
     state.maxResults = 1000;
-    const first = await indexEvmSettlements(t.warehouse.connection, rpc, { ...options, initialLogRange: 1000 });
+    const first = await indexEvmSettlements(node.t.warehouse.connection, node.rpc, { ...options, initialLogRange: 1000 });
     expect(first).toMatchObject({ settlements: 7, inserted: 7, logRequests: 1 });
     const before = await settlements();
 
     // A crash after the rows were written but before the checkpoint: the same blocks come again.
-    await t.warehouse.connection.run(`DELETE FROM evm_checkpoint`);
-    const again = await indexEvmSettlements(t.warehouse.connection, rpc, { ...options, initialLogRange: 1000 });
+    await node.t.warehouse.connection.run(`DELETE FROM evm_checkpoint`);
+    const again = await indexEvmSettlements(node.t.warehouse.connection, node.rpc, { ...options, initialLogRange: 1000 });
     expect(again).toMatchObject({ fromBlock: S, toBlock: S + 31, settlements: 7, inserted: 0 });
     expect(await settlements()).toEqual(before);
     expect(await checkpoint()).toBe(S + 31);
     const [dupes] = await queryJson(
-      t.warehouse.connection,
+      node.t.warehouse.connection,
       `SELECT count(*)::INTEGER AS n FROM (SELECT chain, tx_hash, log_index FROM live_evm_settlements GROUP BY ALL HAVING count(*) > 1)`,
     );
     expect(dupes!.n).toBe(0);
@@ -201,31 +189,31 @@ describe('indexEvmSettlements', () => {
 
   it('bounds a run to maxBlocksPerRun and continues next run', async () => {
     state.maxResults = 1000;
-    const run = await indexEvmSettlements(t.warehouse.connection, rpc, { ...options, maxBlocksPerRun: 8, initialLogRange: 100 });
+    const run = await indexEvmSettlements(node.t.warehouse.connection, node.rpc, { ...options, maxBlocksPerRun: 8, initialLogRange: 100 });
     expect(run).toMatchObject({ fromBlock: S, toBlock: S + 7 });
     expect(await checkpoint()).toBe(S + 7);
-    const next = await indexEvmSettlements(t.warehouse.connection, rpc, { ...options, maxBlocksPerRun: 8, initialLogRange: 100 });
+    const next = await indexEvmSettlements(node.t.warehouse.connection, node.rpc, { ...options, maxBlocksPerRun: 8, initialLogRange: 100 });
     expect(next).toMatchObject({ fromBlock: S + 8, toBlock: S + 15 });
     expect((await settlements()).length).toBe(5);
   });
 
   it('falls back to eth_getTransactionByHash when the node has no eth_getBlockReceipts', async () => {
     state.receipts = false;
-    await indexEvmSettlements(t.warehouse.connection, rpc, options);
-    expect(server.count({ rpcMethod: 'eth_getBlockReceipts' })).toBe(1); // asked once, then remembered
-    expect(server.count({ rpcMethod: 'eth_getTransactionByHash' })).toBe(6); // A, B, C, D, G, H
+    await indexEvmSettlements(node.t.warehouse.connection, node.rpc, options);
+    expect(node.server.count({ rpcMethod: 'eth_getBlockReceipts' })).toBe(1); // asked once, then remembered
+    expect(node.server.count({ rpcMethod: 'eth_getTransactionByHash' })).toBe(6); // A, B, C, D, G, H
     expect((await settlements()).length).toBe(5);
   });
 
   it('starts maxBlocksPerRun behind finalized when no start block is configured', async () => {
     state.maxResults = 1000;
-    const run = await indexEvmSettlements(t.warehouse.connection, rpc, { ...options, startBlock: null, maxBlocksPerRun: 4 });
+    const run = await indexEvmSettlements(node.t.warehouse.connection, node.rpc, { ...options, startBlock: null, maxBlocksPerRun: 4 });
     expect(run).toMatchObject({ fromBlock: S + 12, toBlock: S + 15, settlements: 1 });
   });
 
   it('fails with the node error when even one block is too large', async () => {
     state.maxResults = 1;
-    await expect(indexEvmSettlements(t.warehouse.connection, rpc, options)).rejects.toThrow(
+    await expect(indexEvmSettlements(node.t.warehouse.connection, node.rpc, options)).rejects.toThrow(
       /base-rpc: eth_getLogs refuses even the single block 33000001: .*query returned more than 10000 results/,
     );
     expect(await checkpoint()).toBe(S); // block S had no logs and was committed before the failure
@@ -236,11 +224,11 @@ describe('indexEvmFunding', () => {
   it('finds the first inbound USDC before each buyer’s first payment, once per buyer', async () => {
     state.finalized = fx.secondFinalized;
     state.maxResults = 1000;
-    await indexEvmSettlements(t.warehouse.connection, rpc, { ...options, initialLogRange: 1000 });
-    server.reset();
+    await indexEvmSettlements(node.t.warehouse.connection, node.rpc, { ...options, initialLogRange: 1000 });
+    node.server.reset();
 
     const funding = { ...DEFAULT_FUNDING_OPTIONS, lookbackBlocks: 2000, walletsPerQuery: 2, walletsPerRun: 10 };
-    const run = await indexEvmFunding(t.warehouse.connection, rpc, funding, new Date('2026-03-02T01:00:00Z'));
+    const run = await indexEvmFunding(node.t.warehouse.connection, node.rpc, funding, new Date('2026-03-02T01:00:00Z'));
     expect(run).toMatchObject({ walletsChecked: 5, walletsFunded: 3, deferred: 0, logRequests: 3, blockRequests: 1 });
     // Each batch asks for Transfers *to* its buyers (topic2 OR-list), nothing else.
     const filters = logRequests().map((r) => r.rpcParams[0] as { topics: [string, null, string[]] });
@@ -256,7 +244,7 @@ describe('indexEvmFunding', () => {
         .sort(),
     ).toEqual(Object.values(fx.buyers).sort());
     const rows = await queryJson(
-      t.warehouse.connection,
+      node.t.warehouse.connection,
       `SELECT address, funder, amount, block_number::INTEGER - ${S} AS block FROM live_wallet_funding ORDER BY block_number`,
     );
     expect(rows).toEqual([
@@ -266,32 +254,32 @@ describe('indexEvmFunding', () => {
     ]);
     // B3 was funded only after paying, B4 never in the window: looked up, not found, not asked again.
     const [checked] = await queryJson(
-      t.warehouse.connection,
+      node.t.warehouse.connection,
       `SELECT count(*)::INTEGER AS n, count(*) FILTER (WHERE NOT found)::INTEGER AS missing FROM live_funding_checked`,
     );
     expect(checked).toEqual({ n: 5, missing: 2 });
 
-    server.reset();
-    const again = await indexEvmFunding(t.warehouse.connection, rpc, funding, new Date('2026-03-02T02:00:00Z'));
+    node.server.reset();
+    const again = await indexEvmFunding(node.t.warehouse.connection, node.rpc, funding, new Date('2026-03-02T02:00:00Z'));
     expect(again.walletsChecked).toBe(0);
-    expect(server.requests).toHaveLength(0);
+    expect(node.server.requests).toHaveLength(0);
   });
 
   it('stays within its per-run bounds and picks up the rest next run', async () => {
     state.finalized = fx.secondFinalized;
     state.maxResults = 1000;
-    await indexEvmSettlements(t.warehouse.connection, rpc, { ...options, initialLogRange: 1000 });
+    await indexEvmSettlements(node.t.warehouse.connection, node.rpc, { ...options, initialLogRange: 1000 });
     const funding = { ...DEFAULT_FUNDING_OPTIONS, lookbackBlocks: 2000, walletsPerQuery: 2, walletsPerRun: 2 };
-    const first = await indexEvmFunding(t.warehouse.connection, rpc, funding, new Date('2026-03-02T01:00:00Z'));
+    const first = await indexEvmFunding(node.t.warehouse.connection, node.rpc, funding, new Date('2026-03-02T01:00:00Z'));
     expect(first.walletsChecked).toBe(2);
     const budgeted = await indexEvmFunding(
-      t.warehouse.connection,
-      rpc,
+      node.t.warehouse.connection,
+      node.rpc,
       { ...funding, walletsPerRun: 10, maxRequestsPerRun: 1 },
       new Date(),
     );
     expect(budgeted).toMatchObject({ walletsChecked: 2, deferred: 1, logRequests: 1 });
-    const last = await indexEvmFunding(t.warehouse.connection, rpc, { ...funding, walletsPerRun: 10 }, new Date());
+    const last = await indexEvmFunding(node.t.warehouse.connection, node.rpc, { ...funding, walletsPerRun: 10 }, new Date());
     expect(last.walletsChecked).toBe(1);
   });
 });

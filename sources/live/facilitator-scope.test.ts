@@ -4,45 +4,29 @@
  * registered facilitator is not counted, the same transaction is counted once its sender is
  * registered, and a chain with no facilitator in the registry is not read at all and says so.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FACILITATOR_REGISTRY, chainCoverage, parseFacilitatorRegistry, relayersOf } from '../../catalog/facilitators.ts';
 import { loadSettings } from '../../lib/config.ts';
 import { queryJson } from '../../lib/duckdb.ts';
 import { liveIngestSteps } from './analytics-live.ts';
 import { DEFAULT_EVM_OPTIONS, indexEvmSettlements, type EvmIndexerOptions } from './evm-indexer.ts';
-import { createUpstream, type Upstream } from './http.ts';
-import { createJsonRpc, type JsonRpcClient } from './json-rpc.ts';
 import { DEFAULT_SOLANA_OPTIONS, indexSolanaSettlements } from './solana-indexer.ts';
-import { testContext, type TestContext } from './testing/context.ts';
-import { baseFixtureIndex, evmNodeRoutes, type EvmNodeState } from './testing/evm-node.ts';
-import { startLoopback, type Loopback } from './testing/loopback.ts';
+import { baseFixtureIndex, evmNodeRoutes } from './testing/evm-node.ts';
+import { useRpcNode } from './testing/rpc-node.ts';
 
 const fx = baseFixtureIndex();
 const RPC_PATH = '/rpc';
 
-let server: Loopback;
-let state: EvmNodeState;
-let upstream: Upstream;
-let rpc: JsonRpcClient;
-let t: TestContext;
-
-beforeEach(async () => {
-  state = { finalized: fx.firstFinalized, maxResults: 100, receipts: true };
-  server = await startLoopback(evmNodeRoutes(RPC_PATH, state));
-  upstream = createUpstream({ name: 'base-rpc', baseUrl: server.url + RPC_PATH, sleep: async () => {} });
-  rpc = createJsonRpc(upstream);
-  t = await testContext();
-});
-afterEach(async () => {
-  await upstream.close();
-  await server.close();
-  t.warehouse.close();
+const node = useRpcNode({
+  name: 'base-rpc',
+  routes: () => evmNodeRoutes(RPC_PATH, { finalized: fx.firstFinalized, maxResults: 100, receipts: true }),
+  url: (server) => server.url + RPC_PATH,
 });
 
 const options: EvmIndexerOptions = { ...DEFAULT_EVM_OPTIONS, startBlock: fx.startBlock, maxBlocksPerRun: 1000, initialLogRange: 64 };
 
 async function countedTxs(): Promise<string[]> {
-  const rows = await queryJson(t.warehouse.connection, `SELECT DISTINCT tx_hash FROM live_evm_settlements ORDER BY tx_hash`);
+  const rows = await queryJson(node.t.warehouse.connection, `SELECT DISTINCT tx_hash FROM live_evm_settlements ORDER BY tx_hash`);
   return rows.map((r) => String(r.tx_hash));
 }
 
@@ -70,7 +54,7 @@ function registryWithSender() {
 describe('facilitator scope', () => {
   it('does not count a transferWithAuthorization sent by a wallet that is not a registered facilitator', async () => {
     const log: string[] = [];
-    const run = await indexEvmSettlements(t.warehouse.connection, rpc, options, (m) => log.push(m));
+    const run = await indexEvmSettlements(node.t.warehouse.connection, node.rpc, options, (m) => log.push(m));
     const counted = await countedTxs();
     // Block S+1 holds two EIP-3009 settlements: A sent by Coinbase's relayer, B by an unregistered wallet.
     expect(counted).toContain(fx.txs.A);
@@ -81,12 +65,15 @@ describe('facilitator scope', () => {
   });
 
   it('counts the same transaction once its sender is registered for that chain', async () => {
-    const run = await indexEvmSettlements(t.warehouse.connection, rpc, { ...options, registry: relayersOf(registryWithSender()) });
+    const run = await indexEvmSettlements(node.t.warehouse.connection, node.rpc, {
+      ...options,
+      registry: relayersOf(registryWithSender()),
+    });
     const counted = await countedTxs();
     expect(counted).toContain(fx.txs.A);
     expect(counted).toContain(fx.txs.B);
     expect(run.skipped.notRelayer).toBe(0);
-    const [b] = await queryJson(t.warehouse.connection, `SELECT facilitator, relayer FROM live_evm_settlements WHERE tx_hash = $tx`, {
+    const [b] = await queryJson(node.t.warehouse.connection, `SELECT facilitator, relayer FROM live_evm_settlements WHERE tx_hash = $tx`, {
       tx: fx.txs.B,
     });
     expect(b).toEqual({ facilitator: 'example', relayer: fx.notFacilitator });
@@ -100,38 +87,41 @@ describe('facilitator scope', () => {
 
   it('does not read a chain with no registered facilitator, and logs why', async () => {
     const log: string[] = [];
-    const run = await indexEvmSettlements(t.warehouse.connection, rpc, { ...options, chain: 'arbitrum' }, (m) => log.push(m));
+    const run = await indexEvmSettlements(node.t.warehouse.connection, node.rpc, { ...options, chain: 'arbitrum' }, (m) => log.push(m));
     expect(run.notIndexed).toMatch(/^arbitrum: not indexed: no facilitator relayer is registered for arbitrum/);
     expect(log).toEqual([run.notIndexed]);
-    expect(server.requests).toHaveLength(0); // the node is never asked
+    expect(node.server.requests).toHaveLength(0); // the node is never asked
     expect(run).toMatchObject({ fromBlock: null, toBlock: null, finalized: null, settlements: 0 });
     expect(await countedTxs()).toEqual([]);
 
     // The same holds for Solana with a registry that has no Solana relayer.
     const noSolana = relayersOf(FACILITATOR_REGISTRY).filter((r) => r.chain !== 'solana');
     const solanaLog: string[] = [];
-    const solana = await indexSolanaSettlements(t.warehouse.connection, rpc, { ...DEFAULT_SOLANA_OPTIONS, registry: noSolana }, (m) =>
-      solanaLog.push(m),
+    const solana = await indexSolanaSettlements(
+      node.t.warehouse.connection,
+      node.rpc,
+      { ...DEFAULT_SOLANA_OPTIONS, registry: noSolana },
+      (m) => solanaLog.push(m),
     );
     expect(solana.notIndexed).toMatch(/^solana: not indexed/);
     expect(solanaLog).toEqual([solana.notIndexed]);
-    expect(server.requests).toHaveLength(0);
+    expect(node.server.requests).toHaveLength(0);
   });
 
   it('the live transactions step reads only the covered chains and names each chain it leaves out', async () => {
-    const settings = loadSettings({ BASE_RPC_URL: server.url + RPC_PATH });
+    const settings = loadSettings({ BASE_RPC_URL: node.server.url + RPC_PATH });
     const step = liveIngestSteps(settings, {
       evm: { startBlock: fx.startBlock, initialLogRange: 64 },
       upstream: { sleep: async () => {} },
     })[1]!;
-    const rows = await step.run(t.at(new Date('2026-03-02T01:00:00Z')));
+    const rows = await step.run(node.t.at(new Date('2026-03-02T01:00:00Z')));
     expect(rows).toBeGreaterThan(0);
-    expect(t.logs).toContain(
+    expect(node.t.logs).toContain(
       'arbitrum: not indexed: no facilitator relayer is registered for arbitrum in the facilitator registry, so no transfer there counts as an x402 payment',
     );
-    expect(t.logs.some((l) => l.startsWith('polygon: Not indexed:'))).toBe(true);
-    expect(t.logs).toContain('solana: SOLANA_RPC_URL is not set; solana settlements are not indexed this run');
-    const chains = await queryJson(t.warehouse.connection, `SELECT DISTINCT chain FROM x402_transactions ORDER BY chain`);
+    expect(node.t.logs.some((l) => l.startsWith('polygon: Not indexed:'))).toBe(true);
+    expect(node.t.logs).toContain('solana: SOLANA_RPC_URL is not set; solana settlements are not indexed this run');
+    const chains = await queryJson(node.t.warehouse.connection, `SELECT DISTINCT chain FROM x402_transactions ORDER BY chain`);
     expect(chains).toEqual([{ chain: 'base' }]);
   });
 });

@@ -1,47 +1,31 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { queryJson } from '../../lib/duckdb.ts';
 import { relayersOn } from './facilitators.ts';
-import { createUpstream, type Upstream } from './http.ts';
-import { createJsonRpc, type JsonRpcClient } from './json-rpc.ts';
 import { DEFAULT_SOLANA_OPTIONS, indexSolanaSettlements, type SolanaIndexerOptions } from './solana-indexer.ts';
-import { testContext, type TestContext } from './testing/context.ts';
-import { startLoopback, type Loopback } from './testing/loopback.ts';
+import { useRpcNode } from './testing/rpc-node.ts';
 import { solanaFixtureIndex, solanaNodeRoutes, type SolanaNodeState } from './testing/solana-node.ts';
 
 const fx = solanaFixtureIndex();
 const RELAYER_COUNT = relayersOn('solana').length;
 
-let server: Loopback;
 let state: SolanaNodeState;
-let upstream: Upstream;
-let rpc: JsonRpcClient;
-let t: TestContext;
-
-beforeEach(async () => {
-  state = { visible: 5 };
-  server = await startLoopback(solanaNodeRoutes('/', state));
-  upstream = createUpstream({
-    name: 'solana-rpc',
-    baseUrl: `${server.url}/?api-key=0f9e8d7c-6b5a-4321-9876-abcdef012345`,
-    sleep: async () => {},
-  });
-  rpc = createJsonRpc(upstream);
-  t = await testContext();
-});
-afterEach(async () => {
-  await upstream.close();
-  await server.close();
-  t.warehouse.close();
+const node = useRpcNode({
+  name: 'solana-rpc',
+  routes: () => {
+    state = { visible: 5 };
+    return solanaNodeRoutes('/', state);
+  },
+  url: (server) => `${server.url}/?api-key=0f9e8d7c-6b5a-4321-9876-abcdef012345`,
 });
 
 const options: SolanaIndexerOptions = { ...DEFAULT_SOLANA_OPTIONS };
 const rows = () =>
   queryJson(
-    t.warehouse.connection,
+    node.t.warehouse.connection,
     `SELECT signature, instruction, buyer, seller_address, amount, facilitator, relayer FROM live_solana_settlements ORDER BY slot, instruction`,
   );
 const checkpoint = async () => {
-  const [row] = await queryJson(t.warehouse.connection, `SELECT last_signature FROM solana_checkpoint WHERE relayer = $r`, {
+  const [row] = await queryJson(node.t.warehouse.connection, `SELECT last_signature FROM solana_checkpoint WHERE relayer = $r`, {
     r: fx.relayer,
   });
   return row?.last_signature ?? null;
@@ -49,7 +33,7 @@ const checkpoint = async () => {
 
 describe('indexSolanaSettlements', () => {
   it('keeps USDC transfers of successful relayer-paid transactions, owners from token balances', async () => {
-    const run = await indexSolanaSettlements(t.warehouse.connection, rpc, options);
+    const run = await indexSolanaSettlements(node.t.warehouse.connection, node.rpc, options);
     expect(run).toMatchObject({
       relayers: RELAYER_COUNT,
       signatureRequests: RELAYER_COUNT,
@@ -59,9 +43,9 @@ describe('indexSolanaSettlements', () => {
     });
     expect(run.skipped).toMatchObject({ failed: 1, relayerPayer: 1, notRelayerPaid: 1 });
     // The failed signature is never fetched.
-    const fetched = server.requests.filter((r) => r.rpcMethod === 'getTransaction').map((r) => r.rpcParams[0]);
+    const fetched = node.server.requests.filter((r) => r.rpcMethod === 'getTransaction').map((r) => r.rpcParams[0]);
     expect(fetched).not.toContain(fx.signatures.failed);
-    expect(server.requests.find((r) => r.rpcMethod === 'getTransaction')!.rpcParams[1]).toEqual({
+    expect(node.server.requests.find((r) => r.rpcMethod === 'getTransaction')!.rpcParams[1]).toEqual({
       encoding: 'jsonParsed',
       maxSupportedTransactionVersion: 0,
       commitment: 'finalized',
@@ -91,26 +75,26 @@ describe('indexSolanaSettlements', () => {
   });
 
   it('resumes after the checkpoint and re-runs without duplicates', async () => {
-    await indexSolanaSettlements(t.warehouse.connection, rpc, options);
-    server.reset();
+    await indexSolanaSettlements(node.t.warehouse.connection, node.rpc, options);
+    node.server.reset();
     state.visible = 6;
-    const run = await indexSolanaSettlements(t.warehouse.connection, rpc, options);
-    const ask = server.requests.find((r) => r.rpcMethod === 'getSignaturesForAddress' && r.rpcParams[0] === fx.relayer)!;
+    const run = await indexSolanaSettlements(node.t.warehouse.connection, node.rpc, options);
+    const ask = node.server.requests.find((r) => r.rpcMethod === 'getSignaturesForAddress' && r.rpcParams[0] === fx.relayer)!;
     expect(ask.rpcParams[1]).toMatchObject({ until: fx.signatures.notRelayerPaid, commitment: 'finalized' });
     expect(run).toMatchObject({ transactionRequests: 1, settlements: 1, inserted: 1 });
     expect((await rows()).map((r) => r.signature)).toEqual([fx.signatures.settlement, fx.signatures.innerTransfer, fx.signatures.later]);
     expect(await checkpoint()).toBe(fx.signatures.later);
 
     // Checkpoint lost after the rows were written: the same transactions come again, no new rows.
-    await t.warehouse.connection.run('DELETE FROM solana_checkpoint');
-    const again = await indexSolanaSettlements(t.warehouse.connection, rpc, options);
+    await node.t.warehouse.connection.run('DELETE FROM solana_checkpoint');
+    const again = await indexSolanaSettlements(node.t.warehouse.connection, node.rpc, options);
     expect(again).toMatchObject({ settlements: 3, inserted: 0 });
     expect(await rows()).toHaveLength(3);
   });
 
   it('pages signatures with `before` and advances the checkpoint in bounded steps, oldest first', async () => {
-    const paged = await indexSolanaSettlements(t.warehouse.connection, rpc, { ...options, pageSize: 2 });
-    const asks = server.requests.filter((r) => r.rpcMethod === 'getSignaturesForAddress' && r.rpcParams[0] === fx.relayer);
+    const paged = await indexSolanaSettlements(node.t.warehouse.connection, node.rpc, { ...options, pageSize: 2 });
+    const asks = node.server.requests.filter((r) => r.rpcMethod === 'getSignaturesForAddress' && r.rpcParams[0] === fx.relayer);
     // Newest first: [later-hidden] notRelayerPaid, failed | innerTransfer, relayerSweep | settlement.
     expect(asks.map((r) => (r.rpcParams[1] as { before?: string }).before ?? null)).toEqual([
       null,
@@ -120,14 +104,14 @@ describe('indexSolanaSettlements', () => {
     expect(paged.settlements).toBe(2);
 
     // Back to the first settlement, then at most 2 transactions per run.
-    await t.warehouse.connection.run(`UPDATE solana_checkpoint SET last_signature = $s`, { s: fx.signatures.settlement });
+    await node.t.warehouse.connection.run(`UPDATE solana_checkpoint SET last_signature = $s`, { s: fx.signatures.settlement });
     state.visible = 6;
     const bounded = { ...options, maxTransactionsPerRelayer: 2 };
-    await indexSolanaSettlements(t.warehouse.connection, rpc, bounded);
+    await indexSolanaSettlements(node.t.warehouse.connection, node.rpc, bounded);
     expect(await checkpoint()).toBe(fx.signatures.innerTransfer); // sweep, inner transfer
-    await indexSolanaSettlements(t.warehouse.connection, rpc, bounded);
+    await indexSolanaSettlements(node.t.warehouse.connection, node.rpc, bounded);
     expect(await checkpoint()).toBe(fx.signatures.notRelayerPaid); // failed, not relayer-paid
-    await indexSolanaSettlements(t.warehouse.connection, rpc, bounded);
+    await indexSolanaSettlements(node.t.warehouse.connection, node.rpc, bounded);
     expect(await checkpoint()).toBe(fx.signatures.later);
     expect(await rows()).toHaveLength(3);
   });
