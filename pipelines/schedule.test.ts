@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +5,7 @@ import { Cron } from 'croner';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DATASETS } from '../catalog/datasets.ts';
 import { loadSettings } from '../lib/config.ts';
+import { startScript } from '../lib/testing/script.ts';
 import { loadVersion, readLatestPointer } from '../snapshots/reader.ts';
 import { parseArgs, UsageError } from './cli.ts';
 import { parseScheduleArgs, pipelineRunner, type RunOutcome, Scheduler, statePathOf } from './schedule.ts';
@@ -226,32 +226,18 @@ describe('npm run schedule', () => {
   it('stops on SIGTERM with exit 0, latest.json naming a complete version of each service', async () => {
     const root = tempRoot('schedule-sigterm-');
     const snapshotsDir = join(root, 'snapshots');
-    const proc = spawn(join(process.cwd(), 'node_modules/.bin/tsx'), ['pipelines/schedule.ts', '--table', 'demo'], {
-      env: {
-        ...process.env,
-        SNAPSHOTS_DIR: snapshotsDir,
-        WAREHOUSE_DIR: join(root, 'warehouse'),
-        KEYS_DIR: join(root, 'keys'),
-        SITE_BUILD: 'off',
-        CI: '1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const schedule = startScript(['pipelines/schedule.ts', '--table', 'demo'], {
+      SNAPSHOTS_DIR: snapshotsDir,
+      WAREHOUSE_DIR: join(root, 'warehouse'),
+      KEYS_DIR: join(root, 'keys'),
+      SITE_BUILD: 'off',
     });
-    let stdout = '';
-    let stderr = '';
-    proc.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    proc.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
-    const t0 = Date.now();
     // first start with no saved state: every entry is due; stop once the first korea group is
     // published, while the korea lane goes on to its next group
-    while (!/schedule korea-market: ok .*version=\d{8}T/.test(stdout)) {
-      if (proc.exitCode !== null || Date.now() - t0 > 150_000) throw new Error(`no korea-market run: ${stdout}\n${stderr}`);
-      await sleep(100);
-    }
-    proc.kill('SIGTERM');
-    const code = await exited;
-    expect(code, stderr).toBe(0);
+    await schedule.waitFor(() => /schedule korea-market: ok .*version=\d{8}T/.test(schedule.stdout()), 150_000, 'korea-market run');
+    const code = await schedule.stop();
+    const stdout = schedule.stdout();
+    expect(code, schedule.stderr()).toBe(0);
     expect(stdout).toMatch(/schedule: SIGTERM, stopping after the running step/);
     expect(stdout).toMatch(/schedule: stopped$/m);
     // one line per finished run, with its slot, times, duration and version

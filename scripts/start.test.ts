@@ -1,8 +1,8 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startScript } from '../lib/testing/script.ts';
 
 const root = mkdtempSync(join(tmpdir(), 'start-test-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -10,29 +10,23 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 describe('npm start', () => {
   it('runs the demo pipelines, builds the site and has both /health endpoints answering 200 within 90 s', async () => {
     const t0 = Date.now();
-    const proc = spawn(join(process.cwd(), 'node_modules/.bin/tsx'), ['scripts/start.ts'], {
-      env: {
-        ...process.env,
-        SNAPSHOTS_DIR: join(root, 'snapshots'),
-        WAREHOUSE_DIR: join(root, 'warehouse'),
-        KOREA_PORT: '0',
-        ANALYTICS_PORT: '0',
-        DEMO_REFRESH: 'off',
-        CI: '1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const start = startScript(['scripts/start.ts'], {
+      SNAPSHOTS_DIR: join(root, 'snapshots'),
+      WAREHOUSE_DIR: join(root, 'warehouse'),
+      KOREA_PORT: '0',
+      ANALYTICS_PORT: '0',
+      DEMO_REFRESH: 'off',
     });
-    let stdout = '';
-    let stderr = '';
-    proc.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    proc.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     try {
       const urls: Record<string, string> = {};
-      while (Date.now() - t0 < 90_000 && !(urls.korea && urls.analytics)) {
-        for (const m of stdout.matchAll(/^\s+(korea|analytics)\s+(http:\/\/[\d.]+:\d+)/gm)) urls[m[1]!] = m[2]!;
-        if (proc.exitCode !== null) throw new Error(`npm start exited ${proc.exitCode}: ${stderr}`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      await start.waitFor(
+        () => {
+          for (const m of start.stdout().matchAll(/^\s+(korea|analytics)\s+(http:\/\/[\d.]+:\d+)/gm)) urls[m[1]!] = m[2]!;
+          return Boolean(urls.korea && urls.analytics);
+        },
+        90_000,
+        'both service URLs',
+      );
       expect(Object.keys(urls).sort()).toEqual(['analytics', 'korea']);
       const statuses: Record<string, number> = {};
       while (Date.now() - t0 < 90_000) {
@@ -45,7 +39,7 @@ describe('npm start', () => {
       const seconds = (Date.now() - t0) / 1000;
       expect(statuses).toEqual({ korea: 200, analytics: 200 });
       expect(seconds).toBeLessThan(90);
-      expect(stdout).toMatch(/^step\s+rows\s+seconds\s+status$/m);
+      expect(start.stdout()).toMatch(/^step\s+rows\s+seconds\s+status$/m);
 
       const health = (await (await fetch(`${urls.korea}/health`)).json()) as { status: string; snapshot: { notice: string } };
       expect(health.status).toBe('ok');
@@ -70,8 +64,7 @@ describe('npm start', () => {
       const symbols = await fetch(`${urls.korea}/api/v1/symbols`);
       expect(symbols.status).toBe(200);
     } finally {
-      proc.kill('SIGTERM');
-      await new Promise((r) => proc.once('exit', r));
+      await start.stop();
     }
   }, 120_000);
 });

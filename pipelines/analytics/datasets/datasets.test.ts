@@ -10,16 +10,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { analyticsDemoContext } from '../../testing/context.ts';
 import { ANALYTICS_RESPONSES } from '../../../catalog/analytics.ts';
 import { CATEGORIES, CATEGORY_SLUGS } from '../../../catalog/categories.ts';
 import { CHAIN_COVERAGE } from '../../../catalog/facilitators.ts';
-import { datasetsOf, findDataset } from '../../../catalog/datasets.ts';
+import { datasetsOf } from '../../../catalog/datasets.ts';
 import type { SnapshotManifest } from '../../../snapshots/manifest.ts';
 import { SnapshotWriter } from '../../../snapshots/writer.ts';
 import { x402World } from '../../../sources/demo/x402-world.ts';
 import { DEMO_TRUTH_TABLES, RAW_TABLES } from '../../../sources/raw-tables.ts';
-import { loadSettings } from '../../../lib/config.ts';
-import { RulesAnalyst } from '../../analyst/index.ts';
 import type { PipelineContext } from '../../runner.ts';
 import { openWarehouse } from '../../warehouse.ts';
 import { appendRows, queryJson, type Row } from '../../../lib/duckdb.ts';
@@ -107,25 +106,7 @@ async function runSteps(whDir: string, snapRoot: string, now: Date, load: (c: Du
   try {
     await load(wh.connection);
     const writer = await SnapshotWriter.begin({ root: snapRoot, service: 'analytics', codeVersion: 'test', generatedAt: now });
-    const ctx: PipelineContext = {
-      source: { kind: 'demo' },
-      now,
-      seed: 42,
-      scale: 1,
-      service: 'analytics',
-      connection: wh.connection,
-      writer,
-      sourceKind: 'demo',
-      settings: loadSettings({}),
-      analyst: new RulesAnalyst(),
-      isDue: () => true,
-      log: () => {},
-      meta(dataset, asOf) {
-        const decl = findDataset('analytics', dataset);
-        if (!decl) throw new Error(`dataset ${dataset} is not in the catalog`);
-        return { source: 'demo', asOf, license: decl.license, description: decl.description };
-      },
-    };
+    const ctx = analyticsDemoContext({ connection: wh.connection, writer, now });
     for (const step of analyticsPrepSteps) await step.run(ctx);
     for (const step of analyticsDatasetSteps) {
       const entry = await step.run(ctx);

@@ -10,15 +10,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { analyticsDemoContext } from '../../testing/context.ts';
 import { ANALYTICS_RESPONSES } from '../../../catalog/analytics.ts';
-import { findDataset } from '../../../catalog/datasets.ts';
 import { THRESHOLDS as T } from '../../../catalog/wash-rules.ts';
-import { loadSettings } from '../../../lib/config.ts';
 import { queryJson } from '../../../lib/duckdb.ts';
 import { SnapshotWriter } from '../../../snapshots/writer.ts';
 import { analyticsIngestSteps } from '../../../sources/analytics.ts';
-import { RulesAnalyst } from '../../analyst/index.ts';
-import type { PipelineContext } from '../../runner.ts';
 import { openWarehouse, type Warehouse } from '../../warehouse.ts';
 import { analyticsPipeline } from '../index.ts';
 import { PATTERN_MIN_WALLETS, patternRelationsSql, WASH_PATTERNS, washReportStep } from './wash-report.ts';
@@ -42,26 +39,8 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'wash-report-'));
   wh = await openWarehouse(join(dir, 'warehouse'), 'analytics');
   const writer = await SnapshotWriter.begin({ root: join(dir, 'snapshots'), service: 'analytics', codeVersion: 'test', generatedAt: NOW });
-  const settings = loadSettings({});
-  const ctx: PipelineContext = {
-    source: { kind: 'demo' },
-    now: NOW,
-    seed: 42,
-    scale: 1,
-    service: 'analytics',
-    connection: wh.connection,
-    writer,
-    sourceKind: 'demo',
-    settings,
-    analyst: new RulesAnalyst(),
-    isDue: () => true,
-    log: () => {},
-    meta(dataset, asOf) {
-      const decl = findDataset('analytics', dataset)!;
-      return { source: 'demo', asOf, license: decl.license, description: decl.description };
-    },
-  };
-  for (const step of analyticsIngestSteps({ kind: 'demo' }, settings)) await step.run(ctx);
+  const ctx = analyticsDemoContext({ connection: wh.connection, writer, now: NOW });
+  for (const step of analyticsIngestSteps({ kind: 'demo' }, ctx.settings)) await step.run(ctx);
   for (const step of analyticsPipeline.prepareSteps) await step.run(ctx);
   await washReportStep.run(ctx);
   const manifest = await writer.publish({ nextExpectedUpdate: new Date(NOW.getTime() + 3_600_000) });

@@ -1,0 +1,51 @@
+/**
+ * A project script (`tsx <script>`) started as a child process the way a user starts it, for the
+ * tests of long-running commands (npm start, npm run schedule): its output collected, a wait for
+ * something to appear in it, and a stop by SIGTERM that resolves with the exit code.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+export interface RunningScript {
+  proc: ChildProcess;
+  /** Everything written so far. */
+  stdout(): string;
+  stderr(): string;
+  /** The exit code once the process exits. */
+  exited: Promise<number | null>;
+  /** Polls until `ready()` holds; throws (with the output) when the process exits first or `timeoutMs` passes. */
+  waitFor(ready: () => boolean, timeoutMs: number, what: string): Promise<void>;
+  /** SIGTERM, then the exit code. */
+  stop(): Promise<number | null>;
+}
+
+export function startScript(args: string[], env: Record<string, string>): RunningScript {
+  const proc = spawn(join(process.cwd(), 'node_modules/.bin/tsx'), args, {
+    env: { ...process.env, CI: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  proc.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+  proc.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  return {
+    proc,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    exited,
+    async waitFor(ready, timeoutMs, what) {
+      const t0 = Date.now();
+      while (!ready()) {
+        if (proc.exitCode !== null) throw new Error(`${args.join(' ')} exited ${proc.exitCode} before ${what}:\n${stdout}\n${stderr}`);
+        if (Date.now() - t0 > timeoutMs)
+          throw new Error(`${args.join(' ')}: no ${what} within ${timeoutMs / 1000} s:\n${stdout}\n${stderr}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    },
+    async stop() {
+      if (proc.exitCode === null) proc.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
