@@ -28,7 +28,8 @@
  *     their versions cannot be;
  *   - every answer as expected: 200 for free and fresh paid requests, 402 for replays, the MCP
  *     equivalents (an MCP replay is refused as nonce_used, or as expired once the payment's
- *     validBefore has passed: expiry is checked first), no connection error.
+ *     validBefore is due, within the server's settlement buffer: expiry is checked first), no
+ *     connection error.
  * The free-tier limit is lifted (FREE_TIER_LIMIT=0): from one address the analytics free endpoints
  * would otherwise answer 429 after 60 calls an hour, and the soak is about the data paths.
  */
@@ -42,6 +43,7 @@ import { findEndpoint } from '../catalog/index.ts';
 import type { EndpointDecl, ServiceName } from '../catalog/types.ts';
 import { loadSettings } from '../lib/config.ts';
 import { freshPaymentHeader } from '../proxy/x402/bench-support.ts';
+import { SETTLEMENT_BUFFER_SECONDS } from '../proxy/x402/eip3009.ts';
 import { payToTable, type PayToTable } from '../proxy/x402/networks.ts';
 import { loadVersion } from '../snapshots/reader.ts';
 import { formatTable, RESULTS_FILE, type RowInput, recordRun } from './table.ts';
@@ -474,7 +476,9 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
             accepted = res.status === 200 && !!result && !result.isError && result._meta?.['x402/payment-response']?.success === true;
             // a replay is refused as a used nonce, or as expired once its validBefore has passed
             const refusal =
-              req.validBefore !== undefined && Date.now() / 1000 > req.validBefore ? /nonce_used|"error":"expired/ : /nonce_used/;
+              req.validBefore !== undefined && Date.now() / 1000 + SETTLEMENT_BUFFER_SECONDS >= req.validBefore
+                ? /nonce_used|"error":"expired/
+                : /nonce_used/;
             asExpected =
               req.kind === 'mcp-paid'
                 ? accepted
