@@ -16,7 +16,7 @@ import { type CHALLENGE_PATTERNS, drawParameters } from './challenge/regimes.ts'
 import { evmAddress, Rng } from './random.ts';
 import { addressFamily, newAddress, pickExchange } from './x402-addresses.ts';
 import { DAY, HOUR, MINUTE, pickChain } from './x402-catalog.ts';
-import { scaled } from './x402-honest.ts';
+import { agentSessions, scaled } from './x402-honest.ts';
 import { distinctPrices, farmSeller, groupStart, launchBefore, latest, MemberBuilder, type PatternState } from './x402-patterns.ts';
 import { clamp, LegSet, type PlanContext, pickTimezone } from './x402-plans.ts';
 
@@ -210,17 +210,7 @@ function plantAgentFleet(state: PatternState, rng: Rng, g: number): void {
       groupId,
       start,
       legs: legs.legs,
-      timing: {
-        kind: 'sessions',
-        end,
-        sessionGapMedian: 2 * HOUR,
-        sessionGapSigma: 1.6,
-        intraGapMedian: 5_000,
-        intraGapSigma: 1.2,
-        pNewSession: 0.3,
-        fit: 'stretch',
-        tzHours: null,
-      },
+      timing: agentSessions(end),
     });
     book.fund(plan.address, treasury, Math.round(rng.uniform(20, 100)), start - rng.int(10 * MINUTE, 6 * HOUR));
   }

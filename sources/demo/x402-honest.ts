@@ -110,6 +110,21 @@ export function addTopUps(ctx: PlanContext, rng: Rng, address: string, family: A
  * An AI agent: 5-40 sellers across at least 4 categories, varied prices, irregular task sessions
  * (gap CV > 1) over at least a week. `heavy` agents reach >= 20 sellers and >= 500 payments.
  */
+/** An agent's calls: sessions a couple of hours apart, calls seconds apart within one (fleet agents call the same way). */
+export function agentSessions(end: number): Timing {
+  return {
+    kind: 'sessions',
+    end,
+    sessionGapMedian: 2 * HOUR,
+    sessionGapSigma: 1.6,
+    intraGapMedian: 5_000,
+    intraGapSigma: 1.2,
+    pNewSession: 0.3,
+    fit: 'stretch',
+    tzHours: null,
+  };
+}
+
 export function planAgent(ctx: PlanContext, rng: Rng, heavy: boolean): BuyerPlan {
   const { catalog, pool, book, now } = ctx;
   const chain: AnalyticsChain = rng.weighted(['base', 'solana'] as const, [70, 30]);
@@ -139,17 +154,7 @@ export function planAgent(ctx: PlanContext, rng: Rng, heavy: boolean): BuyerPlan
     groupId: null,
     start,
     legs: legs.legs,
-    timing: {
-      kind: 'sessions',
-      end,
-      sessionGapMedian: 2 * HOUR,
-      sessionGapSigma: 1.6,
-      intraGapMedian: 5_000,
-      intraGapSigma: 1.2,
-      pNewSession: 0.3,
-      fit: 'stretch',
-      tzHours: null,
-    },
+    timing: agentSessions(end),
   });
   const family = addressFamily(chain);
   const how = rng.weighted(['platform', 'exchange', 'personal'] as const, [45, 35, 20]);
