@@ -29,6 +29,18 @@ export interface LastGoodBound extends RatioBound {
  */
 const MARKET_READERS = ['kr-sentiment', 'market-read', 'divergence'] as const;
 
+/** The bounds every tracked KRX stock shares (its close; its foreign ownership share). */
+const KRX_CLOSE = {
+  range: [100, 10_000_000],
+  maxRatio: 1.5,
+  why: 'KRX limits a stock to ±30 % per day; 1.5 leaves room for a gap over a holiday',
+} as const;
+const KRX_FOREIGN_PCT = {
+  range: [0, 100],
+  maxStep: 5,
+  why: 'foreign ownership is a share of all shares: it moves by tenths of a point a day, 5 pp would be a block of the company',
+} as const;
+
 export const KOREA_INPUT_BOUNDS = {
   /** USD/KRW: Dunamu, er-api or the demo world (fx_rates). */
   fx: {
@@ -111,26 +123,10 @@ export const KOREA_INPUT_BOUNDS = {
         maxRatio: 1.15,
         why: 'USD/KRW (KRW per USD) moved at most about 10 % between two fixings, in 1997 and 2008',
       },
-      'KRX:005930:close': {
-        range: [100, 10_000_000],
-        maxRatio: 1.5,
-        why: 'KRX limits a stock to ±30 % per day; 1.5 leaves room for a gap over a holiday',
-      },
-      'KRX:000660:close': {
-        range: [100, 10_000_000],
-        maxRatio: 1.5,
-        why: 'KRX limits a stock to ±30 % per day; 1.5 leaves room for a gap over a holiday',
-      },
-      'KRX:005930:foreign_pct': {
-        range: [0, 100],
-        maxStep: 5,
-        why: 'foreign ownership is a share of all shares: it moves by tenths of a point a day, 5 pp would be a block of the company',
-      },
-      'KRX:000660:foreign_pct': {
-        range: [0, 100],
-        maxStep: 5,
-        why: 'foreign ownership is a share of all shares: it moves by tenths of a point a day, 5 pp would be a block of the company',
-      },
+      'KRX:005930:close': KRX_CLOSE,
+      'KRX:000660:close': KRX_CLOSE,
+      'KRX:005930:foreign_pct': KRX_FOREIGN_PCT,
+      'KRX:000660:foreign_pct': KRX_FOREIGN_PCT,
     },
   },
 } as const satisfies Record<string, { label: string; feeds: readonly string[]; [bound: string]: unknown }>;
