@@ -727,7 +727,12 @@ describe('file import: payments are append-only (issue 17)', () => {
       { tx_hash: hash(11) },
       { tx_hash: hash(12) },
     ]);
-    expect(await rows(run.w, `SELECT file_name, batch, rows_read::INTEGER AS rows_read, rows_loaded::INTEGER AS rows_loaded, rows_rejected::INTEGER AS rows_rejected FROM import_ledger ORDER BY batch, file_name`)).toEqual([
+    expect(
+      await rows(
+        run.w,
+        `SELECT file_name, batch, rows_read::INTEGER AS rows_read, rows_loaded::INTEGER AS rows_loaded, rows_rejected::INTEGER AS rows_rejected FROM import_ledger ORDER BY batch, file_name`,
+      ),
+    ).toEqual([
       { file_name: 'transactions.csv', batch: 1, rows_read: 4, rows_loaded: 4, rows_rejected: 0 },
       { file_name: 'transactions-20250201T0000Z.csv', batch: 2, rows_read: 3, rows_loaded: 2, rows_rejected: 1 },
       { file_name: 'transactions-20250202T0000Z.parquet', batch: 2, rows_read: 2, rows_loaded: 1, rows_rejected: 1 },
@@ -750,7 +755,9 @@ describe('file import: payments are append-only (issue 17)', () => {
     expect(run.steps[1]!.error).toMatch(
       new RegExp(`^${join(dir, 'transactions.csv')}: changed since it was imported .*imports are append-only, so it was not read again`),
     );
-    expect(seen).toContain(`${join(dir, 'transactions-copy.csv')}: the same bytes as transactions-20250201T0000Z.csv, imported already: skipped`);
+    expect(seen).toContain(
+      `${join(dir, 'transactions-copy.csv')}: the same bytes as transactions-20250201T0000Z.csv, imported already: skipped`,
+    );
     expect(await count()).toBe(7);
     expect(await rows(run.w, `SELECT count(*)::INTEGER AS n FROM x402_transactions WHERE tx_hash = '${hash(20)}'`)).toEqual([{ n: 0 }]);
   });
@@ -763,7 +770,9 @@ describe('file import: payments are append-only (issue 17)', () => {
     const seen: string[] = [];
     run = await runImport(other, run.w, (m) => seen.push(m));
     expect(existsSync(stray)).toBe(false);
-    expect(seen.find((m) => m.startsWith('transactions:'))).toMatch(/^transactions: this warehouse imported from another directory before \(3 files\); .* starts a new payment history$/);
+    expect(seen.find((m) => m.startsWith('transactions:'))).toMatch(
+      /^transactions: this warehouse imported from another directory before \(3 files\); .* starts a new payment history$/,
+    );
     expect(run.steps[1]).toEqual({ name: 'ingest:x402_transactions', rows: 4, error: null });
     expect(await count()).toBe(4);
     expect(segmentsOf(run.w)).toHaveLength(1);

@@ -381,7 +381,6 @@ interface ImportCounts {
   rejected: number;
 }
 
-
 /**
  * A CSV is parsed once into the raw table: every row is written with, for the bad ones, its
  * position and reason in three scratch columns; then the bad rows move to import_bad and the

@@ -179,7 +179,9 @@ export async function importAppendOnly(ctx: IngestContext, dir: string, table: A
       `${table.name}: this warehouse imported from another directory before (${ledger.length} files); ${absolute} starts a new payment history`,
     );
     await c.run('BEGIN TRANSACTION');
-    await c.run(`DELETE FROM import_rejects WHERE file IN (SELECT dir || '/' || file_name FROM import_ledger WHERE table_name = ${tableName})`);
+    await c.run(
+      `DELETE FROM import_rejects WHERE file IN (SELECT dir || '/' || file_name FROM import_ledger WHERE table_name = ${tableName})`,
+    );
     await c.run(`DELETE FROM import_ledger WHERE table_name = ${tableName}`);
     await c.run(`DELETE FROM file_payment_keys`);
     await c.run('COMMIT');
@@ -264,9 +266,7 @@ export async function importAppendOnly(ctx: IngestContext, dir: string, table: A
       await c.run('ROLLBACK').catch(() => undefined);
       rmSync(segment, { force: true });
       const later = fresh.slice(fresh.indexOf(f) + 1).map((x) => x.name);
-      problems.push(
-        files.fileError(f.path, err).message + (later.length ? ` (not imported yet, after it: ${later.join(', ')})` : ''),
-      );
+      problems.push(files.fileError(f.path, err).message + (later.length ? ` (not imported yet, after it: ${later.join(', ')})` : ''));
       break;
     }
   }
@@ -276,7 +276,10 @@ export async function importAppendOnly(ctx: IngestContext, dir: string, table: A
     await c.run(`CREATE TEMP VIEW ${table.raw.name} AS ${segmentsView(table, segments)}`);
     await c.run(`CREATE TEMP VIEW new_${table.raw.name} AS ${segmentsView(table, added)}`);
   }
-  const [total] = await queryJson(c, `SELECT coalesce(sum(rows_loaded), 0)::BIGINT AS n FROM import_ledger WHERE table_name = ${tableName}`);
+  const [total] = await queryJson(
+    c,
+    `SELECT coalesce(sum(rows_loaded), 0)::BIGINT AS n FROM import_ledger WHERE table_name = ${tableName}`,
+  );
   const payments = Number(total?.n ?? 0);
   ctx.log(
     `${table.name}: ${fresh.length === 0 ? 'no new file' : `${added.length} new file(s), ${loadedNow} payments added`}; ` +
