@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readdirSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { datasetFiles, LatestPointer, parseSnapshotFile, SnapshotManifest, VERSION_PATTERN, type DatasetEntry } from './manifest.ts';
+import { sqlString } from '../lib/duckdb.ts';
 import { bucketOf } from './partitions.ts';
 
 /** What readers of snapshots (the site) need besides the loaded data: the version name pattern and the licenses. */
@@ -68,6 +69,17 @@ export interface LoadedDataset {
   files: string[];
   /** Parsed JSON for documents; undefined for tables (query the Parquet file(s) in `files`). */
   document?: unknown;
+}
+
+/**
+ * A DuckDB relation over a table dataset's rows: `read_parquet` of its one file or of all its
+ * parts, or with `keys` of only the parts that can hold them (partsForKeys); when none can, an
+ * empty relation with the table's columns, so a query over it still plans and returns no row.
+ */
+export function parquetSql(data: LoadedDataset, keys?: Iterable<string>): string {
+  const files = keys === undefined ? data.files : partsForKeys(data, keys);
+  if (files.length === 0) return `(SELECT * FROM read_parquet(${sqlString(data.files[0]!)}) LIMIT 0)`;
+  return `read_parquet(${files.length === 1 ? sqlString(files[0]!) : `[${files.map(sqlString).join(', ')}]`})`;
 }
 
 /**
