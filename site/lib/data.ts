@@ -17,7 +17,7 @@ import type { z } from 'zod';
 import { ANALYTICS_ENDPOINTS, ANALYTICS_RESPONSES } from '../../catalog/analytics.ts';
 import { CATEGORIES, type CategorySlug } from '../../catalog/categories.ts';
 import { loadSettings } from '../../lib/config.ts';
-import { openDatabase, sqlString } from '../../lib/duckdb.ts';
+import { openDatabase } from '../../lib/duckdb.ts';
 import type { SnapshotManifest } from '../../snapshots/manifest.ts';
 import { loadVersion, parquetSql, readLatestPointer, type LoadedSnapshot } from '../../snapshots/reader.ts';
 
