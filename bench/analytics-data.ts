@@ -21,6 +21,59 @@ export interface BenchWorld {
 const u = (expr: string, salt: string) => `((hash(${expr}, '${salt}') % 1000000007) / 1000000007.0)`;
 
 export async function writeBenchWorld(dir: string, world: BenchWorld): Promise<void> {
+  await withWorld(dir, world, true, async (c) => {
+    await c.run(`COPY (${paymentsSql(world, 0, world.transactions, `TIMESTAMP '${world.now}' - INTERVAL (floor(400 * 86400 * pow(${u('i', 'time')}, 1.6))::BIGINT) SECOND`)})
+                 TO ${sqlString(join(dir, 'transactions.parquet'))} (FORMAT parquet, COMPRESSION zstd)`);
+    await c.run(`COPY (
+      SELECT b.address, '0x' || substr(md5('cex' || (b.buyer_id % 40)) || md5('cex2' || (b.buyer_id % 40)), 1, 40) AS funder,
+             round(5 + 100 * ${u('b.buyer_id', 'fund')}, 2) AS amount,
+             TIMESTAMP '${world.now}' - INTERVAL 420 DAY AS time
+        FROM buyers b WHERE ${u('b.buyer_id', 'funded')} < 0.8
+    ) TO ${sqlString(join(dir, 'funding.parquet'))} (FORMAT parquet, COMPRESSION zstd)`);
+  });
+}
+
+/**
+ * The payments of the hour after `world.now`, as a new file `transactions-<label>.parquet` in the
+ * world's directory: `transactions` more payments by the same buyers to the same services (new
+ * hashes), their times spread over (now, until]. What an hourly incremental run imports.
+ */
+export async function writeBenchDelta(
+  dir: string,
+  world: BenchWorld,
+  delta: { transactions: number; until: string; label: string },
+): Promise<string> {
+  const file = join(dir, `transactions-${delta.label}.parquet`);
+  await withWorld(dir, world, false, async (c) => {
+    const span = `(epoch(TIMESTAMP '${delta.until}') - epoch(TIMESTAMP '${world.now}'))`;
+    await c.run(`COPY (${paymentsSql(world, world.transactions, delta.transactions, `TIMESTAMP '${delta.until}' - INTERVAL (floor(${span} * ${u('i', 'time')})::BIGINT) SECOND`)})
+                 TO ${sqlString(file)} (FORMAT parquet, COMPRESSION zstd)`);
+  });
+  return file;
+}
+
+/** Payments `first` .. `first + count - 1` of the world (tx hashes from the index), at `time` (an expression of i). */
+function paymentsSql(world: BenchWorld, first: number, count: number, time: string): string {
+  const pairs = world.buyers * 2;
+  return `
+      WITH t AS (
+        SELECT i, floor(${pairs} * pow(${u('i', 'pair')}, 2))::BIGINT AS pair_id, ${time} AS time
+          FROM range(${first}, ${first + count}) r(i))
+      SELECT '0x' || md5('tx' || t.i) || md5('tx2' || t.i) AS tx_hash, s.chain, b.address AS buyer, s.seller_address,
+             coalesce(s.price_amount, 0.01) AS amount, t.time,
+             CASE WHEN ${u('t.i', 'nourl')} < 0.06 THEN NULL ELSE s.resource_url END AS resource_url,
+             CASE WHEN ${u('t.i', 'nofac')} < 0.04 THEN NULL ELSE '0xdbdf3d8ed80f84c35d01c6c9f9271761bad90ba6' END AS facilitator
+        FROM t JOIN pairs USING (pair_id) JOIN services s USING (service_id) JOIN buyers b USING (buyer_id)
+        ORDER BY t.time`;
+}
+
+/** The world's sellers, services, buyers and pairs as tables (services.parquet written when `writeServices`). */
+async function withWorld(
+  dir: string,
+  world: BenchWorld,
+  writeServices: boolean,
+  write: (c: Awaited<ReturnType<DuckDBInstance['connect']>>) => Promise<void>,
+): Promise<void> {
   mkdirSync(dir, { recursive: true });
   const instance = await DuckDBInstance.create(':memory:', { preserve_insertion_order: 'false' });
   const c = await instance.connect();
@@ -42,9 +95,11 @@ export async function writeBenchWorld(dir: string, world: BenchWorld): Promise<v
                   ELSE ([0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1])[1 + (hash(i, 'price') % 7)::INTEGER] END AS price_amount,
              TIMESTAMP '${world.now}' - INTERVAL (floor(400 * 86400 * pow(${u('i', 'first')}, 0.7))::BIGINT) SECOND AS first_seen
         FROM range(${world.services}) r(i) JOIN sellers s ON s.seller_id = i % ${sellers}`);
-    await c.run(`COPY (SELECT chain, seller_address, resource_url, name, description, category, price_amount, first_seen
-                         FROM services ORDER BY service_id)
-                 TO ${sqlString(join(dir, 'services.parquet'))} (FORMAT parquet, COMPRESSION zstd)`);
+    if (writeServices) {
+      await c.run(`COPY (SELECT chain, seller_address, resource_url, name, description, category, price_amount, first_seen
+                           FROM services ORDER BY service_id)
+                   TO ${sqlString(join(dir, 'services.parquet'))} (FORMAT parquet, COMPRESSION zstd)`);
+    }
     await c.run(`CREATE TABLE buyers AS
       SELECT b AS buyer_id, '0x' || substr(md5('buyer' || b) || md5('buyer2' || b), 1, 40) AS address
         FROM range(${world.buyers}) r(b)`);
@@ -55,24 +110,7 @@ export async function writeBenchWorld(dir: string, world: BenchWorld): Promise<v
       SELECT p AS pair_id, p // 2 AS buyer_id,
              floor(${world.services} * pow(${u('p', 'svc')}, 3))::BIGINT AS service_id
         FROM range(${pairs}) r(p)`);
-    await c.run(`COPY (
-      WITH t AS (
-        SELECT i, floor(${pairs} * pow(${u('i', 'pair')}, 2))::BIGINT AS pair_id,
-               TIMESTAMP '${world.now}' - INTERVAL (floor(400 * 86400 * pow(${u('i', 'time')}, 1.6))::BIGINT) SECOND AS time
-          FROM range(${world.transactions}) r(i))
-      SELECT '0x' || md5('tx' || t.i) || md5('tx2' || t.i) AS tx_hash, s.chain, b.address AS buyer, s.seller_address,
-             coalesce(s.price_amount, 0.01) AS amount, t.time,
-             CASE WHEN ${u('t.i', 'nourl')} < 0.06 THEN NULL ELSE s.resource_url END AS resource_url,
-             CASE WHEN ${u('t.i', 'nofac')} < 0.04 THEN NULL ELSE '0xdbdf3d8ed80f84c35d01c6c9f9271761bad90ba6' END AS facilitator
-        FROM t JOIN pairs USING (pair_id) JOIN services s USING (service_id) JOIN buyers b USING (buyer_id)
-        ORDER BY t.time
-    ) TO ${sqlString(join(dir, 'transactions.parquet'))} (FORMAT parquet, COMPRESSION zstd)`);
-    await c.run(`COPY (
-      SELECT b.address, '0x' || substr(md5('cex' || (b.buyer_id % 40)) || md5('cex2' || (b.buyer_id % 40)), 1, 40) AS funder,
-             round(5 + 100 * ${u('b.buyer_id', 'fund')}, 2) AS amount,
-             TIMESTAMP '${world.now}' - INTERVAL 420 DAY AS time
-        FROM buyers b WHERE ${u('b.buyer_id', 'funded')} < 0.8
-    ) TO ${sqlString(join(dir, 'funding.parquet'))} (FORMAT parquet, COMPRESSION zstd)`);
+    await write(c);
   } finally {
     c.closeSync();
     instance.closeSync();

@@ -193,6 +193,7 @@ export async function runPipeline(
       ...params,
       service,
       connection: warehouse.connection,
+      ...(warehouse.path === ':memory:' ? {} : { warehouseDir: settings.warehouseDir }),
       writer,
       sourceKind: sourceKindOf(params.source),
       settings,

@@ -22,6 +22,11 @@ export interface IngestContext {
   seed: number;
   scale: number;
   sourceKind: SourceKind;
+  /**
+   * The warehouse's directory, for what a source keeps beside the DuckDB file (the file import's
+   * payment segments). Absent for an in-memory warehouse.
+   */
+  warehouseDir?: string;
   log(message: string): void;
 }
 

@@ -1,4 +1,4 @@
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { exportWorld } from '../demo/cli.ts';
 import { x402World } from '../demo/x402-world.ts';
 import { RAW_TABLES } from '../raw-tables.ts';
 import { fileIngestSteps, importReport, importReportStep, REJECT_REASONS, type ImportFileReport } from './analytics-files.ts';
+import { SEGMENTS_DIR } from './append-only.ts';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const temps: string[] = [];
@@ -29,12 +30,36 @@ interface StepResult {
   error: string | null;
 }
 
-/** Runs the import as the runner does: drop every step's tables, then run the steps in order. */
-async function runImport(dir: string, warehouse?: Database): Promise<{ w: Database; steps: StepResult[]; report: ImportFileReport[] }> {
+/** Each warehouse's directory (the file import keeps imported payments there). */
+const warehouseDirs = new WeakMap<Database, string>();
+
+/**
+ * Runs the import as the runner does: drop every step's tables, then run the steps in order. A run
+ * on the same warehouse again is a new connection to it in production: its TEMP views are gone.
+ */
+async function runImport(
+  dir: string,
+  warehouse?: Database,
+  log: (m: string) => void = () => undefined,
+): Promise<{ w: Database; steps: StepResult[]; report: ImportFileReport[] }> {
   const w = warehouse ?? (await openDatabase(':memory:'));
-  if (!warehouse) warehouses.push(w);
-  const ctx: IngestContext = { connection: w.connection, now: new Date(), seed: 0, scale: 1, sourceKind: 'file', log: () => undefined };
+  if (!warehouse) {
+    warehouses.push(w);
+    warehouseDirs.set(w, tempDir());
+  }
+  const ctx: IngestContext = {
+    connection: w.connection,
+    now: new Date(),
+    seed: 0,
+    scale: 1,
+    sourceKind: 'file',
+    warehouseDir: warehouseDirs.get(w)!,
+    log,
+  };
   const steps = fileIngestSteps(dir);
+  for (const { view_name } of await queryJson(w.connection, `SELECT view_name FROM duckdb_views() WHERE temporary AND NOT internal`)) {
+    await w.connection.run(`DROP VIEW temp.${String(view_name)}`);
+  }
   for (const step of steps) for (const table of step.tables) await w.connection.run(`DROP TABLE IF EXISTS ${table}`);
   const results: StepResult[] = [];
   for (const step of steps) {
@@ -648,4 +673,108 @@ describe('file import: round trip of the demo world', () => {
       }
     });
   }
+});
+
+describe('file import: payments are append-only (issue 17)', () => {
+  const HEADER = 'tx_hash,chain,buyer,seller_address,amount,time,resource_url,facilitator';
+  const payment = (n: number, chain = 'base', time = '2025-02-01T00:00:00Z') => `${hash(n)},${chain},${B1},${S1},0.25,${time},,`;
+  let dir: string;
+  let run: Awaited<ReturnType<typeof runImport>>;
+  const logs: string[] = [];
+  const count = async () => Number((await rows(run.w, `SELECT count(*)::BIGINT AS n FROM x402_transactions`))[0]!.n);
+  const segmentsOf = (w: Database) => readdirSync(join(warehouseDirs.get(w)!, SEGMENTS_DIR)).sort();
+
+  beforeAll(async () => {
+    dir = tempDir();
+    for (const f of ['services.csv', 'transactions.csv']) copyFileSync(join(FIXTURES, 'good', f), join(dir, f));
+    run = await runImport(dir, undefined, (m) => logs.push(m));
+  });
+
+  it('a second run over the same directory imports nothing again', async () => {
+    expect(run.steps[1]).toEqual({ name: 'ingest:x402_transactions', rows: 4, error: null });
+    run = await runImport(dir, run.w, (m) => logs.push(m));
+    expect(run.steps[1]).toEqual({ name: 'ingest:x402_transactions', rows: 4, error: null });
+    expect(await count()).toBe(4);
+    expect(await rows(run.w, `SELECT count(*)::INTEGER AS n FROM new_x402_transactions`)).toEqual([{ n: 0 }]);
+    expect(await rows(run.w, `SELECT file_name, batch, rows_loaded::INTEGER AS rows_loaded FROM import_ledger`)).toEqual([
+      { file_name: 'transactions.csv', batch: 1, rows_loaded: 4 },
+    ]);
+    expect(logs).toContain('transactions: no new file; 1 file(s) imported in all, 4 payments');
+  });
+
+  it('a new transactions-<label> file is appended; a payment repeated from an earlier file is a reject of the new one', async () => {
+    // CSV: two new payments and, on line 3, a repeat of the first file's first payment
+    writeFileSync(join(dir, 'transactions-20250201T0000Z.csv'), [HEADER, payment(10), payment(1), payment(11)].join('\n') + '\n');
+    // Parquet with exactly the raw columns, clean: its segment is the file itself; row 2 repeats the CSV's
+    const c = run.w.connection;
+    await c.run(`COPY (SELECT * FROM (VALUES
+        ('${hash(12)}', 'base', '${B1}', '${S1}', 0.5::DOUBLE, TIMESTAMP '2025-02-02 00:00:00', NULL::VARCHAR, NULL::VARCHAR),
+        ('${hash(10)}', 'base', '${B1}', '${S1}', 0.5::DOUBLE, TIMESTAMP '2025-02-02 00:00:00', NULL::VARCHAR, NULL::VARCHAR)
+      ) t(tx_hash, chain, buyer, seller_address, amount, time, resource_url, facilitator))
+      TO ${sqlString(join(dir, 'transactions-20250202T0000Z.parquet'))} (FORMAT parquet)`);
+    run = await runImport(dir, run.w, (m) => logs.push(m));
+    expect(run.steps[1]).toEqual({ name: 'ingest:x402_transactions', rows: 7, error: null });
+    expect(await count()).toBe(7);
+    expect(rejectsOf(run.report, 'transactions-20250201T0000Z.csv')).toEqual([[3, 'tx_hash: duplicate within chain', hash(1)]]);
+    expect(rejectsOf(run.report, 'transactions-20250202T0000Z.parquet')).toEqual([[2, 'tx_hash: duplicate within chain', hash(10)]]);
+    // the earlier rows stay: hash(1) once, from the first file, on each of its chains
+    expect(await rows(run.w, `SELECT chain, amount FROM x402_transactions WHERE tx_hash = '${hash(1)}' ORDER BY chain`)).toEqual([
+      { chain: 'arbitrum', amount: 0 },
+      { chain: 'base', amount: 0.003 },
+    ]);
+    expect(await rows(run.w, `SELECT tx_hash FROM new_x402_transactions ORDER BY tx_hash`)).toEqual([
+      { tx_hash: hash(10) },
+      { tx_hash: hash(11) },
+      { tx_hash: hash(12) },
+    ]);
+    expect(
+      await rows(
+        run.w,
+        `SELECT file_name, batch, rows_read::INTEGER AS rows_read, rows_loaded::INTEGER AS rows_loaded, rows_rejected::INTEGER AS rows_rejected FROM import_ledger ORDER BY batch, file_name`,
+      ),
+    ).toEqual([
+      { file_name: 'transactions.csv', batch: 1, rows_read: 4, rows_loaded: 4, rows_rejected: 0 },
+      { file_name: 'transactions-20250201T0000Z.csv', batch: 2, rows_read: 3, rows_loaded: 2, rows_rejected: 1 },
+      { file_name: 'transactions-20250202T0000Z.parquet', batch: 2, rows_read: 2, rows_loaded: 1, rows_rejected: 1 },
+    ]);
+    // the clean Parquet file's segment is the file itself; the one with a reject was rewritten
+    const segments = segmentsOf(run.w);
+    expect(segments).toHaveLength(3);
+    expect(await rows(run.w, `SELECT count(*)::INTEGER AS n FROM file_payment_keys`)).toEqual([{ n: 7 }]);
+    // the first run's rejects (none here) and this run's stay in import_rejects; a later run keeps them
+    run = await runImport(dir, run.w);
+    expect(Number((await rows(run.w, `SELECT count(*)::BIGINT AS n FROM import_rejects`))[0]!.n)).toBe(2);
+  });
+
+  it('a changed file is refused and nothing of it is read; a renamed copy is skipped; the payments stay', async () => {
+    writeFileSync(join(dir, 'transactions.csv'), readFileSync(join(dir, 'transactions.csv'), 'utf8') + payment(20) + '\n');
+    copyFileSync(join(dir, 'transactions-20250201T0000Z.csv'), join(dir, 'transactions-copy.csv'));
+    const seen: string[] = [];
+    run = await runImport(dir, run.w, (m) => seen.push(m));
+    expect(run.steps[1]!.rows).toBeNull();
+    expect(run.steps[1]!.error).toMatch(
+      new RegExp(`^${join(dir, 'transactions.csv')}: changed since it was imported .*imports are append-only, so it was not read again`),
+    );
+    expect(seen).toContain(
+      `${join(dir, 'transactions-copy.csv')}: the same bytes as transactions-20250201T0000Z.csv, imported already: skipped`,
+    );
+    expect(await count()).toBe(7);
+    expect(await rows(run.w, `SELECT count(*)::INTEGER AS n FROM x402_transactions WHERE tx_hash = '${hash(20)}'`)).toEqual([{ n: 0 }]);
+  });
+
+  it('a segment left by a run that died before its commit is removed; another directory starts a new history', async () => {
+    const stray = join(warehouseDirs.get(run.w)!, SEGMENTS_DIR, 'transactions-000009-deadbeefdeadbeef.parquet');
+    writeFileSync(stray, 'half written');
+    const other = tempDir();
+    for (const f of ['services.csv', 'transactions.csv']) copyFileSync(join(FIXTURES, 'good', f), join(other, f));
+    const seen: string[] = [];
+    run = await runImport(other, run.w, (m) => seen.push(m));
+    expect(existsSync(stray)).toBe(false);
+    expect(seen.find((m) => m.startsWith('transactions:'))).toMatch(
+      /^transactions: this warehouse imported from another directory before \(3 files\); .* starts a new payment history$/,
+    );
+    expect(run.steps[1]).toEqual({ name: 'ingest:x402_transactions', rows: 4, error: null });
+    expect(await count()).toBe(4);
+    expect(segmentsOf(run.w)).toHaveLength(1);
+  });
 });

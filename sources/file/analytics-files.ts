@@ -52,6 +52,7 @@ import { ANALYTICS_CHAINS, CATEGORY_SLUGS } from '../../catalog/categories.ts';
 import { createTableSql, queryJson, sqlString } from '../../lib/duckdb.ts';
 import type { IngestContext, IngestStep } from '../contract.ts';
 import { RAW_TABLES, type RawTable } from '../raw-tables.ts';
+import { importAppendOnly, type FileImport, type LoadedFile, type SeenKeys } from './append-only.ts';
 
 // ------------------------------------------------------------------------------ file layout
 
@@ -84,6 +85,11 @@ interface FileTable {
   columns: readonly FileColumn[];
   /** Later rows repeating these values (after normalising) are rejected; the first one loads. */
   unique?: { columns: readonly string[]; reason: string };
+  /**
+   * Imported once per file and kept (appendOnly.ts): DIR may hold `<name>.<ext>` and any number of
+   * `<name>-<label>.<ext>`; each run imports the files not imported before and appends their rows.
+   */
+  appendOnly?: boolean;
 }
 
 const col = (name: string, kind: ColumnKind, required = true): FileColumn => ({ name, kind, required });
@@ -121,6 +127,7 @@ const FILE_TABLES: readonly FileTable[] = [
       col('facilitator', 'facilitator', false),
     ],
     unique: { columns: ['chain', 'tx_hash'], reason: 'tx_hash: duplicate within chain' },
+    appendOnly: true,
   },
   {
     name: 'funding',
@@ -302,6 +309,7 @@ const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 async function importTable(ctx: IngestContext, dir: string, table: FileTable): Promise<number> {
   const c = ctx.connection;
   for (const sql of Object.values(REPORT_TABLES)) await c.run(sql);
+  if (table.appendOnly) return importAppendOnly(ctx, dir, table, fileImport);
   // this table's report is replaced whatever happens next, so a failed import leaves no stale one
   await c.run(`DELETE FROM import_rejects WHERE file IN (SELECT file FROM import_files WHERE table_name = ${sqlString(table.raw.name)})`);
   await c.run(`DELETE FROM import_files WHERE table_name = ${sqlString(table.raw.name)}`);
@@ -316,36 +324,57 @@ async function importTable(ctx: IngestContext, dir: string, table: FileTable): P
     ctx.log(`${dir}: ${note}`);
     return 0;
   }
+  await c.run(`DROP VIEW IF EXISTS temp.${table.raw.name}`);
+  await c.run('BEGIN TRANSACTION');
+  try {
+    const loaded = await loadFile(c, path, table);
+    await c.run(
+      `INSERT INTO import_files VALUES (${sqlString(path)}, ${sqlString(table.raw.name)}, ${sqlString(loaded.format)},
+        ${loaded.loaded + loaded.rejected}, ${loaded.loaded}, ${loaded.rejected}, ${sqlList(loaded.ignored)}, ${sqlList(loaded.notes)})`,
+    );
+    await dropScratch(c);
+    await c.run('COMMIT');
+    ctx.log(
+      `${path}: ${loaded.loaded} rows loaded, ${loaded.rejected} rejected (see import_rejects)${loaded.notes.length ? '; ' + loaded.notes.join('; ') : ''}`,
+    );
+    return loaded.loaded;
+  } catch (err) {
+    await c.run('ROLLBACK').catch(() => undefined);
+    throw fileError(path, err);
+  }
+}
+
+function fileError(path: string, err: unknown): Error {
+  const message = err instanceof Error ? err.message : String(err);
+  return new Error(message.startsWith(path) ? message : `${path}: ${firstLine(message)}`);
+}
+
+/**
+ * Validates one file into the relation `table.raw.name` (a TEMP view over a Parquet file, a table
+ * parsed from a CSV), its rejects into import_rejects. With `seen`, rows whose unique key is
+ * already in that relation (payments of files imported before) are rejects too. Runs inside the
+ * caller's transaction.
+ */
+async function loadFile(c: DuckDBConnection, path: string, table: FileTable, seen?: SeenKeys): Promise<LoadedFile> {
   const source = await describeSource(c, path);
   const { present, ignored, absentOptional } = matchColumns(source, table);
   const notes: string[] = [];
   if (ignored.length > 0) notes.push(`ignored extra column(s): ${ignored.join(', ')}`);
   if (absentOptional.length > 0) notes.push(`optional column(s) absent, loaded as NULL: ${absentOptional.join(', ')}`);
-
   await dropScratch(c);
-  await c.run(`DROP VIEW IF EXISTS temp.${table.raw.name}`);
-  await c.run('BEGIN TRANSACTION');
-  try {
-    const counts =
-      source.format === 'parquet'
-        ? await parquetView(c, path, source, table, present, judgedSql(source, table, present))
-        : await csvTable(c, source, table, present);
-    await c.run(
-      `INSERT INTO import_files VALUES (${sqlString(path)}, ${sqlString(table.raw.name)}, ${sqlString(source.format)},
-        ${counts.loaded + counts.rejected}, ${counts.loaded}, ${counts.rejected}, ${sqlList(ignored)}, ${sqlList(notes)})`,
-    );
-    await dropScratch(c);
-    await c.run('COMMIT');
-    ctx.log(
-      `${path}: ${counts.loaded} rows loaded, ${counts.rejected} rejected (see import_rejects)${notes.length ? '; ' + notes.join('; ') : ''}`,
-    );
-    return counts.loaded;
-  } catch (err) {
-    await c.run('ROLLBACK').catch(() => undefined);
-    const message = err instanceof Error ? err.message : String(err);
-    throw new Error(message.startsWith(path) ? message : `${path}: ${firstLine(message)}`);
-  }
+  const counts =
+    source.format === 'parquet'
+      ? await parquetView(c, path, source, table, present, judgedSql(source, table, present), seen)
+      : { ...(await csvTable(c, source, table, present, seen)), identity: false };
+  return { format: source.format, ignored, notes, ...counts };
 }
+
+/** The one-file import, as the append-only import (append-only.ts) uses it. */
+const fileImport: FileImport = {
+  load: async (c, path, table, seen) => loadFile(c, path, table as FileTable, seen),
+  dropScratch: (c) => dropScratch(c),
+  fileError,
+};
 
 interface ImportCounts {
   loaded: number;
@@ -362,6 +391,7 @@ async function csvTable(
   source: SourceFile,
   table: FileTable,
   present: Map<string, { name: string; type: string }>,
+  seen?: SeenKeys,
 ): Promise<ImportCounts> {
   const path = source.path;
   const layout = scanCsvLines(path, source.columns.length);
@@ -371,13 +401,20 @@ async function csvTable(
     // blank line: DuckDB's parallel reader would otherwise drop the rest of its chunk (thousands of
     // good rows) behind one "unterminated quote" error
     const parsePath = repairDir ? writeWithoutLines(path, join(repairDir, 'repaired.csv'), layout.malformed) : path;
-    return await parseCsv(c, path, table, judgedSql({ ...source, path: parsePath }, table, present), layout);
+    return await parseCsv(c, path, table, judgedSql({ ...source, path: parsePath }, table, present), layout, seen);
   } finally {
     if (repairDir) rmSync(repairDir, { recursive: true, force: true });
   }
 }
 
-async function parseCsv(c: DuckDBConnection, path: string, table: FileTable, judged: string, layout: CsvLayout): Promise<ImportCounts> {
+async function parseCsv(
+  c: DuckDBConnection,
+  path: string,
+  table: FileTable,
+  judged: string,
+  layout: CsvLayout,
+  seen?: SeenKeys,
+): Promise<ImportCounts> {
   // (CREATE TABLE AS rather than INSERT into an empty table: DuckDB's batch CTAS path measured cheaper)
   const raw = table.raw.name;
   const declared = [...table.raw.columns, ...SCRATCH_COLUMNS].map(([name, type]) => `CAST(${name} AS ${type}) AS ${name}`);
@@ -405,6 +442,7 @@ async function parseCsv(c: DuckDBConnection, path: string, table: FileTable, jud
   await c.run(`DELETE FROM ${raw} WHERE import_reason IS NOT NULL`);
   for (const [name] of SCRATCH_COLUMNS) await c.run(`ALTER TABLE ${raw} DROP COLUMN ${name}`);
   if (table.unique) await removeDuplicates(c, table, table.unique, judged);
+  if (table.unique && seen) await removeSeen(c, table, table.unique, judged, seen);
   await csvRejects(c, path, layout);
   const [counts] = await queryJson(
     c,
@@ -431,7 +469,8 @@ async function parquetView(
   table: FileTable,
   present: Map<string, { name: string; type: string }>,
   judged: string,
-): Promise<ImportCounts> {
+  seen?: SeenKeys,
+): Promise<ImportCounts & { identity: boolean }> {
   const typeOf = new Map<string, string>(table.raw.columns);
   const columns = table.columns.map((k) => ({ k, found: present.get(k.name), type: typeOf.get(k.name)! }));
   // text columns whose value as the file has it may differ from the value loaded
@@ -457,8 +496,12 @@ async function parquetView(
   if (unique && Number(scan?.distinct_keys ?? 0) < rowsRead - rejected) {
     rejected += await parquetDuplicates(c, path, unique, judged);
   }
+  if (unique && seen) rejected += await parquetSeen(c, path, unique, judged, seen);
   const changed = Number(scan?.changes ?? 0);
   const changes = new Set(compared.filter((_, i) => (changed & (1 << i)) !== 0).map((x) => x.k.name));
+  // the file's rows are the raw table's as they are: same names and types, nothing rejected or changed
+  const identity =
+    rejected === 0 && changes.size === 0 && columns.every(({ k, found, type }) => !found || (found.name === k.name && found.type === type));
   const chain = columns.find((x) => x.k.kind === 'chain');
   const chainValue = chain ? viewValueSql(chain.k, chain.found, changes.has(chain.k.name), 'NULL') : 'NULL';
   const projection = columns.map(
@@ -468,7 +511,67 @@ async function parquetView(
     SELECT ${projection.join(',\n           ')}, 'file' AS source
       FROM ${parquetReader(path)}
      ${rejected > 0 ? `WHERE file_row_number + 1 NOT IN (SELECT line FROM import_rejects WHERE file = ${sqlString(path)})` : ''}`);
-  return { loaded: rowsRead - rejected, rejected };
+  return { loaded: rowsRead - rejected, rejected, identity };
+}
+
+/**
+ * Good rows of a Parquet file whose key an earlier file loaded: rejects (the earlier row stays).
+ * Candidates by the 64-bit key, confirmed on the key's columns. Returns how many.
+ */
+async function parquetSeen(
+  c: DuckDBConnection,
+  path: string,
+  unique: NonNullable<FileTable['unique']>,
+  judged: string,
+  seen: SeenKeys,
+): Promise<number> {
+  const key = unique.columns.join(', ');
+  const repeats = await seenRepeats(c, `SELECT ${key} FROM (${judged}) WHERE reason IS NULL`, unique, seen);
+  if (repeats === 0) return 0;
+  const [inserted] = await queryJson(
+    c,
+    `INSERT INTO import_rejects
+     SELECT ${sqlString(path)}, pos, ${sqlString(unique.reason)}, left(${unique.columns[unique.columns.length - 1]!}, 200)
+       FROM (${judged}) SEMI JOIN import_seen USING (${key})
+      WHERE reason IS NULL AND pos NOT IN (SELECT line FROM import_rejects WHERE file = ${sqlString(path)})`,
+  );
+  return Number(inserted?.Count ?? 0);
+}
+
+/** The same for a CSV parsed into the raw table: the repeats move to import_bad with their positions. */
+async function removeSeen(
+  c: DuckDBConnection,
+  table: FileTable,
+  unique: NonNullable<FileTable['unique']>,
+  judged: string,
+  seen: SeenKeys,
+): Promise<void> {
+  const key = unique.columns.join(', ');
+  const raw = table.raw.name;
+  if ((await seenRepeats(c, `SELECT ${key} FROM ${raw}`, unique, seen)) === 0) return;
+  await c.run(`INSERT INTO import_bad
+    SELECT pos, ${sqlString(unique.reason)}, left(${unique.columns[unique.columns.length - 1]!}, 200)
+      FROM (${judged}) SEMI JOIN import_seen USING (${key})
+     WHERE reason IS NULL AND pos NOT IN (SELECT pos FROM import_bad)`);
+  await c.run(`DELETE FROM ${raw} USING import_seen s WHERE ${unique.columns.map((k) => `${raw}.${k} = s.${k}`).join(' AND ')}`);
+}
+
+/**
+ * import_seen: the keys of `rows` that `seen` holds. The probe reads only the earlier rows' 64-bit
+ * keys (a few hundred ms for a hundred million); only when some match are the earlier rows read,
+ * to confirm on the key's columns.
+ */
+async function seenRepeats(c: DuckDBConnection, rows: string, unique: NonNullable<FileTable['unique']>, seen: SeenKeys): Promise<number> {
+  const key = unique.columns.join(', ');
+  await c.run(`CREATE OR REPLACE TEMP TABLE import_seen AS
+    SELECT DISTINCT ${key} FROM (${rows}) WHERE hash(${key}) IN (SELECT key FROM ${seen.keys})`);
+  const [candidates] = await queryJson(c, `SELECT count(*)::BIGINT AS n FROM import_seen`);
+  if (Number(candidates?.n ?? 0) === 0) return 0;
+  await c.run(`CREATE OR REPLACE TEMP TABLE import_seen AS
+    SELECT ${key} FROM import_seen
+    INTERSECT SELECT ${key} FROM ${seen.rows} WHERE hash(${key}) IN (SELECT hash(${key}) FROM import_seen)`);
+  const [n] = await queryJson(c, `SELECT count(*)::BIGINT AS n FROM import_seen`);
+  return Number(n?.n ?? 0);
 }
 
 /** Repeated keys among a Parquet file's good rows: every copy after the first in file order becomes a reject. */
@@ -1110,6 +1213,7 @@ async function dropScratch(c: DuckDBConnection): Promise<void> {
     'import_csv_scans',
     'import_csv_reader_rejects',
     'import_csv_lines',
+    'import_seen',
   ]) {
     await c.run(`DROP TABLE IF EXISTS temp.${name}`);
   }

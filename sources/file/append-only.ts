@@ -1,0 +1,294 @@
+/**
+ * The append-only file import of the payments (`--source file:DIR`, the transactions table): DIR
+ * holds `transactions.csv|parquet` and any number of `transactions-<label>.csv|parquet` (for example
+ * `transactions-20261124T1000Z.parquet`); each run imports the files it has not imported before and
+ * appends their payments, so dropping a new file into DIR and running again adds it.
+ *
+ * What the warehouse keeps:
+ *   import_ledger        one row per imported file: directory, name, sha256, size and modification
+ *                        time, the run (batch) that imported it, its segment and its counts
+ *   <warehouse>/analytics-payments/<table>-<batch>-<sha256 prefix>.parquet
+ *                        the file's good rows as Parquet with the raw table's columns (a clean
+ *                        Parquet file with exactly those columns is copied as it is)
+ *   file_payment_keys    the 64-bit key hash(chain, tx_hash) of every payment loaded, so a new file's
+ *                        repeats of earlier payments are found without reading the earlier payments
+ * The raw table is then a TEMP view over every segment (read_parquet of the list), and
+ * `new_<raw table>` (new_x402_transactions) a view over this run's segments only: what the run adds.
+ *
+ * Rules:
+ * - A file is known by name. One whose size and modification time match its ledger row is not
+ *   read again; otherwise its sha256 decides: the same bytes are the same file, other bytes are a
+ *   changed file, which is refused (imports are append-only: new payments go in a new file).
+ *   A file with another name but the bytes of an imported file is skipped as a copy.
+ * - A payment (chain, tx_hash) repeated from an earlier file is a reject of the later file
+ *   ('tx_hash: duplicate within chain'), as a repeat within one file is: the first one loads.
+ * - Files import in name order, `transactions` first, each in its own transaction with its ledger
+ *   row, so a failure keeps every file imported before it; the files after a failed one wait for
+ *   the next run. A segment written by a run that died before its commit is removed.
+ * - The warehouse mirrors one directory: a run from another directory starts a new payment history
+ *   (the ledger, keys and segments of the old one are removed) and says so on the run log.
+ */
+import { createHash } from 'node:crypto';
+import { copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { queryJson, sqlString } from '../../lib/duckdb.ts';
+import type { IngestContext } from '../contract.ts';
+import type { RawTable } from '../raw-tables.ts';
+
+/** Keys loaded before: `keys` has a column `key` (the hash of the unique columns), `rows` the unique columns. */
+export interface SeenKeys {
+  keys: string;
+  rows: string;
+}
+
+export interface LoadedFile {
+  format: 'csv' | 'parquet';
+  loaded: number;
+  rejected: number;
+  /** The file's rows are the raw table's as they are (Parquet, same names and types, nothing rejected or changed). */
+  identity: boolean;
+  ignored: string[];
+  notes: string[];
+}
+
+export interface AppendTable {
+  name: string;
+  raw: RawTable;
+  unique?: { columns: readonly string[]; reason: string };
+}
+
+/** The one-file import of analytics-files.ts that this module drives. */
+export interface FileImport {
+  /** Validates `path` into the relation `table.raw.name`, rejects into import_rejects; inside the caller's transaction. */
+  load(c: DuckDBConnection, path: string, table: AppendTable, seen?: SeenKeys): Promise<LoadedFile>;
+  dropScratch(c: DuckDBConnection): Promise<void>;
+  /** An error naming the file. */
+  fileError(path: string, err: unknown): Error;
+}
+
+export const SEGMENTS_DIR = 'analytics-payments';
+
+const LEDGER = `CREATE TABLE IF NOT EXISTS import_ledger (dir VARCHAR, file_name VARCHAR, table_name VARCHAR, sha256 VARCHAR,
+  bytes BIGINT, mtime_ms DOUBLE, batch INTEGER, segment VARCHAR, rows_read BIGINT, rows_loaded BIGINT, rows_rejected BIGINT,
+  imported_at TIMESTAMP)`;
+const KEYS = `CREATE TABLE IF NOT EXISTS file_payment_keys (key UBIGINT)`;
+/** Where one file is validated before it is appended. */
+const STAGING = 'import_new';
+
+interface LedgerRow {
+  dir: string;
+  file_name: string;
+  sha256: string;
+  bytes: number;
+  mtime_ms: number;
+  batch: number;
+  segment: string;
+  imported_at: string;
+}
+
+interface Candidate {
+  name: string;
+  path: string;
+  bytes: number;
+  mtimeMs: number;
+}
+
+export async function sha256OfFile(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** The files of DIR for `name`, in import order: `<name>.<ext>` first, then `<name>-<label>.<ext>` by name. */
+export function appendFiles(dir: string, name: string): { files: Candidate[]; problems: string[] } {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new Error(
+      `${dir}: directory not found (--source file:DIR reads services, transactions and optionally funding and exchange_wallets as .csv or .parquet)`,
+    );
+  }
+  const pattern = new RegExp(`^(${name}(?:-[A-Za-z0-9._-]+)?)\\.(csv|parquet)$`);
+  const byStem = new Map<string, string[]>();
+  for (const entry of readdirSync(dir)) {
+    const m = pattern.exec(entry);
+    if (!m) continue;
+    byStem.set(m[1]!, [...(byStem.get(m[1]!) ?? []), entry]);
+  }
+  const problems: string[] = [];
+  const files: Candidate[] = [];
+  const stems = [...byStem.keys()].sort((a, b) => (a === name ? -1 : b === name ? 1 : a < b ? -1 : a > b ? 1 : 0));
+  for (const stem of stems) {
+    const entries = byStem.get(stem)!.sort();
+    if (entries.length > 1) {
+      problems.push(`${entries.map((e) => join(dir, e)).join(' and ')}: both present; keep one ${stem} file, .csv or .parquet`);
+      continue;
+    }
+    const path = join(dir, entries[0]!);
+    const st = statSync(path);
+    if (!st.isFile()) continue;
+    files.push({ name: entries[0]!, path, bytes: st.size, mtimeMs: st.mtimeMs });
+  }
+  return { files, problems };
+}
+
+const columnsOf = (table: AppendTable) => table.raw.columns.map(([c]) => c).filter((c) => c !== 'source');
+
+/** A view over segments with the raw table's columns (`source` is 'file'); an empty one without segments. */
+function segmentsView(table: AppendTable, paths: readonly string[]): string {
+  if (paths.length === 0) {
+    return `SELECT ${table.raw.columns.map(([c, t]) => `NULL::${t} AS ${c}`).join(', ')} LIMIT 0`;
+  }
+  return `SELECT ${columnsOf(table).join(', ')}, 'file' AS source
+      FROM read_parquet([${paths.map(sqlString).join(', ')}], union_by_name = true)`;
+}
+
+/**
+ * Imports DIR's new files for an append-only table and (re)creates its raw table as a view over
+ * every imported file. Returns the payments the raw table holds. Throws, after the view is in
+ * place over what is imported, when a file could not be imported (changed, unreadable, both .csv
+ * and .parquet present).
+ */
+export async function importAppendOnly(ctx: IngestContext, dir: string, table: AppendTable, files: FileImport): Promise<number> {
+  const c = ctx.connection;
+  if (!ctx.warehouseDir) {
+    throw new Error(
+      `${table.name}: the file import keeps imported payments beside the warehouse file (WAREHOUSE_DIR); an in-memory warehouse has no directory for them`,
+    );
+  }
+  const segmentsDir = join(ctx.warehouseDir, SEGMENTS_DIR);
+  mkdirSync(segmentsDir, { recursive: true });
+  const tableName = sqlString(table.raw.name);
+  const absolute = resolve(dir);
+  await c.run(LEDGER);
+  await c.run(KEYS);
+  await c.run(`DROP VIEW IF EXISTS temp.${table.raw.name}`);
+  await c.run(`DROP VIEW IF EXISTS temp.new_${table.raw.name}`);
+  await c.run(`DROP TABLE IF EXISTS main.${table.raw.name}`); // a warehouse of an older version kept a copy
+  // the report lists this run's files; the rejects of files imported before stay with them
+  await c.run(`DELETE FROM import_files WHERE table_name = ${tableName}`);
+  await c.run(`DELETE FROM import_rejects WHERE starts_with(file, ${sqlString(join(absolute, table.name))})
+    AND file NOT IN (SELECT dir || '/' || file_name FROM import_ledger)`);
+
+  const { files: found, problems } = appendFiles(absolute, table.name);
+  let ledger = (await queryJson(c, `SELECT * FROM import_ledger WHERE table_name = ${tableName} ORDER BY batch, file_name`)).map(
+    (r) => r as unknown as LedgerRow,
+  );
+  const previousDir = ledger[0]?.dir;
+  if (previousDir !== undefined && previousDir !== absolute) {
+    ctx.log(
+      `${table.name}: this warehouse imported from another directory before (${ledger.length} files); ${absolute} starts a new payment history`,
+    );
+    await c.run('BEGIN TRANSACTION');
+    await c.run(
+      `DELETE FROM import_rejects WHERE file IN (SELECT dir || '/' || file_name FROM import_ledger WHERE table_name = ${tableName})`,
+    );
+    await c.run(`DELETE FROM import_ledger WHERE table_name = ${tableName}`);
+    await c.run(`DELETE FROM file_payment_keys`);
+    await c.run('COMMIT');
+    ledger = [];
+  }
+  // segments of a run that died before its commit
+  const known = new Set(ledger.map((l) => l.segment));
+  for (const f of readdirSync(segmentsDir)) {
+    if (f.startsWith(`${table.name}-`) && !known.has(f)) rmSync(join(segmentsDir, f), { force: true });
+  }
+  if (found.length === 0 && ledger.length === 0 && problems.length === 0) {
+    throw new Error(
+      `${join(absolute, table.name)}.csv or .parquet: not found (the ${table.name} file is required; later payments may come as ${table.name}-<label>.csv or .parquet)`,
+    );
+  }
+
+  const byName = new Map(ledger.map((l) => [l.file_name, l]));
+  const bySha = new Map(ledger.map((l) => [l.sha256, l]));
+  const fresh: (Candidate & { sha256: string })[] = [];
+  for (const f of found) {
+    const before = byName.get(f.name);
+    if (before && Number(before.bytes) === f.bytes && Number(before.mtime_ms) === f.mtimeMs) continue;
+    const sha256 = await sha256OfFile(f.path);
+    if (before) {
+      if (before.sha256 !== sha256) {
+        problems.push(
+          `${f.path}: changed since it was imported (${before.imported_at}; sha256 ${before.sha256.slice(0, 12)}… then, ${sha256.slice(0, 12)}… now): ` +
+            `imports are append-only, so it was not read again; put new payments in a new ${table.name}-<label> file ` +
+            `(a new directory starts a new payment history)`,
+        );
+      }
+      continue;
+    }
+    const copy = bySha.get(sha256) ?? fresh.find((x) => x.sha256 === sha256);
+    if (copy) {
+      ctx.log(`${f.path}: the same bytes as ${'file_name' in copy ? copy.file_name : copy.name}, imported already: skipped`);
+      continue;
+    }
+    fresh.push({ ...f, sha256 });
+  }
+
+  const [last] = await queryJson(c, `SELECT coalesce(max(batch), 0)::INTEGER AS b FROM import_ledger`);
+  const batch = Number(last?.b ?? 0) + 1;
+  const segments = ledger.map((l) => join(segmentsDir, l.segment));
+  const added: string[] = [];
+  let loadedNow = 0;
+  const staging: AppendTable = { ...table, raw: { ...table.raw, name: STAGING } };
+  for (const f of fresh) {
+    const segmentName = `${table.name}-${String(batch).padStart(6, '0')}-${f.sha256.slice(0, 16)}.parquet`;
+    const segment = join(segmentsDir, segmentName);
+    await c.run(`CREATE OR REPLACE TEMP VIEW import_earlier AS ${segmentsView(table, segments)}`);
+    await c.run(`DROP VIEW IF EXISTS temp.${STAGING}`);
+    await c.run('BEGIN TRANSACTION');
+    try {
+      const seen = segments.length > 0 ? { keys: 'file_payment_keys', rows: 'import_earlier' } : undefined;
+      const loaded = await files.load(c, f.path, staging, seen);
+      const columns = columnsOf(table).join(', ');
+      if (loaded.identity && loaded.ignored.length === 0) copyFileSync(f.path, segment);
+      else await c.run(`COPY (SELECT ${columns} FROM ${STAGING}) TO ${sqlString(segment)} (FORMAT parquet, COMPRESSION zstd)`);
+      const key = (table.unique?.columns ?? []).join(', ');
+      if (key) await c.run(`INSERT INTO file_payment_keys SELECT hash(${key}) FROM read_parquet(${sqlString(segment)})`);
+      await c.run(
+        `INSERT INTO import_ledger VALUES (${sqlString(absolute)}, ${sqlString(f.name)}, ${tableName}, ${sqlString(f.sha256)},
+          ${f.bytes}, ${f.mtimeMs}, ${batch}, ${sqlString(segmentName)}, ${loaded.loaded + loaded.rejected}, ${loaded.loaded},
+          ${loaded.rejected}, ${sqlString(ctx.now.toISOString())}::TIMESTAMPTZ::TIMESTAMP)`,
+      );
+      await c.run(
+        `INSERT INTO import_files VALUES (${sqlString(f.path)}, ${tableName}, ${sqlString(loaded.format)},
+          ${loaded.loaded + loaded.rejected}, ${loaded.loaded}, ${loaded.rejected}, ${sqlList(loaded.ignored)}, ${sqlList(loaded.notes)})`,
+      );
+      await c.run(`DROP VIEW IF EXISTS temp.${STAGING}`);
+      await c.run(`DROP TABLE IF EXISTS ${STAGING}`);
+      await files.dropScratch(c);
+      await c.run('COMMIT');
+      segments.push(segment);
+      added.push(segment);
+      loadedNow += loaded.loaded;
+      ctx.log(
+        `${f.path}: ${loaded.loaded} rows loaded, ${loaded.rejected} rejected (see import_rejects)${loaded.notes.length ? '; ' + loaded.notes.join('; ') : ''}`,
+      );
+    } catch (err) {
+      await c.run('ROLLBACK').catch(() => undefined);
+      rmSync(segment, { force: true });
+      const later = fresh.slice(fresh.indexOf(f) + 1).map((x) => x.name);
+      problems.push(files.fileError(f.path, err).message + (later.length ? ` (not imported yet, after it: ${later.join(', ')})` : ''));
+      break;
+    }
+  }
+  await c.run(`DROP VIEW IF EXISTS temp.import_earlier`);
+
+  if (segments.length > 0 || problems.length === 0) {
+    await c.run(`CREATE TEMP VIEW ${table.raw.name} AS ${segmentsView(table, segments)}`);
+    await c.run(`CREATE TEMP VIEW new_${table.raw.name} AS ${segmentsView(table, added)}`);
+  }
+  const [total] = await queryJson(
+    c,
+    `SELECT coalesce(sum(rows_loaded), 0)::BIGINT AS n FROM import_ledger WHERE table_name = ${tableName}`,
+  );
+  const payments = Number(total?.n ?? 0);
+  ctx.log(
+    `${table.name}: ${fresh.length === 0 ? 'no new file' : `${added.length} new file(s), ${loadedNow} payments added`}; ` +
+      `${segments.length} file(s) imported in all, ${payments} payments`,
+  );
+  if (problems.length > 0) throw new Error(problems.join('; '));
+  return payments;
+}
+
+function sqlList(values: readonly string[]): string {
+  return `[${values.map(sqlString).join(', ')}]::VARCHAR[]`;
+}
