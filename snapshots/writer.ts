@@ -222,10 +222,11 @@ export class SnapshotWriter {
    * bucket, sorted by bucket then `orderBy` (or, without it, the query's own order, which the row
    * ids of a first temporary table keep), so each bucket's COPY reads only its own row groups and
    * writes its rows in order.
-   * Measured at 10M payments (wash-payments-by-buyer, 2 cores): one sorted file 20.1 s; this way
-   * 23.7 s at 256 buckets, 19.6 s at 64. DuckDB's COPY ... PARTITION_BY was faster (1.4 s vs 2.7 s
-   * at 1M) but wrote several files per bucket and did not keep the query's order within them, so
-   * the parts would not be reproducible.
+   * Measured at 10M payments (wash-payments-by-buyer, 2 cores, bench/partitions.ts): one sorted
+   * file 10.1 to 10.8 s; 256 parts with `orderBy` 13.0 to 14.4 s (the md5 buckets of 10M keys are
+   * 2 s of it, the 256 COPY statements about 4 s). DuckDB's COPY ... PARTITION_BY was faster
+   * at 1M (1.4 s vs 2.7 s) but wrote several files per bucket and did not keep the rows' order
+   * within them, even on one thread, so its parts would be neither sorted nor reproducible.
    */
   private async writePartitioned(
     connection: DuckDBConnection,
