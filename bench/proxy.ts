@@ -48,6 +48,7 @@ import { loadSettings } from '../lib/config.ts';
 import { REDIS_SERVER, redisInstalled, startRedis, type TestRedis } from '../proxy/testing/redis.ts';
 import type { LoadOptions, LoadResult } from './load.ts';
 import type { RowInput, Target } from './table.ts';
+import type { LoadedDataset } from '../snapshots/reader.ts';
 
 const CONNECTIONS = 32;
 const DURATION_MS = Number(process.env.BENCH_DURATION_SECONDS || 5) * 1000;
@@ -403,7 +404,7 @@ const WASH_TARGET_P99_MS = 50;
  */
 export async function benchWashCheck(transactions = Number(process.env.BENCH_WASH_TRANSACTIONS || 10_000_000)): Promise<WashCheckFigures> {
   const { writeBenchWorld } = await import('./analytics-data.ts');
-  const { SnapshotReader } = await import('../snapshots/reader.ts');
+  const { SnapshotReader, parquetSql } = await import('../snapshots/reader.ts');
   const { dataset } = await import('../proxy/data/dataset.ts');
   const { servicesIndex } = await import('../proxy/data/services-index.ts');
   const { washCheckAnswer, timeEmptyClassifierStatement, SELLER_ON_REQUEST_MAX } = await import('../proxy/data/wash-check.ts');
@@ -433,18 +434,17 @@ export async function benchWashCheck(transactions = Number(process.env.BENCH_WAS
     if (!snapshot) throw new Error('no analytics snapshot was published');
     const ctx = { services: await servicesIndex(snapshot), dataset: (n: string) => dataset(snapshot, n), patternSalt: 'bench' };
     // deciles of payment count (most wallets pay a few times) and the heaviest under the cap
-    const sample = (file: string, key: string, perDecile: number, heaviest: number, extra = '') =>
+    const sample = (data: LoadedDataset, key: string, perDecile: number, heaviest: number, extra = '') =>
       queryRows(
-        `WITH n AS (SELECT ${key} AS address, count(*)::INTEGER AS payments FROM read_parquet($file) ${extra}
+        `WITH n AS (SELECT ${key} AS address, count(*)::INTEGER AS payments FROM ${parquetSql(data)} ${extra}
                      GROUP BY ${key} HAVING count(*) <= ${SELLER_ON_REQUEST_MAX}),
               d AS (SELECT *, ntile(10) OVER (ORDER BY payments) AS decile, row_number() OVER (ORDER BY payments DESC, address) AS rank FROM n)
          SELECT address, payments FROM d
          QUALIFY row_number() OVER (PARTITION BY decile ORDER BY hash(address)) <= ${perDecile} OR rank <= ${heaviest}`,
-        { file },
       );
-    const buyers = await sample(ctx.dataset('wash-payments-by-buyer').path, 'buyer', 30, 20);
+    const buyers = await sample(ctx.dataset('wash-payments-by-buyer'), 'buyer', 30, 20);
     const buyerSet = new Set(buyers.map((r) => String(r.address)));
-    const sellers = (await sample(ctx.dataset('wash-payments-by-seller').path, 'seller_address', 3, 10)).filter(
+    const sellers = (await sample(ctx.dataset('wash-payments-by-seller'), 'seller_address', 3, 10)).filter(
       (r) => !buyerSet.has(String(r.address)),
     );
     const jobs = [

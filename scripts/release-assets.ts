@@ -30,8 +30,11 @@ export async function writeReleaseAssets(snapshotsDir: string, outDir: string): 
       written.push(name);
     };
     copy(join(live.dir, 'manifest.json'), `${service}-manifest.json`);
-    for (const { entry, path } of live.datasets.values()) {
-      if (findDataset(service, entry.name)?.publicDownload) copy(path, `${service}-${entry.file}`);
+    for (const { entry, path, files } of live.datasets.values()) {
+      if (!findDataset(service, entry.name)?.publicDownload) continue;
+      // a partitioned table is a directory: each part as its own asset, named by dataset and part
+      if (entry.partitions) entry.partitions.parts.forEach((p, i) => copy(files[i]!, `${service}-${entry.name}-${p.file}`));
+      else copy(path, `${service}-${entry.file}`);
     }
   }
   return written;

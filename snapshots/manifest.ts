@@ -3,10 +3,20 @@
  * (readers). A snapshot version is an immutable directory `<root>/<service>/<version>/` holding
  * one file per dataset and `manifest.json`; `<root>/<service>/latest.json` names the newest
  * complete version. The manifest is the truth about what each file holds.
+ *
+ * A large table may be partitioned instead (snapshots/partitions.ts): its entry's `file` names a
+ * directory `<version>/<name>/` holding one Parquet file per non-empty bucket of a key column,
+ * `part-0000.parquet` to `part-4095.parquet`, each sorted as the dataset's query orders its rows;
+ * `partitions` says the key, the bucket function and count, and lists every part with its own
+ * rows, bytes and sha256. The entry's `rows` and `bytes` are the parts' sums and its `sha256`
+ * the parts digest (partsDigest), so readers of those fields, and the version's content hash,
+ * work for either shape. Single-file entries are unchanged: a manifest written before partitions
+ * existed reads as before.
  */
 import { z } from 'zod';
 import { describeIssues } from '../lib/zod-issues.ts';
 import type { DataSource as SourceKind } from '../catalog/schemas.ts';
+import { MAX_BUCKETS, PART_FILE_PATTERN, PARTITION_SCHEME, partFileName, partsDigest } from './partitions.ts';
 
 export const FORMAT_VERSION = 1;
 
@@ -43,31 +53,109 @@ export const DatasetAi = z.object({
 });
 export type DatasetAi = z.infer<typeof DatasetAi>;
 
-export const DatasetEntry = z.object({
-  name: z.string().regex(DATASET_NAME, { error: 'expected lowercase letters, digits and dashes' }),
-  kind: z.enum(['table', 'document']),
-  /** File name inside the version directory. */
-  file: z.string().regex(/^[a-z0-9][a-z0-9-]*\.(parquet|json)$/, { error: 'expected a file name like prices.parquet' }),
-  format: z.enum(['parquet', 'json']),
+/** One part of a partitioned dataset: the file (inside the dataset's directory) holding one bucket's rows. */
+export const DatasetPart = z.object({
+  bucket: COUNT,
+  file: z.string().regex(PART_FILE_PATTERN, { error: 'expected a part file name like part-0017.parquet' }),
   rows: COUNT,
   bytes: COUNT,
   sha256: SHA256,
-  /** Columns of a table; top-level fields (with JSON types) of a document. */
-  schema: z.array(ColumnSchema),
-  /** Where the data came from: the synthetic demo world, live upstreams, or a researcher's files. */
-  source: SOURCE,
-  /** The time the data describes (the newest observation), ISO 8601 UTC. */
-  as_of: z.string(),
-  license: z.string(),
-  description: z.string(),
-  /** Version that computed this file; differs from the snapshot's own version when carried over. */
-  produced_in: VERSION,
-  /** Set when this run failed to recompute the dataset and kept the last good file. */
-  carried_over: z.object({ reason: z.string(), failed_at: z.string() }).optional(),
-  /** Datasets with AI fields: who wrote them (the Claude models, or the offline rules analyst). */
-  ai: DatasetAi.optional(),
 });
+export type DatasetPart = z.infer<typeof DatasetPart>;
+
+/** How a partitioned dataset's rows are spread over its parts (snapshots/partitions.ts). */
+export const DatasetPartitions = z.object({
+  /** The column whose value picks the part (a VARCHAR column, e.g. an address). */
+  key: z.string().min(1),
+  /** The bucket function: the first 8 hex digits of md5(key) as an integer, mod `buckets`. */
+  scheme: z.literal(PARTITION_SCHEME),
+  buckets: z.number().int().min(1).max(MAX_BUCKETS),
+  /** Every non-empty bucket's part, by bucket (an empty table has bucket 0's empty part). */
+  parts: z.array(DatasetPart).min(1),
+});
+export type DatasetPartitions = z.infer<typeof DatasetPartitions>;
+
+export const DatasetEntry = z
+  .object({
+    name: z.string().regex(DATASET_NAME, { error: 'expected lowercase letters, digits and dashes' }),
+    kind: z.enum(['table', 'document']),
+    /** File name inside the version directory; for a partitioned table, its directory's name. */
+    file: z.string().regex(/^[a-z0-9][a-z0-9-]*(\.(parquet|json))?$/, {
+      error: 'expected a file name like prices.parquet, or a directory name like buyers',
+    }),
+    format: z.enum(['parquet', 'json']),
+    rows: COUNT,
+    bytes: COUNT,
+    sha256: SHA256,
+    /** Columns of a table; top-level fields (with JSON types) of a document. */
+    schema: z.array(ColumnSchema),
+    /** Where the data came from: the synthetic demo world, live upstreams, or a researcher's files. */
+    source: SOURCE,
+    /** The time the data describes (the newest observation), ISO 8601 UTC. */
+    as_of: z.string(),
+    license: z.string(),
+    description: z.string(),
+    /** Version that computed this file; differs from the snapshot's own version when carried over. */
+    produced_in: VERSION,
+    /** Set when this run failed to recompute the dataset and kept the last good file. */
+    carried_over: z.object({ reason: z.string(), failed_at: z.string() }).optional(),
+    /** Datasets with AI fields: who wrote them (the Claude models, or the offline rules analyst). */
+    ai: DatasetAi.optional(),
+    /** A partitioned table: its parts (the module comment). Absent for a single file. */
+    partitions: DatasetPartitions.optional(),
+  })
+  .superRefine((entry, ctx) => {
+    const problem = partitionProblem(entry);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem, path: ['partitions'] });
+  });
 export type DatasetEntry = z.infer<typeof DatasetEntry>;
+
+/** A data file of a dataset, relative to the version directory, with what the manifest says of it. */
+export interface DatasetFile {
+  file: string;
+  bytes: number;
+  sha256: string;
+}
+
+/**
+ * The files a dataset entry vouches for: its one file, or every part of a partitioned table
+ * (`<directory>/<part file>`, by bucket). What the writer's read-back and the reader's checks hash.
+ */
+export function datasetFiles(entry: DatasetEntry): DatasetFile[] {
+  if (!entry.partitions) return [{ file: entry.file, bytes: entry.bytes, sha256: entry.sha256 }];
+  return entry.partitions.parts.map((p) => ({ file: `${entry.file}/${p.file}`, bytes: p.bytes, sha256: p.sha256 }));
+}
+
+/** What is inconsistent between an entry's `file`, its totals and its parts; null when nothing. */
+function partitionProblem(entry: {
+  file: string;
+  kind: string;
+  format: string;
+  rows: number;
+  bytes: number;
+  sha256: string;
+  partitions?: DatasetPartitions | undefined;
+}): string | null {
+  const directory = !/\.(parquet|json)$/.test(entry.file);
+  const p = entry.partitions;
+  if (!p) return directory ? `${entry.file} names a directory but the entry lists no parts` : null;
+  if (!directory) return `${entry.file} is a file name but the entry lists parts (a partitioned dataset's file is its directory)`;
+  if (entry.kind !== 'table' || entry.format !== 'parquet') return 'only Parquet tables can be partitioned';
+  for (let i = 0; i < p.parts.length; i++) {
+    const part = p.parts[i]!;
+    if (part.bucket >= p.buckets) return `part ${part.file} has bucket ${part.bucket}, not below ${p.buckets}`;
+    if (part.file !== partFileName(part.bucket))
+      return `bucket ${part.bucket}'s part must be ${partFileName(part.bucket)}, not ${part.file}`;
+    if (i > 0 && part.bucket <= p.parts[i - 1]!.bucket) return 'parts must be listed by bucket, each bucket once';
+  }
+  const rows = p.parts.reduce((a, x) => a + x.rows, 0);
+  const bytes = p.parts.reduce((a, x) => a + x.bytes, 0);
+  if (rows !== entry.rows || bytes !== entry.bytes) {
+    return `the parts hold ${rows} rows in ${bytes} bytes, the entry says ${entry.rows} rows in ${entry.bytes} bytes`;
+  }
+  if (partsDigest(p.parts) !== entry.sha256) return "the entry's sha256 is not the digest of its parts' sha256";
+  return null;
+}
 
 /** What the run's analyst did and cost (korea runs). */
 export const AiUsage = z.object({

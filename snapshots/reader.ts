@@ -14,7 +14,9 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readdirSync, readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import { LatestPointer, parseSnapshotFile, SnapshotManifest, VERSION_PATTERN, type DatasetEntry } from './manifest.ts';
+import { datasetFiles, LatestPointer, parseSnapshotFile, SnapshotManifest, VERSION_PATTERN, type DatasetEntry } from './manifest.ts';
+import { sqlString } from '../lib/duckdb.ts';
+import { bucketOf } from './partitions.ts';
 
 /** What readers of snapshots (the site) need besides the loaded data: the version name pattern and the licenses. */
 export { LICENSES, VERSION_PATTERN } from './manifest.ts';
@@ -61,9 +63,40 @@ export function publicReason(err: unknown, root: string): string {
 
 export interface LoadedDataset {
   entry: DatasetEntry;
+  /** The dataset's file; for a partitioned table, its directory (read `files`, or partsForKeys). */
   path: string;
-  /** Parsed JSON for documents; undefined for tables (query the Parquet file at `path`). */
+  /** Every data file: the one file, or each part of a partitioned table by bucket. */
+  files: string[];
+  /** Parsed JSON for documents; undefined for tables (query the Parquet file(s) in `files`). */
   document?: unknown;
+}
+
+/**
+ * A DuckDB relation over a table dataset's rows: `read_parquet` of its one file or of all its
+ * parts, or with `keys` of only the parts that can hold them (partsForKeys); when none can, an
+ * empty relation with the table's columns, so a query over it still plans and returns no row.
+ */
+export function parquetSql(data: LoadedDataset, keys?: Iterable<string>): string {
+  const files = keys === undefined ? data.files : partsForKeys(data, keys);
+  if (files.length === 0) return `(SELECT * FROM read_parquet(${sqlString(data.files[0]!)}) LIMIT 0)`;
+  return `read_parquet(${files.length === 1 ? sqlString(files[0]!) : `[${files.map(sqlString).join(', ')}]`})`;
+}
+
+/**
+ * The files holding the rows of `keys` (values of the partition key): for a partitioned table the
+ * parts of their buckets (computed as the writer does, snapshots/partitions.ts), in bucket order,
+ * none for a key whose bucket has no part (no row has it); for a single file, that file.
+ */
+export function partsForKeys(data: LoadedDataset, keys: Iterable<string>): string[] {
+  const p = data.entry.partitions;
+  if (!p) return data.files;
+  const byBucket = new Map(p.parts.map((part, i) => [part.bucket, data.files[i]!]));
+  const buckets = new Set<number>();
+  for (const key of keys) buckets.add(bucketOf(key, p.buckets));
+  return [...buckets]
+    .sort((a, b) => a - b)
+    .map((b) => byBucket.get(b))
+    .filter((f): f is string => f !== undefined);
 }
 
 export interface LoadedSnapshot {
@@ -91,9 +124,10 @@ interface LoadedFiles {
 const loadedFiles = new WeakMap<LoadedSnapshot, LoadedFiles>();
 
 /**
- * Size, mtime and inode of every entry of a version directory, as one string: a file written in
- * place (a flipped byte, an edited manifest) or replaced changes it. Cheap enough for every poll
- * (a dozen stat calls), unlike hashing the files.
+ * Size, mtime and inode of every entry of a version directory and of the part files in its
+ * dataset directories, as one string: a file written in place (a flipped byte, an edited
+ * manifest) or replaced changes it. Cheap enough for every poll (a stat call per file, a few
+ * hundred with partitioned datasets), unlike hashing the files.
  */
 export function versionStamp(root: string, service: string, version: string): string {
   const dir = join(root, service, version);
@@ -103,16 +137,18 @@ export function versionStamp(root: string, service: string, version: string): st
   } catch {
     return 'missing';
   }
-  return names
-    .map((name) => {
-      try {
-        const st = statSync(join(dir, name));
-        return `${name}:${st.size}:${st.mtimeMs}:${st.ino}`;
-      } catch {
-        return `${name}:gone`;
-      }
-    })
-    .join('|');
+  const stamps: string[] = [];
+  const stampOf = (name: string): void => {
+    try {
+      const st = statSync(join(dir, name));
+      stamps.push(`${name}:${st.size}:${st.mtimeMs}:${st.ino}`);
+      if (st.isDirectory()) for (const part of readdirSync(join(dir, name)).sort()) stampOf(`${name}/${part}`);
+    } catch {
+      stamps.push(`${name}:gone`);
+    }
+  };
+  for (const name of names) stampOf(name);
+  return stamps.join('|');
 }
 
 /**
@@ -146,17 +182,22 @@ export async function loadVersion(root: string, service: string, version: string
   }
   const datasets = new Map<string, LoadedDataset>();
   for (const entry of manifest.datasets) {
+    // every file the entry vouches for: the one file, or each part of a partitioned table
+    const files = datasetFiles(entry);
+    for (const f of files) {
+      const path = join(dir, f.file);
+      if (!existsSync(path)) throw new SnapshotVerificationError(`${version}: ${f.file} missing`);
+      const size = statSync(path).size;
+      if (size !== f.bytes) {
+        throw new SnapshotVerificationError(`${version}: ${f.file} is ${size} bytes, manifest says ${f.bytes}`);
+      }
+      const sha = await sha256File(path);
+      if (sha !== f.sha256) {
+        throw new SnapshotVerificationError(`${version}: ${f.file} sha256 ${sha} does not match manifest ${f.sha256}`);
+      }
+    }
     const path = join(dir, entry.file);
-    if (!existsSync(path)) throw new SnapshotVerificationError(`${version}: ${entry.file} missing`);
-    const size = statSync(path).size;
-    if (size !== entry.bytes) {
-      throw new SnapshotVerificationError(`${version}: ${entry.file} is ${size} bytes, manifest says ${entry.bytes}`);
-    }
-    const sha = await sha256File(path);
-    if (sha !== entry.sha256) {
-      throw new SnapshotVerificationError(`${version}: ${entry.file} sha256 ${sha} does not match manifest ${entry.sha256}`);
-    }
-    const loaded: LoadedDataset = { entry, path };
+    const loaded: LoadedDataset = { entry, path, files: files.map((f) => join(dir, f.file)) };
     if (entry.kind === 'document') loaded.document = JSON.parse(readFileSync(path, 'utf8'));
     datasets.set(entry.name, loaded);
   }
@@ -183,14 +224,16 @@ export async function reverifyVersion(snapshot: LoadedSnapshot): Promise<string 
     problems.push(`manifest.json cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   for (const { entry } of snapshot.datasets.values()) {
-    const path = join(snapshot.dir, entry.file);
-    try {
-      const size = statSync(path).size;
-      if (size !== entry.bytes) problems.push(`${entry.file} (dataset ${entry.name}) is ${size} bytes, its manifest says ${entry.bytes}`);
-      else if ((await sha256File(path)) !== entry.sha256)
-        problems.push(`${entry.file} (dataset ${entry.name}) does not match its sha256 in the manifest`);
-    } catch (err) {
-      problems.push(`${entry.file} (dataset ${entry.name}) cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    for (const f of datasetFiles(entry)) {
+      const path = join(snapshot.dir, f.file);
+      try {
+        const size = statSync(path).size;
+        if (size !== f.bytes) problems.push(`${f.file} (dataset ${entry.name}) is ${size} bytes, its manifest says ${f.bytes}`);
+        else if ((await sha256File(path)) !== f.sha256)
+          problems.push(`${f.file} (dataset ${entry.name}) does not match its sha256 in the manifest`);
+      } catch (err) {
+        problems.push(`${f.file} (dataset ${entry.name}) cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      }
     }
   }
   return problems.length ? `${snapshot.version}: ${problems.join('; ')}` : null;

@@ -42,7 +42,8 @@ async function run(dir: string, settings: Settings, now = NOW): Promise<Snapshot
 /** A dataset's rows in a canonical order (tables) or its document. */
 async function contentOf(settings: Settings, manifest: SnapshotManifest, name: string): Promise<unknown> {
   const entry = manifest.datasets.find((d) => d.name === name)!;
-  const path = join(settings.snapshotsDir, 'analytics', manifest.version, entry.file);
+  // a partitioned table (the per-address ones) is a directory of parts
+  const path = join(settings.snapshotsDir, 'analytics', manifest.version, entry.file, entry.partitions ? '*.parquet' : '');
   if (entry.format === 'json') return JSON.parse(readFileSync(path, 'utf8')) as unknown;
   const columns = entry.schema.map((c) => `"${c.name}"`).join(', ');
   return queryJson(db.connection, `SELECT ${columns} FROM read_parquet(${sqlString(path)}) ORDER BY ALL`);

@@ -9,7 +9,8 @@
  * - Large tables (service-detail, wash-detail, buyer-profiles, transactions, full-history, buyers)
  *   are read on demand: one parameterised `read_parquet` statement on the shared DuckDB
  *   (duck.ts) with a WHERE on the key the pipeline sorted the file by, so DuckDB reads only the
- *   row groups whose min/max statistics can hold the key.
+ *   row groups whose min/max statistics can hold the key. The per-address tables are partitioned
+ *   by address (snapshots/partitions.ts): a lookup reads only the part of the address's bucket.
  * - The wash check is computed per request from published rows (wash-check.ts).
  */
 import type { z } from 'zod';
@@ -18,7 +19,7 @@ import type { CategorySlug } from '../../catalog/categories.ts';
 import { TRANSACTIONS_PER_SERVICE } from '../../catalog/datasets.ts';
 import { CHAIN_COVERAGE } from '../../catalog/facilitators.ts';
 import { normalizeAddress } from '../../lib/wash-ids.ts';
-import type { LoadedSnapshot } from '../../snapshots/reader.ts';
+import { partsForKeys, type LoadedSnapshot } from '../../snapshots/reader.ts';
 import { DatasetMissing, dataset, parseJson, stampOf } from './dataset.ts';
 import { queryRows, type DuckRow } from './duck.ts';
 import { servicesIndex, sortedBy, type ServiceListItem, type ServiceRecord, type ServicesIndex } from './services-index.ts';
@@ -155,7 +156,10 @@ async function rowByKey(
 ): Promise<DuckRow | null> {
   const data = dataset(snapshot, name);
   return lookup(snapshot, `${name}|${columns}|${key}`, async () => {
-    const rows = await queryRows(`SELECT ${columns} FROM read_parquet($path) WHERE ${keyColumn} = $key LIMIT 1`, { path: data.path, key });
+    // a partitioned table (buyers, buyer-profiles): only the key's part; none when its bucket is empty
+    const [path] = partsForKeys(data, [String(key)]);
+    if (path === undefined) return null;
+    const rows = await queryRows(`SELECT ${columns} FROM read_parquet($path) WHERE ${keyColumn} = $key LIMIT 1`, { path, key });
     return rows[0] ?? null;
   });
 }

@@ -37,7 +37,7 @@ import { stepsAsQuery } from '../../classifier/plan.ts';
 import { SELLER_FLAGS_SQL } from '../../classifier/seller-flags.ts';
 import { sqlString } from '../../lib/duckdb.ts';
 import { anonymousId } from '../../lib/wash-ids.ts';
-import type { LoadedDataset } from '../../snapshots/reader.ts';
+import { parquetSql, type LoadedDataset } from '../../snapshots/reader.ts';
 import { queryRows, withCheckConnection, type DuckRow } from './duck.ts';
 import type { ServiceRecord, ServicesIndex } from './services-index.ts';
 
@@ -215,7 +215,6 @@ interface CheckSession {
 
 const sessions = new WeakMap<DuckDBConnection, CheckSession>();
 
-const parquet = (d: LoadedDataset) => `read_parquet(${sqlString(d.path)})`;
 const list = (xs: readonly string[]) => xs.map(sqlString).join(', ');
 const column = (rows: DuckRow[], name: string) => rows.map((r) => String(r[name]));
 
@@ -226,10 +225,10 @@ async function session(connection: DuckDBConnection, data: Lookups, now: Date): 
   if (known?.files === files) return known;
   // the tables take their columns from the files (the seller state's follow the rules)
   await connection.run(`CREATE OR REPLACE TEMP TABLE ${INPUT.address} (address VARCHAR);
-    CREATE OR REPLACE TEMP TABLE ${INPUT.payments} AS SELECT buyer, seller_address, chain, amount, time FROM ${parquet(data.byBuyer)} LIMIT 0;
-    CREATE OR REPLACE TEMP TABLE ${INPUT.funding} AS SELECT * FROM ${parquet(data.funding)} LIMIT 0;
-    CREATE OR REPLACE TEMP TABLE ${INPUT.sellers} AS SELECT * FROM ${parquet(data.sellers)} LIMIT 0;
-    CREATE OR REPLACE TEMP TABLE ${STATE} AS SELECT * FROM ${parquet(data.sellers)};
+    CREATE OR REPLACE TEMP TABLE ${INPUT.payments} AS SELECT buyer, seller_address, chain, amount, time FROM ${parquetSql(data.byBuyer)} LIMIT 0;
+    CREATE OR REPLACE TEMP TABLE ${INPUT.funding} AS SELECT * FROM ${parquetSql(data.funding)} LIMIT 0;
+    CREATE OR REPLACE TEMP TABLE ${INPUT.sellers} AS SELECT * FROM ${parquetSql(data.sellers)} LIMIT 0;
+    CREATE OR REPLACE TEMP TABLE ${STATE} AS SELECT * FROM ${parquetSql(data.sellers)};
     CREATE OR REPLACE TEMP TABLE ${INPUT.computed} (sak UBIGINT, chain VARCHAR)`);
   const prepare = (mode: Mode) =>
     connection.prepare(
@@ -261,9 +260,10 @@ interface Checked {
  * Reads the address's rows into the input tables and runs the classifier's steps as one prepared
  * statement (planned once: the plan of ~35 steps costs more than running them on one address's
  * rows): as a buyer when it paid, else as a seller when it was paid at most
- * SELLER_ON_REQUEST_MAX times (every payment of every payer too), else not at all. Lookups read
- * the Parquet files with literal keys, so DuckDB reads only the row groups whose min/max hold one
- * of them; the address's payments are read once, and counted from what was read.
+ * SELLER_ON_REQUEST_MAX times (every payment of every payer too), else not at all. The lookup
+ * tables are partitioned by address: a lookup reads only the parts of its keys' buckets
+ * (parquetSql), with literal keys, so DuckDB reads only the row groups whose min/max hold one of
+ * them; the address's payments are read once, and counted from what was read.
  */
 async function classifyOnRequest(address: string, now: Date, data: Lookups, timings?: CheckTimings): Promise<Checked> {
   return withCheckConnection(async (connection) => {
@@ -303,7 +303,7 @@ async function fillInputs(
   const rows = async (sql: string) => (await connection.runAndReadAll(sql)).getRowObjectsJson();
   const a = sqlString(address);
   const [bought] = await rows(`INSERT INTO ${INPUT.address} VALUES (${a});
-      INSERT INTO ${INPUT.payments} SELECT buyer, seller_address, chain, amount, time FROM ${parquet(data.byBuyer)} WHERE buyer = ${a};
+      INSERT INTO ${INPUT.payments} SELECT buyer, seller_address, chain, amount, time FROM ${parquetSql(data.byBuyer, [address])} WHERE buyer = ${a};
       SELECT count(*)::INTEGER AS n FROM ${INPUT.payments}`);
   const asBuyer = Number(bought?.n ?? 0);
   let asSeller = 0;
@@ -311,14 +311,14 @@ async function fillInputs(
   if (asBuyer === 0) {
     // never paid: a seller? (its payers, when it is small enough to compute on request)
     const [sold] = await rows(
-      `SELECT count(*)::INTEGER AS n, list(DISTINCT buyer) AS payers FROM ${parquet(data.bySeller)} WHERE seller_address = ${a}`,
+      `SELECT count(*)::INTEGER AS n, list(DISTINCT buyer) AS payers FROM ${parquetSql(data.bySeller, [address])} WHERE seller_address = ${a}`,
     );
     asSeller = Number(sold?.n ?? 0);
     if (asSeller === 0 || asSeller > SELLER_ON_REQUEST_MAX) return { asBuyer, asSeller, mode: null };
     mode = 'seller';
     const payers = ((sold?.payers as string[] | null) ?? []).map(String);
     await connection.run(
-      `INSERT INTO ${INPUT.payments} SELECT buyer, seller_address, chain, amount, time FROM ${parquet(data.byBuyer)} WHERE buyer IN (${list(payers)})`,
+      `INSERT INTO ${INPUT.payments} SELECT buyer, seller_address, chain, amount, time FROM ${parquetSql(data.byBuyer, payers)} WHERE buyer IN (${list(payers)})`,
     );
   }
   const wallets = column(
@@ -332,7 +332,7 @@ async function fillInputs(
   let level = wallets;
   for (let hop = 1; hop <= THRESHOLDS.fundingMaxHops && level.length > 0; hop++) {
     const funders = column(
-      await rows(`INSERT INTO ${INPUT.funding} SELECT * FROM ${parquet(data.funding)} WHERE address IN (${list(level)});
+      await rows(`INSERT INTO ${INPUT.funding} SELECT * FROM ${parquetSql(data.funding, level)} WHERE address IN (${list(level)});
           SELECT DISTINCT funder FROM ${INPUT.funding} WHERE address IN (${list(level)}) AND NOT funder_exchange`),
       'funder',
     );

@@ -17,9 +17,9 @@ import type { z } from 'zod';
 import { ANALYTICS_ENDPOINTS, ANALYTICS_RESPONSES } from '../../catalog/analytics.ts';
 import { CATEGORIES, type CategorySlug } from '../../catalog/categories.ts';
 import { loadSettings } from '../../lib/config.ts';
-import { openDatabase, sqlString } from '../../lib/duckdb.ts';
+import { openDatabase } from '../../lib/duckdb.ts';
 import type { SnapshotManifest } from '../../snapshots/manifest.ts';
-import { loadVersion, readLatestPointer, type LoadedSnapshot } from '../../snapshots/reader.ts';
+import { loadVersion, parquetSql, readLatestPointer, type LoadedSnapshot } from '../../snapshots/reader.ts';
 
 const SERVICE = 'analytics';
 
@@ -165,10 +165,11 @@ function duck(): Promise<DuckDBConnection> {
   return duckPromise.then((d) => d.connection);
 }
 
-async function tablePath(name: string): Promise<string> {
+/** read_parquet over a table of the snapshot (its one file, or every part of a partitioned table). */
+async function tableSource(name: string): Promise<string> {
   const loaded = (await snapshot()).datasets.get(name);
   if (!loaded || loaded.entry.kind !== 'table') throw new Error(`analytics snapshot has no ${name} table`);
-  return sqlString(loaded.path);
+  return parquetSql(loaded);
 }
 
 function parseJson<T>(text: unknown, what: string): T {
@@ -185,9 +186,7 @@ const SERVICE_COLUMNS = `id, chain, seller_address, resource_url, name, descript
 /** Every service, by 24-hour transactions descending, then id. */
 export const services = memo(async (): Promise<ServiceRow[]> => {
   const connection = await duck();
-  const reader = await connection.runAndReadAll(
-    `SELECT ${SERVICE_COLUMNS} FROM read_parquet(${await tablePath('services')}) ORDER BY tx_24h DESC, id`,
-  );
+  const reader = await connection.runAndReadAll(`SELECT ${SERVICE_COLUMNS} FROM ${await tableSource('services')} ORDER BY tx_24h DESC, id`);
   return reader.getRowObjectsJson().map((row) => ({
     ...(row as unknown as Omit<ServiceRow, 'label_distribution'>),
     label_distribution: parseJson<ServiceRow['label_distribution']>(row.label_distribution, 'services.label_distribution'),
@@ -202,7 +201,7 @@ export const services = memo(async (): Promise<ServiceRow[]> => {
 export const servicesIndexJson = memo(async (): Promise<string> => {
   const connection = await duck();
   const reader = await connection.runAndReadAll(
-    `WITH s AS (SELECT * FROM read_parquet(${await tablePath('services')}) ORDER BY tx_24h DESC, id)
+    `WITH s AS (SELECT * FROM ${await tableSource('services')} ORDER BY tx_24h DESC, id)
      SELECT to_json(struct_pack(
        count := count(*)::INTEGER,
        columns := struct_pack(
@@ -223,7 +222,7 @@ export const servicesIndexJson = memo(async (): Promise<string> => {
 const serviceDetailTexts = memo(async (): Promise<Map<number, [string, string, string]>> => {
   const connection = await duck();
   const reader = await connection.runAndReadAll(
-    `SELECT id, service::VARCHAR, daily_series::VARCHAR, top_buyers::VARCHAR FROM read_parquet(${await tablePath('service-detail')})`,
+    `SELECT id, service::VARCHAR, daily_series::VARCHAR, top_buyers::VARCHAR FROM ${await tableSource('service-detail')}`,
   );
   const byId = new Map<number, [string, string, string]>();
   for (const [id, service, daily, buyers] of reader.getRows()) {
@@ -250,7 +249,7 @@ export async function serviceDetail(id: number): Promise<ServiceDetail | null> {
 const categoryDetails = memo(async (): Promise<Map<string, CategoryDetail>> => {
   const connection = await duck();
   const reader = await connection.runAndReadAll(
-    `SELECT slug, category::VARCHAR, daily_series::VARCHAR, top_services::VARCHAR FROM read_parquet(${await tablePath('category-detail')})`,
+    `SELECT slug, category::VARCHAR, daily_series::VARCHAR, top_services::VARCHAR FROM ${await tableSource('category-detail')}`,
   );
   const bySlug = new Map<string, CategoryDetail>();
   for (const [slug, category, daily, top] of reader.getRows()) {

@@ -25,7 +25,7 @@ import { ANALYTICS_RESPONSES } from '../../catalog/analytics.ts';
 import { jsonSchemaOf, type JsonObject, type JsonValue } from '../../catalog/openapi.ts';
 import { openDatabase, queryJson, sqlString } from '../../lib/duckdb.ts';
 import type { DatasetEntry } from '../../snapshots/manifest.ts';
-import { LICENSES, sha256File, type LoadedSnapshot } from '../../snapshots/reader.ts';
+import { LICENSES, parquetSql, sha256File, type LoadedDataset, type LoadedSnapshot } from '../../snapshots/reader.ts';
 
 export const DOWNLOADS_INDEX_FILE = 'downloads.json';
 const FREE_LICENSE = LICENSES['CC0-1.0'];
@@ -299,9 +299,16 @@ interface TypedSelect {
   columns: Field[];
 }
 
-async function tableSelect(connection: Parameters<typeof queryJson>[0], name: string, plan: TablePlan, path: string): Promise<TypedSelect> {
+async function tableSelect(
+  connection: Parameters<typeof queryJson>[0],
+  name: string,
+  plan: TablePlan,
+  data: LoadedDataset,
+): Promise<TypedSelect> {
   const catalog = new Map(catalogFields(plan.body, plan.at, name).map((f) => [f.name, f]));
-  const stored = await queryJson(connection, `DESCRIBE SELECT * FROM read_parquet(${sqlString(path)})`);
+  // one file, or every part of a partitioned table
+  const source = parquetSql(data);
+  const stored = await queryJson(connection, `DESCRIBE SELECT * FROM ${source}`);
   const columns: Field[] = [];
   const select: string[] = [];
   for (const row of stored) {
@@ -325,7 +332,7 @@ async function tableSelect(connection: Parameters<typeof queryJson>[0], name: st
       columns.push({ name: column, shape: { kind: 'scalar', type }, description });
     }
   }
-  return { sql: `SELECT ${select.join(', ')} FROM read_parquet(${sqlString(path)})`, columns };
+  return { sql: `SELECT ${select.join(', ')} FROM ${source}`, columns };
 }
 
 function documentSelect(name: string, plan: DocumentPlan, path: string): TypedSelect {
@@ -378,8 +385,7 @@ export async function writeDownloads(snapshot: LoadedSnapshot, dir: string): Pro
       const plan = PLANS[entry.name]!;
       const loaded = snapshot.datasets.get(entry.name);
       if (!loaded) throw new Error(`downloads: ${entry.name} is in the manifest but not loaded`);
-      const typed =
-        plan.kind === 'table' ? await tableSelect(c, entry.name, plan, loaded.path) : documentSelect(entry.name, plan, loaded.path);
+      const typed = plan.kind === 'table' ? await tableSelect(c, entry.name, plan, loaded) : documentSelect(entry.name, plan, loaded.path);
       await c.run(`CREATE OR REPLACE TEMP TABLE download AS ${typed.sql}`);
       const [counted] = await queryJson(c, 'SELECT count(*)::BIGINT AS n FROM download');
       const rows = Number(counted?.n ?? 0);

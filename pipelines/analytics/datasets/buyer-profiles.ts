@@ -1,6 +1,7 @@
 /**
- * buyer-profiles (paid table): one row per classified buyer wallet (buyer_labels), ordered by
- * address, for GET /api/v1/buyers/{address}/profile:
+ * buyer-profiles (paid table): one row per classified buyer wallet (buyer_labels), partitioned by
+ * address and ordered by it within each part (sql.ts ADDRESS_PARTITIONS), for
+ * GET /api/v1/buyers/{address}/profile:
  *   address, label, confidence, reason (VARCHAR[]), reason_text  typed columns
  *   services_used   JSON array {id, category, tx_count}: every service it paid, all time, most
  *                   payments first (then id); [] when none is attributed
@@ -35,6 +36,5 @@ export const buyerProfilesStep: DatasetStep = tableStep('buyer-profiles', async 
                  END AS vanity_cluster,
                  to_json(struct_pack(mean_interval_s := round(greatest(0, ${finiteSql('coalesce(l.mean_interval_s, 0)')}), 3),
                                      cv := round(greatest(0, ${finiteSql('coalesce(l.interval_cv, 0)')}), 6))) AS time_pattern
-            FROM buyer_labels l LEFT JOIN used u ON u.buyer_h = hash(l.address)
-           ORDER BY l.address`;
+            FROM buyer_labels l LEFT JOIN used u ON u.buyer_h = hash(l.address)`;
 });

@@ -1,5 +1,6 @@
 /**
- * buyers (paid table): one row per classified buyer wallet (buyer_labels), ordered by address:
+ * buyers (paid table): one row per classified buyer wallet (buyer_labels), partitioned by address
+ * and ordered by it within each part (sql.ts ADDRESS_PARTITIONS):
  * the classification and the features the on-request wash check reads (POST /api/v1/wash/check).
  * Counts and volume are the classifier's (its window); times are ISO 8601 UTC; signals is a JSON
  * object name → number with keys sorted.
@@ -27,6 +28,5 @@ export const buyersStep: DatasetStep = tableStep(
                 ${isoSql('first_time')} AS first_time,
                 ${isoSql('last_time')} AS last_time,
                 ${signalsJsonSql('signals')} AS signals
-           FROM buyer_labels
-          ORDER BY address`,
+           FROM buyer_labels`,
 );

@@ -1,8 +1,10 @@
 /**
  * The point-lookup tables of the on-request wash check (POST /api/v1/wash/check; paid-only, never
- * downloadable): the classifier's inputs as of the run, sorted by the address a check looks up,
- * so a lookup reads only the row groups whose min/max cover it (POINT_LOOKUP_ROW_GROUP), and the
- * batch run's seller state for what a check does not recompute (classifier/on-request.ts).
+ * downloadable): the classifier's inputs as of the run, partitioned by the address a check looks
+ * up and sorted by it within each part (sql.ts ADDRESS_PARTITIONS gives the order, so the queries
+ * have none), so a lookup opens one part and reads only the row groups whose min/max cover it
+ * (POINT_LOOKUP_ROW_GROUP), and the batch run's seller state for what a check does not recompute
+ * (classifier/on-request.ts).
  *   wash-payments-by-buyer   every payment up to `now` the classifier reads, by buyer
  *   wash-payments-by-seller  the same payments by seller (a seller check's cohort)
  *   wash-funding             funding edges up to `now` by funded address, with whether the funder
@@ -19,12 +21,12 @@ const payments = (now: string) =>
 
 export const washPaymentsByBuyerStep: DatasetStep = tableStep(
   'wash-payments-by-buyer',
-  (ctx) => `SELECT buyer, seller_address, chain, amount, time FROM ${payments(nowSql(ctx))} ORDER BY buyer, seller_address, time`,
+  (ctx) => `SELECT buyer, seller_address, chain, amount, time FROM ${payments(nowSql(ctx))}`,
 );
 
 export const washPaymentsBySellerStep: DatasetStep = tableStep(
   'wash-payments-by-seller',
-  (ctx) => `SELECT seller_address, buyer, chain, amount, time FROM ${payments(nowSql(ctx))} ORDER BY seller_address, buyer, time`,
+  (ctx) => `SELECT seller_address, buyer, chain, amount, time FROM ${payments(nowSql(ctx))}`,
 );
 
 export const washFundingStep: DatasetStep = tableStep(
@@ -34,8 +36,7 @@ export const washFundingStep: DatasetStep = tableStep(
                    f.funder IN (SELECT hub FROM funding_stops WHERE hub IS NOT NULL) AS funder_hub,
                    f.funder IN (SELECT fleet FROM funding_stops WHERE fleet IS NOT NULL) AS funder_fleet
               FROM wallet_funding f
-             WHERE f.time <= ${nowSql(ctx)} AND f.funder IS NOT NULL AND f.address IS NOT NULL
-             ORDER BY f.address, f.time`,
+             WHERE f.time <= ${nowSql(ctx)} AND f.funder IS NOT NULL AND f.address IS NOT NULL`,
 );
 
 export const washSellersStep: DatasetStep = tableStep('wash-sellers', () => 'SELECT * FROM seller_state ORDER BY seller_address, chain');

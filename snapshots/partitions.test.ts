@@ -1,0 +1,277 @@
+import { createHash } from 'node:crypto';
+import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SnapshotManifest, type DatasetEntry } from './manifest.ts';
+import { bucketOf, bucketSql, partFileName, partsDigest } from './partitions.ts';
+import { loadLatest, partsForKeys, reverifyVersion, SnapshotReader, sha256File } from './reader.ts';
+import { SnapshotWriter } from './writer.ts';
+
+const meta = { source: 'demo' as const, asOf: '2026-11-20T12:00:00Z', license: 'proprietary' as const, description: 'test payments' };
+const BUCKETS = 16;
+
+let instance: DuckDBInstance;
+let connection: DuckDBConnection;
+const roots: string[] = [];
+function freshRoot(): string {
+  const root = mkdtempSync(join(tmpdir(), 'snap-parts-'));
+  roots.push(root);
+  return root;
+}
+
+beforeAll(async () => {
+  instance = await DuckDBInstance.create(':memory:');
+  connection = await instance.connect();
+  // 400 buyers (addresses), 20,000 payments; a few buyers land in the same bucket
+  await connection.run(`CREATE TABLE payments AS
+    SELECT '0x' || md5('buyer' || (i % 400)) || '00000000' AS buyer, i AS n, (i * 0.25)::DOUBLE AS amount
+      FROM range(20000) r(i)`);
+});
+afterAll(() => {
+  connection.closeSync();
+  instance.closeSync();
+  for (const r of roots) rmSync(r, { recursive: true, force: true });
+});
+
+const QUERY = 'SELECT buyer, n, amount FROM payments ORDER BY buyer, n';
+
+async function publishPartitioned(
+  root: string,
+  at: string,
+  options: { keepBuckets?: (bucket: number) => boolean; query?: string; also?: (w: SnapshotWriter) => Promise<unknown> } = {},
+) {
+  const writer = await SnapshotWriter.begin({ root, service: 'svc', codeVersion: 'test', generatedAt: new Date(at), retention: 3 });
+  await writer.writeTable(connection, 'payments-by-buyer', options.query ?? QUERY, meta, {
+    rowGroupSize: 1024,
+    partitionBy: { key: 'buyer', buckets: BUCKETS },
+    keepBuckets: options.keepBuckets,
+  });
+  await options.also?.(writer);
+  return writer.publish({ nextExpectedUpdate: new Date(Date.parse(at) + 60_000) });
+}
+
+const entryOf = (manifest: SnapshotManifest, name = 'payments-by-buyer'): DatasetEntry => manifest.datasets.find((d) => d.name === name)!;
+
+async function rows(sql: string): Promise<Array<Record<string, unknown>>> {
+  return (await connection.runAndReadAll(sql)).getRowObjectsJson();
+}
+
+describe('the bucket function', () => {
+  it('is the first 8 hex digits of md5(key) mod buckets, the same in JavaScript and DuckDB SQL', async () => {
+    const keys = Array.from({ length: 200 }, (_, i) => `0x${createHash('sha1').update(String(i)).digest('hex')}`);
+    for (const buckets of [1, 7, 64, 256, 4096]) {
+      const sql = await rows(
+        `SELECT k, ${bucketSql('k', buckets)} AS b FROM (SELECT unnest(${JSON.stringify(keys).replaceAll('"', "'")}::VARCHAR[]) AS k)`,
+      );
+      for (const r of sql) expect(bucketOf(String(r.k), buckets)).toBe(Number(r.b));
+    }
+    // the documented definition, by hand: md5('0xabc') = 2a3aeb7c..., 0x2a3aeb7c = 708504444
+    expect(bucketOf('0xabc', 256)).toBe(708504444 % 256);
+  });
+});
+
+describe('partitioned datasets', () => {
+  it('writes one sorted part per non-empty bucket, verified, with the entry summing and digesting its parts', async () => {
+    const root = freshRoot();
+    const manifest = await publishPartitioned(root, '2026-11-20T12:00:01Z');
+    const entry = entryOf(manifest);
+    const p = entry.partitions!;
+    expect(entry.file).toBe('payments-by-buyer');
+    expect(p).toMatchObject({ key: 'buyer', scheme: 'md5-hex8-mod', buckets: BUCKETS });
+    expect(entry.rows).toBe(20000);
+    expect(p.parts.reduce((a, x) => a + x.rows, 0)).toBe(20000);
+    expect(entry.bytes).toBe(p.parts.reduce((a, x) => a + x.bytes, 0));
+    expect(entry.sha256).toBe(partsDigest(p.parts));
+    expect(entry.schema.map((c) => c.name)).toEqual(['buyer', 'n', 'amount']);
+    const dir = join(root, 'svc', manifest.version, 'payments-by-buyer');
+    expect(readdirSync(dir).sort()).toEqual(p.parts.map((x) => x.file));
+    for (const part of p.parts) {
+      const path = join(dir, part.file);
+      expect(part.file).toBe(partFileName(part.bucket));
+      expect(await sha256File(path)).toBe(part.sha256);
+      expect(statSync(path).size).toBe(part.bytes);
+      // every row of a part is in its bucket, and the part keeps the query's order
+      const inPart = await rows(`SELECT buyer, n FROM read_parquet('${path}')`);
+      expect(inPart.length).toBe(part.rows);
+      for (const r of inPart) expect(bucketOf(String(r.buyer), BUCKETS)).toBe(part.bucket);
+      const sorted = [...inPart].sort((a, b) =>
+        a.buyer === b.buyer ? Number(a.n) - Number(b.n) : String(a.buyer) < String(b.buyer) ? -1 : 1,
+      );
+      expect(inPart).toEqual(sorted);
+    }
+    // the reader verifies every part and hands out the one part of a key
+    const loaded = (await loadLatest(root, 'svc'))!;
+    const data = loaded.datasets.get('payments-by-buyer')!;
+    expect(data.files).toHaveLength(p.parts.length);
+    const buyer = String((await rows('SELECT buyer FROM payments WHERE n = 123'))[0]!.buyer);
+    const [file] = partsForKeys(data, [buyer]);
+    expect(partsForKeys(data, [buyer])).toHaveLength(1);
+    const found = await rows(`SELECT count(*)::INTEGER AS c FROM read_parquet('${file}') WHERE buyer = '${buyer}'`);
+    expect(found[0]!.c).toBe(50);
+    expect(partsForKeys(data, ['0xnobody', buyer]).length).toBeLessThanOrEqual(2);
+    // the whole table through every part
+    expect((await rows(`SELECT count(*)::INTEGER AS c FROM read_parquet(${JSON.stringify(data.files).replaceAll('"', "'")})`))[0]!.c).toBe(
+      20000,
+    );
+  });
+
+  it('writes identical parts for identical data, whether the query or orderBy orders the rows', async () => {
+    const a = entryOf(await publishPartitioned(freshRoot(), '2026-11-20T12:00:01Z'));
+    const b = entryOf(await publishPartitioned(freshRoot(), '2026-11-20T13:00:01Z'));
+    expect(a.partitions).toEqual(b.partitions);
+    expect(a.sha256).toBe(b.sha256);
+    const writer = await SnapshotWriter.begin({ root: freshRoot(), service: 'svc', codeVersion: 'test' });
+    const c = await writer.writeTable(connection, 'payments-by-buyer', 'SELECT buyer, n, amount FROM payments', meta, {
+      rowGroupSize: 1024,
+      partitionBy: { key: 'buyer', buckets: BUCKETS, orderBy: 'buyer, n' },
+    });
+    writer.abort();
+    expect(c.partitions).toEqual(a.partitions);
+  });
+
+  it('an empty table has one empty part that carries its schema', async () => {
+    const manifest = await publishPartitioned(freshRoot(), '2026-11-20T12:00:01Z', {
+      query: `${QUERY.replace('ORDER', 'WHERE n < 0 ORDER')}`,
+    });
+    const entry = entryOf(manifest);
+    expect(entry.rows).toBe(0);
+    expect(entry.partitions!.parts).toEqual([expect.objectContaining({ bucket: 0, file: 'part-0000.parquet', rows: 0 })]);
+    expect(entry.schema.map((c) => c.name)).toEqual(['buyer', 'n', 'amount']);
+  });
+
+  it('a corrupted part fails verification: latest falls back, a served version is dropped at the next poll', async () => {
+    const root = freshRoot();
+    const first = await publishPartitioned(root, '2026-11-20T12:00:01Z');
+    const second = await publishPartitioned(root, '2026-11-20T13:00:01Z', { query: QUERY.replace('ORDER', 'WHERE n <> 7 ORDER') });
+    const reader = new SnapshotReader(root, 'svc');
+    await reader.refresh();
+    expect(reader.current()?.version).toBe(second.version);
+    const part = entryOf(second).partitions!.parts[0]!;
+    const path = join(root, 'svc', second.version, 'payments-by-buyer', part.file);
+    const bytes = readFileSync(path);
+    bytes[100] = bytes[100]! ^ 0xff;
+    writeFileSync(path, bytes); // same size, other bytes
+    expect(await reverifyVersion(reader.current()!)).toMatch(
+      `payments-by-buyer/${part.file} (dataset payments-by-buyer) does not match its sha256`,
+    );
+    await reader.refresh();
+    expect(reader.current()?.version).toBe(first.version);
+    expect(reader.damagedVersions()[0]?.reason).toContain(part.file);
+    const loaded = await loadLatest(root, 'svc');
+    expect(loaded?.version).toBe(first.version);
+    expect(loaded?.fallbackReason).toContain(`payments-by-buyer/${part.file} sha256`);
+    // a part grown by a byte: the size check names it
+    appendFileSync(join(root, 'svc', first.version, 'payments-by-buyer', part.file), 'x');
+    await expect(loadLatest(root, 'svc')).rejects.toThrow(/no older version verifies/);
+  });
+
+  it('keep() and carryOver() link every part; the manifest entry is unchanged', async () => {
+    const root = freshRoot();
+    const first = await publishPartitioned(root, '2026-11-20T12:00:01Z', {
+      also: (w) => w.writeTable(connection, 'by-buyer-too', QUERY, meta, { partitionBy: { key: 'buyer', buckets: 4 } }),
+    });
+    const writer = await SnapshotWriter.begin({ root, service: 'svc', codeVersion: 'test', generatedAt: new Date('2026-11-20T13:00:01Z') });
+    const kept = await writer.keep('payments-by-buyer');
+    const carried = await writer.carryOver('by-buyer-too', 'the step failed');
+    const second = await writer.publish({ nextExpectedUpdate: new Date('2026-11-20T14:00:00Z') });
+    expect(kept).toEqual(entryOf(first));
+    expect(carried).toMatchObject({ ...entryOf(first, 'by-buyer-too'), carried_over: { reason: 'the step failed' } });
+    for (const name of ['payments-by-buyer', 'by-buyer-too']) {
+      for (const part of entryOf(first, name).partitions!.parts) {
+        const a = statSync(join(root, 'svc', first.version, name, part.file));
+        const b = statSync(join(root, 'svc', second.version, name, part.file));
+        expect(b.ino).toBe(a.ino);
+      }
+    }
+    expect((await loadLatest(root, 'svc'))?.version).toBe(second.version);
+  });
+
+  it('keepBuckets links the untouched buckets (same sha256 and inode) and writes only the touched ones', async () => {
+    const root = freshRoot();
+    const first = await publishPartitioned(root, '2026-11-20T12:00:01Z');
+    // new payments of one buyer: only its bucket changes
+    const buyer = String((await rows('SELECT buyer FROM payments WHERE n = 5'))[0]!.buyer);
+    const touched = bucketOf(buyer, BUCKETS);
+    await connection.run(
+      `CREATE TABLE payments_later AS SELECT * FROM payments UNION ALL SELECT '${buyer}', 100000 + i, 1.0 FROM range(3) r(i)`,
+    );
+    const later = 'SELECT buyer, n, amount FROM payments_later ORDER BY buyer, n';
+    const second = await publishPartitioned(root, '2026-11-20T13:00:01Z', { query: later, keepBuckets: (b) => b !== touched });
+    const a = entryOf(first).partitions!.parts;
+    const b = entryOf(second).partitions!.parts;
+    expect(b.map((p) => p.bucket)).toEqual(a.map((p) => p.bucket));
+    for (const [i, part] of b.entries()) {
+      const before = statSync(join(root, 'svc', first.version, 'payments-by-buyer', a[i]!.file));
+      const after = statSync(join(root, 'svc', second.version, 'payments-by-buyer', part.file));
+      if (part.bucket === touched) {
+        expect(part.rows).toBe(a[i]!.rows + 3);
+        expect(part.sha256).not.toBe(a[i]!.sha256);
+        expect(after.ino).not.toBe(before.ino);
+      } else {
+        expect(part).toEqual(a[i]);
+        expect(after.ino).toBe(before.ino);
+      }
+    }
+    expect(entryOf(second).rows).toBe(20003);
+    // the same as writing every bucket again
+    const full = entryOf(await publishPartitioned(freshRoot(), '2026-11-20T13:00:01Z', { query: later }));
+    expect(full.partitions).toEqual(entryOf(second).partitions);
+    expect(full.sha256).toBe(entryOf(second).sha256);
+    const loaded = (await loadLatest(root, 'svc'))!;
+    const file = partsForKeys(loaded.datasets.get('payments-by-buyer')!, [buyer])[0]!;
+    expect((await rows(`SELECT count(*)::INTEGER AS c FROM read_parquet('${file}') WHERE buyer = '${buyer}'`))[0]!.c).toBe(53);
+  });
+
+  it('keepBuckets writes everything when the previous version is partitioned otherwise', async () => {
+    const root = freshRoot();
+    const writer = await SnapshotWriter.begin({ root, service: 'svc', codeVersion: 'test', generatedAt: new Date('2026-11-20T12:00:01Z') });
+    await writer.writeTable(connection, 'payments-by-buyer', QUERY, meta, { partitionBy: { key: 'buyer', buckets: 8 } });
+    await writer.publish({ nextExpectedUpdate: new Date('2026-11-20T13:00:00Z') });
+    const second = await publishPartitioned(root, '2026-11-20T13:00:01Z', { keepBuckets: () => true });
+    expect(entryOf(second).rows).toBe(20000);
+    expect(entryOf(second).partitions!.buckets).toBe(BUCKETS);
+  });
+
+  it('the manifest format refuses parts that do not add up to the entry, and reads single-file entries as before', () => {
+    const part = { bucket: 3, file: 'part-0003.parquet', rows: 10, bytes: 100, sha256: 'a'.repeat(64) };
+    const base = {
+      name: 'x',
+      kind: 'table',
+      format: 'parquet',
+      schema: [],
+      source: 'demo',
+      as_of: '2026-11-20T12:00:00Z',
+      license: 'proprietary',
+      description: '',
+      produced_in: '20261120T120000000Z-1a2b3c4d',
+    };
+    const manifest = (entry: Record<string, unknown>) => ({
+      format_version: 1,
+      service: 'svc',
+      version: '20261120T120000000Z-1a2b3c4d',
+      generated_at: '',
+      code_version: '',
+      license: { id: '', name: '', url: null, note: '' },
+      next_expected_update: '',
+      notice: null,
+      datasets: [{ ...base, ...entry }],
+    });
+    const partitions = { key: 'buyer', scheme: 'md5-hex8-mod', buckets: 16, parts: [part] };
+    const good = { file: 'x', rows: 10, bytes: 100, sha256: partsDigest([part]), partitions };
+    expect(SnapshotManifest.safeParse(manifest(good)).success).toBe(true);
+    expect(SnapshotManifest.safeParse(manifest({ file: 'x.parquet', rows: 1, bytes: 1, sha256: 'b'.repeat(64) })).success).toBe(true);
+    for (const bad of [
+      { ...good, rows: 11 },
+      { ...good, sha256: 'c'.repeat(64) },
+      { ...good, file: 'x.parquet' },
+      { ...good, partitions: undefined },
+      { ...good, partitions: { ...partitions, buckets: 2 } },
+      { ...good, partitions: { ...partitions, parts: [{ ...part, file: 'part-0004.parquet' }] } },
+      { ...good, partitions: { ...partitions, scheme: 'duckdb-hash' } },
+    ]) {
+      expect(SnapshotManifest.safeParse(manifest(bad)).success).toBe(false);
+    }
+  });
+});

@@ -1,0 +1,67 @@
+/**
+ * Partitioned (multi-file) table datasets: how a row's key picks its part, the part files' names,
+ * and the digest that stands for all parts in the manifest entry. Shared by the writer (which
+ * computes the bucket in DuckDB SQL) and the readers (which compute it here, in JavaScript), so
+ * both sides agree by construction; the tests check they do.
+ *
+ * The bucket function is portable on purpose, so anyone holding the files can find a key's part
+ * without this code (a researcher in Python, MotherDuck, Spark, BigQuery):
+ *
+ *   bucket(key) = (the first 8 hex digits of md5(UTF-8 bytes of key), read as an unsigned
+ *                  32-bit integer) mod buckets
+ *
+ *   DuckDB    ('0x' || left(md5(key), 8))::UBIGINT % 256
+ *   Python    int(hashlib.md5(key.encode()).hexdigest()[:8], 16) % 256
+ *   Spark     pmod(conv(substr(md5(key), 1, 8), 16, 10), 256)
+ *   BigQuery  MOD(CAST(CONCAT('0x', SUBSTR(TO_HEX(MD5(key)), 1, 8)) AS INT64), 256)
+ *
+ * DuckDB's own hash() is not used: its values change between DuckDB versions and no other engine
+ * computes it. Keys are the column's text exactly as stored (addresses are lowercase 0x hex).
+ */
+import { createHash } from 'node:crypto';
+
+/** The manifest's name for the bucket function above. */
+export const PARTITION_SCHEME = 'md5-hex8-mod';
+
+/** Most buckets a dataset may have (part names carry four digits). */
+export const MAX_BUCKETS = 4096;
+
+export interface PartFile {
+  bucket: number;
+  file: string;
+  sha256: string;
+}
+
+/** The bucket of `key` among `buckets` (module comment). */
+export function bucketOf(key: string, buckets: number): number {
+  return Number.parseInt(createHash('md5').update(key, 'utf8').digest('hex').slice(0, 8), 16) % buckets;
+}
+
+/** The same bucket in DuckDB SQL, for the expression `keySql` (a VARCHAR). */
+export function bucketSql(keySql: string, buckets: number): string {
+  return `(('0x' || left(md5(${keySql}), 8))::UBIGINT % ${buckets})::INTEGER`;
+}
+
+/** The file of a bucket's part inside the dataset's directory: `part-0017.parquet`. */
+export function partFileName(bucket: number): string {
+  return `part-${String(bucket).padStart(4, '0')}.parquet`;
+}
+
+export const PART_FILE_PATTERN = /^part-\d{4}\.parquet$/;
+
+/**
+ * The sha256 a partitioned dataset's entry carries: over the lines "<part file>:<part sha256>\n"
+ * in file-name order. It changes when any part's bytes change, so the version's content hash
+ * (over every entry's sha256) and every reader of the entry's sha256 keep working.
+ */
+export function partsDigest(parts: readonly PartFile[]): string {
+  const hash = createHash('sha256');
+  for (const p of [...parts].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))) hash.update(`${p.file}:${p.sha256}\n`);
+  return hash.digest('hex');
+}
+
+export function assertBuckets(buckets: number, what: string): void {
+  if (!Number.isInteger(buckets) || buckets < 1 || buckets > MAX_BUCKETS) {
+    throw new Error(`${what}: buckets must be an integer from 1 to ${MAX_BUCKETS}, got ${buckets}`);
+  }
+}
