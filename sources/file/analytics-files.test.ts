@@ -746,6 +746,21 @@ describe('file import: payments are append-only (issue 17)', () => {
     expect(Number((await rows(run.w, `SELECT count(*)::BIGINT AS n FROM import_rejects`))[0]!.n)).toBe(2);
   });
 
+  it('a clean Parquet file is kept as it is, its DECIMAL amounts and millisecond times cast as the import casts them', async () => {
+    const file = join(dir, 'transactions-20250203T0000Z.parquet');
+    await run.w.connection.run(`COPY (SELECT * FROM (VALUES
+        ('${hash(30)}', 'base', '${B1}', '${S1}', 0.005::DECIMAL(4,3), TIMESTAMP_MS '2025-02-03 01:02:03.456', 'https://p.example/a', NULL::VARCHAR)
+      ) t(tx_hash, chain, buyer, seller_address, amount, time, resource_url, facilitator)) TO ${sqlString(file)} (FORMAT parquet)`);
+    run = await runImport(dir, run.w);
+    expect(run.steps[1]).toEqual({ name: 'ingest:x402_transactions', rows: 8, error: null });
+    const [ledger] = await rows(run.w, `SELECT segment FROM import_ledger WHERE file_name = 'transactions-20250203T0000Z.parquet'`);
+    expect(readFileSync(join(warehouseDirs.get(run.w)!, SEGMENTS_DIR, String(ledger!.segment)))).toEqual(readFileSync(file));
+    expect(
+      await rows(run.w, `SELECT amount, typeof(amount) AS a, strftime(time, '%Y-%m-%dT%H:%M:%S.%f') AS time, typeof(time) AS t
+        FROM x402_transactions WHERE tx_hash = '${hash(30)}'`),
+    ).toEqual([{ amount: 0.005, a: 'DOUBLE', time: '2025-02-03T01:02:03.456000', t: 'TIMESTAMP' }]);
+  });
+
   it('a changed file is refused and nothing of it is read; a renamed copy is skipped; the payments stay', async () => {
     writeFileSync(join(dir, 'transactions.csv'), readFileSync(join(dir, 'transactions.csv'), 'utf8') + payment(20) + '\n');
     copyFileSync(join(dir, 'transactions-20250201T0000Z.csv'), join(dir, 'transactions-copy.csv'));
@@ -758,7 +773,7 @@ describe('file import: payments are append-only (issue 17)', () => {
     expect(seen).toContain(
       `${join(dir, 'transactions-copy.csv')}: the same bytes as transactions-20250201T0000Z.csv, imported already: skipped`,
     );
-    expect(await count()).toBe(7);
+    expect(await count()).toBe(8);
     expect(await rows(run.w, `SELECT count(*)::INTEGER AS n FROM x402_transactions WHERE tx_hash = '${hash(20)}'`)).toEqual([{ n: 0 }]);
   });
 
@@ -771,7 +786,7 @@ describe('file import: payments are append-only (issue 17)', () => {
     run = await runImport(other, run.w, (m) => seen.push(m));
     expect(existsSync(stray)).toBe(false);
     expect(seen.find((m) => m.startsWith('transactions:'))).toMatch(
-      /^transactions: this warehouse imported from another directory before \(3 files\); .* starts a new payment history$/,
+      /^transactions: this warehouse imported from another directory before \(4 files\); .* starts a new payment history$/,
     );
     expect(run.steps[1]).toEqual({ name: 'ingest:x402_transactions', rows: 4, error: null });
     expect(await count()).toBe(4);

@@ -499,9 +499,15 @@ async function parquetView(
   if (unique && seen) rejected += await parquetSeen(c, path, unique, judged, seen);
   const changed = Number(scan?.changes ?? 0);
   const changes = new Set(compared.filter((_, i) => (changed & (1 << i)) !== 0).map((x) => x.k.name));
-  // the file's rows are the raw table's as they are: same names and types, nothing rejected or changed
+  // the file's rows are the raw table's as they are, up to a plain cast to the raw type: same
+  // names, nothing rejected or changed, numbers and times in types the view casts as the import
+  // does (a TIMESTAMPTZ is converted, not cast: not plain)
+  const plainCast = (k: FileColumn, found: { type: string }, type: string) =>
+    found.type === type || (k.kind === 'amount' && NUMERIC_TYPE.test(found.type)) || (k.kind === 'time' && TIMESTAMP_TYPE.test(found.type));
   const identity =
-    rejected === 0 && changes.size === 0 && columns.every(({ k, found, type }) => !found || (found.name === k.name && found.type === type));
+    rejected === 0 &&
+    changes.size === 0 &&
+    columns.every(({ k, found, type }) => found !== undefined && found.name === k.name && plainCast(k, found, type));
   const chain = columns.find((x) => x.k.kind === 'chain');
   const chainValue = chain ? viewValueSql(chain.k, chain.found, changes.has(chain.k.name), 'NULL') : 'NULL';
   const projection = columns.map(

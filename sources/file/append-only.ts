@@ -46,7 +46,10 @@ export interface LoadedFile {
   format: 'csv' | 'parquet';
   loaded: number;
   rejected: number;
-  /** The file's rows are the raw table's as they are (Parquet, same names and types, nothing rejected or changed). */
+  /**
+   * The file's rows are the raw table's as they are (Parquet, every column under its own name,
+   * nothing rejected or changed, numbers and times in types a plain cast turns into the raw ones).
+   */
   identity: boolean;
   ignored: string[];
   notes: string[];
@@ -138,7 +141,9 @@ function segmentsView(table: AppendTable, paths: readonly string[]): string {
   if (paths.length === 0) {
     return `SELECT ${table.raw.columns.map(([c, t]) => `NULL::${t} AS ${c}`).join(', ')} LIMIT 0`;
   }
-  return `SELECT ${columnsOf(table).join(', ')}, 'file' AS source
+  // a segment copied as it is may hold a number or time column in another type: cast as the import does
+  const columns = table.raw.columns.filter(([c]) => c !== 'source').map(([c, t]) => `CAST(${c} AS ${t}) AS ${c}`);
+  return `SELECT ${columns.join(', ')}, 'file' AS source
       FROM read_parquet([${paths.map(sqlString).join(', ')}], union_by_name = true)`;
 }
 
