@@ -55,14 +55,16 @@ export function pairSteps(ctx: StepContext): SqlStep[] {
        bk,
        sak,
        count(*)::BIGINT AS tx_count,
-       coalesce(sum(amount), 0) AS volume,
+       -- summed as decimals: a sum of doubles in parallel depends on the order the threads add in,
+       -- and the same payments must give the same bytes (and the same labels at a threshold)
+       coalesce(sum(amount::DECIMAL(38, 12)), 0)::DOUBLE AS volume,
        coalesce(sum(amount * amount), 0) AS volume_sq,
        min(amount) AS amount_min,
        max(amount) AS amount_max,
        min(time) AS first_time,
        max(time) AS last_time,
        count(*) FILTER (WHERE ${recent})::BIGINT AS tx_count_30d,
-       coalesce(sum(amount) FILTER (WHERE ${recent}), 0) AS volume_30d
+       coalesce(sum(amount::DECIMAL(38, 12)) FILTER (WHERE ${recent}), 0)::DOUBLE AS volume_30d
   FROM (SELECT *, hash(buyer) AS bk, hash(seller_address) AS sak FROM wc_tx)
  GROUP BY bk, sak, chain`,
     ),
@@ -170,7 +172,7 @@ export function buyerSteps(ctx: StepContext): SqlStep[] {
          any_value(p.buyer) AS address,
          count(*)::INTEGER AS n_sellers,
          sum(p.tx_count)::BIGINT AS n_tx,
-         sum(p.volume) AS volume,
+         sum(p.volume::DECIMAL(38, 12))::DOUBLE AS volume,
          sum(p.volume_sq) AS volume_sq,
          max(p.tx_count) AS top_tx,
          -- the heaviest pair; ties go to the larger seller key (a numeric key: struct keys cost 2x)

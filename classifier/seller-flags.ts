@@ -121,13 +121,15 @@ HAVING count(DISTINCT g.bk) >= ${T.commonFunderMinWallets}
        count(*) FILTER (WHERE core)::INTEGER AS core_size,
        count(*) FILTER (WHERE NOT self_pay)::INTEGER AS payers,
        sum(tx_count)::BIGINT AS seller_tx,
-       sum(volume) AS seller_volume,
+       -- exact sums (as wc_pairs' volumes): a seller whose top payer has exactly half of its volume
+       -- must be judged the same way every run
+       sum(volume::DECIMAL(38, 12))::DOUBLE AS seller_volume,
        coalesce(sum(tx_count) FILTER (WHERE self_pay), 0)::BIGINT AS self_pay_tx,
        count(*) FILTER (WHERE seller_funded AND NOT self_pay)::INTEGER AS funded_wallets,
        -- a seller checks its service with its own wallets for a few days; a loop keeps paying
        count(*) FILTER (WHERE seller_funded AND NOT self_pay AND span_days > ${T.selfTestMaxSpanDays})::INTEGER AS funded_sustained,
        coalesce(sum(tx_count) FILTER (WHERE NOT self_pay), 0)::BIGINT AS payer_tx,
-       coalesce(sum(volume) FILTER (WHERE NOT self_pay), 0) AS payer_volume,
+       coalesce(sum(volume::DECIMAL(38, 12)) FILTER (WHERE NOT self_pay), 0)::DOUBLE AS payer_volume,
        max(volume) FILTER (WHERE NOT self_pay) AS top_payer_volume,
        arg_max(bk, volume) FILTER (WHERE NOT self_pay) AS top_payer,
        stddev_pop(tx_count) FILTER (WHERE in_cohort) / avg(tx_count) FILTER (WHERE in_cohort) AS tx_count_cv,
