@@ -756,8 +756,11 @@ describe('file import: payments are append-only (issue 17)', () => {
     const [ledger] = await rows(run.w, `SELECT segment FROM import_ledger WHERE file_name = 'transactions-20250203T0000Z.parquet'`);
     expect(readFileSync(join(warehouseDirs.get(run.w)!, SEGMENTS_DIR, String(ledger!.segment)))).toEqual(readFileSync(file));
     expect(
-      await rows(run.w, `SELECT amount, typeof(amount) AS a, strftime(time, '%Y-%m-%dT%H:%M:%S.%f') AS time, typeof(time) AS t
-        FROM x402_transactions WHERE tx_hash = '${hash(30)}'`),
+      await rows(
+        run.w,
+        `SELECT amount, typeof(amount) AS a, strftime(time, '%Y-%m-%dT%H:%M:%S.%f') AS time, typeof(time) AS t
+        FROM x402_transactions WHERE tx_hash = '${hash(30)}'`,
+      ),
     ).toEqual([{ amount: 0.005, a: 'DOUBLE', time: '2025-02-03T01:02:03.456000', t: 'TIMESTAMP' }]);
   });
 
