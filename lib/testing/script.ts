@@ -1,10 +1,10 @@
 /**
- * A project script (`tsx <script>`) started as a child process the way a user starts it, for the
+ * A project script (`node --import tsx <script>`, as package.json runs it) started as a child
+ * process the way a user starts it, for the
  * tests of long-running commands (npm start, npm run schedule): its output collected, a wait for
  * something to appear in it, and a stop by SIGTERM that resolves with the exit code.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 
 export interface RunningScript {
   proc: ChildProcess;
@@ -20,7 +20,9 @@ export interface RunningScript {
 }
 
 export function startScript(args: string[], env: Record<string, string>): RunningScript {
-  const proc = spawn(join(process.cwd(), 'node_modules/.bin/tsx'), args, {
+  // not the tsx CLI: it relays a signal to its child and SIGKILLs it when the child's event loop
+  // does not answer within 30 ms, so a busy scheduler or server would not stop cleanly
+  const proc = spawn(process.execPath, ['--import', 'tsx', ...args], {
     env: { ...process.env, CI: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
