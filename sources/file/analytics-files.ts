@@ -52,7 +52,7 @@ import { ANALYTICS_CHAINS, CATEGORY_SLUGS } from '../../catalog/categories.ts';
 import { createTableSql, queryJson, sqlString } from '../../lib/duckdb.ts';
 import type { IngestContext, IngestStep } from '../contract.ts';
 import { RAW_TABLES, type RawTable } from '../raw-tables.ts';
-import { importAppendOnly, type FileImport, type LoadedFile, type SeenKeys } from './append-only.ts';
+import { importAppendOnly, sqlList, type FileImport, type LoadedFile, type SeenKeys } from './append-only.ts';
 
 // ------------------------------------------------------------------------------ file layout
 
@@ -599,10 +599,6 @@ async function parquetDuplicates(
       WHERE k > 1`,
   );
   return Number(inserted?.Count ?? 0);
-}
-
-function sqlList(values: readonly string[]): string {
-  return `[${values.map(sqlString).join(', ')}]::VARCHAR[]`;
 }
 
 function firstLine(message: string): string {

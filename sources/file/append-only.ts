@@ -294,6 +294,7 @@ export async function importAppendOnly(ctx: IngestContext, dir: string, table: A
   return payments;
 }
 
-function sqlList(values: readonly string[]): string {
+/** A VARCHAR[] literal of `values` (the import's report columns). */
+export function sqlList(values: readonly string[]): string {
   return `[${values.map(sqlString).join(', ')}]::VARCHAR[]`;
 }
