@@ -1,6 +1,10 @@
 /**
  * npm run pipeline -- <korea|analytics|all> [--source demo|live|file:DIR] [--now ISO] [--seed N] [--scale N]
- *   [--recompute] [--datasets NAME,NAME]
+ *   [--recompute] [--rebuild] [--datasets NAME,NAME]
+ *
+ * --rebuild recomputes everything from the warehouse and writes every dataset whole: the
+ * append-only tables that runs extend with delta files (wash-payments-by-buyer and -by-seller,
+ * snapshots/partitions.ts) are written again as parts only. It implies --recompute.
  *
  * --datasets (one service only) computes just those datasets and keeps the live version of the
  * others: the scheduled groups of pipelines/schedule-table.ts (market every 5 minutes, news every 15, ...).
@@ -28,7 +32,7 @@ import { runPipeline, type RunParams, type RunResult, type ServicePipeline } fro
 export const PIPELINES: Record<ServiceName, ServicePipeline> = { korea: koreaPipeline, analytics: analyticsPipeline };
 
 export const USAGE =
-  'usage: npm run pipeline -- <korea|analytics|all> [--source demo|live|file:DIR] [--now ISO] [--seed N] [--scale N] [--recompute] [--datasets NAME,NAME]';
+  'usage: npm run pipeline -- <korea|analytics|all> [--source demo|live|file:DIR] [--now ISO] [--seed N] [--scale N] [--recompute] [--rebuild] [--datasets NAME,NAME]';
 
 export { UsageError };
 
@@ -37,7 +41,7 @@ export interface CliArgs extends RunParams {
 }
 
 export function parseArgs(argv: readonly string[]): CliArgs {
-  const { positional, flags } = splitArgs(argv, ['source', 'now', 'seed', 'scale', 'datasets'], USAGE, ['recompute']);
+  const { positional, flags } = splitArgs(argv, ['source', 'now', 'seed', 'scale', 'datasets'], USAGE, ['recompute', 'rebuild']);
   if (positional.length !== 1) throw new UsageError(`name one pipeline: korea, analytics or all\n${USAGE}`);
   const which = positional[0]!;
   if (which !== 'korea' && which !== 'analytics' && which !== 'all') {
@@ -64,7 +68,17 @@ export function parseArgs(argv: readonly string[]): CliArgs {
   }
   const datasetsText = flags.get('datasets');
   const datasets = datasetsText === undefined ? undefined : parseDatasets(datasetsText, services);
-  return { services, source, now, seed, scale, recompute: flags.has('recompute'), ...(datasets ? { datasets } : {}) };
+  const rebuild = flags.has('rebuild');
+  return {
+    services,
+    source,
+    now,
+    seed,
+    scale,
+    recompute: rebuild || flags.has('recompute'),
+    ...(rebuild ? { rebuild } : {}),
+    ...(datasets ? { datasets } : {}),
+  };
 }
 
 function parseDatasets(text: string, services: readonly ServiceName[]): string[] {

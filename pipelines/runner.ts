@@ -26,6 +26,11 @@ export interface RunParams {
   /** Recompute every dataset now, even those whose cadence says they are not due (model answers still come from the cache). */
   recompute?: boolean;
   /**
+   * Recompute everything from the warehouse and write every dataset whole, none extended from
+   * the live version (the append-only tables' delta files are folded into their parts).
+   */
+  rebuild?: boolean;
+  /**
    * Compute only these datasets (a scheduled group, e.g. the market datasets every 5 minutes);
    * every other dataset keeps its live version (status 'kept'), or is computed when it has none.
    * Absent = every dataset (cadence still applies).

@@ -8,15 +8,17 @@
  * directory `<version>/<name>/` holding one Parquet file per non-empty bucket of a key column,
  * `part-0000.parquet` to `part-4095.parquet`, each sorted as the dataset's query orders its rows;
  * `partitions` says the key, the bucket function and count, and lists every part with its own
- * rows, bytes and sha256. The entry's `rows` and `bytes` are the parts' sums and its `sha256`
- * the parts digest (partsDigest), so readers of those fields, and the version's content hash,
- * work for either shape. Single-file entries are unchanged: a manifest written before partitions
+ * rows, bytes and sha256. An append-only table may also list `deltas`: files `delta-000001.parquet`,
+ * … in the same directory, each the rows one run added (of any bucket), sorted as the parts are;
+ * a key's rows are its bucket's part plus every delta. The entry's `rows` and `bytes` are the
+ * sums over parts and deltas and its `sha256` their digest (partsDigest), so readers of those
+ * fields, and the version's content hash, work for either shape. Single-file entries are unchanged: a manifest written before partitions
  * existed reads as before.
  */
 import { z } from 'zod';
 import { describeIssues } from '../lib/zod-issues.ts';
 import type { DataSource as SourceKind } from '../catalog/schemas.ts';
-import { MAX_BUCKETS, PART_FILE_PATTERN, PARTITION_SCHEME, partFileName, partsDigest } from './partitions.ts';
+import { DELTA_FILE_PATTERN, MAX_BUCKETS, PART_FILE_PATTERN, PARTITION_SCHEME, partFileName, partsDigest } from './partitions.ts';
 
 export const FORMAT_VERSION = 1;
 
@@ -63,6 +65,15 @@ export const DatasetPart = z.object({
 });
 export type DatasetPart = z.infer<typeof DatasetPart>;
 
+/** A delta file of an append-only partitioned table: the rows one run added, of every bucket. */
+export const DatasetDelta = z.object({
+  file: z.string().regex(DELTA_FILE_PATTERN, { error: 'expected a delta file name like delta-000003.parquet' }),
+  rows: COUNT,
+  bytes: COUNT,
+  sha256: SHA256,
+});
+export type DatasetDelta = z.infer<typeof DatasetDelta>;
+
 /** How a partitioned dataset's rows are spread over its parts (snapshots/partitions.ts). */
 export const DatasetPartitions = z.object({
   /** The column whose value picks the part (a VARCHAR column, e.g. an address). */
@@ -72,6 +83,8 @@ export const DatasetPartitions = z.object({
   buckets: z.number().int().min(1).max(MAX_BUCKETS),
   /** Every non-empty bucket's part, by bucket (an empty table has bucket 0's empty part). */
   parts: z.array(DatasetPart).min(1),
+  /** Rows added since the parts were written, oldest first; a key's rows are its part's plus these. */
+  deltas: z.array(DatasetDelta).optional(),
 });
 export type DatasetPartitions = z.infer<typeof DatasetPartitions>;
 
@@ -119,11 +132,15 @@ export interface DatasetFile {
 
 /**
  * The files a dataset entry vouches for: its one file, or every part of a partitioned table
- * (`<directory>/<part file>`, by bucket). What the writer's read-back and the reader's checks hash.
+ * (`<directory>/<part file>`, by bucket) followed by its delta files, oldest first. What the writer's read-back and the reader's checks hash.
  */
 export function datasetFiles(entry: DatasetEntry): DatasetFile[] {
   if (!entry.partitions) return [{ file: entry.file, bytes: entry.bytes, sha256: entry.sha256 }];
-  return entry.partitions.parts.map((p) => ({ file: `${entry.file}/${p.file}`, bytes: p.bytes, sha256: p.sha256 }));
+  return [...entry.partitions.parts, ...(entry.partitions.deltas ?? [])].map((p) => ({
+    file: `${entry.file}/${p.file}`,
+    bytes: p.bytes,
+    sha256: p.sha256,
+  }));
 }
 
 /** What is inconsistent between an entry's `file`, its totals and its parts; null when nothing. */
@@ -148,12 +165,17 @@ function partitionProblem(entry: {
       return `bucket ${part.bucket}'s part must be ${partFileName(part.bucket)}, not ${part.file}`;
     if (i > 0 && part.bucket <= p.parts[i - 1]!.bucket) return 'parts must be listed by bucket, each bucket once';
   }
-  const rows = p.parts.reduce((a, x) => a + x.rows, 0);
-  const bytes = p.parts.reduce((a, x) => a + x.bytes, 0);
-  if (rows !== entry.rows || bytes !== entry.bytes) {
-    return `the parts hold ${rows} rows in ${bytes} bytes, the entry says ${entry.rows} rows in ${entry.bytes} bytes`;
+  const deltas = p.deltas ?? [];
+  for (let i = 1; i < deltas.length; i++) {
+    if (deltas[i]!.file <= deltas[i - 1]!.file) return 'delta files must be listed oldest first, each once';
   }
-  if (partsDigest(p.parts) !== entry.sha256) return "the entry's sha256 is not the digest of its parts' sha256";
+  const files = [...p.parts, ...deltas];
+  const rows = files.reduce((a, x) => a + x.rows, 0);
+  const bytes = files.reduce((a, x) => a + x.bytes, 0);
+  if (rows !== entry.rows || bytes !== entry.bytes) {
+    return `the parts${deltas.length ? ' and deltas' : ''} hold ${rows} rows in ${bytes} bytes, the entry says ${entry.rows} rows in ${entry.bytes} bytes`;
+  }
+  if (partsDigest(files) !== entry.sha256) return "the entry's sha256 is not the digest of its parts' sha256";
   return null;
 }
 

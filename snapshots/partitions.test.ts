@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SnapshotManifest, type DatasetEntry } from './manifest.ts';
+import { DatasetEntry, SnapshotManifest } from './manifest.ts';
 import { bucketOf, bucketSql, partFileName, partsDigest } from './partitions.ts';
-import { loadLatest, partsForKeys, reverifyVersion, SnapshotReader, sha256File } from './reader.ts';
+import { loadLatest, parquetSql, partsForKeys, reverifyVersion, SnapshotReader, sha256File } from './reader.ts';
 import { SnapshotWriter } from './writer.ts';
 
 const meta = { source: 'demo' as const, asOf: '2026-11-20T12:00:00Z', license: 'proprietary' as const, description: 'test payments' };
@@ -273,5 +273,118 @@ describe('partitioned datasets', () => {
     ]) {
       expect(SnapshotManifest.safeParse(manifest(bad)).success).toBe(false);
     }
+  });
+});
+
+describe('append-only partitioned datasets: delta files', () => {
+  const PARTITION = { key: 'buyer', buckets: BUCKETS, orderBy: 'buyer, n' };
+  async function publishAppend(root: string, at: string, query: string) {
+    const writer = await SnapshotWriter.begin({ root, service: 'svc', codeVersion: 'test', generatedAt: new Date(at), retention: 3 });
+    const entry = await writer.appendTable(connection, 'payments-by-buyer', query, meta, { rowGroupSize: 1024, partitionBy: PARTITION });
+    if (!entry) {
+      writer.abort();
+      return null;
+    }
+    return writer.publish({ nextExpectedUpdate: new Date(Date.parse(at) + 60_000) });
+  }
+  const whole = (where: string) => `SELECT buyer, n, amount FROM payments WHERE ${where} ORDER BY buyer, n`;
+
+  it('links the parts, adds the new rows as one sorted delta file, and a key reads its part and the deltas', async () => {
+    const root = freshRoot();
+    const writer = await SnapshotWriter.begin({ root, service: 'svc', codeVersion: 'test', generatedAt: new Date('2026-11-20T12:00:01Z') });
+    await writer.writeTable(connection, 'payments-by-buyer', whole('n < 18000'), meta, { rowGroupSize: 1024, partitionBy: PARTITION });
+    const base = await writer.publish({ nextExpectedUpdate: new Date('2026-11-20T13:00:00Z') });
+    const first = (await publishAppend(root, '2026-11-20T12:00:02Z', 'SELECT buyer, n, amount FROM payments WHERE n >= 18000 AND n < 19000'))!;
+    const second = (await publishAppend(root, '2026-11-20T12:00:03Z', 'SELECT buyer, n, amount FROM payments WHERE n >= 19000'))!;
+    // nothing new: no delta file, the same content
+    const third = (await publishAppend(root, '2026-11-20T12:00:04Z', 'SELECT buyer, n, amount FROM payments WHERE false'))!;
+
+    const p = entryOf(second).partitions!;
+    expect(p.parts).toEqual(entryOf(base).partitions!.parts);
+    expect(p.deltas!.map((d) => [d.file, d.rows])).toEqual([
+      ['delta-000001.parquet', 1000],
+      ['delta-000002.parquet', 1000],
+    ]);
+    expect(entryOf(first).partitions!.deltas).toHaveLength(1);
+    expect(entryOf(second).rows).toBe(20000);
+    expect(entryOf(second).sha256).toBe(partsDigest([...p.parts, ...p.deltas!]));
+    expect(entryOf(third).sha256).toBe(entryOf(second).sha256);
+    expect(entryOf(third).produced_in).toBe(third.version);
+
+    // the parts are the base version's files (hard links), the deltas sorted by the order given
+    const dir = join(root, 'svc', second.version, 'payments-by-buyer');
+    const baseDir = join(root, 'svc', base.version, 'payments-by-buyer');
+    expect(statSync(join(dir, p.parts[0]!.file)).ino).toBe(statSync(join(baseDir, p.parts[0]!.file)).ino);
+    const delta = await rows(`SELECT buyer, n FROM read_parquet('${join(dir, 'delta-000002.parquet')}')`);
+    expect(delta).toEqual(await rows('SELECT buyer, n FROM payments WHERE n >= 19000 ORDER BY buyer, n'));
+
+    // the reader verifies the deltas too, and a key's files are its part and every delta
+    const loaded = (await loadLatest(root, 'svc'))!;
+    const data = loaded.datasets.get('payments-by-buyer')!;
+    expect(data.files).toHaveLength(p.parts.length + 2);
+    const buyer = String((await rows('SELECT buyer FROM payments WHERE n = 19123'))[0]!.buyer);
+    const files = partsForKeys(data, [buyer]);
+    expect(files.map((f) => f.split('/').at(-1))).toEqual([partFileName(bucketOf(buyer, BUCKETS)), 'delta-000001.parquet', 'delta-000002.parquet']);
+    expect(await rows(`SELECT n FROM ${parquetSql(data, [buyer])} WHERE buyer = '${buyer}' ORDER BY n`)).toEqual(
+      await rows(`SELECT n FROM payments WHERE buyer = '${buyer}' ORDER BY n`),
+    );
+    expect(partsForKeys(data, [])).toEqual([]);
+    // all rows, as a table written whole holds them
+    expect(await rows(`SELECT buyer, n, amount FROM ${parquetSql(data)} ORDER BY buyer, n`)).toEqual(await rows(whole('true')));
+
+    // a changed delta file is caught like a changed part
+    appendFileSync(join(dir, 'delta-000001.parquet'), 'x');
+    expect(await reverifyVersion(loaded)).toMatch(/payments-by-buyer\/delta-000001\.parquet \(dataset payments-by-buyer\) is \d+ bytes/);
+  });
+
+  it('declines to append, writing nothing, to a version without the dataset, with other buckets, or other columns', async () => {
+    const root = freshRoot();
+    expect(await publishAppend(root, '2026-11-20T12:00:01Z', whole('true'))).toBeNull();
+    const writer = await SnapshotWriter.begin({ root, service: 'svc', codeVersion: 'test', generatedAt: new Date('2026-11-20T12:00:02Z') });
+    await writer.writeTable(connection, 'payments-by-buyer', whole('n < 100'), meta, {
+      rowGroupSize: 1024,
+      partitionBy: { ...PARTITION, buckets: BUCKETS * 2 },
+    });
+    await writer.publish({ nextExpectedUpdate: new Date('2026-11-20T13:00:00Z') });
+    expect(await publishAppend(root, '2026-11-20T12:00:03Z', whole('n >= 100'))).toBeNull();
+    const other = await SnapshotWriter.begin({ root, service: 'svc', codeVersion: 'test', generatedAt: new Date('2026-11-20T12:00:04Z') });
+    await other.writeTable(connection, 'payments-by-buyer', whole('n < 100'), meta, { rowGroupSize: 1024, partitionBy: PARTITION });
+    await other.publish({ nextExpectedUpdate: new Date('2026-11-20T13:00:00Z') });
+    expect(await publishAppend(root, '2026-11-20T12:00:05Z', 'SELECT buyer, n FROM payments WHERE n >= 100')).toBeNull();
+    // a version whose parts a run extended is not a base for kept buckets: their rows are in the deltas too
+    expect(await publishAppend(root, '2026-11-20T12:00:06Z', whole('n >= 100'))).not.toBeNull();
+    const kept = await publishPartitioned(root, '2026-11-20T12:00:07Z', { keepBuckets: () => true, query: whole('true') });
+    expect(entryOf(kept).rows).toBe(20000);
+  });
+
+  it('the manifest refuses delta files out of order, misnamed, or not summed into the entry', () => {
+    const part = { bucket: 0, file: 'part-0000.parquet', rows: 10, bytes: 100, sha256: 'a'.repeat(64) };
+    const delta = (n: number) => ({ file: `delta-00000${n}.parquet`, rows: 1, bytes: 10, sha256: 'b'.repeat(64) });
+    const entry = (deltas: unknown[], rows = 12, bytes = 120) => ({
+      name: 'payments-by-buyer',
+      kind: 'table',
+      file: 'payments-by-buyer',
+      format: 'parquet',
+      rows,
+      bytes,
+      sha256: partsDigest([part, ...(deltas as { file: string; sha256: string }[])]),
+      schema: [{ name: 'buyer', type: 'VARCHAR' }],
+      source: 'demo',
+      as_of: '2026-11-20T12:00:00.000Z',
+      license: 'proprietary',
+      description: 'd',
+      produced_in: '20261120T120000000Z-abcdef12',
+      partitions: { key: 'buyer', scheme: 'md5-hex8-mod', buckets: 16, parts: [part], deltas },
+    });
+    const problems = (e: unknown) => {
+      const r = DatasetEntry.safeParse(e);
+      return r.success ? [] : r.error.issues.map((i) => i.message);
+    };
+    expect(problems(entry([delta(1), delta(2)]))).toEqual([]);
+    expect(problems(entry([delta(2), delta(1)]))).toEqual(['delta files must be listed oldest first, each once']);
+    expect(problems(entry([{ ...delta(1), file: 'delta-1.parquet' }], 11, 110))).toEqual([
+      'expected a delta file name like delta-000003.parquet',
+    ]);
+    expect(problems(entry([delta(1)]))).toEqual(['the parts and deltas hold 11 rows in 110 bytes, the entry says 12 rows in 120 bytes']);
   });
 });

@@ -17,6 +17,12 @@
  *
  * DuckDB's own hash() is not used: its values change between DuckDB versions and no other engine
  * computes it. Keys are the column's text exactly as stored (addresses are lowercase 0x hex).
+ *
+ * An append-only table (rows are only ever added, as the payments are) may also carry delta files
+ * beside its parts: `delta-000001.parquet`, `delta-000002.parquet`, …, each holding the rows one
+ * run added, of every bucket, sorted as the parts are. A key's rows are then those of its
+ * bucket's part plus those of every delta file; a run that rewrites the whole table (a rebuild, or
+ * when the deltas grow too many or too large) folds them back into the parts.
  */
 import { createHash } from 'node:crypto';
 
@@ -49,12 +55,19 @@ export function partFileName(bucket: number): string {
 
 export const PART_FILE_PATTERN = /^part-\d{4}\.parquet$/;
 
+/** The file of the `seq`-th delta of an append-only partitioned table: `delta-000003.parquet`. */
+export function deltaFileName(seq: number): string {
+  return `delta-${String(seq).padStart(6, '0')}.parquet`;
+}
+
+export const DELTA_FILE_PATTERN = /^delta-\d{6}\.parquet$/;
+
 /**
- * The sha256 a partitioned dataset's entry carries: over the lines "<part file>:<part sha256>\n"
- * in file-name order. It changes when any part's bytes change, so the version's content hash
+ * The sha256 a partitioned dataset's entry carries: over the lines "<file>:<sha256>\n" of its parts
+ * and delta files, in file-name order. It changes when any part's bytes change, so the version's content hash
  * (over every entry's sha256) and every reader of the entry's sha256 keep working.
  */
-export function partsDigest(parts: readonly PartFile[]): string {
+export function partsDigest(parts: readonly Pick<PartFile, 'file' | 'sha256'>[]): string {
   const hash = createHash('sha256');
   for (const p of [...parts].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0))) hash.update(`${p.file}:${p.sha256}\n`);
   return hash.digest('hex');

@@ -65,7 +65,7 @@ export interface LoadedDataset {
   entry: DatasetEntry;
   /** The dataset's file; for a partitioned table, its directory (read `files`, or partsForKeys). */
   path: string;
-  /** Every data file: the one file, or each part of a partitioned table by bucket. */
+  /** Every data file: the one file, or each part of a partitioned table by bucket, then its delta files. */
   files: string[];
   /** Parsed JSON for documents; undefined for tables (query the Parquet file(s) in `files`). */
   document?: unknown;
@@ -85,18 +85,22 @@ export function parquetSql(data: LoadedDataset, keys?: Iterable<string>): string
 /**
  * The files holding the rows of `keys` (values of the partition key): for a partitioned table the
  * parts of their buckets (computed as the writer does, snapshots/partitions.ts), in bucket order,
- * none for a key whose bucket has no part (no row has it); for a single file, that file.
+ * none for a key whose bucket has no part (no row has it), then every delta file of an append-only
+ * table (any key's rows may be in any of them); for a single file, that file.
  */
 export function partsForKeys(data: LoadedDataset, keys: Iterable<string>): string[] {
   const p = data.entry.partitions;
   if (!p) return data.files;
+  // datasetFiles order: the parts by bucket, then the deltas
   const byBucket = new Map(p.parts.map((part, i) => [part.bucket, data.files[i]!]));
   const buckets = new Set<number>();
   for (const key of keys) buckets.add(bucketOf(key, p.buckets));
-  return [...buckets]
+  if (buckets.size === 0) return [];
+  const parts = [...buckets]
     .sort((a, b) => a - b)
     .map((b) => byBucket.get(b))
     .filter((f): f is string => f !== undefined);
+  return [...parts, ...data.files.slice(p.parts.length)];
 }
 
 export interface LoadedSnapshot {

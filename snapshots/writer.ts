@@ -39,7 +39,7 @@ import type {
   SnapshotManifest,
 } from './manifest.ts';
 import { datasetFiles, FORMAT_VERSION, LICENSES, VERSION_PATTERN } from './manifest.ts';
-import { assertBuckets, bucketSql, PARTITION_SCHEME, partFileName, partsDigest } from './partitions.ts';
+import { assertBuckets, bucketSql, deltaFileName, PARTITION_SCHEME, partFileName, partsDigest } from './partitions.ts';
 import { readLatestPointer, sha256File } from './reader.ts';
 
 export type PublishStage =
@@ -248,7 +248,11 @@ export class SnapshotWriter {
     // the previous version's parts of the buckets the caller says are unchanged, by hard link
     const previous = this.previous?.datasets.find((d) => d.name === name);
     const compatible =
-      previous?.partitions?.key === by.key && previous.partitions.buckets === by.buckets && previous.partitions.scheme === PARTITION_SCHEME;
+      previous?.partitions?.key === by.key &&
+      previous.partitions.buckets === by.buckets &&
+      previous.partitions.scheme === PARTITION_SCHEME &&
+      // a kept part alone would lose its bucket's rows in the delta files
+      !previous.partitions.deltas;
     const kept = new Set<number>();
     if (keepBuckets && compatible && this.previous) {
       const from = join(this.serviceDir, this.previous.version, previous.file);
@@ -310,6 +314,75 @@ export class SnapshotWriter {
       sha256: partsDigest(list),
       partitions,
     });
+  }
+
+  /**
+   * Appends rows to an append-only partitioned table: the previous version's parts and delta files
+   * are hard-linked into this version (keeping their sha256) and `query`'s rows, sorted by
+   * `by.orderBy`, become one more delta file (none when the query has no row). The caller vouches
+   * that `query` is exactly what the table gained since the previous version (snapshots/partitions.ts).
+   * Returns null, writing nothing, when the previous version cannot take the append: it has no such
+   * dataset, or another key, bucket count or scheme, a file of it is missing, or the new rows'
+   * columns differ from its; the caller then writes the whole table (writeTable).
+   */
+  async appendTable(
+    connection: DuckDBConnection,
+    name: string,
+    query: string,
+    meta: DatasetMeta,
+    options: { partitionBy: PartitionBy; rowGroupSize?: number },
+  ): Promise<DatasetEntry | null> {
+    this.assertOpen(name);
+    const by = options.partitionBy;
+    const previous = this.previous?.datasets.find((d) => d.name === name);
+    const p = previous?.partitions;
+    if (!this.previous || !previous || !p || p.key !== by.key || p.buckets !== by.buckets || p.scheme !== PARTITION_SCHEME) return null;
+    const from = join(this.serviceDir, this.previous.version);
+    if (!datasetFiles(previous).every((f) => existsSync(join(from, f.file)))) return null;
+    const dir = join(this.tmpDir, name);
+    mkdirSync(dir);
+    try {
+      const deltas = [...(p.deltas ?? [])];
+      const last = deltas.at(-1);
+      const file = deltaFileName(last ? Number(/\d+/.exec(last.file)![0]) + 1 : 1);
+      const path = join(dir, file);
+      const ordered = by.orderBy ? `SELECT * FROM (${query}) ORDER BY ${by.orderBy}` : query;
+      const copied = await queryJson(
+        connection,
+        `COPY (${ordered}) TO ${sqlString(path)} (${parquetOptions(options.rowGroupSize ?? 122_880)})`,
+      );
+      const rows = Number(copied[0]?.Count ?? 0);
+      const schema = await parquetSchema(connection, path);
+      if (JSON.stringify(schema) !== JSON.stringify(previous.schema)) {
+        rmSync(dir, { recursive: true, force: true });
+        return null;
+      }
+      if (rows === 0) {
+        rmSync(path);
+      } else {
+        fsyncPath(path);
+        deltas.push({ file, rows, bytes: statSync(path).size, sha256: await sha256File(path) });
+      }
+      for (const f of [...p.parts, ...(p.deltas ?? [])]) linkOrCopy(join(from, previous.file, f.file), join(dir, f.file));
+      fsyncPath(dir);
+      const partitions: DatasetPartitions = {
+        key: p.key,
+        scheme: p.scheme,
+        buckets: p.buckets,
+        parts: p.parts,
+        ...(deltas.length ? { deltas } : {}),
+      };
+      const files = [...p.parts, ...deltas];
+      return this.record(name, 'table', name, previous.schema, meta, {
+        rows: files.reduce((a, x) => a + x.rows, 0),
+        bytes: files.reduce((a, x) => a + x.bytes, 0),
+        sha256: partsDigest(files),
+        partitions,
+      });
+    } catch (err) {
+      rmSync(dir, { recursive: true, force: true });
+      throw err;
+    }
   }
 
   /** Writes a JSON document to `<name>.json`. Rows = array length, or 1 for an object. */

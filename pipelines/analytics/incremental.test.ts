@@ -13,6 +13,14 @@ import { exportWorld, parseExportArgs } from '../../sources/demo/cli.ts';
 import type { SnapshotManifest } from '../../snapshots/manifest.ts';
 import { parseArgs, runCli } from '../cli.ts';
 import { LineProgress } from '../progress.ts';
+import { findEndpoint } from '../../catalog/index.ts';
+import { createServiceApp } from '../../proxy/serve.ts';
+import { closeSnapshotDuck } from '../../proxy/data/duck.ts';
+import { freshPaymentHeader } from '../../proxy/x402/bench-support.ts';
+import { payToTable } from '../../proxy/x402/networks.ts';
+import { ReceiptSigner } from '../../proxy/x402/receipts.ts';
+import { testPaymentParts } from '../../proxy/x402/testing.ts';
+import { SnapshotReader } from '../../snapshots/reader.ts';
 
 const NOW = '2026-11-20T09:00:00Z';
 const quiet = { progress: new LineProgress(() => {}), out: () => {} };
@@ -23,7 +31,8 @@ const temp = (prefix: string) => {
   return dir;
 };
 let db: Database;
-afterAll(() => {
+afterAll(async () => {
+  await closeSnapshotDuck();
   db?.close();
   for (const d of temps) rmSync(d, { recursive: true, force: true });
 });
@@ -32,8 +41,12 @@ function settingsIn(root: string): Settings {
   return loadSettings({ SITE_BUILD: 'off', SNAPSHOTS_DIR: join(root, 'snapshots'), WAREHOUSE_DIR: join(root, 'warehouse') });
 }
 
-async function run(dir: string, settings: Settings, now = NOW): Promise<SnapshotManifest> {
-  const { exitCode, results } = await runCli(parseArgs(['analytics', '--source', `file:${dir}`, '--now', now]), settings, quiet);
+async function run(dir: string, settings: Settings, now = NOW, extra: string[] = [], notes?: string[]): Promise<SnapshotManifest> {
+  const progress = new LineProgress((line) => notes?.push(line));
+  const { exitCode, results } = await runCli(parseArgs(['analytics', '--source', `file:${dir}`, '--now', now, ...extra]), settings, {
+    ...quiet,
+    progress,
+  });
   expect(results[0]!.reports.filter((r) => r.status !== 'ok').map((r) => `${r.name}: ${r.detail}`)).toEqual([]);
   expect(exitCode).toBe(0);
   return results[0]!.manifest!;
@@ -92,26 +105,136 @@ describe('analytics: an incremental run and a run from scratch over the same pay
     const scratch = settingsIn(scratchRoot);
     const whole = await run(scratchDir, scratch);
 
-    // the second run saw the new payments
+    // the second run saw the new payments, and added them to the append-only tables as delta files
     const count = (m: SnapshotManifest) => m.datasets.find((d) => d.name === 'wash-payments-by-buyer')!.rows;
     expect(count(second)).toBeGreaterThan(count(first));
-    expect(second.datasets.map((d) => d.name)).toEqual(whole.datasets.map((d) => d.name));
-    const differentBytes: string[] = [];
-    for (const entry of second.datasets) {
-      const other = whole.datasets.find((d) => d.name === entry.name)!;
-      expect({ name: entry.name, rows: entry.rows, schema: entry.schema }).toEqual({
-        name: other.name,
-        rows: other.rows,
-        schema: other.schema,
-      });
-      if (entry.sha256 === other.sha256) continue;
-      differentBytes.push(entry.name);
-      expect({ name: entry.name, content: await contentOf(incremental, second, entry.name) }).toEqual({
-        name: entry.name,
-        content: await contentOf(scratch, whole, entry.name),
-      });
+    const withDeltas = (m: SnapshotManifest) => m.datasets.filter((d) => d.partitions?.deltas).map((d) => d.name);
+    expect(withDeltas(first)).toEqual([]);
+    expect(withDeltas(second)).toEqual(APPEND_ONLY);
+    for (const name of APPEND_ONLY) {
+      const before = first.datasets.find((d) => d.name === name)!;
+      const after = second.datasets.find((d) => d.name === name)!;
+      // the parts are the first run's, linked; one delta holds the new rows
+      expect(after.partitions!.parts).toEqual(before.partitions!.parts);
+      expect(after.partitions!.deltas!.map((d) => [d.file, d.rows])).toEqual([['delta-000001.parquet', after.rows - before.rows]]);
     }
-    // the datasets are written from sorted queries: the same rows are the same bytes
-    expect(differentBytes).toEqual([]);
+    expect(second.datasets.map((d) => d.name)).toEqual(whole.datasets.map((d) => d.name));
+    await expectSameDatasets(incremental, second, scratch, whole, APPEND_ONLY);
+    state.incremental = { settings: incremental, dir: incrementalDir, manifest: second };
+    state.scratch = { settings: scratch, manifest: whole };
+  }, 600_000);
+
+  it('answers the paid wash check the same from the delta files as from a table written whole', async () => {
+    const { incremental, scratch } = state;
+    expect(incremental && scratch).toBeTruthy();
+    const buyers = await queryJson(
+      db.connection,
+      `SELECT DISTINCT buyer AS a FROM read_parquet(${sqlString(world.newer)}) WHERE buyer IS NOT NULL ORDER BY hash(buyer) LIMIT 25`,
+    );
+    const sellers = await queryJson(
+      db.connection,
+      `SELECT DISTINCT seller_address AS a FROM read_parquet(${sqlString(world.newer)}) WHERE seller_address IS NOT NULL ORDER BY hash(seller_address) LIMIT 10`,
+    );
+    const addresses = [...buyers, ...sellers].map((r) => String(r.a));
+    const a = await washCheckApp(incremental!.settings);
+    const b = await washCheckApp(scratch!.settings);
+    try {
+      for (const address of addresses) expect({ address, body: await a.check(address) }).toEqual({ address, body: await b.check(address) });
+    } finally {
+      a.close();
+      b.close();
+    }
+  }, 240_000);
+
+  it('--rebuild writes every dataset whole: the same bytes as the run from scratch', async () => {
+    const { incremental, scratch } = state;
+    expect(incremental && scratch).toBeTruthy();
+    const rebuilt = await run(incremental!.dir, incremental!.settings, NOW, ['--rebuild']);
+    expect(rebuilt.datasets.filter((d) => d.partitions?.deltas)).toEqual([]);
+    await expectSameDatasets(incremental!.settings, rebuilt, scratch!.settings, scratch!.manifest, []);
+  }, 600_000);
+
+  it('writes an append-only table whole when the run cannot extend it, and says why', async () => {
+    const { incremental } = state;
+    expect(incremental).toBeTruthy();
+    const notes: string[] = [];
+    // a run at an earlier time than the live version's: its tables hold payments after that time
+    const earlier = await run(incremental!.dir, incremental!.settings, world.cut, [], notes);
+    expect(earlier.datasets.filter((d) => d.partitions?.deltas)).toEqual([]);
+    expect(notes.filter((n) => n.includes('written whole')).map((n) => n.replace(/^\S+ /, ''))).toEqual(
+      APPEND_ONLY.map((name) => `analytics: ${name}: written whole (--now is before the live version's)`),
+    );
   }, 600_000);
 });
+
+/** The tables runs extend with delta files (pipelines/analytics/datasets/append.ts). */
+const APPEND_ONLY = ['wash-payments-by-buyer', 'wash-payments-by-seller'];
+
+const state: {
+  incremental?: { settings: Settings; dir: string; manifest: SnapshotManifest };
+  scratch?: { settings: Settings; manifest: SnapshotManifest };
+} = {};
+
+/**
+ * Every dataset of `a` has the same name, rows and columns as `b`'s, and the same bytes, except
+ * `deltas` (tables with delta files), whose rows must be the same.
+ */
+async function expectSameDatasets(
+  settingsA: Settings,
+  a: SnapshotManifest,
+  settingsB: Settings,
+  b: SnapshotManifest,
+  deltas: readonly string[],
+): Promise<void> {
+  const differentBytes: string[] = [];
+  for (const entry of a.datasets) {
+    const other = b.datasets.find((d) => d.name === entry.name)!;
+    expect({ name: entry.name, rows: entry.rows, schema: entry.schema }).toEqual({
+      name: other.name,
+      rows: other.rows,
+      schema: other.schema,
+    });
+    if (entry.sha256 === other.sha256) continue;
+    differentBytes.push(entry.name);
+    expect({ name: entry.name, content: await contentOf(settingsA, a, entry.name) }).toEqual({
+      name: entry.name,
+      content: await contentOf(settingsB, b, entry.name),
+    });
+  }
+  // the datasets are written from sorted queries: the same rows are the same bytes (the tables
+  // with delta files hold the same rows in other files)
+  expect(differentBytes).toEqual([...deltas]);
+}
+
+/** The analytics proxy over a snapshot root, and its paid wash check as a client calls it. */
+async function washCheckApp(settings: Settings) {
+  const now = () => new Date(NOW);
+  const reader = new SnapshotReader(settings.snapshotsDir, 'analytics');
+  await reader.refresh();
+  const app = await createServiceApp(
+    'analytics',
+    reader,
+    settings,
+    { ...testPaymentParts({ signer: ReceiptSigner.random(), now }), washPatternSalt: 'incremental-test-salt' },
+    { now },
+  );
+  const endpoint = findEndpoint('analytics', 'wash.check')!;
+  return {
+    async check(address: string): Promise<unknown> {
+      const header = freshPaymentHeader({
+        endpoint,
+        payTo: payToTable(settings),
+        now: Math.floor(now().getTime() / 1000),
+        resourceUrl: `http://localhost${endpoint.path}`,
+      });
+      const res = await app.request(endpoint.path, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', [header.name]: header.value },
+        body: JSON.stringify({ address }),
+      });
+      expect(res.status, address).toBe(200);
+      return res.json();
+    },
+    close: () => reader.close(),
+  };
+}

@@ -19,6 +19,7 @@ import type { CategorySlug } from '../../catalog/categories.ts';
 import { TRANSACTIONS_PER_SERVICE } from '../../catalog/datasets.ts';
 import { CHAIN_COVERAGE } from '../../catalog/facilitators.ts';
 import { normalizeAddress } from '../../lib/wash-ids.ts';
+import { sqlString } from '../../lib/duckdb.ts';
 import { partsForKeys, type LoadedSnapshot } from '../../snapshots/reader.ts';
 import { DatasetMissing, dataset, parseJson, stampOf } from './dataset.ts';
 import { queryRows, type DuckRow } from './duck.ts';
@@ -156,10 +157,14 @@ async function rowByKey(
 ): Promise<DuckRow | null> {
   const data = dataset(snapshot, name);
   return lookup(snapshot, `${name}|${columns}|${key}`, async () => {
-    // a partitioned table (buyers, buyer-profiles): only the key's part; none when its bucket is empty
-    const [path] = partsForKeys(data, [String(key)]);
-    if (path === undefined) return null;
-    const rows = await queryRows(`SELECT ${columns} FROM read_parquet($path) WHERE ${keyColumn} = $key LIMIT 1`, { path, key });
+    // a partitioned table (buyers, buyer-profiles): only the key's part (and deltas); none when its bucket is empty
+    const paths = partsForKeys(data, [String(key)]);
+    if (paths.length === 0) return null;
+    const files = paths.length === 1 ? '$path' : `[${paths.map(sqlString).join(', ')}]`;
+    const rows = await queryRows(`SELECT ${columns} FROM read_parquet(${files}) WHERE ${keyColumn} = $key LIMIT 1`, {
+      ...(paths.length === 1 ? { path: paths[0]! } : {}),
+      key,
+    });
     return rows[0] ?? null;
   });
 }

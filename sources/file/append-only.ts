@@ -137,12 +137,12 @@ export function appendFiles(dir: string, name: string): { files: Candidate[]; pr
 const columnsOf = (table: AppendTable) => table.raw.columns.map(([c]) => c).filter((c) => c !== 'source');
 
 /** A view over segments with the raw table's columns (`source` is 'file'); an empty one without segments. */
-function segmentsView(table: AppendTable, paths: readonly string[]): string {
+function segmentsView(raw: RawTable, paths: readonly string[]): string {
   if (paths.length === 0) {
-    return `SELECT ${table.raw.columns.map(([c, t]) => `NULL::${t} AS ${c}`).join(', ')} LIMIT 0`;
+    return `SELECT ${raw.columns.map(([c, t]) => `NULL::${t} AS ${c}`).join(', ')} LIMIT 0`;
   }
   // a segment copied as it is may hold a number or time column in another type: cast as the import does
-  const columns = table.raw.columns.filter(([c]) => c !== 'source').map(([c, t]) => `CAST(${c} AS ${t}) AS ${c}`);
+  const columns = raw.columns.filter(([c]) => c !== 'source').map(([c, t]) => `CAST(${c} AS ${t}) AS ${c}`);
   return `SELECT ${columns.join(', ')}, 'file' AS source
       FROM read_parquet([${paths.map(sqlString).join(', ')}], union_by_name = true)`;
 }
@@ -237,7 +237,7 @@ export async function importAppendOnly(ctx: IngestContext, dir: string, table: A
   for (const f of fresh) {
     const segmentName = `${table.name}-${String(batch).padStart(6, '0')}-${f.sha256.slice(0, 16)}.parquet`;
     const segment = join(segmentsDir, segmentName);
-    await c.run(`CREATE OR REPLACE TEMP VIEW import_earlier AS ${segmentsView(table, segments)}`);
+    await c.run(`CREATE OR REPLACE TEMP VIEW import_earlier AS ${segmentsView(table.raw, segments)}`);
     await c.run(`DROP VIEW IF EXISTS temp.${STAGING}`);
     await c.run('BEGIN TRANSACTION');
     try {
@@ -278,8 +278,8 @@ export async function importAppendOnly(ctx: IngestContext, dir: string, table: A
   await c.run(`DROP VIEW IF EXISTS temp.import_earlier`);
 
   if (segments.length > 0 || problems.length === 0) {
-    await c.run(`CREATE TEMP VIEW ${table.raw.name} AS ${segmentsView(table, segments)}`);
-    await c.run(`CREATE TEMP VIEW new_${table.raw.name} AS ${segmentsView(table, added)}`);
+    await c.run(`CREATE TEMP VIEW ${table.raw.name} AS ${segmentsView(table.raw, segments)}`);
+    await c.run(`CREATE TEMP VIEW new_${table.raw.name} AS ${segmentsView(table.raw, added)}`);
   }
   const [total] = await queryJson(
     c,
@@ -292,6 +292,40 @@ export async function importAppendOnly(ctx: IngestContext, dir: string, table: A
   );
   if (problems.length > 0) throw new Error(problems.join('; '));
   return payments;
+}
+
+/** What the warehouse has imported of an append-only table (importedSegments). */
+export interface ImportedSegments {
+  /** The directory the files came from (another directory starts a new history). */
+  dir: string;
+  /** Every imported file's segment, in import order, with the run (batch) that imported it. */
+  segments: { batch: number; segment: string }[];
+  /** A relation with the raw table's columns over the segments whose batch `keep` accepts. */
+  relation(keep: (batch: number) => boolean): string;
+}
+
+/**
+ * The imported segments of `raw` (e.g. RAW_TABLES.x402_transactions), for a step that adds only
+ * what the runs since an earlier one imported: the raw table is exactly the union of these
+ * segments, and a segment never changes once imported. Null when nothing was imported by file.
+ */
+export async function importedSegments(c: DuckDBConnection, warehouseDir: string, raw: RawTable): Promise<ImportedSegments | null> {
+  await c.run(LEDGER);
+  const rows = await queryJson(
+    c,
+    `SELECT dir, batch, segment FROM import_ledger WHERE table_name = ${sqlString(raw.name)} ORDER BY batch, file_name`,
+  );
+  if (rows.length === 0) return null;
+  const segments = rows.map((r) => ({ batch: Number(r.batch), segment: String(r.segment) }));
+  return {
+    dir: String(rows[0]!.dir),
+    segments,
+    relation: (keep) =>
+      `(${segmentsView(
+        raw,
+        segments.filter((s) => keep(s.batch)).map((s) => join(warehouseDir, SEGMENTS_DIR, s.segment)),
+      )})`,
+  };
 }
 
 /** A VARCHAR[] literal of `values` (the import's report columns). */

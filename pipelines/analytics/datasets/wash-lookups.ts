@@ -5,28 +5,35 @@
  * have none), so a lookup opens one part and reads only the row groups whose min/max cover it
  * (POINT_LOOKUP_ROW_GROUP), and the batch run's seller state for what a check does not recompute
  * (classifier/on-request.ts).
- *   wash-payments-by-buyer   every payment up to `now` the classifier reads, by buyer
- *   wash-payments-by-seller  the same payments by seller (a seller check's cohort)
+ *   wash-payments-by-buyer   every payment up to `now` the classifier reads, by buyer (append-only:
+ *                            a run adds the new payments as a delta file, append.ts)
+ *   wash-payments-by-seller  the same payments by seller (a seller check's cohort; append-only too)
  *   wash-funding             funding edges up to `now` by funded address, with whether the funder
  *                            is an exchange hot wallet, a funding hub or an agent-fleet treasury
  *                            (classify's funding_stops)
  *   wash-sellers             one row per (seller, chain): classify's seller_state
  */
 import type { DatasetStep } from '../../runner.ts';
-import { nowSql, tableStep } from './sql.ts';
+import { appendOnlyStep } from './append.ts';
+import { ADDRESS_PARTITIONS, nowSql, POINT_LOOKUP_ROW_GROUP, tableStep } from './sql.ts';
 
-/** The payments the classifier reads (transactionSteps' filter). */
-const payments = (now: string) =>
-  `x402_transactions WHERE time <= ${now} AND buyer IS NOT NULL AND seller_address IS NOT NULL AND chain IS NOT NULL`;
+/** The payments the classifier reads (transactionSteps' filter), over `payments` and `where` on them. */
+const payments = (relation: string, where: string) =>
+  `${relation} WHERE ${where} AND buyer IS NOT NULL AND seller_address IS NOT NULL AND chain IS NOT NULL`;
 
-export const washPaymentsByBuyerStep: DatasetStep = tableStep(
+// Append-only: a run adds the payments that arrived since the live version as a delta file (append.ts).
+export const washPaymentsByBuyerStep: DatasetStep = appendOnlyStep(
   'wash-payments-by-buyer',
-  (ctx) => `SELECT buyer, seller_address, chain, amount, time FROM ${payments(nowSql(ctx))}`,
+  (relation, where) => `SELECT buyer, seller_address, chain, amount, time FROM ${payments(relation, where)}`,
+  ADDRESS_PARTITIONS['wash-payments-by-buyer'],
+  POINT_LOOKUP_ROW_GROUP['wash-payments-by-buyer'],
 );
 
-export const washPaymentsBySellerStep: DatasetStep = tableStep(
+export const washPaymentsBySellerStep: DatasetStep = appendOnlyStep(
   'wash-payments-by-seller',
-  (ctx) => `SELECT seller_address, buyer, chain, amount, time FROM ${payments(nowSql(ctx))}`,
+  (relation, where) => `SELECT seller_address, buyer, chain, amount, time FROM ${payments(relation, where)}`,
+  ADDRESS_PARTITIONS['wash-payments-by-seller'],
+  POINT_LOOKUP_ROW_GROUP['wash-payments-by-seller'],
 );
 
 export const washFundingStep: DatasetStep = tableStep(

@@ -1,0 +1,145 @@
+/**
+ * Append-only datasets: tables whose rows are a filter of the payments and nothing else (no label,
+ * no window), so a later run's table is the earlier one's rows plus the payments that arrived
+ * since. A run extends the live version with one delta file of those rows (SnapshotWriter.appendTable)
+ * instead of writing the table again, when it can prove what "since" means:
+ *
+ * - the payments came by file (`--source file:DIR`): the raw table is the union of the imported
+ *   segments, which never change once imported (sources/file/append-only.ts);
+ * - the warehouse remembers, for the live version's exact content (its sha256), which segments it
+ *   covered and its `now` (dataset_coverage). The new rows are then the later segments' payments
+ *   up to `now`, plus the covered segments' payments with a time after the old `now` and up to
+ *   the new one (a file may hold payments timed after the run that imported it).
+ *
+ * Anything else writes the whole table: no live version or no record of it, another directory
+ * (a new payment history), a `now` before the live version's, a changed query (the recipe
+ * digest), `--rebuild`, or too many or too large deltas (the table is then compacted: written
+ * again as parts only, byte for byte what a run from scratch writes). The log says which, and why.
+ */
+import { createHash } from 'node:crypto';
+import { queryJson, sqlString } from '../../../lib/duckdb.ts';
+import type { DatasetEntry } from '../../../snapshots/manifest.ts';
+import type { PartitionBy } from '../../../snapshots/writer.ts';
+import { importedSegments } from '../../../sources/file/append-only.ts';
+import { RAW_TABLES } from '../../../sources/raw-tables.ts';
+import type { DatasetStep, PipelineContext } from '../../runner.ts';
+import { nowSql } from './sql.ts';
+
+/** Delta files a table may carry before a run compacts it (a day of hourly runs). */
+export const MAX_DELTAS = 24;
+/** The delta files' rows, as a share of the parts' rows, past which a run compacts the table. */
+export const MAX_DELTA_SHARE = 0.1;
+
+const COVERAGE = `CREATE TABLE IF NOT EXISTS dataset_coverage (dataset VARCHAR, sha256 VARCHAR, recipe VARCHAR,
+  dir VARCHAR, batch INTEGER, segments VARCHAR, as_of TIMESTAMP, recorded_at TIMESTAMP)`;
+
+interface Coverage {
+  recipe: string;
+  dir: string;
+  batch: number;
+  segments: string;
+  as_of: string;
+}
+
+const digest = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/**
+ * A partitioned table of payments that runs extend: `select(payments, where)` is the table's
+ * query over a relation with the raw payments' columns and a predicate on them, the same for the
+ * whole table and for the rows a run adds.
+ */
+export function appendOnlyStep(
+  dataset: string,
+  select: (payments: string, where: string) => string,
+  partitionBy: PartitionBy,
+  rowGroupSize: number | undefined,
+): DatasetStep {
+  const recipe = digest(JSON.stringify({ sql: select('<payments>', '<where>'), partitionBy, rowGroupSize }));
+  return {
+    dataset,
+    run: async (ctx) => {
+      const now = nowSql(ctx);
+      const meta = ctx.meta(dataset, ctx.now);
+      const imported =
+        ctx.sourceKind === 'file' && ctx.warehouseDir
+          ? await importedSegments(ctx.connection, ctx.warehouseDir, RAW_TABLES.x402_transactions)
+          : null;
+      let entry: DatasetEntry | null = null;
+      if (imported) {
+        const plan = await planAppend(ctx, dataset, recipe, imported.dir, imported.segments);
+        if ('why' in plan) {
+          ctx.log(`${dataset}: written whole (${plan.why})`);
+        } else {
+          const covered = (b: number) => b <= plan.batch;
+          const rows = `${select(
+            imported.relation((b) => !covered(b)),
+            `time <= ${now}`,
+          )}
+            UNION ALL ${select(imported.relation(covered), `time > ${plan.asOf} AND time <= ${now}`)}`;
+          entry = await ctx.writer.appendTable(ctx.connection, dataset, rows, meta, { partitionBy, rowGroupSize });
+          if (entry) {
+            const deltas = entry.partitions?.deltas ?? [];
+            const added = entry.rows - (ctx.writer.previousManifest?.datasets.find((d) => d.name === dataset)?.rows ?? 0);
+            ctx.log(`${dataset}: ${added} rows appended (${deltas.length} delta file(s) beside ${entry.partitions!.parts.length} parts)`);
+          } else {
+            ctx.log(`${dataset}: written whole (the live version's partitioning or columns differ)`);
+          }
+        }
+      }
+      entry ??= await ctx.writer.writeTable(ctx.connection, dataset, select('x402_transactions', `time <= ${now}`), meta, {
+        rowGroupSize,
+        partitionBy,
+      });
+      if (imported) {
+        const segments = digest(imported.segments.map((s) => s.segment).join('\n'));
+        const batch = imported.segments.at(-1)!.batch;
+        const previous = ctx.writer.previousManifest?.datasets.find((d) => d.name === dataset)?.sha256 ?? '';
+        // this version's coverage; the live version's stays, for a next run after a failed publish
+        await ctx.connection.run(`DELETE FROM dataset_coverage WHERE dataset = ${sqlString(dataset)}
+            AND sha256 NOT IN (${sqlString(previous)}, ${sqlString(entry.sha256)});
+          DELETE FROM dataset_coverage WHERE dataset = ${sqlString(dataset)} AND sha256 = ${sqlString(entry.sha256)};
+          INSERT INTO dataset_coverage VALUES (${sqlString(dataset)}, ${sqlString(entry.sha256)}, ${sqlString(recipe)},
+            ${sqlString(imported.dir)}, ${batch}, ${sqlString(segments)}, ${now}, now()::TIMESTAMP)`);
+      }
+      return entry;
+    },
+  };
+}
+
+/** Whether this run can append to the live version, and from where; else why not. */
+async function planAppend(
+  ctx: PipelineContext,
+  dataset: string,
+  recipe: string,
+  dir: string,
+  segments: readonly { batch: number; segment: string }[],
+): Promise<{ batch: number; asOf: string } | { why: string }> {
+  await ctx.connection.run(COVERAGE);
+  if (ctx.rebuild) return { why: '--rebuild' };
+  const live = ctx.writer.previousManifest?.datasets.find((d) => d.name === dataset);
+  if (!live) return { why: 'no live version' };
+  if (live.carried_over) return { why: 'the live version was carried over' };
+  const [row] = await queryJson(
+    ctx.connection,
+    `SELECT recipe, dir, batch, segments, strftime(as_of, '%Y-%m-%d %H:%M:%S.%f') AS as_of FROM dataset_coverage
+      WHERE dataset = ${sqlString(dataset)} AND sha256 = ${sqlString(live.sha256)} ORDER BY recorded_at DESC LIMIT 1`,
+  );
+  if (!row) return { why: 'this warehouse has no record of what the live version holds' };
+  const cov = row as unknown as Coverage;
+  if (cov.recipe !== recipe) return { why: "the table's query changed since the live version" };
+  if (cov.dir !== dir) return { why: 'the payments come from another directory than the live version' };
+  const batch = Number(cov.batch);
+  const covered = segments.filter((s) => s.batch <= batch).map((s) => s.segment);
+  if (digest(covered.join('\n')) !== cov.segments) return { why: 'the imported files are not those the live version covered' };
+  const asOf = `TIMESTAMP ${sqlString(cov.as_of)}`;
+  if (new Date(`${cov.as_of.replace(' ', 'T')}Z`).getTime() > ctx.now.getTime()) return { why: "--now is before the live version's" };
+  const p = live.partitions;
+  const deltas = p?.deltas ?? [];
+  if (deltas.length >= MAX_DELTAS) return { why: `compacting: ${deltas.length} delta files` };
+  const partRows = (p?.parts ?? []).reduce((a, x) => a + x.rows, 0);
+  const deltaRows = deltas.reduce((a, x) => a + x.rows, 0);
+  if (deltaRows > MAX_DELTA_SHARE * partRows) {
+    return { why: `compacting: the delta files hold ${deltaRows} rows, over ${MAX_DELTA_SHARE * 100} % of the parts' ${partRows}` };
+  }
+  return { batch, asOf };
+}
