@@ -58,7 +58,8 @@ export function pairSteps(ctx: StepContext): SqlStep[] {
        -- summed as decimals: a sum of doubles in parallel depends on the order the threads add in,
        -- and the same payments must give the same bytes (and the same labels at a threshold)
        coalesce(sum(amount::DECIMAL(38, 12)), 0)::DOUBLE AS volume,
-       coalesce(sum(amount * amount), 0) AS volume_sq,
+       -- exact as well (micro-USDC squared fits DECIMAL(38, 12)); the buyer's sum below adds these
+       coalesce(sum(amount::DECIMAL(38, 6) * amount::DECIMAL(38, 6)), 0) AS volume_sq,
        min(amount) AS amount_min,
        max(amount) AS amount_max,
        min(time) AS first_time,
@@ -173,7 +174,7 @@ export function buyerSteps(ctx: StepContext): SqlStep[] {
          count(*)::INTEGER AS n_sellers,
          sum(p.tx_count)::BIGINT AS n_tx,
          sum(p.volume::DECIMAL(38, 12))::DOUBLE AS volume,
-         sum(p.volume_sq) AS volume_sq,
+         sum(p.volume_sq)::DOUBLE AS volume_sq,
          max(p.tx_count) AS top_tx,
          -- the heaviest pair; ties go to the larger seller key (a numeric key: struct keys cost 2x)
          arg_max(p.sak, ${TOP_PAIR_KEY}) AS top_sak,

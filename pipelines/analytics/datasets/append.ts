@@ -17,6 +17,7 @@
  * again as parts only, byte for byte what a run from scratch writes). The log says which, and why.
  */
 import { createHash } from 'node:crypto';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryJson, sqlString } from '../../../lib/duckdb.ts';
 import type { DatasetEntry } from '../../../snapshots/manifest.ts';
 import type { PartitionBy } from '../../../snapshots/writer.ts';
@@ -91,24 +92,44 @@ export function appendOnlyStep(
         partitionBy,
       });
       if (imported) {
-        const segments = digest(imported.segments.map((s) => s.segment).join('\n'));
-        const batch = imported.segments.at(-1)!.batch;
-        const previous = ctx.writer.previousManifest?.datasets.find((d) => d.name === dataset)?.sha256 ?? '';
-        // this version's coverage; the live version's stays, for a next run after a failed publish
-        await ctx.connection.run(`DELETE FROM dataset_coverage WHERE dataset = ${sqlString(dataset)}
-            AND sha256 NOT IN (${sqlString(previous)}, ${sqlString(entry.sha256)});
-          DELETE FROM dataset_coverage WHERE dataset = ${sqlString(dataset)} AND sha256 = ${sqlString(entry.sha256)};
-          INSERT INTO dataset_coverage VALUES (${sqlString(dataset)}, ${sqlString(entry.sha256)}, ${sqlString(recipe)},
-            ${sqlString(imported.dir)}, ${batch}, ${sqlString(segments)}, ${now}, now()::TIMESTAMP)`);
+        const previous = ctx.writer.previousManifest?.datasets.find((d) => d.name === dataset)?.sha256 ?? null;
+        await recordCoverage(ctx.connection, { dataset, sha256: entry.sha256, previous, recipe, ...imported, now: ctx.now });
       }
       return entry;
     },
   };
 }
 
+/**
+ * Records what a version's table (by its sha256) covers: the imported segments up to the last
+ * batch, from `dir`, and `now`. The live version's record (`previous`) stays, for the run after a
+ * failed publish; older ones go.
+ */
+export async function recordCoverage(
+  connection: DuckDBConnection,
+  c: {
+    dataset: string;
+    sha256: string;
+    previous: string | null;
+    recipe: string;
+    dir: string;
+    segments: readonly { batch: number; segment: string }[];
+    now: Date;
+  },
+): Promise<void> {
+  await connection.run(COVERAGE);
+  const dataset = sqlString(c.dataset);
+  const segments = digest(c.segments.map((s) => s.segment).join('\n'));
+  await connection.run(`DELETE FROM dataset_coverage WHERE dataset = ${dataset}
+      AND sha256 NOT IN (${sqlString(c.previous ?? '')}, ${sqlString(c.sha256)});
+    DELETE FROM dataset_coverage WHERE dataset = ${dataset} AND sha256 = ${sqlString(c.sha256)};
+    INSERT INTO dataset_coverage VALUES (${dataset}, ${sqlString(c.sha256)}, ${sqlString(c.recipe)}, ${sqlString(c.dir)},
+      ${c.segments.at(-1)?.batch ?? 0}, ${sqlString(segments)}, ${nowSql(c)}, now()::TIMESTAMP)`);
+}
+
 /** Whether this run can append to the live version, and from where; else why not. */
-async function planAppend(
-  ctx: PipelineContext,
+export async function planAppend(
+  ctx: Pick<PipelineContext, 'connection' | 'rebuild' | 'now'> & { writer: Pick<PipelineContext['writer'], 'previousManifest'> },
   dataset: string,
   recipe: string,
   dir: string,
