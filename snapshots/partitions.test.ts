@@ -294,7 +294,11 @@ describe('append-only partitioned datasets: delta files', () => {
     const writer = await SnapshotWriter.begin({ root, service: 'svc', codeVersion: 'test', generatedAt: new Date('2026-11-20T12:00:01Z') });
     await writer.writeTable(connection, 'payments-by-buyer', whole('n < 18000'), meta, { rowGroupSize: 1024, partitionBy: PARTITION });
     const base = await writer.publish({ nextExpectedUpdate: new Date('2026-11-20T13:00:00Z') });
-    const first = (await publishAppend(root, '2026-11-20T12:00:02Z', 'SELECT buyer, n, amount FROM payments WHERE n >= 18000 AND n < 19000'))!;
+    const first = (await publishAppend(
+      root,
+      '2026-11-20T12:00:02Z',
+      'SELECT buyer, n, amount FROM payments WHERE n >= 18000 AND n < 19000',
+    ))!;
     const second = (await publishAppend(root, '2026-11-20T12:00:03Z', 'SELECT buyer, n, amount FROM payments WHERE n >= 19000'))!;
     // nothing new: no delta file, the same content
     const third = (await publishAppend(root, '2026-11-20T12:00:04Z', 'SELECT buyer, n, amount FROM payments WHERE false'))!;
@@ -324,7 +328,11 @@ describe('append-only partitioned datasets: delta files', () => {
     expect(data.files).toHaveLength(p.parts.length + 2);
     const buyer = String((await rows('SELECT buyer FROM payments WHERE n = 19123'))[0]!.buyer);
     const files = partsForKeys(data, [buyer]);
-    expect(files.map((f) => f.split('/').at(-1))).toEqual([partFileName(bucketOf(buyer, BUCKETS)), 'delta-000001.parquet', 'delta-000002.parquet']);
+    expect(files.map((f) => f.split('/').at(-1))).toEqual([
+      partFileName(bucketOf(buyer, BUCKETS)),
+      'delta-000001.parquet',
+      'delta-000002.parquet',
+    ]);
     expect(await rows(`SELECT n FROM ${parquetSql(data, [buyer])} WHERE buyer = '${buyer}' ORDER BY n`)).toEqual(
       await rows(`SELECT n FROM payments WHERE buyer = '${buyer}' ORDER BY n`),
     );

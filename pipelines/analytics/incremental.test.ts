@@ -16,10 +16,8 @@ import { LineProgress } from '../progress.ts';
 import { findEndpoint } from '../../catalog/index.ts';
 import { createServiceApp } from '../../proxy/serve.ts';
 import { closeSnapshotDuck } from '../../proxy/data/duck.ts';
-import { freshPaymentHeader } from '../../proxy/x402/bench-support.ts';
-import { payToTable } from '../../proxy/x402/networks.ts';
 import { ReceiptSigner } from '../../proxy/x402/receipts.ts';
-import { testPaymentParts } from '../../proxy/x402/testing.ts';
+import { paidPost, testPaymentParts } from '../../proxy/x402/testing.ts';
 import { SnapshotReader } from '../../snapshots/reader.ts';
 
 const NOW = '2026-11-20T09:00:00Z';
@@ -221,17 +219,7 @@ async function washCheckApp(settings: Settings) {
   const endpoint = findEndpoint('analytics', 'wash.check')!;
   return {
     async check(address: string): Promise<unknown> {
-      const header = freshPaymentHeader({
-        endpoint,
-        payTo: payToTable(settings),
-        now: Math.floor(now().getTime() / 1000),
-        resourceUrl: `http://localhost${endpoint.path}`,
-      });
-      const res = await app.request(endpoint.path, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', [header.name]: header.value },
-        body: JSON.stringify({ address }),
-      });
+      const res = await paidPost(app, settings, endpoint, { address }, Math.floor(now().getTime() / 1000));
       expect(res.status, address).toBe(200);
       // the payment's receipt differs per call and the basis names the snapshot version; the answer is the rest
       const { receipt, ...answer } = (await res.json()) as { receipt: unknown; basis: string };

@@ -14,9 +14,7 @@ import type { Settings } from '../../lib/config.ts';
 import { publishDemoSnapshots } from '../../pipelines/testing/demo-snapshots.ts';
 import { SnapshotReader, type LoadedSnapshot } from '../../snapshots/reader.ts';
 import { createServiceApp } from '../serve.ts';
-import { freshPaymentHeader } from '../x402/bench-support.ts';
-import { payToTable } from '../x402/networks.ts';
-import { testPaymentParts } from '../x402/testing.ts';
+import { paidPost, testPaymentParts } from '../x402/testing.ts';
 import { ReceiptSigner } from '../x402/receipts.ts';
 import { closeSnapshotDuck, queryRows, withCheckConnection } from './duck.ts';
 import { SELLER_ON_REQUEST_MAX } from './wash-check.ts';
@@ -63,18 +61,7 @@ interface CheckBody {
 }
 
 async function check(address: string): Promise<CheckBody> {
-  const endpoint = findEndpoint('analytics', 'wash.check')!;
-  const header = freshPaymentHeader({
-    endpoint,
-    payTo: payToTable(settings),
-    now: nowSeconds,
-    resourceUrl: `http://localhost${endpoint.path}`,
-  });
-  const res = await app.request(endpoint.path, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', [header.name]: header.value },
-    body: JSON.stringify({ address }),
-  });
+  const res = await paidPost(app, settings, findEndpoint('analytics', 'wash.check')!, { address }, nowSeconds);
   expect(res.status, address).toBe(200);
   return (await res.json()) as CheckBody;
 }

@@ -12,7 +12,10 @@ import { Hono } from 'hono';
 import { findEndpoint, paidEndpoints, xrplPath } from '../../catalog/index.ts';
 import type { EndpointDecl, ServiceName } from '../../catalog/types.ts';
 import { startLoopback, type Loopback, type RecordedRequest, type Reply } from '../../sources/live/testing/loopback.ts';
+import type { Settings } from '../../lib/config.ts';
+import { freshPaymentHeader } from './bench-support.ts';
 import { inlineCrypto } from './crypto-pool.ts';
+import { payToTable } from './networks.ts';
 import { addressOfPrivateKey } from './eip3009.ts';
 import { MemoryNonceStore } from './nonce-store.ts';
 import { createPaywall, type PaymentParts, type Paywall, type PaywallOptions } from './paywall.ts';
@@ -120,6 +123,30 @@ export function paidApp(paywall: Paywall, options: PaidAppOptions): Hono {
   }
   app.onError((err, c) => c.json({ error: 'internal_error', message: err.message }, 500));
   return app;
+}
+
+/**
+ * A paid POST of `body` (JSON) to an endpoint of a service app (createServiceApp), with a fresh
+ * EIP-3009 payment header for that endpoint made at `nowSeconds`, as a paying client sends it.
+ */
+export function paidPost(
+  app: Hono,
+  settings: Settings,
+  endpoint: EndpointDecl,
+  body: unknown,
+  nowSeconds: number,
+): Response | Promise<Response> {
+  const header = freshPaymentHeader({
+    endpoint,
+    payTo: payToTable(settings),
+    now: nowSeconds,
+    resourceUrl: `http://localhost${endpoint.path}`,
+  });
+  return app.request(endpoint.path, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', [header.name]: header.value },
+    body: JSON.stringify(body),
+  });
 }
 
 export interface ServedApp {
