@@ -47,10 +47,13 @@ export function pairSteps(ctx: StepContext): SqlStep[] {
   const dispersion = `CASE WHEN ${k} >= 2 AND ${m} > 0 THEN greatest(${s} / ${k} - (${m} / ${k}) ** 2, 0) / (${m} / ${k}) END`;
   return [
     // Grouped on the 64-bit keys, not the 42-character strings (half the cost); the addresses
-    // ride along once per pair.
+    // join back once per pair from the distinct addresses. Carried through the aggregate as
+    // any_value(…) they made it run out of memory at 100M payments (6M pairs, 5.5 GiB limit):
+    // DuckDB spills a grouped aggregate to disk, but not string states.
     step(
       'wc_pairs',
-      `SELECT any_value(buyer) AS buyer, any_value(seller_address) AS seller_address, chain,
+      `WITH a AS (
+SELECT chain,
        ${PAIR_KEY} AS pk,
        bk,
        sak,
@@ -67,7 +70,14 @@ export function pairSteps(ctx: StepContext): SqlStep[] {
        count(*) FILTER (WHERE ${recent})::BIGINT AS tx_count_30d,
        coalesce(sum(amount::DECIMAL(38, 12)) FILTER (WHERE ${recent}), 0)::DOUBLE AS volume_30d
   FROM (SELECT *, hash(buyer) AS bk, hash(seller_address) AS sak FROM wc_tx)
- GROUP BY bk, sak, chain`,
+ GROUP BY bk, sak, chain
+), buyer_names AS (
+  -- one name per key (two addresses with one 64-bit hash are one wallet to the classifier, as in the aggregate)
+  SELECT hash(buyer) AS bk, min(buyer) AS buyer FROM (SELECT DISTINCT buyer FROM wc_tx) GROUP BY 1
+), seller_names AS (
+  SELECT hash(seller_address) AS sak, min(seller_address) AS seller_address FROM (SELECT DISTINCT seller_address FROM wc_tx) GROUP BY 1
+)
+SELECT b.buyer, s.seller_address, a.* FROM a JOIN buyer_names b USING (bk) JOIN seller_names s USING (sak)`,
     ),
     // Day slices of the pairs that could be periodic or bursty (most pairs have a few payments),
     // from the run's payment keys when it has them (numbers only), else from the payments.
