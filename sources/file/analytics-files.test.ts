@@ -582,6 +582,7 @@ describe('file import: Parquet read in place', () => {
     expect(await rows(run.w, `SELECT view_name FROM duckdb_views() WHERE temporary AND view_name LIKE 'x402_%' ORDER BY 1`)).toEqual([
       { view_name: 'x402_services' },
       { view_name: 'x402_transactions' },
+      { view_name: 'x402_transactions_by_import' },
     ]);
     expect(await rows(run.w, `SELECT table_name FROM duckdb_tables() WHERE temporary`)).toEqual([]);
   });
@@ -737,6 +738,18 @@ describe('file import: payments are append-only (issue 17)', () => {
       { file_name: 'transactions-20250201T0000Z.csv', batch: 2, rows_read: 3, rows_loaded: 2, rows_rejected: 1 },
       { file_name: 'transactions-20250202T0000Z.parquet', batch: 2, rows_read: 2, rows_loaded: 1, rows_rejected: 1 },
     ]);
+    // every payment with the run that imported it, as the append-only datasets read them
+    expect(
+      await rows(
+        run.w,
+        `SELECT import_batch, count(*)::INTEGER AS n, list(tx_hash ORDER BY tx_hash) FILTER (WHERE import_batch > 1) AS txs
+           FROM x402_transactions_by_import GROUP BY ALL ORDER BY import_batch`,
+      ),
+    ).toEqual([
+      { import_batch: 1, n: 4, txs: null },
+      { import_batch: 2, n: 3, txs: [hash(10), hash(11), hash(12)] },
+    ]);
+    expect(await rows(run.w, `SELECT count(*)::INTEGER AS n FROM x402_transactions_by_import WHERE import_batch > 1`)).toEqual([{ n: 3 }]);
     // the clean Parquet file's segment is the file itself; the one with a reject was rewritten
     const segments = segmentsOf(run.w);
     expect(segments).toHaveLength(3);

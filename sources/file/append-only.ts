@@ -12,8 +12,10 @@
  *                        Parquet file with exactly those columns is copied as it is)
  *   file_payment_keys    the 64-bit key hash(chain, tx_hash) of every payment loaded, so a new file's
  *                        repeats of earlier payments are found without reading the earlier payments
- * The raw table is then a TEMP view over every segment (read_parquet of the list), and
- * `new_<raw table>` (new_x402_transactions) a view over this run's segments only: what the run adds.
+ * The raw table is then a TEMP view over every segment (read_parquet of the list),
+ * `new_<raw table>` (new_x402_transactions) a view over this run's segments only: what the run adds,
+ * and `<raw table>_by_import` the raw table with the `import_batch` (the ledger's batch) of each
+ * row's segment, for steps that read only what runs after a given one imported.
  *
  * Rules:
  * - A file is known by name. One whose size and modification time match its ledger row is not
@@ -168,6 +170,7 @@ export async function importAppendOnly(ctx: IngestContext, dir: string, table: A
   await c.run(KEYS);
   await c.run(`DROP VIEW IF EXISTS temp.${table.raw.name}`);
   await c.run(`DROP VIEW IF EXISTS temp.new_${table.raw.name}`);
+  await c.run(`DROP VIEW IF EXISTS temp.${table.raw.name}_by_import`);
   await c.run(`DROP TABLE IF EXISTS main.${table.raw.name}`); // a warehouse of an older version kept a copy
   // the report lists this run's files; the rejects of files imported before stay with them
   await c.run(`DELETE FROM import_files WHERE table_name = ${tableName}`);
@@ -280,6 +283,21 @@ export async function importAppendOnly(ctx: IngestContext, dir: string, table: A
   if (segments.length > 0 || problems.length === 0) {
     await c.run(`CREATE TEMP VIEW ${table.raw.name} AS ${segmentsView(table.raw, segments)}`);
     await c.run(`CREATE TEMP VIEW new_${table.raw.name} AS ${segmentsView(table.raw, added)}`);
+    // by the run that imported them: a filter on import_batch reads only those runs' segments
+    const batches = [
+      ...ledger.map((l) => ({ batch: Number(l.batch), path: join(segmentsDir, l.segment) })),
+      ...added.map((path) => ({ batch, path })),
+    ];
+    const byBatch = [...new Set(batches.map((b) => b.batch))].map(
+      (b) =>
+        `SELECT *, ${b} AS import_batch FROM (${segmentsView(
+          table.raw,
+          batches.filter((x) => x.batch === b).map((x) => x.path),
+        )})`,
+    );
+    await c.run(
+      `CREATE TEMP VIEW ${table.raw.name}_by_import AS ${byBatch.length ? byBatch.join(' UNION ALL ') : `SELECT *, 0 AS import_batch FROM (${segmentsView(table.raw, [])})`}`,
+    );
   }
   const [total] = await queryJson(
     c,
@@ -292,40 +310,6 @@ export async function importAppendOnly(ctx: IngestContext, dir: string, table: A
   );
   if (problems.length > 0) throw new Error(problems.join('; '));
   return payments;
-}
-
-/** What the warehouse has imported of an append-only table (importedSegments). */
-export interface ImportedSegments {
-  /** The directory the files came from (another directory starts a new history). */
-  dir: string;
-  /** Every imported file's segment, in import order, with the run (batch) that imported it. */
-  segments: { batch: number; segment: string }[];
-  /** A relation with the raw table's columns over the segments whose batch `keep` accepts. */
-  relation(keep: (batch: number) => boolean): string;
-}
-
-/**
- * The imported segments of `raw` (e.g. RAW_TABLES.x402_transactions), for a step that adds only
- * what the runs since an earlier one imported: the raw table is exactly the union of these
- * segments, and a segment never changes once imported. Null when nothing was imported by file.
- */
-export async function importedSegments(c: DuckDBConnection, warehouseDir: string, raw: RawTable): Promise<ImportedSegments | null> {
-  await c.run(LEDGER);
-  const rows = await queryJson(
-    c,
-    `SELECT dir, batch, segment FROM import_ledger WHERE table_name = ${sqlString(raw.name)} ORDER BY batch, file_name`,
-  );
-  if (rows.length === 0) return null;
-  const segments = rows.map((r) => ({ batch: Number(r.batch), segment: String(r.segment) }));
-  return {
-    dir: String(rows[0]!.dir),
-    segments,
-    relation: (keep) =>
-      `(${segmentsView(
-        raw,
-        segments.filter((s) => keep(s.batch)).map((s) => join(warehouseDir, SEGMENTS_DIR, s.segment)),
-      )})`,
-  };
 }
 
 /** A VARCHAR[] literal of `values` (the import's report columns). */

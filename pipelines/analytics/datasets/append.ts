@@ -5,7 +5,8 @@
  * instead of writing the table again, when it can prove what "since" means:
  *
  * - the payments came by file (`--source file:DIR`): the raw table is the union of the imported
- *   segments, which never change once imported (sources/file/append-only.ts);
+ *   segments, which never change once imported, and the source's `x402_transactions_by_import`
+ *   view and `import_ledger` say which run imported each (sources/file/append-only.ts);
  * - the warehouse remembers, for the live version's exact content (its sha256), which segments it
  *   covered and its `now` (dataset_coverage). The new rows are then the later segments' payments
  *   up to `now`, plus the covered segments' payments with a time after the old `now` and up to
@@ -21,8 +22,6 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryJson, sqlString } from '../../../lib/duckdb.ts';
 import type { DatasetEntry } from '../../../snapshots/manifest.ts';
 import type { PartitionBy } from '../../../snapshots/writer.ts';
-import { importedSegments } from '../../../sources/file/append-only.ts';
-import { RAW_TABLES } from '../../../sources/raw-tables.ts';
 import type { DatasetStep, PipelineContext } from '../../runner.ts';
 import { nowSql } from './sql.ts';
 
@@ -61,22 +60,17 @@ export function appendOnlyStep(
     run: async (ctx) => {
       const now = nowSql(ctx);
       const meta = ctx.meta(dataset, ctx.now);
-      const imported =
-        ctx.sourceKind === 'file' && ctx.warehouseDir
-          ? await importedSegments(ctx.connection, ctx.warehouseDir, RAW_TABLES.x402_transactions)
-          : null;
+      const imported = ctx.sourceKind === 'file' ? await importedPayments(ctx.connection) : null;
       let entry: DatasetEntry | null = null;
       if (imported) {
         const plan = await planAppend(ctx, dataset, recipe, imported.dir, imported.segments);
         if ('why' in plan) {
           ctx.log(`${dataset}: written whole (${plan.why})`);
         } else {
-          const covered = (b: number) => b <= plan.batch;
-          const rows = `${select(
-            imported.relation((b) => !covered(b)),
-            `time <= ${now}`,
-          )}
-            UNION ALL ${select(imported.relation(covered), `time > ${plan.asOf} AND time <= ${now}`)}`;
+          // DuckDB reads only the segments of the batches each side's filter keeps
+          const batches = (filter: string) => `(SELECT * EXCLUDE (import_batch) FROM ${BY_IMPORT} WHERE ${filter})`;
+          const rows = `${select(batches(`import_batch > ${plan.batch}`), `time <= ${now}`)}
+            UNION ALL ${select(batches(`import_batch <= ${plan.batch}`), `time > ${plan.asOf} AND time <= ${now}`)}`;
           entry = await ctx.writer.appendTable(ctx.connection, dataset, rows, meta, { partitionBy, rowGroupSize });
           if (entry) {
             const deltas = entry.partitions?.deltas ?? [];
@@ -98,6 +92,29 @@ export function appendOnlyStep(
       return entry;
     },
   };
+}
+
+/** The payments with the import run (ledger batch) of each, from the file source (sources/file/append-only.ts). */
+const BY_IMPORT = 'x402_transactions_by_import';
+
+/**
+ * What the file source imported: its directory and every imported file's segment with its batch,
+ * from the source's ledger; null without the by-import view (no payment came by file).
+ */
+async function importedPayments(
+  connection: DuckDBConnection,
+): Promise<{ dir: string; segments: { batch: number; segment: string }[] } | null> {
+  const [view] = await queryJson(
+    connection,
+    `SELECT count(*)::INTEGER AS n FROM duckdb_views() WHERE temporary AND view_name = ${sqlString(BY_IMPORT)}`,
+  );
+  if (Number(view?.n ?? 0) === 0) return null;
+  const rows = await queryJson(
+    connection,
+    `SELECT dir, batch, segment FROM import_ledger WHERE table_name = 'x402_transactions' ORDER BY batch, file_name`,
+  );
+  if (rows.length === 0) return null;
+  return { dir: String(rows[0]!.dir), segments: rows.map((r) => ({ batch: Number(r.batch), segment: String(r.segment) })) };
 }
 
 /**
