@@ -25,8 +25,13 @@ import type { PartitionBy } from '../../../snapshots/writer.ts';
 import type { DatasetStep, PipelineContext } from '../../runner.ts';
 import { nowSql } from './sql.ts';
 
-/** Delta files a table may carry before a run compacts it (a day of hourly runs). */
-export const MAX_DELTAS = 24;
+/**
+ * Delta files a table may carry before a run compacts it. Each costs a point lookup about 1.2 ms
+ * (wash-payments-by-buyer at 10M, 256 parts, deltas of 100,000 rows, p50: 2.5 ms with none, 3.3
+ * with 1, 13.2 with 8, 31.8 with 24, where one unpartitioned file costs 28 ms): 8 keeps a lookup
+ * under half of that, and compacts at most every ninth hourly run.
+ */
+export const MAX_DELTAS = 8;
 /** The delta files' rows, as a share of the parts' rows, past which a run compacts the table. */
 export const MAX_DELTA_SHARE = 0.1;
 
