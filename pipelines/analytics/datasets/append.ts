@@ -65,6 +65,7 @@ export function appendOnlyStep(
     run: async (ctx) => {
       const now = nowSql(ctx);
       const meta = ctx.meta(dataset, ctx.now);
+      const live = ctx.writer.previousManifest?.datasets.find((d) => d.name === dataset);
       const imported = ctx.sourceKind === 'file' ? await importedPayments(ctx.connection) : null;
       let entry: DatasetEntry | null = null;
       if (imported) {
@@ -79,7 +80,7 @@ export function appendOnlyStep(
           entry = await ctx.writer.appendTable(ctx.connection, dataset, rows, meta, { partitionBy, rowGroupSize });
           if (entry) {
             const deltas = entry.partitions?.deltas ?? [];
-            const added = entry.rows - (ctx.writer.previousManifest?.datasets.find((d) => d.name === dataset)?.rows ?? 0);
+            const added = entry.rows - (live?.rows ?? 0);
             ctx.log(`${dataset}: ${added} rows appended (${deltas.length} delta file(s) beside ${entry.partitions!.parts.length} parts)`);
           } else {
             ctx.log(`${dataset}: written whole (the live version's partitioning or columns differ)`);
@@ -91,8 +92,14 @@ export function appendOnlyStep(
         partitionBy,
       });
       if (imported) {
-        const previous = ctx.writer.previousManifest?.datasets.find((d) => d.name === dataset)?.sha256 ?? null;
-        await recordCoverage(ctx.connection, { dataset, sha256: entry.sha256, previous, recipe, ...imported, now: ctx.now });
+        await recordCoverage(ctx.connection, {
+          dataset,
+          sha256: entry.sha256,
+          previous: live?.sha256 ?? null,
+          recipe,
+          ...imported,
+          now: ctx.now,
+        });
       }
       return entry;
     },
