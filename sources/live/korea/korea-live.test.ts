@@ -68,7 +68,7 @@ describe('koreaLiveIngestSteps against the recorded upstreams', () => {
   it('declares one step per upstream, each with the raw tables it (re)creates', () => {
     const steps = koreaLiveIngestSteps(loadSettings({}));
     expect(steps.map((s) => [s.name, s.tables])).toEqual([
-      ['ingest:upbit', ['kr_markets', 'market_flags', 'kr_tickers', 'ingest_failures']],
+      ['ingest:upbit', ['kr_markets', 'market_flags', 'kr_tickers', 'ingest_failures', 'ingest_skipped_rows']],
       ['ingest:bithumb', ['kr_markets', 'market_flags', 'kr_tickers', 'bithumb_alert_steps']],
       ['ingest:global_prices', ['global_prices']],
       ['ingest:fx_rates', ['fx_rates']],
@@ -175,10 +175,14 @@ describe('koreaLiveIngestSteps against the recorded upstreams', () => {
     world.fault('upbit', '/v1/ticker/all', { status: 500, json: { error: { name: 'server_error', message: 'Internal Server Error' } } });
     const run = await ingest();
     expect(run.steps['ingest:upbit']).toMatch(/^upbit: GET .*\/v1\/ticker\/all\?quote_currencies=KRW failed after 3 attempts: HTTP 500/);
-    // The tables exist; Upbit's share is empty, Bithumb's is there.
-    expect(await rows(`SELECT exchange, count(*)::INTEGER AS n FROM kr_markets GROUP BY ALL`)).toEqual([{ exchange: 'bithumb', n: 29 }]);
+    // The tables exist; Upbit's prices are missing, its market list (another call, which answered) and Bithumb's rows are there.
     expect(await rows(`SELECT exchange, count(*)::INTEGER AS n FROM kr_tickers GROUP BY ALL`)).toEqual([{ exchange: 'bithumb', n: 29 }]);
-    expect(await count(`SELECT * FROM market_flags WHERE exchange = 'upbit'`)).toBe(0);
+    expect(await rows(`SELECT exchange, count(*)::INTEGER AS n FROM kr_markets GROUP BY ALL ORDER BY 1`)).toEqual([
+      { exchange: 'bithumb', n: 29 },
+      { exchange: 'upbit', n: 30 },
+    ]);
+    expect(await count(`SELECT * FROM market_flags WHERE exchange = 'upbit'`)).toBe(6);
+    expect(await rows(`SELECT upstream FROM ingest_failures WHERE upstream LIKE 'upbit%' ORDER BY 1`)).toEqual([{ upstream: 'upbit' }]);
     expect(run.steps['ingest:global_prices']).toBe(29);
     expect(run.steps['ingest:fx_rates']).toBe(1);
     expect(run.steps['ingest:macro_daily']).toBe(3646);
@@ -226,7 +230,9 @@ describe('koreaLiveIngestSteps against the recorded upstreams', () => {
       /^bithumb: GET .*\/public\/ticker\/ALL_KRW answered HTTP 200 with status 5600 \("Too many connections"\)/,
     );
     expect(await rows(`SELECT DISTINCT exchange FROM kr_tickers`)).toEqual([{ exchange: 'upbit' }]);
-    expect(await count(`SELECT * FROM bithumb_alert_steps`)).toBe(0);
+    // the market list and the alerts are other calls: they answered and are kept
+    expect(await count(`SELECT * FROM kr_markets WHERE exchange = 'bithumb'`)).toBe(29);
+    expect(await count(`SELECT * FROM bithumb_alert_steps`)).toBe(4);
     expect(await rows(`SELECT upstream FROM ingest_failures ORDER BY 1`)).toEqual([{ upstream: 'bithumb' }]);
   });
 
