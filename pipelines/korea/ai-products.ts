@@ -145,9 +145,11 @@ class AiRun {
   private async requireMarket(product: Product): Promise<MarketFacts> {
     const market = await this.market();
     if (!market.fx || market.majors.length === 0) {
-      throw new Error(
-        `${product}: this run has no kimchi-premium figures (Korean prices, global prices or the FX rate are missing); the last good version stays live`,
-      );
+      const stale = premiumsOf(this.ctx)?.stale?.[0];
+      const why = stale
+        ? `the inputs of the premiums are too far apart in time, e.g. ${stale.symbol} on ${stale.exchange}: ${stale.reason}`
+        : 'Korean prices, global prices or the FX rate are missing';
+      throw new Error(`${product}: this run has no kimchi-premium figures (${why}); the last good version stays live`);
     }
     return market;
   }

@@ -40,7 +40,7 @@ export const SCANNER_LIST_LIMIT = 20;
 /** Why a premium on `exchange` cannot be computed from its price, the global price and the rate (NULL when it can). */
 const premiumStaleSql = (exchange: 'upbit' | 'bithumb'): string =>
   `CASE WHEN b.${exchange}_krw IS NOT NULL AND g.price_usd IS NOT NULL THEN nullif(concat_ws('; ',
-     ${pricesApartReasonSql(`'the global price (' || g.venue || ')'`, 'g.as_of', `'the ${exchange} price'`, `b.${exchange}_as_of`)},
+     ${pricesApartReasonSql(`'the ' || g.venue || ' global price'`, 'g.as_of', `'the ${exchange} price'`, `b.${exchange}_as_of`)},
      ${rateApartReasonSql(`'the ${exchange} price'`, `b.${exchange}_as_of`, 'fx.provider', 'fx.as_of')}), '') END`;
 
 /** One row per token with the unrounded fractions (tests read it directly); a figure whose inputs are too far apart in time is NULL, with the reason. */

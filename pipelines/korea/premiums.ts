@@ -101,7 +101,7 @@ export const PREMIUM_ROWS_SQL = `(
              fx.rate AS fx_rate, fx.as_of AS fx_as_of, u.usdt_krw, u.usdt_as_of,
              coalesce(${pricesTogetherSql('t.as_of', 'u.usdt_as_of')}, false) AS usdt_fresh,
              nullif(concat_ws('; ',
-               ${pricesApartReasonSql(`'the global price (' || g.venue || ')'`, 'g.as_of', `'the ' || t.exchange || ' price'`, 't.as_of')},
+               ${pricesApartReasonSql(`'the ' || g.venue || ' global price'`, 'g.as_of', `'the ' || t.exchange || ' price'`, 't.as_of')},
                ${rateApartReasonSql(`'the ' || t.exchange || ' price'`, 't.as_of', 'fx.provider', 'fx.as_of')}), '') AS stale_reason
         FROM ${TICKERS_SQL} t
         JOIN ${GLOBAL_SQL} g ON g.symbol = t.symbol
