@@ -236,6 +236,52 @@ describe('koreaLiveIngestSteps against the recorded upstreams', () => {
     expect(await rows(`SELECT upstream FROM ingest_failures ORDER BY 1`)).toEqual([{ upstream: 'bithumb' }]);
   });
 
+  it('skips and counts a row Binance, OKX or Naver cannot read, keeps the rest, and reads a Dunamu quote by its fields', async () => {
+    const binance = koreaFixture<Array<Record<string, unknown>>>('binance-ticker-24hr-mini.json');
+    world.fault('binance', '/api/v3/ticker/24hr', {
+      json: [...binance, { symbol: 'BADUSDT', lastPrice: 'NaN', quoteVolume: '1', closeTime: 1785397264820, count: 1 }],
+    });
+    const header = ` [['날짜', '시가', '고가', '저가', '종가', '거래량', '외국인소진율'],`;
+    world.fault('naver', '/siseJson.naver', {
+      text: `${header}\n["20260728", 1, 1, 1, 262500, 10, 46.7],\n["2026-07-29", 1, 1, 1, "closed", 10, 46.8],\n["20260729", 1, 1, 1, 263000, 10, 46.9]\n]\n`,
+    });
+    // an undocumented API: a quote with no `timestamp` and no `currencyUnit` is read by its date and time (KST)
+    world.fault('fx', '/v1/forex/recent', { json: [{ code: 'FRX.KRWUSD', basePrice: 1387.5, date: '2026-07-30', time: '16:40:12' }] });
+    const run = await ingest();
+    expect(run.steps['ingest:global_prices']).toBe(29);
+    expect(await rows(`SELECT upstream, list, skipped, total, problems FROM ingest_skipped_rows ORDER BY 1`)).toEqual([
+      {
+        upstream: 'binance',
+        list: 'tickers',
+        skipped: 1,
+        total: 34,
+        problems: 'BADUSDT: lastPrice: expected a decimal number in a string',
+      },
+      { upstream: 'naver:000660', list: 'observations', skipped: 1, total: 3, problems: expect.stringMatching(/^row 2 is not \[yyyyMMdd/) },
+      { upstream: 'naver:005930', list: 'observations', skipped: 1, total: 3, problems: expect.stringMatching(/^row 2 is not \[yyyyMMdd/) },
+    ]);
+    expect(t.logs).toContain(
+      'binance: skipped 1 of 34 tickers that could not be read (BADUSDT: lastPrice: expected a decimal number in a string)',
+    );
+    expect(await count(`SELECT * FROM macro_history WHERE series = 'KRX:005930:close'`)).toBe(2);
+    expect(await rows(`SELECT rate, strftime(as_of, '%Y-%m-%dT%H:%M:%SZ') AS as_of FROM fx_rates`)).toEqual([
+      { rate: 1387.5, as_of: '2026-07-30T07:40:12Z' },
+    ]);
+    expect(await count(`SELECT * FROM ingest_failures`)).toBe(0);
+
+    world.heal();
+    world.fault('binance', '/api/v3/ticker/24hr', recordedReply('binance-451.json'));
+    const okx = koreaFixture<{ code: string; data: Array<Record<string, unknown>> }>('okx-market-tickers-spot.json');
+    world.fault('okx', '/api/v5/market/tickers', {
+      json: { ...okx, data: [...okx.data, { instId: 'BAD-USDT', last: '1', volCcy24h: '1' }] },
+    });
+    const second = await ingest(new Date(KOREA_FIXTURE_NOW.getTime() + MINUTE));
+    expect(second.steps['ingest:global_prices']).toBe(27);
+    expect(await rows(`SELECT upstream, skipped, problems FROM ingest_skipped_rows`)).toEqual([
+      { upstream: 'okx', skipped: 1, problems: 'BAD-USDT: ts: Invalid input: expected string, received undefined' },
+    ]);
+  });
+
   it('reflects a token delisted between two runs in kr_markets and kr_tickers', async () => {
     await ingest();
     expect(await rows(`SELECT exchange FROM kr_markets WHERE symbol = 'WAXP' ORDER BY 1`)).toEqual([
