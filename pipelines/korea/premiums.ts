@@ -17,6 +17,7 @@
  * Korean price. Otherwise the premium is not computed and the pair is stale, with the reason.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { PREMIUM_INPUT_WINDOW } from '../../catalog/korea.ts';
 import { queryJson } from '../../lib/duckdb.ts';
 import { EXCHANGES, countRows, ensureRawTables, exchangeRankSql, isoSql, missingInput } from './sql.ts';
 
@@ -39,17 +40,9 @@ export const NAMES_SQL = `(SELECT symbol,
           arg_min(english_name, ${exchangeRankSql('exchange')}) AS english_name
      FROM kr_markets GROUP BY symbol)`;
 
-/**
- * Prices one premium combines (a Korean price, the global price, the exchange's USDT price, the
- * other exchange's price) are at most this far apart. One run's answers are seconds apart; the
- * slack covers clock differences between venues.
- */
-export const PRICE_WINDOW_MINUTES = 10;
-/**
- * The official rate is at most this far from the Korean price it converts: bank rates do not
- * move over a weekend and a Korean holiday, and er-api publishes once a day.
- */
-export const FX_WINDOW_HOURS = 96;
+/** Prices one premium combines are at most this far apart; the rate at most FX_WINDOW_HOURS from the price (catalog/korea.ts says why). */
+export const PRICE_WINDOW_MINUTES = PREMIUM_INPUT_WINDOW.pricesMinutes;
+export const FX_WINDOW_HOURS = PREMIUM_INPUT_WINDOW.fxHours;
 
 const secondsApart = (a: string, b: string): string => `abs(epoch(${a}) - epoch(${b}))`;
 
