@@ -14,7 +14,8 @@
  *   variants add the summary the pipeline wrote for exactly those articles.
  *
  * Every paid handler has a precheck, so nobody pays for a 404 (symbol not listed, no global
- * price) or a 503 (dataset missing from the snapshot).
+ * price) or a 503 (dataset missing from the snapshot; for kimchi-premium, no current premium
+ * because the symbol's inputs were too far apart in time).
  */
 import type { LoadedDataset, LoadedSnapshot } from '../../snapshots/reader.ts';
 import { queryRows } from './duck.ts';
