@@ -31,6 +31,8 @@ describe('KST → UTC', () => {
     expect(bithumbStampToUtc(kstStamped, AT.getTime()).toISOString()).toBe('2026-07-30T07:41:04.588Z');
     const utcStamped = AT.getTime() - 412;
     expect(bithumbStampToUtc(utcStamped, AT.getTime()).toISOString()).toBe('2026-07-30T07:41:04.588Z');
+    // a shifted stamp of a price an hour old leads by 8 h: still no true UTC time, still moved back
+    expect(bithumbStampToUtc(kstStamped, AT.getTime() + 3_600_000).toISOString()).toBe('2026-07-30T07:41:04.588Z');
     const recorded = Number(koreaFixture<{ data: { date: string } }>('bithumb-ticker-all-krw.json').data.date);
     expect(bithumbStampToUtc(recorded, AT.getTime()).toISOString()).toBe('2026-07-30T07:41:04.588Z');
   });
