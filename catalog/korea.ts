@@ -106,15 +106,40 @@ const fxStamp = {
   fx_as_of: isoDateTime("The provider's time of the rate (UTC). Bank rates do not move on weekends and Korean holidays."),
 };
 
+/**
+ * How far apart in time a premium's inputs may be (docs/upstreams-korea.md, "Inputs of one
+ * premium"): prices (Korean, global, the exchange's USDT price, the other exchange's) within
+ * `pricesMinutes` of each other, since one run's answers are seconds apart and the slack covers
+ * clock differences between venues; the official rate within `fxHours` of the Korean price, since
+ * bank rates do not move over a weekend and a Korean holiday and er-api publishes once a day.
+ */
+export const PREMIUM_INPUT_WINDOW = { pricesMinutes: 10, fxHours: 96 } as const;
+
+/** The time windows a premium's inputs must fall in, as the premium documents state them. */
+const InputWindow = z
+  .object({
+    prices_minutes: z
+      .number()
+      .describe('Prices one figure combines (Korean, global, USDT, the other exchange) are at most this many minutes apart.'),
+    fx_hours: z.number().describe('The USD/KRW rate is at most this many hours from the Korean price it converts.'),
+  })
+  .describe('A figure is computed only from inputs within these windows of each other; otherwise it is listed in `stale` with the reason.');
+
+const staleReason = z.string().describe('Which inputs, their times and how far apart they are.');
+
 const UnavailableExchanges = z
   .array(
     z.object({
       exchange: Exchange,
-      reason: z.string().describe('Why: the upstream error of this run, or that the run has no data from the exchange.'),
+      reason: z
+        .string()
+        .describe(
+          'Why: the upstream error of this run, that the run has no data from the exchange, or that its price was too far in time from the other inputs.',
+        ),
     }),
   )
   .describe(
-    'Korean exchanges missing from this run (upstream down): the figures come from the other exchange only. Empty when both answered.',
+    'Korean exchanges missing from this run (upstream down, or for kimchi-premium a price too far in time from the global price or the rate): the figures come from the other exchange only. Empty when both answered.',
   );
 
 // ------------------------------------------------------------------ free responses
@@ -164,7 +189,9 @@ const StatsBody = z.object({
             problems: z
               .string()
               .nullable()
-              .describe("Upstream errors of the last run for this exchange, e.g. 'bithumb: HTTP 503'; null when none."),
+              .describe(
+                "Upstream errors of the last run for this exchange, e.g. 'bithumb: HTTP 503', and rows it sent that could not be read (skipped, the rest kept); null when none.",
+              ),
           }),
         )
         .describe('Coverage per exchange, Upbit first.'),
@@ -252,6 +279,10 @@ const StablecoinPremiumBody = z.object({
       }),
     )
     .describe('Stablecoin price against the official USD/KRW rate, per exchange that lists it: USDT first, Upbit first.'),
+  input_window: InputWindow,
+  stale: z
+    .array(z.object({ stablecoin: z.enum(['USDT', 'USDC']), exchange: Exchange, reason: staleReason }))
+    .describe('Stablecoin prices too far in time from the official rate for a premium, with the reason; empty when none.'),
   interpretation: z
     .string()
     .describe('Plain reading of the USDT figure: a positive premium means KRW money is flowing into Korean crypto.'),
@@ -340,6 +371,16 @@ const ArbitrageScannerBody = z.object({
       bithumb_volume_krw: Krw('Bithumb 24-hour traded value, all KRW markets'),
     })
     .describe('Market share of the two exchanges overall.'),
+  input_window: InputWindow,
+  stale: z
+    .array(
+      z.object({
+        symbol: Ticker,
+        figure: z.enum(['upbit_premium', 'bithumb_premium', 'gap']).describe('The figure left out (null in `tokens`).'),
+        reason: staleReason,
+      }),
+    )
+    .describe('Figures whose inputs are too far apart in time, with the reason; empty when none.'),
 });
 
 const flagTimes = {
@@ -911,7 +952,9 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
       'Kimchi premium of `symbol`: the gap between its KRW price on each Korean exchange and the global reference price (Binance USDT pair, OKX fallback) converted at the official USD/KRW rate, ' +
       "plus the same premium on the USDT basis (against the exchange's own KRW-USDT price). Percent: 2.5 means the Korean price is 2.5 % higher. " +
       'A well-formed symbol that no Korean exchange lists, or that has no global reference price (e.g. USDT itself: see /api/v1/stablecoin-premium), gets 404 before any payment is asked. ' +
-      "When one exchange is down, the other one's premium is served and the missing one is named in unavailable_exchanges." +
+      "When one exchange is down, the other one's premium is served and the missing one is named in unavailable_exchanges. " +
+      `A premium combines only inputs close in time (prices within ${PREMIUM_INPUT_WINDOW.pricesMinutes} minutes of each other, the rate within ${PREMIUM_INPUT_WINDOW.fxHours} hours of the price): ` +
+      'an exchange whose price is further from them is named in unavailable_exchanges, and a symbol with no current premium on either exchange gets 503 with the reason before any payment is asked.' +
       DATA_NOTE,
     priceUsd: '0.001',
     priceNote: PRICE_DISAGREEMENT,

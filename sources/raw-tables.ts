@@ -4,7 +4,10 @@
  * pipeline steps read only these tables (and the history they keep) and never an upstream.
  *
  * Every row carries `source` ('demo' | 'live' | 'file') so the kind of data travels to the API.
- * Timestamps are UTC (DuckDB TIMESTAMP holds UTC instants here, never local wall time).
+ * Timestamps are UTC (DuckDB TIMESTAMP holds UTC instants here, never local wall time). A korea
+ * input's `as_of` is its source time: the upstream's own stamp of the figure, or the time the
+ * answer was received when the upstream sends none; premiums combine only inputs whose as_of are
+ * close (pipelines/korea/premiums.ts).
  */
 import type { DataSource } from '../catalog/schemas.ts';
 import type { TableShape } from '../lib/duckdb.ts';
@@ -54,7 +57,7 @@ export const RAW_TABLES = {
     ['change_24h_pct', 'DOUBLE'], // percent, +2.18 means +2.18 %
     ['volume_24h_base', 'DOUBLE'],
     ['volume_24h_krw', 'DOUBLE'],
-    ['as_of', 'TIMESTAMP'],
+    ['as_of', 'TIMESTAMP'], // the exchange's time of the price (Upbit timestamp, Bithumb data.date)
     ['source', 'VARCHAR'],
   ]),
   global_prices: t('korea', 'global_prices', 'Global USD(T) reference price per symbol (Binance spot, OKX fallback).', [
@@ -62,14 +65,14 @@ export const RAW_TABLES = {
     ['price_usd', 'DOUBLE'],
     ['volume_24h_usd', 'DOUBLE'],
     ['venue', 'VARCHAR'], // binance | okx
-    ['as_of', 'TIMESTAMP'],
+    ['as_of', 'TIMESTAMP'], // the venue's time of the price (Binance closeTime, OKX ts)
     ['source', 'VARCHAR'],
   ]),
   fx_rates: t('korea', 'fx_rates', 'USD/KRW rate (KRW per 1 USD) with its provider.', [
     ['pair', 'VARCHAR'], // USDKRW
     ['rate', 'DOUBLE'],
     ['provider', 'VARCHAR'], // dunamu | er-api | demo
-    ['as_of', 'TIMESTAMP'],
+    ['as_of', 'TIMESTAMP'], // the provider's time of the rate
     ['source', 'VARCHAR'],
   ]),
   candles_1m: t('korea', 'candles_1m', 'Closed 1-minute candles (no row for a minute without trades).', [
@@ -88,10 +91,10 @@ export const RAW_TABLES = {
     ['exchange', 'VARCHAR'],
     ['symbol', 'VARCHAR'],
     // investment_warning | caution:PRICE_FLUCTUATIONS | caution:TRADING_VOLUME_SOARING | ...
-    // | alert:<bithumb virtual-asset warning type>
+    // | alert:<bithumb virtual-asset warning type> | market_warning:<an undocumented market_warning value>
     ['flag', 'VARCHAR'],
     ['started_at', 'TIMESTAMP'], // when the exchange says it started, if it says (NULL otherwise)
-    ['ends_at', 'TIMESTAMP'], // announced end, if any
+    ['ends_at', 'TIMESTAMP'], // announced end, if any: a flag past it is not active
     ['observed_at', 'TIMESTAMP'],
     ['source', 'VARCHAR'],
   ]),

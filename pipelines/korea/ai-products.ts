@@ -145,9 +145,11 @@ class AiRun {
   private async requireMarket(product: Product): Promise<MarketFacts> {
     const market = await this.market();
     if (!market.fx || market.majors.length === 0) {
-      throw new Error(
-        `${product}: this run has no kimchi-premium figures (Korean prices, global prices or the FX rate are missing); the last good version stays live`,
-      );
+      const stale = premiumsOf(this.ctx)?.stale?.[0];
+      const why = stale
+        ? `the inputs of the premiums are too far apart in time, e.g. ${stale.symbol} on ${stale.exchange}: ${stale.reason}`
+        : 'Korean prices, global prices or the FX rate are missing';
+      throw new Error(`${product}: this run has no kimchi-premium figures (${why}); the last good version stays live`);
     }
     return market;
   }
@@ -166,8 +168,12 @@ class AiRun {
     const kimchi = premiumsOf(this.ctx)!;
     const listed = new Set((await queryJson(this.ctx.connection, 'SELECT DISTINCT symbol FROM kr_markets')).map((r) => String(r.symbol)));
     const { facts, unavailable } = divergenceFacts(kimchi, listed);
-    if (facts.length === 0)
-      throw new Error('divergence: none of the 25 symbols has a global reference price in this run; the last good version stays live');
+    if (facts.length === 0) {
+      const why = Object.values(unavailable).find((r) => r.includes('no current premium'));
+      throw new Error(
+        `divergence: none of the 25 symbols has a ${why ? `current premium in this run (${why})` : 'global reference price in this run'}; the last good version stays live`,
+      );
+    }
     const news = await articlesOf(this.ctx, 'crypto', { limit: 200, sinceHours: NEWS_SIGNAL_HOURS, publishable: false });
     const names = new Map(facts.map((f) => [f.symbol, f.korean_name]));
     const btc = market.majors.find((m) => m.symbol === 'BTC');

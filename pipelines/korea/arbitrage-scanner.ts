@@ -9,13 +9,27 @@
  *   reverse_premiums  (symbol, exchange) pairs with a negative premium, most negative first, 20 at most
  *   exchange_gaps     |gap| above GAP_THRESHOLD_PCT, largest first, 20 at most
  *   market_share      shares of the combined 24h KRW volume of all KRW markets of both exchanges
+ *   stale             figures left out because their inputs are too far apart in time
+ *                     ({symbol, figure: upbit_premium | bithumb_premium | gap, reason}); the
+ *                     figure is null in `tokens`
  *
  * The scanner compares the two exchanges, so it needs both (and the official rate and global
  * prices): with one of them missing it throws and the last good version stays live.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DatasetStep } from '../runner.ts';
-import { FX_FIELDS_SQL, FX_SQL, GLOBAL_SQL, NAMES_SQL, TICKERS_SQL, marketAsOf, requirePremiumInputs } from './premiums.ts';
+import {
+  FX_FIELDS_SQL,
+  FX_SQL,
+  GLOBAL_SQL,
+  INPUT_WINDOW_SQL,
+  NAMES_SQL,
+  TICKERS_SQL,
+  marketAsOf,
+  pricesApartReasonSql,
+  rateApartReasonSql,
+  requirePremiumInputs,
+} from './premiums.ts';
 import { documentStep, EXCHANGES, countRows, krwSumSql, missingInput, pctSql, queryDocument, type KoreaRun } from './sql.ts';
 
 /** Upbit-Bithumb gaps listed in exchange_gaps: larger than this in absolute value (percent). */
@@ -23,22 +37,34 @@ export const GAP_THRESHOLD_PCT = 0.3;
 /** Length of the summary lists. */
 export const SCANNER_LIST_LIMIT = 20;
 
-/** One row per token with the unrounded fractions (tests read it directly). */
+/** Why a premium on `exchange` cannot be computed from its price, the global price and the rate (NULL when it can). */
+const premiumStaleSql = (exchange: 'upbit' | 'bithumb'): string =>
+  `CASE WHEN b.${exchange}_krw IS NOT NULL AND g.price_usd IS NOT NULL THEN nullif(concat_ws('; ',
+     ${pricesApartReasonSql(`'the ' || g.venue || ' global price'`, 'g.as_of', `'the ${exchange} price'`, `b.${exchange}_as_of`)},
+     ${rateApartReasonSql(`'the ${exchange} price'`, `b.${exchange}_as_of`, 'fx.provider', 'fx.as_of')}), '') END`;
+
+/** One row per token with the unrounded fractions (tests read it directly); a figure whose inputs are too far apart in time is NULL, with the reason. */
 export const SCANNER_ROWS_SQL = `(
   WITH up AS (SELECT * FROM ${TICKERS_SQL} WHERE exchange = 'upbit'),
        bt AS (SELECT * FROM ${TICKERS_SQL} WHERE exchange = 'bithumb'),
        both_ AS (
          SELECT coalesce(up.symbol, bt.symbol) AS symbol,
-                up.price_krw AS upbit_krw, bt.price_krw AS bithumb_krw,
+                up.price_krw AS upbit_krw, bt.price_krw AS bithumb_krw, up.as_of AS upbit_as_of, bt.as_of AS bithumb_as_of,
                 up.volume_24h_krw AS upbit_volume_24h_krw, bt.volume_24h_krw AS bithumb_volume_24h_krw
            FROM up FULL OUTER JOIN bt ON up.symbol = bt.symbol),
+       reasons AS (
+         SELECT b.*, g.price_usd AS global_price_usd, g.venue AS global_source, fx.rate AS fx_rate,
+                ${premiumStaleSql('upbit')} AS upbit_premium_stale,
+                ${premiumStaleSql('bithumb')} AS bithumb_premium_stale,
+                ${pricesApartReasonSql(`'the upbit price'`, 'b.upbit_as_of', `'the bithumb price'`, 'b.bithumb_as_of')} AS gap_stale
+           FROM both_ b CROSS JOIN ${FX_SQL} fx LEFT JOIN ${GLOBAL_SQL} g ON g.symbol = b.symbol),
        premiums AS (
-         SELECT b.*, g.price_usd AS global_price_usd, g.venue AS global_source,
-                (b.upbit_krw / fx.rate) / g.price_usd - 1 AS upbit_premium,
-                (b.bithumb_krw / fx.rate) / g.price_usd - 1 AS bithumb_premium,
-                b.upbit_krw / b.bithumb_krw - 1 AS gap,
-                coalesce(b.upbit_volume_24h_krw, 0) + coalesce(b.bithumb_volume_24h_krw, 0) AS volume_total
-           FROM both_ b CROSS JOIN ${FX_SQL} fx LEFT JOIN ${GLOBAL_SQL} g ON g.symbol = b.symbol)
+         SELECT r.*,
+                CASE WHEN r.upbit_premium_stale IS NULL THEN (r.upbit_krw / r.fx_rate) / r.global_price_usd - 1 END AS upbit_premium,
+                CASE WHEN r.bithumb_premium_stale IS NULL THEN (r.bithumb_krw / r.fx_rate) / r.global_price_usd - 1 END AS bithumb_premium,
+                CASE WHEN r.gap_stale IS NULL THEN r.upbit_krw / r.bithumb_krw - 1 END AS gap,
+                coalesce(r.upbit_volume_24h_krw, 0) + coalesce(r.bithumb_volume_24h_krw, 0) AS volume_total
+           FROM reasons r)
   SELECT p.*, n.korean_name,
          coalesce(greatest(p.upbit_premium, p.bithumb_premium) < 0, false) AS reverse_premium,
          CASE WHEN p.volume_total > 0 THEN coalesce(p.upbit_volume_24h_krw, 0) / p.volume_total END AS upbit_share,
@@ -106,7 +132,13 @@ export async function arbitrageScannerDocument(c: DuckDBConnection, run: KoreaRu
                           upbit_pct := ${pctSql('upbit_share', 2)},
                           bithumb_pct := ${pctSql('bithumb_share', 2)},
                           upbit_volume_krw := upbit_volume_krw,
-                          bithumb_volume_krw := bithumb_volume_krw) FROM ${MARKET_SHARE_SQL})
+                          bithumb_volume_krw := bithumb_volume_krw) FROM ${MARKET_SHARE_SQL}),
+       input_window := ${INPUT_WINDOW_SQL},
+       stale := coalesce((SELECT list(struct_pack(symbol := symbol, figure := figure, reason := reason) ORDER BY symbol, rank)
+                            FROM (SELECT symbol, 'upbit_premium' AS figure, upbit_premium_stale AS reason, 1 AS rank FROM s
+                                  UNION ALL SELECT symbol, 'bithumb_premium', bithumb_premium_stale, 2 FROM s
+                                  UNION ALL SELECT symbol, 'gap', gap_stale, 3 FROM s)
+                           WHERE reason IS NOT NULL), [])
      )) AS doc`,
   );
   return { source: run.sourceKind, as_of: asOf, ...body };

@@ -17,6 +17,7 @@ import { DIVERGENCE_SYMBOLS, KOREA_RESPONSES } from '../../catalog/korea.ts';
 import type { AnalystTask } from '../analyst/index.ts';
 import { mostFrequent, type StoredArticle } from './kr-news.ts';
 import type { MarketAlert } from './market-facts.ts';
+import { roundPrice } from './sql.ts';
 
 const Light = KOREA_RESPONSES.DivergenceBody.shape;
 const Deep = KOREA_RESPONSES.DivergenceDeepBody.shape;
@@ -54,6 +55,8 @@ export interface DeepInput {
   market: { btc_global_price_usd: number | null; btc_change_24h_pct: number | null };
 }
 
+// Percentages keep fixed decimals; prices keep significant digits (roundPrice), so a price of
+// 0.000014 USD is never published as 0.
 const r4 = (n: number) => Math.round(n * 1e4) / 1e4;
 const r2 = (n: number) => Math.round(n * 100) / 100;
 const pct = (n: number) => `${n > 0 ? '+' : ''}${n.toFixed(2)} %`;
@@ -72,6 +75,7 @@ export function divergenceFacts(
         exchanges: Array<{ exchange: 'upbit' | 'bithumb'; price_krw: number; premium_pct: number }>;
       }
     >;
+    stale?: ReadonlyArray<{ symbol: string; exchange: string; reason: string }>;
   },
   listedAnywhere: ReadonlySet<string>,
 ): { facts: DivergenceFacts[]; unavailable: Record<string, string> } {
@@ -81,6 +85,11 @@ export function divergenceFacts(
   const unavailable: Record<string, string> = {};
   for (const symbol of DIVERGENCE_SYMBOLS) {
     const entry = kimchi.by_symbol[symbol];
+    const stale = (kimchi.stale ?? []).filter((x) => x.symbol === symbol);
+    if (!entry && stale.length) {
+      unavailable[symbol] = `${symbol} has no current premium in this run: ${stale.map((x) => `${x.exchange}: ${x.reason}`).join('; ')}`;
+      continue;
+    }
     if (!entry) {
       unavailable[symbol] = listedAnywhere.has(symbol)
         ? `${symbol} has no global reference price (no Binance or OKX USDT market) in this run`
@@ -90,7 +99,7 @@ export function divergenceFacts(
     const exchanges = entry.exchanges.map((e) => ({
       exchange: e.exchange,
       price_krw: e.price_krw,
-      price_usd: r4(e.price_krw / kimchi.fx_rate),
+      price_usd: roundPrice(e.price_krw / kimchi.fx_rate),
       divergence_pct: r4(e.premium_pct),
     }));
     facts.push({

@@ -12,8 +12,11 @@
  *
  * A run updates the history from this run's kr_markets and market_flags, for each exchange
  * observed in this run only: an exchange whose market list is missing (upstream down) keeps its
- * state, so a failed fetch never reads as "everything delisted". Flags of an exchange with any
- * failed upstream in this run (ingest_failures) are neither ended nor started. The first
+ * state, so a failed fetch never reads as "everything delisted", and one whose market list had
+ * rows that could not be read (ingest_skipped_rows) reports no delisting. Flags of an exchange with
+ * any failed upstream in this run (ingest_failures), or with unreadable rows in its market list or
+ * alert feed, are neither ended nor started. A flag past the end the exchange announced for it
+ * (Bithumb's alert end_date) is over, whatever the feed still says. The first
  * observation of an exchange is the baseline: what it lists then is not reported as new.
  * An observation older than the exchange's last one (a re-run of an earlier time) changes nothing.
  * Events and ended flags older than HISTORY_KEEP_DAYS are dropped.
@@ -31,6 +34,7 @@ import {
   isoSql,
   missingInput,
   queryDocument,
+  skippedRowsSql,
   timestampSql,
   unavailableExchangesSql,
   type KoreaRun,
@@ -68,8 +72,12 @@ export async function updateAlertHistory(c: DuckDBConnection): Promise<void> {
   await ensureRawTables(c);
   for (const sql of HISTORY_TABLES_SQL) await c.run(sql);
   const failures = await failuresSql(c);
+  const skipped = await skippedRowsSql(c);
+  const partial = (exchange: string, lists: string[]) =>
+    `EXISTS (SELECT 1 FROM ${skipped} s WHERE s.upstream IN (${lists.map((l) => `${exchange} || ':${l}'`).join(', ')}))`;
   await c.run(`CREATE OR REPLACE TEMP TABLE alert_observed AS
-    SELECT k.exchange, max(k.observed_at) AS observed_at, any_value(t.last_observed) AS previous, count(t.exchange) > 0 AS tracked
+    SELECT k.exchange, max(k.observed_at) AS observed_at, any_value(t.last_observed) AS previous, count(t.exchange) > 0 AS tracked,
+           NOT ${partial('k.exchange', ['markets'])} AS complete
       FROM kr_markets k LEFT JOIN market_tracking t ON t.exchange = k.exchange
      WHERE k.observed_at IS NOT NULL
      GROUP BY k.exchange
@@ -80,10 +88,12 @@ export async function updateAlertHistory(c: DuckDBConnection): Promise<void> {
      GROUP BY k.exchange, k.symbol`);
   await c.run(`CREATE OR REPLACE TEMP TABLE alert_flag_observed AS
     SELECT o.exchange, o.observed_at FROM alert_observed o
-     WHERE NOT EXISTS (SELECT 1 FROM ${failures} f WHERE starts_with(lower(f.upstream), o.exchange))`);
+     WHERE NOT EXISTS (SELECT 1 FROM ${failures} f WHERE starts_with(lower(f.upstream), o.exchange))
+       AND NOT ${partial('o.exchange', ['markets', 'alerts'])}`);
   await c.run(`CREATE OR REPLACE TEMP TABLE alert_flags AS
     SELECT f.exchange, f.symbol, f.flag, min(f.started_at) AS started_at, max(f.ends_at) AS ends_at
       FROM market_flags f JOIN alert_flag_observed o ON o.exchange = f.exchange
+     WHERE f.ends_at IS NULL OR f.ends_at > o.observed_at
      GROUP BY f.exchange, f.symbol, f.flag`);
 
   await c.run('BEGIN TRANSACTION');
@@ -96,10 +106,10 @@ export async function updateAlertHistory(c: DuckDBConnection): Promise<void> {
     await c.run(`INSERT INTO market_listing_events
       SELECT h.exchange, h.symbol, 'delisting', o.observed_at, o.previous
         FROM market_listing_history h JOIN alert_observed o ON o.exchange = h.exchange
-       WHERE h.listed AND NOT EXISTS (SELECT 1 FROM alert_markets m WHERE ${sameMarket('m', 'h')})`);
+       WHERE o.complete AND h.listed AND NOT EXISTS (SELECT 1 FROM alert_markets m WHERE ${sameMarket('m', 'h')})`);
     await c.run(`UPDATE market_listing_history h SET listed = false
         FROM alert_observed o
-       WHERE h.exchange = o.exchange AND h.listed AND NOT EXISTS (SELECT 1 FROM alert_markets m WHERE ${sameMarket('m', 'h')})`);
+       WHERE o.complete AND h.exchange = o.exchange AND h.listed AND NOT EXISTS (SELECT 1 FROM alert_markets m WHERE ${sameMarket('m', 'h')})`);
     await c.run(`UPDATE market_listing_history h
          SET first_seen = CASE WHEN h.listed THEN h.first_seen ELSE x.observed_at END,
              last_seen = x.observed_at, listed = true,
@@ -113,7 +123,11 @@ export async function updateAlertHistory(c: DuckDBConnection): Promise<void> {
     await c.run(`UPDATE market_tracking t SET last_observed = o.observed_at FROM alert_observed o WHERE t.exchange = o.exchange`);
     await c.run(`INSERT INTO market_tracking SELECT exchange, observed_at, observed_at FROM alert_observed WHERE NOT tracked`);
 
-    // flags: end the ones that disappeared, extend the ones still raised, open the new ones
+    // flags: end the ones past their announced end (on every exchange, observed or not) and the
+    // ones that disappeared, extend the ones still raised, open the new ones
+    await c.run(`UPDATE market_flag_history h SET ended_at = x.observed_at
+        FROM (SELECT max(observed_at) AS observed_at FROM alert_observed) x
+       WHERE h.ended_at IS NULL AND h.ends_at IS NOT NULL AND h.ends_at <= x.observed_at`);
     await c.run(`UPDATE market_flag_history h SET ended_at = o.observed_at
         FROM alert_flag_observed o
        WHERE h.exchange = o.exchange AND h.ended_at IS NULL

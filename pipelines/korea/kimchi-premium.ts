@@ -4,16 +4,30 @@
  *
  *   {source, as_of, fx_rate, fx_source, fx_as_of, symbols_count,
  *    by_symbol: {BTC: {symbol, korean_name, global_price_usd, global_source,
- *                      exchanges: [{exchange, price_krw, premium_pct, usdt_krw, usdt_premium_pct}]}},
+ *                      exchanges: [{exchange, price_krw, premium_pct, usdt_krw, usdt_premium_pct}],
+ *                      stale_exchanges: [{exchange, reason}]}},
  *    no_global_price: [symbols listed in Korea without a global reference, e.g. USDT],
+ *    input_window: {prices_minutes, fx_hours},
+ *    stale: [{symbol, exchange, reason}],
  *    unavailable_exchanges: [{exchange, reason}]}
  *
  * Needs Korean prices, the official rate and global prices; when one exchange is down the other
  * one's premiums are still published and the missing exchange is named in unavailable_exchanges.
+ * A (symbol, exchange) whose inputs are too far apart in time has no premium: it is listed in
+ * `stale` with the reason (and in its symbol's stale_exchanges when the other exchange has one).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DatasetStep } from '../runner.ts';
-import { FX_FIELDS_SQL, NAMES_SQL, PREMIUM_ROWS_SQL, TICKERS_SQL, marketAsOf, requirePremiumInputs } from './premiums.ts';
+import {
+  FX_FIELDS_SQL,
+  GLOBAL_SQL,
+  INPUT_WINDOW_SQL,
+  NAMES_SQL,
+  PREMIUM_ROWS_SQL,
+  TICKERS_SQL,
+  marketAsOf,
+  requirePremiumInputs,
+} from './premiums.ts';
 import { documentStep, exchangeRankSql, pctSql, queryDocument, unavailableExchangesSql, type KoreaRun } from './sql.ts';
 
 export async function kimchiPremiumDocument(c: DuckDBConnection, run: KoreaRun): Promise<Record<string, unknown>> {
@@ -21,7 +35,9 @@ export async function kimchiPremiumDocument(c: DuckDBConnection, run: KoreaRun):
   const asOf = await marketAsOf(c);
   const body = await queryDocument(
     c,
-    `WITH per_symbol AS (
+    `WITH rows_ AS (SELECT * FROM ${PREMIUM_ROWS_SQL}),
+     stale AS (SELECT symbol, exchange, stale_reason AS reason FROM rows_ WHERE stale_reason IS NOT NULL),
+     per_symbol AS (
        SELECT p.symbol,
               struct_pack(
                 symbol := p.symbol,
@@ -34,9 +50,13 @@ export async function kimchiPremiumDocument(c: DuckDBConnection, run: KoreaRun):
                   premium_pct := ${pctSql('p.kimchi')},
                   usdt_krw := p.usdt_krw,
                   usdt_premium_pct := ${pctSql('p.kimchi_usdt')}
-                ) ORDER BY ${exchangeRankSql('p.exchange')})
+                ) ORDER BY ${exchangeRankSql('p.exchange')}),
+                stale_exchanges := coalesce((SELECT list(struct_pack(exchange := x.exchange, reason := x.reason)
+                                                         ORDER BY ${exchangeRankSql('x.exchange')})
+                                               FROM stale x WHERE x.symbol = p.symbol), [])
               ) AS entry
-         FROM ${PREMIUM_ROWS_SQL} p LEFT JOIN ${NAMES_SQL} n ON n.symbol = p.symbol
+         FROM rows_ p LEFT JOIN ${NAMES_SQL} n ON n.symbol = p.symbol
+        WHERE p.stale_reason IS NULL
         GROUP BY p.symbol
      )
      SELECT to_json(struct_pack(
@@ -47,8 +67,11 @@ export async function kimchiPremiumDocument(c: DuckDBConnection, run: KoreaRun):
          '{}'::JSON),
        no_global_price := coalesce(
          (SELECT list(DISTINCT symbol ORDER BY symbol) FROM ${TICKERS_SQL} t
-           WHERE NOT EXISTS (SELECT 1 FROM per_symbol s WHERE s.symbol = t.symbol)),
+           WHERE NOT EXISTS (SELECT 1 FROM ${GLOBAL_SQL} g WHERE g.symbol = t.symbol)),
          []::VARCHAR[]),
+       input_window := ${INPUT_WINDOW_SQL},
+       stale := coalesce((SELECT list(struct_pack(symbol := symbol, exchange := exchange, reason := reason)
+                                      ORDER BY symbol, ${exchangeRankSql('exchange')}) FROM stale), []),
        unavailable_exchanges := ${await unavailableExchangesSql(c)}
      )) AS doc`,
   );

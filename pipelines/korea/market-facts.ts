@@ -54,6 +54,8 @@ interface KimchiDoc {
   fx_as_of: string;
   by_symbol: Record<string, PremiumEntry>;
   unavailable_exchanges: Array<{ exchange: string; reason: string }>;
+  /** (symbol, exchange) pairs whose inputs were too far apart in time for a premium (older documents have none). */
+  stale?: Array<{ symbol: string; exchange: string; reason: string }>;
 }
 interface StablecoinDoc {
   premiums: Array<{ stablecoin: 'USDT' | 'USDC'; exchange: 'upbit' | 'bithumb'; premium_pct: number }>;

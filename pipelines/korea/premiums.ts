@@ -10,8 +10,14 @@
  * P_global the global USD(T) reference and U the exchange's own KRW-USDT price. They satisfy
  * (1 + kp) = (1 + kp_usdt) * (1 + sp): the kimchi premium splits into the token's premium over
  * USDT and USDT's premium over the official rate.
+ *
+ * Every input carries its source time (kr_tickers, global_prices and fx_rates `as_of`), and a
+ * premium combines only inputs close in time (docs/upstreams-korea.md, "Inputs of one premium"):
+ * prices at most PRICE_WINDOW_MINUTES apart, the official rate at most FX_WINDOW_HOURS from the
+ * Korean price. Otherwise the premium is not computed and the pair is stale, with the reason.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { PREMIUM_INPUT_WINDOW } from '../../catalog/korea.ts';
 import { queryJson } from '../../lib/duckdb.ts';
 import { EXCHANGES, countRows, ensureRawTables, exchangeRankSql, isoSql, missingInput } from './sql.ts';
 
@@ -34,22 +40,67 @@ export const NAMES_SQL = `(SELECT symbol,
           arg_min(english_name, ${exchangeRankSql('exchange')}) AS english_name
      FROM kr_markets GROUP BY symbol)`;
 
+/** Prices one premium combines are at most this far apart; the rate at most FX_WINDOW_HOURS from the price (catalog/korea.ts says why). */
+export const PRICE_WINDOW_MINUTES = PREMIUM_INPUT_WINDOW.pricesMinutes;
+export const FX_WINDOW_HOURS = PREMIUM_INPUT_WINDOW.fxHours;
+
+const secondsApart = (a: string, b: string): string => `abs(epoch(${a}) - epoch(${b}))`;
+
+/** A number of seconds as '12 minutes', '30.5 hours' or '868 days'. */
+const spanSql = (seconds: string): string =>
+  `(CASE WHEN ${seconds} < 7200 THEN round(${seconds} / 60)::BIGINT || ' minutes'
+         WHEN ${seconds} < 172800 THEN round(${seconds} / 3600, 1) || ' hours'
+         ELSE round(${seconds} / 86400)::BIGINT || ' days' END)`;
+
+/** Whether two prices' times are within the window (NULL when either is missing). */
+export const pricesTogetherSql = (a: string, b: string): string => `(${secondsApart(a, b)} <= ${PRICE_WINDOW_MINUTES * 60})`;
+/** Whether a rate's time is within the window of a price's. */
+export const rateWithPriceSql = (price: string, rate: string): string => `(${secondsApart(price, rate)} <= ${FX_WINDOW_HOURS * 3600})`;
+
+/**
+ * Why two prices cannot be combined, or NULL: `aLabel` and `bLabel` are SQL text expressions
+ * naming them ('the upbit price'), `aTime` and `bTime` their as_of.
+ */
+export function pricesApartReasonSql(aLabel: string, aTime: string, bLabel: string, bTime: string): string {
+  return `CASE WHEN NOT ${pricesTogetherSql(aTime, bTime)} THEN
+    ${aLabel} || ' (' || ${isoSql(aTime)} || ') and ' || ${bLabel} || ' (' || ${isoSql(bTime)} || ') are '
+      || ${spanSql(secondsApart(aTime, bTime))} || ' apart; a premium combines prices at most ${PRICE_WINDOW_MINUTES} minutes apart' END`;
+}
+
+/** Why a rate cannot convert a price, or NULL. */
+export function rateApartReasonSql(priceLabel: string, priceTime: string, provider: string, rateTime: string): string {
+  return `CASE WHEN NOT ${rateWithPriceSql(priceTime, rateTime)} THEN
+    'the USD/KRW rate (' || ${provider} || ', ' || ${isoSql(rateTime)} || ') is ' || ${spanSql(secondsApart(priceTime, rateTime))}
+      || ' from ' || ${priceLabel} || ' (' || ${isoSql(priceTime)} || '); a premium uses a rate at most ${FX_WINDOW_HOURS} hours from the price' END`;
+}
+
+/** The windows as a document field. */
+export const INPUT_WINDOW_SQL = `struct_pack(prices_minutes := ${PRICE_WINDOW_MINUTES}, fx_hours := ${FX_WINDOW_HOURS})`;
+
 /**
  * Every (exchange, symbol) with a global reference, with the three premiums as unrounded
- * fractions (kimchi_usdt and stablecoin are NULL on an exchange without a KRW-USDT price).
+ * fractions (kimchi_usdt and stablecoin are NULL on an exchange without a KRW-USDT price, or one
+ * whose USDT price is not close in time to the token's). `stale_reason` says why a pair's inputs
+ * cannot be combined; its premiums are then NULL.
  */
 export const PREMIUM_ROWS_SQL = `(
-  SELECT t.exchange, t.symbol, t.price_krw, t.volume_24h_krw, t.change_24h_pct,
-         g.price_usd AS global_price_usd, g.venue AS global_source,
-         fx.rate AS fx_rate, u.usdt_krw,
-         (t.price_krw / fx.rate) / g.price_usd - 1 AS kimchi,
-         (t.price_krw / u.usdt_krw) / g.price_usd - 1 AS kimchi_usdt,
-         u.usdt_krw / fx.rate - 1 AS stablecoin
-    FROM ${TICKERS_SQL} t
-    JOIN ${GLOBAL_SQL} g ON g.symbol = t.symbol
-   CROSS JOIN ${FX_SQL} fx
-    LEFT JOIN (SELECT exchange, price_krw AS usdt_krw FROM ${TICKERS_SQL} WHERE symbol = 'USDT') u
-           ON u.exchange = t.exchange)`;
+  SELECT r.*,
+         CASE WHEN r.stale_reason IS NULL THEN (r.price_krw / r.fx_rate) / r.global_price_usd - 1 END AS kimchi,
+         CASE WHEN r.stale_reason IS NULL AND r.usdt_fresh THEN (r.price_krw / r.usdt_krw) / r.global_price_usd - 1 END AS kimchi_usdt,
+         CASE WHEN r.stale_reason IS NULL AND r.usdt_fresh THEN r.usdt_krw / r.fx_rate - 1 END AS stablecoin
+    FROM (
+      SELECT t.exchange, t.symbol, t.price_krw, t.volume_24h_krw, t.change_24h_pct, t.as_of AS price_as_of,
+             g.price_usd AS global_price_usd, g.venue AS global_source, g.as_of AS global_as_of,
+             fx.rate AS fx_rate, fx.as_of AS fx_as_of, u.usdt_krw, u.usdt_as_of,
+             coalesce(${pricesTogetherSql('t.as_of', 'u.usdt_as_of')}, false) AS usdt_fresh,
+             nullif(concat_ws('; ',
+               ${pricesApartReasonSql(`'the ' || g.venue || ' global price'`, 'g.as_of', `'the ' || t.exchange || ' price'`, 't.as_of')},
+               ${rateApartReasonSql(`'the ' || t.exchange || ' price'`, 't.as_of', 'fx.provider', 'fx.as_of')}), '') AS stale_reason
+        FROM ${TICKERS_SQL} t
+        JOIN ${GLOBAL_SQL} g ON g.symbol = t.symbol
+       CROSS JOIN ${FX_SQL} fx
+        LEFT JOIN (SELECT exchange, price_krw AS usdt_krw, as_of AS usdt_as_of FROM ${TICKERS_SQL} WHERE symbol = 'USDT') u
+               ON u.exchange = t.exchange) r)`;
 
 /** Upstream names (ingest_failures) that supply each input, for the "inputs missing" reasons. */
 export const FX_UPSTREAMS = ['fx', 'dunamu', 'er-api', 'frankfurter', 'naver:fx'] as const;

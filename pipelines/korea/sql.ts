@@ -51,7 +51,18 @@ export function timestampSql(at: Date): string {
 /** ISO 8601 UTC text of a TIMESTAMP expression, e.g. 2026-11-20T09:00:00Z (NULL stays NULL). */
 export const isoSql = (expr: string): string => `strftime(${expr}, '%Y-%m-%dT%H:%M:%SZ')`;
 
-/** A fraction shown as a percent rounded to 4 decimals (0.0065812 → 0.6581). */
+/** Significant digits a computed price keeps (a price is never rounded to a fixed number of decimals). */
+export const PRICE_SIGNIFICANT_DIGITS = 8;
+
+/**
+ * A computed price (e.g. a KRW price converted to USD) rounded to significant digits: 0.0000141234567
+ * stays 0.000014123457, 65729.7297297 becomes 65729.730, and a positive price never becomes 0.
+ */
+export function roundPrice(price: number): number {
+  return Number.isFinite(price) ? Number(price.toPrecision(PRICE_SIGNIFICANT_DIGITS)) : price;
+}
+
+/** A fraction shown as a percent rounded to 4 decimals (0.0065812 → 0.6581); percentages keep fixed decimals, prices do not (roundPrice). */
 export const pctSql = (fraction: string, decimals = 4): string => `round(100 * (${fraction}), ${decimals})`;
 
 /**
@@ -87,6 +98,20 @@ export async function failuresSql(c: DuckDBConnection): Promise<string> {
     return `(SELECT upstream::VARCHAR AS upstream, error::VARCHAR AS error FROM ingest_failures)`;
   }
   return `(SELECT NULL::VARCHAR AS upstream, NULL::VARCHAR AS error WHERE false)`;
+}
+
+/**
+ * `ingest_skipped_rows(upstream, list, skipped, total, problems)` as a relation: rows an upstream
+ * sent that the live source could not read this run (the rest of the list was kept); empty when
+ * the table is absent.
+ */
+export async function skippedRowsSql(c: DuckDBConnection): Promise<string> {
+  if (await tableExists(c, 'ingest_skipped_rows')) {
+    return `(SELECT upstream::VARCHAR AS upstream, list::VARCHAR AS list, skipped::INTEGER AS skipped, total::INTEGER AS total,
+                    problems::VARCHAR AS problems FROM ingest_skipped_rows)`;
+  }
+  return `(SELECT NULL::VARCHAR AS upstream, NULL::VARCHAR AS list, NULL::INTEGER AS skipped, NULL::INTEGER AS total,
+                  NULL::VARCHAR AS problems WHERE false)`;
 }
 
 /** One failure as text: the error when it already names its upstream (the live source's do), else 'upstream: error'. */

@@ -4,13 +4,15 @@
  *
  *   {source, as_of, fx_rate, fx_source, fx_as_of,
  *    premiums: [{stablecoin, exchange, price_krw, premium_pct, volume_24h_krw}],
- *    interpretation, unavailable_exchanges: [{exchange, reason}]}
+ *    interpretation, input_window: {prices_minutes, fx_hours}, stale: [{stablecoin, exchange, reason}],
+ *    unavailable_exchanges: [{exchange, reason}]}
  *
- * Needs the official rate and at least one stablecoin price; one exchange down still publishes.
+ * Needs the official rate and at least one stablecoin price; one exchange down still publishes. A
+ * stablecoin price too far in time from the rate has no premium: it is listed in `stale`.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DatasetStep } from '../runner.ts';
-import { FX_FIELDS_SQL, FX_SQL, TICKERS_SQL, marketAsOf, requirePremiumInputs } from './premiums.ts';
+import { FX_FIELDS_SQL, FX_SQL, INPUT_WINDOW_SQL, TICKERS_SQL, marketAsOf, rateApartReasonSql, requirePremiumInputs } from './premiums.ts';
 import {
   EXCHANGES,
   countRows,
@@ -56,18 +58,24 @@ export async function stablecoinPremiumDocument(c: DuckDBConnection, run: KoreaR
     throw await missingInput(c, 'stablecoin-premium', 'no USDT or USDC price on either exchange', EXCHANGES);
   }
   const asOf = await marketAsOf(c);
+  const order = `list_position(['USDT', 'USDC'], t.symbol), ${exchangeRankSql('t.exchange')}`;
   const body = await queryDocument(
     c,
-    `SELECT to_json(struct_pack(
+    `WITH t AS (SELECT t.*, fx.rate AS fx_rate,
+                       ${rateApartReasonSql(`'the ' || t.exchange || ' ' || t.symbol || ' price'`, 't.as_of', 'fx.provider', 'fx.as_of')} AS stale_reason
+                  FROM ${TICKERS_SQL} t CROSS JOIN ${FX_SQL} fx WHERE ${isStablecoin('t.symbol')})
+     SELECT to_json(struct_pack(
        ${FX_FIELDS_SQL},
-       premiums := (SELECT list(struct_pack(
+       premiums := coalesce((SELECT list(struct_pack(
                        stablecoin := t.symbol,
                        exchange := t.exchange,
                        price_krw := t.price_krw,
-                       premium_pct := ${pctSql('t.price_krw / fx.rate - 1')},
+                       premium_pct := ${pctSql('t.price_krw / t.fx_rate - 1')},
                        volume_24h_krw := t.volume_24h_krw
-                     ) ORDER BY list_position(['USDT', 'USDC'], t.symbol), ${exchangeRankSql('t.exchange')})
-                      FROM ${TICKERS_SQL} t CROSS JOIN ${FX_SQL} fx WHERE ${isStablecoin('t.symbol')}),
+                     ) ORDER BY ${order}) FROM t WHERE t.stale_reason IS NULL), []),
+       input_window := ${INPUT_WINDOW_SQL},
+       stale := coalesce((SELECT list(struct_pack(stablecoin := t.symbol, exchange := t.exchange, reason := t.stale_reason)
+                                      ORDER BY ${order}) FROM t WHERE t.stale_reason IS NOT NULL), []),
        unavailable_exchanges := ${await unavailableExchangesSql(c)}
      )) AS doc`,
   );

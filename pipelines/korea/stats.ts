@@ -1,6 +1,7 @@
 /**
  * stats (free): coverage per exchange (listed markets, priced, with a global reference, with
- * candles, flagged, and why an exchange is missing from this run) and the as_of of every dataset
+ * candles, flagged, and why an exchange is missing from this run or which of its rows could not be
+ * read) and the as_of of every dataset
  * written before it in this run; the proxy replaces `datasets` with the live manifest's entries
  * and their ages at request time.
  */
@@ -17,6 +18,7 @@ import {
   isoSql,
   missingInput,
   queryDocument,
+  skippedRowsSql,
 } from './sql.ts';
 
 export async function coverageDocument(c: DuckDBConnection): Promise<{ coverage: Record<string, unknown>; as_of: string }> {
@@ -25,6 +27,7 @@ export async function coverageDocument(c: DuckDBConnection): Promise<{ coverage:
     throw await missingInput(c, 'stats', 'no market lists (kr_markets is empty), so no coverage to report', EXCHANGES);
   }
   const failures = await failuresSql(c);
+  const skipped = await skippedRowsSql(c);
   const per = (table: string, e: string, where = 'true') =>
     `(SELECT count(DISTINCT symbol) FROM ${table} x WHERE x.exchange = ${e} AND ${where})::INTEGER`;
   return (await queryDocument(
@@ -37,9 +40,14 @@ export async function coverageDocument(c: DuckDBConnection): Promise<{ coverage:
               ${per('candles_1m', 'e.exchange')} AS with_candles,
               ${per('market_flags', 'e.exchange')} AS flagged,
               (SELECT ${isoSql('max(observed_at)')} FROM kr_markets x WHERE x.exchange = e.exchange) AS as_of,
-              (SELECT ${failureListSql('f')}
-                 FROM ${failures} f
-                WHERE starts_with(lower(f.upstream), e.exchange) OR lower(f.upstream) = 'candles:' || e.exchange) AS problems
+              nullif(concat_ws('; ',
+                (SELECT ${failureListSql('f')}
+                   FROM ${failures} f
+                  WHERE starts_with(lower(f.upstream), e.exchange) OR lower(f.upstream) = 'candles:' || e.exchange),
+                (SELECT string_agg(s.upstream || ': skipped ' || s.skipped || ' of ' || s.total || ' ' || s.list
+                                   || ' that could not be read (' || s.problems || ')', '; ' ORDER BY s.upstream, s.list)
+                   FROM ${skipped} s
+                  WHERE starts_with(lower(s.upstream), e.exchange) OR lower(s.upstream) = 'candles:' || e.exchange)), '') AS problems
          FROM (VALUES ('upbit'), ('bithumb')) e(exchange))
      SELECT to_json(struct_pack(
        as_of := (SELECT ${isoSql('max(observed_at)')} FROM kr_markets),

@@ -14,7 +14,8 @@
  *   variants add the summary the pipeline wrote for exactly those articles.
  *
  * Every paid handler has a precheck, so nobody pays for a 404 (symbol not listed, no global
- * price) or a 503 (dataset missing from the snapshot).
+ * price) or a 503 (dataset missing from the snapshot; for kimchi-premium, no current premium
+ * because the symbol's inputs were too far apart in time).
  */
 import type { LoadedDataset, LoadedSnapshot } from '../../snapshots/reader.ts';
 import { queryRows } from './duck.ts';
@@ -83,6 +84,15 @@ function kimchiEntry(req: DataRequest): { doc: Doc; entry: Doc } | DataResult {
   const symbol = symbolOf(req);
   const entry = (doc.by_symbol as Record<string, Doc> | undefined)?.[symbol];
   if (entry) return { doc, entry };
+  // Listed and priced, but the inputs of its premium are too far apart in time: no premium to sell.
+  const stale = ((doc.stale as Array<{ symbol: string; exchange: string; reason: string }> | undefined) ?? []).filter(
+    (s) => s.symbol === symbol,
+  );
+  if (stale.length) {
+    return notAvailable(
+      `No current kimchi premium for ${symbol} in snapshot ${req.snapshot.version}: ${stale.map((s) => `${s.exchange}: ${s.reason}`).join('; ')}. Try again after the next update.`,
+    );
+  }
   if (((doc.no_global_price as string[] | undefined) ?? []).includes(symbol)) {
     const hint =
       symbol === 'USDT' || symbol === 'USDC' ? ' Its premium against the official USD/KRW rate is at /api/v1/stablecoin-premium.' : '';
@@ -104,7 +114,11 @@ const kimchiPremium: DataHandler = sliceHandler(kimchiEntry, ({ doc, entry }) =>
   global_price_usd: entry.global_price_usd,
   global_source: entry.global_source,
   exchanges: entry.exchanges,
-  unavailable_exchanges: doc.unavailable_exchanges,
+  // an exchange down for the whole run, or whose price for this symbol was too far in time from the other inputs
+  unavailable_exchanges: [
+    ...((doc.unavailable_exchanges as Doc[] | undefined) ?? []),
+    ...((entry.stale_exchanges as Doc[] | undefined) ?? []),
+  ],
 }));
 
 // ------------------------------------------------------------------ kr-prices

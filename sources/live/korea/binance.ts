@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import type { Row } from '../../../lib/duckdb.ts';
 import type { Upstream } from '../http.ts';
+import { labelBy, readRows, type RowsRead } from './lenient.ts';
 
 const DecimalString = z
   .string()
@@ -19,13 +20,15 @@ const MiniTicker = z.object({
   symbol: z.string(),
   lastPrice: DecimalString,
   quoteVolume: DecimalString,
-  closeTime: z.number().int(),
+  /** End of the rolling 24 h window: the price's source time. */
+  closeTime: z.number().int().nonnegative(),
   count: z.number().int(),
 });
 export type BinanceMiniTicker = z.infer<typeof MiniTicker>;
 
-export function fetchBinanceTickers(up: Upstream): Promise<BinanceMiniTicker[]> {
-  return up.getJson('/api/v3/ticker/24hr', { type: 'MINI' }, z.array(MiniTicker));
+/** Every symbol's mini ticker; a row that does not parse is skipped and counted, not the list. */
+export async function fetchBinanceTickers(up: Upstream): Promise<RowsRead<BinanceMiniTicker>> {
+  return readRows(await up.getJson('/api/v3/ticker/24hr', { type: 'MINI' }, z.array(z.unknown())), MiniTicker, labelBy('symbol'));
 }
 
 /**

@@ -2,7 +2,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createUpstream, UpstreamError, type Upstream } from '../http.ts';
 import { koreaFixture, recordedReply } from '../testing/korea-upstreams.ts';
 import { startLoopback, type Loopback, type Reply } from '../testing/loopback.ts';
-import { bithumbFlagRows, bithumbTickerRows, fetchBithumbAlerts, fetchBithumbMarkets, fetchBithumbTickers } from './bithumb.ts';
+import {
+  activeBithumbAlerts,
+  bithumbAlertFlagRows,
+  bithumbTickerRows,
+  bithumbWarningFlagRows,
+  fetchBithumbAlerts,
+  fetchBithumbMarkets,
+  fetchBithumbTickers,
+} from './bithumb.ts';
 
 const AT = new Date('2026-07-30T07:41:05Z');
 
@@ -25,8 +33,8 @@ describe('Bithumb ALL_KRW (every number a string)', () => {
     const client = await bithumb('/public/ticker/ALL_KRW', { json: koreaFixture('bithumb-ticker-all-krw.json') });
     const tickers = await fetchBithumbTickers(client);
     expect(tickers.skipped).toEqual([]);
-    expect(tickers.coins.map((c) => c.symbol)).not.toContain('date');
-    expect(tickers.coins).toHaveLength(29);
+    expect(tickers.rows.map((c) => c.symbol)).not.toContain('date');
+    expect(tickers.rows).toHaveLength(29);
     const btc = bithumbTickerRows(tickers, AT).find((r) => r[1] === 'BTC')!;
     expect(btc).toEqual([
       'bithumb',
@@ -74,7 +82,7 @@ describe('Bithumb ALL_KRW (every number a string)', () => {
       },
     });
     const tickers = await fetchBithumbTickers(client);
-    expect(tickers.coins.map((c) => c.symbol)).toEqual(['BTC']);
+    expect(tickers.rows.map((c) => c.symbol)).toEqual(['BTC']);
     expect(tickers.skipped).toEqual(['ODD.closing_price: expected a decimal number in a string']);
   });
 
@@ -88,11 +96,23 @@ describe('Bithumb ALL_KRW (every number a string)', () => {
     expect(server!.requests).toHaveLength(1); // not retried: the next run is a minute away
   });
 
-  it('fails on a missing or malformed `date` with the field named', async () => {
-    const client = await bithumb('/public/ticker/ALL_KRW', { json: { status: '0000', data: { date: 'yesterday' } } });
-    await expect(fetchBithumbTickers(client)).rejects.toThrow(
-      /unexpected response from GET .*ALL_KRW \(data\): date: expected epoch milliseconds in a string/,
-    );
+  it('reads an answer without `date` (the documented examples have none) or with a malformed one, stamped with the time received', async () => {
+    const coin = {
+      closing_price: '91171000',
+      prev_closing_price: '95025000',
+      max_price: '96841000',
+      min_price: '91100000',
+      fluctate_rate_24H: '-4.06',
+      units_traded_24H: '295.5',
+      acc_trade_value_24H: '26949449771.5081',
+    };
+    const client = await bithumb('/public/ticker/ALL_KRW', { json: { status: '0000', data: { BTC: coin } } });
+    const tickers = await fetchBithumbTickers(client);
+    expect(tickers.stampMs).toBeNull();
+    expect(bithumbTickerRows(tickers, AT)[0]![9]).toEqual(AT);
+    await server!.close();
+    const again = await bithumb('/public/ticker/ALL_KRW', { json: { status: '0000', data: { BTC: coin, date: 'yesterday' } } });
+    expect((await fetchBithumbTickers(again)).stampMs).toBeNull();
   });
 });
 
@@ -105,7 +125,14 @@ describe('Bithumb v1 market list and alerts', () => {
     up = createUpstream({ name: 'bithumb', baseUrl: server.url, retries: 0 });
     const [markets, alerts] = await Promise.all([fetchBithumbMarkets(up), fetchBithumbAlerts(up)]);
     expect(server.requests.find((r) => r.path === '/v1/market/all')!.query).toEqual({ isDetails: 'true' });
-    const flags = bithumbFlagRows(markets, alerts, AT).map((r) => [r[1], r[2], r[4] instanceof Date ? r[4].toISOString() : r[4]]);
+    expect([markets.skipped, alerts.skipped]).toEqual([[], []]);
+    const { active, expired } = activeBithumbAlerts(alerts.rows, AT);
+    expect(expired).toEqual([]);
+    const flags = [...bithumbWarningFlagRows(markets.rows, AT).flags, ...bithumbAlertFlagRows(active, AT)].map((r) => [
+      r[1],
+      r[2],
+      r[4] instanceof Date ? r[4].toISOString() : r[4],
+    ]);
     expect(flags).toEqual([
       ['ZIL', 'investment_warning', null],
       ['WAXP', 'investment_warning', null],

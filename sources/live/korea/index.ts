@@ -18,23 +18,28 @@
  * always get at least one market: a run whose fixed feeds spent the whole budget on retries goes
  * over by that one request.
  *
- * A failing upstream leaves its rows out of the raw tables (the tables exist, its share is empty)
- * and records why in ingest_failures; the dataset steps that need it then fail with that reason
- * and the runner keeps their last good files. Korea-specific warehouse state that survives runs:
- * macro_history, macro_fetch_log, live_upstream_cooloff.
+ * A failing upstream call leaves its rows out of the raw tables (the tables exist, its share is
+ * empty) and records why in ingest_failures; the dataset steps that need it then fail with that
+ * reason and the runner keeps their last good files. A step that makes several calls (Upbit,
+ * Bithumb) writes what the calls that answered feed and fails afterwards, naming the ones that did
+ * not: a failed Bithumb alert feed never costs the Bithumb prices. A row an upstream sends that
+ * cannot be read is skipped and counted in ingest_skipped_rows and the run's notes (lenient.ts);
+ * the rest of its list is kept. Korea-specific warehouse state that survives runs: macro_history,
+ * macro_fetch_log, live_upstream_cooloff.
  */
 import type { Settings } from '../../../lib/config.ts';
 import type { IngestContext, IngestStep } from '../../contract.ts';
 import { queryJson, type Row } from '../../../lib/duckdb.ts';
 import { RAW_TABLES } from '../../raw-tables.ts';
-import { UpstreamError } from '../http.ts';
 import { binancePriceRows, fetchBinanceTickers } from './binance.ts';
 import {
+  activeBithumbAlerts,
   BITHUMB_ALERT_STEPS,
+  bithumbAlertFlagRows,
   bithumbAlertStepRows,
-  bithumbFlagRows,
   bithumbMarketRows,
   bithumbTickerRows,
+  bithumbWarningFlagRows,
   fetchBithumbAlerts,
   fetchBithumbMarkets,
   fetchBithumbTickers,
@@ -45,9 +50,12 @@ import { fetchErApiUsdKrw } from './er-api.ts';
 import { fetchFredSeries } from './fred.ts';
 import {
   clearIngestFailures,
+  clearSkippedRows,
   ingestFailureReason,
   INGEST_FAILURES,
+  INGEST_SKIPPED_ROWS,
   recordIngestFailure,
+  recordSkippedRows,
   type KoreaUpstreamName,
 } from './ingest-failures.ts';
 import {
@@ -152,6 +160,7 @@ export function koreaLiveIngestSteps(settings: Settings, overrides: KoreaLiveOve
     async run(ctx) {
       await resetRows(ctx.connection, targets);
       await clearIngestFailures(ctx.connection, upstreams);
+      await clearSkippedRows(ctx.connection, upstreams);
       return fetch(ctx);
     },
   });
@@ -163,43 +172,56 @@ export function koreaLiveIngestSteps(settings: Settings, overrides: KoreaLiveOve
       { table: T.market_flags, exchange: 'upbit' },
       { table: T.kr_tickers, exchange: 'upbit' },
     ],
-    ['upbit'],
-    (ctx) =>
-      recorded(ctx, 'upbit', async () => {
-        const cooling = await upbitCooloff(ctx.connection, ctx.now);
-        if (cooling) throw new Error(cooling);
-        const [markets, tickers] = await withUpstream(client('upbit'), budget(ctx), ctx.log, (up) =>
-          Promise.all([fetchUpbitMarkets(up), fetchUpbitTickers(up)]),
-        ).catch((err: unknown) => upbitBanned(ctx, err));
-        const m = upbitMarketRows(markets, ctx.now);
-        const tickerRows = upbitTickerRows(tickers);
-        if (m.markets.length === 0 || tickerRows.length === 0) {
-          throw new Error(`upbit: answered ${m.markets.length} KRW markets and ${tickerRows.length} KRW tickers; expected both`);
-        }
-        ctx.log(`upbit: ${m.markets.length} KRW markets, ${m.flags.length} flags raised, ${tickerRows.length} tickers`);
-        return replaceRows(ctx.connection, [
-          { table: T.kr_markets, exchange: 'upbit', rows: m.markets },
-          { table: T.market_flags, exchange: 'upbit', rows: m.flags },
-          { table: T.kr_tickers, exchange: 'upbit', rows: tickerRows },
-        ]);
-      }),
-    // ingest_failures is dropped with the run's raw tables: a new run starts with no failures.
-    [INGEST_FAILURES.name],
+    ['upbit', 'upbit:markets'],
+    async (ctx) => {
+      const cooling = await upbitCooloff(ctx.connection, ctx.now);
+      if (cooling) {
+        await recordIngestFailure(ctx.connection, 'upbit', cooling, ctx.now);
+        throw new Error(cooling);
+      }
+      const [markets, tickers] = await withUpstream(client('upbit'), budget(ctx), ctx.log, (up) =>
+        Promise.allSettled([fetchUpbitMarkets(up), fetchUpbitTickers(up)]),
+      );
+      const banned = await upbitBanned(ctx, [markets, tickers]);
+      const feeds = new StepFeeds(ctx);
+      if (markets.status === 'fulfilled') {
+        await feeds.skipped('upbit:markets', 'markets', markets.value);
+        const m = upbitMarketRows(markets.value.rows, ctx.now);
+        for (const note of m.unknown) ctx.log(`upbit: ${note}`);
+        if (m.markets.length === 0) await feeds.failed('upbit:markets', 'upbit: the market list has no KRW market');
+        else
+          feeds.write(
+            { table: T.kr_markets, exchange: 'upbit', rows: m.markets },
+            { table: T.market_flags, exchange: 'upbit', rows: m.flags },
+          );
+        ctx.log(`upbit: ${m.markets.length} KRW markets, ${m.flags.length} flags raised`);
+      } else await feeds.failed('upbit:markets', banned ?? firstLine(markets.reason));
+      if (tickers.status === 'fulfilled') {
+        await feeds.skipped('upbit', 'tickers', tickers.value);
+        const tickerRows = upbitTickerRows(tickers.value.rows);
+        if (tickerRows.length === 0) await feeds.failed('upbit', 'upbit: answered no KRW ticker that could be read');
+        else feeds.write({ table: T.kr_tickers, exchange: 'upbit', rows: tickerRows });
+        ctx.log(`upbit: ${tickerRows.length} tickers`);
+      } else await feeds.failed('upbit', banned ?? firstLine(tickers.reason));
+      return feeds.finish();
+    },
+    // ingest_failures and ingest_skipped_rows are dropped with the run's raw tables: a new run starts with none.
+    [INGEST_FAILURES.name, INGEST_SKIPPED_ROWS.name],
   );
 
-  /** After a 418 no Upbit request is made until the cool-off ends; the message says until when. */
-  async function upbitBanned(ctx: IngestContext, err: unknown): Promise<never> {
-    if (!isUpbitBan(err)) throw err;
-    const until = await startUpbitCooloff(ctx.connection, ctx.now, firstLine(err));
-    const e = err as UpstreamError;
-    throw new UpstreamError(
-      e.upstream,
-      e.url,
-      `${firstLine(err)}; Upbit banned this IP for exceeding the rate limit: no Upbit request until ${until.toISOString()}`,
-      418,
-    );
+  /**
+   * After a 418 no Upbit request is made until the cool-off ends: starts it and returns the
+   * message that says until when, or null when no call was banned.
+   */
+  async function upbitBanned(ctx: IngestContext, calls: ReadonlyArray<PromiseSettledResult<unknown>>): Promise<string | null> {
+    const ban = calls.find((c): c is PromiseRejectedResult => c.status === 'rejected' && isUpbitBan(c.reason));
+    if (!ban) return null;
+    const until = await startUpbitCooloff(ctx.connection, ctx.now, firstLine(ban.reason));
+    return `${firstLine(ban.reason)}; Upbit banned this IP for exceeding the rate limit: no Upbit request until ${until.toISOString()}`;
   }
 
+  // The three Bithumb calls feed different rows: one that fails loses only its own (a failed alert
+  // feed keeps the prices), and is recorded under its own name.
   const bithumb = step(
     'ingest:bithumb',
     [
@@ -208,29 +230,48 @@ export function koreaLiveIngestSteps(settings: Settings, overrides: KoreaLiveOve
       { table: T.kr_tickers, exchange: 'bithumb' },
       { table: BITHUMB_ALERT_STEPS },
     ],
-    ['bithumb'],
-    (ctx) =>
-      recorded(ctx, 'bithumb', async () => {
-        const [tickers, markets, alerts] = await withUpstream(client('bithumb'), budget(ctx), ctx.log, (up) =>
-          Promise.all([fetchBithumbTickers(up), fetchBithumbMarkets(up), fetchBithumbAlerts(up)]),
-        );
-        for (const problem of tickers.skipped) ctx.log(`bithumb: skipped ticker ${problem}`);
-        const marketRows = bithumbMarketRows(markets, ctx.now);
-        const tickerRows = bithumbTickerRows(tickers, ctx.now);
-        if (marketRows.length === 0 || tickerRows.length === 0) {
-          throw new Error(`bithumb: answered ${marketRows.length} KRW markets and ${tickerRows.length} KRW tickers; expected both`);
-        }
-        const flagRows = bithumbFlagRows(markets, alerts, ctx.now);
-        ctx.log(
-          `bithumb: ${marketRows.length} KRW markets, ${flagRows.length} flags raised (${alerts.length} alerts), ${tickerRows.length} tickers`,
-        );
-        return replaceRows(ctx.connection, [
-          { table: T.kr_markets, exchange: 'bithumb', rows: marketRows },
-          { table: T.market_flags, exchange: 'bithumb', rows: flagRows },
-          { table: T.kr_tickers, exchange: 'bithumb', rows: tickerRows },
-          { table: BITHUMB_ALERT_STEPS, rows: bithumbAlertStepRows(alerts, ctx.now) },
-        ]);
-      }),
+    ['bithumb', 'bithumb:markets', 'bithumb:alerts'],
+    async (ctx) => {
+      const [tickers, markets, alerts] = await withUpstream(client('bithumb'), budget(ctx), ctx.log, (up) =>
+        Promise.allSettled([fetchBithumbTickers(up), fetchBithumbMarkets(up), fetchBithumbAlerts(up)]),
+      );
+      const feeds = new StepFeeds(ctx);
+      if (tickers.status === 'fulfilled') {
+        await feeds.skipped('bithumb', 'tickers', tickers.value);
+        if (tickers.value.stampMs === null)
+          ctx.log('bithumb: ALL_KRW answered without data.date; its prices are stamped with the time received');
+        const tickerRows = bithumbTickerRows(tickers.value, ctx.now);
+        if (tickerRows.length === 0) await feeds.failed('bithumb', 'bithumb: ALL_KRW answered no KRW ticker that could be read');
+        else feeds.write({ table: T.kr_tickers, exchange: 'bithumb', rows: tickerRows });
+        ctx.log(`bithumb: ${tickerRows.length} tickers`);
+      } else await feeds.failed('bithumb', firstLine(tickers.reason));
+
+      const flagRows: Row[] = [];
+      if (markets.status === 'fulfilled') {
+        await feeds.skipped('bithumb:markets', 'markets', markets.value);
+        const marketRows = bithumbMarketRows(markets.value.rows, ctx.now);
+        const warnings = bithumbWarningFlagRows(markets.value.rows, ctx.now);
+        for (const note of warnings.unknown) ctx.log(`bithumb: ${note}`);
+        if (marketRows.length === 0) await feeds.failed('bithumb:markets', 'bithumb: the market list has no KRW market');
+        else feeds.write({ table: T.kr_markets, exchange: 'bithumb', rows: marketRows });
+        flagRows.push(...warnings.flags);
+        ctx.log(`bithumb: ${marketRows.length} KRW markets, ${warnings.flags.length} market warnings`);
+      } else await feeds.failed('bithumb:markets', firstLine(markets.reason));
+      if (alerts.status === 'fulfilled') {
+        await feeds.skipped('bithumb:alerts', 'alerts', alerts.value);
+        const { active, expired, unknown } = activeBithumbAlerts(alerts.value.rows, ctx.now);
+        for (const note of unknown) ctx.log(`bithumb: ${note}`);
+        if (expired.length)
+          ctx.log(`bithumb: ${expired.length} alerts past their end date are not active: ${expired.slice(0, 5).join(', ')}`);
+        flagRows.push(...bithumbAlertFlagRows(active, ctx.now));
+        feeds.write({ table: BITHUMB_ALERT_STEPS, rows: bithumbAlertStepRows(active, ctx.now) });
+        ctx.log(`bithumb: ${active.length} active alerts`);
+      } else await feeds.failed('bithumb:alerts', firstLine(alerts.reason));
+      if (markets.status === 'fulfilled' || alerts.status === 'fulfilled') {
+        feeds.write({ table: T.market_flags, exchange: 'bithumb', rows: flagRows });
+      }
+      return feeds.finish();
+    },
   );
 
   /** The first source that answers with rows wins; each failure is recorded under its own name. */
@@ -258,11 +299,21 @@ export function koreaLiveIngestSteps(settings: Settings, overrides: KoreaLiveOve
     const answer = await firstAnswer(ctx, 'global prices', [
       {
         upstream: 'binance',
-        rows: () => withUpstream(client('binance'), budget(ctx), ctx.log, async (up) => binancePriceRows(await fetchBinanceTickers(up))),
+        rows: () =>
+          withUpstream(client('binance'), budget(ctx), ctx.log, async (up) => {
+            const read = await fetchBinanceTickers(up);
+            await noteSkipped(ctx, 'binance', 'tickers', read);
+            return binancePriceRows(read.rows);
+          }),
       },
       {
         upstream: 'okx',
-        rows: () => withUpstream(client('okx'), budget(ctx), ctx.log, async (up) => okxPriceRows(await fetchOkxTickers(up))),
+        rows: () =>
+          withUpstream(client('okx'), budget(ctx), ctx.log, async (up) => {
+            const read = await fetchOkxTickers(up);
+            await noteSkipped(ctx, 'okx', 'tickers', read);
+            return okxPriceRows(read.rows);
+          }),
       },
     ]);
     ctx.log(`global prices: ${answer.rows.length} USDT pairs from ${answer.upstream}`);
@@ -271,7 +322,15 @@ export function koreaLiveIngestSteps(settings: Settings, overrides: KoreaLiveOve
 
   const fxRates = step('ingest:fx_rates', [{ table: T.fx_rates }], ['dunamu', 'er-api'], async (ctx) => {
     const answer = await firstAnswer(ctx, 'USD/KRW', [
-      { upstream: 'dunamu', rows: () => withUpstream(client('dunamu'), budget(ctx), ctx.log, async (up) => [await fetchDunamuUsdKrw(up)]) },
+      {
+        upstream: 'dunamu',
+        rows: () =>
+          withUpstream(client('dunamu'), budget(ctx), ctx.log, async (up) => {
+            const { row, note } = await fetchDunamuUsdKrw(up, ctx.now);
+            if (note) ctx.log(note);
+            return [row];
+          }),
+      },
       { upstream: 'er-api', rows: () => withUpstream(client('er-api'), budget(ctx), ctx.log, async (up) => [await fetchErApiUsdKrw(up)]) },
     ]);
     return replaceRows(ctx.connection, [{ table: T.fx_rates, rows: answer.rows }]);
@@ -291,7 +350,8 @@ export function koreaLiveIngestSteps(settings: Settings, overrides: KoreaLiveOve
         clients.set(fetch.unit.upstream, up);
         const before = up.stats().requests;
         try {
-          const observations = await fetchMacroUnit(up, fetch);
+          const { observations, skipped } = await fetchMacroUnit(up, fetch);
+          await noteSkipped(ctx, fetch.unit.id, 'observations', skipped);
           if (fetch.mode === 'backfill' && observations.length === 0) {
             throw new Error(`${fetch.unit.id}: answered no observations from ${fetch.since} to ${fetch.until}`);
           }
@@ -341,11 +401,17 @@ export function koreaLiveIngestSteps(settings: Settings, overrides: KoreaLiveOve
       );
       const rows: Row[] = [];
       const problems: string[] = [];
+      const banned = await upbitBanned(ctx, results);
+      if (banned) throw new Error(banned);
+      const candleRows = { total: 0, skipped: [] as string[] };
       for (const [i, r] of results.entries()) {
-        if (r.status === 'fulfilled') rows.push(...upbitCandleRows(r.value, ctx.now));
-        else if (isUpbitBan(r.reason)) await upbitBanned(ctx, r.reason);
-        else problems.push(`${markets[i]}: ${firstLine(r.reason)}`);
+        if (r.status === 'fulfilled') {
+          rows.push(...upbitCandleRows(r.value.rows, ctx.now));
+          candleRows.total += r.value.total;
+          candleRows.skipped.push(...r.value.skipped.map((p) => `${markets[i]} ${p}`));
+        } else problems.push(`${markets[i]}: ${firstLine(r.reason)}`);
       }
+      await noteSkipped(ctx, 'candles:upbit', 'candles', candleRows);
       for (const p of problems) ctx.log(`candles:upbit: skipped ${p}`);
       if (problems.length === markets.length) throw new Error(`candles:upbit: every candle request failed: ${problems.join('; ')}`);
       ctx.log(
@@ -358,16 +424,65 @@ export function koreaLiveIngestSteps(settings: Settings, overrides: KoreaLiveOve
   return [upbit, bithumb, globalPrices, fxRates, macro, candles];
 }
 
-async function fetchMacroUnit(up: TextUpstream, fetch: MacroFetch): Promise<Array<[string, string, number | null]>> {
+async function fetchMacroUnit(
+  up: TextUpstream,
+  fetch: MacroFetch,
+): Promise<{ observations: Array<[string, string, number | null]>; skipped: { total: number; skipped: string[] } }> {
   const { unit, since, until } = fetch;
   if (unit.upstream === 'fred') {
-    return (await fetchFredSeries(up, unit.fred, since, until)).map((r) => [unit.fred, r.date, r.value]);
+    const read = await fetchFredSeries(up, unit.fred, since, until);
+    return { observations: read.rows.map((r) => [unit.fred, r.date, r.value]), skipped: read };
   }
   const [close, foreign] = unit.series as [string, string];
-  return (await fetchNaverDaily(up, unit.stock, since, until)).flatMap(
-    (b): Array<[string, string, number | null]> => [
-      [close, b.date, b.close],
-      [foreign, b.date, b.foreignPct],
-    ],
-  );
+  const read = await fetchNaverDaily(up, unit.stock, since, until);
+  return {
+    observations: read.rows.flatMap(
+      (b): Array<[string, string, number | null]> => [
+        [close, b.date, b.close],
+        [foreign, b.date, b.foreignPct],
+      ],
+    ),
+    skipped: read,
+  };
+}
+
+/** Records the rows of a list that could not be read, and says so in the run's notes. */
+async function noteSkipped(
+  ctx: IngestContext,
+  upstream: KoreaUpstreamName,
+  list: string,
+  read: { total: number; skipped: readonly string[] },
+): Promise<void> {
+  const note = await recordSkippedRows(ctx.connection, upstream, list, read, ctx.now);
+  if (note) ctx.log(note);
+}
+
+/**
+ * The outcome of the several upstream calls of one step: the rows of those that answered are
+ * written together, each failed call is recorded under its own name, and the step fails (after
+ * writing) when any did, so the run says so.
+ */
+class StepFeeds {
+  private readonly writes: RowsWrite[] = [];
+  private readonly failures: string[] = [];
+  constructor(private readonly ctx: IngestContext) {}
+
+  write(...writes: RowsWrite[]): void {
+    this.writes.push(...writes);
+  }
+
+  async failed(upstream: KoreaUpstreamName, message: string): Promise<void> {
+    this.failures.push(message);
+    await recordIngestFailure(this.ctx.connection, upstream, message, this.ctx.now);
+  }
+
+  skipped(upstream: KoreaUpstreamName, list: string, read: { total: number; skipped: readonly string[] }): Promise<void> {
+    return noteSkipped(this.ctx, upstream, list, read);
+  }
+
+  async finish(): Promise<number> {
+    const rows = this.writes.length ? await replaceRows(this.ctx.connection, this.writes) : 0;
+    if (this.failures.length) throw new Error(this.failures.join('; '));
+    return rows;
+  }
 }

@@ -1,5 +1,7 @@
 /**
- * ingest_failures(upstream, error, at): which korea upstreams failed in this run and why.
+ * ingest_failures(upstream, error, at): which korea upstreams failed in this run and why; and
+ * ingest_skipped_rows: the rows an upstream sent that could not be read (the rest of its list
+ * was kept), counted per list.
  *
  * A failed upstream leaves its raw-table rows empty (the table exists, that exchange or venue has
  * no rows), so a dataset step sees "no input" and fails on its own; this table gives it the
@@ -7,7 +9,8 @@
  * upstream that failed, including one a fallback covered (binance when okx answered): the empty
  * table is the signal, this table is the explanation.
  *
- * Upstream names: upbit, bithumb, binance, okx, dunamu, er-api, candles:upbit, news, one per news
+ * Upstream names: upbit and bithumb (the exchange's prices), upbit:markets and bithumb:markets (its
+ * market list), bithumb:alerts (the 경보제 feed), binance, okx, dunamu, er-api, candles:upbit, news, one per news
  * source (news:<feed id>, news:naver:<topic>:<query>), and one per
  * macro series fetch: fred:DGS3, fred:VIXCLS, fred:DEXKOUS, naver:005930, naver:000660. Readers
  * match by prefix ('upbit' is the exchange's market list and prices; candle failures are named
@@ -31,7 +34,10 @@ export const INGEST_FAILURES: RawTable = {
 
 export type KoreaUpstreamName =
   | 'upbit'
+  | 'upbit:markets'
   | 'bithumb'
+  | 'bithumb:markets'
+  | 'bithumb:alerts'
   | 'binance'
   | 'okx'
   | 'dunamu'
@@ -85,4 +91,60 @@ export async function ingestFailureReason(connection: DuckDBConnection, upstream
     `SELECT error FROM ingest_failures WHERE upstream IN (${names(upstreams)}) ORDER BY "at", upstream`,
   );
   return rows.length ? rows.map((r) => String(r.error)).join('; ') : null;
+}
+
+/**
+ * One row per list an upstream answered with rows that could not be read: how many of how many and
+ * the first reasons. The list's other rows were kept. A market list or alert feed with skipped
+ * rows is incomplete, so exchange-alerts infers no delisting and ends no flag from it.
+ */
+export const INGEST_SKIPPED_ROWS: RawTable = {
+  name: 'ingest_skipped_rows',
+  service: 'korea',
+  description: 'Rows an upstream sent that could not be read in this run, counted per list (live source only).',
+  columns: [
+    ['upstream', 'VARCHAR'], // as in ingest_failures: upbit, upbit:markets, bithumb:alerts, binance, fred:DGS3...
+    ['list', 'VARCHAR'], // what the rows are: tickers, markets, alerts, prices, observations
+    ['skipped', 'INTEGER'],
+    ['total', 'INTEGER'],
+    ['problems', 'VARCHAR'], // the first reasons, '; '-separated
+    ['at', 'TIMESTAMP'],
+  ],
+};
+
+async function ensureSkippedRows(connection: DuckDBConnection): Promise<void> {
+  await connection.run(
+    `CREATE TABLE IF NOT EXISTS ingest_skipped_rows (upstream VARCHAR, list VARCHAR, skipped INTEGER, total INTEGER, problems VARCHAR, "at" TIMESTAMP)`,
+  );
+}
+
+/** Forgets what earlier runs recorded for these upstreams (the runner also drops the table per run). */
+export async function clearSkippedRows(connection: DuckDBConnection, upstreams: readonly KoreaUpstreamName[]): Promise<void> {
+  await ensureSkippedRows(connection);
+  await connection.run(`DELETE FROM ingest_skipped_rows WHERE upstream IN (${names(upstreams)})`);
+}
+
+/**
+ * Records and returns the note "upbit: skipped 1 of 31 tickers (KRW-XYZ: trade_price: …)" when
+ * `skipped` is not empty, else null.
+ */
+export async function recordSkippedRows(
+  connection: DuckDBConnection,
+  upstream: KoreaUpstreamName,
+  list: string,
+  read: { total: number; skipped: readonly string[] },
+  at: Date,
+): Promise<string | null> {
+  if (read.skipped.length === 0) return null;
+  await ensureSkippedRows(connection);
+  const problems = read.skipped.slice(0, 3).join('; ') + (read.skipped.length > 3 ? `; +${read.skipped.length - 3} more` : '');
+  await connection.run(`INSERT INTO ingest_skipped_rows VALUES ($upstream, $list, $skipped, $total, $problems, $at::TIMESTAMP)`, {
+    upstream,
+    list,
+    skipped: read.skipped.length,
+    total: read.total,
+    problems: problems.slice(0, 500),
+    at: at.toISOString(),
+  });
+  return `${upstream}: skipped ${read.skipped.length} of ${read.total} ${list} that could not be read (${problems})`;
 }

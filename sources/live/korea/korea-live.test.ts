@@ -68,7 +68,7 @@ describe('koreaLiveIngestSteps against the recorded upstreams', () => {
   it('declares one step per upstream, each with the raw tables it (re)creates', () => {
     const steps = koreaLiveIngestSteps(loadSettings({}));
     expect(steps.map((s) => [s.name, s.tables])).toEqual([
-      ['ingest:upbit', ['kr_markets', 'market_flags', 'kr_tickers', 'ingest_failures']],
+      ['ingest:upbit', ['kr_markets', 'market_flags', 'kr_tickers', 'ingest_failures', 'ingest_skipped_rows']],
       ['ingest:bithumb', ['kr_markets', 'market_flags', 'kr_tickers', 'bithumb_alert_steps']],
       ['ingest:global_prices', ['global_prices']],
       ['ingest:fx_rates', ['fx_rates']],
@@ -175,10 +175,14 @@ describe('koreaLiveIngestSteps against the recorded upstreams', () => {
     world.fault('upbit', '/v1/ticker/all', { status: 500, json: { error: { name: 'server_error', message: 'Internal Server Error' } } });
     const run = await ingest();
     expect(run.steps['ingest:upbit']).toMatch(/^upbit: GET .*\/v1\/ticker\/all\?quote_currencies=KRW failed after 3 attempts: HTTP 500/);
-    // The tables exist; Upbit's share is empty, Bithumb's is there.
-    expect(await rows(`SELECT exchange, count(*)::INTEGER AS n FROM kr_markets GROUP BY ALL`)).toEqual([{ exchange: 'bithumb', n: 29 }]);
+    // The tables exist; Upbit's prices are missing, its market list (another call, which answered) and Bithumb's rows are there.
     expect(await rows(`SELECT exchange, count(*)::INTEGER AS n FROM kr_tickers GROUP BY ALL`)).toEqual([{ exchange: 'bithumb', n: 29 }]);
-    expect(await count(`SELECT * FROM market_flags WHERE exchange = 'upbit'`)).toBe(0);
+    expect(await rows(`SELECT exchange, count(*)::INTEGER AS n FROM kr_markets GROUP BY ALL ORDER BY 1`)).toEqual([
+      { exchange: 'bithumb', n: 29 },
+      { exchange: 'upbit', n: 30 },
+    ]);
+    expect(await count(`SELECT * FROM market_flags WHERE exchange = 'upbit'`)).toBe(6);
+    expect(await rows(`SELECT upstream FROM ingest_failures WHERE upstream LIKE 'upbit%' ORDER BY 1`)).toEqual([{ upstream: 'upbit' }]);
     expect(run.steps['ingest:global_prices']).toBe(29);
     expect(run.steps['ingest:fx_rates']).toBe(1);
     expect(run.steps['ingest:macro_daily']).toBe(3646);
@@ -226,8 +230,56 @@ describe('koreaLiveIngestSteps against the recorded upstreams', () => {
       /^bithumb: GET .*\/public\/ticker\/ALL_KRW answered HTTP 200 with status 5600 \("Too many connections"\)/,
     );
     expect(await rows(`SELECT DISTINCT exchange FROM kr_tickers`)).toEqual([{ exchange: 'upbit' }]);
-    expect(await count(`SELECT * FROM bithumb_alert_steps`)).toBe(0);
+    // the market list and the alerts are other calls: they answered and are kept
+    expect(await count(`SELECT * FROM kr_markets WHERE exchange = 'bithumb'`)).toBe(29);
+    expect(await count(`SELECT * FROM bithumb_alert_steps`)).toBe(4);
     expect(await rows(`SELECT upstream FROM ingest_failures ORDER BY 1`)).toEqual([{ upstream: 'bithumb' }]);
+  });
+
+  it('skips and counts a row Binance, OKX or Naver cannot read, keeps the rest, and reads a Dunamu quote by its fields', async () => {
+    const binance = koreaFixture<Array<Record<string, unknown>>>('binance-ticker-24hr-mini.json');
+    world.fault('binance', '/api/v3/ticker/24hr', {
+      json: [...binance, { symbol: 'BADUSDT', lastPrice: 'NaN', quoteVolume: '1', closeTime: 1785397264820, count: 1 }],
+    });
+    const header = ` [['날짜', '시가', '고가', '저가', '종가', '거래량', '외국인소진율'],`;
+    world.fault('naver', '/siseJson.naver', {
+      text: `${header}\n["20260728", 1, 1, 1, 262500, 10, 46.7],\n["2026-07-29", 1, 1, 1, "closed", 10, 46.8],\n["20260729", 1, 1, 1, 263000, 10, 46.9]\n]\n`,
+    });
+    // an undocumented API: a quote with no `timestamp` and no `currencyUnit` is read by its date and time (KST)
+    world.fault('fx', '/v1/forex/recent', { json: [{ code: 'FRX.KRWUSD', basePrice: 1387.5, date: '2026-07-30', time: '16:40:12' }] });
+    const run = await ingest();
+    expect(run.steps['ingest:global_prices']).toBe(29);
+    expect(await rows(`SELECT upstream, list, skipped, total, problems FROM ingest_skipped_rows ORDER BY 1`)).toEqual([
+      {
+        upstream: 'binance',
+        list: 'tickers',
+        skipped: 1,
+        total: 34,
+        problems: 'BADUSDT: lastPrice: expected a decimal number in a string',
+      },
+      { upstream: 'naver:000660', list: 'observations', skipped: 1, total: 3, problems: expect.stringMatching(/^row 2 is not \[yyyyMMdd/) },
+      { upstream: 'naver:005930', list: 'observations', skipped: 1, total: 3, problems: expect.stringMatching(/^row 2 is not \[yyyyMMdd/) },
+    ]);
+    expect(t.logs).toContain(
+      'binance: skipped 1 of 34 tickers that could not be read (BADUSDT: lastPrice: expected a decimal number in a string)',
+    );
+    expect(await count(`SELECT * FROM macro_history WHERE series = 'KRX:005930:close'`)).toBe(2);
+    expect(await rows(`SELECT rate, strftime(as_of, '%Y-%m-%dT%H:%M:%SZ') AS as_of FROM fx_rates`)).toEqual([
+      { rate: 1387.5, as_of: '2026-07-30T07:40:12Z' },
+    ]);
+    expect(await count(`SELECT * FROM ingest_failures`)).toBe(0);
+
+    world.heal();
+    world.fault('binance', '/api/v3/ticker/24hr', recordedReply('binance-451.json'));
+    const okx = koreaFixture<{ code: string; data: Array<Record<string, unknown>> }>('okx-market-tickers-spot.json');
+    world.fault('okx', '/api/v5/market/tickers', {
+      json: { ...okx, data: [...okx.data, { instId: 'BAD-USDT', last: '1', volCcy24h: '1' }] },
+    });
+    const second = await ingest(new Date(KOREA_FIXTURE_NOW.getTime() + MINUTE));
+    expect(second.steps['ingest:global_prices']).toBe(27);
+    expect(await rows(`SELECT upstream, skipped, problems FROM ingest_skipped_rows`)).toEqual([
+      { upstream: 'okx', skipped: 1, problems: 'BAD-USDT: ts: Invalid input: expected string, received undefined' },
+    ]);
   });
 
   it('reflects a token delisted between two runs in kr_markets and kr_tickers', async () => {

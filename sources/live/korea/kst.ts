@@ -31,13 +31,14 @@ export function utcWallClock(text: string): Date {
 
 /**
  * Bithumb epoch milliseconds as a UTC instant. Bithumb documents UTC but stamps REST timestamps from
- * the KST wall clock (9 h ahead; docs/upstreams-korea.md, "Bithumb timestamps"). A stamp that leads the run's clock by 8.5–9.5 h
- * is such a shifted stamp and is moved back; any other stamp is taken as it is, so the adapter
- * stays right if Bithumb fixes its clock.
+ * the KST wall clock (9 h ahead; docs/upstreams-korea.md, "Bithumb timestamps"). A stamp more than
+ * 30 minutes ahead of the run's clock cannot be a true UTC time: when it is at most 9.5 h ahead it
+ * is such a shifted stamp (of a price up to 8.5 h old) and is moved back; any other stamp is taken
+ * as it is, so the adapter stays right if Bithumb fixes its clock.
  */
 export function bithumbStampToUtc(ms: number, nowMs: number): Date {
   const lead = ms - nowMs;
-  const shifted = lead > KST_OFFSET_MS - 1_800_000 && lead < KST_OFFSET_MS + 1_800_000;
+  const shifted = lead > 1_800_000 && lead < KST_OFFSET_MS + 1_800_000;
   return new Date(shifted ? ms - KST_OFFSET_MS : ms);
 }
 

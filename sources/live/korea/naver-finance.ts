@@ -5,9 +5,11 @@
  * `/siseJson.naver?symbol=005930&requestType=1&startTime=yyyyMMdd&endTime=yyyyMMdd&timeframe=day`
  * answers a JavaScript array literal, not JSON: a single-quoted header row
  * ['날짜', '시가', '고가', '저가', '종가', '거래량', '외국인소진율'], then one row per trading day,
- * with tabs, blank lines and possibly a trailing comma. Columns are found by name.
+ * with tabs, blank lines and possibly a trailing comma. Columns are found by name. A row that does
+ * not read is skipped and counted; a body that is not such an array fails the request.
  */
 import { expandDay } from './kst.ts';
+import type { RowsRead } from './lenient.ts';
 import type { TextUpstream } from './text-upstream.ts';
 
 export const NAVER_STOCKS = ['005930', '000660'] as const;
@@ -22,7 +24,7 @@ export interface DailyBar {
 
 const excerpt = (text: string) => text.replace(/\s+/g, ' ').trim().slice(0, 120);
 
-export function parseSiseJson(text: string, where: string): DailyBar[] {
+export function parseSiseJson(text: string, where: string): RowsRead<DailyBar> {
   let table: unknown;
   try {
     table = JSON.parse(text.replace(/'/g, '"').replace(/,\s*\]/g, ']'));
@@ -41,25 +43,30 @@ export function parseSiseJson(text: string, where: string): DailyBar[] {
   const iDate = col((h) => h === '날짜', "'날짜' (date)");
   const iClose = col((h) => h === '종가', "'종가' (close)");
   const iForeign = col((h) => h.includes('외국인'), "'외국인소진율' (foreign ownership)");
-  const out: DailyBar[] = [];
+  const out: RowsRead<DailyBar> = { rows: [], total: table.length - 1, skipped: [] };
+  const shown = (v: unknown) => JSON.stringify(v)?.slice(0, 80);
   for (let r = 1; r < table.length; r++) {
     const row = table[r] as unknown[];
-    const date = row?.[iDate];
-    const close = row?.[iClose];
-    const foreign = row?.[iForeign];
+    const date = Array.isArray(row) ? row[iDate] : undefined;
+    const close = Array.isArray(row) ? row[iClose] : undefined;
+    const foreign = Array.isArray(row) ? row[iForeign] : undefined;
     if (!Array.isArray(row) || typeof date !== 'string' || !/^\d{8}$/.test(date) || typeof close !== 'number' || !(close > 0)) {
-      throw new Error(`${where}: row ${r} is not [yyyyMMdd, ..., close, ...]: ${JSON.stringify(row)}`);
+      out.skipped.push(`row ${r} is not [yyyyMMdd, ..., close, ...]: ${shown(row)}`);
+    } else if (foreign !== null && foreign !== undefined && typeof foreign !== 'number') {
+      out.skipped.push(`row ${r} has foreign ownership ${shown(foreign)}; expected a number`);
+    } else {
+      try {
+        out.rows.push({ date: expandDay(date), close, foreignPct: typeof foreign === 'number' ? foreign : null });
+      } catch {
+        out.skipped.push(`row ${r} has the date ${shown(date)}`);
+      }
     }
-    if (foreign !== null && foreign !== undefined && typeof foreign !== 'number') {
-      throw new Error(`${where}: row ${r} has foreign ownership ${JSON.stringify(foreign)}; expected a number`);
-    }
-    out.push({ date: expandDay(date), close, foreignPct: typeof foreign === 'number' ? foreign : null });
   }
   return out;
 }
 
 /** Daily bars of one stock from `since` to `until` (inclusive, 'YYYY-MM-DD', KST days). */
-export async function fetchNaverDaily(up: TextUpstream, code: NaverStock, since: string, until: string): Promise<DailyBar[]> {
+export async function fetchNaverDaily(up: TextUpstream, code: NaverStock, since: string, until: string): Promise<RowsRead<DailyBar>> {
   const path = '/siseJson.naver';
   const text = await up.getText(path, {
     symbol: code,
@@ -68,5 +75,6 @@ export async function fetchNaverDaily(up: TextUpstream, code: NaverStock, since:
     endTime: until.replaceAll('-', ''),
     timeframe: 'day',
   });
-  return parseSiseJson(text, `${up.name}: ${path}?symbol=${code}`).filter((b) => b.date >= since && b.date <= until);
+  const read = parseSiseJson(text, `${up.name}: ${path}?symbol=${code}`);
+  return { ...read, rows: read.rows.filter((b) => b.date >= since && b.date <= until) };
 }

@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import type { Row } from '../../../lib/duckdb.ts';
 import { UpstreamError, type Upstream } from '../http.ts';
+import { labelBy, readRows, type RowsRead } from './lenient.ts';
 import { shownUrl } from './shown-url.ts';
 
 const Envelope = z.object({ code: z.string(), msg: z.string().optional(), data: z.unknown().optional() });
@@ -15,18 +16,21 @@ const OkxTicker = z.object({
   instId: z.string(),
   last: z.string(),
   volCcy24h: z.string(),
+  /** The ticker's time: the price's source time. */
   ts: z.string().regex(/^\d+$/, 'expected epoch milliseconds in a string'),
 });
 export type OkxTicker = z.infer<typeof OkxTicker>;
 
-export async function fetchOkxTickers(up: Upstream): Promise<OkxTicker[]> {
+/** Every spot ticker; a row that does not parse is skipped and counted, not the list. */
+export async function fetchOkxTickers(up: Upstream): Promise<RowsRead<OkxTicker>> {
   const path = '/api/v5/market/tickers';
   const body = await up.getJson(path, { instType: 'SPOT' }, Envelope);
   const shown = shownUrl(up, path);
   if (body.code !== '0') {
     throw new UpstreamError(up.name, shown, `${up.name}: GET ${shown} answered code ${body.code}${body.msg ? `: ${body.msg}` : ''}`);
   }
-  return up.parse(z.object({ data: z.array(OkxTicker) }), { data: body.data }, `GET ${shown}`).data;
+  const data = up.parse(z.object({ data: z.array(z.unknown()) }), { data: body.data }, `GET ${shown}`).data;
+  return readRows(data, OkxTicker, labelBy('instId'));
 }
 
 /** global_prices rows for the X-USDT pairs with a positive last price. */

@@ -31,6 +31,8 @@ describe('KST → UTC', () => {
     expect(bithumbStampToUtc(kstStamped, AT.getTime()).toISOString()).toBe('2026-07-30T07:41:04.588Z');
     const utcStamped = AT.getTime() - 412;
     expect(bithumbStampToUtc(utcStamped, AT.getTime()).toISOString()).toBe('2026-07-30T07:41:04.588Z');
+    // a shifted stamp of a price an hour old leads by 8 h: still no true UTC time, still moved back
+    expect(bithumbStampToUtc(kstStamped, AT.getTime() + 3_600_000).toISOString()).toBe('2026-07-30T07:41:04.588Z');
     const recorded = Number(koreaFixture<{ data: { date: string } }>('bithumb-ticker-all-krw.json').data.date);
     expect(bithumbStampToUtc(recorded, AT.getTime()).toISOString()).toBe('2026-07-30T07:41:04.588Z');
   });
@@ -60,8 +62,8 @@ describe('Upbit market_event flags', () => {
   });
 
   it('keeps a caution criterion it does not know yet, and reads the legacy market_warning when market_event is absent', () => {
-    const { flags } = upbitMarketRows(
-      [
+    const { flags, unknown } = upbitMarketRows(
+      z.array(UpbitMarket).parse([
         {
           market: 'KRW-NEW',
           korean_name: '뉴',
@@ -69,11 +71,17 @@ describe('Upbit market_event flags', () => {
           market_event: { warning: false, caution: { SOME_FUTURE_CRITERION: true } },
         },
         { market: 'KRW-OLD', korean_name: '올드', english_name: 'Old', market_warning: 'CAUTION' },
+        { market: 'KRW-ODD', korean_name: '오드', english_name: 'Odd', market_warning: 'WATCH' },
         { market: 'KRW-PLAIN', korean_name: '플레인', english_name: 'Plain' },
-      ],
+      ]),
       AT,
     );
-    expect(flags.map((f) => `${f[1]} ${f[2]}`)).toEqual(['NEW caution:SOME_FUTURE_CRITERION', 'OLD investment_warning']);
+    expect(flags.map((f) => `${f[1]} ${f[2]}`)).toEqual([
+      'NEW caution:SOME_FUTURE_CRITERION',
+      'OLD investment_warning',
+      'ODD market_warning:WATCH',
+    ]);
+    expect(unknown).toEqual(['market_warning "WATCH" is not a documented value, kept as other (KRW-ODD)']);
   });
 
   it('turns the fractional signed_change_rate into percent and keeps rolling 24h turnover', () => {
@@ -135,7 +143,7 @@ describe('global reference rows', () => {
 describe("FRED CSV ('.' means missing)", () => {
   it("reads '.' and empty cells as NULL, numbers as numbers", () => {
     const csv = 'observation_date,VIXCLS\n2026-07-30,16.5\n2026-07-31,.\n2026-08-03,\n2026-08-04,17.2\n';
-    expect(parseFredCsv(csv, 'VIXCLS', 'fred')).toEqual([
+    expect(parseFredCsv(csv, 'VIXCLS', 'fred').rows).toEqual([
       { date: '2026-07-30', value: 16.5 },
       { date: '2026-07-31', value: null },
       { date: '2026-08-03', value: null },
@@ -144,47 +152,55 @@ describe("FRED CSV ('.' means missing)", () => {
   });
 
   it('accepts the older DATE header and CRLF line ends', () => {
-    expect(parseFredCsv('DATE,DGS3\r\n2026-07-03,.\r\n2026-07-06,3.91\r\n', 'DGS3', 'fred')).toEqual([
+    expect(parseFredCsv('DATE,DGS3\r\n2026-07-03,.\r\n2026-07-06,3.91\r\n', 'DGS3', 'fred').rows).toEqual([
       { date: '2026-07-03', value: null },
       { date: '2026-07-06', value: 3.91 },
     ]);
   });
 
   it('the recorded DGS3 file has a NULL on a US holiday', () => {
-    const rows = parseFredCsv(koreaFixtureText('fred-DGS3.csv'), 'DGS3', 'fred');
+    const { rows } = parseFredCsv(koreaFixtureText('fred-DGS3.csv'), 'DGS3', 'fred');
     expect(rows.find((r) => r.date === '2026-07-03')).toEqual({ date: '2026-07-03', value: null });
     expect(rows.find((r) => r.date === '2026-07-02')!.value).toEqual(expect.any(Number));
   });
 
-  it('fails with the request and what it got for an HTML page or a bad value', () => {
+  it('fails with the request and what it got for an HTML page, and skips a bad line naming it', () => {
     expect(() => parseFredCsv('<!DOCTYPE html><html>Error</html>', 'DGS3', 'fred: /graph/fredgraph.csv?id=DGS3')).toThrow(
       /^fred: \/graph\/fredgraph\.csv\?id=DGS3: expected a CSV header "observation_date,DGS3", got "<!DOCTYPE html>/,
     );
-    expect(() => parseFredCsv('observation_date,DGS3\n2026-07-30,n/a\n', 'DGS3', 'fred')).toThrow(/line 2 has value "n\/a" for 2026-07-30/);
+    expect(parseFredCsv('observation_date,DGS3\n2026-07-30,n/a\n2026-07-31,3.9\n', 'DGS3', 'fred')).toEqual({
+      rows: [{ date: '2026-07-31', value: 3.9 }],
+      total: 2,
+      skipped: ['line 2 has value "n/a" for 2026-07-30; expected a number or \'.\''],
+    });
   });
 });
 
 describe('Naver siseJson (a JavaScript array literal)', () => {
   it('maps columns by name and reads 외국인소진율, with a trailing comma and tabs', () => {
     const body = ` [['날짜', '시가', '고가', '저가', '종가', '거래량', '외국인소진율'],\n\t\t\n["20260828", 262500, 266000, 256000, 257000, 15106746, 46.72],\n\t\t\n["20260831", 249000, 260000, 246000, 260000, 18270969, null],\n\t\t\n]\n`;
-    expect(parseSiseJson(body, 'naver')).toEqual([
+    expect(parseSiseJson(body, 'naver').rows).toEqual([
       { date: '2026-08-28', close: 257000, foreignPct: 46.72 },
       { date: '2026-08-31', close: 260000, foreignPct: null },
     ]);
   });
 
   it('reads the recorded two years and an answer without rows', () => {
-    const bars = parseSiseJson(koreaFixtureText('naver-sise-005930.txt'), 'naver');
+    const { rows: bars } = parseSiseJson(koreaFixtureText('naver-sise-005930.txt'), 'naver');
     expect(bars.length).toBeGreaterThan(500);
     expect(bars[0]!.date).toBe('2024-06-03');
-    expect(parseSiseJson(` [['날짜', '시가', '고가', '저가', '종가', '거래량', '외국인소진율'],\n\t\t\n]\n`, 'naver')).toEqual([]);
+    expect(parseSiseJson(` [['날짜', '시가', '고가', '저가', '종가', '거래량', '외국인소진율'],\n\t\t\n]\n`, 'naver').rows).toEqual([]);
   });
 
-  it('fails naming the missing column or the bad row', () => {
+  it('fails naming the missing column, and skips a bad row naming it', () => {
     expect(() => parseSiseJson(`[['날짜', '종가']]`, 'naver: /siseJson.naver?symbol=005930')).toThrow(
       /no '외국인소진율' \(foreign ownership\) column/,
     );
-    expect(() => parseSiseJson(`[['날짜', '종가', '외국인소진율'], ["2026-08-28", 1, 2]]`, 'naver')).toThrow(/row 1 is not \[yyyyMMdd/);
+    expect(parseSiseJson(`[['날짜', '종가', '외국인소진율'], ["2026-08-28", 1, 2], ["20260831", 3, 4]]`, 'naver')).toEqual({
+      rows: [{ date: '2026-08-31', close: 3, foreignPct: 4 }],
+      total: 2,
+      skipped: ['row 1 is not [yyyyMMdd, ..., close, ...]: ["2026-08-28",1,2]'],
+    });
     expect(() => parseSiseJson('<html>blocked</html>', 'naver')).toThrow(/not the expected array literal/);
   });
 });

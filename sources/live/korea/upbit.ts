@@ -1,6 +1,7 @@
 /**
  * Upbit (api.upbit.com/v1): the KRW market list with its alerts, every KRW ticker in one call, and
- * 1-minute candles. See docs/upstreams-korea.md, "Upbit".
+ * 1-minute candles. See docs/upstreams-korea.md, "Upbit". Each list is read row by row: a row that
+ * does not parse is skipped and counted (lenient.ts), never the whole list.
  *
  * - /market/all?is_details=true: `market_event.warning` is 유의 (investment warning); each true
  *   `market_event.caution.*` is a 주의 flag, read as a record so a new criterion is kept.
@@ -17,56 +18,84 @@ import { z } from 'zod';
 import { queryJson, type Row } from '../../../lib/duckdb.ts';
 import { UpstreamError, type Upstream } from '../http.ts';
 import { utcWallClock } from './kst.ts';
+import { EpochMs, knownOr, labelBy, NumberOrDecimalString, readRows, unknownValues, type Known, type RowsRead } from './lenient.ts';
 
 const SOURCE = 'live';
 
 const Caution = z.record(z.string(), z.boolean());
 
+const MarketCode = z.string().regex(/^[A-Z0-9]+-[A-Z0-9.]+$/, 'expected a QUOTE-BASE market code');
+
+/** The legacy `market_warning` values (docs: NONE or CAUTION); another is kept as `other`. */
+export const UPBIT_MARKET_WARNINGS = ['NONE', 'CAUTION'] as const;
+
 export const UpbitMarket = z.object({
-  market: z.string().regex(/^[A-Z0-9]+-[A-Z0-9.]+$/, 'expected a QUOTE-BASE market code'),
+  market: MarketCode,
   korean_name: z.string(),
   english_name: z.string(),
   market_event: z.object({ warning: z.boolean(), caution: Caution }).optional(),
   /** Legacy (removed in Korea on 2024-11-20; regional deployments still send it). */
-  market_warning: z.enum(['NONE', 'CAUTION']).optional(),
+  market_warning: knownOr(UPBIT_MARKET_WARNINGS).optional(),
 });
 export type UpbitMarket = z.infer<typeof UpbitMarket>;
 
+// Upbit documents numbers; a recorder that writes them as decimal strings is read the same way.
+const Num = NumberOrDecimalString;
+
 export const UpbitTicker = z.object({
-  market: z.string(),
-  trade_price: z.number(),
-  prev_closing_price: z.number(),
-  high_price: z.number(),
-  low_price: z.number(),
-  signed_change_rate: z.number(),
-  acc_trade_volume_24h: z.number(),
-  acc_trade_price_24h: z.number(),
-  timestamp: z.number().int(),
+  market: MarketCode,
+  trade_price: Num.refine((n) => n > 0, 'expected a positive price'),
+  prev_closing_price: Num,
+  high_price: Num,
+  low_price: Num,
+  signed_change_rate: Num,
+  acc_trade_volume_24h: Num,
+  acc_trade_price_24h: Num,
+  /** When Upbit built the snapshot: the price's source time. */
+  timestamp: EpochMs,
 });
 export type UpbitTicker = z.infer<typeof UpbitTicker>;
 
+const UtcWallClock = z.string().refine((text) => {
+  try {
+    utcWallClock(text);
+    return true;
+  } catch {
+    return false;
+  }
+}, "expected a UTC time 'yyyy-MM-ddTHH:mm:ss'");
+
 export const UpbitCandle = z.object({
   market: z.string(),
-  candle_date_time_utc: z.string(),
-  opening_price: z.number(),
-  high_price: z.number(),
-  low_price: z.number(),
-  trade_price: z.number(),
-  candle_acc_trade_price: z.number(),
-  candle_acc_trade_volume: z.number(),
+  candle_date_time_utc: UtcWallClock,
+  opening_price: Num,
+  high_price: Num,
+  low_price: Num,
+  trade_price: Num,
+  candle_acc_trade_price: Num,
+  candle_acc_trade_volume: Num,
 });
 export type UpbitCandle = z.infer<typeof UpbitCandle>;
 
-export function fetchUpbitMarkets(up: Upstream): Promise<UpbitMarket[]> {
-  return up.getJson('/v1/market/all', { is_details: true }, z.array(UpbitMarket));
+const market = labelBy('market');
+
+/** Every pair of the market list; a row that does not parse is skipped and counted, not the list. */
+export async function fetchUpbitMarkets(up: Upstream): Promise<RowsRead<UpbitMarket>> {
+  return readRows(await up.getJson('/v1/market/all', { is_details: true }, z.array(z.unknown())), UpbitMarket, market);
 }
 
-export function fetchUpbitTickers(up: Upstream): Promise<UpbitTicker[]> {
-  return up.getJson('/v1/ticker/all', { quote_currencies: 'KRW' }, z.array(UpbitTicker));
+/** Every KRW ticker; a ticker that does not parse is skipped and counted, not the list. */
+export async function fetchUpbitTickers(up: Upstream): Promise<RowsRead<UpbitTicker>> {
+  return readRows(await up.getJson('/v1/ticker/all', { quote_currencies: 'KRW' }, z.array(z.unknown())), UpbitTicker, market);
 }
 
-export function fetchUpbitCandles(up: Upstream, market: string, count: number): Promise<UpbitCandle[]> {
-  return up.getJson('/v1/candles/minutes/1', { market, count }, z.array(UpbitCandle));
+/** One market's candles; a candle that does not parse is skipped and counted. */
+export async function fetchUpbitCandles(up: Upstream, market: string, count: number): Promise<RowsRead<UpbitCandle>> {
+  return readRows(
+    await up.getJson('/v1/candles/minutes/1', { market, count }, z.array(z.unknown())),
+    UpbitCandle,
+    labelBy('candle_date_time_utc'),
+  );
 }
 
 /** 'KRW-BTC' → 'BTC'; null for a market quoted in anything but KRW. */
@@ -74,19 +103,27 @@ export function krwSymbol(market: string): string | null {
   return market.startsWith('KRW-') ? market.slice(4) : null;
 }
 
-/** kr_markets and market_flags rows for the KRW markets (BTC- and USDT- markets are not KRW prices). */
-export function upbitMarketRows(markets: readonly UpbitMarket[], observedAt: Date): { markets: Row[]; flags: Row[] } {
-  const out = { markets: [] as Row[], flags: [] as Row[] };
+/**
+ * kr_markets and market_flags rows for the KRW markets (BTC- and USDT- markets are not KRW
+ * prices). A legacy market_warning of CAUTION is the investment warning; an undocumented value is
+ * kept as the flag `market_warning:<value>` and listed in `unknown` for the run's notes.
+ */
+export function upbitMarketRows(markets: readonly UpbitMarket[], observedAt: Date): { markets: Row[]; flags: Row[]; unknown: string[] } {
+  const out = { markets: [] as Row[], flags: [] as Row[], unknown: [] as string[] };
+  const warnings: Array<{ value: Known<string>; where: string }> = [];
   for (const m of markets) {
     const symbol = krwSymbol(m.market);
     if (!symbol) continue;
     out.markets.push(['upbit', symbol, m.market, m.korean_name, m.english_name, observedAt, SOURCE]);
     const flag = (name: string) => out.flags.push(['upbit', symbol, name, null, null, observedAt, SOURCE]);
-    if (m.market_event ? m.market_event.warning : m.market_warning === 'CAUTION') flag('investment_warning');
+    if (m.market_warning) warnings.push({ value: m.market_warning, where: m.market });
+    if (m.market_event ? m.market_event.warning : m.market_warning?.value === 'CAUTION') flag('investment_warning');
+    if (!m.market_event && m.market_warning?.value === 'other') flag(`market_warning:${m.market_warning.raw}`);
     for (const [criterion, raised] of Object.entries(m.market_event?.caution ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
       if (raised) flag(`caution:${criterion}`);
     }
   }
+  out.unknown = unknownValues('market_warning', warnings);
   return out;
 }
 

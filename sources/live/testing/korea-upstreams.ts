@@ -8,6 +8,7 @@
  *   const settings = loadSettings({ ...world.env });        // the *_BASE_URL overrides
  *   world.fault('upbit', '/v1/ticker/all', recordedReply('upbit-429.json'));
  *   world.delist('upbit', 'WAXP');                           // gone from market list and tickers
+ *   world.serveDocumented();                                 // Upbit and Bithumb answer their docs' formats
  *   world.macroThrough = '2026-07-31';                       // FRED/Naver publish more days
  *   world.counts();                                          // { total, backfill, budgeted, byUpstream }
  *
@@ -86,6 +87,12 @@ export interface KoreaUpstreamWorld {
   heal(): void;
   /** Removes a symbol from an exchange's market list and tickers (a delisting between runs). */
   delist(exchange: 'upbit' | 'bithumb', symbol: string): void;
+  /**
+   * Upbit and Bithumb answer the `*-documented.json` payloads: the fields and encodings of the
+   * exchanges' documentation examples (no Bithumb `data.date`, no alert `warning_step`), 7 KRW
+   * markets. Served as faults: a later fault on the same path replaces one, heal() ends them.
+   */
+  serveDocumented(): void;
   /** Last day FRED and Naver have published ('YYYY-MM-DD'). */
   macroThrough: string;
   close(): Promise<void>;
@@ -298,6 +305,17 @@ export async function startKoreaUpstreams(options: { macroThrough?: string } = {
     },
     delist(exchange, symbol) {
       delisted.add(`${exchange}:${symbol}`);
+    },
+    serveDocumented() {
+      const documented: Array<[KoreaServer, string, string, Record<string, string>]> = [
+        ['upbit', '/v1/market/all', 'upbit-market-all-documented.json', upbitHeaders('market')],
+        ['upbit', '/v1/ticker/all', 'upbit-ticker-all-krw-documented.json', upbitHeaders('ticker')],
+        ['bithumb', '/public/ticker/ALL_KRW', 'bithumb-ticker-all-krw-documented.json', {}],
+        ['bithumb', '/v1/market/all', 'bithumb-market-all-documented.json', {}],
+        ['bithumb', '/v1/market/virtual_asset_warning', 'bithumb-virtual-asset-warning-documented.json', {}],
+      ];
+      for (const [server, path, file, headers] of documented)
+        faults.set(`${server} ${path}`, { replies: [json(koreaFixture(file), headers)], next: 0 });
     },
     get macroThrough() {
       return state.macroThrough;

@@ -24,10 +24,11 @@ const naverItem = z.object({
   pubDate: z.string(),
 });
 
+// Items are read one by one (naverArticles): one that does not parse is skipped, not the answer.
 const naverNewsAnswer = z.object({
   lastBuildDate: z.string().optional(),
   total: z.number().optional(),
-  items: z.array(naverItem),
+  items: z.array(z.unknown()),
 });
 export type NaverNewsAnswer = z.infer<typeof naverNewsAnswer>;
 
@@ -54,7 +55,13 @@ export function naverArticles(
 ): { items: NewsItem[]; skipped: number } {
   const items: NewsItem[] = [];
   let skipped = 0;
-  for (const it of answer.items) {
+  for (const raw of answer.items) {
+    const parsed = naverItem.safeParse(raw);
+    if (!parsed.success) {
+      skipped++;
+      continue;
+    }
+    const it = parsed.data;
     const title = plainText(it.title);
     const url = httpUrl(it.originallink) ?? httpUrl(it.link);
     if (!title || !url) {
