@@ -13,7 +13,8 @@
  *   free 200, paid 503, /health says read-only; remounted read-write, the next paid request is
  *   served, and a payment used before is still refused.
  * - Read-only while running: ext4 remounts itself read-only on an error (errors=remount-ro, as on
- *   a failing disk; the kernel's trigger_fs_error): paid 503, free 200, /health says read-only.
+ *   a failing disk; the kernel's trigger_fs_error): paid 503, free 200, /health says read-only,
+ *   and SIGTERM still stops the server.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -219,5 +220,11 @@ describe('the nonce store on a full or read-only disk (issue 27, finding 2)', ()
     const during = await health(url);
     expect(during.stores).toMatchObject({ nonce_store: 'lmdb', reachable: false, reason: expect.stringMatching(/read-only/) });
     expectAlive(server);
+    // and it still shuts down cleanly (lmdb-js would wait forever for the flush of a failed commit)
+    const stopped = await Promise.race([
+      server.stop(),
+      new Promise((resolve) => setTimeout(() => resolve('still running after 15 s'), 15_000)),
+    ]);
+    expect(stopped).toBe(0);
   }, 180_000);
 });

@@ -59,6 +59,9 @@ const IN_FLIGHT_SECONDS = 120;
 /** A write (commit, flush) not done by then counts as failed: lmdb-js leaves some failures unsettled (a transaction that cannot begin). */
 const WRITE_DEADLINE_MS = 10_000;
 
+/** How long close() waits for lmdb-js to finish pending writes. */
+const CLOSE_WAIT_MS = 3000;
+
 /** At most one log line per this many ms for a fault already logged (a nearly full disk flaps). */
 const LOG_EVERY_MS = 10_000;
 
@@ -213,8 +216,15 @@ export class LmdbNonceStore implements NonceStore {
     if (this.#watchdog) clearInterval(this.#watchdog);
     const opened = this.#opened;
     this.#opened = null;
-    // closing waits for pending writes; on a failing disk they fail, which must not reject here
-    await opened?.root.close().catch(() => {});
+    if (!opened) return;
+    // lmdb-js's close waits for the last batch's flush, which never comes when that commit failed
+    // (full disk): a shutdown must not hang on it, and a failure there must not reject
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, CLOSE_WAIT_MS);
+    });
+    await Promise.race([opened.root.close().catch(() => {}), gaveUp]);
+    clearTimeout(timer);
   }
 
   #open(): Opened {
