@@ -146,7 +146,7 @@ export class LmdbNonceStore implements NonceStore {
       db.transaction((): ReserveResult => {
         const existing = db.get(text);
         if (existing && existing.p >= now) return existing.s === 'u' || now - (existing.t ?? 0) > IN_FLIGHT_SECONDS ? 'used' : 'in_flight';
-        void db.put(text, { s: 'r', p: pruneAfter, t: now }); // inside the transaction: applied at once, its promise already resolved
+        db.putSync(text, { s: 'r', p: pruneAfter, t: now }); // inside the transaction: part of it, no promise of its own
         return 'reserved';
       }),
     );
@@ -163,7 +163,7 @@ export class LmdbNonceStore implements NonceStore {
     const { db } = this.#usable();
     await this.#settle(
       db.transaction(() => {
-        if (db.get(text)?.s === 'r') void db.remove(text); // inside the transaction: applied at once
+        if (db.get(text)?.s === 'r') db.removeSync(text); // inside the transaction: part of it
       }),
     );
   }
@@ -199,7 +199,7 @@ export class LmdbNonceStore implements NonceStore {
         let dropped = 0;
         for (const { key, value } of db.getRange()) {
           if (value.p < now) {
-            void db.remove(key); // inside the transaction: applied at once
+            db.removeSync(key); // inside the transaction: part of it
             dropped++;
           }
         }
