@@ -400,6 +400,12 @@ export const HealthBody = z
           .describe("Where single use of payments is kept: 'lmdb' on disk (default), 'redis' shared by instances (REDIS_URL)."),
         rate_limit_store: z.enum(['redis', 'memory']).describe('Where the free-tier count is kept.'),
         reachable: z.boolean().describe('Whether the nonce store answers; false = paid endpoints answer 503 until it is back.'),
+        reason: z
+          .string()
+          .nullable()
+          .describe(
+            'Why the nonce store cannot be used right now (e.g. its disk is full or read-only, Redis is down or runs without persistence); null when reachable.',
+          ),
       })
       .optional()
       .describe('The payment and rate-limit stores in use.'),

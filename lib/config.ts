@@ -62,6 +62,13 @@ export interface Settings {
    * in nonceDbDir and the limiter in memory.
    */
   redisUrl: Secret | null;
+  /**
+   * NONCE_STORE_ALLOW_VOLATILE=1: run with a REDIS_URL whose Redis does not say it persists its
+   * data (appendonly no, or CONFIG and INFO refused). Off (default): the server refuses to start
+   * on such a Redis, and paid endpoints stay closed while it is connected to one, because a Redis
+   * restart would forget every used payment.
+   */
+  nonceStoreAllowVolatile: boolean;
   /** TRUST_PROXY=1: build resource URLs from X-Forwarded-Proto / X-Forwarded-Host (only behind a proxy you run). */
   trustProxy: boolean;
   /** FACILITATOR_TIMEOUT_MS: per-call timeout of /verify, /settle and /supported (default 10000). */
@@ -304,6 +311,7 @@ const ENV = z.object({
     .nullable()
     .default(null)
     .register(secrets, { secret: true }),
+  NONCE_STORE_ALLOW_VOLATILE: onOff,
   TRUST_PROXY: onOff,
   CRYPTO_WORKERS: z
     .string()
@@ -443,6 +451,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     siteDir: resolve(e.SITE_DIR ?? resolve(snapshotsDir, '..', 'site')),
     siteBuild: e.SITE_BUILD,
     redisUrl: e.REDIS_URL,
+    nonceStoreAllowVolatile: e.NONCE_STORE_ALLOW_VOLATILE,
     trustProxy: e.TRUST_PROXY,
     facilitatorTimeoutMs: e.FACILITATOR_TIMEOUT_MS,
     cryptoWorkers: e.CRYPTO_WORKERS,

@@ -68,11 +68,13 @@ export interface HealthDocument {
   problems: string[];
 }
 
-/** What /health says about the stores (proxy/stores.ts): their kind and whether they answer; no paths, no URLs. */
+/** What /health says about the stores (proxy/stores.ts): their kind, whether they answer and why not; no paths, no URLs. */
 export interface StoreHealth {
   nonce_store: 'lmdb' | 'redis' | 'memory';
   rate_limit_store: 'redis' | 'memory';
   reachable: boolean;
+  /** Why the nonce store cannot be used right now (a full or read-only disk, Redis down or without persistence); null when reachable. */
+  reason: string | null;
 }
 
 /** What the analyst did in the run that published the snapshot served. */
@@ -221,7 +223,7 @@ export function healthDocument(
   if (reader.lastError) problems.push(reader.lastError.message);
   if (stores && !stores.reachable)
     problems.push(
-      `the ${stores.nonce_store} nonce store does not answer: paid endpoints answer 503 until it is back; free endpoints keep answering`,
+      `the ${stores.nonce_store} nonce store is unavailable (${stores.reason ?? 'it does not answer'}): paid endpoints answer 503 until it is back; free endpoints keep answering`,
     );
   const freshness = datasetFreshness(service, snap, now);
   problems.push(...freshness.problems);

@@ -109,9 +109,47 @@ export interface RunningService {
   stores: Stores | null;
 }
 
+/** The nonce store would not keep single use across its own restart; the message says how to fix or override it. */
+export class StoreRefusedError extends Error {
+  override readonly name = 'StoreRefusedError';
+}
+
+/**
+ * Refuses a Redis that does not persist its data (REDIS_URL without appendonly yes): after a
+ * Redis restart every used payment would buy an answer again. NONCE_STORE_ALLOW_VOLATILE=1 runs
+ * anyway, with a warning. A Redis that does not answer yet is not refused here: its store stays
+ * closed (paid 503) until it connects and says it persists (nonce-store-redis.ts).
+ */
+export async function checkStores(stores: Stores, settings: Pick<Settings, 'nonceStoreAllowVolatile'>): Promise<void> {
+  await stores.ready();
+  const volatile = await stores.volatility();
+  if (!volatile) return;
+  if (!settings.nonceStoreAllowVolatile) throw new StoreRefusedError(volatile);
+  console.error(`warning (NONCE_STORE_ALLOW_VOLATILE=1, running anyway): ${volatile}`);
+}
+
+/** The store check of startServices on its own, for commands that do a long job before serving (npm start): refuse early. */
+export async function preflightStores(settings: Settings): Promise<void> {
+  if (!settings.redisUrl) return;
+  const stores = buildStores(settings);
+  try {
+    await checkStores(stores, settings);
+  } finally {
+    await stores.close();
+  }
+}
+
 export async function startServices(settings: Settings): Promise<RunningService[]> {
   const running: RunningService[] = [];
   const parts = processParts(settings); // one receipt key, crypto pool and nonce store for both services
+  if (parts.stores) {
+    try {
+      await checkStores(parts.stores, settings);
+    } catch (err) {
+      await parts.stores.close();
+      throw err;
+    }
+  }
   for (const service of SERVICES) {
     const reader = new SnapshotReader(settings.snapshotsDir, service, {
       onChange: (s) => {

@@ -9,7 +9,7 @@ import { loadSettings } from '../lib/config.ts';
 import { parseArgs, runCli, UsageError } from '../pipelines/cli.ts';
 import { pipelineRunner, Scheduler } from '../pipelines/schedule.ts';
 import { SCHEDULE_TABLES } from '../pipelines/schedule-table.ts';
-import { startServices, stopServices } from '../proxy/serve.ts';
+import { preflightStores, startServices, StoreRefusedError, stopServices } from '../proxy/serve.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Settings } from '../lib/config.ts';
@@ -22,6 +22,7 @@ async function main(): Promise<void> {
   const settings = loadSettings();
   const args = parseArgs(['all', ...process.argv.slice(2)]);
   if (args.source.kind !== 'demo') console.log(`npm start: using --source ${args.source.kind}`);
+  await preflightStores(settings); // a Redis that would forget used payments is refused before the pipelines run
 
   console.log('1/2 pipelines (demo world → warehouse → snapshots; the analytics publish builds its site)');
   const { exitCode } = await runCli(args, settings);
@@ -85,6 +86,8 @@ async function ensureSite(settings: Settings): Promise<void> {
 }
 
 main().catch((err: Error) => {
-  console.error(err instanceof UsageError ? err.message : `npm start failed: ${err.stack ?? err.message}`);
+  console.error(
+    err instanceof UsageError || err instanceof StoreRefusedError ? err.message : `npm start failed: ${err.stack ?? err.message}`,
+  );
   process.exit(err instanceof UsageError ? 2 : 1);
 });

@@ -1,7 +1,8 @@
 /**
  * A throwaway redis-server for tests and the bench: on a free loopback port, in a temp directory,
- * with persistence off (--save '' --appendonly no), so a stop really forgets everything. Stop and
- * start again on the same port to play "Redis went down, Redis came back".
+ * with persistence off (--save '' --appendonly no) unless asked for, so a stop really forgets
+ * everything. Stop and start again on the same port to play "Redis went down, Redis came back";
+ * with `appendonly: true` it comes back with what it had (its append-only file stays in the directory).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -19,8 +20,10 @@ export interface TestRedis {
   readonly url: string;
   /** Stops the server (SIGTERM, waits for the exit). */
   stop(): Promise<void>;
-  /** Starts it again on the same port, empty. */
-  start(): Promise<void>;
+  /** Starts it again on the same port (empty unless it runs with appendonly); `options` replace the first start's. */
+  start(options?: RedisOptions): Promise<void>;
+  /** Kills it at once (SIGKILL, as a crash), waits for the exit. */
+  kill(): Promise<void>;
   /** Stops it and removes its directory. */
   close(): Promise<void>;
 }
@@ -62,19 +65,29 @@ async function waitForPong(port: number, timeoutMs = 10_000): Promise<void> {
   }
 }
 
+export interface RedisOptions {
+  /** --appendonly yes (default no): the server keeps its data across a restart. */
+  appendonly?: boolean;
+  /** More redis-server arguments, e.g. ['--rename-command', 'CONFIG', ''] as managed services do. */
+  args?: string[];
+}
+
 /** Starts a redis-server on a free loopback port. */
-export async function startRedis(): Promise<TestRedis> {
+export async function startRedis(firstOptions: RedisOptions = {}): Promise<TestRedis> {
   if (!redisInstalled()) throw new Error(`${REDIS_SERVER} is not installed (apt-get install redis-server)`);
   const dir = mkdtempSync(join(tmpdir(), 'test-redis-'));
   const port = await freePort();
   let child: ChildProcess | null = null;
   let stderr = '';
 
-  const start = async () => {
+  const start = async (options: RedisOptions = firstOptions) => {
     stderr = '';
     const proc = spawn(
       REDIS_SERVER,
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', ''],
+      [
+        ...['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--dir', dir, '--logfile', ''],
+        ...['--appendonly', options.appendonly ? 'yes' : 'no', ...(options.args ?? [])],
+      ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
     proc.stderr?.on('data', (d: Buffer) => {
@@ -88,15 +101,16 @@ export async function startRedis(): Promise<TestRedis> {
       throw new Error(`${(err as Error).message}${stderr ? `: ${stderr.trim()}` : ''}`);
     }
   };
-  const stop = async () => {
+  const stopWith = async (signal: NodeJS.Signals) => {
     const proc = child;
     child = null;
     if (!proc || proc.exitCode !== null) return;
     await new Promise<void>((resolve) => {
       proc.once('exit', () => resolve());
-      proc.kill('SIGTERM');
+      proc.kill(signal);
     });
   };
+  const stop = () => stopWith('SIGTERM');
 
   await start();
   return {
@@ -104,6 +118,7 @@ export async function startRedis(): Promise<TestRedis> {
     url: `redis://127.0.0.1:${port}`,
     start,
     stop,
+    kill: () => stopWith('SIGKILL'),
     close: async () => {
       await stop();
       rmSync(dir, { recursive: true, force: true });

@@ -3,11 +3,11 @@
  * one directory, and across a restart; crash-left reservations stay taken; compaction.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { LmdbNonceStore } from './nonce-store-lmdb.ts';
 import { StoreUnavailableError, type NonceKey } from './nonce-store.ts';
 
@@ -120,16 +120,25 @@ describe('LmdbNonceStore', () => {
     await store.close();
   });
 
-  it('markUsed without a replay answer writes nothing: the reservation reads in_flight, then used after IN_FLIGHT_SECONDS', async () => {
+  it('markUsed without a replay answer marks the key used at once, for this process and another one on the directory', async () => {
     let now = 1000;
-    const store = new LmdbNonceStore(freshDir(), { now: () => now, compactEverySeconds: 0 });
+    const dir = freshDir();
+    const store = new LmdbNonceStore(dir, { now: () => now, compactEverySeconds: 0 });
     expect(await store.reserve(key, 5000)).toBe('reserved');
     await store.markUsed(key, 5000);
     expect(await store.replayOf(key)).toBeNull();
-    now = 1100;
-    expect(await store.reserve(key, 5000)).toBe('in_flight');
-    now = 1121;
+    now = 1001; // a repeat one second later: already used, not "in flight" for IN_FLIGHT_SECONDS
     expect(await store.reserve(key, 5000)).toBe('used');
+    const other = new LmdbNonceStore(dir, { now: () => now, compactEverySeconds: 0 });
+    expect(await other.reserve(key, 5000)).toBe('used');
+    // a reservation that was never marked (the process died mid-request) reads in_flight, then used
+    const crashed = { ...key, nonce: `0x${'ee'.repeat(32)}` };
+    expect(await store.reserve(crashed, 5000)).toBe('reserved');
+    now = 1100;
+    expect(await other.reserve(crashed, 5000)).toBe('in_flight');
+    now = 1122; // reserved at 1001: more than IN_FLIGHT_SECONDS ago
+    expect(await other.reserve(crashed, 5000)).toBe('used');
+    await other.close();
     await store.close();
   });
 
@@ -149,5 +158,26 @@ describe('LmdbNonceStore', () => {
     const store = new LmdbNonceStore(freshDir());
     await store.close();
     await expect(store.reserve(key, Math.floor(Date.now() / 1000) + 300)).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+
+  it('a directory that cannot be opened does not throw at start: calls fail with StoreUnavailableError and the store opens once it can', async () => {
+    const parent = freshDir();
+    const blocked = join(parent, 'nonces');
+    writeFileSync(blocked, 'a file where the directory should be');
+    const errors: string[] = [];
+    const log = vi.spyOn(console, 'error').mockImplementation((line: string) => void errors.push(line));
+    try {
+      const store = new LmdbNonceStore(blocked, { compactEverySeconds: 0 });
+      expect(store.fault).toMatch(/nonce database/);
+      expect(store.fault).not.toContain(parent); // /health shows it: no path
+      await expect(store.reserve(key, Math.floor(Date.now() / 1000) + 300)).rejects.toBeInstanceOf(StoreUnavailableError);
+      rmSync(blocked);
+      expect(await store.reserve(key, Math.floor(Date.now() / 1000) + 300)).toBe('reserved');
+      expect(store.fault).toBeNull();
+      await store.close();
+    } finally {
+      log.mockRestore();
+    }
+    expect(errors.join('\n')).toMatch(/nonce store: .*paid endpoints answer 503/);
   });
 });
