@@ -308,6 +308,8 @@ export function createPaywall(options: PaywallOptions): Paywall {
     let key: NonceKey;
     let expiresAt: number;
     let localTx: string;
+    /** The payment in words for a "nonce_used" message. */
+    let what: string;
     if (network.kind === 'evm') {
       const pre = precheckExactEvm(
         payment.payload,
@@ -334,24 +336,29 @@ export function createPaywall(options: PaywallOptions): Paywall {
       key = { network: network.caip2, asset: offer.v2.asset, from: payer, nonce: verified.authorization.nonce };
       expiresAt = verified.validBefore;
       localTx = `local:${verified.authorization.nonce}`;
+      what = `this payment (nonce ${short(key.nonce)} from ${payer})`;
     } else {
       // Solana / XRPL: the signed transaction is checked in-process in both modes (in facilitator
-      // mode a cheap rejection before /verify); the chain-specific replay key and a 24 h retention
-      // (chainKeyRetention) stop a second use.
+      // mode a cheap rejection before /verify); the chain-specific replay key (Solana: the message;
+      // XRPL: the account's Sequence or ticket) and a 24 h retention stop a second use.
       const verified = await verifyChainPayment(network, payment.payload, offer, xrplLedger);
       if (!verified.ok) return refuse(verified);
       payer = verified.payer;
       key = { network: network.caip2, asset: offer.v2.asset, from: verified.payer, nonce: verified.replayKey };
       expiresAt = nowSeconds + CHAIN_KEY_RETENTION_SECONDS;
-      localTx = `local:${verified.replayKey}`;
+      localTx = `local:${verified.transaction}`;
+      what = verified.what;
     }
 
     // ---- single use: reserve before anyone else can use it
     const reserved = await store.reserve(key, expiresAt);
     if (reserved !== 'reserved') {
-      const what =
-        network.kind === 'evm' ? `this payment (nonce ${short(key.nonce)} from ${payer})` : `this signed ${network.name} transaction`;
-      const fresh = `sign a new payment${network.kind === 'evm' ? ' with a fresh nonce' : ''}`;
+      const fresh =
+        network.kind === 'evm'
+          ? 'sign a new payment with a fresh nonce'
+          : network.kind === 'xrpl'
+            ? "sign a new Payment with the account's next Sequence or another ticket"
+            : 'sign a new payment';
       let message: string;
       if (reserved === 'in_flight') {
         message = paymentId
@@ -556,20 +563,30 @@ function receiptText(text: string): string {
 }
 
 /**
- * How long a Solana / XRPL replay key is kept. The chain drops a Solana transaction once its
- * blockhash is ~150 blocks old and an XRPL one after its LastLedgerSequence, but local mode cannot
- * see chain time (XRPL only with XRPL_RPC_URL), so keys are kept 24 hours, as long as the longest
- * EVM authorization this server accepts: within that a payment buys one response.
+ * How long a Solana / XRPL replay key is kept: 24 hours, as long as the longest EVM authorization
+ * this server accepts. The chain drops a Solana transaction once its blockhash is ~150 blocks old
+ * and an XRPL one after its LastLedgerSequence, but local mode cannot see chain time.
+ *
+ * XRPL keys are (Account, Sequence or ticket). With XRPL_RPC_URL, LastLedgerSequence is at most
+ * ceil(maxTimeoutSeconds / 5) + 2 = 62 ledgers (a few minutes) ahead, far inside 24 hours. Without
+ * it only its presence is checked, so a Payment may name a ledger years away; in facilitator mode
+ * the ledger itself applies one transaction per Sequence (a twin fails /settle and nothing is
+ * served), and in local mode, where nothing is submitted, the Sequence is single-use for these
+ * 24 hours and then reads as unused, like any Sequence the payer has not signed yet
+ * (docs/x402-protocol.md, "Solana and XRPL in local mode").
  */
 export const CHAIN_KEY_RETENTION_SECONDS = 24 * 3600;
 
-/** A Solana or XRPL payment checked in-process (solana.ts, xrpl.ts): the payer and its replay key. */
+/**
+ * A Solana or XRPL payment checked in-process (solana.ts, xrpl.ts): the payer, its replay key, the
+ * transaction id the local receipt names, and the payment in words for a "nonce_used" message.
+ */
 async function verifyChainPayment(
   network: SolanaNetwork | XrplNetwork,
   payload: unknown,
   offer: PaymentOffer,
   currentLedger: (() => Promise<number>) | undefined,
-): Promise<{ ok: true; payer: string; replayKey: string } | Rejection> {
+): Promise<{ ok: true; payer: string; replayKey: string; transaction: string; what: string } | Rejection> {
   if (network.kind === 'solana') {
     const feePayer = offer.v2.extra.feePayer;
     const v = await verifyExactSolana(payload, {
@@ -579,14 +596,26 @@ async function verifyChainPayment(
       amount: offer.v2.amount,
       feePayer: typeof feePayer === 'string' ? feePayer : null,
     });
-    return v.ok ? { ok: true, payer: v.payer, replayKey: v.messageHash } : v;
+    return v.ok
+      ? { ok: true, payer: v.payer, replayKey: v.messageHash, transaction: v.messageHash, what: `this signed ${network.name} transaction` }
+      : v;
   }
   const v = await verifyExactXrpl(
     payload,
     { network, payTo: offer.v2.payTo, amount: offer.v2.amount, maxTimeoutSeconds: offer.v2.maxTimeoutSeconds },
     currentLedger ? { currentLedger } : {},
   );
-  return v.ok ? { ok: true, payer: v.payer, replayKey: v.hash } : v;
+  // Keyed on the account's Sequence or ticket: a re-signed twin (other Fee, LastLedgerSequence,
+  // InvoiceID) has a new hash but could never apply beside the first on the ledger.
+  return v.ok
+    ? {
+        ok: true,
+        payer: v.payer,
+        replayKey: v.replayKey,
+        transaction: v.hash,
+        what: `a Payment from ${v.payer} with ${v.slot} (the ledger applies one transaction per Sequence or ticket, whatever its Fee, LastLedgerSequence or InvoiceID)`,
+      }
+    : v;
 }
 
 function serialize(body: unknown): { text: string; type: string } {
