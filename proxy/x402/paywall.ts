@@ -55,6 +55,7 @@ import type { Settings } from '../../lib/config.ts';
 import type { DataResult } from '../data/types.ts';
 import type { EndpointAnswer, EndpointRequest, PaymentGate } from '../endpoint-call.ts';
 import type { ParsedRequest } from '../validation.ts';
+import { canonicalQuery, namesResource } from './resource-binding.ts';
 import { precheckExactEvm, signatureVerdict, type EvmVerified } from './eip3009.ts';
 import { bazaarFor, bazaarServiceMetadata, bazaarV1OutputSchema } from './bazaar.ts';
 import type { PaymentCrypto } from './crypto-pool.ts';
@@ -129,6 +130,9 @@ export interface PaywallOptions extends PaymentParts {
   clockSkewSeconds?: number;
 }
 
+/** What the paywall reads of an endpoint call (endpoint-call.ts EndpointRequest). */
+type PaidRequest = Pick<EndpointRequest, 'endpoint' | 'xrpl' | 'url' | 'header'> & Partial<Pick<EndpointRequest, 'via'>>;
+
 export interface Paywall extends PaymentGate {
   readonly settlement: 'local' | 'facilitator';
   /**
@@ -194,12 +198,17 @@ export function createPaywall(options: PaywallOptions): Paywall {
     };
   }
 
+  /**
+   * The 402 (or, for a payment header that is no payment payload at all, the 400 of the x402 HTTP
+   * transport's error table) with both wire versions of the offer and the reason.
+   */
   async function challenge(
     offered: readonly PaymentOffer[],
     resource: ResourceInfo & { receiptResource: string },
     extensions: Record<string, unknown>,
     failure: Pick<Rejection, 'reason' | 'message' | 'payer' | 'facilitatorReason'>,
     settled?: { payment: DecodedPayment; offer: PaymentOffer; payer: string },
+    status: 400 | 402 = 402,
   ): Promise<EndpointAnswer> {
     const body = paymentRequiredV1Body(offered, failure.reason, failure.message, {
       ...(failure.payer ? { payer: failure.payer } : {}),
@@ -220,7 +229,7 @@ export function createPaywall(options: PaywallOptions): Paywall {
       });
       headers[h.name] = h.value;
     }
-    return { status: 402, headers, body: JSON.stringify(body), json: body };
+    return { status, headers, body: JSON.stringify(body), json: body };
   }
 
   async function paymentRequiredWithExtensions(
@@ -241,11 +250,7 @@ export function createPaywall(options: PaywallOptions): Paywall {
    * nothing served. Without the store a replay cannot be told from a fresh payment, so the paywall
    * fails closed; the payment was not used and can be sent again once the store is back.
    */
-  async function handle(
-    request: Pick<EndpointRequest, 'endpoint' | 'xrpl' | 'url' | 'header'>,
-    serve: () => Promise<DataResult>,
-    input?: ParsedRequest,
-  ): Promise<EndpointAnswer> {
+  async function handle(request: PaidRequest, serve: () => Promise<DataResult>, input?: ParsedRequest): Promise<EndpointAnswer> {
     try {
       return await handlePayment(request, serve, input);
     } catch (err) {
@@ -266,16 +271,19 @@ export function createPaywall(options: PaywallOptions): Paywall {
   }
 
   async function handlePayment(
-    request: Pick<EndpointRequest, 'endpoint' | 'xrpl' | 'url' | 'header'>,
+    request: PaidRequest,
     serve: () => Promise<DataResult>,
     input: ParsedRequest | undefined,
   ): Promise<EndpointAnswer> {
     const { endpoint } = request;
+    const arrived = new URL(request.url);
     // The receipt and the 402 name the endpoint as the catalog declares it, never the path as typed
-    // (/api/v1/fx-rat%65 is routed to fx-rate and is paid and receipted as /api/v1/fx-rate).
-    const path = canonicalPath(endpoint, request.xrpl, new URL(request.url).pathname, input?.params);
+    // (/api/v1/fx-rat%65 is routed to fx-rate and is paid and receipted as /api/v1/fx-rate), and
+    // the query from the validated values, never the text as typed (resource-binding.ts).
+    const path = canonicalPath(endpoint, request.xrpl, arrived.pathname, input?.params);
     const asked = new URL(resourceUrlOf(request.url, request.header, options.settings.trustProxy));
     asked.pathname = path;
+    if (input) asked.search = canonicalQuery(asked.searchParams, input.query);
     const resourceUrl = asked.toString();
     const offered = offersFor(endpoint, request.xrpl, resourceUrl);
     const resource = {
@@ -291,8 +299,28 @@ export function createPaywall(options: PaywallOptions): Paywall {
 
     const decoded = decodePayment(request.header);
     if (decoded === null) return refuse({ reason: 'payment_required', message: PAYMENT_REQUIRED_MESSAGE });
-    if (!decoded.ok) return refuse(decoded);
+    // A header that is not a payment payload (not base64 JSON of one) is the transport spec's
+    // "Invalid Payment", 400; a payload that decodes but fails a check is "Payment Failed", 402.
+    if (!decoded.ok)
+      return challenge(offered, resource, extensions, decoded, undefined, decoded.reason === 'invalid_x402_version' ? 402 : 400);
     const payment = decoded.payment;
+    const requested = {
+      endpoint,
+      xrpl: request.xrpl,
+      origins: [asked.origin, arrived.origin],
+      path,
+      ...(input ? { input } : {}),
+      ...(request.via === 'mcp' && endpoint.mcpTool ? { mcpTool: endpoint.mcpTool.name } : {}),
+    };
+    const foreign = payment.resources.find((url) => !namesResource(url, requested));
+    if (foreign !== undefined) {
+      return refuse(
+        reject(
+          'resource_mismatch',
+          `the payment says it pays for ${JSON.stringify(foreign.length > 200 ? `${foreign.slice(0, 200)}…` : foreign)}, but this request is for ${resourceUrl}; pay for the resource the 402 names`,
+        ),
+      );
+    }
     const identified = paymentIdentifierOf(payment.raw);
     if (!identified.ok) return refuse(identified);
     const paymentId = identified.id;

@@ -41,6 +41,8 @@ export type RejectionReason =
   | 'not_yet_valid'
   /** validBefore further in the future than this server accepts. */
   | 'validity_too_long'
+  /** A v2 payment whose `resource.url` names another resource than the one requested. */
+  | 'resource_mismatch'
   /** The authorization nonce was already used, or is being used by a request in flight. */
   | 'nonce_used'
   /** The facilitator's /verify said no (its own reason is in the message and `facilitator_reason`). */
