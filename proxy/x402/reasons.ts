@@ -31,6 +31,8 @@ export type RejectionReason =
   | 'invalid_fee_payer'
   /** Solana: SetComputeUnitPrice above the cap. */
   | 'compute_price_too_high'
+  /** Solana: SetComputeUnitLimit above the cap. */
+  | 'compute_limit_too_high'
   /** XRPL: tfPartialPayment (the amount delivered could be less than Amount). */
   | 'partial_payment'
   /** XRPL: Paths, DeliverMin, or a SendMax in another currency (a path / cross-currency payment). */
