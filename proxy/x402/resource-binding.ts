@@ -16,7 +16,7 @@
  */
 import { xrplPath } from '../../catalog/index.ts';
 import type { EndpointDecl } from '../../catalog/types.ts';
-import { firstQueryValues, type ParsedRequest, unknownQueryParams } from '../validation.ts';
+import { type ParsedRequest, unknownQueryParams } from '../validation.ts';
 
 /** A validated query value as query-string text that parses back to the same value. */
 function queryText(value: unknown): string {
@@ -88,7 +88,8 @@ export function namesResource(claimed: string, r: RequestedResource): boolean {
     else if (text !== segment) return false;
   }
 
-  const query = firstQueryValues(url.toString());
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) if (!Object.hasOwn(query, name)) query[name] = value;
   if (unknownQueryParams(r.endpoint, query).length) return false;
   if (!r.input) {
     const canonical = template.map((segment) => (segment.startsWith(':') ? encodeURIComponent(params[segment.slice(1)]!) : segment));
