@@ -62,6 +62,17 @@ export function paidEndpoints(service: ServiceName): EndpointDecl[] {
   return endpointsOf(service).filter((e) => e.access === 'paid');
 }
 
+/**
+ * Whether a query parameter the endpoint does not declare is refused (422): on every endpoint that
+ * reads data, free or paid, where a misspelt filter would otherwise be answered as if absent and a
+ * paid endpoint's 402 would carry whatever was appended. The service's own documents (`/`,
+ * `/health`, `/docs`, `/llms.txt`, `/.well-known/x402`) take no parameters and ignore them, so a
+ * tracking or cache-busting parameter on a link still works.
+ */
+export function refusesUnknownQuery(endpoint: EndpointDecl): boolean {
+  return endpoint.dataset !== null;
+}
+
 const API_PREFIX = '/api/v1/';
 
 /** Path of the XRPL (RLUSD) variant of a korea paid endpoint: '/api/v1/x' → '/api/v1/xrpl/x'. */

@@ -36,7 +36,11 @@ export interface SolanaNetwork {
   kind: 'solana';
   name: string;
   caip2: string;
-  usdc: { symbol: 'USDC'; mint: string; decimals: 6 };
+  /**
+   * `tokenProgram`: the program that owns the mint (spl-token for USDC). A transfer through the
+   * other token program names the same mint but could never move it.
+   */
+  usdc: { symbol: 'USDC'; mint: string; decimals: 6; tokenProgram: string };
   testnet: boolean;
 }
 
@@ -86,7 +90,12 @@ export const SOLANA: SolanaNetwork = {
   kind: 'solana',
   name: 'solana',
   caip2: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
-  usdc: { symbol: 'USDC', mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', decimals: 6 },
+  usdc: {
+    symbol: 'USDC',
+    mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+    decimals: 6,
+    tokenProgram: 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', // spl-token
+  },
   testnet: false,
 };
 

@@ -99,11 +99,12 @@ describe.each(['korea', 'analytics'] as const)('%s OpenAPI document', (service) 
       expect(schemas[name], name).toBeDefined();
   });
 
-  it('operations with parameters answer 422, path-parameter ones 404, rate-limited ones 429', () => {
+  it('operations with parameters or data answer 422, path-parameter ones 404, rate-limited ones 429', () => {
     for (const e of endpointsOf(service)) {
       const op = obj(obj(doc.paths[openApiPath(e.path)], e.path)[e.method.toLowerCase()], e.path);
       const responses = obj(op.responses, 'responses');
-      expect(responses['422'] !== undefined, `${e.id} 422`).toBe(Boolean(e.query || e.pathParams || e.body));
+      // data endpoints refuse undeclared query parameters with 422, parameters or not
+      expect(responses['422'] !== undefined, `${e.id} 422`).toBe(Boolean(e.query || e.pathParams || e.body || e.dataset !== null));
       if (e.pathParams) expect(responses['404'], `${e.id} 404`).toBeDefined();
       expect(responses['429'] !== undefined, `${e.id} 429`).toBe(e.rateLimited === true);
     }

@@ -4,7 +4,7 @@
  * x- extensions, and the XRPL variant paths of the korea paid endpoints.
  */
 import { z } from 'zod';
-import { SERVICE_INFO, endpointsOf, xrplPath } from './index.ts';
+import { SERVICE_INFO, endpointsOf, refusesUnknownQuery, xrplPath } from './index.ts';
 import { SYMBOL_LOOKUP_ENDPOINT_IDS } from './korea.ts';
 import {
   NotFoundBody,
@@ -173,7 +173,7 @@ function responsesOf(endpoint: EndpointDecl): JsonObject {
     responses['404'] = ref('NotFound');
   }
   if (endpoint.access === 'paid') responses['402'] = ref('PaymentRequired');
-  if (endpoint.query || endpoint.pathParams || endpoint.body) responses['422'] = ref('ValidationError');
+  if (endpoint.query || endpoint.pathParams || endpoint.body || refusesUnknownQuery(endpoint)) responses['422'] = ref('ValidationError');
   if (endpoint.rateLimited) responses['429'] = ref('RateLimited');
   return responses;
 }
@@ -228,7 +228,7 @@ function infoDescription(service: ServiceName): string {
     `Payment: a paid endpoint called without payment answers 402 with the x402 payment requirements (body \`{x402Version, error, accepts}\` and the PAYMENT-REQUIRED header). ` +
       `Pay one of them and repeat the request with the X-PAYMENT header (x402 v1) or PAYMENT-SIGNATURE (x402 v2, and XRPL). Networks: ${networks}.`,
     'Every paid 200 carries a receipt signed with secp256k1 (`receipt` in the body, base64 JSON in X-Receipt); the signer key is published in /.well-known/x402 under receipt_signer.public_key.',
-    'Invalid parameters answer 422 with `detail`: [{loc, msg, type, input?, ctx?}].',
+    'Invalid parameters answer 422 with `detail`: [{loc, msg, type, input?, ctx?}], and so does a query parameter a data endpoint does not declare (`type` extra_forbidden, before any 402).',
   ].join('\n\n');
 }
 

@@ -154,7 +154,7 @@ export const ValidationErrorItem = z.object({
   type: z
     .string()
     .describe(
-      "Machine-readable error type, e.g. 'int_parsing', 'less_than_equal', 'greater_than_equal', 'enum', 'string_pattern_mismatch', 'missing'.",
+      "Machine-readable error type, e.g. 'int_parsing', 'less_than_equal', 'greater_than_equal', 'enum', 'string_pattern_mismatch', 'missing', 'extra_forbidden' (a query parameter the endpoint does not take).",
     ),
   input: z.unknown().optional().describe('The value that was received, when there was one.'),
   ctx: z

@@ -180,7 +180,7 @@ export function llmsTxt(service: ServiceName, baseUrl: string): string {
     '2. Sign the transfer (EVM: an EIP-3009 TransferWithAuthorization for USDC) and repeat the request with the `X-PAYMENT` header (base64 JSON, x402 v1) or `PAYMENT-SIGNATURE` (x402 v2).',
     '3. A 200 carries the data and a signed receipt; a refused payment answers 402 with a reason such as invalid_signature, amount_mismatch, expired or nonce_used.',
     '',
-    'Bad parameters answer 422 with a `detail` array (loc, msg, type, input, ctx). Unknown ids answer 404 before any payment is asked.',
+    'Bad parameters answer 422 with a `detail` array (loc, msg, type, input, ctx), and so does a query parameter the endpoint does not declare. Unknown ids answer 404 before any payment is asked.',
     '',
   );
   return out.join('\n');

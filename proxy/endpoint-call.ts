@@ -73,10 +73,11 @@ export interface PaymentGate {
    */
   /**
    * `input` (the validated parameters) names the endpoint canonically in the receipt and the 402,
-   * and tells a payment-identifier retry whether it asks for the same thing.
+   * and tells a payment-identifier retry whether it asks for the same thing. `via` tells which
+   * resource a payment may name (an MCP tool's 402 names the tool).
    */
   handle(
-    request: Pick<EndpointRequest, 'endpoint' | 'xrpl' | 'url' | 'header'>,
+    request: Pick<EndpointRequest, 'endpoint' | 'xrpl' | 'url' | 'header'> & Partial<Pick<EndpointRequest, 'via'>>,
     serve: () => Promise<DataResult>,
     input?: ParsedRequest,
   ): Promise<EndpointAnswer>;

@@ -84,6 +84,15 @@ describe('the official x402 client pays our proxy', () => {
     expect(decodePaymentResponseHeader(res.headers.get('PAYMENT-RESPONSE')!)).toMatchObject({ success: true, network: 'eip155:8453' });
   });
 
+  it('korea, parameters spelt loosely: the 402 names them validated, and the payment echoing that resource is served', async () => {
+    const pay = wrapFetchWithPayment(fetch, registerExactEvmScheme(new x402Client(), { signer: account }));
+    const res = await pay(`${urls.korea}/api/v1/kr-prices?symbol=%20eth&exchange=UPBIT`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as { symbol: string; exchange: string; receipt: Record<string, string> };
+    expect(findEndpoint('korea', 'kr-prices')!.response.safeParse(body).success).toBe(true);
+    expect(body.receipt).toMatchObject({ network: 'base', endpoint: '/api/v1/kr-prices' });
+  });
+
   it('korea, v1 body path on polygon', async () => {
     const client = new x402Client().registerV1('polygon', new ExactEvmSchemeV1(account));
     const res = await wrapFetchWithPayment(v1Only, client)(`${urls.korea}/api/v1/market-movers`);

@@ -278,7 +278,7 @@ describe('payments on every paid endpoint', () => {
     }
     for (const header of ['not-base64!', Buffer.from('{"x402Version":1').toString('base64'), 'A'.repeat(20_000)]) {
       const res = await app.request('/api/v1/categories/ai_inference/full-history', { headers: { 'X-PAYMENT': header } });
-      expect(res.status).toBe(402);
+      expect(res.status).toBe(400); // no payment payload at all: the x402 HTTP transport's "Invalid Payment"
       expect(((await res.json()) as { reason: string }).reason).toMatch(/malformed_payload|header_too_large/);
     }
   });
@@ -303,14 +303,14 @@ describe('the resource a 402 asks payment for', () => {
     return { v1: [...new Set(v1.accepts.map((a) => a.resource))], v2: v2.resource.url };
   }
 
-  it('is the public URL the client called with TRUST_PROXY: scheme and host from X-Forwarded-*, path and query as requested', async () => {
+  it('is the public URL the client called with TRUST_PROXY: scheme and host from X-Forwarded-*, path and parameters as requested', async () => {
     const korea = await appFor('korea', trusting());
     for (const path of ['/api/v1/kimchi-premium?symbol=ETH', '/api/v1/xrpl/kr-news/kpop?limit=3']) {
       const url = `https://data.example.org${path}`;
       expect(await resources(korea, `http://127.0.0.1:4020${path}`)).toEqual({ v1: [url], v2: url });
     }
     const analytics = await appFor('analytics', trusting());
-    const path = '/api/v1/categories/ai_inference/full-history?utm=1';
+    const path = '/api/v1/categories/ai_inference/full-history';
     expect(await resources(analytics, `http://127.0.0.1:4021${path}`)).toEqual({
       v1: [`https://data.example.org${path}`],
       v2: `https://data.example.org${path}`,

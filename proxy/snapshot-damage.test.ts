@@ -138,7 +138,7 @@ describe('fault 1: a snapshot file damaged while served', () => {
     expect(((await again.json()) as LooseJson).reason).toBe('nonce_used');
 
     // a free endpoint reading the same kind of file keeps answering, from the good version
-    const free = await app.request('/api/v1/services?limit=5');
+    const free = await app.request('/api/v1/services?page_size=5');
     expect(free.status).toBe(200);
     expect(free.headers.get('x-snapshot-version')).toBe(older);
   });

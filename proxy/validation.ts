@@ -4,6 +4,7 @@
  * tool input, so a bad value gets the same message over HTTP and MCP.
  */
 import type { z } from 'zod';
+import { refusesUnknownQuery } from '../catalog/index.ts';
 import type { EndpointDecl } from '../catalog/types.ts';
 
 export interface ValidationDetail {
@@ -96,9 +97,40 @@ function issuesToDetail(where: 'query' | 'path' | 'body', issues: readonly Issue
   });
 }
 
-/** Validates path parameters, query and body against the endpoint's declarations. */
+/** Longest parameter value or name echoed back in a 422; longer ones are cut (the request line can be 16 KB). */
+const ECHO_CHARS = 200;
+
+const cut = (text: string) => (text.length > ECHO_CHARS ? `${text.slice(0, ECHO_CHARS)}…` : text);
+
+/** The query parameters `query` carries that the endpoint does not declare (none for endpoints that ignore them). */
+export function unknownQueryParams(endpoint: EndpointDecl, query: Record<string, unknown>): string[] {
+  if (!refusesUnknownQuery(endpoint)) return [];
+  const declared = endpoint.query?.shape ?? {};
+  return Object.keys(query).filter((name) => !Object.hasOwn(declared, name));
+}
+
+/** One 422 item per unknown query parameter, naming it and listing what the endpoint takes. */
+function unknownQueryDetail(endpoint: EndpointDecl, query: Record<string, string>): ValidationDetail[] {
+  const names = Object.keys(endpoint.query?.shape ?? {});
+  const takes = names.length ? `this endpoint takes ${names.join(', ')}` : 'this endpoint takes no query parameters';
+  return unknownQueryParams(endpoint, query).map((name) => {
+    const value = query[name] ?? '';
+    return {
+      loc: ['query', name],
+      msg: `Unknown query parameter "${cut(name)}"; ${takes}`,
+      type: 'extra_forbidden',
+      input: cut(value),
+      ctx: { allowed: names },
+    };
+  });
+}
+
+/**
+ * Validates path parameters, query and body against the endpoint's declarations. A query
+ * parameter the endpoint does not declare is refused where refusesUnknownQuery says so.
+ */
 export function parseRequest(endpoint: EndpointDecl, raw: RawRequest): ParseOutcome {
-  const detail: ValidationDetail[] = [];
+  const detail: ValidationDetail[] = unknownQueryDetail(endpoint, raw.query);
   const run = (where: 'query' | 'path' | 'body', schema: z.ZodObject | undefined, input: unknown): Record<string, unknown> => {
     if (!schema) return {};
     const parsed = schema.safeParse(input);

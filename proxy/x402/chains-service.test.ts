@@ -3,6 +3,10 @@
  * over demo snapshots, SETTLEMENT=local, HTTP on loopback): the official @x402/svm client pays a
  * paid endpoint (with a loopback Solana JSON-RPC node for the mint and the blockhash), a Payment
  * signed with the xrpl library pays its /api/v1/xrpl/... variant, and a replay of either is refused.
+ * Solana transfers that would make the fee payer spend more than the network fee, or that could
+ * never move USDC, are refused (issue 27): a compute-unit limit over the cap, a token-2022
+ * transfer naming the classic USDC mint, a delegate-signed transfer from the fee payer's own
+ * USDC account.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,12 +23,17 @@ import { createServiceApp } from '../serve.ts';
 import { DEMO_PAY_TO, DEMO_SOLANA_FEE_PAYER, SOLANA } from './networks.ts';
 import { verifyReceipt } from './receipts.ts';
 import { decodeHeader, json, testPaymentParts } from './testing.ts';
+import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
+import { address } from '@solana/kit';
+import { MAX_COMPUTE_UNIT_LIMIT, TOKEN_2022_PROGRAM_ADDRESS } from './solana.ts';
 import {
   chainPaymentHeader,
   fakeSolanaRpc,
   type FakeSolanaRpc,
   SOLANA_PAYER,
   solanaPayerSigner,
+  solanaTransfer,
+  type SolanaTransferOptions,
   XRPL_PAYER_WALLET,
   xrplPayment,
 } from './testing/chains.ts';
@@ -125,5 +134,56 @@ describe('the korea service takes Solana and XRPL payments in SETTLEMENT=local',
     expect(verifyReceipt(body.receipt, publicKey)).toMatchObject({ ok: true });
     const replay = await fetch(`${url}/api/v1/xrpl/kimchi-premium?symbol=BTC`, { headers });
     expect((await json(replay)).reason).toBe('nonce_used');
+  });
+});
+
+describe('the korea service refuses Solana transfers that make the fee payer spend or could never move USDC', () => {
+  const path = '/api/v1/kimchi-premium?symbol=ETH';
+  /** Sends a transfer built with @solana/kit for the offer's amount, `knobs` changed. */
+  async function send(knobs: Partial<SolanaTransferOptions>): Promise<{ status: number; reason?: string; error?: string }> {
+    const unpaid = await fetch(`${url}${path}`);
+    const accepted = (decodeHeader(unpaid.headers.get('PAYMENT-REQUIRED')) as { accepts: Array<Record<string, unknown>> }).accepts.find(
+      (a) => a.network === SOLANA.caip2,
+    )!;
+    const transaction = await solanaTransfer({
+      signer: await solanaPayerSigner(),
+      payTo: accepted.payTo as string,
+      amount: BigInt(accepted.amount as string),
+      ...knobs,
+    });
+    const res = await fetch(`${url}${path}`, { headers: { 'PAYMENT-SIGNATURE': chainPaymentHeader(accepted, { transaction }) } });
+    const body = await json(res);
+    if (res.status === 200) expect(body.receipt.payer).toBe(SOLANA_PAYER);
+    else expect(body).not.toHaveProperty('receipt');
+    return { status: res.status, reason: body.reason, error: body.error };
+  }
+
+  it(`a compute-unit limit over ${MAX_COMPUTE_UNIT_LIMIT} is refused (1.4M at the price cap would cost the fee payer 0.007 SOL); the cap itself is served`, async () => {
+    for (const units of [1_400_000, MAX_COMPUTE_UNIT_LIMIT + 1]) {
+      const res = await send({ units, microLamports: 5_000_000n });
+      expect(res).toMatchObject({ status: 402, reason: 'compute_limit_too_high' });
+      expect(res.error).toMatch(`compute unit limit is ${units}; at most ${MAX_COMPUTE_UNIT_LIMIT}`);
+    }
+    expect((await send({ units: MAX_COMPUTE_UNIT_LIMIT, microLamports: 5_000_000n })).status).toBe(200);
+  });
+
+  it('a token-2022 transfer naming the classic USDC mint is refused: only spl-token moves it', async () => {
+    expect(SOLANA.usdc.tokenProgram).toBe(TOKEN_PROGRAM_ADDRESS);
+    const res = await send({ tokenProgram: TOKEN_2022_PROGRAM_ADDRESS });
+    expect(res).toMatchObject({ status: 402, reason: 'asset_mismatch' });
+    expect(res.error).toMatch(`calls token program ${TOKEN_2022_PROGRAM_ADDRESS}`);
+    expect((await send({ tokenProgram: TOKEN_PROGRAM_ADDRESS })).status).toBe(200);
+  });
+
+  it("a delegate-signed transfer from the fee payer's own USDC account is refused", async () => {
+    const [feePayerUsdc] = await findAssociatedTokenPda({
+      owner: address(DEMO_SOLANA_FEE_PAYER),
+      mint: address(SOLANA.usdc.mint),
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    });
+    // the payer signs as a delegate of the fee payer's account: the fee payer itself signs nothing but the fee
+    const res = await send({ source: feePayerUsdc });
+    expect(res).toMatchObject({ status: 402, reason: 'invalid_fee_payer' });
+    expect(res.error).toMatch(`draws on ${feePayerUsdc}, the fee payer's own USDC account`);
   });
 });

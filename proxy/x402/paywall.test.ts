@@ -212,17 +212,20 @@ describe('paywall, SETTLEMENT=local', () => {
     });
   });
 
+  // a header that is no payment payload is 400 (the x402 HTTP transport's "Invalid Payment"); a payload that fails a check, 402
   it.each([
-    ['X-PAYMENT', '%%%not-base64%%%', 'malformed_payload'],
-    ['X-PAYMENT', Buffer.from('{"x402Version": 1, "scheme": ').toString('base64'), 'malformed_payload'],
-    ['PAYMENT-SIGNATURE', 'A'.repeat(MAX_PAYMENT_HEADER_BYTES + 100), 'header_too_large'],
-    ['X-PAYMENT', encodeBase64Json({ x402Version: 1, scheme: 'upto', network: 'base', payload: {} }), 'invalid_scheme'],
-    ['X-PAYMENT', encodeBase64Json({ x402Version: 1, scheme: 'exact', network: 'avalanche', payload: {} }), 'unsupported_network'],
-  ])('%s %s… → %s', async (header, value, reason) => {
+    ['X-PAYMENT', '%%%not-base64%%%', 400, 'malformed_payload'],
+    ['X-PAYMENT', Buffer.from('{"x402Version": 1, "scheme": ').toString('base64'), 400, 'malformed_payload'],
+    ['PAYMENT-SIGNATURE', 'A'.repeat(MAX_PAYMENT_HEADER_BYTES + 100), 400, 'header_too_large'],
+    ['X-PAYMENT', encodeBase64Json({ x402Version: 99, scheme: 'exact', network: 'base', payload: {} }), 402, 'invalid_x402_version'],
+    ['X-PAYMENT', encodeBase64Json({ x402Version: 1, scheme: 'upto', network: 'base', payload: {} }), 402, 'invalid_scheme'],
+    ['X-PAYMENT', encodeBase64Json({ x402Version: 1, scheme: 'exact', network: 'avalanche', payload: {} }), 402, 'unsupported_network'],
+  ])('%s %s… → %s %s', async (header, value, status, reason) => {
     const { app, served } = setup();
     const res = await get(app, '/api/v1/fx-rate', { [header]: value });
-    expect(res.status).toBe(402);
+    expect(res.status).toBe(status);
     expect((await json(res)).reason).toBe(reason);
+    expect(decodeHeader(res.headers.get('PAYMENT-REQUIRED')).error).toMatch(new RegExp(`^${reason}: `));
     expect(served.count).toBe(0);
   });
 
@@ -288,7 +291,11 @@ describe('paywall, SETTLEMENT=local', () => {
       network: 'base-sepolia',
       amount: '0.01',
     });
-    const again = await get(app, '/api/v1/arbitrage-scanner', { 'PAYMENT-SIGNATURE': SPEC_V2_PAYMENT_SIGNATURE });
+    // the spec's v2 example names its own resource (api.example.com/premium-data): refused as paying for another resource
+    const foreign = await get(app, '/api/v1/arbitrage-scanner', { 'PAYMENT-SIGNATURE': SPEC_V2_PAYMENT_SIGNATURE });
+    expect((await json(foreign)).reason).toBe('resource_mismatch');
+    const { resource: _, ...unlabelled } = decodeHeader(SPEC_V2_PAYMENT_SIGNATURE);
+    const again = await get(app, '/api/v1/arbitrage-scanner', { 'PAYMENT-SIGNATURE': encodeBase64Json(unlabelled) });
     expect((await json(again)).reason).toBe('nonce_used');
   });
 

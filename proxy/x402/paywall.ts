@@ -55,6 +55,7 @@ import type { Settings } from '../../lib/config.ts';
 import type { DataResult } from '../data/types.ts';
 import type { EndpointAnswer, EndpointRequest, PaymentGate } from '../endpoint-call.ts';
 import type { ParsedRequest } from '../validation.ts';
+import { canonicalQuery, namesResource } from './resource-binding.ts';
 import { precheckExactEvm, signatureVerdict, type EvmVerified } from './eip3009.ts';
 import { bazaarFor, bazaarServiceMetadata, bazaarV1OutputSchema } from './bazaar.ts';
 import type { PaymentCrypto } from './crypto-pool.ts';
@@ -129,6 +130,9 @@ export interface PaywallOptions extends PaymentParts {
   clockSkewSeconds?: number;
 }
 
+/** What the paywall reads of an endpoint call (endpoint-call.ts EndpointRequest). */
+type PaidRequest = Pick<EndpointRequest, 'endpoint' | 'xrpl' | 'url' | 'header'> & Partial<Pick<EndpointRequest, 'via'>>;
+
 export interface Paywall extends PaymentGate {
   readonly settlement: 'local' | 'facilitator';
   /**
@@ -194,12 +198,17 @@ export function createPaywall(options: PaywallOptions): Paywall {
     };
   }
 
+  /**
+   * The 402 (or, for a payment header that is no payment payload at all, the 400 of the x402 HTTP
+   * transport's error table) with both wire versions of the offer and the reason.
+   */
   async function challenge(
     offered: readonly PaymentOffer[],
     resource: ResourceInfo & { receiptResource: string },
     extensions: Record<string, unknown>,
     failure: Pick<Rejection, 'reason' | 'message' | 'payer' | 'facilitatorReason'>,
     settled?: { payment: DecodedPayment; offer: PaymentOffer; payer: string },
+    status: 400 | 402 = 402,
   ): Promise<EndpointAnswer> {
     const body = paymentRequiredV1Body(offered, failure.reason, failure.message, {
       ...(failure.payer ? { payer: failure.payer } : {}),
@@ -220,7 +229,7 @@ export function createPaywall(options: PaywallOptions): Paywall {
       });
       headers[h.name] = h.value;
     }
-    return { status: 402, headers, body: JSON.stringify(body), json: body };
+    return { status, headers, body: JSON.stringify(body), json: body };
   }
 
   async function paymentRequiredWithExtensions(
@@ -241,11 +250,7 @@ export function createPaywall(options: PaywallOptions): Paywall {
    * nothing served. Without the store a replay cannot be told from a fresh payment, so the paywall
    * fails closed; the payment was not used and can be sent again once the store is back.
    */
-  async function handle(
-    request: Pick<EndpointRequest, 'endpoint' | 'xrpl' | 'url' | 'header'>,
-    serve: () => Promise<DataResult>,
-    input?: ParsedRequest,
-  ): Promise<EndpointAnswer> {
+  async function handle(request: PaidRequest, serve: () => Promise<DataResult>, input?: ParsedRequest): Promise<EndpointAnswer> {
     try {
       return await handlePayment(request, serve, input);
     } catch (err) {
@@ -266,16 +271,19 @@ export function createPaywall(options: PaywallOptions): Paywall {
   }
 
   async function handlePayment(
-    request: Pick<EndpointRequest, 'endpoint' | 'xrpl' | 'url' | 'header'>,
+    request: PaidRequest,
     serve: () => Promise<DataResult>,
     input: ParsedRequest | undefined,
   ): Promise<EndpointAnswer> {
     const { endpoint } = request;
+    const arrived = new URL(request.url);
     // The receipt and the 402 name the endpoint as the catalog declares it, never the path as typed
-    // (/api/v1/fx-rat%65 is routed to fx-rate and is paid and receipted as /api/v1/fx-rate).
-    const path = canonicalPath(endpoint, request.xrpl, new URL(request.url).pathname, input?.params);
+    // (/api/v1/fx-rat%65 is routed to fx-rate and is paid and receipted as /api/v1/fx-rate), and
+    // the query from the validated values, never the text as typed (resource-binding.ts).
+    const path = canonicalPath(endpoint, request.xrpl, arrived.pathname, input?.params);
     const asked = new URL(resourceUrlOf(request.url, request.header, options.settings.trustProxy));
     asked.pathname = path;
+    if (input) asked.search = canonicalQuery(asked.searchParams, input.query);
     const resourceUrl = asked.toString();
     const offered = offersFor(endpoint, request.xrpl, resourceUrl);
     const resource = {
@@ -291,8 +299,28 @@ export function createPaywall(options: PaywallOptions): Paywall {
 
     const decoded = decodePayment(request.header);
     if (decoded === null) return refuse({ reason: 'payment_required', message: PAYMENT_REQUIRED_MESSAGE });
-    if (!decoded.ok) return refuse(decoded);
+    // A header that is not a payment payload (not base64 JSON of one) is the transport spec's
+    // "Invalid Payment", 400; a payload that decodes but fails a check is "Payment Failed", 402.
+    if (!decoded.ok)
+      return challenge(offered, resource, extensions, decoded, undefined, decoded.reason === 'invalid_x402_version' ? 402 : 400);
     const payment = decoded.payment;
+    const requested = {
+      endpoint,
+      xrpl: request.xrpl,
+      origins: [asked.origin, arrived.origin],
+      path,
+      ...(input ? { input } : {}),
+      ...(request.via === 'mcp' && endpoint.mcpTool ? { mcpTool: endpoint.mcpTool.name } : {}),
+    };
+    const foreign = payment.resources.find((url) => !namesResource(url, requested));
+    if (foreign !== undefined) {
+      return refuse(
+        reject(
+          'resource_mismatch',
+          `the payment says it pays for ${JSON.stringify(foreign.length > 200 ? `${foreign.slice(0, 200)}…` : foreign)}, but this request is for ${resourceUrl}; pay for the resource the 402 names`,
+        ),
+      );
+    }
     const identified = paymentIdentifierOf(payment.raw);
     if (!identified.ok) return refuse(identified);
     const paymentId = identified.id;
@@ -308,6 +336,8 @@ export function createPaywall(options: PaywallOptions): Paywall {
     let key: NonceKey;
     let expiresAt: number;
     let localTx: string;
+    /** The payment in words for a "nonce_used" message. */
+    let what: string;
     if (network.kind === 'evm') {
       const pre = precheckExactEvm(
         payment.payload,
@@ -334,24 +364,29 @@ export function createPaywall(options: PaywallOptions): Paywall {
       key = { network: network.caip2, asset: offer.v2.asset, from: payer, nonce: verified.authorization.nonce };
       expiresAt = verified.validBefore;
       localTx = `local:${verified.authorization.nonce}`;
+      what = `this payment (nonce ${short(key.nonce)} from ${payer})`;
     } else {
       // Solana / XRPL: the signed transaction is checked in-process in both modes (in facilitator
-      // mode a cheap rejection before /verify); the chain-specific replay key and a 24 h retention
-      // (chainKeyRetention) stop a second use.
+      // mode a cheap rejection before /verify); the chain-specific replay key (Solana: the message;
+      // XRPL: the account's Sequence or ticket) and a 24 h retention stop a second use.
       const verified = await verifyChainPayment(network, payment.payload, offer, xrplLedger);
       if (!verified.ok) return refuse(verified);
       payer = verified.payer;
       key = { network: network.caip2, asset: offer.v2.asset, from: verified.payer, nonce: verified.replayKey };
       expiresAt = nowSeconds + CHAIN_KEY_RETENTION_SECONDS;
-      localTx = `local:${verified.replayKey}`;
+      localTx = `local:${verified.transaction}`;
+      what = verified.what;
     }
 
     // ---- single use: reserve before anyone else can use it
     const reserved = await store.reserve(key, expiresAt);
     if (reserved !== 'reserved') {
-      const what =
-        network.kind === 'evm' ? `this payment (nonce ${short(key.nonce)} from ${payer})` : `this signed ${network.name} transaction`;
-      const fresh = `sign a new payment${network.kind === 'evm' ? ' with a fresh nonce' : ''}`;
+      const fresh =
+        network.kind === 'evm'
+          ? 'sign a new payment with a fresh nonce'
+          : network.kind === 'xrpl'
+            ? "sign a new Payment with the account's next Sequence or another ticket"
+            : 'sign a new payment';
       let message: string;
       if (reserved === 'in_flight') {
         message = paymentId
@@ -556,20 +591,30 @@ function receiptText(text: string): string {
 }
 
 /**
- * How long a Solana / XRPL replay key is kept. The chain drops a Solana transaction once its
- * blockhash is ~150 blocks old and an XRPL one after its LastLedgerSequence, but local mode cannot
- * see chain time (XRPL only with XRPL_RPC_URL), so keys are kept 24 hours, as long as the longest
- * EVM authorization this server accepts: within that a payment buys one response.
+ * How long a Solana / XRPL replay key is kept: 24 hours, as long as the longest EVM authorization
+ * this server accepts. The chain drops a Solana transaction once its blockhash is ~150 blocks old
+ * and an XRPL one after its LastLedgerSequence, but local mode cannot see chain time.
+ *
+ * XRPL keys are (Account, Sequence or ticket). With XRPL_RPC_URL, LastLedgerSequence is at most
+ * ceil(maxTimeoutSeconds / 5) + 2 = 62 ledgers (a few minutes) ahead, far inside 24 hours. Without
+ * it only its presence is checked, so a Payment may name a ledger years away; in facilitator mode
+ * the ledger itself applies one transaction per Sequence (a twin fails /settle and nothing is
+ * served), and in local mode, where nothing is submitted, the Sequence is single-use for these
+ * 24 hours and then reads as unused, like any Sequence the payer has not signed yet
+ * (docs/x402-protocol.md, "Solana and XRPL in local mode").
  */
 export const CHAIN_KEY_RETENTION_SECONDS = 24 * 3600;
 
-/** A Solana or XRPL payment checked in-process (solana.ts, xrpl.ts): the payer and its replay key. */
+/**
+ * A Solana or XRPL payment checked in-process (solana.ts, xrpl.ts): the payer, its replay key, the
+ * transaction id the local receipt names, and the payment in words for a "nonce_used" message.
+ */
 async function verifyChainPayment(
   network: SolanaNetwork | XrplNetwork,
   payload: unknown,
   offer: PaymentOffer,
   currentLedger: (() => Promise<number>) | undefined,
-): Promise<{ ok: true; payer: string; replayKey: string } | Rejection> {
+): Promise<{ ok: true; payer: string; replayKey: string; transaction: string; what: string } | Rejection> {
   if (network.kind === 'solana') {
     const feePayer = offer.v2.extra.feePayer;
     const v = await verifyExactSolana(payload, {
@@ -579,14 +624,26 @@ async function verifyChainPayment(
       amount: offer.v2.amount,
       feePayer: typeof feePayer === 'string' ? feePayer : null,
     });
-    return v.ok ? { ok: true, payer: v.payer, replayKey: v.messageHash } : v;
+    return v.ok
+      ? { ok: true, payer: v.payer, replayKey: v.messageHash, transaction: v.messageHash, what: `this signed ${network.name} transaction` }
+      : v;
   }
   const v = await verifyExactXrpl(
     payload,
     { network, payTo: offer.v2.payTo, amount: offer.v2.amount, maxTimeoutSeconds: offer.v2.maxTimeoutSeconds },
     currentLedger ? { currentLedger } : {},
   );
-  return v.ok ? { ok: true, payer: v.payer, replayKey: v.hash } : v;
+  // Keyed on the account's Sequence or ticket: a re-signed twin (other Fee, LastLedgerSequence,
+  // InvoiceID) has a new hash but could never apply beside the first on the ledger.
+  return v.ok
+    ? {
+        ok: true,
+        payer: v.payer,
+        replayKey: v.replayKey,
+        transaction: v.hash,
+        what: `a Payment from ${v.payer} with ${v.slot} (the ledger applies one transaction per Sequence or ticket, whatever its Fee, LastLedgerSequence or InvoiceID)`,
+      }
+    : v;
 }
 
 function serialize(body: unknown): { text: string; type: string } {

@@ -31,6 +31,8 @@ export type RejectionReason =
   | 'invalid_fee_payer'
   /** Solana: SetComputeUnitPrice above the cap. */
   | 'compute_price_too_high'
+  /** Solana: SetComputeUnitLimit above the cap. */
+  | 'compute_limit_too_high'
   /** XRPL: tfPartialPayment (the amount delivered could be less than Amount). */
   | 'partial_payment'
   /** XRPL: Paths, DeliverMin, or a SendMax in another currency (a path / cross-currency payment). */
@@ -41,6 +43,8 @@ export type RejectionReason =
   | 'not_yet_valid'
   /** validBefore further in the future than this server accepts. */
   | 'validity_too_long'
+  /** A v2 payment whose `resource.url` names another resource than the one requested. */
+  | 'resource_mismatch'
   /** The authorization nonce was already used, or is being used by a request in flight. */
   | 'nonce_used'
   /** The facilitator's /verify said no (its own reason is in the message and `facilitator_reason`). */

@@ -4,13 +4,16 @@
  * the scheme's static layout path (x402 specs/schemes/exact/scheme_exact_svm.md §2.1, §3.1) runs
  * here with @solana/kit's decoders and the @solana-program/* instruction parsers:
  *
- *   3 to 7 instructions: SetComputeUnitLimit, SetComputeUnitPrice (≤ 5 lamports per compute unit),
- *   TransferChecked of spl-token or token-2022, then only Lighthouse or Memo instructions;
- *   mint = the offer's asset, decimals = the token's, destination = the associated token account
- *   of (payTo, mint, token program), amount = the offer's amount exactly;
- *   fee payer (account 0) = the offered `extra.feePayer`, never the authority or source, never in
- *   any instruction's accounts nor invoked as a program; no address lookup tables (accounts that
- *   cannot be seen offline); no signer beyond the fee payer and the authority;
+ *   3 to 7 instructions: SetComputeUnitLimit (≤ 200,000 units), SetComputeUnitPrice (≤ 5 lamports
+ *   per compute unit), TransferChecked of spl-token or token-2022, then only Lighthouse or Memo
+ *   instructions;
+ *   mint = the offer's asset, through the token program that owns it (USDC: spl-token; a
+ *   token-2022 transfer naming it could never move it), decimals = the token's, destination = the
+ *   associated token account of (payTo, mint, token program), amount = the offer's amount exactly;
+ *   fee payer (account 0) = the offered `extra.feePayer`, never the authority, never the source
+ *   (neither its address nor its own token account of the mint, which a delegate could sign for),
+ *   never in any instruction's accounts nor invoked as a program; no address lookup tables
+ *   (accounts that cannot be seen offline); no signer beyond the fee payer and the authority;
  *   the authority's ed25519 signature over the message bytes is valid (the fee payer's slot may be
  *   empty: the facilitator signs it at /settle).
  *
@@ -45,6 +48,16 @@ export const LIGHTHOUSE_PROGRAM_ADDRESS = 'L2TExMFKdjpN9kozasaurPirfHy9P8sbXoAN1
 export const MEMO_PROGRAM_ADDRESS = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr';
 /** The reference facilitator's cap on the static path: 5 lamports per compute unit. */
 export const MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS = 5_000_000n;
+/**
+ * Cap on SetComputeUnitLimit. The fee payer pays limit × price: at the price cap, Solana's maximum
+ * of 1.4M units would cost it 0.007 SOL per payment, 200,000 units at most 0.001 SOL. The x402
+ * reference (@x402/svm 2.27) sets no default cap on the exact static path (`maxComputeUnits` is
+ * opt-in) and caps its smart-wallet path and `upto` at 400,000; its client asks for 20,000 (a
+ * transfer and a memo use about that). 200,000 is tighter than the reference's cap, ten times what
+ * its client asks, and what Solana grants an instruction when no limit is set
+ * (docs/x402-protocol.md, "Solana exact").
+ */
+export const MAX_COMPUTE_UNIT_LIMIT = 200_000;
 
 const SET_COMPUTE_UNIT_LIMIT = 2;
 const SET_COMPUTE_UNIT_PRICE = 3;
@@ -125,15 +138,22 @@ export async function verifyExactSolana(payload: unknown, want: SolanaRequiremen
   if (priceIx.programAddress !== COMPUTE_BUDGET_PROGRAM_ADDRESS || priceIx.data?.[0] !== SET_COMPUTE_UNIT_PRICE) {
     return reject('invalid_transaction', 'instruction 2 must be ComputeBudget SetComputeUnitPrice');
   }
+  let units: number;
   let microLamports: bigint;
   try {
-    parseSetComputeUnitLimitInstruction(limitIx as unknown as Parameters<typeof parseSetComputeUnitLimitInstruction>[0]);
+    units = parseSetComputeUnitLimitInstruction(limitIx as unknown as Parameters<typeof parseSetComputeUnitLimitInstruction>[0]).data.units;
     microLamports = BigInt(
       parseSetComputeUnitPriceInstruction(priceIx as unknown as Parameters<typeof parseSetComputeUnitPriceInstruction>[0]).data
         .microLamports,
     );
   } catch {
     return reject('invalid_transaction', 'the compute budget instructions could not be parsed');
+  }
+  if (units > MAX_COMPUTE_UNIT_LIMIT) {
+    return reject(
+      'compute_limit_too_high',
+      `compute unit limit is ${units}; at most ${MAX_COMPUTE_UNIT_LIMIT} is accepted (a transfer with a memo needs about 20,000)`,
+    );
   }
   if (microLamports > MAX_COMPUTE_UNIT_PRICE_MICROLAMPORTS) {
     return reject(
@@ -210,14 +230,28 @@ export async function verifyExactSolana(payload: unknown, want: SolanaRequiremen
       },
     );
   }
-  let expected: string;
-  try {
-    [expected] = await findAssociatedTokenPda({
-      owner: want.payTo as Address,
-      mint: want.asset as Address,
-      tokenProgram: tokenProgram as Address,
-    });
-  } catch {
+  if (tokenProgram !== want.network.usdc.tokenProgram) {
+    return reject(
+      'asset_mismatch',
+      `the transfer calls token program ${tokenProgram}, but ${want.network.usdc.symbol} (${want.asset}) belongs to ${want.network.usdc.tokenProgram}, the only program that can move it`,
+      { payer },
+    );
+  }
+  // The fee payer's own token account of the mint is never a source: a delegate it approved could
+  // otherwise sign a transfer of the fee payer's funds as its "payment".
+  const feePayerAccount = await associatedTokenAccount(feePayer, want.asset, tokenProgram);
+  if (feePayerAccount === null) {
+    return reject('invalid_fee_payer', `no token account can be derived for the fee payer ${feePayer}`, { payer });
+  }
+  if (source === feePayerAccount) {
+    return reject(
+      'invalid_fee_payer',
+      `the transfer draws on ${source}, the fee payer's own ${want.network.usdc.symbol} account; the fee payer may only pay the network fee`,
+      { payer },
+    );
+  }
+  const expected = await associatedTokenAccount(want.payTo, want.asset, tokenProgram);
+  if (expected === null) {
     return reject('recipient_mismatch', `no associated token account can be derived for the pay-to ${want.payTo}`, { payer });
   }
   if (destination !== expected) {
@@ -258,6 +292,27 @@ export async function verifyExactSolana(payload: unknown, want: SolanaRequiremen
     messageHash: `0x${createHash('sha256').update(messageBytes).digest('hex')}`,
     payerSignature: base58.decode(signature),
   };
+}
+
+/**
+ * Associated token accounts by (owner, mint, program), derived once: the owners asked for are the
+ * offer's pay-to and fee payer, so the map stays as small as the configuration. Null when the
+ * owner is no address.
+ */
+const ataCache = new Map<string, Promise<string | null>>();
+
+function associatedTokenAccount(owner: string, mint: string, tokenProgram: string): Promise<string | null> {
+  const key = `${owner}|${mint}|${tokenProgram}`;
+  let ata = ataCache.get(key);
+  if (!ata) {
+    if (ataCache.size >= 64) ataCache.clear();
+    ata = findAssociatedTokenPda({ owner: owner as Address, mint: mint as Address, tokenProgram: tokenProgram as Address }).then(
+      ([address]) => address as string,
+      () => null,
+    );
+    ataCache.set(key, ata);
+  }
+  return ata;
 }
 
 async function ed25519Valid(address: string, signature: Uint8Array, message: Uint8Array): Promise<boolean> {

@@ -146,6 +146,7 @@ describe('offers and matching', () => {
     accepted,
     payload: {},
     raw: {},
+    resources: [],
   });
 
   it('one offer per configured network, both shapes, amounts from the decimal price', () => {
@@ -199,6 +200,7 @@ describe('offers and matching', () => {
       accepted: null,
       payload: {},
       raw: {},
+      resources: [],
     });
     expect(matchOffer(v1('exact', 'polygon'), offers)).toMatchObject({ ok: true, offer: { network: { name: 'polygon' } } });
     expect(matchOffer(v1('exact', 'eip155:8453'), offers)).toMatchObject({ ok: true, offer: { network: { name: 'base' } } });

@@ -226,6 +226,13 @@ export function paymentRequiredV1Body(
   };
 }
 
+/**
+ * Longest `error` text in the PAYMENT-REQUIRED header. Messages quote what the client sent (a
+ * network name, an amount); the header must stay readable (clients refuse headers over 16 KB), so
+ * the quote is cut there. The v1 body keeps the whole message.
+ */
+export const MAX_HEADER_ERROR_CHARS = 600;
+
 export function paymentRequiredV2(
   offers: readonly PaymentOffer[],
   resource: ResourceInfo,
@@ -234,9 +241,10 @@ export function paymentRequiredV2(
   /** Extension declarations by name (bazaar, ...), as the client is to echo them in its payment. */
   extensions: Record<string, unknown> = {},
 ): PaymentRequiredV2 {
+  const error = reason === 'payment_required' ? 'Payment required' : `${reason}: ${message}`;
   return {
     x402Version: 2,
-    error: reason === 'payment_required' ? 'Payment required' : `${reason}: ${message}`,
+    error: error.length > MAX_HEADER_ERROR_CHARS ? `${error.slice(0, MAX_HEADER_ERROR_CHARS)}…` : error,
     resource,
     accepts: offers.map((o) => o.v2),
     extensions,
@@ -258,6 +266,11 @@ export interface DecodedPayment {
   accepted: Record<string, unknown> | null;
   /** Scheme-specific part ({signature, authorization} for EVM). */
   payload: unknown;
+  /**
+   * The resource URLs a v2 payment says it pays for: `resource.url` (or a bare string there), and
+   * `accepted.resource` when a client copied one into the requirement. Empty for v1.
+   */
+  resources: string[];
   /** The whole decoded object, forwarded to the facilitator as paymentPayload. */
   raw: Record<string, unknown>;
 }
@@ -292,7 +305,7 @@ export function decodePayment(getHeader: HeaderGetter): { ok: true; payment: Dec
     if (typeof raw.network !== 'string') return reject('malformed_payload', `${header} (x402 v1) needs a "network" string`);
     return {
       ok: true,
-      payment: { version: 1, header, scheme: raw.scheme, network: raw.network, accepted: null, payload: raw.payload, raw },
+      payment: { version: 1, header, scheme: raw.scheme, network: raw.network, accepted: null, payload: raw.payload, raw, resources: [] },
     };
   }
   const accepted = raw.accepted;
@@ -302,7 +315,18 @@ export function decodePayment(getHeader: HeaderGetter): { ok: true; payment: Dec
   const acc = accepted as Record<string, unknown>;
   if (typeof acc.scheme !== 'string') return reject('malformed_payload', `${header} accepted.scheme must be a string`);
   if (typeof acc.network !== 'string') return reject('malformed_payload', `${header} accepted.network must be a string`);
-  return { ok: true, payment: { version: 2, header, scheme: acc.scheme, network: acc.network, accepted: acc, payload: raw.payload, raw } };
+  const resources: string[] = [];
+  const resource = raw.resource;
+  if (typeof resource === 'string') resources.push(resource);
+  else if (typeof resource === 'object' && resource !== null && typeof (resource as Record<string, unknown>).url === 'string')
+    resources.push((resource as Record<string, string>).url!);
+  else if (resource !== undefined && resource !== null)
+    return reject('malformed_payload', `${header} "resource" must be the 402's resource object {"url": ...}`);
+  if (typeof acc.resource === 'string') resources.push(acc.resource);
+  return {
+    ok: true,
+    payment: { version: 2, header, scheme: acc.scheme, network: acc.network, accepted: acc, payload: raw.payload, raw, resources },
+  };
 }
 
 /**

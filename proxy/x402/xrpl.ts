@@ -20,8 +20,12 @@
  * LastLedgerSequence window: with an XRPL JSON-RPC server (XRPL_RPC_URL), `ledger_current` gives
  * the open ledger, and LastLedgerSequence must lie between it and it + ceil(maxTimeoutSeconds / 5)
  * + 2 (the spec's recommended policy). Without one nothing offline says which ledger is current,
- * so only its presence is checked; the nonce store then keeps the transaction hash for 24 hours
- * (docs/x402-protocol.md, "Solana and XRPL in local mode"). The replay key is the transaction hash.
+ * so only its presence is checked (docs/x402-protocol.md, "Solana and XRPL in local mode").
+ *
+ * Replay key: (Account, Sequence), or (Account, TicketSequence) for a ticketed Payment, never the
+ * transaction hash. The ledger applies at most one transaction per account Sequence or ticket, so
+ * the same Payment re-signed with another Fee, LastLedgerSequence or InvoiceID (a new hash) is the
+ * same payment, and only one of them may buy a response.
  */
 import { decode, deriveAddress, encode, hashes, verifySignature } from 'xrpl';
 import type { XrplNetwork } from './networks.ts';
@@ -66,8 +70,15 @@ export interface XrplVerified {
   ok: true;
   /** Account, the classic address that signed. */
   payer: string;
-  /** The transaction hash (64 hex digits): the replay key, and the transaction id on the ledger. */
+  /** The transaction hash (64 hex digits): the transaction id on the ledger (the receipt's tx_hash), not the replay key. */
   hash: string;
+  /**
+   * The replay key, with `payer`: "sequence:<Sequence>", or "ticket:<TicketSequence>" for a ticketed
+   * Payment (Sequence 0). One transaction per account sequence or ticket can ever apply.
+   */
+  replayKey: string;
+  /** The same in words, for messages: "Sequence 7" or "TicketSequence 12". */
+  slot: string;
   lastLedgerSequence: number;
 }
 
@@ -220,9 +231,14 @@ export async function verifyExactXrpl(
 
   // ---- sequencing and expiry
   const ticket = tx.TicketSequence;
-  if (ticket !== undefined ? tx.Sequence !== 0 : typeof tx.Sequence !== 'number') {
+  const sequence = tx.Sequence;
+  if (ticket !== undefined ? typeof ticket !== 'number' || sequence !== 0 : typeof sequence !== 'number') {
     return reject('invalid_transaction', 'the Payment needs a Sequence, or a TicketSequence with Sequence 0', who);
   }
+  const slot =
+    typeof ticket === 'number'
+      ? { key: `ticket:${ticket}`, text: `TicketSequence ${ticket}` }
+      : { key: `sequence:${sequence}`, text: `Sequence ${sequence}` };
   const lls = tx.LastLedgerSequence;
   if (typeof lls !== 'number') {
     return reject('invalid_transaction', 'the Payment has no LastLedgerSequence; without one it would stay valid forever', who);
@@ -252,7 +268,7 @@ export async function verifyExactXrpl(
     }
   }
 
-  return { ok: true, payer: account, hash: hashes.hashSignedTx(blob), lastLedgerSequence: lls };
+  return { ok: true, payer: account, hash: hashes.hashSignedTx(blob), replayKey: slot.key, slot: slot.text, lastLedgerSequence: lls };
 }
 
 function isIssued(value: unknown): value is IssuedAmount {

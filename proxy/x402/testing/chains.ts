@@ -139,8 +139,12 @@ export interface SolanaTransferOptions {
   decimals?: number;
   tokenProgram?: string;
   microLamports?: bigint;
+  /** SetComputeUnitLimit (default 20,000, as the reference client). */
+  units?: number;
   /** Who authorizes the transfer (default: the signer). The fee payer here makes the fee payer spend. */
   authority?: string;
+  /** Draw on this token account instead of the signer's associated one (e.g. one it is a delegate of). */
+  source?: string;
   /** Send to this token account instead of the ATA of payTo. */
   destination?: string;
   /** Instructions after the transfer (default: one Memo with a random nonce, as the reference client adds). */
@@ -156,7 +160,7 @@ export async function solanaTransfer(o: SolanaTransferOptions): Promise<string> 
   const authority = o.authority ? createNoopSigner(address(o.authority)) : o.signer;
   const transfer = getTransferCheckedInstruction(
     {
-      source,
+      source: o.source ? address(o.source) : source,
       mint,
       destination: o.destination ? address(o.destination) : ata,
       authority,
@@ -176,7 +180,7 @@ export async function solanaTransfer(o: SolanaTransferOptions): Promise<string> 
     (m) =>
       appendTransactionMessageInstructions(
         [
-          getSetComputeUnitLimitInstruction({ units: 20_000 }),
+          getSetComputeUnitLimitInstruction({ units: o.units ?? 20_000 }),
           getSetComputeUnitPriceInstruction({ microLamports: o.microLamports ?? 1n }),
           transfer,
           ...(o.after ?? [memo]),
