@@ -20,7 +20,7 @@ export interface NonceKey {
   asset: string;
   /** Payer. */
   from: string;
-  /** EIP-3009 nonce, or a hash of the signed transaction for Solana / XRPL. */
+  /** EIP-3009 nonce; for Solana a hash of the signed transaction; for XRPL `sequence:<n>` or `ticket:<n>` (with `from` the Account: one slot of the account, as the ledger applies it once). */
   nonce: string;
 }
 

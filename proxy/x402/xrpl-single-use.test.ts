@@ -87,7 +87,7 @@ describe.each(['memory', 'lmdb', 'redis'] as const)('XRPL single use in the %s n
   beforeAll(async () => {
     if (kind === 'redis' && !installed) return;
     const env = { ...base, NONCE_DB_DIR: join(root, `nonces-${kind}`) };
-    if (kind === 'redis') redis = await startRedis();
+    if (kind === 'redis') redis = await startRedis({ appendonly: true }); // the server refuses a Redis without persistence
     server = await startKorea(loadSettings(redis ? { ...env, REDIS_URL: redis.url } : env), kind);
   }, 60_000);
   afterAll(async () => {
@@ -111,6 +111,7 @@ describe.each(['memory', 'lmdb', 'redis'] as const)('XRPL single use in the %s n
         const twin = await pay(server, path, fields);
         expect({ path, status: twin.status, reason: twin.reason }).toEqual({ path, status: 402, reason: 'nonce_used' });
         expect(twin.body.error).toMatch(`a Payment from ${XRPL_PAYER_WALLET.classicAddress} with Sequence 40 `);
+        expect(twin.body.error).toMatch(/ was already used for a response; /);
         expect(twin.body).not.toHaveProperty('receipt');
       }
       // other Sequences of the same account are other payments
@@ -123,7 +124,7 @@ describe.each(['memory', 'lmdb', 'redis'] as const)('XRPL single use in the %s n
     expect((await pay(server, '/api/v1/xrpl/fx-rate', { Sequence: 0, TicketSequence: 900 })).status).toBe(200);
     const again = await pay(server, '/api/v1/xrpl/stablecoin-premium', { Sequence: 0, TicketSequence: 900, Fee: '20' });
     expect(again).toMatchObject({ status: 402, reason: 'nonce_used' });
-    expect(again.body.error).toMatch(/with TicketSequence 900 /);
+    expect(again.body.error).toMatch(/with TicketSequence 900 .* was already used for a response; /);
     // a ticket number is not a Sequence number: Sequence 900 is another slot of the account
     expect((await pay(server, '/api/v1/xrpl/fx-rate', { Sequence: 900 })).status).toBe(200);
     expect((await pay(server, '/api/v1/xrpl/fx-rate', { Sequence: 0, TicketSequence: 901 })).status).toBe(200);
