@@ -116,8 +116,6 @@ function plantVersion(edit: (manifest: Record<string, unknown>, dir: string) => 
   return version;
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
 /** After two polls the live version is still served and /health names `version` and why, once and without a path. */
 async function expectRefusedVisibly(version: string, why: RegExp): Promise<HealthDocument> {
   await reader.refresh();
