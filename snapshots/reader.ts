@@ -356,28 +356,27 @@ export async function reverifyVersion(snapshot: LoadedSnapshot): Promise<string 
   return problems.length ? `${snapshot.version}: ${problems.join('; ')}` : null;
 }
 
+/** The version names among a service directory's entries, newest first. */
+const newestFirst = (names: string[]): string[] =>
+  names
+    .filter((n) => VERSION_PATTERN.test(n))
+    .sort()
+    .reverse();
+
 /** Complete version directories of a service, newest first. */
 export function listVersions(root: string, service: string): string[] {
   const dir = join(root, service);
   if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((n) => VERSION_PATTERN.test(n))
-    .sort()
-    .reverse();
+  return newestFirst(readdirSync(dir));
 }
 
 /** listVersions off the event loop. */
 async function versionsOf(root: string, service: string): Promise<string[]> {
-  let names: string[];
   try {
-    names = await readdir(join(root, service));
+    return newestFirst(await readdir(join(root, service)));
   } catch {
     return [];
   }
-  return names
-    .filter((n) => VERSION_PATTERN.test(n))
-    .sort()
-    .reverse();
 }
 
 export interface LoadLatestOptions {
