@@ -230,6 +230,12 @@ describe('finding 5: huge manifests', () => {
     await expectCleared(version);
   });
 
+  it('a huge value where the format version goes: the refusal quotes only its start', async () => {
+    const version = plantVersion((m) => JSON.stringify({ ...m, format_version: 'F'.repeat(100_000) }));
+    await expectRefusedVisibly(version, /manifest\.json does not match the snapshot format: format_version: snapshot format "FFF/);
+    await expectCleared(version);
+  });
+
   it('a 48 MB notice: the manifest is refused from its size, before it is parsed', async () => {
     const version = plantVersion((m) => JSON.stringify({ ...m, notice: 'N'.repeat(48 * 1024 * 1024) }));
     const body = await expectRefusedVisibly(
