@@ -17,7 +17,7 @@
  * planted in a snapshot folder is refused, never followed, walked or parsed.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, readdirSync, watch, type FSWatcher, type Stats } from 'node:fs';
+import { createReadStream, existsSync, lstat as lstatCallback, readdirSync, watch, type FSWatcher, type Stats } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -190,32 +190,37 @@ export function stampedPaths(manifest: SnapshotManifest | null): string[] {
 /** One path's part of a stamp: an lstat (of the entry itself, never a link's target) or the fstat of the opened file. */
 const statStamp = (st: Stats): string => `${st.size}:${st.mtimeMs}:${st.ino}:${st.mode}`;
 
-/** lstat calls in flight per stamp: enough to hide their latency, few enough to leave the thread pool to others. */
-const STAMP_CONCURRENCY = 8;
+/** lstat calls in flight per stamp: the size of libuv's default thread pool. */
+const STAMP_CONCURRENCY = 4;
 
 /**
  * Size, mtime, inode and mode of each of `paths` (stampedPaths) of a version directory, as one
  * string: a file written in place (a flipped byte, an edited manifest), replaced, or swapped for a
  * link changes it. Read with lstat, so a link is stamped as the link it is, never followed, and
  * nothing the manifest does not name is looked at (a planted link to a large tree, or a loop,
- * costs nothing). Cheap enough for every poll: one lstat per named file, a few hundred with
- * partitioned datasets, off the event loop.
+ * costs nothing). Cheap enough for every poll: one lstat per named file (1,224 for the demo's
+ * analytics version, about 25 ms of CPU), off the event loop. Callback lstat, not fs/promises:
+ * it costs half as much per call.
  */
-export async function versionStamp(root: string, service: string, version: string, paths: readonly string[]): Promise<string> {
+export function versionStamp(root: string, service: string, version: string, paths: readonly string[]): Promise<string> {
   const dir = join(root, service, version);
   const stamps: string[] = new Array(paths.length);
-  for (let i = 0; i < paths.length; i += STAMP_CONCURRENCY) {
-    await Promise.all(
-      paths.slice(i, i + STAMP_CONCURRENCY).map(async (p, j) => {
-        try {
-          stamps[i + j] = `${p}:${statStamp(await lstat(join(dir, p)))}`;
-        } catch {
-          stamps[i + j] = `${p}:gone`;
-        }
-      }),
-    );
-  }
-  return stamps.join('|');
+  if (paths.length === 0) return Promise.resolve('');
+  return new Promise((done) => {
+    let next = 0;
+    let left = paths.length;
+    const stampNext = (): void => {
+      const i = next++;
+      if (i >= paths.length) return;
+      const p = paths[i]!;
+      lstatCallback(join(dir, p), (err, st) => {
+        stamps[i] = err ? `${p}:gone` : `${p}:${statStamp(st)}`;
+        if (--left === 0) done(stamps.join('|'));
+        else stampNext();
+      });
+    };
+    for (let k = 0; k < STAMP_CONCURRENCY; k++) stampNext();
+  });
 }
 
 /** A directory of a version (the version's own, a partitioned dataset's), checked with lstat: never a link. */
