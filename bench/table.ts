@@ -7,10 +7,11 @@
  * `holds` is never set by hand: it is computed from the target and the measured value (or ratio),
  * so a missed target shows as false however the benchmark words its figure.
  */
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { replaceFile } from '../lib/new-file.ts';
 
 export const BENCH_NAMES = ['analytics', 'korea', 'proxy', 'site', 'soak'] as const;
 /** `foundation` is not in the full run: the snapshot publish and demo pipeline figures it gives have no target. */
@@ -120,9 +121,7 @@ export function readResults(file: string): BenchResults | null {
 
 /** Writes results.json whole or not at all (a temp file renamed over it). */
 export function writeResults(file: string, results: BenchResults): void {
-  const tmp = `${file}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(BenchResults.parse(results), null, 2)}\n`);
-  renameSync(tmp, file);
+  replaceFile(file, `${JSON.stringify(BenchResults.parse(results), null, 2)}\n`);
 }
 
 /** A number as the table shows it: integers grouped, others with three significant digits or two decimals. */

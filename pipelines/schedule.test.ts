@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cron } from 'croner';
@@ -140,6 +140,25 @@ describe('Scheduler', () => {
       market: '2026-11-21T11:15:00.000Z',
       macro: '2026-11-21T07:30:00.000Z',
     });
+  });
+
+  it('saves its state without writing through a link planted at a temporary name', async () => {
+    const root = tempRoot('schedule-link-');
+    const statePath = join(root, 'schedule-state.json');
+    const victim = join(root, 'victim.txt');
+    writeFileSync(victim, 'untouched\n');
+    symlinkSync(victim, `${statePath}.tmp-${process.pid}`);
+    const entry: ScheduleEntry = { name: 'market', service: 'korea', cron: '*/5 * * * *', datasets: 'all' };
+    const scheduler = new Scheduler([entry], async () => ok, {
+      log: quietLog,
+      now: () => Date.parse('2026-11-20T09:01:00Z'),
+      statePath,
+      firstStart: 'run',
+    });
+    expect((await scheduler.runDue()).map((r) => r.status)).toEqual(['ok']);
+    expect(readFileSync(victim, 'utf8')).toBe('untouched\n');
+    expect(lstatSync(statePath).isFile()).toBe(true);
+    expect(JSON.parse(readFileSync(statePath, 'utf8'))).toEqual({ market: '2026-11-20T09:00:00.000Z' });
   });
 
   it('a stopped run leaves its slot owed for the next start', async () => {

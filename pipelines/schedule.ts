@@ -16,12 +16,13 @@
  * --once runs every entry that is due now (at most once each) and exits: what a cron trigger
  * (the GitHub Actions workflow) calls. Exit code: the worst run's (see pipelines/cli.ts), 0 if none was due.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Cron } from 'croner';
 import type { ServiceName } from '../catalog/types.ts';
 import { currentMinute, splitArgs, UsageError } from '../lib/args.ts';
 import { loadSettings, type Settings } from '../lib/config.ts';
+import { replaceFile } from '../lib/new-file.ts';
 import { parseArgs, runCli } from './cli.ts';
 import { LineProgress } from './progress.ts';
 import { STOPPED } from './runner.ts';
@@ -83,9 +84,7 @@ function readState(path: string | null): SavedState {
 
 function writeState(path: string, state: SavedState): void {
   mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, JSON.stringify(state, null, 2) + '\n');
-  renameSync(tmp, path);
+  replaceFile(path, JSON.stringify(state, null, 2) + '\n');
 }
 
 interface Slotted {

@@ -219,8 +219,9 @@ export function serviceApp(options: ServiceAppOptions): Hono {
 
   answerWrongMethods(app, service);
   app.notFound(
-    (c) =>
-      site?.notFound(c) ?? c.json({ error: 'not_found', message: `No endpoint ${c.req.method} ${c.req.path}; see / for the list.` }, 404),
+    async (c) =>
+      (await site?.notFound(c)) ??
+      c.json({ error: 'not_found', message: `No endpoint ${c.req.method} ${c.req.path}; see / for the list.` }, 404),
   );
   app.onError((err, c) => {
     console.error(`${service}: ${c.req.method} ${c.req.path} failed: ${err.message}`);

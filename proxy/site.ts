@@ -7,16 +7,19 @@
  * Pages are built when a version is published, so they cannot know that no newer one came: while
  * a dataset of the version served is stale, carried over or missing (as /health says), every page
  * is served with a banner saying so, put in on the server so it shows without JavaScript.
+ *
+ * Files are served only from inside SITE_DIR, never through a symbolic link (proxy/static-files.ts):
+ * a link planted in a build or a downloads folder answers 404, wherever it points.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { serveStatic } from '@hono/node-server/serve-static';
-import type { Context, Hono, MiddlewareHandler } from 'hono';
+import type { Context, Hono } from 'hono';
 import { compress } from 'hono/compress';
-import { siteBuildDir, siteDownloadDir } from '../lib/site-paths.ts';
+import { siteBuildDir } from '../lib/site-paths.ts';
 import { VERSION_PATTERN } from '../snapshots/manifest.ts';
 import type { LoadedSnapshot, SnapshotReader } from '../snapshots/reader.ts';
 import { ageText, datasetFreshness, type DegradedDataset } from './health.ts';
+import { fileResponse, openInside, pathNames } from './static-files.ts';
 
 /** Pages change when the served version does: short caching. Downloads of a version never change. */
 const PAGE_CACHE = 'public, max-age=60';
@@ -30,7 +33,7 @@ const isApiPath = (path: string): boolean => path === '/api/v1' || path.startsWi
 
 export interface MountedSite {
   /** The build's 404 page for a GET or HEAD no route answered (outside /api/v1 and /mcp), or null. */
-  notFound(c: Context): Response | null;
+  notFound(c: Context): Promise<Response | null>;
 }
 
 const escapeHtml = (text: string): string =>
@@ -75,50 +78,39 @@ export function withBanner(html: string, banner: string): string {
 export function mountSite(app: Hono, options: { siteDir: string; reader: SnapshotReader; now?: () => Date }): MountedSite {
   const { siteDir, reader } = options;
   const now = options.now ?? (() => new Date());
-  const pageServers = new Map<string, MiddlewareHandler>();
   const gzip = compress();
-  const pagesOf = (root: string) => {
-    let server = pageServers.get(root);
-    if (!server) {
-      if (pageServers.size > 16) pageServers.clear(); // old versions fall out; rebuilding one costs nothing
-      server = serveStatic({ root });
-      pageServers.set(root, server);
-    }
-    return server;
-  };
-  /** The build of the version the API serves now, when it is complete. */
-  const liveBuild = (): { version: string; root: string } | null => {
+  /** The build of the version the API serves now, when it is complete: its names below SITE_DIR. */
+  const liveBuild = (): { version: string; names: string[] } | null => {
     const version = reader.current()?.version;
     if (!version) return null;
-    const root = siteBuildDir(siteDir, version);
-    return existsSync(join(root, 'index.html')) ? { version, root } : null;
+    // the link-safe open decides what is served; this only tells a version without a build
+    return existsSync(join(siteBuildDir(siteDir, version), 'index.html')) ? { version, names: ['builds', version] } : null;
   };
+  const isRead = (c: Context) => c.req.method === 'GET' || c.req.method === 'HEAD';
 
   app.get('/data/:version/:file', async (c, next) => {
     const { version, file } = c.req.param();
-    const dir = siteDownloadDir(siteDir, version);
-    if (!VERSION_PATTERN.test(version) || !DOWNLOAD_FILE.test(file) || !existsSync(join(dir, file))) return next();
-    c.header('Cache-Control', DOWNLOAD_CACHE);
-    return serveStatic({ path: join(dir, file) })(c, next);
+    if (!VERSION_PATTERN.test(version) || !DOWNLOAD_FILE.test(file)) return next();
+    const opened = await openInside(siteDir, ['downloads', version, file]);
+    if (!opened) return next();
+    const res = fileResponse(c, opened);
+    res.headers.set('Cache-Control', DOWNLOAD_CACHE);
+    return res;
   });
 
   app.use('/*', async (c, next) => {
-    if (isApiPath(c.req.path)) return next();
+    if (isApiPath(c.req.path) || !isRead(c)) return next();
     const build = liveBuild();
-    if (!build) return next();
+    const names = build ? pathNames(c.req.path) : null;
+    if (!build || !names) return next();
     // The build's file for this path, if it has one (pages are folders; the page per service is a
     // flat file, services/<id>.html, served at /services/<id>); anything else goes on to the routes.
-    const fileOf = async (serve: MiddlewareHandler): Promise<Response | null> => {
-      let missing = false;
-      const res = await serve(c, async () => {
-        missing = true;
-      });
-      return missing || !(res instanceof Response) ? null : res;
-    };
-    let file = await fileOf(pagesOf(build.root));
-    const flat = FLAT_PAGE.test(c.req.path) ? join(build.root, `${c.req.path}.html`) : null;
-    if (!file && flat && existsSync(flat)) file = await fileOf(serveStatic({ path: flat }));
-    if (!file) return next(); // the routes answer with their own headers
+    let opened = await openInside(siteDir, [...build.names, ...names]);
+    if (!opened && FLAT_PAGE.test(c.req.path)) {
+      opened = await openInside(siteDir, [...build.names, ...names.slice(0, -1), `${names.at(-1)}.html`]);
+    }
+    if (!opened) return next(); // the routes answer with their own headers
+    let file = fileResponse(c, opened);
     const banner = file.headers.get('content-type')?.startsWith('text/html') ? staleBanner(reader.current(), now()) : null;
     if (banner) file = await bannered(file, banner, c.req.method === 'HEAD');
     file.headers.set('X-Snapshot-Version', build.version);
@@ -134,18 +126,22 @@ export function mountSite(app: Hono, options: { siteDir: string; reader: Snapsho
   /** The page with the banner: a new body, so the file's length and validators no longer hold. */
   async function bannered(page: Response, banner: string, head: boolean): Promise<Response> {
     const headers = new Headers(page.headers);
-    for (const h of ['content-length', 'etag', 'last-modified']) headers.delete(h);
-    if (head || page.status !== 200) return new Response(null, { status: page.status, headers });
+    for (const h of ['content-length', 'etag', 'last-modified', 'content-range', 'accept-ranges']) headers.delete(h);
+    if (head || page.status !== 200) {
+      await page.body?.cancel(); // closes the file
+      return new Response(null, { status: page.status, headers });
+    }
     return new Response(withBanner(await page.text(), banner), { status: 200, headers });
   }
 
   return {
-    notFound(c) {
-      if ((c.req.method !== 'GET' && c.req.method !== 'HEAD') || isApiPath(c.req.path)) return null;
+    async notFound(c) {
+      if (!isRead(c) || isApiPath(c.req.path)) return null;
       const build = liveBuild();
-      const page = build ? join(build.root, '404.html') : null;
-      if (!page || !existsSync(page)) return null;
-      return new Response(c.req.method === 'HEAD' ? null : readFileSync(page), {
+      const opened = build ? await openInside(siteDir, [...build.names, '404.html']) : null;
+      if (!opened) return null;
+      const page = fileResponse(c, opened, { ranges: false });
+      return new Response(page.body, {
         status: 404,
         headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'X-Snapshot-Version': build!.version },
       });

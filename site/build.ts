@@ -57,8 +57,10 @@ export async function buildSiteVersion(options: SiteBuildOptions): Promise<SiteB
 
   const builds = buildsDir(options.siteDir);
   mkdirSync(builds, { recursive: true });
-  const tmp = join(builds, `.tmp-${version}-${process.pid}`);
-  rmSync(tmp, { recursive: true, force: true });
+  // a new folder of an unguessable name: mkdir fails on anything already there (a planted link
+  // included), so the build never writes through a link
+  const tmp = join(builds, `.tmp-${version}-${randomBytes(6).toString('hex')}-${process.pid}`);
+  mkdirSync(tmp);
   log(`site ${version}: building pages`);
   // data.ts reads these when Astro renders the pages (see site/lib/data.ts).
   process.env.SITE_SNAPSHOTS_DIR = options.snapshotsDir;
@@ -69,8 +71,10 @@ export async function buildSiteVersion(options: SiteBuildOptions): Promise<SiteB
   // its own. The .keep file works around Astro removing that folder (once emptied) before reading
   // it again; it is copied into the output and deleted there.
   const cwd = process.cwd();
-  const work = join(SITE_ROOT, '.work', `${process.pid}-${randomBytes(4).toString('hex')}`);
-  mkdirSync(join(work, '.astro'), { recursive: true });
+  const work = join(SITE_ROOT, '.work', `${process.pid}-${randomBytes(6).toString('hex')}`);
+  mkdirSync(dirname(work), { recursive: true });
+  mkdirSync(work);
+  mkdirSync(join(work, '.astro'));
   writeFileSync(join(work, '.astro', '.keep'), '');
   process.chdir(work);
   try {
@@ -103,7 +107,7 @@ export async function buildSiteVersion(options: SiteBuildOptions): Promise<SiteB
     const pages = countPages(tmp);
     const final = join(builds, version);
     if (existsSync(final)) {
-      const old = join(builds, `.old-${version}-${process.pid}`);
+      const old = join(builds, `.old-${version}-${randomBytes(6).toString('hex')}-${process.pid}`);
       renameSync(final, old);
       renameSync(tmp, final);
       rmSync(old, { recursive: true, force: true });

@@ -24,6 +24,26 @@ export const FORMAT_VERSION = 1;
 
 export const VERSION_PATTERN = /^\d{8}T\d{9}Z-[0-9a-f]{8}$/;
 
+/**
+ * The largest manifest.json and latest.json a reader reads: a bigger file is refused from its size,
+ * before a byte of it is read or parsed. The largest real manifest is the analytics one: 305 KB
+ * for the demo (16 datasets, 1,206 parts of 256-bucket tables), about 330 KB at any scale with all
+ * 5 partitioned tables at 256 full buckets and 8 delta files each; 16 MiB leaves room for 50 times
+ * that (even every partitioned table at the 4,096-bucket maximum is about 5 MB). A pointer is a few
+ * hundred bytes plus about 130 per kept version.
+ */
+export const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
+export const MAX_POINTER_BYTES = 1024 * 1024;
+
+/**
+ * The longest free text a manifest field may hold (the notice, a description, a carried-over
+ * reason), in characters: these are served as they are on /health, / and the pages. The writer
+ * shortens a carried-over reason to fit; the demo's longest text is 156 characters.
+ */
+export const MAX_TEXT_CHARS = 2000;
+/** Names, times, ids and the like. */
+const MAX_SHORT_CHARS = 200;
+
 /*
  * The files are checked against these schemas when they are read (snapshots/reader.ts), and the
  * types below are inferred from them, so the format has one description. Fields are listed in
@@ -32,7 +52,8 @@ export const VERSION_PATTERN = /^\d{8}T\d{9}Z-[0-9a-f]{8}$/;
 
 /** Checked first, so a file of another format says so before anything else. */
 const FORMAT = z.literal(FORMAT_VERSION, {
-  error: (issue) => `snapshot format ${JSON.stringify(issue.input)}, this code reads format ${FORMAT_VERSION}`,
+  // the value is echoed, but only its start: this message reaches /health
+  error: (issue) => `snapshot format ${String(JSON.stringify(issue.input)).slice(0, 40)}, this code reads format ${FORMAT_VERSION}`,
 });
 const SHA256 = z.string().regex(/^[0-9a-f]{64}$/, { error: 'expected 64 lowercase hex digits' });
 const COUNT = z.number().int().min(0);
@@ -40,10 +61,15 @@ const VERSION = z.string().regex(VERSION_PATTERN, { error: 'expected a version l
 /** The kinds of source the pipelines read: every SourceKind, nothing else. */
 const SOURCE = z.enum({ demo: 'demo', live: 'live', file: 'file' } satisfies { [K in SourceKind]: K });
 const DATASET_NAME = /^[a-z0-9][a-z0-9-]*$/;
+/** Free text, at most MAX_TEXT_CHARS. */
+const TEXT = z.string().max(MAX_TEXT_CHARS, { error: `expected at most ${MAX_TEXT_CHARS} characters` });
+/** A name, time or id, at most MAX_SHORT_CHARS. */
+const SHORT = z.string().max(MAX_SHORT_CHARS, { error: `expected at most ${MAX_SHORT_CHARS} characters` });
 
 export const ColumnSchema = z.object({
-  name: z.string(),
-  type: z.string(),
+  name: SHORT,
+  /** A DuckDB type; nested ones (STRUCT, MAP) can be long. */
+  type: TEXT,
 });
 export type ColumnSchema = z.infer<typeof ColumnSchema>;
 
@@ -51,7 +77,7 @@ export type ColumnSchema = z.infer<typeof ColumnSchema>;
 export const DatasetAi = z.object({
   analyst: z.enum(['claude', 'rules']),
   /** Claude models that wrote it, e.g. ['claude-haiku-4-5']; empty for the rules analyst. */
-  models: z.array(z.string()),
+  models: z.array(SHORT),
 });
 export type DatasetAi = z.infer<typeof DatasetAi>;
 
@@ -77,7 +103,7 @@ export type DatasetDelta = z.infer<typeof DatasetDelta>;
 /** How a partitioned dataset's rows are spread over its parts (snapshots/partitions.ts). */
 export const DatasetPartitions = z.object({
   /** The column whose value picks the part (a VARCHAR column, e.g. an address). */
-  key: z.string().min(1),
+  key: SHORT.min(1),
   /** The bucket function: the first 8 hex digits of md5(key) as an integer, mod `buckets`. */
   scheme: z.literal(PARTITION_SCHEME),
   buckets: z.number().int().min(1).max(MAX_BUCKETS),
@@ -90,10 +116,10 @@ export type DatasetPartitions = z.infer<typeof DatasetPartitions>;
 
 export const DatasetEntry = z
   .object({
-    name: z.string().regex(DATASET_NAME, { error: 'expected lowercase letters, digits and dashes' }),
+    name: SHORT.regex(DATASET_NAME, { error: 'expected lowercase letters, digits and dashes' }),
     kind: z.enum(['table', 'document']),
     /** File name inside the version directory; for a partitioned table, its directory's name. */
-    file: z.string().regex(/^[a-z0-9][a-z0-9-]*(\.(parquet|json))?$/, {
+    file: SHORT.regex(/^[a-z0-9][a-z0-9-]*(\.(parquet|json))?$/, {
       error: 'expected a file name like prices.parquet, or a directory name like buyers',
     }),
     format: z.enum(['parquet', 'json']),
@@ -105,13 +131,13 @@ export const DatasetEntry = z
     /** Where the data came from: the synthetic demo world, live upstreams, or a researcher's files. */
     source: SOURCE,
     /** The time the data describes (the newest observation), ISO 8601 UTC. */
-    as_of: z.string(),
-    license: z.string(),
-    description: z.string(),
+    as_of: SHORT,
+    license: SHORT,
+    description: TEXT,
     /** Version that computed this file; differs from the snapshot's own version when carried over. */
     produced_in: VERSION,
     /** Set when this run failed to recompute the dataset and kept the last good file. */
-    carried_over: z.object({ reason: z.string(), failed_at: z.string() }).optional(),
+    carried_over: z.object({ reason: TEXT, failed_at: SHORT }).optional(),
     /** Datasets with AI fields: who wrote them (the Claude models, or the offline rules analyst). */
     ai: DatasetAi.optional(),
     /** A partitioned table: its parts (the module comment). Absent for a single file. */
@@ -183,7 +209,7 @@ function partitionProblem(entry: {
 export const AiUsage = z.object({
   analyst: z.enum(['claude', 'rules']),
   /** The two model settings (null for the rules analyst). */
-  models: z.object({ fast: z.string(), deep: z.string() }).nullable(),
+  models: z.object({ fast: SHORT, deep: SHORT }).nullable(),
   /** Model calls made (a retry of a malformed answer counts; the SDK's transport retries do not). */
   calls: COUNT,
   /** Answers served from the warehouse cache instead of a call. */
@@ -202,20 +228,20 @@ export const AiUsage = z.object({
   /** Tasks that ended without a valid answer (budget, malformed twice, API error, a rules answer failing its check). */
   failures: COUNT,
   /** How the cost was priced, e.g. when a model's price is not known and an upper bound was used. */
-  price_note: z.string().nullable(),
+  price_note: TEXT.nullable(),
 });
 export type AiUsage = z.infer<typeof AiUsage>;
 
 export const SnapshotManifest = z.object({
   format_version: FORMAT,
-  service: z.string(),
+  service: SHORT,
   version: VERSION,
-  generated_at: z.string(),
-  code_version: z.string(),
-  license: z.object({ id: z.string(), name: z.string(), url: z.string().nullable(), note: z.string() }),
-  next_expected_update: z.string(),
+  generated_at: SHORT,
+  code_version: SHORT,
+  license: z.object({ id: SHORT, name: TEXT, url: TEXT.nullable(), note: TEXT }),
+  next_expected_update: SHORT,
   /** Demo data is synthetic; say so where a user sees it. */
-  notice: z.string().nullable(),
+  notice: TEXT.nullable(),
   /** What the run's analyst did and cost; absent when the run wrote no AI field. */
   ai: AiUsage.optional(),
   datasets: z.array(DatasetEntry),
@@ -234,10 +260,10 @@ export type KeptVersion = z.infer<typeof KeptVersion>;
  */
 export const LatestPointer = z.object({
   format_version: FORMAT,
-  service: z.string(),
+  service: SHORT,
   version: VERSION,
   manifest_sha256: SHA256,
-  generated_at: z.string(),
+  generated_at: SHORT,
   kept: z.array(KeptVersion).optional(),
 });
 export type LatestPointer = z.infer<typeof LatestPointer>;

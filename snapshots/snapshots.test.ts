@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_TEXT_CHARS } from './manifest.ts';
 import { SnapshotWriter } from './writer.ts';
 import { listVersions, loadLatest, readLatestPointer, SnapshotReader, sha256File } from './reader.ts';
 
@@ -111,6 +112,41 @@ describe('snapshot writer and reader', () => {
     expect(prices.sha256).toBe(first.datasets.find((d) => d.name === 'prices')!.sha256);
     const loaded = await loadLatest(root, 'svc');
     expect(loaded?.version).toBe(second.version);
+  });
+
+  it('shortens a carried-over reason to what the snapshot format allows (an error text can be any length)', async () => {
+    const root = freshRoot();
+    await publishOnce(root, new Date('2026-11-20T10:00:00Z'));
+    const writer = await SnapshotWriter.begin({ root, service: 'svc', codeVersion: 'test', generatedAt: new Date('2026-11-20T11:00:00Z') });
+    await writer.writeDocument('stats', { tokens: 1, value: 2 }, meta);
+    const kept = await writer.carryOver('prices', `duckdb: ${'x'.repeat(50_000)}`);
+    expect(kept?.carried_over?.reason).toHaveLength(MAX_TEXT_CHARS);
+    const second = await writer.publish({ nextExpectedUpdate: new Date('2026-11-20T12:00:00Z') });
+    expect((await loadLatest(root, 'svc'))?.version).toBe(second.version);
+  });
+
+  it('refuses to publish a manifest readers would refuse (a notice above the cap), leaving the previous version live', async () => {
+    const root = freshRoot();
+    const first = await publishOnce(root, new Date('2026-11-20T10:00:00Z'));
+    const writer = await SnapshotWriter.begin({ root, service: 'svc', codeVersion: 'test', generatedAt: new Date('2026-11-20T11:00:00Z') });
+    await writer.writeDocument('stats', { tokens: 1, value: 2 }, meta);
+    await expect(
+      writer.publish({ nextExpectedUpdate: new Date('2026-11-20T12:00:00Z'), notice: 'n'.repeat(MAX_TEXT_CHARS + 1) }),
+    ).rejects.toThrow(new RegExp(`does not match the snapshot format: notice: expected at most ${MAX_TEXT_CHARS} characters`));
+    expect(readLatestPointer(root, 'svc')?.version).toBe(first.version);
+    expect(listVersions(root, 'svc')).toEqual([first.version]);
+  });
+
+  it('never writes through a link planted at a temporary name: latest.json stays a regular file', async () => {
+    const root = freshRoot();
+    await publishOnce(root, new Date('2026-11-20T10:00:00Z'));
+    const victim = join(root, 'victim.txt');
+    writeFileSync(victim, 'untouched\n');
+    symlinkSync(victim, join(root, 'svc', `.latest.json.tmp-${process.pid}`));
+    const second = await publishOnce(root, new Date('2026-11-20T11:00:00Z'), 2);
+    expect(readFileSync(victim, 'utf8')).toBe('untouched\n');
+    expect(lstatSync(join(root, 'svc', 'latest.json')).isFile()).toBe(true);
+    expect(readLatestPointer(root, 'svc')?.version).toBe(second.version);
   });
 
   it('runs beforeLive on the verified version while the previous one is still live; a throw keeps the previous live', async () => {

@@ -20,7 +20,6 @@ import {
   renameSync,
   rmSync,
   statSync,
-  writeFileSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
@@ -38,9 +37,20 @@ import type {
   LatestPointer,
   SnapshotManifest,
 } from './manifest.ts';
-import { datasetFiles, FORMAT_VERSION, LICENSES, VERSION_PATTERN } from './manifest.ts';
+import {
+  datasetFiles,
+  FORMAT_VERSION,
+  LICENSES,
+  MAX_MANIFEST_BYTES,
+  MAX_TEXT_CHARS,
+  SnapshotManifest as ManifestSchema,
+  VERSION_PATTERN,
+} from './manifest.ts';
+import { writeNewFile } from '../lib/new-file.ts';
+import { describeIssues } from '../lib/zod-issues.ts';
 import { assertBuckets, bucketSql, deltaFileName, PARTITION_SCHEME, partFileName, partsDigest } from './partitions.ts';
 import { readLatestPointer, sha256File } from './reader.ts';
+import { readRegularFileSync } from './regular-file.ts';
 
 export type PublishStage =
   | 'begin'
@@ -392,8 +402,7 @@ export class SnapshotWriter {
     const text = JSON.stringify(document);
     if (text === undefined) throw new Error(`dataset "${name}": document is not JSON-serializable`);
     const path = join(this.tmpDir, file);
-    writeFileSync(path, text);
-    fsyncPath(path);
+    writeNewFile(path, text);
     const rows = Array.isArray(document) ? document.length : 1;
     const schema: ColumnSchema[] =
       document && typeof document === 'object' && !Array.isArray(document)
@@ -407,7 +416,9 @@ export class SnapshotWriter {
    * carried over with the reason. Returns null when there is no previous good version.
    */
   async carryOver(name: string, reason: string): Promise<DatasetEntry | null> {
-    return this.reuse(name, { reason, failed_at: this.generatedAt.toISOString() });
+    // the reason is served as it is on /health: an error's text can be any length
+    const short = reason.length > MAX_TEXT_CHARS ? `${reason.slice(0, MAX_TEXT_CHARS - 1)}…` : reason;
+    return this.reuse(name, { reason: short, failed_at: this.generatedAt.toISOString() });
   }
 
   /**
@@ -518,9 +529,9 @@ export class SnapshotWriter {
       datasets,
     };
     try {
-      const manifestPath = join(this.tmpDir, 'manifest.json');
-      writeFileSync(manifestPath, JSON.stringify(manifest, null, 2) + '\n');
-      fsyncPath(manifestPath);
+      const manifestText = JSON.stringify(manifest, null, 2) + '\n';
+      assertReadable(manifest, manifestText);
+      writeNewFile(join(this.tmpDir, 'manifest.json'), manifestText);
       fsyncPath(this.tmpDir);
       await this.stage('manifest-written');
 
@@ -556,9 +567,10 @@ export class SnapshotWriter {
         generated_at: manifest.generated_at,
         kept: this.keptVersions(version),
       };
-      const pointerTmp = join(this.serviceDir, `.latest.json.tmp-${process.pid}`);
-      writeFileSync(pointerTmp, JSON.stringify(pointer, null, 2) + '\n');
-      fsyncPath(pointerTmp);
+      // a new file of an unguessable name, renamed over latest.json (which replaces whatever is
+      // there, a link included, and never writes through it)
+      const pointerTmp = join(this.serviceDir, `.latest.json.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+      writeNewFile(pointerTmp, JSON.stringify(pointer, null, 2) + '\n');
       await this.stage('pointer-written');
       renameSync(pointerTmp, join(this.serviceDir, 'latest.json'));
       fsyncPath(this.serviceDir);
@@ -641,8 +653,20 @@ function linkOrCopy(from: string, to: string): void {
 
 function readManifestOrNull(path: string): SnapshotManifest | null {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as SnapshotManifest;
+    return JSON.parse(readRegularFileSync(path, 'manifest.json', MAX_MANIFEST_BYTES).bytes.toString('utf8')) as SnapshotManifest;
   } catch {
     return null;
+  }
+}
+
+/** Throws, before anything is published, when readers would refuse the manifest: the snapshot format, its size cap. */
+function assertReadable(manifest: SnapshotManifest, text: string): void {
+  const checked = ManifestSchema.safeParse(manifest);
+  if (!checked.success) {
+    throw new Error(`the manifest of ${manifest.version} does not match the snapshot format: ${describeIssues(checked.error.issues)}`);
+  }
+  const bytes = Buffer.byteLength(text);
+  if (bytes > MAX_MANIFEST_BYTES) {
+    throw new Error(`the manifest of ${manifest.version} is ${bytes} bytes, more than the ${MAX_MANIFEST_BYTES} a reader reads`);
   }
 }
