@@ -34,7 +34,8 @@
  * Nothing about single use is kept in memory: what was reserved or used before the fault is still
  * on disk and still refused after it.
  */
-import { mkdirSync, statfsSync } from 'node:fs';
+import { accessSync, closeSync, constants, mkdirSync, openSync, rmSync, statfsSync } from 'node:fs';
+import { join } from 'node:path';
 import { open, type Database, type RootDatabase, type RootDatabaseOptionsWithPath } from 'lmdb';
 import { nonceKeyText, StoreUnavailableError, type NonceKey, type NonceStore, type ReserveResult } from './nonce-store.ts';
 
@@ -65,6 +66,13 @@ const CLOSE_WAIT_MS = 3000;
 /** At most one log line per this many ms for a fault already logged (a nearly full disk flaps). */
 const LOG_EVERY_MS = 10_000;
 
+/** Free space below which the store refuses to write (a commit of ours needs a few 4 KiB pages). */
+const MIN_FREE_BYTES = 1024 * 1024;
+
+/** Free space above which it is checked only every FREE_CHECK_MS (filling 64 MiB in 100 ms is not a disk filling up, it is a flood). */
+const SPARE_FREE_BYTES = 64 * 1024 * 1024;
+const FREE_CHECK_MS = 100;
+
 /** Seconds between attempts to write again while the store is faulty (besides every paid request's own attempt). */
 const PROBE_EVERY_SECONDS = 5;
 
@@ -81,7 +89,15 @@ interface PendingWrite {
   /** Date.now() when the write was asked for. */
   since: number;
   reject: (err: StoreUnavailableError) => void;
+  /** Given up by the watchdog and not settled since: lmdb-js's writer is stuck on it. */
+  stuck?: boolean;
 }
+
+/**
+ * lmdb-js's own 'exit' listener (it closes every environment as the process exits), found the
+ * first time a store opens: see LmdbNonceStore.close for when it is taken off.
+ */
+let lmdbExitHook: NodeJS.ExitListener | null = null;
 
 interface Opened {
   root: RootDatabase;
@@ -103,6 +119,11 @@ export class LmdbNonceStore implements NonceStore {
   /** Writes not yet settled, for the watchdog. */
   readonly #pending = new Set<PendingWrite>();
   #watchdog: NodeJS.Timeout | null = null;
+  /** Writes given up by the watchdog that lmdb-js has not settled since (its writer is stuck). */
+  #stuck = 0;
+  /** Free bytes on the database's file system at the last check (#writable), and when (Date.now()). */
+  #freeBytes = Number.POSITIVE_INFINITY;
+  #freeCheckedAt = 0;
   /** The fault last logged (null once "writable again" was logged) and when. */
   #loggedReason: string | null = null;
   #loggedAt = 0;
@@ -141,7 +162,7 @@ export class LmdbNonceStore implements NonceStore {
     const text = nonceKeyText(key);
     const now = this.#now();
     const pruneAfter = expiresAt + this.#margin;
-    const { root, db } = this.#usable();
+    const { root, db } = this.#writable();
     const committed = this.#settle(
       db.transaction((): ReserveResult => {
         const existing = db.get(text);
@@ -160,7 +181,7 @@ export class LmdbNonceStore implements NonceStore {
 
   async release(key: NonceKey): Promise<void> {
     const text = nonceKeyText(key);
-    const { db } = this.#usable();
+    const { db } = this.#writable();
     await this.#settle(
       db.transaction(() => {
         if (db.get(text)?.s === 'r') db.removeSync(text); // inside the transaction: part of it
@@ -170,7 +191,7 @@ export class LmdbNonceStore implements NonceStore {
 
   async markUsed(key: NonceKey, expiresAt: number, replay?: string): Promise<void> {
     const entry: Entry = { s: 'u', p: expiresAt + this.#margin, ...(replay !== undefined ? { r: replay } : {}) };
-    const { root, db } = this.#usable();
+    const { root, db } = this.#writable();
     const committed = this.#settle(db.put(nonceKeyText(key), entry));
     // Without a replay answer, committed (visible to every process) is enough: the durable
     // reservation already blocks the key if a crash loses this write before the flush.
@@ -193,7 +214,7 @@ export class LmdbNonceStore implements NonceStore {
   /** Drops every entry past its prune time in one transaction; returns how many were dropped. */
   async prune(now: number = this.#now()): Promise<number> {
     if (this.#closed) return 0;
-    const { db } = this.#usable();
+    const { db } = this.#writable();
     return this.#settle(
       db.transaction(() => {
         let dropped = 0;
@@ -223,8 +244,25 @@ export class LmdbNonceStore implements NonceStore {
     const gaveUp = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, CLOSE_WAIT_MS);
     });
-    await Promise.race([opened.root.close().catch(() => {}), gaveUp]);
+    let closed = false;
+    await Promise.race([
+      opened.root.close().then(
+        () => {
+          closed = true;
+        },
+        () => {},
+      ),
+      gaveUp,
+    ]);
     clearTimeout(timer);
+    // lmdb-js's writer stuck on a transaction that never began (a file system gone read-only on a
+    // disk error) holds a lock its 'exit' listener waits for, so the process would hang in
+    // process.exit. Without that listener the process exits as after a crash, which LMDB is built
+    // to survive: every committed write is on disk, an uncommitted one never counted.
+    if (!closed && (this.#stuck > 0 || this.#fault !== null) && lmdbExitHook) {
+      process.removeListener('exit', lmdbExitHook);
+      lmdbExitHook = null;
+    }
   }
 
   #open(): Opened {
@@ -239,7 +277,9 @@ export class LmdbNonceStore implements NonceStore {
       eventTurnBatching: false,
       txnStartThreshold: 1_000_000,
     };
+    const listening = new Set(process.listeners('exit'));
     const root = open(options);
+    lmdbExitHook ??= process.listeners('exit').find((l) => !listening.has(l)) ?? null;
     try {
       const opened = { root, db: root.openDB<Entry, string>({ name: 'nonces' }), probe: root.openDB<number, string>({ name: 'probe' }) };
       this.#opened = opened;
@@ -253,12 +293,38 @@ export class LmdbNonceStore implements NonceStore {
   /** The open database, opening it if an earlier attempt failed; StoreUnavailableError when it cannot be. */
   #usable(): Opened {
     if (this.#closed) throw new StoreUnavailableError('the nonce database is closed');
+    // a write lmdb-js never finished blocks every later one: fail at once rather than make each
+    // paid request wait out the deadline; the probe keeps trying, and the store opens again when
+    // the stuck write settles
+    if (this.#stuck > 0) throw new StoreUnavailableError(`the nonce database cannot be used: ${this.#fault ?? GENERIC_FAULT}`);
     if (this.#opened) return this.#opened;
     try {
       return this.#open();
     } catch (err) {
       throw this.#failed(err);
     }
+  }
+
+  /**
+   * The open database for a write, refused while its disk has less than MIN_FREE_BYTES left: a
+   * write that fails in the kernel (ENOSPC) takes lmdb-js through an error path that overruns a
+   * heap buffer (liblmdb's mdb_page_flush in lmdb 3.5.6 formats its message into malloc(100) with
+   * iovec lengths it never set), which can abort the process later. Refusing before LMDB writes
+   * keeps a full disk a clean 503. statfs costs about 2 µs, so it runs at most every
+   * FREE_CHECK_MS while the disk has room to spare, and before every write when it is low.
+   */
+  #writable(): Opened {
+    const opened = this.#usable();
+    const now = Date.now();
+    if (this.#freeBytes < SPARE_FREE_BYTES || now - this.#freeCheckedAt >= FREE_CHECK_MS) {
+      this.#freeBytes = freeBytes(this.#dir);
+      this.#freeCheckedAt = now;
+    }
+    if (this.#freeBytes < MIN_FREE_BYTES) {
+      this.#noteFault(FULL, `${this.#freeBytes} bytes free, at least ${MIN_FREE_BYTES} kept free for LMDB's writes`);
+      throw new StoreUnavailableError(`the nonce database cannot be written: ${FULL}`);
+    }
+    return opened;
   }
 
   #read(key: NonceKey): Entry | undefined {
@@ -280,13 +346,19 @@ export class LmdbNonceStore implements NonceStore {
       const pending: PendingWrite = { since: Date.now(), reject };
       this.#pending.add(pending);
       this.#watch();
+      const unstuck = () => {
+        if (pending.stuck) this.#stuck--;
+        pending.stuck = false;
+      };
       write.then(
         (value) => {
           this.#pending.delete(pending);
+          unstuck();
           resolve(value);
         },
         (err: unknown) => {
           this.#pending.delete(pending);
+          unstuck();
           // lmdb-js rejects each write of a failed commit with "Commit failed" and keeps the cause
           // in a second promise, `commitError`, that rejects too: handled here for every write
           // (also one already given up by the watchdog), and read for the reason /health gives.
@@ -306,6 +378,8 @@ export class LmdbNonceStore implements NonceStore {
       for (const p of this.#pending) {
         if (p.since > cutoff) continue;
         this.#pending.delete(p);
+        p.stuck = true;
+        this.#stuck++;
         p.reject(this.#failed(new Error(`the nonce database did not finish a write within ${WRITE_DEADLINE_MS / 1000} s`)));
       }
     }, 1000);
@@ -352,7 +426,7 @@ export class LmdbNonceStore implements NonceStore {
   /** One small write, so /health clears the fault without waiting for a paid request. */
   async #probe(): Promise<void> {
     try {
-      const { probe } = this.#usable();
+      const { probe } = this.#writable();
       await this.#settle(probe.put('probe', this.#now()));
       this.#recovered();
     } catch {
@@ -371,7 +445,9 @@ function faultReason(err: unknown, dir: string): string {
   const is = (errno: number, name: string, text: RegExp) => code === errno || code === name || text.test(message);
   if (is(28, 'ENOSPC', /no space left/i) || diskFull(dir)) return FULL;
   if (is(122, 'EDQUOT', /quota exceeded/i)) return 'the disk quota of the nonce database is exhausted';
-  if (is(30, 'EROFS', /read-only file system/i)) return 'the file system holding the nonce database is read-only';
+  // a file system remounted read-only after a disk error may fail the commit with EIO, or never
+  // settle it (the write deadline): access(2) tells what state it is in now
+  if (is(30, 'EROFS', /read-only file system/i) || readOnly(dir)) return 'the file system holding the nonce database is read-only';
   if (is(13, 'EACCES', /permission denied/i) || is(1, 'EPERM', /not permitted/i))
     return 'the nonce database is not writable (permission denied)';
   // LMDB reports a short write (what a full disk also causes) as EIO
@@ -382,13 +458,35 @@ function faultReason(err: unknown, dir: string): string {
 
 const FULL = 'the disk holding the nonce database is full';
 
+/**
+ * Whether the file system holding `dir` refuses writes as read-only now: asked only after a write
+ * failed. access(2) does not see ext4's emergency read-only state after a disk error (the mount
+ * still says rw), so an empty file is created and removed: EROFS either way means read-only.
+ */
+function readOnly(dir: string): boolean {
+  const probe = join(dir, '.write-probe');
+  try {
+    accessSync(dir, constants.W_OK);
+    closeSync(openSync(probe, 'w'));
+    rmSync(probe, { force: true });
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EROFS';
+  }
+}
+
 /** Whether the file system holding `dir` has (almost) no room left: asked only after a write failed. */
 function diskFull(dir: string): boolean {
+  return freeBytes(dir) < MIN_FREE_BYTES;
+}
+
+/** Bytes an unprivileged process may still write on the file system holding `dir` (infinite when statfs fails: the write itself will tell). */
+function freeBytes(dir: string): number {
   try {
     const fs = statfsSync(dir);
-    return fs.bavail * fs.bsize < 256 * 1024;
+    return fs.bavail * fs.bsize;
   } catch {
-    return false;
+    return Number.POSITIVE_INFINITY;
   }
 }
 
