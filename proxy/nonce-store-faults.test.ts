@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findEndpoint } from '../catalog/index.ts';
 import { loadSettings, type Settings } from '../lib/config.ts';
-import { startScript, type RunningScript } from '../lib/testing/script.ts';
+import { servedUrl, startScript, type RunningScript } from '../lib/testing/script.ts';
 import { parseArgs, runCli } from '../pipelines/cli.ts';
 import { LineProgress } from '../pipelines/progress.ts';
 import type { HealthDocument } from './health.ts';
@@ -69,16 +69,7 @@ async function startServer(nonceDbDir: string): Promise<{ server: RunningScript;
     REDIS_URL: '',
   });
   servers.push(server);
-  let url = '';
-  await server.waitFor(
-    () => {
-      url = /^korea\s+(http:\/\/[\d.]+:\d+)/m.exec(server.stdout())?.[1] ?? '';
-      return url !== '';
-    },
-    60_000,
-    'the korea URL',
-  );
-  return { server, url };
+  return { server, url: await servedUrl(server, 'korea') };
 }
 
 /** The server process is still running and never reported an unhandled rejection or exception. */

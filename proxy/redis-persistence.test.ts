@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findEndpoint } from '../catalog/index.ts';
 import { loadSettings, type Settings } from '../lib/config.ts';
-import { startScript, type RunningScript } from '../lib/testing/script.ts';
+import { servedUrl, startScript, type RunningScript } from '../lib/testing/script.ts';
 import { parseArgs, runCli } from '../pipelines/cli.ts';
 import { LineProgress } from '../pipelines/progress.ts';
 import { redisInstalled, startRedis, type RedisOptions, type TestRedis } from './testing/redis.ts';
@@ -71,20 +71,6 @@ function start(script: string, redisUrl: string, env: Record<string, string> = {
   return s;
 }
 
-/** Waits for the korea URL `npm run serve` prints once it listens. */
-async function koreaUrl(server: RunningScript): Promise<string> {
-  let url = '';
-  await server.waitFor(
-    () => {
-      url = /^korea\s+(http:\/\/[\d.]+:\d+)/m.exec(server.stdout())?.[1] ?? '';
-      return url !== '';
-    },
-    60_000,
-    'the korea URL',
-  );
-  return url;
-}
-
 async function refusal(script: RunningScript): Promise<{ code: number | null; stderr: string }> {
   const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), 60_000));
   const code = await Promise.race([script.exited, timeout]);
@@ -110,7 +96,7 @@ describe.skipIf(!installed)('REDIS_URL: the server checks that Redis persists us
   it('appendonly no with NONCE_STORE_ALLOW_VOLATILE=1: it starts, with a warning', async () => {
     const r = await redis({ appendonly: false });
     const server = start('proxy/serve.ts', r.url, { NONCE_STORE_ALLOW_VOLATILE: '1' });
-    const url = await koreaUrl(server);
+    const url = await servedUrl(server, 'korea');
     expect((await fetch(url + PAID_PATH, { headers: payment() })).status).toBe(200);
     expect(server.stderr()).toMatch(
       /warning \(NONCE_STORE_ALLOW_VOLATILE=1, running anyway\): REDIS_URL: this Redis runs with appendonly no/,
@@ -121,7 +107,7 @@ describe.skipIf(!installed)('REDIS_URL: the server checks that Redis persists us
   it('appendonly yes: it starts, and a payment used before a kill -9 and restart of Redis is refused after it', async () => {
     const r = await redis({ appendonly: true });
     const server = start('proxy/serve.ts', r.url);
-    const url = await koreaUrl(server);
+    const url = await servedUrl(server, 'korea');
     const used = payment();
     expect((await fetch(url + PAID_PATH, { headers: used })).status).toBe(200);
     await r.kill();
@@ -141,7 +127,7 @@ describe.skipIf(!installed)('REDIS_URL: the server checks that Redis persists us
   it('CONFIG renamed away (managed Redis): read from INFO persistence; CONFIG and INFO both refused by an ACL: no start, and the override named', async () => {
     const noConfig = await redis({ appendonly: true, args: ['--rename-command', 'CONFIG', ''] });
     const server = start('proxy/serve.ts', noConfig.url);
-    await koreaUrl(server);
+    await servedUrl(server, 'korea');
     expect(await server.stop()).toBe(0);
 
     // the default user may run neither (an ACL, as managed services set up)

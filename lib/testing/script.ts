@@ -51,3 +51,18 @@ export function startScript(args: string[], env: Record<string, string>): Runnin
     },
   };
 }
+
+/** Waits for the URL `npm run serve` (proxy/serve.ts) prints for `service` once it listens. */
+export async function servedUrl(server: RunningScript, service: 'korea' | 'analytics'): Promise<string> {
+  const line = new RegExp(`^${service}\\s+(http://[\\d.]+:\\d+)`, 'm');
+  let url = '';
+  await server.waitFor(
+    () => {
+      url = line.exec(server.stdout())?.[1] ?? '';
+      return url !== '';
+    },
+    60_000,
+    `the ${service} URL`,
+  );
+  return url;
+}
