@@ -16,15 +16,13 @@
  *   a failing disk; the kernel's trigger_fs_error): paid 503, free 200, /health says read-only,
  *   and SIGTERM still stops the server.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { publishDemoSnapshots, DEMO_NOW } from '../pipelines/testing/demo-snapshots.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findEndpoint } from '../catalog/index.ts';
-import { loadSettings, type Settings } from '../lib/config.ts';
+import type { Settings } from '../lib/config.ts';
 import { servedUrl, startScript, type RunningScript } from '../lib/testing/script.ts';
-import { parseArgs, runCli } from '../pipelines/cli.ts';
-import { LineProgress } from '../pipelines/progress.ts';
 import type { HealthDocument } from './health.ts';
 import { mountExt4Image, mountSmallFs, type SmallFs } from './testing/small-fs.ts';
 import { freshPaymentHeader } from './x402/bench-support.ts';
@@ -39,11 +37,7 @@ const mounts: SmallFs[] = [];
 const servers: RunningScript[] = [];
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'nonce-store-faults-test-'));
-  settings = loadSettings({ SITE_BUILD: 'off', SNAPSHOTS_DIR: join(root, 'snapshots'), WAREHOUSE_DIR: join(root, 'warehouse') });
-  const quiet = { progress: new LineProgress(() => {}), out: () => {} };
-  const { exitCode } = await runCli(parseArgs(['korea', '--now', '2026-11-20T09:00:00Z']), settings, quiet);
-  expect(exitCode).toBe(0);
+  ({ root, settings } = await publishDemoSnapshots('nonce-store-faults-test-', DEMO_NOW, 'korea'));
 }, 240_000);
 afterAll(async () => {
   for (const s of servers) await s.stop();

@@ -10,15 +10,13 @@
  * - CONFIG renamed away (as managed services do): read from INFO persistence instead; CONFIG and
  *   INFO both refused (an ACL): it refuses to start and names NONCE_STORE_ALLOW_VOLATILE=1.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { publishDemoSnapshots, DEMO_NOW } from '../pipelines/testing/demo-snapshots.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findEndpoint } from '../catalog/index.ts';
-import { loadSettings, type Settings } from '../lib/config.ts';
+import type { Settings } from '../lib/config.ts';
 import { servedUrl, startScript, type RunningScript } from '../lib/testing/script.ts';
-import { parseArgs, runCli } from '../pipelines/cli.ts';
-import { LineProgress } from '../pipelines/progress.ts';
 import { redisInstalled, startRedis, type RedisOptions, type TestRedis } from './testing/redis.ts';
 import { freshPaymentHeader } from './x402/bench-support.ts';
 import { payToTable } from './x402/networks.ts';
@@ -34,17 +32,13 @@ if (!installed)
   console.warn('SKIPPED: /usr/bin/redis-server is not installed (apt-get install redis-server); the Redis persistence check is untested');
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'redis-persistence-test-'));
-  settings = loadSettings({ SITE_BUILD: 'off', SNAPSHOTS_DIR: join(root, 'snapshots'), WAREHOUSE_DIR: join(root, 'warehouse') });
   if (!installed) return;
-  const quiet = { progress: new LineProgress(() => {}), out: () => {} };
-  const { exitCode } = await runCli(parseArgs(['korea', '--now', '2026-11-20T09:00:00Z']), settings, quiet);
-  expect(exitCode).toBe(0);
+  ({ root, settings } = await publishDemoSnapshots('redis-persistence-test-', DEMO_NOW, 'korea'));
 }, 240_000);
 afterAll(async () => {
   for (const s of scripts) await s.stop();
   for (const r of redises) await r.close();
-  rmSync(root, { recursive: true, force: true });
+  if (root) rmSync(root, { recursive: true, force: true });
 });
 
 async function redis(options: RedisOptions): Promise<TestRedis> {

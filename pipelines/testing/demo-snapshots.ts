@@ -1,6 +1,6 @@
 /**
- * Test helper: a temporary folder with both services' demo snapshots published the way
- * `npm run pipeline -- all` publishes them (runCli), with the site build off, for tests that look
+ * Test helper: a temporary folder with both services' demo snapshots (or one service's) published
+ * the way `npm run pipeline -- all` publishes them (runCli), with the site build off, for tests that look
  * at the APIs rather than the pages.
  */
 import { mkdtempSync } from 'node:fs';
@@ -12,7 +12,11 @@ import { LineProgress } from '../progress.ts';
 
 export const DEMO_NOW = '2026-11-20T09:00:00Z';
 
-export async function publishDemoSnapshots(prefix: string, now = DEMO_NOW): Promise<{ root: string; settings: Settings }> {
+export async function publishDemoSnapshots(
+  prefix: string,
+  now = DEMO_NOW,
+  service: 'korea' | 'analytics' | 'all' = 'all',
+): Promise<{ root: string; settings: Settings }> {
   const root = mkdtempSync(join(tmpdir(), prefix));
   const settings = loadSettings({
     SITE_BUILD: 'off',
@@ -21,7 +25,7 @@ export async function publishDemoSnapshots(prefix: string, now = DEMO_NOW): Prom
     KEYS_DIR: join(root, 'keys'),
   });
   const quiet = { progress: new LineProgress(() => {}), out: () => {} };
-  const { exitCode } = await runCli(parseArgs(['all', '--now', now]), settings, quiet);
-  if (exitCode !== 0) throw new Error(`the demo pipelines exited ${exitCode}`);
+  const { exitCode } = await runCli(parseArgs([service, '--now', now]), settings, quiet);
+  if (exitCode !== 0) throw new Error(`the demo pipeline (${service}) exited ${exitCode}`);
   return { root, settings };
 }

@@ -14,6 +14,17 @@ import {
 
 const AT = new Date('2026-07-30T07:41:05Z');
 
+/** One coin of `ticker/ALL_KRW` as Bithumb sends it: every number a string. */
+const BTC_TICKER = {
+  closing_price: '91171000',
+  prev_closing_price: '95025000',
+  max_price: '96841000',
+  min_price: '91100000',
+  fluctate_rate_24H: '-4.06',
+  units_traded_24H: '295.5',
+  acc_trade_value_24H: '26949449771.5081',
+};
+
 let server: Loopback | null = null;
 let up: Upstream | null = null;
 afterEach(async () => {
@@ -59,15 +70,7 @@ describe('Bithumb ALL_KRW (every number a string)', () => {
       json: {
         status: '0000',
         data: {
-          BTC: {
-            closing_price: '91171000',
-            prev_closing_price: '95025000',
-            max_price: '96841000',
-            min_price: '91100000',
-            fluctate_rate_24H: '-4.06',
-            units_traded_24H: '295.5',
-            acc_trade_value_24H: '26949449771.5081',
-          },
+          BTC: BTC_TICKER,
           ODD: {
             closing_price: '-',
             prev_closing_price: '1',
@@ -97,15 +100,7 @@ describe('Bithumb ALL_KRW (every number a string)', () => {
   });
 
   it('reads an answer without `date` (the documented examples have none) or with a malformed one, stamped with the time received', async () => {
-    const coin = {
-      closing_price: '91171000',
-      prev_closing_price: '95025000',
-      max_price: '96841000',
-      min_price: '91100000',
-      fluctate_rate_24H: '-4.06',
-      units_traded_24H: '295.5',
-      acc_trade_value_24H: '26949449771.5081',
-    };
+    const coin = BTC_TICKER;
     const client = await bithumb('/public/ticker/ALL_KRW', { json: { status: '0000', data: { BTC: coin } } });
     const tickers = await fetchBithumbTickers(client);
     expect(tickers.stampMs).toBeNull();

@@ -113,9 +113,9 @@ export const INGEST_SKIPPED_ROWS: RawTable = {
 };
 
 async function ensureSkippedRows(connection: DuckDBConnection): Promise<void> {
-  await connection.run(
-    `CREATE TABLE IF NOT EXISTS ingest_skipped_rows (upstream VARCHAR, list VARCHAR, skipped INTEGER, total INTEGER, problems VARCHAR, "at" TIMESTAMP)`,
-  );
+  // the declaration above is the table's one shape; names quoted ("at" is a keyword)
+  const columns = INGEST_SKIPPED_ROWS.columns.map(([c, ty]) => `"${c}" ${ty}`).join(', ');
+  await connection.run(`CREATE TABLE IF NOT EXISTS ${INGEST_SKIPPED_ROWS.name} (${columns})`);
 }
 
 /** Forgets what earlier runs recorded for these upstreams (the runner also drops the table per run). */
