@@ -85,8 +85,8 @@ describe('/trends/', () => {
     summary: { new_services_24h: number; new_services_prev_24h: number; total_tx_24h: number; active_buyers_24h: number };
     daily_new_services: Array<{ date: string; count: number }>;
     recent_new_services: Array<{ id: number; name: string }>;
-    category_movers: Array<{ category: string }>;
-    hot_services: Array<{ id: number; tx_24h: number }>;
+    category_movers: Array<{ category: string; volume_change_pct: number | null; new: boolean }>;
+    hot_services: Array<{ id: number; tx_24h: number; tx_change_pct: number | null; new: boolean }>;
   }
   it('shows the trends document: summary, daily chart and table, newest and hot services linked to their pages, movers', () => {
     const trends = snapshotDocument<TrendsDoc>('trends');
@@ -119,6 +119,16 @@ describe('/trends/', () => {
     const movers = [...doc.querySelectorAll('[data-testid="category-movers"] tbody tr')];
     expect(movers.map((tr) => tr.getAttribute('data-category'))).toEqual(trends.category_movers.map((m) => m.category));
     expect(movers[0]?.querySelector('a')?.getAttribute('href')).toBe(`/categories/${trends.category_movers[0]!.category}/`);
+
+    // growth from zero reads "new" (never a made-up +100%); every cell says something; no raw ISO time in prose
+    const cells = (tr: Element) => [...tr.querySelectorAll('td')].map(text);
+    for (const [i, tr] of movers.entries()) {
+      const m = trends.category_movers[i]!;
+      expect(cells(tr)[3] === 'new', m.category).toBe(m.volume_change_pct === null);
+    }
+    for (const [i, tr] of hot.entries()) expect(cells(tr)[5] === 'new', String(trends.hot_services[i]!.id)).toBe(trends.hot_services[i]!.new);
+    expect([...doc.querySelectorAll('main td')].filter((td) => text(td) === '').length).toBe(0);
+    expect(text(doc.querySelector('main'))).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:/);
   });
 });
 

@@ -387,16 +387,17 @@ describe('analytics datasets on a hand-made world', () => {
       { date: '2026-11-20', count: 1 },
     ]);
     expect(doc.recent_new_services.map((s) => s.id)).toEqual([5, 4, 2, 1]);
-    expect(doc.category_movers.map((m) => [m.category, m.volume_24h, m.volume_prev, m.volume_change_pct, m.tx_change_pct])).toEqual([
-      ['weather', 0.11, 0.01, 1000, 400],
-      ['token_data', 0.5, 0, 100, 100],
-      ['test_dummy', 0.001, 0, 100, 100],
-      ['news', 0, 0.005, -100, -100],
+    // growth from zero has no percentage: null and new, ranked before every change in percent
+    expect(doc.category_movers.map((m) => [m.category, m.volume_24h, m.volume_prev, m.volume_change_pct, m.tx_change_pct, m.new])).toEqual([
+      ['token_data', 0.5, 0, null, null, true],
+      ['test_dummy', 0.001, 0, null, null, true],
+      ['weather', 0.11, 0.01, 1000, 400, false],
+      ['news', 0, 0.005, -100, -100, false],
     ]);
-    expect(doc.hot_services.map((h) => [h.id, h.tx_24h, h.tx_prev, h.tx_change_pct])).toEqual([
-      [2, 3, 1, 200],
-      [5, 2, 0, 100],
-      [4, 1, 0, 100],
+    expect(doc.hot_services.map((h) => [h.id, h.tx_24h, h.tx_prev, h.tx_change_pct, h.new])).toEqual([
+      [2, 3, 1, 200, false],
+      [5, 2, 0, null, true],
+      [4, 1, 0, null, true],
     ]);
   });
 

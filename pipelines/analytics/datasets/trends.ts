@@ -4,14 +4,22 @@
  *                        and distinct buyers of the last 24 hours
  *   daily_new_services   15 calendar days ending today, zero-filled, oldest first
  *   recent_new_services  the 10 newest non-placeholder services, newest first (then id desc)
- *   category_movers      categories with payments in either window, by volume_change_pct desc,
- *                        then volume_24h desc, then slug
+ *   category_movers      categories with payments in either window: the new ones (no payments
+ *                        before) first by volume_24h desc, then the others by volume_change_pct
+ *                        desc, then volume_24h desc, then slug
  *   hot_services         up to 10 non-placeholder services with tx_24h > tx_prev, by growth
  *                        (tx_24h - tx_prev) desc, then tx_24h desc, then id
- * Change percentages follow the catalog rule: previous 0 gives 0 when current is 0, else 100.
+ * The summary's new_services_change_pct follows the catalog rule (previous 0 gives 0 when current
+ * is 0, else 100: the spec types it a number). Movers' and hot services' changes are null for
+ * growth from zero, with "new": true: a made-up 100 % ranked a category that went from nothing
+ * below one that went from 0.2 to 0.65.
  */
 import type { DatasetStep } from '../../runner.ts';
 import { changePctSql, dailyNewServicesSql, documentStep, moneySql, nowSql, queryJsonPieces, stamp, windows } from './sql.ts';
+
+/** Change in percent; null for growth from zero (there is no percentage of nothing). */
+const growthPctSql = (current: string, previous: string): string =>
+  `(CASE WHEN ${previous} = 0 THEN (CASE WHEN ${current} = 0 THEN 0 ELSE NULL END) ELSE ${changePctSql(current, previous)} END)`;
 
 export const trendsStep: DatasetStep = documentStep('trends', async (ctx) => {
   const now = nowSql(ctx);
@@ -42,15 +50,18 @@ export const trendsStep: DatasetStep = documentStep('trends', async (ctx) => {
                                ORDER BY first_seen_time DESC, id DESC LIMIT 10)), '[]'::JSON) AS recent_new_services,
             coalesce((SELECT to_json(list(struct_pack(
                         category := slug, volume_24h := volume_24h, volume_prev := volume_prev,
-                        volume_change_pct := ${changePctSql('micro_24h', 'micro_prev')},
+                        volume_change_pct := ${growthPctSql('micro_24h', 'micro_prev')},
                         tx_24h := tx_24h, tx_prev := tx_prev,
-                        tx_change_pct := ${changePctSql('tx_24h', 'tx_prev')}
-                      ) ORDER BY ${changePctSql('micro_24h', 'micro_prev')} DESC, volume_24h DESC, slug))
+                        tx_change_pct := ${growthPctSql('tx_24h', 'tx_prev')},
+                        new := tx_prev = 0
+                      ) ORDER BY tx_prev = 0 DESC, ${growthPctSql('micro_24h', 'micro_prev')} DESC NULLS FIRST,
+                                 volume_24h DESC, slug))
                         FROM category_facts WHERE tx_24h + tx_prev > 0), '[]'::JSON) AS category_movers,
             coalesce((SELECT to_json(list(struct_pack(
                         id := id, name := name, category := category, chain := chain,
                         tx_24h := tx_24h, tx_prev := tx_prev_24h,
-                        tx_change_pct := ${changePctSql('tx_24h', 'tx_prev_24h')},
+                        tx_change_pct := ${growthPctSql('tx_24h', 'tx_prev_24h')},
+                        new := tx_prev_24h = 0,
                         real_volume_pct := real_volume_pct, wash_pct := wash_pct
                       ) ORDER BY tx_24h - tx_prev_24h DESC, tx_24h DESC, id))
                         FROM (SELECT * FROM service_facts WHERE NOT is_placeholder AND tx_24h > tx_prev_24h
