@@ -107,6 +107,13 @@ const Usdc = (description: string) => z.number().describe(`${description} (USDC)
 const ChangePct = (description: string) =>
   percent(`${description}; when the previous value is 0 it is 0 if the current value is also 0, else 100`);
 
+/** A change that has no percentage when it grows from zero: null then, and the item says "new". */
+const GrowthPct = (description: string) =>
+  percent(`${description}; 0 when both values are 0, null when the previous value is 0 (growth from zero: see new)`).nullable();
+const NewInWindow = z
+  .boolean()
+  .describe('True when there were no payments in the 24 hours before (tx_prev 0): growth from zero, whose change percentages are null.');
+
 const LabelDistribution = z
   .partialRecord(Label, z.number().min(0).max(1))
   .describe(
@@ -317,13 +324,16 @@ const TrendsBody = z.object({
         category: Category,
         volume_24h: Usdc('Volume in the last 24 hours'),
         volume_prev: Usdc('Volume in the 24 hours before'),
-        volume_change_pct: ChangePct('Volume change'),
+        volume_change_pct: GrowthPct('Volume change'),
         tx_24h: z.number().int(),
         tx_prev: z.number().int(),
-        tx_change_pct: ChangePct('Transaction count change'),
+        tx_change_pct: GrowthPct('Transaction count change'),
+        new: NewInWindow,
       }),
     )
-    .describe('Categories with traffic in either window, by volume_change_pct descending.'),
+    .describe(
+      'Categories with traffic in either window: the new ones (no payments before) first, by volume_24h descending; then the others by volume_change_pct descending.',
+    ),
   hot_services: z
     .array(
       z.object({
@@ -333,7 +343,8 @@ const TrendsBody = z.object({
         chain: Chain,
         tx_24h: z.number().int(),
         tx_prev: z.number().int().describe('Transactions in the 24 hours before.'),
-        tx_change_pct: ChangePct('Transaction count change'),
+        tx_change_pct: GrowthPct('Transaction count change'),
+        new: NewInWindow,
         real_volume_pct: percent0to100('Share of volume from organic_user and ai_agent buyers, last 30 days'),
         wash_pct: percent0to100('Share of volume from suspected_wash buyers, last 30 days'),
       }),
@@ -571,12 +582,10 @@ const analytics = (decl: Omit<EndpointDecl, 'service'>): EndpointDecl => ({ serv
 const freeData = (decl: Omit<EndpointDecl, 'service' | 'access' | 'rateLimited' | 'cacheTtlSeconds'>): EndpointDecl =>
   analytics({ ...decl, access: 'free', rateLimited: true, cacheTtlSeconds: 300 });
 /** A paid endpoint: the price is written once, in `priceUsd`; the description's price line is made from it. */
-const paid = ({ priceNote, ...decl }: PaidEndpointInput): EndpointDecl =>
+const paid = (decl: PaidEndpointInput): EndpointDecl =>
   analytics({
     ...decl,
-    description:
-      decl.description +
-      ` Price: ${decl.priceUsd} USD per call${priceNote ? ` (${priceNote})` : ''}, paid with x402 in USDC on ${usdcNetworksText('analytics')}.`,
+    description: decl.description + ` Price: ${decl.priceUsd} USD per call, paid with x402 in USDC on ${usdcNetworksText('analytics')}.`,
     ...(decl.mcpTool ? { mcpTool: { ...decl.mcpTool, description: `${decl.mcpTool.description} Paid: ${decl.priceUsd} USD.` } } : {}),
     access: 'paid',
   });
@@ -746,6 +755,7 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
   // ---------------------------------------------------------------- paid
   paid({
     id: 'services.wash-detail',
+    tags: ['x402', 'analytics', 'wash-trading', 'buyers'],
     method: 'GET',
     path: '/api/v1/services/:id/wash-detail',
     summary: 'Top 50 buyers of a service with label, confidence and signals.',
@@ -761,6 +771,7 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
   }),
   paid({
     id: 'buyers.profile',
+    tags: ['x402', 'analytics', 'wallets', 'buyers'],
     method: 'GET',
     path: '/api/v1/buyers/:address/profile',
     summary: 'One buyer wallet: label, reasons, services used, vanity cluster, timing.',
@@ -776,6 +787,7 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
   }),
   paid({
     id: 'services.transactions',
+    tags: ['x402', 'analytics', 'transactions', 'payments'],
     method: 'GET',
     path: '/api/v1/services/:id/transactions',
     summary: 'Raw 30-day payment list of a service (up to about 3000 rows).',
@@ -790,6 +802,7 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
   }),
   paid({
     id: 'categories.full-history',
+    tags: ['x402', 'analytics', 'categories', 'history'],
     method: 'GET',
     path: '/api/v1/categories/:slug/full-history',
     summary: '365-day hourly series of a category (about 8760 rows).',
@@ -805,6 +818,7 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
   }),
   paid({
     id: 'wash.check',
+    tags: ['x402', 'analytics', 'wash-trading', 'wallets'],
     method: 'POST',
     path: '/api/v1/wash/check',
     summary: 'Wash analysis of any wallet or seller address, computed on request.',

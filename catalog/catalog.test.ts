@@ -7,7 +7,6 @@ import { DATASETS, datasetsOf, findDataset } from './datasets.ts';
 import {
   DIVERGENCE_SYMBOLS,
   ENDPOINTS,
-  KOREA_PRICE_NOTE,
   PRICE_RANGE,
   catalogProblems,
   endpointsOf,
@@ -142,11 +141,11 @@ describe('prices', () => {
     expect(actual).toEqual(KOREA_PRICES);
   });
 
-  it('the three endpoints whose listings disagree cost 0.001 and say so', () => {
+  it('the three endpoints whose listings disagree cost 0.001, and say only the price they are charged', () => {
     for (const id of ['kimchi-premium', 'stablecoin-premium', 'kr-prices']) {
       const e = endpoint('korea', id);
       expect(e.priceUsd).toBe('0.001');
-      expect(e.description).toContain("0.001 USD per call (the formal description's price; an older prose listing said 0.002)");
+      expect(e.description).toContain(' Price: 0.001 USD per call, paid with x402');
     }
   });
 
@@ -173,8 +172,6 @@ describe('prices', () => {
       expect(e.description, e.id).not.toContain(' Price: ');
       if (e.mcpTool) expect(e.mcpTool.description, e.id).toMatch(/ Free\.$/);
     }
-    expect(KOREA_PRICE_NOTE).toContain(`cost ${endpoint('korea', 'kr-prices').priceUsd} USD per call`);
-    expect(KOREA_PRICE_NOTE).toContain(`krw-macro-stress (${endpoint('korea', 'krw-macro-stress').priceUsd} USD)`);
   });
 
   it('free endpoints have no price', () => {

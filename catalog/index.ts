@@ -6,11 +6,11 @@
 import { z } from 'zod';
 import { ANALYTICS_ENDPOINTS } from './analytics.ts';
 import { DATASETS, findDataset } from './datasets.ts';
-import { KOREA_ENDPOINTS, KOREA_PRICE_NOTE } from './korea.ts';
+import { KOREA_ENDPOINTS } from './korea.ts';
 import { SERVICE_NETWORKS, usdcNetworksText, type PaymentNetwork } from './networks.ts';
 import type { EndpointDecl, ServiceName } from './types.ts';
 
-export { DIVERGENCE_SYMBOLS, KOREA_PRICE_NOTE } from './korea.ts';
+export { DIVERGENCE_SYMBOLS } from './korea.ts';
 export { DATASETS, datasetsOf, findDataset } from './datasets.ts';
 export type { DatasetDecl, EndpointDecl, HttpMethod, ServiceName } from './types.ts';
 export { SERVICES } from './types.ts';
@@ -22,6 +22,7 @@ export const ENDPOINTS: readonly EndpointDecl[] = [...KOREA_ENDPOINTS, ...ANALYT
 export const PRICE_RANGE = { min: 0.001, max: 0.1, currency: 'USD' } as const;
 
 export interface ServiceInfo {
+  /** The service's one name: page titles, OpenAPI, /docs, and the 402's `resource.serviceName` (at most 32 characters). */
   title: string;
   description: string;
   /** Settlement networks the service offers. */
@@ -30,13 +31,12 @@ export interface ServiceInfo {
 
 export const SERVICE_INFO: Record<ServiceName, ServiceInfo> = {
   korea: {
-    title: 'Korean Crypto Market Intelligence',
+    title: 'Korea Crypto Market Intelligence',
     description:
       'Upbit and Bithumb prices, kimchi and stablecoin premiums, USD/KRW, arbitrage data, exchange alerts, market movers, a KRW macro ' +
       'stress score, AI sentiment, market read and global-vs-Korea divergence, and Korean K-pop and semiconductor news in English. ' +
       `Paid per call with x402 (USDC on ${usdcNetworksText('korea')}; RLUSD on XRPL under /api/v1/xrpl/...); no accounts or API keys. ` +
-      'Every data response says whether it is live or demo data (`source`) and when it was computed (`as_of`). ' +
-      KOREA_PRICE_NOTE,
+      'Every data response says whether it is live or demo data (`source`) and when it was computed (`as_of`).',
     networks: SERVICE_NETWORKS.korea,
   },
   analytics: {
@@ -100,6 +100,9 @@ export function mcpTools(service: ServiceName): McpToolDecl[] {
 // ------------------------------------------------------------------ checked at load
 
 const PRICE_TEXT = /^\d+\.\d+$/;
+const BAZAAR_TAG = /^[a-z0-9][a-z0-9-]{0,31}$/;
+/** The title is the 402's `resource.serviceName` too, which the Bazaar spec bounds to 32 printable ASCII characters. */
+const BAZAAR_SERVICE_NAME = /^[\x20-\x7e]{1,32}$/;
 
 /**
  * Every problem with the declarations that would make routes, prices or MCP tools wrong at run
@@ -142,6 +145,13 @@ export function catalogProblems(endpoints: readonly EndpointDecl[] = ENDPOINTS):
       problems.push(`${where}: path parameters [${inPath.join(', ')}] do not match pathParams [${declared.join(', ')}]`);
     }
     if (!(e.cacheTtlSeconds >= 0)) problems.push(`${where}: cacheTtlSeconds must be 0 or more`);
+    // the Bazaar spec's bounds: facilitators drop tags past 5 or over 32 characters
+    if (e.access === 'paid' && (!e.tags || e.tags.length === 0 || e.tags.length > 5 || e.tags.some((t) => !BAZAAR_TAG.test(t))))
+      problems.push(`${where}: a paid endpoint needs 1 to 5 tags, each a lowercase slug of at most 32 characters`);
+  }
+  for (const [service, info] of Object.entries(SERVICE_INFO)) {
+    if (!BAZAAR_SERVICE_NAME.test(info.title))
+      problems.push(`service ${service}: title "${info.title}" is not 1 to 32 printable ASCII characters`);
   }
   const datasetNames = new Set<string>();
   for (const d of DATASETS) {

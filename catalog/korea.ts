@@ -41,13 +41,6 @@ const DATA_NOTE =
 const AI_NOTE =
   " AI text comes from a Claude model or, without an API key, from the offline rules analyst; `analyst` says which ('claude' or 'rules').";
 
-/**
- * The original korea specification (docs/services.md, "Korea prices") lists three prices twice with different values; the formal description (OpenAPI) says
- * 0.001, an older prose listing 0.002. We charge the formal description's price.
- */
-const PROSE_LISTING_PRICE = '0.002';
-const PRICE_DISAGREEMENT = `the formal description's price; an older prose listing said ${PROSE_LISTING_PRICE}`;
-
 // ------------------------------------------------------------------ parameters
 
 const toUpper = (value: unknown): unknown => (typeof value === 'string' ? value.trim().toUpperCase() : value);
@@ -831,12 +824,12 @@ const korea = (decl: Omit<EndpointDecl, 'service'>): EndpointDecl => ({ service:
  * A paid endpoint: the price is written once, in `priceUsd`; the description's price line and the
  * MCP tool's "Paid: ..." are made from it.
  */
-const paid = ({ priceNote, ...decl }: PaidEndpointInput): EndpointDecl =>
+const paid = (decl: PaidEndpointInput): EndpointDecl =>
   korea({
     ...decl,
     description:
       decl.description +
-      ` Price: ${decl.priceUsd} USD per call${priceNote ? ` (${priceNote})` : ''}, paid with x402 in USDC on ${usdcNetworksText('korea')};` +
+      ` Price: ${decl.priceUsd} USD per call, paid with x402 in USDC on ${usdcNetworksText('korea')};` +
       ' the same data is at /api/v1/xrpl/... for RLUSD on XRPL.',
     ...(decl.mcpTool ? { mcpTool: { ...decl.mcpTool, description: `${decl.mcpTool.description} Paid: ${decl.priceUsd} USD.` } } : {}),
     access: 'paid',
@@ -945,6 +938,7 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
   // ---------------------------------------------------------------- paid: prices and premiums
   paid({
     id: 'kimchi-premium',
+    tags: ['crypto', 'korea', 'kimchi-premium', 'market-data'],
     method: 'GET',
     path: '/api/v1/kimchi-premium',
     summary: 'Kimchi premium of one token on Upbit and Bithumb.',
@@ -957,7 +951,6 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
       'an exchange whose price is further from them is named in unavailable_exchanges, and a symbol with no current premium on either exchange gets 503 with the reason before any payment is asked.' +
       DATA_NOTE,
     priceUsd: '0.001',
-    priceNote: PRICE_DISAGREEMENT,
     cacheTtlSeconds: 60,
     query: SymbolQuery,
     response: KimchiPremiumBody,
@@ -970,6 +963,7 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
   }),
   paid({
     id: 'stablecoin-premium',
+    tags: ['crypto', 'korea', 'stablecoins', 'kimchi-premium', 'market-data'],
     method: 'GET',
     path: '/api/v1/stablecoin-premium',
     summary: 'USDT and USDC premium in Korea against the official FX rate.',
@@ -977,7 +971,6 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
       'Price of USDT and USDC in KRW on Upbit and Bithumb against the official USD/KRW rate: premium = price_krw / fx_rate - 1, in percent. A positive premium means KRW is flowing into Korean crypto.' +
       DATA_NOTE,
     priceUsd: '0.001',
-    priceNote: PRICE_DISAGREEMENT,
     cacheTtlSeconds: 60,
     response: StablecoinPremiumBody,
     dataset: 'stablecoin-premium',
@@ -988,6 +981,7 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
   }),
   paid({
     id: 'kr-prices',
+    tags: ['crypto', 'korea', 'prices', 'market-data'],
     method: 'GET',
     path: '/api/v1/kr-prices',
     summary: 'KRW prices of one token on Upbit and Bithumb.',
@@ -996,7 +990,6 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
       'A well-formed symbol that no Korean exchange lists gets 404 before any payment is asked.' +
       DATA_NOTE,
     priceUsd: '0.001',
-    priceNote: PRICE_DISAGREEMENT,
     cacheTtlSeconds: 60,
     query: PricesQuery,
     response: KrPricesBody,
@@ -1005,6 +998,7 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
   }),
   paid({
     id: 'fx-rate',
+    tags: ['korea', 'fx', 'usd-krw', 'market-data'],
     method: 'GET',
     path: '/api/v1/fx-rate',
     summary: 'USD/KRW exchange rate.',
@@ -1021,6 +1015,7 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
   // ---------------------------------------------------------------- paid: AI analysis
   paid({
     id: 'kr-sentiment',
+    tags: ['crypto', 'korea', 'sentiment', 'ai'],
     method: 'GET',
     path: '/api/v1/kr-sentiment',
     summary: 'Korean crypto market sentiment in English.',
@@ -1039,6 +1034,7 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
   }),
   paid({
     id: 'krw-macro-stress',
+    tags: ['korea', 'macro', 'usd-krw', 'risk', 'ai'],
     method: 'GET',
     path: '/api/v1/krw-macro-stress',
     summary: 'KRW macro stress score 0 to 100 with its five components.',
@@ -1048,13 +1044,13 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
       AI_NOTE +
       DATA_NOTE,
     priceUsd: '0.05',
-    priceNote: 'listed in the prose listing only',
     cacheTtlSeconds: 900,
     response: KrwMacroStressBody,
     dataset: 'krw-macro-stress',
   }),
   paid({
     id: 'arbitrage-scanner',
+    tags: ['crypto', 'korea', 'arbitrage', 'market-data'],
     method: 'GET',
     path: '/api/v1/arbitrage-scanner',
     summary: 'Per-token kimchi premiums, reverse premiums, Upbit-Bithumb gaps and market share.',
@@ -1074,6 +1070,7 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
   }),
   paid({
     id: 'exchange-alerts',
+    tags: ['crypto', 'korea', 'exchange-alerts', 'listings'],
     method: 'GET',
     path: '/api/v1/exchange-alerts',
     summary: 'Listings, delistings, investment warnings and caution flags.',
@@ -1092,6 +1089,7 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
   }),
   paid({
     id: 'market-movers',
+    tags: ['crypto', 'korea', 'market-movers', 'market-data'],
     method: 'GET',
     path: '/api/v1/market-movers',
     summary: '1-minute surges and crashes, volume spikes, top 20 by volume.',
@@ -1109,6 +1107,7 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
   }),
   paid({
     id: 'market-read',
+    tags: ['crypto', 'korea', 'market-analysis', 'ai'],
     method: 'GET',
     path: '/api/v1/market-read',
     summary: 'AI market read: BULLISH, BEARISH or NEUTRAL with confidence and token alerts.',
@@ -1127,6 +1126,7 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
   }),
   paid({
     id: 'global-vs-korea-divergence',
+    tags: ['crypto', 'korea', 'divergence', 'ai'],
     method: 'GET',
     path: '/api/v1/global-vs-korea-divergence',
     summary: 'Global vs Korean price divergence of one of 25 symbols, with a short AI summary.',
@@ -1146,6 +1146,7 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
   }),
   paid({
     id: 'global-vs-korea-divergence-deep',
+    tags: ['crypto', 'korea', 'divergence', 'ai'],
     method: 'GET',
     path: '/api/v1/global-vs-korea-divergence-deep',
     summary: 'Divergence plus 24-hour Korean news signals and a structured AI analysis.',
@@ -1168,6 +1169,7 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
   // ---------------------------------------------------------------- paid: news
   paid({
     id: 'kr-news-kpop',
+    tags: ['korea', 'news', 'k-pop', 'translation'],
     method: 'GET',
     path: '/api/v1/kr-news/kpop',
     summary: 'Korean K-pop news translated to English.',
@@ -1183,6 +1185,7 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
   }),
   paid({
     id: 'kr-news-kpop-summary',
+    tags: ['korea', 'news', 'k-pop', 'summary', 'ai'],
     method: 'GET',
     path: '/api/v1/kr-news/kpop-summary',
     summary: 'K-pop news with an AI summary, themes and trending names.',
@@ -1198,6 +1201,7 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
   }),
   paid({
     id: 'kr-news-semiconductor',
+    tags: ['korea', 'news', 'semiconductors', 'translation'],
     method: 'GET',
     path: '/api/v1/kr-news/semiconductor',
     summary: 'Korean semiconductor-industry news translated to English.',
@@ -1213,6 +1217,7 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
   }),
   paid({
     id: 'kr-news-semiconductor-summary',
+    tags: ['korea', 'news', 'semiconductors', 'summary', 'ai'],
     method: 'GET',
     path: '/api/v1/kr-news/semiconductor-summary',
     summary: 'Semiconductor news with an AI summary and a market signal.',
@@ -1227,16 +1232,3 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     dataset: 'kr-news-semiconductor',
   }),
 ];
-
-const priceOf = (id: string): string => {
-  const price = KOREA_ENDPOINTS.find((e) => e.id === id)?.priceUsd;
-  if (price === undefined) throw new Error(`catalog: korea endpoint "${id}" has no price`);
-  return price;
-};
-/** The endpoints declared with PRICE_DISAGREEMENT as their price note (they share one price). */
-const disputed = KOREA_ENDPOINTS.filter((e) => e.description.includes(PRICE_DISAGREEMENT)).map((e) => e.id);
-
-/** The price disagreement of the original specification (docs/services.md, "Korea prices"), in words for the service description. */
-export const KOREA_PRICE_NOTE =
-  `Prices: ${disputed.slice(0, -1).join(', ')} and ${disputed.at(-1)} cost ${priceOf(disputed[0]!)} USD per call, the price of the formal ` +
-  `interface description; an older prose listing said ${PROSE_LISTING_PRICE}. krw-macro-stress (${priceOf('krw-macro-stress')} USD) appears in the prose listing only.`;

@@ -123,10 +123,11 @@ describe.each(['korea', 'analytics'] as const)('%s OpenAPI document', (service) 
 describe('korea specifics', () => {
   const doc = openApiDocument('korea', { baseUrl: BASE_URL });
 
-  it('the description carries the price choice', () => {
-    expect(doc.info.description).toContain('0.001');
-    expect(doc.info.description).toContain('0.002');
-    expect(doc.info.description).toContain('formal interface description');
+  it('says only the prices charged: each operation its own, no note about an older listing', () => {
+    expect(doc.info.description).not.toMatch(/0\.002|listing/);
+    const op = operation('korea', '/api/v1/kr-prices');
+    expect(op.description).toContain(' Price: 0.001 USD per call, paid with x402');
+    expect(op.description).not.toMatch(/0\.002|listing/);
   });
 
   it('limit shows its bounds and default', () => {

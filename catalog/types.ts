@@ -45,6 +45,8 @@ export interface EndpointDecl {
   rateLimited?: boolean;
   /** Response media type; JSON unless stated. */
   contentType?: 'application/json' | 'text/plain' | 'text/html';
+  /** Topical tags for discovery catalogues (the 402's `resource.tags`): paid endpoints, at most 5 of 32 characters. */
+  tags?: readonly string[];
 }
 
 /**
@@ -53,8 +55,8 @@ export interface EndpointDecl {
  */
 export interface PaidEndpointInput extends Omit<EndpointDecl, 'service' | 'access' | 'priceUsd' | 'xrplVariant'> {
   priceUsd: string;
-  /** Said in brackets after the price, e.g. why the price differs from another listing. */
-  priceNote?: string;
+  /** What this endpoint is about, for discovery catalogues (Bazaar): at most 5 lowercase slugs. */
+  tags: readonly string[];
 }
 
 /**

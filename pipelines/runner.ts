@@ -16,6 +16,7 @@ import { sourceKindOf, type IngestContext, type IngestStep, type SourceSpec } fr
 import type { SourceKind } from '../sources/raw-tables.ts';
 import type { ProgressSink, StepReport } from './progress.ts';
 import { openWarehouse } from './warehouse.ts';
+import { nextScheduledRun, scheduleTableFor } from './schedule-table.ts';
 
 export interface RunParams {
   source: SourceSpec;
@@ -317,7 +318,10 @@ export async function runPipeline(
     const ai = analyst.used() ? await analyst.usage() : null;
     const publishStarted = performance.now();
     const manifest = await writer.publish({
-      nextExpectedUpdate: new Date(generatedAt.getTime() + pipeline.updateEverySeconds * 1000),
+      // the schedule table's next slot for this service (demo analytics: 15 minutes, not the hour of live data)
+      nextExpectedUpdate:
+        nextScheduledRun(scheduleTableFor(params.source.kind), service, generatedAt) ??
+        new Date(generatedAt.getTime() + pipeline.updateEverySeconds * 1000),
       notice,
       ai,
     });

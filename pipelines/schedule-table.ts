@@ -10,6 +10,7 @@
  * snapshot lineage, so they queue behind each other (a "lane" per service); the two services run
  * side by side.
  */
+import { Cron } from 'croner';
 import type { ServiceName } from '../catalog/types.ts';
 
 export interface ScheduleEntry {
@@ -62,4 +63,23 @@ export const SCHEDULE_TABLES: Record<ScheduleTableName, readonly ScheduleEntry[]
 /** The pipeline arguments of one entry's run (what `npm run pipeline --` would be given, before the source flags). */
 export function entryArgs(entry: ScheduleEntry): string[] {
   return entry.datasets === 'all' ? [entry.service] : [entry.service, '--datasets', entry.datasets.join(',')];
+}
+
+/**
+ * The table a run's data is refreshed on: demo data by `npm start`'s demo table, live and imported
+ * data by the production one. The manifest's next_expected_update is read from it.
+ */
+export function scheduleTableFor(sourceKind: string): ScheduleTableName {
+  return sourceKind === 'demo' ? 'demo' : 'production';
+}
+
+/** The first slot after `after` at which any entry of `service` runs in `table` (a new snapshot of it then); null when none does. */
+export function nextScheduledRun(table: ScheduleTableName, service: ServiceName, after: Date): Date | null {
+  let next: Date | null = null;
+  for (const entry of SCHEDULE_TABLES[table]) {
+    if (entry.service !== service) continue;
+    const slot = new Cron(entry.cron, { timezone: 'UTC', paused: true }).nextRun(after);
+    if (slot && (next === null || slot < next)) next = slot;
+  }
+  return next;
 }

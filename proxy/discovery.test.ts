@@ -8,13 +8,14 @@ import { rmSync } from 'node:fs';
 import { extractDiscoveryInfo, isValidRouteTemplate, validateDiscoveryExtension } from '@x402/extensions/bazaar';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { endpointsOf, paidEndpoints, xrplPath } from '../catalog/index.ts';
+import { endpointsOf, findEndpoint, paidEndpoints, SERVICE_INFO, xrplPath } from '../catalog/index.ts';
+import { successBodyJsonSchema } from '../catalog/openapi.ts';
 import type { EndpointDecl, ServiceName } from '../catalog/types.ts';
 import type { Settings } from '../lib/config.ts';
 import { publishDemoSnapshots } from '../pipelines/testing/demo-snapshots.ts';
 import { SnapshotReader } from '../snapshots/reader.ts';
 import { createServiceApp } from './serve.ts';
-import { BAZAAR_SERVICE } from './x402/bazaar.ts';
+import { withoutDescriptions } from './x402/bazaar.ts';
 import { ReceiptSigner } from './x402/receipts.ts';
 import { decodeHeader, testPaymentParts, type LooseJson } from './x402/testing.ts';
 
@@ -106,8 +107,9 @@ describe('Bazaar discovery extension', () => {
           const found = extractDiscoveryInfo(payload as never, required.accepts[0]);
           expect(found, path).not.toBeNull();
           expect('method' in found! && found.method).toBe(e.method);
-          expect(found!.serviceName).toBe(BAZAAR_SERVICE[service].serviceName);
-          expect(found!.tags).toEqual([...BAZAAR_SERVICE[service].tags]);
+          // the service's one name and the endpoint's own tags, as the catalog declares them
+          expect(found!.serviceName).toBe(SERVICE_INFO[service].title);
+          expect(found!.tags).toEqual([...e.tags!]);
           if (template.includes(':')) {
             expect(bazaar.routeTemplate).toBe(template);
             expect(isValidRouteTemplate(bazaar.routeTemplate)).toBe(true);
@@ -136,6 +138,21 @@ describe('Bazaar discovery extension', () => {
       expect(checked).toBe(service === 'korea' ? 32 : 5);
     },
   );
+
+  it("echoes the request's query in the extension and the v1 outputSchema, whose output is the 200 body's schema", async () => {
+    const endpoint = findEndpoint('korea', 'kimchi-premium')!;
+    const res = await get('korea', '/api/v1/kimchi-premium?symbol=eth');
+    expect(res.status).toBe(402);
+    const bazaar = (decodeHeader(res.headers.get('payment-required')) as LooseJson).extensions.bazaar;
+    expect(bazaar.info.input.queryParams).toEqual({ symbol: 'ETH' });
+    expect(validateDiscoveryExtension(bazaar).errors ?? []).toEqual([]);
+    const v1 = (await res.json()) as LooseJson;
+    expect(v1.accepts.length).toBeGreaterThan(0);
+    for (const offer of v1.accepts) {
+      expect(offer.outputSchema.input.queryParams).toEqual({ symbol: 'ETH' });
+      expect(offer.outputSchema.output).toEqual(withoutDescriptions(successBodyJsonSchema(endpoint)));
+    }
+  });
 
   it('the extension of a templated route carries the parameters of the request it answers', async () => {
     const values = await pathValues();
@@ -175,7 +192,7 @@ describe('/.well-known/x402', () => {
     const detail = manifest.items.find((i: LooseJson) => i.input.routeTemplate === '/api/v1/services/:id/wash-detail');
     expect(detail).toMatchObject({
       type: 'http',
-      resource: { url: `${ORIGIN}/api/v1/services/:id/wash-detail`, serviceName: BAZAAR_SERVICE.analytics.serviceName },
+      resource: { url: `${ORIGIN}/api/v1/services/:id/wash-detail`, serviceName: SERVICE_INFO.analytics.title },
       input: { method: 'GET', pathParams: { id: { type: 'integer', minimum: 1 } } },
     });
     const check = manifest.items.find((i: LooseJson) => i.resource.url === `${ORIGIN}/api/v1/wash/check`);

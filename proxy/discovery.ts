@@ -49,7 +49,7 @@ function discoveryItem(ctx: DiscoveryContext, endpoint: EndpointDecl, path: stri
       url: `${ctx.baseUrl}${path}`,
       description: endpoint.summary,
       mimeType: endpoint.contentType ?? 'application/json',
-      ...bazaarServiceMetadata(ctx.service),
+      ...bazaarServiceMetadata(endpoint),
     },
     type: 'http' as const,
     x402Version: 2 as const,

@@ -473,15 +473,23 @@ function payCommand(ctx: DocsPageContext, document: OpenApiDocument): string {
   return `${command} --method ${endpoint.method} --data '${body}'`;
 }
 
+/** The environment variable `npm run pay` reads the payer's key from, per kind of network. */
+const PAYER_KEY_VARIABLE = { evm: 'PAYER_PRIVATE_KEY', solana: 'SOLANA_PAYER_KEY', xrpl: 'XRPL_PAYER_SEED' } as const;
+
 function howToPayHtml(ctx: DocsPageContext, document: OpenApiDocument): string {
+  // only the networks this service accepts, and only their keys (analytics: base and solana)
+  const networks = SERVICE_INFO[ctx.service].networks;
+  const variables = [...new Set(networks.map((n) => PAYER_KEY_VARIABLE[n.settlement.kind]))].map((v) => `<code>${v}</code>`);
+  const xrpl = networks.some((n) => n.settlement.kind === 'xrpl');
+  const payerKeys = variables.length > 1 ? `${variables.slice(0, -1).join(', ')} or ${variables.at(-1)}` : (variables[0] ?? '');
   return (
     '<section id="how-to-pay" aria-labelledby="how-to-pay-title"><h2 id="how-to-pay-title">How to pay</h2>' +
     '<ol><li>Call a paid endpoint without payment. It answers <strong>402</strong> with the x402 payment requirements: the JSON body ' +
     '<code>{x402Version, error, accepts}</code> (x402 v1) and the <code>PAYMENT-REQUIRED</code> header (base64 JSON, x402 v2), one offer per network with ' +
     'the amount, asset and <code>payTo</code> address. The try-it forms below show it decoded.</li>' +
-    '<li>Sign one offer with an x402 client and repeat the request with the <code>X-PAYMENT</code> (v1) or <code>PAYMENT-SIGNATURE</code> (v2; XRPL) header. ' +
-    `From this project: <code>${escapeHtml(payCommand(ctx, document))}</code> (add <code>--network base|polygon|solana|xrpl</code> and <code>--max-usd</code>; ` +
-    'keys from <code>PAYER_PRIVATE_KEY</code>, <code>SOLANA_PAYER_KEY</code> or <code>XRPL_PAYER_SEED</code>).</li>' +
+    `<li>Sign one offer with an x402 client and repeat the request with the <code>X-PAYMENT</code> (v1) or <code>PAYMENT-SIGNATURE</code> (v2${xrpl ? '; XRPL' : ''}) header. ` +
+    `From this project: <code>${escapeHtml(payCommand(ctx, document))}</code> (add <code>--network ${networks.map((n) => n.network).join('|')}</code> and <code>--max-usd</code>; ` +
+    `keys from ${payerKeys}).</li>` +
     '<li>A 200 carries the data and a signed <code>receipt</code>; verify it against <code>receipt_signer</code> in ' +
     '<a href="/.well-known/x402">/.well-known/x402</a>.</li>' +
     `<li>Agents: the MCP server at <code>${escapeHtml(ctx.baseUrl)}/mcp</code> (streamable HTTP) offers the same data as tools; a paid tool takes its payment in <code>_meta["x402/payment"]</code>.</li></ol></section>`

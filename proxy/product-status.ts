@@ -8,6 +8,7 @@
 import { findDataset } from '../catalog/datasets.ts';
 import type { EndpointDecl } from '../catalog/types.ts';
 import type { LoadedSnapshot } from '../snapshots/reader.ts';
+import { LICENSES } from '../snapshots/manifest.ts';
 
 export type ProductState =
   /** Answers with data from the snapshot served. */
@@ -59,6 +60,17 @@ export interface Freshness {
   license: { name: string; url: string | null };
 }
 
+/**
+ * The license a page names: a snapshot of free and paid datasets is proprietary as a whole, but
+ * what a reader of the free pages gets is CC0, so that is named, with the paid part said.
+ */
+function licenseShown(manifest: LoadedSnapshot['manifest']): Freshness['license'] {
+  const free = manifest.datasets.some((d) => d.license === 'CC0-1.0');
+  if (!free || manifest.license.id === 'CC0-1.0') return { name: manifest.license.name, url: manifest.license.url };
+  const cc0 = LICENSES['CC0-1.0'];
+  return { name: `${cc0.name} for the free data; paid answers are sold per call`, url: cc0.url };
+}
+
 export function freshnessOf(snapshot: LoadedSnapshot | null): Freshness | null {
   if (!snapshot) return null;
   const { manifest } = snapshot;
@@ -78,6 +90,6 @@ export function freshnessOf(snapshot: LoadedSnapshot | null): Freshness | null {
     version: snapshot.version,
     source,
     notice: manifest.notice,
-    license: { name: manifest.license.name, url: manifest.license.url },
+    license: licenseShown(manifest),
   };
 }

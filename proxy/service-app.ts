@@ -22,6 +22,7 @@ import { answerWrongMethods } from './method-not-allowed.ts';
 import { clientIp } from './rate-limit.ts';
 import { rootDocument } from './root-document.ts';
 import { mountSite, type MountedSite } from './site.ts';
+import { trailingSlashRedirect } from './trailing-slash.ts';
 import { firstQueryValues, type RawRequest } from './validation.ts';
 
 export interface ServiceAppOptions extends EndpointCallOptions {
@@ -143,6 +144,8 @@ export function serviceApp(options: ServiceAppOptions): Hono {
     c.header('Access-Control-Expose-Headers', CORS_EXPOSE);
     await next();
   });
+
+  app.use('*', trailingSlashRedirect(service));
 
   app.get('/openapi.json', (c) => {
     c.header('Cache-Control', 'public, max-age=300');

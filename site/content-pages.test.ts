@@ -29,6 +29,7 @@ let version: string;
 let snapshotDir: string;
 let pastVersion: string;
 let downloadsIndex: DownloadsIndex;
+let siteDir: string;
 
 function page(path: string): Document {
   const html = readFileSync(join(out, path, 'index.html'), 'utf8');
@@ -58,6 +59,7 @@ beforeAll(async () => {
   }
   snapshotDir = join(settings.snapshotsDir, 'analytics', version);
   out = siteBuildDir(settings.siteDir, version);
+  siteDir = settings.siteDir;
   downloadsIndex = readDownloadsIndex(siteDownloadDir(settings.siteDir, version));
 }, 300_000);
 
@@ -126,7 +128,8 @@ describe('/trends/', () => {
       const m = trends.category_movers[i]!;
       expect(cells(tr)[3] === 'new', m.category).toBe(m.volume_change_pct === null);
     }
-    for (const [i, tr] of hot.entries()) expect(cells(tr)[5] === 'new', String(trends.hot_services[i]!.id)).toBe(trends.hot_services[i]!.new);
+    for (const [i, tr] of hot.entries())
+      expect(cells(tr)[5] === 'new', String(trends.hot_services[i]!.id)).toBe(trends.hot_services[i]!.new);
     expect([...doc.querySelectorAll('main td')].filter((td) => text(td) === '').length).toBe(0);
     expect(text(doc.querySelector('main'))).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:/);
   });
@@ -266,11 +269,16 @@ describe('/downloads/', () => {
       expect([...s.querySelectorAll('[data-testid="schema"] tbody tr')].map((tr) => text(tr.querySelector('td')))).toEqual(
         d.columns.map((c) => c.name),
       );
+      // the CSV header row as the file has it
+      const csvFile = d.files.find((f) => f.format === 'csv')!.file;
+      const header = readFileSync(join(siteDownloadDir(siteDir, version), csvFile), 'utf8').split('\n')[0];
+      expect(text(s.querySelector('[data-testid="csv-header"]'))).toBe(header);
       const parquet = d.files.find((f) => f.format === 'parquet')!.file;
       expect(text(s.querySelector('[data-testid="duckdb-example"]'))).toContain(`'${parquet}'`);
       expect(text(s.querySelector('[data-testid="pandas-example"]'))).toContain(`pd.read_parquet('${parquet}')`);
     }
     expect(text(doc.querySelector('[data-testid="cc0"]'))).toContain('CC0-1.0');
+    expect(text(doc.querySelector('[data-testid="csv-format"]'))).toMatch(/header row.*ISO 8601 in UTC with Z.*JSON text/);
     const past = [...doc.querySelectorAll('[data-testid="past-versions"] tbody tr')];
     expect(past.map((tr) => tr.getAttribute('data-version'))).toEqual([pastVersion]);
     expect(past[0]?.querySelector('a')?.getAttribute('href')).toBe(`/data/${pastVersion}/downloads.json`);

@@ -3,7 +3,7 @@
  * specs/extensions/bazaar.md) of every paid route, from the catalog: facilitator catalogues read it
  * from the 402 (and from the payment that echoes it) to index the route with its input and output.
  *
- *   info.input   {type: 'http', method, queryParams (example: the defaults) | bodyType + body (example), pathParams (this request's)}
+ *   info.input   {type: 'http', method, queryParams (this request's, else the defaults) | bodyType + body (example), pathParams (this request's)}
  *   info.output  {type: 'json', format: the media type}
  *   schema       JSON Schema 2020-12 of `info`: the endpoint's own zod schemas for query, path and body, and the
  *                200 body (receipt included) as the schema of `output.example`, the place @x402/extensions puts it
@@ -17,21 +17,11 @@
  * travels base64-encoded in the PAYMENT-REQUIRED header, and clients refuse response headers over
  * 16 KB (Node's default http.maxHeaderSize); the full descriptions are in /openapi.json.
  */
-import { xrplPath } from '../../catalog/index.ts';
+import { SERVICE_INFO, xrplPath } from '../../catalog/index.ts';
 import { jsonSchemaOf, successBodyJsonSchema, type JsonObject, type JsonValue } from '../../catalog/openapi.ts';
-import type { EndpointDecl, ServiceName } from '../../catalog/types.ts';
+import type { EndpointDecl } from '../../catalog/types.ts';
 
 const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
-
-/**
- * Service metadata for the 402's `resource`. The spec bounds `serviceName` to 32 printable ASCII
- * characters and `tags` to 5 of 32 (facilitators drop what breaks the rules), so these are written
- * for it rather than taken from the longer catalog titles.
- */
-export const BAZAAR_SERVICE: Readonly<Record<ServiceName, { serviceName: string; tags: readonly string[] }>> = {
-  korea: { serviceName: 'Korean Crypto Market Data', tags: ['crypto', 'korea', 'kimchi-premium', 'market-data', 'news'] },
-  analytics: { serviceName: 'x402 Service Analytics', tags: ['x402', 'analytics', 'wash-trading', 'payments', 'on-chain'] },
-};
 
 export interface BazaarExtension {
   info: { input: JsonObject; output: JsonObject };
@@ -39,10 +29,13 @@ export interface BazaarExtension {
   routeTemplate?: string;
 }
 
-/** `serviceName` and `tags` for the PaymentRequired `resource` of an endpoint. */
-export function bazaarServiceMetadata(service: ServiceName): { serviceName: string; tags: string[] } {
-  const meta = BAZAAR_SERVICE[service];
-  return { serviceName: meta.serviceName, tags: [...meta.tags] };
+/**
+ * Service metadata for the 402's `resource`: the service's one name (its catalog title, which
+ * catalog/index.ts keeps within the spec's 32 printable ASCII characters) and the endpoint's own
+ * tags from its declaration (at most 5 of 32), so fx-rate is not tagged news.
+ */
+export function bazaarServiceMetadata(endpoint: EndpointDecl): { serviceName: string; tags: string[] } {
+  return { serviceName: SERVICE_INFO[endpoint.service].title, tags: [...(endpoint.tags ?? [])] };
 }
 
 // ------------------------------------------------------------------ schema pieces
@@ -122,8 +115,8 @@ function templatePattern(template: string): { names: string[]; pattern: RegExp }
 
 interface Prepared {
   extension: BazaarExtension;
-  /** The v1 equivalent, `accepts[].outputSchema` (the spec's backwards-compatibility table). */
-  v1: { input: JsonObject; output: null };
+  /** The v1 equivalent, `accepts[].outputSchema` (the spec's backwards-compatibility table): output is the 200 body's schema. */
+  v1: { input: JsonObject; output: JsonObject };
   /** Templated paths: how to read the request's path parameters. */
   template: { names: string[]; pattern: RegExp } | null;
 }
@@ -180,7 +173,7 @@ function prepare(endpoint: EndpointDecl, xrpl: boolean): Prepared {
   };
   const templated = endpoint.pathParams !== undefined;
   if (templated) extension.routeTemplate = path;
-  const v1 = { input: { ...input, discoverable: true }, output: null };
+  const v1 = { input: { ...input, discoverable: true }, output: outputSchema };
   return { extension, v1, template: templated ? templatePattern(path) : null };
 }
 
@@ -213,25 +206,40 @@ function pathParamsOf(endpoint: EndpointDecl, template: NonNullable<Prepared['te
   return parsed.success ? (JSON.parse(JSON.stringify(parsed.data)) as JsonObject) : null;
 }
 
+/** The request's validated query as JSON (defaults applied), for `input.queryParams`; undefined without one. */
+function queryEcho(endpoint: EndpointDecl, query: Record<string, unknown> | undefined): JsonObject | undefined {
+  if (!endpoint.query || query === undefined) return undefined;
+  return JSON.parse(JSON.stringify(query)) as JsonObject;
+}
+
 /**
  * `{bazaar: ...}` for a paid endpoint called at `path` (the request's path, for the concrete
- * `pathParams` of templated routes), ready to merge into PaymentRequired.extensions.
+ * `pathParams` of templated routes) with `query` (the request's validated query, echoed as
+ * `queryParams` in place of the defaults), ready to merge into PaymentRequired.extensions.
  */
-export function bazaarFor(endpoint: EndpointDecl, xrpl: boolean, path?: string): { bazaar: BazaarExtension } {
+export function bazaarFor(
+  endpoint: EndpointDecl,
+  xrpl: boolean,
+  path?: string,
+  query?: Record<string, unknown>,
+): { bazaar: BazaarExtension } {
   const { extension, template } = preparedFor(endpoint, xrpl);
-  if (!template || path === undefined) return { bazaar: extension };
-  const pathParams = pathParamsOf(endpoint, template, path);
-  if (!pathParams) return { bazaar: extension };
-  return { bazaar: { ...extension, info: { ...extension.info, input: { ...extension.info.input, pathParams } } } };
+  const pathParams = template && path !== undefined ? pathParamsOf(endpoint, template, path) : null;
+  const queryParams = queryEcho(endpoint, query);
+  if (!pathParams && !queryParams) return { bazaar: extension };
+  const input = { ...extension.info.input, ...(queryParams ? { queryParams } : {}), ...(pathParams ? { pathParams } : {}) };
+  return { bazaar: { ...extension, info: { ...extension.info, input } } };
 }
 
 /**
  * The v1 `outputSchema` of a paid endpoint's requirements: the same input description as the
- * Bazaar extension (method, query defaults or JSON body example), which v1 indexers read from
- * `accepts[].outputSchema.input`.
+ * Bazaar extension (method, the request's query or the defaults, JSON body example), which v1
+ * indexers read from `accepts[].outputSchema.input`, and the 200 body's JSON Schema as `output`.
  */
-export function bazaarV1OutputSchema(endpoint: EndpointDecl, xrpl: boolean): Record<string, unknown> {
-  return preparedFor(endpoint, xrpl).v1;
+export function bazaarV1OutputSchema(endpoint: EndpointDecl, xrpl: boolean, query?: Record<string, unknown>): Record<string, unknown> {
+  const { v1 } = preparedFor(endpoint, xrpl);
+  const queryParams = queryEcho(endpoint, query);
+  return queryParams ? { ...v1, input: { ...v1.input, queryParams } } : v1;
 }
 
 /**

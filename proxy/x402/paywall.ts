@@ -167,7 +167,7 @@ export function createPaywall(options: PaywallOptions): Paywall {
       ? `${endpoint.summary} (demo settlement: SETTLEMENT=local verifies payments but moves no funds)`
       : endpoint.summary;
 
-  function offersFor(endpoint: EndpointDecl, xrpl: boolean, resourceUrl: string): PaymentOffer[] {
+  function offersFor(endpoint: EndpointDecl, xrpl: boolean, resourceUrl: string, query?: Record<string, unknown>): PaymentOffer[] {
     if (!endpoint.priceUsd) throw new Error(`paywall: endpoint ${endpoint.id} has no priceUsd`);
     return buildOffers({
       priceUsd: endpoint.priceUsd,
@@ -178,7 +178,7 @@ export function createPaywall(options: PaywallOptions): Paywall {
       networks: networksFor(xrpl),
       payTo,
       solanaFeePayer: feePayer,
-      outputSchema: bazaarV1OutputSchema(endpoint, xrpl),
+      outputSchema: bazaarV1OutputSchema(endpoint, xrpl, query),
     });
   }
 
@@ -285,15 +285,15 @@ export function createPaywall(options: PaywallOptions): Paywall {
     asked.pathname = path;
     if (input) asked.search = canonicalQuery(asked.searchParams, input.query);
     const resourceUrl = asked.toString();
-    const offered = offersFor(endpoint, request.xrpl, resourceUrl);
+    const offered = offersFor(endpoint, request.xrpl, resourceUrl, input?.query);
     const resource = {
       url: resourceUrl,
       description: describe(endpoint),
       mimeType: endpoint.contentType ?? 'application/json',
-      ...bazaarServiceMetadata(endpoint.service),
+      ...bazaarServiceMetadata(endpoint),
       receiptResource: `${asked.origin}${path}`,
     };
-    const extensions = { ...bazaarFor(endpoint, request.xrpl, path) };
+    const extensions = { ...bazaarFor(endpoint, request.xrpl, path, input?.query) };
     const refuse = (failure: Pick<Rejection, 'reason' | 'message' | 'payer' | 'facilitatorReason'>) =>
       challenge(offered, resource, extensions, failure);
 

@@ -10,13 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase, queryJson, sqlString } from '../../lib/duckdb.ts';
-import { loadSettings } from '../../lib/config.ts';
-import { parseArgs, runCli } from '../../pipelines/cli.ts';
-import { LineProgress } from '../../pipelines/progress.ts';
+import { DEMO_NOW, publishDemoSnapshots } from '../../pipelines/testing/demo-snapshots.ts';
 import { loadLatest, type LoadedSnapshot } from '../../snapshots/reader.ts';
 import { DOWNLOADS_INDEX_FILE, type DownloadsIndex, readDownloadsIndex, writeDownloads } from './downloads.ts';
 
-const quiet = { progress: new LineProgress(() => {}), out: () => {} };
 const FREE = ['categories', 'category-detail', 'landing-stats', 'service-detail', 'services', 'trends', 'wash-report'];
 
 let root: string;
@@ -26,14 +23,9 @@ let index: DownloadsIndex;
 let db: Database;
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'downloads-test-'));
-  const settings = loadSettings({
-    SNAPSHOTS_DIR: join(root, 'snapshots'),
-    WAREHOUSE_DIR: join(root, 'warehouse'),
-    KEYS_DIR: join(root, 'keys'),
-  });
-  const { exitCode } = await runCli(parseArgs(['analytics', '--now', '2026-11-20T09:00:00Z']), settings, quiet);
-  expect(exitCode).toBe(0);
+  const published = await publishDemoSnapshots('downloads-test-', DEMO_NOW, 'analytics');
+  root = published.root;
+  const settings = published.settings;
   const loaded = await loadLatest(settings.snapshotsDir, 'analytics');
   if (!loaded) throw new Error('the demo run published no analytics snapshot');
   snapshot = loaded;
@@ -49,6 +41,7 @@ afterAll(() => {
 });
 
 const rowsOf = (sql: string) => queryJson(db.connection, sql);
+const ident = (name: string) => `"${name.replaceAll('"', '""')}"`;
 const parquet = (name: string) => `read_parquet(${sqlString(join(dir, `${name}.parquet`))})`;
 const datasetOf = (name: string) => {
   const d = index.datasets.find((x) => x.name === name);
@@ -157,6 +150,44 @@ describe('writeDownloads', () => {
     expect(detailJson[0]!.daily_series[0]!.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     // documents are published as they are
     expect(readFileSync(join(dir, 'trends.json'))).toEqual(readFileSync(snapshot.datasets.get('trends')!.path));
+  });
+
+  it("reads every CSV back with DuckDB's CSV reader and a JSON parse of the nested columns: the Parquet's values", async () => {
+    for (const d of index.datasets) {
+      const csvPath = join(dir, `${d.name}.csv`);
+      const nested = d.columns.filter((c) => /[[\]]$|^(STRUCT|MAP)\(/.test(c.type));
+      // the header row names the columns, in order
+      expect(readFileSync(csvPath, 'utf8').split('\n')[0], d.name).toBe(d.columns.map((c) => c.name).join(','));
+      // "" is an empty text, an empty cell a null (DuckDB reads "" as null unless told)
+      const csv = `read_csv(${sqlString(csvPath)}, allow_quoted_nulls = false)`;
+      const raw = readFileSync(csvPath, 'utf8');
+      // every nested cell is JSON text (a map a JSON object), every timestamp ISO 8601 with Z
+      const cells = await rowsOf(`SELECT ${d.columns.map((c) => `${ident(c.name)}::VARCHAR AS ${ident(c.name)}`).join(', ')} FROM ${csv}`);
+      for (const row of cells) {
+        for (const c of nested) {
+          const text = row[c.name];
+          if (text === null) continue;
+          const parsed = JSON.parse(String(text)) as unknown;
+          if (c.type.startsWith('MAP('))
+            expect(parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed), `${d.name}.${c.name}`).toBe(true);
+        }
+        for (const c of d.columns.filter((x) => x.type === 'TIMESTAMP WITH TIME ZONE')) {
+          if (row[c.name] !== null) expect(Number.isNaN(Date.parse(String(row[c.name]))), `${d.name}.${c.name}`).toBe(false);
+        }
+      }
+      expect(raw, d.name).not.toMatch(/\d{2}:\d{2}:\d{2}(\.\d+)?\+00\b/);
+      expect(raw, d.name).not.toMatch(/\{[a-z_]+=|\[\{'/);
+      // typed back (nested columns through their JSON), the rows equal the Parquet's, as multisets
+      const typed = d.columns
+        .map((c) => `CAST(${ident(c.name)}${nested.includes(c) ? '::JSON' : ''} AS ${c.type}) AS ${ident(c.name)}`)
+        .join(', ');
+      const [diff] = await rowsOf(
+        `WITH c AS (SELECT ${typed} FROM ${csv}), p AS (SELECT * FROM ${parquet(d.name)})
+         SELECT (SELECT count(*) FROM (SELECT * FROM p EXCEPT ALL SELECT * FROM c))::INTEGER AS only_parquet,
+                (SELECT count(*) FROM (SELECT * FROM c EXCEPT ALL SELECT * FROM p))::INTEGER AS only_csv`,
+      );
+      expect(diff, d.name).toEqual({ only_parquet: 0, only_csv: 0 });
+    }
   });
 
   it('leaves out the columns that exist only for the API: name_sort, search_text, active, price_bucket', async () => {

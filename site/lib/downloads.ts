@@ -16,10 +16,24 @@
  *     column descriptions in its key-value metadata.
  * The JSON download of a table is an array of row objects with the same typed values, timestamps
  * written as the API writes them (2026-11-20T09:00:00+00:00); the JSON download of a document is
- * the published document, byte for byte.
+ * the published document, byte for byte. The CSV download has a header row of the column names,
+ * timestamps in ISO 8601 with Z (2026-11-20T09:00:00Z) and nested values as JSON text.
  */
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import { ANALYTICS_RESPONSES } from '../../catalog/analytics.ts';
 import { jsonSchemaOf, type JsonObject, type JsonValue } from '../../catalog/openapi.ts';
@@ -196,26 +210,49 @@ const hasTimestamp = (shape: Shape): boolean =>
         ? hasTimestamp(shape.value)
         : shape.fields.some((f) => hasTimestamp(f.shape));
 
+/** A TIMESTAMPTZ as the API writes it: '2026-11-20T09:00:00+00:00'. */
+const apiTimestampSql = (expr: string): string => `strftime(${expr}, '%Y-%m-%dT%H:%M:%S+00:00')`;
+
+/** A TIMESTAMPTZ as ISO 8601 in UTC with Z, the fraction only when there is one: '2026-11-20T09:00:00Z'. */
+const isoZSql = (expr: string): string =>
+  `(CASE WHEN microsecond(${expr}) % 1000000 = 0 THEN strftime(${expr}, '%Y-%m-%dT%H:%M:%SZ') ELSE strftime(${expr}, '%Y-%m-%dT%H:%M:%S.%fZ') END)`;
+
 /**
- * `expr` with every TIMESTAMPTZ inside it written as the API writes timestamps, for the JSON
- * download: DuckDB's own JSON text ('2026-11-20 09:00:00+00') is not ISO 8601, and COPY's
- * TIMESTAMPFORMAT reaches only top-level columns.
+ * `expr` with every TIMESTAMPTZ inside it written as text by `written`: DuckDB's own text
+ * ('2026-11-20 09:00:00+00') is not ISO 8601, and COPY's TIMESTAMPFORMAT reaches only top-level
+ * columns.
  */
-function isoForJson(shape: Shape, expr: string, depth = 0): string {
+function timestampsAsText(shape: Shape, expr: string, written: (expr: string) => string, depth = 0): string {
   if (!hasTimestamp(shape)) return expr;
   const v = `v${depth}`;
   switch (shape.kind) {
     case 'scalar':
-      return `strftime(${expr}, '%Y-%m-%dT%H:%M:%S+00:00')`;
+      return written(expr);
     case 'list':
-      return `list_transform(${expr}, ${v} -> ${isoForJson(shape.of, v, depth + 1)})`;
+      return `list_transform(${expr}, ${v} -> ${timestampsAsText(shape.of, v, written, depth + 1)})`;
     case 'map':
-      return `map_from_entries(list_transform(map_entries(${expr}), ${v} -> struct_pack(key := ${v}.key, value := ${isoForJson(shape.value, `${v}.value`, depth + 1)})))`;
+      return `map_from_entries(list_transform(map_entries(${expr}), ${v} -> struct_pack(key := ${v}.key, value := ${timestampsAsText(shape.value, `${v}.value`, written, depth + 1)})))`;
     case 'struct':
       return `(CASE WHEN ${expr} IS NULL THEN NULL ELSE struct_pack(${shape.fields
-        .map((f) => `${ident(f.name)} := ${isoForJson(f.shape, `(${expr}).${ident(f.name)}`, depth + 1)}`)
+        .map((f) => `${ident(f.name)} := ${timestampsAsText(f.shape, `(${expr}).${ident(f.name)}`, written, depth + 1)}`)
         .join(', ')}) END)`;
   }
+}
+
+/** A header field as CSV writes it: quoted only when it must be. */
+const csvField = (name: string): string => (/[",\r\n]/.test(name) ? `"${name.replaceAll('"', '""')}"` : name);
+
+/** A column of the JSON download of a table: timestamps as the API writes them. */
+const jsonColumnSql = (shape: Shape, expr: string): string => timestampsAsText(shape, expr, apiTimestampSql);
+
+/**
+ * A column of the CSV download, text every CSV reader takes as it is: timestamps ISO 8601 with Z,
+ * nested values (lists, structs, maps) as JSON text (a map as a JSON object). DuckDB's own CSV
+ * text of nested values ({suspected_wash=1.0}, [{'date': 2026-10-29}]) is no format anyone parses.
+ */
+function csvColumnSql(shape: Shape, expr: string): string {
+  if (shape.kind !== 'scalar') return `to_json(${timestampsAsText(shape, expr, isoZSql)})::VARCHAR`;
+  return timestampsAsText(shape, expr, isoZSql);
 }
 
 // ------------------------------------------------------------------ what each free dataset becomes
@@ -409,11 +446,20 @@ export async function writeDownloads(snapshot: LoadedSnapshot, dir: string): Pro
         .join(', ');
       const out = (ext: string) => sqlString(join(staging, `${entry.name}.${ext}`));
       await c.run(`COPY download TO ${out('parquet')} (FORMAT parquet, COMPRESSION zstd, KV_METADATA {${kv}})`);
-      await c.run(`COPY download TO ${out('csv')} (FORMAT csv, HEADER true)`);
+      const csvSelect = typed.columns.map((f) => `${csvColumnSql(f.shape, ident(f.name))} AS ${ident(f.name)}`).join(', ');
+      // text quoted, so an empty text ("") is told from a null (an empty cell)
+      const texts = typed.columns.filter((f) => f.shape.kind === 'scalar' && f.shape.type === 'VARCHAR').map((f) => ident(f.name));
+      const quote = texts.length > 0 ? `, FORCE_QUOTE (${texts.join(', ')})` : '';
+      // the header row written here: FORCE_QUOTE would quote those names in DuckDB's own header too
+      const body = join(staging, `.${entry.name}.csv.rows`);
+      await c.run(`COPY (SELECT ${csvSelect} FROM download) TO ${sqlString(body)} (FORMAT csv, HEADER false${quote})`);
+      writeFileSync(join(staging, `${entry.name}.csv`), `${typed.columns.map((f) => csvField(f.name)).join(',')}\n`);
+      await pipeline(createReadStream(body), createWriteStream(join(staging, `${entry.name}.csv`), { flags: 'a' }));
+      rmSync(body);
       if (entry.kind === 'document') {
         copyFileSync(loaded.path, join(staging, `${entry.name}.json`));
       } else {
-        const select = typed.columns.map((f) => `${isoForJson(f.shape, ident(f.name))} AS ${ident(f.name)}`).join(', ');
+        const select = typed.columns.map((f) => `${jsonColumnSql(f.shape, ident(f.name))} AS ${ident(f.name)}`).join(', ');
         await c.run(`COPY (SELECT ${select} FROM download) TO ${out('json')} (FORMAT json, ARRAY true)`);
       }
       await c.run('DROP TABLE download');
