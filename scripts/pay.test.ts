@@ -188,6 +188,47 @@ describe('npm run pay / npm run verify-receipt against a loopback service', () =
     expect(again.stderr.join('\n')).toMatch(/payment not accepted: HTTP 402 nonce_used/);
   });
 
+  it('an /api/v1/xrpl/... URL pays on xrpl without --network, with XRPL_PAYER_SEED only', async () => {
+    const io = capture();
+    // a Sequence of its own: the offline default would replay an earlier test's blob of the same amount
+    expect(await pay([`${server.url}/api/v1/xrpl/stablecoin-premium`, '--xrpl-sequence', '7'], { XRPL_PAYER_SEED }, io)).toBe(0);
+    const log = io.stderr.join('\n');
+    expect(log).toContain(`RLUSD on xrpl to ${DEMO_PAY_TO.xrpl} from ${XRPL_PAYER_WALLET.classicAddress}`);
+    expect(log).not.toContain('PAYER_PRIVATE_KEY');
+    expect(JSON.parse(io.stdout.join('\n')).receipt).toMatchObject({ network: 'xrpl' });
+  });
+
+  it('--network solana with an RPC that does not answer names that RPC and SOLANA_RPC_URL; nothing is paid', async () => {
+    const closed = await serveOnLoopback(paidApp(localPaywall(), { service: 'korea', served: { count: 0 } }));
+    const rpcUrl = closed.url;
+    await closed.close(); // a loopback port nobody listens on any more: connection refused
+    const before = served.count;
+    const io = capture();
+    expect(
+      await pay(
+        [`${server.url}/api/v1/fx-rate`, '--network', 'solana'],
+        { SOLANA_PAYER_KEY: SOLANA_PAYER_KEY_BASE58, SOLANA_RPC_URL: rpcUrl },
+        io,
+      ),
+    ).toBe(1);
+    const log = io.stderr.join('\n');
+    expect(log).toContain(`the Solana RPC ${rpcUrl} did not answer`);
+    expect(log).toContain('Set SOLANA_RPC_URL');
+    expect(log).toContain('nothing was paid');
+    expect(log).not.toContain(SOLANA_PAYER_KEY_BASE58);
+    expect(served.count).toBe(before);
+  });
+
+  it('prints the decoded settlement header only with --verbose', async () => {
+    const quiet = capture();
+    expect(await pay([`${server.url}/api/v1/fx-rate`], env, quiet)).toBe(0);
+    expect(quiet.stderr.join('\n')).not.toContain('settlement: {');
+    expect(quiet.stderr.join('\n')).toMatch(/receipt .* verified/);
+    const verbose = capture();
+    expect(await pay([`${server.url}/api/v1/fx-rate`, '--verbose'], env, verbose)).toBe(0);
+    expect(verbose.stderr.join('\n')).toMatch(/settlement: \{"success":true/);
+  });
+
   it('solana and xrpl keys: missing or malformed is a usage error that never echoes the value; xrpl on a plain path says where it is offered', async () => {
     const io = capture();
     expect(await pay([`${server.url}/api/v1/fx-rate`, '--network', 'solana'], {}, io)).toBe(2);

@@ -1,5 +1,5 @@
 /**
- * npm run -s pay -- <url> [--network base|polygon|solana|xrpl] [--max-usd 0.10] [--signer KEY] [--x402-version 1|2] [--method POST --data JSON] [--out FILE]
+ * npm run -s pay -- <url> [--network base|polygon|solana|xrpl] [--max-usd 0.10] [--signer KEY] [--x402-version 1|2] [--method POST --data JSON] [--out FILE] [--verbose]
  *
  * Buys one response from an x402 endpoint: requests it, reads the 402 (v2 PAYMENT-REQUIRED header
  * when present, else the v1 body), checks the offer for --network against the pinned token table
@@ -13,7 +13,9 @@
  * offline: by default 1 / 1 / 12, a ledger long passed on every public XRPL network, so such a
  * blob can never settle and only a SETTLEMENT=local demo without XRPL_RPC_URL takes it).
  *
- * Only the data goes to stdout (progress, settlement and receipt check go to stderr), so the output
+ * The network defaults to xrpl on an /api/v1/xrpl/... path (the only network offered there), else
+ * base. Only the data goes to stdout (progress and receipt check go to stderr; the decoded
+ * settlement header too with --verbose), so the output
  * can be saved and given to verify-receipt; npm adds its own banner to stdout unless run with
  * `npm run -s`. `--out FILE` writes the data to FILE instead (checked writable before anything is
  * paid), stdout staying empty.
@@ -45,22 +47,26 @@ import {
   type XrplSequencing,
 } from '../proxy/x402/payer.ts';
 import { verifyReceipt } from '../proxy/x402/receipts.ts';
-import { decodeBase64Json } from '../proxy/x402/wire.ts';
+import { decodeBase64Json, isXrplVariantPath } from '../proxy/x402/wire.ts';
 import { compareDecimal } from '../proxy/x402/xrpl.ts';
 
 const USAGE = `usage: npm run pay -- <url> [--network base|polygon|base-sepolia|solana|xrpl] [--max-usd 0.10] [--signer PUBLIC_KEY_OR_ADDRESS]
-                    [--x402-version 1|2] [--method GET|POST] [--data JSON] [--out FILE] [--xrpl-sequence N --xrpl-last-ledger N --xrpl-fee DROPS]
+                    [--x402-version 1|2] [--method GET|POST] [--data JSON] [--out FILE] [--verbose] [--xrpl-sequence N --xrpl-last-ledger N --xrpl-fee DROPS]
   PAYER_PRIVATE_KEY  EVM: hex private key of the paying wallet (never printed)
   SOLANA_PAYER_KEY   solana: base58 64-byte secret key or solana-keygen JSON array (never printed); SOLANA_RPC_URL: RPC for mint and blockhash
   XRPL_PAYER_SEED    xrpl: family seed (never printed); XRPL_RPC_URL: JSON-RPC server for Sequence, Fee and LastLedgerSequence
-  --network          network to pay on (default base); xrpl pays RLUSD on the /api/v1/xrpl/... paths
+  --network          network to pay on (default: xrpl on /api/v1/xrpl/... paths, where RLUSD on xrpl is the offer; else base)
   --max-usd          refuse to pay more than this per call (default 0.10)
   --signer           receipt signer to trust when the service has no /.well-known/x402 (public key or address)
   --x402-version     force the payment header version (default: 2 if the 402 has PAYMENT-REQUIRED, else 1)
+  --verbose          also print the decoded settlement header (PAYMENT-RESPONSE) to stderr
   --out              write the data (the paid response body with its receipt) to this file instead of stdout
                      (or use npm run -s pay -- ... > FILE: without -s npm prints its banner to stdout too)
   --xrpl-sequence, --xrpl-last-ledger, --xrpl-fee
                      xrpl without XRPL_RPC_URL: sign offline with these (default 1, 1, 12: a ledger long passed, demo only)`;
+
+/** The RPC @x402/svm's client reads when SOLANA_RPC_URL is not set (its MAINNET_RPC_URL). */
+const SOLANA_DEFAULT_RPC = 'https://api.mainnet-beta.solana.com';
 
 /** The paying key of one chain family, read and checked before any request is made. */
 type PayerKey =
@@ -163,7 +169,17 @@ async function prepare(challenge: Challenge, network: SettlementNetwork, payer: 
   if (payer.kind === 'solana' && network.kind === 'solana') {
     const offer = chooseSolanaOffer(challenge, network);
     if (BigInt(offer.amount) > BigInt(toAtomicUnits(maxUsd, network.usdc.decimals))) throw overBudget(offer.usd, 'USDC');
-    const payload = await signExactSolana(offer, payer.signer, payer.rpcUrl);
+    let payload: Awaited<ReturnType<typeof signExactSolana>>;
+    try {
+      payload = await signExactSolana(offer, payer.signer, payer.rpcUrl);
+    } catch (err) {
+      // the client reads the mint and a recent blockhash from an RPC: say which one and how to choose another
+      const rpc = payer.rpcUrl ?? `${SOLANA_DEFAULT_RPC} (the default; SOLANA_RPC_URL is not set)`;
+      throw new Error(
+        `could not build the Solana transfer: the Solana RPC ${rpc} did not answer (${(err as Error).message}); ` +
+          'it is needed for a recent blockhash. Set SOLANA_RPC_URL to an RPC you can reach; nothing was paid',
+      );
+    }
     return {
       usd: offer.usd,
       currency: 'USDC',
@@ -220,19 +236,23 @@ export async function pay(argv: readonly string[], env: NodeJS.ProcessEnv = proc
   let outFile: string | null = null;
   let target: SettlementNetwork;
   let payerKey: PayerKey;
+  let verbose = false;
   try {
     const { positional, flags } = splitArgs(
       argv,
       ['network', 'max-usd', 'signer', 'x402-version', 'method', 'data', 'out', 'xrpl-sequence', 'xrpl-last-ledger', 'xrpl-fee'],
       USAGE,
+      ['verbose'],
     );
+    verbose = flags.has('verbose');
     if (positional.length !== 1) throw new UsageError(`give exactly one URL\n${USAGE}`);
     try {
       url = new URL(positional[0]!);
     } catch {
       throw new UsageError(`"${positional[0]}" is not a URL\n${USAGE}`);
     }
-    network = flags.get('network') ?? 'base';
+    // an /api/v1/xrpl/... path offers RLUSD on xrpl only: asking for an EVM key there helps nobody
+    network = flags.get('network') ?? (isXrplVariantPath(url.pathname) ? 'xrpl' : 'base');
     maxUsd = flags.get('max-usd') ?? '0.10';
     if (!/^\d+(\.\d+)?$/.test(maxUsd)) throw new UsageError(`--max-usd must be a decimal like 0.10, got "${maxUsd}"`);
     const m = (flags.get('method') ?? (flags.has('data') ? 'POST' : 'GET')).toUpperCase();
@@ -339,11 +359,13 @@ export async function pay(argv: readonly string[], env: NodeJS.ProcessEnv = proc
     const message = body && typeof body.error === 'string' ? body.error : text.slice(0, 500);
     emitRefusal(text);
     io.err(`payment not accepted: HTTP ${second.status}${reason ? ` ${reason}` : ''}: ${message}`);
+    // a refused payment with a settlement header is rare and worth every detail
     if (settlement?.ok) io.err(`settlement: ${JSON.stringify(settlement.value)}`);
     return 1;
   }
   emitData(body ? JSON.stringify(body, null, 2) : text);
-  if (settlement?.ok) io.err(`settlement: ${JSON.stringify(settlement.value)}`);
+  // the decoded settlement header is long (1.5 KB with its extensions); the receipt line below says what was settled
+  if (settlement?.ok && verbose) io.err(`settlement: ${JSON.stringify(settlement.value)}`);
 
   // ---- 3. the receipt
   let receipt: unknown = body?.receipt;
