@@ -15,7 +15,7 @@ const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 const ERROR_TAIL_LINES = 15;
 
 /** What site/build.ts prints as its last stdout line. */
-interface SiteBuildReport {
+export interface SiteBuildReport {
   version: string;
   pages: number;
   seconds: number;
@@ -31,7 +31,8 @@ export function siteBuildStep(settings: Settings) {
   };
 }
 
-function runSiteBuild(settings: Settings, version: string): Promise<SiteBuildReport> {
+/** Builds the site of `version` in a child process (npm start also uses it for a version live without pages). */
+export function runSiteBuild(settings: Settings, version: string): Promise<SiteBuildReport> {
   return new Promise((resolveBuild, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'site/build.ts', '--version', version, '--json'], {
       cwd: ROOT,

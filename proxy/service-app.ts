@@ -155,7 +155,12 @@ export function serviceApp(options: ServiceAppOptions): Hono {
   let site: MountedSite | null = null;
   if (options.siteDir && service === 'analytics') {
     app.get('/api/v1', (c) => c.json(rootDocument(service, reader, settings)));
-    site = mountSite(app, { siteDir: options.siteDir, reader, ...(options.now ? { now: options.now } : {}) });
+    site = mountSite(app, {
+      siteDir: options.siteDir,
+      reader,
+      siteBuild: settings.siteBuild,
+      ...(options.now ? { now: options.now } : {}),
+    });
   }
 
   const ipOf = (c: Context): string => {

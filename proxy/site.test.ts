@@ -84,6 +84,20 @@ describe('a site build per snapshot version', () => {
     expect(page.headers.get('x-snapshot-version')).toBe(first);
     expect(await page.text()).toContain(one.name.replace(/&/g, '&amp;').slice(0, 20));
     expect((await fetch(`${served.url}/services/99999999`)).status).toBe(404);
+    // one canonical URL: a trailing slash answers 308 to the page and to the API path, the query kept
+    for (const [path, canonical] of [
+      [`/services/${one.id}/`, `/services/${one.id}`],
+      [`/services/${one.id}/?from=list`, `/services/${one.id}?from=list`],
+      [`/api/v1/services/${one.id}/`, `/api/v1/services/${one.id}`],
+      ['/api/v1/', '/api/v1'],
+    ] as const) {
+      const moved = await fetch(`${served.url}${path}`, { redirect: 'manual' });
+      expect(moved.status, path).toBe(308);
+      expect(moved.headers.get('location'), path).toBe(canonical);
+    }
+    expect((await fetch(`${served.url}/services/99999999/`, { redirect: 'manual' })).status).toBe(404);
+    // folder pages keep their slash
+    expect((await fetch(`${served.url}/trends/`, { redirect: 'manual' })).status).toBe(200);
     const index = await fetch(`${served.url}/services/index.json`, { headers: { 'Accept-Encoding': 'gzip' } });
     expect(index.status).toBe(200);
     expect(index.headers.get('content-encoding')).toBe('gzip');

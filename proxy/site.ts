@@ -15,6 +15,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context, Hono } from 'hono';
 import { compress } from 'hono/compress';
+import { SERVICE_INFO } from '../catalog/index.ts';
 import { siteBuildDir } from '../lib/site-paths.ts';
 import { VERSION_PATTERN } from '../snapshots/manifest.ts';
 import type { LoadedSnapshot, SnapshotReader } from '../snapshots/reader.ts';
@@ -27,6 +28,20 @@ const DOWNLOAD_CACHE = 'public, max-age=31536000, immutable';
 const DOWNLOAD_FILE = /^[a-z0-9][a-z0-9._-]*\.(?:json|csv|parquet)$/;
 /** A page path without an extension or trailing slash, made of plain segments (no dots: no traversal). */
 const FLAT_PAGE = /^(?:\/[A-Za-z0-9_-]+)+$/;
+
+/** `/` and every page while the live version's site is being built: 503 with a short retry, never cached. */
+function buildingPage(version: string): Response {
+  const body =
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
+    `<meta http-equiv="refresh" content="5"><title>${escapeHtml(SERVICE_INFO.analytics.title)}: the site is being built</title></head><body><main>` +
+    `<h1>The site is being built</h1><p>The pages of snapshot <code>${escapeHtml(version)}</code> are being built; this page reloads ` +
+    'itself and shows them when they are ready. The data is already served: <a href="/docs">API reference</a>, ' +
+    '<a href="/api/v1">/api/v1</a>, <a href="/health">/health</a>.</p></main></body></html>';
+  return new Response(body, {
+    status: 503,
+    headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Retry-After': '5' },
+  });
+}
 
 /** The JSON API and MCP: never answered from the site (the site's own /api/ page is not under /api/v1). */
 const isApiPath = (path: string): boolean => path === '/api/v1' || path.startsWith('/api/v1/') || path === '/mcp';
@@ -75,7 +90,16 @@ export function withBanner(html: string, banner: string): string {
   return body ? html.slice(0, body.index + body[0].length) + banner + html.slice(body.index + body[0].length) : html;
 }
 
-export function mountSite(app: Hono, options: { siteDir: string; reader: SnapshotReader; now?: () => Date }): MountedSite {
+export function mountSite(
+  app: Hono,
+  options: {
+    siteDir: string;
+    reader: SnapshotReader;
+    now?: () => Date;
+    /** SITE_BUILD: the live version will have pages (npm start builds them after serving the API); off, there are none to wait for. */
+    siteBuild?: boolean;
+  },
+): MountedSite {
   const { siteDir, reader } = options;
   const now = options.now ?? (() => new Date());
   const gzip = compress();
@@ -109,6 +133,18 @@ export function mountSite(app: Hono, options: { siteDir: string; reader: Snapsho
     if (!opened && FLAT_PAGE.test(c.req.path)) {
       opened = await openInside(siteDir, [...build.names, ...names.slice(0, -1), `${names.at(-1)}.html`]);
     }
+    if (!opened && c.req.path.length > 1 && c.req.path.endsWith('/')) {
+      // /services/968/ names the flat page /services/968: one canonical URL, as the API's routes have
+      const canonical = c.req.path.replace(/\/+$/, '');
+      const flat = FLAT_PAGE.test(canonical)
+        ? await openInside(siteDir, [...build.names, ...names.slice(0, -1), `${names.at(-1)}.html`])
+        : null;
+      if (flat) {
+        await flat.handle.close();
+        c.header('Cache-Control', PAGE_CACHE);
+        return c.redirect(`${canonical}${new URL(c.req.url).search}`, 308);
+      }
+    }
     if (!opened) return next(); // the routes answer with their own headers
     let file = fileResponse(c, opened);
     const banner = file.headers.get('content-type')?.startsWith('text/html') ? staleBanner(reader.current(), now()) : null;
@@ -138,6 +174,8 @@ export function mountSite(app: Hono, options: { siteDir: string; reader: Snapsho
     async notFound(c) {
       if (!isRead(c) || isApiPath(c.req.path)) return null;
       const build = liveBuild();
+      // data served, pages not built yet (npm start serves the API first): say so rather than 404
+      if (!build && options.siteBuild && reader.current()) return buildingPage(reader.current()!.version);
       const opened = build ? await openInside(siteDir, [...build.names, '404.html']) : null;
       if (!opened) return null;
       const page = fileResponse(c, opened, { ranges: false });

@@ -7,8 +7,15 @@ import { startScript } from '../lib/testing/script.ts';
 const root = mkdtempSync(join(tmpdir(), 'start-test-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
+/**
+ * Both /health 200 within this many seconds of the start. The aim is 15 s on a quiet 2-core
+ * machine; beside another build (load 5) korea answered after 3.5 to 10.5 s and analytics after
+ * 20 to 29 s, all of it the analytics pipeline (before: 53 s, nothing served until the site was built).
+ */
+const BOTH_HEALTHY_SECONDS = 45;
+
 describe('npm start', () => {
-  it('runs the demo pipelines, builds the site and has both /health endpoints answering 200 within 90 s', async () => {
+  it('serves korea, then analytics, as soon as their data is published, and the site after them', async () => {
     const t0 = Date.now();
     const start = startScript(['scripts/start.ts'], {
       SNAPSHOTS_DIR: join(root, 'snapshots'),
@@ -24,21 +31,37 @@ describe('npm start', () => {
           for (const m of start.stdout().matchAll(/^\s+(korea|analytics)\s+(http:\/\/[\d.]+:\d+)/gm)) urls[m[1]!] = m[2]!;
           return Boolean(urls.korea && urls.analytics);
         },
-        90_000,
+        30_000,
         'both service URLs',
       );
       expect(Object.keys(urls).sort()).toEqual(['analytics', 'korea']);
-      const statuses: Record<string, number> = {};
-      while (Date.now() - t0 < 90_000) {
+      // the servers answer before any data: /health says there is none yet
+      const healthyAt: Record<string, number> = {};
+      let siteWhileBuilding: { status: number; text: string } | null = null;
+      while (Date.now() - t0 < 90_000 && !(healthyAt.korea && healthyAt.analytics)) {
         for (const [service, url] of Object.entries(urls)) {
-          statuses[service] = (await fetch(`${url}/health`)).status;
+          if (healthyAt[service]) continue;
+          const status = (await fetch(`${url}/health`)).status;
+          expect([200, 503], `${service} /health`).toContain(status);
+          if (status === 200) healthyAt[service] = (Date.now() - t0) / 1000;
         }
-        if (statuses.korea === 200 && statuses.analytics === 200) break;
-        await new Promise((r) => setTimeout(r, 250));
+        await new Promise((r) => setTimeout(r, 100));
       }
-      const seconds = (Date.now() - t0) / 1000;
-      expect(statuses).toEqual({ korea: 200, analytics: 200 });
-      expect(seconds).toBeLessThan(90);
+      // the site takes longer than the data: `/` says it is being built meanwhile
+      if (!/site for \S+: \d+ pages/.test(start.stdout())) {
+        const res = await fetch(`${urls.analytics}/`);
+        siteWhileBuilding = { status: res.status, text: await res.text() };
+      }
+      console.log(`npm start: korea /health 200 after ${healthyAt.korea}s, analytics after ${healthyAt.analytics}s`);
+      expect(healthyAt.korea, 'korea /health 200').toBeGreaterThan(0);
+      expect(healthyAt.analytics, 'analytics /health 200').toBeGreaterThan(0);
+      expect(healthyAt.korea!).toBeLessThanOrEqual(healthyAt.analytics!);
+      expect(Math.max(healthyAt.korea!, healthyAt.analytics!)).toBeLessThan(BOTH_HEALTHY_SECONDS);
+      expect(siteWhileBuilding, 'the site was still being built when both APIs were served').not.toBeNull();
+      expect(siteWhileBuilding!.status).toBe(503);
+      expect(siteWhileBuilding!.text).toContain('The site is being built');
+
+      await start.waitFor(() => /site for \S+: \d+ pages/.test(start.stdout()), 90_000, 'the site build');
       expect(start.stdout()).toMatch(/^step\s+rows\s+seconds\s+status$/m);
 
       const health = (await (await fetch(`${urls.korea}/health`)).json()) as { status: string; snapshot: { notice: string } };
@@ -66,5 +89,5 @@ describe('npm start', () => {
     } finally {
       await start.stop();
     }
-  }, 120_000);
+  }, 180_000);
 });

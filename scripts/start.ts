@@ -1,8 +1,9 @@
 /**
- * npm start: the main job on the embedded demo data. Runs both pipelines on the demo world (the
- * analytics publish builds the site for its new version), then serves both services and prints
- * their URLs, and keeps re-running the pipelines on the demo table of pipelines/schedule-table.ts
- * (the scheduler of `npm run schedule`).
+ * npm start: the main job on the embedded demo data. Serves both services at once, runs the
+ * pipelines on the demo world (korea, then analytics; each API is served as soon as its snapshot
+ * is published), builds the analytics site for the live version (`/` says it is being built until
+ * then), and keeps re-running the pipelines on the demo table of pipelines/schedule-table.ts (the
+ * scheduler of `npm run schedule`, whose analytics publishes build their site before going live).
  * Extra arguments go to the pipelines (e.g. `npm start -- --seed 7`).
  */
 import { loadSettings } from '../lib/config.ts';
@@ -15,26 +16,39 @@ import { join } from 'node:path';
 import type { Settings } from '../lib/config.ts';
 import { siteBuildDir } from '../lib/site-paths.ts';
 import { readLatestPointer } from '../snapshots/reader.ts';
-import { buildSiteVersion } from '../site/build.ts';
+import { runSiteBuild } from '../pipelines/site-build.ts';
 
 async function main(): Promise<void> {
   const t0 = performance.now();
+  const since = () => `${((performance.now() - t0) / 1000).toFixed(1)}s`;
   const settings = loadSettings();
   const args = parseArgs(['all', ...process.argv.slice(2)]);
   if (args.source.kind !== 'demo') console.log(`npm start: using --source ${args.source.kind}`);
   await preflightStores(settings); // a Redis that would forget used payments is refused before the pipelines run
 
-  console.log('1/2 pipelines (demo world → warehouse → snapshots; the analytics publish builds its site)');
-  const { exitCode } = await runCli(args, settings);
-  if (exitCode !== 0) console.warn(`pipelines finished with exit code ${exitCode}; serving what was published`);
-  await ensureSite(settings);
-
-  console.log('\n2/2 services');
+  // Serve at once: /health says no_data (503) until a service's first snapshot is published, and
+  // each API is served the moment its data is (korea first, the faster pipeline); the analytics
+  // pages are built after its API is up (about 20 s), `/` saying so until then.
+  console.log('services');
   const running = await startServices(settings);
   for (const r of running) console.log(`  ${r.service.padEnd(9)} ${r.url}   health: ${r.url}/health`);
   const analytics = running.find((r) => r.service === 'analytics');
   if (analytics) console.log(`  site      ${analytics.url}/`);
-  console.log(`ready in ${((performance.now() - t0) / 1000).toFixed(1)}s; Ctrl-C stops`);
+
+  console.log('\npipelines (demo world → warehouse → snapshots), korea first');
+  let failed = false;
+  // one after the other: side by side they share 2 cores and korea is served later, analytics no sooner
+  for (const service of args.services) {
+    // the site is built below, after the API serves the version (scheduled refreshes build it before)
+    const { exitCode } = await runCli({ ...args, services: [service] }, { ...settings, siteBuild: false });
+    if (exitCode !== 0) failed = true;
+    const served = running.find((r) => r.service === service);
+    await served?.reader.refresh(); // at once, not at the reader's next poll
+    if (served?.reader.current()) console.log(`${service}: API served at ${served.url} (${since()})`);
+  }
+  if (failed) console.warn('a pipeline did not finish cleanly; serving what was published');
+  await ensureSite(settings);
+  console.log(`ready in ${since()}; Ctrl-C stops`);
 
   // Keep the demo alive like a scheduled deployment would: the scheduler of `npm run schedule` on
   // the demo table (the production groups, faster; pipelines/schedule-table.ts), each run with the
@@ -78,7 +92,8 @@ async function ensureSite(settings: Settings): Promise<void> {
   if (!live || existsSync(join(siteBuildDir(settings.siteDir, live.version), 'index.html'))) return;
   const t0 = performance.now();
   try {
-    const built = await buildSiteVersion({ snapshotsDir: settings.snapshotsDir, siteDir: settings.siteDir, version: live.version });
+    // a child process, as the publishes build it: Astro in this process would stall the APIs it serves meanwhile
+    const built = await runSiteBuild(settings, live.version);
     console.log(`site for ${built.version}: ${built.pages} pages in ${((performance.now() - t0) / 1000).toFixed(1)}s`);
   } catch (err) {
     console.error(`site build failed (the APIs are still served): ${(err as Error).message}`);
