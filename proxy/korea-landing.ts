@@ -147,14 +147,30 @@ function howToPayHtml(ctx: KoreaLandingContext): string {
   );
 }
 
+/** The page's contents, in the sidebar the API reference has too: its sections and every product group. */
+function contentsHtml(ctx: KoreaLandingContext): string {
+  const groups = [...salesHtml(ctx).matchAll(/<h3 id="([^"]+)">([^<]+)<\/h3>/g)]
+    .map(([, id, title]) => `<li><a href="#${id}">${title}</a></li>`)
+    .join('');
+  return (
+    '<nav class="toc" aria-label="Contents"><h2>On this page</h2><ul>' +
+    `<li><a href="#sells">What the service sells</a><ul>${groups}</ul></li>` +
+    '<li><a href="#free">Free endpoints</a></li><li><a href="#freshness">Data freshness</a></li><li><a href="#pay">How to pay</a></li></ul>' +
+    '<h2>Documents</h2><ul><li><a href="/docs">API reference</a></li><li><a href="/openapi.json">OpenAPI 3.1</a></li>' +
+    '<li><a href="/.well-known/x402">x402 manifest</a></li><li><a href="/llms.txt">llms.txt</a></li><li><a href="/health">health</a></li></ul></nav>'
+  );
+}
+
 export function koreaLandingHtml(ctx: KoreaLandingContext): string {
   const info = SERVICE_INFO.korea;
   const freshness = freshnessOf(ctx.snapshot);
+  // the layout of /docs: a header, a contents sidebar beside the page (stacked on a phone)
   const body =
-    `<div class="single"><header><h1>${escapeHtml(info.title)}</h1>${freshnessHtml(freshness)}` +
-    '<nav aria-label="Documents"><p class="links"><a href="/docs">API reference</a> <a href="/openapi.json">OpenAPI 3.1</a> ' +
+    `<header class="top"><h1>${escapeHtml(info.title)}</h1>${freshnessHtml(freshness)}` +
+    '<p class="links"><a href="/docs">API reference</a> <a href="/openapi.json">OpenAPI 3.1</a> ' +
     '<a href="/.well-known/x402">x402 manifest</a> <a href="/llms.txt">llms.txt</a> <a href="/health">health</a> ' +
-    `MCP: <code>${escapeHtml(ctx.baseUrl)}/mcp</code></p></nav></header><main>` +
+    `MCP: <code>${escapeHtml(ctx.baseUrl)}/mcp</code></p></header>` +
+    `<div class="layout">${contentsHtml(ctx)}<main>` +
     `<div class="desc">${markdownHtml(info.description)}</div>` +
     `<section aria-labelledby="sells"><h2 id="sells">What the service sells</h2><p>Prices in USD per call, the same on every network; every product is also sold under <code>/api/v1/xrpl/…</code> for RLUSD on XRPL.</p>${salesHtml(ctx)}</section>` +
     `<section aria-labelledby="free"><h2 id="free">Free endpoints</h2>${freeHtml()}</section>` +

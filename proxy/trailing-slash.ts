@@ -9,8 +9,8 @@ import type { MiddlewareHandler } from 'hono';
 import { endpointsOf, xrplPath } from '../catalog/index.ts';
 import type { ServiceName } from '../catalog/types.ts';
 
-/** Routes outside the catalog that serviceApp adds: the OpenAPI document, the HTML reference, MCP, analytics' JSON root. */
-const EXTRA_ROUTES = ['/openapi.json', '/docs', '/mcp', '/api/v1'];
+/** Routes outside the catalog that serviceApp adds: the OpenAPI document, the HTML reference, MCP (and analytics' JSON root beside its site). */
+const EXTRA_ROUTES = ['/openapi.json', '/docs', '/mcp'];
 
 /** A Hono path ('/api/v1/services/:id') as a whole-path pattern; a parameter is one non-empty segment. */
 function routePattern(path: string): RegExp {
@@ -23,7 +23,8 @@ function routePattern(path: string): RegExp {
 
 export function trailingSlashRedirect(service: ServiceName): MiddlewareHandler {
   const paths = endpointsOf(service).flatMap((e) => (e.xrplVariant ? [e.path, xrplPath(e.path)] : [e.path]));
-  const patterns = [...new Set([...paths, ...EXTRA_ROUTES])].filter((p) => p !== '/').map(routePattern);
+  const extra = service === 'analytics' ? [...EXTRA_ROUTES, '/api/v1'] : EXTRA_ROUTES;
+  const patterns = [...new Set([...paths, ...extra])].filter((p) => p !== '/').map(routePattern);
   return async (c, next) => {
     if (c.req.path.length < 2 || !c.req.path.endsWith('/')) return next();
     // the path as sent (still percent-encoded), so the Location names the same resource

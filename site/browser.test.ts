@@ -64,8 +64,8 @@ interface Visit {
 }
 
 /** Opens a page, recording console errors and failed requests (network failures and 4xx/5xx answers). */
-async function visit(url: string): Promise<Visit> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+async function visit(url: string, width = 1280): Promise<Visit> {
+  const context = await browser.newContext({ viewport: { width, height: 900 } });
   const page = await context.newPage();
   page.on('close', () => void context.close());
   const consoleErrors: string[] = [];
@@ -225,6 +225,90 @@ describe('the public pages in Chromium', () => {
     await checkPage('korea-docs', docs);
     await docs.page.close();
   });
+});
+
+describe('the layout at 1400 and 390 pixels wide', () => {
+  /** Boxes of the elements matching `selector` inside `root`. */
+  type Box = { x: number; y: number; width: number; height: number };
+  const overlaps = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+  it.each([1400, 390])(
+    'at %i px: charts fill the column, no axis title on its ticks, no orphan card, dates on one line, korea with contents',
+    async (width) => {
+      const home = await visit(`${served.analytics.url}/`, width);
+      await checkPage(`home-${width}`, home);
+      const charts = await home.page.evaluate(() => {
+        const column = document.querySelector('main')!.getBoundingClientRect();
+        const style = getComputedStyle(document.querySelector('main')!);
+        const inner = column.width - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+        return [...document.querySelectorAll('figure.chart > svg, figure.chart figure > svg')].map(
+          (svg) => svg.getBoundingClientRect().width / inner,
+        );
+      });
+      expect(charts.length).toBeGreaterThan(0);
+      for (const share of charts) expect(share, 'chart width / column width').toBeGreaterThan(0.95);
+      // the label chart's axis title sits clear of every tick label
+      const labels = await home.page.evaluate(() => {
+        const svg = document.querySelector('[data-testid="chart-labels"] svg')!;
+        const texts = [...svg.querySelectorAll('text')];
+        const title = texts.find((t) => t.textContent?.includes('share of 30-day volume'));
+        const box = (e: Element) => {
+          const r = e.getBoundingClientRect();
+          return { x: r.x, y: r.y, width: r.width, height: r.height };
+        };
+        return { title: title ? box(title) : null, ticks: texts.filter((t) => /^\d+$/.test(t.textContent?.trim() ?? '')).map(box) };
+      });
+      expect(labels.title).not.toBeNull();
+      expect(labels.ticks.length).toBeGreaterThan(3);
+      for (const tick of labels.ticks) expect(overlaps(labels.title!, tick), 'axis title over a tick label').toBe(false);
+      await home.page.close();
+
+      // headline cards of a category page (7): no last row of one
+      const cats = await visit(`${served.analytics.url}/categories/`, width);
+      const category = await firstLink(cats.page, 'a[href^="/categories/"][href$="/"]:not([href="/categories/"])');
+      await cats.page.close();
+      const cat = await visit(`${served.analytics.url}${category}`, width);
+      await checkPage(`category-${width}`, cat);
+      const rows = await cat.page.evaluate(() => {
+        const tops = [...document.querySelectorAll('ul.figures > li')].map((li) => Math.round(li.getBoundingClientRect().top));
+        return [...new Set(tops)].map((t) => tops.filter((x) => x === t).length);
+      });
+      if (rows.length > 1 && rows[0]! > 1) expect(rows.at(-1), `cards per row: ${rows.join(', ')}`).toBeGreaterThan(1);
+      await cat.page.close();
+
+      // the services table: a first-seen date never wraps
+      const services = await visit(`${served.analytics.url}/services/`, width);
+      await services.page.waitForFunction(() => document.querySelectorAll('#service-table tbody td.date').length > 0);
+      const wrapped = await services.page.evaluate(
+        () =>
+          [...document.querySelectorAll('#service-table tbody td.date')].filter((td) => {
+            const range = document.createRange();
+            range.selectNodeContents(td);
+            return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1;
+          }).length,
+      );
+      expect(wrapped, 'first-seen dates on two lines').toBe(0);
+      await checkPage(`services-${width}`, services);
+      await services.page.close();
+
+      // the korea landing: the contents sidebar of /docs beside the page (stacked on a phone)
+      const korea = await visit(`${served.korea.url}/`, width);
+      await checkPage(`korea-landing-${width}`, korea);
+      const toc = await korea.page.evaluate(() => {
+        const nav = document.querySelector('nav[aria-label="Contents"]');
+        const main = document.querySelector('main')!.getBoundingClientRect();
+        return {
+          links: nav ? [...nav.querySelectorAll('a')].map((a) => a.getAttribute('href')) : [],
+          mainWidth: main.width,
+          navRight: nav?.getBoundingClientRect().right ?? 0,
+          mainLeft: main.left,
+        };
+      });
+      expect(toc.links).toEqual(expect.arrayContaining(['#sells', '#free', '#freshness', '#pay', '/docs']));
+      if (width >= 1400) expect(toc.navRight).toBeLessThanOrEqual(toc.mainLeft);
+      await korea.page.close();
+    },
+  );
 });
 
 describe('downloads a researcher can trust', () => {

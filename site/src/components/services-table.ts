@@ -97,10 +97,11 @@ function writeState(s: State): void {
   history.replaceState(null, '', query ? `?${query}` : location.pathname);
 }
 
-function cell(text: string, numeric = false): HTMLTableCellElement {
+function cell(text: string, numeric = false, kind: 'date' | null = null): HTMLTableCellElement {
   const td = document.createElement('td');
   td.textContent = text;
   if (numeric) td.className = 'num';
+  if (kind) td.className = kind; // a date on one line: '2026-11-15' never wraps at its hyphen
   return td;
 }
 
@@ -221,7 +222,7 @@ export async function startServicesTable(): Promise<void> {
         cell(formatInt(c.tx_total[i]), true),
         cell(formatPct(c.real_volume_pct[i]), true),
         cell(formatPct(c.wash_pct[i]), true),
-        cell(c.first_seen[i] ?? ''),
+        cell(c.first_seen[i] ?? '', false, 'date'),
       );
       body.append(tr);
     }
