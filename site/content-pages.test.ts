@@ -98,6 +98,8 @@ describe('/trends/', () => {
       trends.summary.new_services_24h.toLocaleString('en-US'),
       trends.summary.new_services_prev_24h.toLocaleString('en-US'),
     ]);
+    const fromZero = trends.summary.new_services_prev_24h === 0 && trends.summary.new_services_24h > 0;
+    expect(row('new_services')[2] === 'new').toBe(fromZero);
     expect(row('total_tx_24h')[0]).toBe(trends.summary.total_tx_24h.toLocaleString('en-US'));
     expect(row('active_buyers_24h')[0]).toBe(trends.summary.active_buyers_24h.toLocaleString('en-US'));
 
