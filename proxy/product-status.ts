@@ -44,8 +44,14 @@ export function productState(
     };
   const staleAfter = findDataset(endpoint.service, endpoint.dataset)?.staleAfterSeconds;
   if (entry && staleAfter !== undefined && now.getTime() - Date.parse(entry.as_of) > staleAfter * 1000)
-    return { kind: 'stale', reason: `The data is of ${entry.as_of}, older than its planned update interval.` };
+    return { kind: 'stale', reason: `The data is of ${minuteUtc(entry.as_of)}, older than its planned update interval.` };
   return { kind: 'available' };
+}
+
+/** '2026-11-20T09:00:00.000Z' as people read it in prose: '2026-11-20 09:00 UTC'. */
+function minuteUtc(iso: string): string {
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) ? iso : `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 /** The freshness line every page shows: as of, next update, demo or live, license. */

@@ -84,6 +84,31 @@ describe("the service's own documents", () => {
   });
 });
 
+describe('stale data in prose', () => {
+  it('the korea landing and /docs say when stale data is of as people read a time, not as raw ISO 8601', async () => {
+    const reader = new SnapshotReader(settings.snapshotsDir, 'korea');
+    readers.push(reader);
+    await reader.refresh();
+    const later = () => new Date('2026-12-20T09:00:00Z'); // a month on: every dataset stale
+    const app = await createServiceApp(
+      'korea',
+      reader,
+      settings,
+      { ...testPaymentParts({ signer: ReceiptSigner.random(), now: later }), washPatternSalt: 'public-documents-test-salt' },
+      { now: later },
+    );
+    for (const [path, init] of [
+      ['/', html],
+      ['/docs', {}],
+    ] as const) {
+      const page = await (await app.request(`${ORIGIN}${path}`, init)).text();
+      expect(page, path).toContain('The data is of 2026-11-20 09:00 UTC');
+      // no ISO time in the landing's text (attributes such as datetime= may carry one; /docs has JSON examples)
+      if (path === '/') expect(page.replace(/<[^>]*>/g, ' '), path).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d/);
+    }
+  });
+});
+
 describe('analytics /docs', () => {
   it('names the CC0 license of its free data and only the networks analytics accepts', async () => {
     const page = await (await get('analytics', '/docs')).text();
