@@ -232,6 +232,7 @@ describe('the layout at 1400 and 390 pixels wide', () => {
   type Box = { x: number; y: number; width: number; height: number };
   const overlaps = (a: Box, b: Box) => a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
 
+  // soft checks: one run tells every layout fault, not only the first
   it.each([1400, 390])(
     'at %i px: charts fill the column, no axis title on its ticks, no orphan card, dates on one line, korea with contents',
     async (width) => {
@@ -246,7 +247,7 @@ describe('the layout at 1400 and 390 pixels wide', () => {
         );
       });
       expect(charts.length).toBeGreaterThan(0);
-      for (const share of charts) expect(share, 'chart width / column width').toBeGreaterThan(0.95);
+      for (const share of charts) expect.soft(share, 'chart width / column width').toBeGreaterThan(0.95);
       // the label chart's axis title sits clear of every tick label
       const labels = await home.page.evaluate(() => {
         const svg = document.querySelector('[data-testid="chart-labels"] svg')!;
@@ -260,7 +261,7 @@ describe('the layout at 1400 and 390 pixels wide', () => {
       });
       expect(labels.title).not.toBeNull();
       expect(labels.ticks.length).toBeGreaterThan(3);
-      for (const tick of labels.ticks) expect(overlaps(labels.title!, tick), 'axis title over a tick label').toBe(false);
+      for (const tick of labels.ticks) expect.soft(overlaps(labels.title!, tick), 'axis title over a tick label').toBe(false);
       await home.page.close();
 
       // headline cards of a category page (7): no last row of one
@@ -273,7 +274,7 @@ describe('the layout at 1400 and 390 pixels wide', () => {
         const tops = [...document.querySelectorAll('ul.figures > li')].map((li) => Math.round(li.getBoundingClientRect().top));
         return [...new Set(tops)].map((t) => tops.filter((x) => x === t).length);
       });
-      if (rows.length > 1 && rows[0]! > 1) expect(rows.at(-1), `cards per row: ${rows.join(', ')}`).toBeGreaterThan(1);
+      if (rows.length > 1 && rows[0]! > 1) expect.soft(rows.at(-1), `cards per row: ${rows.join(', ')}`).toBeGreaterThan(1);
       await cat.page.close();
 
       // the services table: a first-seen date never wraps
@@ -287,7 +288,7 @@ describe('the layout at 1400 and 390 pixels wide', () => {
             return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1;
           }).length,
       );
-      expect(wrapped, 'first-seen dates on two lines').toBe(0);
+      expect.soft(wrapped, 'first-seen dates on two lines').toBe(0);
       await checkPage(`services-${width}`, services);
       await services.page.close();
 
@@ -304,8 +305,8 @@ describe('the layout at 1400 and 390 pixels wide', () => {
           mainLeft: main.left,
         };
       });
-      expect(toc.links).toEqual(expect.arrayContaining(['#sells', '#free', '#freshness', '#pay', '/docs']));
-      if (width >= 1400) expect(toc.navRight).toBeLessThanOrEqual(toc.mainLeft);
+      expect.soft(toc.links).toEqual(expect.arrayContaining(['#sells', '#free', '#freshness', '#pay', '/docs']));
+      if (width >= 1400) expect.soft(toc.navRight).toBeLessThanOrEqual(toc.mainLeft);
       await korea.page.close();
     },
   );
