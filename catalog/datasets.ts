@@ -180,6 +180,7 @@ export const DATASETS: DatasetDecl[] = [
     updateEverySeconds: ANALYTICS,
     description:
       'Market overview: services indexed, transactions analysed, active buyers, real volume share, label distribution, daily category volume, new services per day.',
+    cohortState: true,
   }),
   analytics({
     name: 'categories',
@@ -187,6 +188,7 @@ export const DATASETS: DatasetDecl[] = [
     access: 'free',
     updateEverySeconds: ANALYTICS,
     description: 'All 33 categories with statistics.',
+    cohortState: true,
   }),
   analytics({
     name: 'category-detail',
@@ -194,6 +196,7 @@ export const DATASETS: DatasetDecl[] = [
     access: 'free',
     updateEverySeconds: ANALYTICS,
     description: 'Per category: statistics, 30-day daily series and top services.',
+    cohortState: true,
   }),
   analytics({
     name: 'services',
@@ -201,6 +204,7 @@ export const DATASETS: DatasetDecl[] = [
     access: 'free',
     updateEverySeconds: ANALYTICS,
     description: 'Every indexed x402 service with 24-hour and all-time activity, real and wash volume shares and label distribution.',
+    cohortState: true,
   }),
   analytics({
     name: 'service-detail',
@@ -208,6 +212,7 @@ export const DATASETS: DatasetDecl[] = [
     access: 'free',
     updateEverySeconds: ANALYTICS,
     description: 'Per service: 30-day daily series and top buyers.',
+    cohortState: true,
   }),
   analytics({
     name: 'trends',
@@ -215,6 +220,7 @@ export const DATASETS: DatasetDecl[] = [
     access: 'free',
     updateEverySeconds: ANALYTICS,
     description: '24-hour trends: new services, category movers, hot services.',
+    cohortState: true,
   }),
   analytics({
     name: 'wash-report',
@@ -222,6 +228,7 @@ export const DATASETS: DatasetDecl[] = [
     access: 'free',
     updateEverySeconds: ANALYTICS,
     description: 'Aggregate wash patterns, label distribution, anonymised case studies and wash share per category.',
+    cohortState: true,
   }),
 
   // ---------------------------------------------------------------- analytics, paid
@@ -231,6 +238,7 @@ export const DATASETS: DatasetDecl[] = [
     access: 'paid',
     updateEverySeconds: ANALYTICS,
     description: 'Per service: top 50 buyers with label, confidence and signals, and cohort signals.',
+    cohortState: true,
   }),
   analytics({
     name: 'buyer-profiles',
@@ -238,6 +246,7 @@ export const DATASETS: DatasetDecl[] = [
     access: 'paid',
     updateEverySeconds: ANALYTICS,
     description: 'Per buyer wallet: label, confidence, reasons, services used, vanity cluster, timing.',
+    cohortState: true,
   }),
   analytics({
     name: 'buyers',
@@ -245,6 +254,7 @@ export const DATASETS: DatasetDecl[] = [
     access: 'paid',
     updateEverySeconds: ANALYTICS,
     description: 'Per-address classification features and labels that the on-request wash check computes from.',
+    cohortState: true,
   }),
   analytics({
     name: 'transactions',
@@ -259,6 +269,7 @@ export const DATASETS: DatasetDecl[] = [
     access: 'paid',
     updateEverySeconds: ANALYTICS,
     description: 'Hourly series per category over 365 days.',
+    cohortState: true,
   }),
   // the on-request wash check's point lookups (read by POST /api/v1/wash/check only)
   analytics({
@@ -282,6 +293,7 @@ export const DATASETS: DatasetDecl[] = [
     updateEverySeconds: ANALYTICS,
     description:
       'Wallet funding edges sorted by funded address, with whether the funder is an exchange, a funding hub or an agent-fleet treasury.',
+    cohortState: true,
   }),
   analytics({
     name: 'wash-sellers',
@@ -289,6 +301,7 @@ export const DATASETS: DatasetDecl[] = [
     access: 'paid',
     updateEverySeconds: ANALYTICS,
     description: "Per seller and chain: the batch classifier's cohort state (summary, flags, vanity clusters, funder groups, rings).",
+    cohortState: true,
   }),
 ];
 

@@ -91,7 +91,13 @@ describe('analytics: an incremental run and a run from scratch over the same pay
     const incremental = settingsIn(incrementalRoot);
     const first = await run(incrementalDir, incremental, world.cut);
     copyFileSync(world.newer, join(incrementalDir, 'transactions-20261120T0800Z.parquet'));
-    const second = await run(incrementalDir, incremental);
+    const notes: string[] = [];
+    const second = await run(incrementalDir, incremental, NOW, [], notes);
+    // the cut is on the day of NOW: the second run keeps the day state and labels only the buyers
+    // whose payments of the day changed (pipelines/analytics/labels.ts)
+    expect(world.cut.slice(0, 10)).toBe(NOW.slice(0, 10));
+    expect(notes.filter((n) => /classify: day state/.test(n))).toEqual([]);
+    expect(notes.some((n) => /prepare:classify ok .*day state of 2026-11-20 kept/.test(n))).toBe(true);
 
     // from scratch: both files in one directory, one run on a new warehouse
     const scratchRoot = temp('scratch-run-');

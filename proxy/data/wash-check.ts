@@ -50,6 +50,8 @@ export interface WashCheckSignals {
 export interface WashCheckBody {
   source: string;
   as_of: string;
+  /** The day state the cohort evidence comes from (the start of a UTC day); null before day states. */
+  cohort_state_as_of: string | null;
   address: string;
   label: WashLabel;
   confidence: number;
@@ -98,8 +100,12 @@ function lookups(ctx: WashCheckContext): Lookups {
   };
 }
 
-function asOfText(data: LoadedDataset): string {
-  return `payments and funding as of ${data.entry.as_of} (snapshot ${data.entry.produced_in}); payments after that time are not included`;
+function asOfText(data: LoadedDataset, state: LoadedDataset): string {
+  const cohort = state.entry.cohort_state_as_of;
+  return (
+    `payments as of ${data.entry.as_of} (snapshot ${data.entry.produced_in}); payments after that time are not included` +
+    (cohort ? `; cohort evidence and funding from the day state of ${cohort} (a cohort's new members count from the next day)` : '')
+  );
 }
 
 /** Where a check's time went (the bench reads it): reading its rows, and the classifier's statement. */
@@ -110,18 +116,26 @@ export interface CheckTimings {
 
 export async function washCheckAnswer(address: string, ctx: WashCheckContext, timings?: CheckTimings): Promise<WashCheckBody> {
   const data = lookups(ctx);
-  const stamp = { source: data.byBuyer.entry.source, as_of: data.byBuyer.entry.as_of };
+  const stamp = {
+    source: data.byBuyer.entry.source,
+    as_of: data.byBuyer.entry.as_of,
+    cohort_state_as_of: data.sellers.entry.cohort_state_as_of ?? null,
+  };
   const now = new Date(data.byBuyer.entry.as_of);
   const checked = await classifyOnRequest(address, now, data, timings);
 
   if (checked.row && checked.asBuyer > 0) {
     const view = buyerView(address, checked.row, ctx.patternSalt);
-    return { ...stamp, ...view, basis: `Buyer view. ${buyerBasis(checked.asBuyer)} Based on the ${asOfText(data.byBuyer)}.` };
+    return { ...stamp, ...view, basis: `Buyer view. ${buyerBasis(checked.asBuyer)} Based on the ${asOfText(data.byBuyer, data.sellers)}.` };
   }
   if (checked.row) {
     const { view, quiet } = sellerOnRequest(address, checked.row, ctx.patternSalt);
     const none = quiet ? ' None of its pairs had a payment in the last 30 days, so there is no label to report.' : '';
-    return { ...stamp, ...view, basis: `${sellerOnRequestBasis(checked.asSeller)}${none} Based on the ${asOfText(data.byBuyer)}.` };
+    return {
+      ...stamp,
+      ...view,
+      basis: `${sellerOnRequestBasis(checked.asSeller)}${none} Based on the ${asOfText(data.byBuyer, data.sellers)}.`,
+    };
   }
   const sold = ctx.services.bySeller.get(address);
   if (checked.asSeller > 0 && sold) {
@@ -133,6 +147,7 @@ export async function washCheckAnswer(address: string, ctx: WashCheckContext, ti
     return {
       source: washDetail.entry.source,
       as_of: washDetail.entry.as_of,
+      cohort_state_as_of: washDetail.entry.cohort_state_as_of ?? null,
       ...view,
       basis:
         `${sellerBasis(sold.length, checked.asSeller)}${quiet} Based on the classifier output as of ${washDetail.entry.as_of} ` +
@@ -147,7 +162,7 @@ export async function washCheckAnswer(address: string, ctx: WashCheckContext, ti
     confidence: 0,
     signals: NO_SIGNALS,
     similar_patterns: [],
-    basis: `Never seen: the index has no payment from or to this address, so there is nothing to classify (label unlabeled, confidence 0). Based on the ${asOfText(data.byBuyer)}.`,
+    basis: `Never seen: the index has no payment from or to this address, so there is nothing to classify (label unlabeled, confidence 0). Based on the ${asOfText(data.byBuyer, data.sellers)}.`,
   };
 }
 
