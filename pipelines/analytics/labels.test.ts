@@ -33,7 +33,7 @@ const pairRows = (c: DuckDBConnection) =>
 
 describe('a buyer labelled in a set over the day state', () => {
   for (const world of ['demo', 'challenge ood'] as const) {
-    it(`gets the batch classifier's label, confidence and reasons: every buyer of the ${world} world`, async () => {
+    it(`gets the batch classifier's labels, confidences and reasons: every buyer and pair of the ${world} world`, async () => {
       const w = await openWarehouse(':memory:', 'analytics', { threads: 2 });
       try {
         const c = w.connection;
@@ -42,7 +42,7 @@ describe('a buyer labelled in a set over the day state', () => {
         else await loadChallengeWorld(c, 1, 'ood', DEFAULT_EVAL_NOW);
         // the batch over everything before the day, and its state
         await classify(c, { now: d, before: true });
-        await c.run('CREATE TEMP TABLE batch_labels AS SELECT * FROM buyer_labels');
+        await c.run('CREATE TEMP TABLE batch_labels AS SELECT * FROM buyer_labels; CREATE TEMP TABLE batch_pairs AS SELECT * FROM pair_labels');
         // every buyer of the same payments as one set, over that state
         const dSql = timestampSql(d);
         await c.run(`CREATE TEMP TABLE p AS SELECT buyer, seller_address, chain, amount, time FROM x402_transactions
@@ -53,6 +53,9 @@ describe('a buyer labelled in a set over the day state', () => {
         expect(batch.length).toBeGreaterThan(2000);
         expect(new Set(batch.map((r) => r.label)).size).toBeGreaterThanOrEqual(7);
         expect(await buyerRows(c, 'set_buyer_labels')).toEqual(batch);
+        const pairs = (table: string) =>
+          queryJson(c, `SELECT buyer, seller_address, chain, label, confidence, reasons, tx_count, volume FROM ${table} ORDER BY ALL`);
+        expect(await pairs('set_pair_labels')).toEqual(await pairs('batch_pairs'));
       } finally {
         w.close();
       }
