@@ -324,7 +324,9 @@ async function analytics(args: readonly string[] = []): Promise<RowInput[]> {
         // which rebuilds the day state (pipelines/analytics/labels.ts)
         const small = Math.round(size.transactions * 0.001);
         const later = async (from: string, until: string, first: number, label: string) => {
-          await writeBenchDelta(input, world, { transactions: small, from, until, label, first });
+          // the file is named by its last instant, as the hourly one (the import takes transactions*.parquet)
+          const file = `${until.replace(/[-:]/g, '').replace(' ', 'T').slice(0, 13)}Z`;
+          await writeBenchDelta(input, world, { transactions: small, from, until, label: file, first });
           const run = pipelineChild(['analytics', '--source', `file:${input}`, '--now', `${until.replace(' ', 'T')}Z`], env);
           if (!run.ok) notOk++;
           console.log(

@@ -243,8 +243,10 @@ async function labelChanged(ctx: LabelContext, d: string): Promise<number> {
     ['lbl_payments', 'lbl_sellers', 'lbl_level', 'lbl_fetched', 'lbl_funding'].map((t) => `DROP TABLE IF EXISTS temp.${t}`).join(';\n') +
       ';\nDROP VIEW IF EXISTS temp.lbl_edges',
   );
-  const seconds = timings.reduce((a, t) => a + t.seconds, 0);
-  ctx.log(`classify: ${Number(n?.n ?? 0)} buyers labelled from their payments and the day state (${seconds.toFixed(1)} s)`);
+  const slow = timings.filter((t) => t.seconds >= 0.5).map((t) => `${t.name} ${t.seconds.toFixed(1)} s`);
+  ctx.log(
+    `classify: ${Number(n?.n ?? 0)} buyers labelled from their payments and the day state${slow.length ? ` (${slow.join(', ')})` : ''}`,
+  );
   return Number(n?.n ?? 0);
 }
 
@@ -264,11 +266,20 @@ export const classifyStep: PrepareStep = {
  */
 export async function labelRun(ctx: LabelContext): Promise<LabelRun> {
   const t0 = performance.now();
+  // where the time goes, for the log: the phases in order
+  const phases: string[] = [];
+  let mark = t0;
+  const phase = (name: string) => {
+    const at = performance.now();
+    phases.push(`${name} ${((at - mark) / 1000).toFixed(2)} s`);
+    mark = at;
+  };
   const c = ctx.connection;
   const d = dayStart(ctx.now);
   const dSql = timestampSql(d);
   const code = recipe();
   const inputs = await stateInputs(ctx, dSql);
+  phase('fingerprints');
   const kept = ctx.warehouseDir ? join(ctx.warehouseDir, STATE_DIR) : null;
   const meta = kept ? await readMeta(ctx) : null;
   const why = rebuildReason(ctx, meta, kept, d, code, inputs);
@@ -286,6 +297,7 @@ export async function labelRun(ctx: LabelContext): Promise<LabelRun> {
       const built = await buildState(ctx, root, d);
       id = built.id;
       state = built.stats;
+      phase('day state');
       ctx.log(`classify: day state rebuilt (${why})`);
       detail = `day state of ${stamp(d).slice(0, 10)} rebuilt (${why})`;
     }
@@ -304,7 +316,9 @@ export async function labelRun(ctx: LabelContext): Promise<LabelRun> {
             FROM ${PAYMENTS} AND time >= ${dSql} AND time <= ${timestampSql(ctx.now)} GROUP BY 1;
         CREATE OR REPLACE TEMP TABLE lbl_changed AS
           SELECT bk FROM lbl_fp ${oldFp ? `ANTI JOIN ${parquet(oldFp)} o USING (bk, n, h)` : ''}`);
+    phase("state read, the day's payments");
     const changed = await labelChanged(ctx, dSql);
+    phase(`${changed} buyers labelled`);
 
     // the day's labels: the last run's for buyers that did not change, this run's for the rest
     const n = String(Date.now());
@@ -328,6 +342,7 @@ export async function labelRun(ctx: LabelContext): Promise<LabelRun> {
         copy('SELECT * FROM lbl_fp', fp!),
       ].join(';\n'),
     );
+    phase('day files');
     // every buyer of the day (lbl_fp) has its row in the day's files; the others keep the state's
     await c.run(`CREATE OR REPLACE TEMP TABLE pair_labels AS
           SELECT * FROM ${parquet(file('pair_labels.parquet'))} WHERE hash(buyer) NOT IN (SELECT bk FROM lbl_fp)
@@ -347,6 +362,8 @@ export async function labelRun(ctx: LabelContext): Promise<LabelRun> {
       }
     }
     const [count] = await queryJson(c, 'SELECT count(*)::INTEGER AS n FROM buyer_labels');
+    phase('label tables');
+    ctx.log(`classify: ${phases.join(', ')}`);
     return { rows: Number(count?.n ?? 0), detail, state, changed, seconds: (performance.now() - t0) / 1000 };
   } finally {
     if (!kept) rmSync(root, { recursive: true, force: true });
