@@ -12,7 +12,8 @@
  *   summary of its main seller (its heaviest pair, as the classifier picks it); similar_patterns
  *   are the cohorts its heaviest pair's reasons name and its vanity clusters
  * seller view (the address sells and never paid), with up to SELLER_ON_REQUEST_MAX payments as
- *   seller: its cohort computed here too (every payment of every payer), then
+ *   seller: its payers' pairs labelled here from every payment of every payer, over the day
+ *   state (its own cohort included: cohorts are of the day, docs/wash-methodology.md §1.1), then
  *   label       the 30-day-volume-weighted majority of its pairs' labels
  *   confidence  that label's 30-day-volume-weighted pair confidence x (0.5 + 0.5 x its volume share)
  *   signals     vanity: its cohort holds a strict / broad vanity cluster; cohort: the cohort of its
@@ -184,7 +185,6 @@ const INPUT = {
   payments: 'wash_check_payments',
   funding: 'wash_check_funding',
   sellers: 'wash_check_sellers',
-  computed: 'wash_check_computed',
 } as const;
 const STATE = 'wash_check_state';
 
@@ -243,8 +243,7 @@ async function session(connection: DuckDBConnection, data: Lookups, now: Date): 
     CREATE OR REPLACE TEMP TABLE ${INPUT.payments} AS SELECT buyer, seller_address, chain, amount, time FROM ${parquetSql(data.byBuyer)} LIMIT 0;
     CREATE OR REPLACE TEMP TABLE ${INPUT.funding} AS SELECT * FROM ${parquetSql(data.funding)} LIMIT 0;
     CREATE OR REPLACE TEMP TABLE ${INPUT.sellers} AS SELECT * FROM ${parquetSql(data.sellers)} LIMIT 0;
-    CREATE OR REPLACE TEMP TABLE ${STATE} AS SELECT * FROM ${parquetSql(data.sellers)};
-    CREATE OR REPLACE TEMP TABLE ${INPUT.computed} (sak UBIGINT, chain VARCHAR)`);
+    CREATE OR REPLACE TEMP TABLE ${STATE} AS SELECT * FROM ${parquetSql(data.sellers)}`);
   const prepare = (mode: Mode) =>
     connection.prepare(
       stepsAsQuery(
@@ -253,7 +252,6 @@ async function session(connection: DuckDBConnection, data: Lookups, now: Date): 
           payments: INPUT.payments,
           funding: INPUT.funding,
           sellers: INPUT.sellers,
-          computed: mode === 'seller' ? INPUT.computed : undefined,
         }),
         RESULT[mode](),
       ),
@@ -355,14 +353,7 @@ async function fillInputs(
     for (const f of level) fetched.add(f);
   }
   await connection.run(
-    [
-      `INSERT INTO ${INPUT.sellers} SELECT * FROM ${STATE} WHERE seller_address IN (SELECT seller_address FROM ${INPUT.payments} UNION SELECT ${a})`,
-      mode === 'seller'
-        ? `INSERT INTO ${INPUT.computed} SELECT DISTINCT hash(seller_address), chain FROM ${INPUT.payments} WHERE seller_address = ${a}`
-        : '',
-    ]
-      .filter((x) => x !== '')
-      .join(';\n'),
+    `INSERT INTO ${INPUT.sellers} SELECT * FROM ${STATE} WHERE seller_address IN (SELECT seller_address FROM ${INPUT.payments} UNION SELECT ${a})`,
   );
   return { asBuyer, asSeller, mode };
 }
@@ -414,8 +405,8 @@ function buyerView(address: string, row: DuckRow, salt: string) {
 
 function sellerOnRequestBasis(payments: number): string {
   return (
-    `Seller view: this address was paid ${payments} times and never paid. Its cohort was computed on request with the wash classifier's rules ` +
-    '(every payment of every payer, their funding, the pair rules and the seller flags; payment rings from the batch run): ' +
+    `Seller view: this address was paid ${payments} times and never paid. Its payers' pairs were labelled on request with the wash classifier's rules ` +
+    "(every payment of every payer and their funding, the pair rules, with the cohort evidence of the day state: its own cohort's summary, flags and vanity clusters, its payers' other sellers', payment rings): " +
     "label is the volume-weighted majority of its pairs' labels over the last 30 days; confidence is that label's volume-weighted pair confidence times (0.5 + 0.5 x the label's volume share); " +
     'signals.vanity says its cohort holds a strict or broad vanity cluster; signals.cohort is the cohort summary of its busiest chain; ' +
     'signals.concentration.top_service_share is the share of its 30-day volume on suspected_wash pairs; similar_patterns are its seller flags.'
