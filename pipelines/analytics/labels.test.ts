@@ -42,7 +42,9 @@ describe('a buyer labelled in a set over the day state', () => {
         else await loadChallengeWorld(c, 1, 'ood', DEFAULT_EVAL_NOW);
         // the batch over everything before the day, and its state
         await classify(c, { now: d, before: true });
-        await c.run('CREATE TEMP TABLE batch_labels AS SELECT * FROM buyer_labels; CREATE TEMP TABLE batch_pairs AS SELECT * FROM pair_labels');
+        await c.run(
+          'CREATE TEMP TABLE batch_labels AS SELECT * FROM buyer_labels; CREATE TEMP TABLE batch_pairs AS SELECT * FROM pair_labels',
+        );
         // every buyer of the same payments as one set, over that state
         const dSql = timestampSql(d);
         await c.run(`CREATE TEMP TABLE p AS SELECT buyer, seller_address, chain, amount, time FROM x402_transactions

@@ -16,7 +16,7 @@
  */
 import type { DatasetStep } from '../../runner.ts';
 import { timestampSql } from '../../../classifier/plan.ts';
-import { dayStart, fundingEdgesSql } from '../labels.ts';
+import { dayStart, dayStateStep, fundingEdgesSql } from '../labels.ts';
 import { appendOnlyStep } from './append.ts';
 import { ADDRESS_PARTITIONS, POINT_LOOKUP_ROW_GROUP, tableStep } from './sql.ts';
 
@@ -39,9 +39,14 @@ export const washPaymentsBySellerStep: DatasetStep = appendOnlyStep(
   POINT_LOOKUP_ROW_GROUP['wash-payments-by-seller'],
 );
 
-// The funding edges the day state was computed from (before the start of the run's UTC day).
-export const washFundingStep: DatasetStep = tableStep('wash-funding', (ctx) => fundingEdgesSql(timestampSql(dayStart(ctx.now))));
+// The funding edges the day state was computed from (before the start of the run's UTC day), and
+// the state's seller rows: both the day state's alone, kept while it is (dayStateStep).
+export const washFundingStep: DatasetStep = dayStateStep(
+  tableStep('wash-funding', (ctx) => fundingEdgesSql(timestampSql(dayStart(ctx.now)))),
+);
 
-export const washSellersStep: DatasetStep = tableStep('wash-sellers', () => 'SELECT * FROM seller_state ORDER BY seller_address, chain');
+export const washSellersStep: DatasetStep = dayStateStep(
+  tableStep('wash-sellers', () => 'SELECT * FROM seller_state ORDER BY seller_address, chain'),
+);
 
 export const washLookupSteps: DatasetStep[] = [washPaymentsByBuyerStep, washPaymentsBySellerStep, washFundingStep, washSellersStep];
