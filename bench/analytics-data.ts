@@ -36,17 +36,20 @@ export async function writeBenchWorld(dir: string, world: BenchWorld): Promise<v
 /**
  * The payments of the hour after `world.now`, as a new file `transactions-<label>.parquet` in the
  * world's directory: `transactions` more payments by the same buyers to the same services (new
- * hashes), their times spread over (now, until]. What an hourly incremental run imports.
+ * hashes), their times spread over (from, until] (`from` defaults to the world's now). What an
+ * hourly incremental run imports. A later delta passes `first`: the index of its first payment
+ * (after every earlier delta's), so its tx hashes are new.
  */
 export async function writeBenchDelta(
   dir: string,
   world: BenchWorld,
-  delta: { transactions: number; until: string; label: string },
+  delta: { transactions: number; until: string; label: string; from?: string; first?: number },
 ): Promise<string> {
   const file = join(dir, `transactions-${delta.label}.parquet`);
   await withWorld(dir, world, false, async (c) => {
-    const span = `(epoch(TIMESTAMP '${delta.until}') - epoch(TIMESTAMP '${world.now}'))`;
-    await c.run(`COPY (${paymentsSql(world, world.transactions, delta.transactions, `TIMESTAMP '${delta.until}' - INTERVAL (floor(${span} * ${u('i', 'time')})::BIGINT) SECOND`)})
+    const from = delta.from ?? world.now;
+    const span = `(epoch(TIMESTAMP '${delta.until}') - epoch(TIMESTAMP '${from}'))`;
+    await c.run(`COPY (${paymentsSql(world, delta.first ?? world.transactions, delta.transactions, `TIMESTAMP '${delta.until}' - INTERVAL (floor(${span} * ${u('i', 'time')})::BIGINT) SECOND`)})
                  TO ${sqlString(file)} (FORMAT parquet, COMPRESSION zstd)`);
   });
   return file;

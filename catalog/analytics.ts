@@ -432,8 +432,19 @@ const WashReportBody = z.object({
 
 // ------------------------------------------------------------------ paid responses
 
+/**
+ * The labels' cohort evidence is of the start of a UTC day (the day state): a cohort's new members
+ * count from the next day (docs/wash-methodology.md, "Day state and hourly labels").
+ */
+const cohortStamp = {
+  cohort_state_as_of: isoDateTime(
+    "Start of the UTC day whose day state gave the labels their cohort evidence (sellers' cohorts, funding chains, vanity clusters, rings); a cohort's new members count from the next day. Null for data computed before day states existed.",
+  ).nullable(),
+};
+
 const WashDetailBody = z.object({
   ...dataStamp,
+  ...cohortStamp,
   service_id: z.number().int(),
   buyers: z
     .array(
@@ -469,6 +480,7 @@ const WashDetailBody = z.object({
 
 const BuyerProfileBody = z.object({
   ...dataStamp,
+  ...cohortStamp,
   address: z.string(),
   label: Label,
   confidence: fraction('Confidence of the label'),
@@ -529,6 +541,7 @@ const FullHistoryBody = z.object({
 
 const WashCheckBody = z.object({
   ...dataStamp,
+  ...cohortStamp,
   address: z.string(),
   label: Label,
   confidence: fraction('Confidence of the label'),

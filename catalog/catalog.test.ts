@@ -524,8 +524,15 @@ describe('datasets', () => {
     expect(every('kr-sentiment')).toBe(3600);
     expect(every('kr-news-kpop')).toBe(300);
     expect(every('symbols')).toBe(3600);
-    // explicit where the schedule is sparser than the update interval: news every 15 minutes, macro daily
-    const explicit: Record<string, number> = { 'kr-news-kpop': 2700, 'kr-news-semiconductor': 2700, 'krw-macro-stress': 172_800 };
+    // explicit where the schedule is sparser than the update interval: news every 15 minutes, macro
+    // daily, the analytics day state's own datasets daily
+    const explicit: Record<string, number> = {
+      'kr-news-kpop': 2700,
+      'kr-news-semiconductor': 2700,
+      'krw-macro-stress': 172_800,
+      'wash-funding': 172_800,
+      'wash-sellers': 172_800,
+    };
     for (const d of DATASETS) {
       expect(d.staleAfterSeconds, d.name).toBe(explicit[d.name] ?? Math.max(3 * d.updateEverySeconds, 600));
     }

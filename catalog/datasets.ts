@@ -60,6 +60,12 @@ const NEWS_STALE_AFTER = 3 * 15 * 60;
  * daily run, so it is stale when a daily run was missed, not after 45 minutes.
  */
 const MACRO_STALE_AFTER = 2 * 86_400;
+/**
+ * The wash check's funding edges and seller state are the analytics day state's (pipelines/analytics/labels.ts):
+ * written by the first run of a UTC day and kept while the state is, so they are stale when a day's
+ * state was missed, not after three hourly runs.
+ */
+const DAY_STATE_STALE_AFTER = 2 * 86_400;
 
 export const DATASETS: DatasetDecl[] = [
   // ---------------------------------------------------------------- korea
@@ -180,6 +186,7 @@ export const DATASETS: DatasetDecl[] = [
     updateEverySeconds: ANALYTICS,
     description:
       'Market overview: services indexed, transactions analysed, active buyers, real volume share, label distribution, daily category volume, new services per day.',
+    cohortState: true,
   }),
   analytics({
     name: 'categories',
@@ -187,6 +194,7 @@ export const DATASETS: DatasetDecl[] = [
     access: 'free',
     updateEverySeconds: ANALYTICS,
     description: 'All 33 categories with statistics.',
+    cohortState: true,
   }),
   analytics({
     name: 'category-detail',
@@ -194,6 +202,7 @@ export const DATASETS: DatasetDecl[] = [
     access: 'free',
     updateEverySeconds: ANALYTICS,
     description: 'Per category: statistics, 30-day daily series and top services.',
+    cohortState: true,
   }),
   analytics({
     name: 'services',
@@ -201,6 +210,7 @@ export const DATASETS: DatasetDecl[] = [
     access: 'free',
     updateEverySeconds: ANALYTICS,
     description: 'Every indexed x402 service with 24-hour and all-time activity, real and wash volume shares and label distribution.',
+    cohortState: true,
   }),
   analytics({
     name: 'service-detail',
@@ -208,6 +218,7 @@ export const DATASETS: DatasetDecl[] = [
     access: 'free',
     updateEverySeconds: ANALYTICS,
     description: 'Per service: 30-day daily series and top buyers.',
+    cohortState: true,
   }),
   analytics({
     name: 'trends',
@@ -215,6 +226,7 @@ export const DATASETS: DatasetDecl[] = [
     access: 'free',
     updateEverySeconds: ANALYTICS,
     description: '24-hour trends: new services, category movers, hot services.',
+    cohortState: true,
   }),
   analytics({
     name: 'wash-report',
@@ -222,6 +234,7 @@ export const DATASETS: DatasetDecl[] = [
     access: 'free',
     updateEverySeconds: ANALYTICS,
     description: 'Aggregate wash patterns, label distribution, anonymised case studies and wash share per category.',
+    cohortState: true,
   }),
 
   // ---------------------------------------------------------------- analytics, paid
@@ -231,6 +244,7 @@ export const DATASETS: DatasetDecl[] = [
     access: 'paid',
     updateEverySeconds: ANALYTICS,
     description: 'Per service: top 50 buyers with label, confidence and signals, and cohort signals.',
+    cohortState: true,
   }),
   analytics({
     name: 'buyer-profiles',
@@ -238,6 +252,7 @@ export const DATASETS: DatasetDecl[] = [
     access: 'paid',
     updateEverySeconds: ANALYTICS,
     description: 'Per buyer wallet: label, confidence, reasons, services used, vanity cluster, timing.',
+    cohortState: true,
   }),
   analytics({
     name: 'buyers',
@@ -245,6 +260,7 @@ export const DATASETS: DatasetDecl[] = [
     access: 'paid',
     updateEverySeconds: ANALYTICS,
     description: 'Per-address classification features and labels that the on-request wash check computes from.',
+    cohortState: true,
   }),
   analytics({
     name: 'transactions',
@@ -259,6 +275,7 @@ export const DATASETS: DatasetDecl[] = [
     access: 'paid',
     updateEverySeconds: ANALYTICS,
     description: 'Hourly series per category over 365 days.',
+    cohortState: true,
   }),
   // the on-request wash check's point lookups (read by POST /api/v1/wash/check only)
   analytics({
@@ -282,6 +299,8 @@ export const DATASETS: DatasetDecl[] = [
     updateEverySeconds: ANALYTICS,
     description:
       'Wallet funding edges sorted by funded address, with whether the funder is an exchange, a funding hub or an agent-fleet treasury.',
+    cohortState: true,
+    staleAfterSeconds: DAY_STATE_STALE_AFTER,
   }),
   analytics({
     name: 'wash-sellers',
@@ -289,6 +308,8 @@ export const DATASETS: DatasetDecl[] = [
     access: 'paid',
     updateEverySeconds: ANALYTICS,
     description: "Per seller and chain: the batch classifier's cohort state (summary, flags, vanity clusters, funder groups, rings).",
+    cohortState: true,
+    staleAfterSeconds: DAY_STATE_STALE_AFTER,
   }),
 ];
 

@@ -75,4 +75,10 @@ export interface DatasetDecl {
   license: 'CC0-1.0' | 'proprietary';
   /** Free datasets are published on the static site for download. */
   publicDownload: boolean;
+  /**
+   * Rests on the wash classifier's labels, whose cohort evidence is of the start of the UTC day
+   * (docs/wash-methodology.md, "Day state and hourly labels"): its manifest entry carries
+   * `cohort_state_as_of`.
+   */
+  cohortState?: boolean;
 }

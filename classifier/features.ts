@@ -17,7 +17,7 @@
  * minutes it paid in (a 63-slot minute bitmap per day), whichever is higher; a soak test (hundreds
  * of calls in a day at a sustained rate) counts as a burst too.
  */
-import { step, timestampSql, type SqlStep, type StepContext } from './plan.ts';
+import { step, cutoffSql, type SqlStep, type StepContext } from './plan.ts';
 import { THRESHOLDS as T, TOP_PAIR_KEY } from '../catalog/wash-rules.ts';
 
 /**
@@ -29,7 +29,7 @@ const PAIR_KEY = 'hash(bk, sak, chain)';
 
 /** The payments the steps see: all of them up to `now`, or those of the relation an on-request check names. */
 export function transactionSteps(ctx: StepContext): SqlStep[] {
-  const now = timestampSql(ctx.now);
+  const now = cutoffSql(ctx);
   const source = ctx.scope.kind === 'all' ? 'x402_transactions' : ctx.scope.relations.payments;
   const base = `SELECT buyer, seller_address, chain, amount, time FROM ${source}
   WHERE time <= ${now} AND buyer IS NOT NULL AND seller_address IS NOT NULL AND chain IS NOT NULL`;
@@ -38,7 +38,7 @@ export function transactionSteps(ctx: StepContext): SqlStep[] {
 }
 
 export function pairSteps(ctx: StepContext): SqlStep[] {
-  const now = timestampSql(ctx.now);
+  const now = cutoffSql(ctx);
   const recent = `time > ${now} - INTERVAL ${T.windowDays} DAY`;
   // interior days: the first and last day of a pair are partial, so they stay out of the dispersion
   const k = 'greatest(day1 - day0 - 1, 0)';

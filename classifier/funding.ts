@@ -7,7 +7,7 @@
  * An exchange hot wallet or a hub funds many unrelated users, so sharing one is no evidence of a
  * cohort; a hub is recognised by where its wallets go (see wc_hubs), not by how many it funds.
  */
-import { step, timestampSql, type SqlStep, type StepContext } from './plan.ts';
+import { step, cutoffSql, type SqlStep, type StepContext } from './plan.ts';
 import { THRESHOLDS as T } from '../catalog/wash-rules.ts';
 
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1);
@@ -36,7 +36,7 @@ function cut(i: number, hubsToo: boolean): string {
 }
 
 export function fundingSteps(ctx: StepContext): SqlStep[] {
-  const now = timestampSql(ctx.now);
+  const now = cutoffSql(ctx);
   // Scoped: the relation the check names holds only the edges of its wallets, its sellers and
   // their funders up the chain (classifier/on-request.ts), already cut to what the chain reads.
   const funding = ctx.scope.kind === 'all' ? 'wallet_funding' : ctx.scope.relations.funding;

@@ -24,6 +24,8 @@ import { BUYER_LABELS_SQL, featureSteps, labelSteps, PAIR_LABELS_SQL, SELLER_COH
 export interface ClassifyOptions {
   /** The as-of instant: payments and fundings after it are ignored; `_30d` columns end here. */
   now: Date;
+  /** Read only payments and fundings strictly before `now` (the pipeline's day state). */
+  before?: boolean;
   /** Keep the intermediate `wc_*` TEMP tables (for inspection); default false. */
   keepIntermediate?: boolean;
   /** The run's payment keys (pk, time), when the pipeline has them already (StepContext.paymentKeys). */
@@ -70,7 +72,7 @@ function emptyCounts(): Record<WashLabel, number> {
 export async function classify(connection: DuckDBConnection, options: ClassifyOptions): Promise<ClassifyStats> {
   const t0 = performance.now();
   await assertInputs(connection);
-  const ctx = { now: options.now, scope: { kind: 'all' } as const, paymentKeys: options.paymentKeys };
+  const ctx = { now: options.now, before: options.before, scope: { kind: 'all' } as const, paymentKeys: options.paymentKeys };
   const created: SqlStep[] = [];
   try {
     const features = featureSteps(ctx);

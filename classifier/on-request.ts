@@ -28,9 +28,8 @@
  *                                        judged by every wallet it funded, payer or not)
  *   wc_sellers                           each seller's cohort summary and flags
  *   wc_cycles                            payment-ring membership (a whole-graph search)
- * A seller check names `computed`: the sellers whose cohort (wc_vanity_*, wc_seller_*, wc_sellers)
- * is computed here from their payers' payments (given whole in `payments`), with the batch SQL,
- * instead of read from the state; their funder groups, reach and rings still come from the state.
+ * A seller check gives every payment of the seller's payers: their pair labels come out as the
+ * pipeline's, over the same day state (the seller's own cohort included: a cohort is of the day).
  *
  * The published state is SELLER_STATE_SQL (one row per seller and chain) and FUNDING_STOPS_SQL,
  * written by classify() while its `wc_*` tables exist; the pipeline publishes them with the
@@ -103,7 +102,7 @@ SELECT DISTINCT NULL::UBIGINT AS k, NULL::VARCHAR AS hub, f.first_funder AS flee
 /** The names of the relations a check gives the steps (each may be a view over Parquet). */
 export interface OnRequestInputs {
   now: Date;
-  /** Payments (buyer, seller_address, chain, amount, time): all of the address's as buyer; for computed sellers, all of their payers' too. */
+  /** Payments (buyer, seller_address, chain, amount, time): all of the address's as buyer; for a seller, all of its payers' too. */
   payments: string;
   /**
    * Funding edges (address, funder, time, amount, funder_exchange, funder_hub, funder_fleet) of the payments'
@@ -112,8 +111,6 @@ export interface OnRequestInputs {
   funding: string;
   /** Seller state rows (SELLER_STATE_SQL's columns) of the payments' sellers and of the address itself. */
   sellers: string;
-  /** A relation of (sak, chain): the sellers whose cohort is computed here (a seller check), or none. */
-  computed?: string;
 }
 
 /** The step list of one check, in dependency order (run it with runStepsBatch under a prefix of its own). */
@@ -125,10 +122,6 @@ export function onRequestSteps(inputs: OnRequestInputs): SqlStep[] {
     now: inputs.now,
     scope: { kind: 'address' as const, relations: { payments: inputs.payments, funding: inputs.funding, services } },
   };
-  const computed = inputs.computed;
-  const published = (sql: string) => (computed ? `SELECT * FROM (${sql}) ANTI JOIN ${computed} USING (sak, chain)` : sql);
-  const mixed = (batch: string, fromState: string) =>
-    computed ? `SELECT * FROM (${batch}) SEMI JOIN ${computed} USING (sak, chain)\nUNION ALL BY NAME\n${published(fromState)}` : fromState;
 
   const cycles = `SELECT sak AS ak, chain, cycle_id, cycle_size::INTEGER AS cycle_size, cycle_balanced AS balanced
   FROM ${state} WHERE cycle_id IS NOT NULL`;
@@ -146,19 +139,13 @@ export function onRequestSteps(inputs: OnRequestInputs): SqlStep[] {
       ),
     // every pair that could be in a cluster (the batch's pre-filter needs the whole cohort); the
     // join with the clusters' keys decides membership
-    wc_vanity_candidates: (b) =>
-      step(
-        'wc_vanity_candidates',
-        mixed(b.sql, `SELECT pk, bk, sak, chain, tx_count, vkey_strict, vkey_broad FROM wc_pair_ctx WHERE NOT self_pay`),
-      ),
-    wc_vanity_clusters: (b) =>
+    wc_vanity_candidates: () =>
+      step('wc_vanity_candidates', `SELECT pk, bk, sak, chain, tx_count, vkey_strict, vkey_broad FROM wc_pair_ctx WHERE NOT self_pay`),
+    wc_vanity_clusters: () =>
       step(
         'wc_vanity_clusters',
-        mixed(
-          b.sql,
-          `SELECT sak, chain, c.tier AS tier, c.key AS key, c.size AS size, c.median_tx AS median_tx
+        `SELECT sak, chain, c.tier AS tier, c.key AS key, c.size AS size, c.median_tx AS median_tx
   FROM (SELECT sak, chain, unnest(vanity_clusters) AS c FROM ${state})`,
-        ),
       ),
     // a root's dedication counts every wallet it funded, payers of other sellers too: from the state
     wc_funder_groups: () =>
@@ -169,16 +156,16 @@ export function onRequestSteps(inputs: OnRequestInputs): SqlStep[] {
     // the reach of a seller's money is a walk of the whole transfer graph: the state keeps the part
     // of it that sent money back to the seller's payers (wc_pair_returns reads no other)
     wc_return_reach: () => step('wc_return_reach', `SELECT DISTINCT sak, unnest(return_sources) AS node FROM ${state}`),
-    wc_sellers: (b) => step('wc_sellers', mixed(b.sql, `SELECT * EXCLUDE (${STATE_EXTRA_COLUMNS.join(', ')}) FROM ${state}`)),
+    wc_sellers: () => step('wc_sellers', `SELECT * EXCLUDE (${STATE_EXTRA_COLUMNS.join(', ')}) FROM ${state}`),
   };
-  // the cohort-level intermediates feed only wc_funder_groups and wc_sellers: needed for computed sellers only
+  // the cohort-level intermediates feed only wc_funder_groups and wc_sellers, which come from the state
   const cohortOnly = new Set(['wc_seller_starts', 'wc_seller_amounts', 'wc_seller_funders', 'wc_seller_base', 'wc_seller_top_payer']);
 
   const steps = [...featureSteps(ctx), ...labelSteps(cyclesRelationSql([]))];
   const out: SqlStep[] = [];
   for (const s of steps) {
     if (s.name === 'wc_cycles') out.push(step('wc_cycles', cycles));
-    else if (!computed && cohortOnly.has(s.name)) continue;
+    else if (cohortOnly.has(s.name)) continue;
     else {
       const r = replaced[s.name]?.(s) ?? s;
       // scoped runs are small: every step written down once (a view would be re-run per reader)

@@ -25,6 +25,11 @@ export interface ScopeRelations {
 
 export interface StepContext {
   now: Date;
+  /**
+   * Read payments and funding strictly before `now` instead of up to it: the day state, computed
+   * from everything before the start of a UTC day (docs/wash-methodology.md, "Day state").
+   */
+  before?: boolean;
   scope: Scope;
   /**
    * A relation (pk, time) of every payment up to `now`, pk as attribution.ts keys pairs: the day
@@ -47,6 +52,12 @@ export const step = (name: string, sql: string, materialize = true): SqlStep => 
 export function timestampSql(at: Date): string {
   if (!Number.isFinite(at.getTime())) throw new Error('classify: `now` must be a valid Date');
   return `TIMESTAMP '${at.toISOString().replace('T', ' ').replace('Z', '')}'`;
+}
+
+/** The last instant the steps read, as a TIMESTAMP expression: `now`, or the microsecond before it. */
+export function cutoffSql(ctx: Pick<StepContext, 'now' | 'before'>): string {
+  const at = timestampSql(ctx.now);
+  return ctx.before ? `(${at} - INTERVAL 1 MICROSECOND)` : at;
 }
 
 export interface StepTiming {

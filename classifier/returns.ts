@@ -10,11 +10,11 @@
  * the buyer from that reach after the pair's first payment. A pair whose returns repay a large share
  * of what it paid, in several transfers, is a round trip.
  */
-import { step, timestampSql, type SqlStep, type StepContext } from './plan.ts';
+import { step, cutoffSql, type SqlStep, type StepContext } from './plan.ts';
 import { THRESHOLDS as T } from '../catalog/wash-rules.ts';
 
 export function returnSteps(ctx: StepContext): SqlStep[] {
-  const now = timestampSql(ctx.now);
+  const now = cutoffSql(ctx);
   const funding = ctx.scope.kind === 'all' ? 'wallet_funding' : ctx.scope.relations.funding;
   // reach[d]: wallets d + 1 transfers away from a seller
   const levels: string[] = [];

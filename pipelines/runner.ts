@@ -61,7 +61,8 @@ export interface PrepareStep {
   name: string;
   /** Tables this step (re)creates; they are dropped before the run so a failure leaves no stale rows. */
   tables: readonly string[];
-  run(ctx: PipelineContext): Promise<number>;
+  /** Rows made, or rows and a line for the run table (what the step decided and why). */
+  run(ctx: PipelineContext): Promise<number | { rows: number; detail: string }>;
 }
 
 export interface DatasetStep {
@@ -85,6 +86,8 @@ export interface ServicePipeline {
   datasetSteps: DatasetStep[];
   /** When the next run is expected (the manifest's next_expected_update). */
   updateEverySeconds: number;
+  /** The day state a run's labels rest on (analytics), stamped on the datasets that declare cohortState. */
+  cohortStateAsOf?(now: Date): string;
 }
 
 export interface RunResult {
@@ -208,7 +211,15 @@ export async function runPipeline(
       meta(dataset, asOf, ai) {
         const decl = findDataset(service, dataset);
         if (!decl) throw new Error(`dataset ${service}/${dataset} is not declared in catalog/datasets.ts`);
-        return { source: sourceKindOf(params.source), asOf, license: decl.license, description: decl.description, ...(ai ? { ai } : {}) };
+        const cohort = decl.cohortState && pipeline.cohortStateAsOf ? { cohortStateAsOf: pipeline.cohortStateAsOf(params.now) } : {};
+        return {
+          source: sourceKindOf(params.source),
+          asOf,
+          license: decl.license,
+          description: decl.description,
+          ...(ai ? { ai } : {}),
+          ...cohort,
+        };
       },
       isDue(dataset) {
         const previous = liveWriter.previousManifest?.datasets.find((d) => d.name === dataset);
@@ -234,7 +245,12 @@ export async function runPipeline(
       progress.start(report);
       const t0 = performance.now();
       try {
-        report.rows = await step.run();
+        const done = await step.run();
+        if (typeof done === 'number') report.rows = done;
+        else {
+          report.rows = done.rows;
+          report.detail = done.detail;
+        }
         report.status = 'ok';
       } catch (err) {
         report.status = 'failed';

@@ -140,6 +140,11 @@ export const DatasetEntry = z
     carried_over: z.object({ reason: TEXT, failed_at: SHORT }).optional(),
     /** Datasets with AI fields: who wrote them (the Claude models, or the offline rules analyst). */
     ai: DatasetAi.optional(),
+    /**
+     * Datasets resting on the wash labels: the start of the UTC day whose day state gave the
+     * labels their cohort evidence (a cohort's new members count from the next day).
+     */
+    cohort_state_as_of: SHORT.optional(),
     /** A partitioned table: its parts (the module comment). Absent for a single file. */
     partitions: DatasetPartitions.optional(),
   })

@@ -88,6 +88,8 @@ export interface DatasetMeta {
   description: string;
   /** Who wrote the dataset's AI fields, for datasets that have some. */
   ai?: DatasetAi;
+  /** Datasets resting on the wash labels: when their cohort evidence was taken (the day state). */
+  cohortStateAsOf?: Date | string;
 }
 
 /** How writeTable spreads a table over parts (snapshots/partitions.ts). */
@@ -480,6 +482,7 @@ export class SnapshotWriter {
       description: meta.description,
       produced_in: '', // filled with the version name at publish
       ...(meta.ai ? { ai: meta.ai } : {}),
+      ...(meta.cohortStateAsOf ? { cohort_state_as_of: isoOf(meta.cohortStateAsOf) } : {}),
       ...(content.partitions ? { partitions: content.partitions } : {}),
     };
     this.entries.set(name, entry);

@@ -9,7 +9,8 @@
  * - the out-of-distribution split: the challenge world's "ood" split (sources/demo/challenge), a
  *   generator written apart from the demo world whose every pattern parameter lies outside the "in"
  *   ranges.
- * Each world is generated into an in-memory DuckDB, classify() runs unchanged, and buyer_labels /
+ * Each world is generated into an in-memory DuckDB, the labels are made as the pipeline makes them
+ * (labels.ts: the day state of the evaluation day, then that day's buyers over it), and buyer_labels /
  * pair_labels are joined with demo_truth_buyers / demo_truth_pairs: per-label precision, recall and
  * F1 (buyer and pair level), the buyer confusion matrix, every planted pattern's outcome, organic
  * false-positive rates at the strong and likely bands, wash recall by difficulty, the
@@ -29,8 +30,9 @@ import { exchangeWalletRows } from '../../sources/demo/x402-addresses.ts';
 import { x402World } from '../../sources/demo/x402-world.ts';
 import { DEMO_TRUTH_TABLES, RAW_TABLES } from '../../sources/raw-tables.ts';
 import { openWarehouse } from '../warehouse.ts';
-import { appendRows } from '../../lib/duckdb.ts';
-import { classify, type ClassifyStats } from '../../classifier/index.ts';
+import { appendRows, queryJson } from '../../lib/duckdb.ts';
+import type { ClassifyStats } from '../../classifier/index.ts';
+import { labelRun } from './labels.ts';
 import { THRESHOLDS } from '../../catalog/wash-rules.ts';
 
 /** The labels a planted wallet can carry (truth never says unlabeled). */
@@ -300,7 +302,13 @@ async function evaluateLoaded(
   try {
     const c = warehouse.connection;
     const transactions = await load(c);
-    const stats = await classify(c, { now });
+    // the labels users get: the day state, then the day's buyers labelled over it (labels.ts)
+    const run = await labelRun({ connection: c, now, log: () => {} });
+    const [counts] = await queryJson(
+      c,
+      `SELECT (SELECT count(*) FROM pair_labels)::INTEGER AS pairs, (SELECT count(*) FROM buyer_labels)::INTEGER AS buyers`,
+    );
+    const stats: ClassifyStats = { ...run.state!, pairs: Number(counts!.pairs), buyers: Number(counts!.buyers), seconds: run.seconds };
     const scored = await scoreClassification(c);
     const targets = targetChecks(scored);
     return {
@@ -402,7 +410,7 @@ export function formatEval(e: WashEval, heldOut = false): string {
   lines.push(`wash classifier evaluation, ${runTitle(e, heldOut)}; now ${e.now}`);
   lines.push(
     `  ${e.transactions.toLocaleString('en-US')} transactions, ${e.classify.pairs.toLocaleString('en-US')} pairs, ` +
-      `${e.classify.buyers.toLocaleString('en-US')} buyers, ${e.classify.sellers.toLocaleString('en-US')} sellers; classify() ${e.classify.seconds.toFixed(2)} s`,
+      `${e.classify.buyers.toLocaleString('en-US')} buyers, ${e.classify.sellers.toLocaleString('en-US')} sellers; labels ${e.classify.seconds.toFixed(2)} s`,
   );
   lines.push('', ...targetsTable(e.targets));
   lines.push('', ...scoreTable('buyer level', e.buyer), '', ...scoreTable('pair level', e.pair));

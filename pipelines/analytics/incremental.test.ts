@@ -3,6 +3,7 @@
  * and a run over the same payments from scratch publish the same datasets. Driven through the
  * pipeline command's own entry (runCli) on the file source, as a user runs it.
  */
+import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,6 +47,7 @@ async function run(dir: string, settings: Settings, now = NOW, extra: string[] =
     progress,
   });
   expect(results[0]!.reports.filter((r) => r.status !== 'ok').map((r) => `${r.name}: ${r.detail}`)).toEqual([]);
+  expect(results[0]!.error).toBeNull();
   expect(exitCode).toBe(0);
   return results[0]!.manifest!;
 }
@@ -91,7 +93,17 @@ describe('analytics: an incremental run and a run from scratch over the same pay
     const incremental = settingsIn(incrementalRoot);
     const first = await run(incrementalDir, incremental, world.cut);
     copyFileSync(world.newer, join(incrementalDir, 'transactions-20261120T0800Z.parquet'));
-    const second = await run(incrementalDir, incremental);
+    const notes: string[] = [];
+    const second = await run(incrementalDir, incremental, NOW, [], notes);
+    // the cut is on the day of NOW: the second run keeps the day state and labels only the buyers
+    // whose payments of the day changed (pipelines/analytics/labels.ts)
+    expect(world.cut.slice(0, 10)).toBe(NOW.slice(0, 10));
+    expect(notes.filter((n) => /classify: day state/.test(n))).toEqual([]);
+    expect(notes.some((n) => /prepare:classify ok .*day state of 2026-11-20 kept/.test(n))).toBe(true);
+    // the day state's own datasets are kept with it, not written again
+    for (const name of ['wash-funding', 'wash-sellers']) {
+      expect(notes.some((n) => n.includes(`analytics: ${name}: kept from ${first.version} (the day state is the same)`))).toBe(true);
+    }
 
     // from scratch: both files in one directory, one run on a new warehouse
     const scratchRoot = temp('scratch-run-');
@@ -143,6 +155,39 @@ describe('analytics: an incremental run and a run from scratch over the same pay
       b.close();
     }
   }, 240_000);
+
+  it('a run killed once it kept its labels leaves the previous version live; the next run publishes what a run from scratch does', async () => {
+    const { scratch } = state;
+    expect(scratch).toBeTruthy();
+    const root = temp('killed-run-');
+    const dir = join(root, 'input');
+    mkdirSync(dir);
+    for (const f of ['services.parquet', 'funding.parquet', 'transactions.parquet']) copyFileSync(join(world.older, f), join(dir, f));
+    const settings = settingsIn(root);
+    const first = await run(dir, settings, world.cut);
+    copyFileSync(world.newer, join(dir, 'transactions-20261120T0800Z.parquet'));
+    // the pipeline command, killed the moment its classify step is done: the day's label files and
+    // the warehouse row naming them are written, nothing is published
+    // node itself runs the command (the tsx launcher would leave its child, the run, alive)
+    const child = spawn(process.execPath, ['--import', 'tsx', 'pipelines/cli.ts', 'analytics', '--source', `file:${dir}`, '--now', NOW], {
+      env: { ...process.env, SITE_BUILD: 'off', SNAPSHOTS_DIR: settings.snapshotsDir, WAREHOUSE_DIR: settings.warehouseDir },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let log = '';
+    const exit = await new Promise<NodeJS.Signals | number | null>((resolve) => {
+      child.stderr!.on('data', (chunk: Buffer) => {
+        log += chunk.toString();
+        if (/analytics\/prepare:classify ok/.test(log)) child.kill('SIGKILL');
+      });
+      child.on('exit', (code, signal) => resolve(signal ?? code));
+    });
+    expect(exit).toBe('SIGKILL');
+    expect(log).toMatch(/day state of 2026-11-20 kept/);
+    const latest = JSON.parse(readFileSync(join(settings.snapshotsDir, 'analytics', 'latest.json'), 'utf8')) as { version: string };
+    expect(latest.version).toBe(first.version);
+    const next = await run(dir, settings);
+    await expectSameDatasets(settings, next, scratch!.settings, scratch!.manifest, APPEND_ONLY);
+  }, 600_000);
 
   it('--rebuild writes every dataset whole: the same bytes as the run from scratch', async () => {
     const { incremental, scratch } = state;

@@ -5,30 +5,14 @@
  * dataset.
  */
 import { analyticsIngestSteps } from '../../sources/analytics.ts';
-import { queryJson } from '../../lib/duckdb.ts';
-import type { PrepareStep, ServicePipeline } from '../runner.ts';
-import { classify } from '../../classifier/index.ts';
+import type { ServicePipeline } from '../runner.ts';
+import { classifyStep, cohortStateAsOf } from './labels.ts';
 import { analyticsDatasetSteps, labelPrepSteps, paymentPrepSteps } from './datasets/index.ts';
-
-const classifyStep: PrepareStep = {
-  name: 'classify',
-  // Dropped before the run: a failed classification must not leave last run's labels in place.
-  tables: ['pair_labels', 'buyer_labels', 'seller_cohorts', 'seller_state', 'funding_stops'],
-  async run(ctx) {
-    // the attribution step's pair keys spare the classifier a pass over the payments' addresses
-    const [attributed] = await queryJson(
-      ctx.connection,
-      `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE temporary AND table_name = 'tx_attributed'`,
-    );
-    const paymentKeys = Number(attributed?.n ?? 0) > 0 ? 'SELECT pk, time FROM tx_attributed' : undefined;
-    const stats = await classify(ctx.connection, { now: ctx.now, paymentKeys });
-    return stats.buyers;
-  },
-};
 
 export const analyticsPipeline: ServicePipeline = {
   service: 'analytics',
   updateEverySeconds: 3600,
+  cohortStateAsOf,
   ingestSteps: analyticsIngestSteps,
   prepareSteps: [...paymentPrepSteps, classifyStep, ...labelPrepSteps],
   datasetSteps: analyticsDatasetSteps,

@@ -23,6 +23,8 @@ import type { DataResult } from './types.ts';
 import { clearVersionCache } from './version-cache.ts';
 
 const NOW = new Date('2026-11-20T09:00:00Z');
+/** The day state the run's labels rest on: the start of NOW's UTC day. */
+const DAY_STATE = '2026-11-20T00:00:00.000Z';
 const handlers = analyticsHandlers({ patternSalt: 'analytics-test-salt' });
 let root: string;
 let snapshot: LoadedSnapshot;
@@ -334,6 +336,8 @@ describe('service detail and the paid service slices', () => {
   it('sells the top buyers with labels and the cohort summary', async () => {
     const body = await ok('services.wash-detail', { params: { id } });
     expect(body.service_id).toBe(id);
+    // the labels' cohort evidence is of the start of the run's UTC day (the day state)
+    expect(body.cohort_state_as_of).toBe(DAY_STATE);
     expect(body.buyers.length).toBeGreaterThan(0);
     expect(body.buyers.length).toBeLessThanOrEqual(50);
     const quiet = await ok('services.wash-detail', { params: { id: quietId } });
@@ -400,6 +404,7 @@ describe('buyer profile', () => {
     const body = await ok('buyers.profile', { params: { address } });
     expect(body.address).toBe(address);
     expect(body.label).toBe('suspected_wash');
+    expect(body.cohort_state_as_of).toBe(DAY_STATE);
     expect(body.services_used.length).toBeGreaterThan(0);
     const shouted = await ok('buyers.profile', { params: { address: `0x${address.slice(2).toUpperCase()}` } });
     expect(shouted.address).toBe(address);
@@ -424,7 +429,19 @@ describe('wash check', () => {
     for (const row of sample) {
       const address = String(row.address);
       const body = await ok('wash.check', { body: { address } });
-      expect(Object.keys(body)).toEqual(['source', 'as_of', 'address', 'label', 'confidence', 'signals', 'similar_patterns', 'basis']);
+      expect(Object.keys(body)).toEqual([
+        'source',
+        'as_of',
+        'cohort_state_as_of',
+        'address',
+        'label',
+        'confidence',
+        'signals',
+        'similar_patterns',
+        'basis',
+      ]);
+      expect(body.cohort_state_as_of).toBe(DAY_STATE);
+      expect(body.basis).toContain(`cohort evidence and funding from the day state of ${DAY_STATE}`);
       expect(Object.keys(body.signals)).toEqual(['vanity', 'cohort', 'concentration']);
       expect(body.basis).toMatch(/^Buyer view\./);
       expect(

@@ -21,7 +21,7 @@ import { CHAIN_COVERAGE } from '../../catalog/facilitators.ts';
 import { normalizeAddress } from '../../lib/wash-ids.ts';
 import { sqlString } from '../../lib/duckdb.ts';
 import { partsForKeys, type LoadedSnapshot } from '../../snapshots/reader.ts';
-import { DatasetMissing, dataset, parseJson, stampOf } from './dataset.ts';
+import { DatasetMissing, dataset, labelStampOf, parseJson, stampOf } from './dataset.ts';
 import { queryRows, type DuckRow } from './duck.ts';
 import { servicesIndex, sortedBy, type ServiceListItem, type ServiceRecord, type ServicesIndex } from './services-index.ts';
 import { notAvailable, notFound, type DataHandler, type DataHandlers, type DataRequest, type DataResult } from './types.ts';
@@ -280,7 +280,7 @@ const washDetail: DataHandler = {
       return {
         status: 200,
         body: {
-          ...stampOf(dataset(req.snapshot, 'wash-detail')),
+          ...labelStampOf(dataset(req.snapshot, 'wash-detail')),
           service_id: id,
           buyers: parseJson(row.buyers, `wash-detail ${id}`),
           cohort_summary: parseJson(row.cohort_summary, `wash-detail ${id}`),
@@ -307,7 +307,7 @@ const buyerProfile: DataHandler = {
       return {
         status: 200,
         body: {
-          ...stampOf(dataset(req.snapshot, 'buyer-profiles')),
+          ...labelStampOf(dataset(req.snapshot, 'buyer-profiles')),
           address: String(row.address),
           label: String(row.label),
           confidence: Number(row.confidence),

@@ -22,6 +22,11 @@ export function stampOf(data: LoadedDataset): { source: string; as_of: string } 
   return { source: data.entry.source, as_of: data.entry.as_of };
 }
 
+/** stampOf, and when the labels' cohort evidence was taken (the day state), for label-bearing answers. */
+export function labelStampOf(data: LoadedDataset): { source: string; as_of: string; cohort_state_as_of: string | null } {
+  return { ...stampOf(data), cohort_state_as_of: data.entry.cohort_state_as_of ?? null };
+}
+
 export const parseJson = <T>(value: unknown, what: string): T => {
   if (typeof value !== 'string') throw new Error(`${what}: expected JSON text, got ${typeof value}`);
   return JSON.parse(value) as T;

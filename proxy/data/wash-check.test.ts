@@ -101,7 +101,7 @@ describe('the wash check on request', () => {
     expect(disagreements).toEqual([]);
   }, 240_000);
 
-  it("computes a seller's cohort on request and finds the batch run's seller flags and cohort summary", async () => {
+  it("labels a seller's payers on request over the day state, with the state's seller flags", async () => {
     const sellers = await queryRows(
       `WITH s AS (
          SELECT seller_address, list_sort(flatten(list(${SELLER_FLAGS_SQL}))) AS flags
@@ -120,7 +120,7 @@ describe('the wash check on request', () => {
     ).toBe(true);
     for (const s of sellers) {
       const body = await check(String(s.seller_address));
-      expect(body.basis, String(s.seller_address)).toMatch(/^Seller view: .*computed on request/);
+      expect(body.basis, String(s.seller_address)).toMatch(/^Seller view: .*labelled on request/);
       expect(body.similar_patterns.map((p) => p.pattern_type).sort(), String(s.seller_address)).toEqual(s.flags);
     }
   }, 240_000);

@@ -12,7 +12,8 @@
  *   summary of its main seller (its heaviest pair, as the classifier picks it); similar_patterns
  *   are the cohorts its heaviest pair's reasons name and its vanity clusters
  * seller view (the address sells and never paid), with up to SELLER_ON_REQUEST_MAX payments as
- *   seller: its cohort computed here too (every payment of every payer), then
+ *   seller: its payers' pairs labelled here from every payment of every payer, over the day
+ *   state (its own cohort included: cohorts are of the day, docs/wash-methodology.md §1.1), then
  *   label       the 30-day-volume-weighted majority of its pairs' labels
  *   confidence  that label's 30-day-volume-weighted pair confidence x (0.5 + 0.5 x its volume share)
  *   signals     vanity: its cohort holds a strict / broad vanity cluster; cohort: the cohort of its
@@ -50,6 +51,8 @@ export interface WashCheckSignals {
 export interface WashCheckBody {
   source: string;
   as_of: string;
+  /** The day state the cohort evidence comes from (the start of a UTC day); null before day states. */
+  cohort_state_as_of: string | null;
   address: string;
   label: WashLabel;
   confidence: number;
@@ -98,8 +101,12 @@ function lookups(ctx: WashCheckContext): Lookups {
   };
 }
 
-function asOfText(data: LoadedDataset): string {
-  return `payments and funding as of ${data.entry.as_of} (snapshot ${data.entry.produced_in}); payments after that time are not included`;
+function asOfText(data: LoadedDataset, state: LoadedDataset): string {
+  const cohort = state.entry.cohort_state_as_of;
+  return (
+    `payments as of ${data.entry.as_of} (snapshot ${data.entry.produced_in}); payments after that time are not included` +
+    (cohort ? `; cohort evidence and funding from the day state of ${cohort} (a cohort's new members count from the next day)` : '')
+  );
 }
 
 /** Where a check's time went (the bench reads it): reading its rows, and the classifier's statement. */
@@ -110,18 +117,26 @@ export interface CheckTimings {
 
 export async function washCheckAnswer(address: string, ctx: WashCheckContext, timings?: CheckTimings): Promise<WashCheckBody> {
   const data = lookups(ctx);
-  const stamp = { source: data.byBuyer.entry.source, as_of: data.byBuyer.entry.as_of };
+  const stamp = {
+    source: data.byBuyer.entry.source,
+    as_of: data.byBuyer.entry.as_of,
+    cohort_state_as_of: data.sellers.entry.cohort_state_as_of ?? null,
+  };
   const now = new Date(data.byBuyer.entry.as_of);
   const checked = await classifyOnRequest(address, now, data, timings);
 
   if (checked.row && checked.asBuyer > 0) {
     const view = buyerView(address, checked.row, ctx.patternSalt);
-    return { ...stamp, ...view, basis: `Buyer view. ${buyerBasis(checked.asBuyer)} Based on the ${asOfText(data.byBuyer)}.` };
+    return { ...stamp, ...view, basis: `Buyer view. ${buyerBasis(checked.asBuyer)} Based on the ${asOfText(data.byBuyer, data.sellers)}.` };
   }
   if (checked.row) {
     const { view, quiet } = sellerOnRequest(address, checked.row, ctx.patternSalt);
     const none = quiet ? ' None of its pairs had a payment in the last 30 days, so there is no label to report.' : '';
-    return { ...stamp, ...view, basis: `${sellerOnRequestBasis(checked.asSeller)}${none} Based on the ${asOfText(data.byBuyer)}.` };
+    return {
+      ...stamp,
+      ...view,
+      basis: `${sellerOnRequestBasis(checked.asSeller)}${none} Based on the ${asOfText(data.byBuyer, data.sellers)}.`,
+    };
   }
   const sold = ctx.services.bySeller.get(address);
   if (checked.asSeller > 0 && sold) {
@@ -133,6 +148,7 @@ export async function washCheckAnswer(address: string, ctx: WashCheckContext, ti
     return {
       source: washDetail.entry.source,
       as_of: washDetail.entry.as_of,
+      cohort_state_as_of: washDetail.entry.cohort_state_as_of ?? null,
       ...view,
       basis:
         `${sellerBasis(sold.length, checked.asSeller)}${quiet} Based on the classifier output as of ${washDetail.entry.as_of} ` +
@@ -147,7 +163,7 @@ export async function washCheckAnswer(address: string, ctx: WashCheckContext, ti
     confidence: 0,
     signals: NO_SIGNALS,
     similar_patterns: [],
-    basis: `Never seen: the index has no payment from or to this address, so there is nothing to classify (label unlabeled, confidence 0). Based on the ${asOfText(data.byBuyer)}.`,
+    basis: `Never seen: the index has no payment from or to this address, so there is nothing to classify (label unlabeled, confidence 0). Based on the ${asOfText(data.byBuyer, data.sellers)}.`,
   };
 }
 
@@ -169,7 +185,6 @@ const INPUT = {
   payments: 'wash_check_payments',
   funding: 'wash_check_funding',
   sellers: 'wash_check_sellers',
-  computed: 'wash_check_computed',
 } as const;
 const STATE = 'wash_check_state';
 
@@ -228,8 +243,7 @@ async function session(connection: DuckDBConnection, data: Lookups, now: Date): 
     CREATE OR REPLACE TEMP TABLE ${INPUT.payments} AS SELECT buyer, seller_address, chain, amount, time FROM ${parquetSql(data.byBuyer)} LIMIT 0;
     CREATE OR REPLACE TEMP TABLE ${INPUT.funding} AS SELECT * FROM ${parquetSql(data.funding)} LIMIT 0;
     CREATE OR REPLACE TEMP TABLE ${INPUT.sellers} AS SELECT * FROM ${parquetSql(data.sellers)} LIMIT 0;
-    CREATE OR REPLACE TEMP TABLE ${STATE} AS SELECT * FROM ${parquetSql(data.sellers)};
-    CREATE OR REPLACE TEMP TABLE ${INPUT.computed} (sak UBIGINT, chain VARCHAR)`);
+    CREATE OR REPLACE TEMP TABLE ${STATE} AS SELECT * FROM ${parquetSql(data.sellers)}`);
   const prepare = (mode: Mode) =>
     connection.prepare(
       stepsAsQuery(
@@ -238,7 +252,6 @@ async function session(connection: DuckDBConnection, data: Lookups, now: Date): 
           payments: INPUT.payments,
           funding: INPUT.funding,
           sellers: INPUT.sellers,
-          computed: mode === 'seller' ? INPUT.computed : undefined,
         }),
         RESULT[mode](),
       ),
@@ -340,14 +353,7 @@ async function fillInputs(
     for (const f of level) fetched.add(f);
   }
   await connection.run(
-    [
-      `INSERT INTO ${INPUT.sellers} SELECT * FROM ${STATE} WHERE seller_address IN (SELECT seller_address FROM ${INPUT.payments} UNION SELECT ${a})`,
-      mode === 'seller'
-        ? `INSERT INTO ${INPUT.computed} SELECT DISTINCT hash(seller_address), chain FROM ${INPUT.payments} WHERE seller_address = ${a}`
-        : '',
-    ]
-      .filter((x) => x !== '')
-      .join(';\n'),
+    `INSERT INTO ${INPUT.sellers} SELECT * FROM ${STATE} WHERE seller_address IN (SELECT seller_address FROM ${INPUT.payments} UNION SELECT ${a})`,
   );
   return { asBuyer, asSeller, mode };
 }
@@ -399,8 +405,8 @@ function buyerView(address: string, row: DuckRow, salt: string) {
 
 function sellerOnRequestBasis(payments: number): string {
   return (
-    `Seller view: this address was paid ${payments} times and never paid. Its cohort was computed on request with the wash classifier's rules ` +
-    '(every payment of every payer, their funding, the pair rules and the seller flags; payment rings from the batch run): ' +
+    `Seller view: this address was paid ${payments} times and never paid. Its payers' pairs were labelled on request with the wash classifier's rules ` +
+    "(every payment of every payer and their funding, the pair rules, with the cohort evidence of the day state: its own cohort's summary, flags and vanity clusters, its payers' other sellers', payment rings): " +
     "label is the volume-weighted majority of its pairs' labels over the last 30 days; confidence is that label's volume-weighted pair confidence times (0.5 + 0.5 x the label's volume share); " +
     'signals.vanity says its cohort holds a strict or broad vanity cluster; signals.cohort is the cohort summary of its busiest chain; ' +
     'signals.concentration.top_service_share is the share of its 30-day volume on suspected_wash pairs; similar_patterns are its seller flags.'

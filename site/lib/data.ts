@@ -57,6 +57,8 @@ export interface Freshness {
   source: DataSource;
   /** The manifest's notice (set for demo data: it says the data is synthetic). */
   notice: string | null;
+  /** The day state the labels' cohort evidence is of (the start of a UTC day), when the snapshot says. */
+  cohort_state_as_of: string | null;
 }
 
 /** A paid endpoint that sells more about one service, with its price. */
@@ -123,6 +125,7 @@ export async function freshness(): Promise<Freshness> {
     version: m.version,
     source: m.datasets[0]?.source ?? 'live',
     notice: m.notice,
+    cohort_state_as_of: m.datasets.find((d) => d.cohort_state_as_of)?.cohort_state_as_of ?? null,
   };
 }
 

@@ -8,14 +8,17 @@
  *   wash-payments-by-buyer   every payment up to `now` the classifier reads, by buyer (append-only:
  *                            a run adds the new payments as a delta file, append.ts)
  *   wash-payments-by-seller  the same payments by seller (a seller check's cohort; append-only too)
- *   wash-funding             funding edges up to `now` by funded address, with whether the funder
+ *   wash-funding             funding edges before the day state's cutoff (the start of the run's UTC
+ *                            day) by funded address, with whether the funder
  *                            is an exchange hot wallet, a funding hub or an agent-fleet treasury
  *                            (classify's funding_stops)
  *   wash-sellers             one row per (seller, chain): classify's seller_state
  */
 import type { DatasetStep } from '../../runner.ts';
+import { timestampSql } from '../../../classifier/plan.ts';
+import { dayStart, dayStateStep, fundingEdgesSql } from '../labels.ts';
 import { appendOnlyStep } from './append.ts';
-import { ADDRESS_PARTITIONS, nowSql, POINT_LOOKUP_ROW_GROUP, tableStep } from './sql.ts';
+import { ADDRESS_PARTITIONS, POINT_LOOKUP_ROW_GROUP, tableStep } from './sql.ts';
 
 /** The payments the classifier reads (transactionSteps' filter), over `payments` and `where` on them. */
 const payments = (relation: string, where: string) =>
@@ -36,16 +39,14 @@ export const washPaymentsBySellerStep: DatasetStep = appendOnlyStep(
   POINT_LOOKUP_ROW_GROUP['wash-payments-by-seller'],
 );
 
-export const washFundingStep: DatasetStep = tableStep(
-  'wash-funding',
-  (ctx) => `SELECT f.address, f.funder, f.time, f.amount,
-                   hash(f.funder) IN (SELECT k FROM funding_stops WHERE k IS NOT NULL) AS funder_exchange,
-                   f.funder IN (SELECT hub FROM funding_stops WHERE hub IS NOT NULL) AS funder_hub,
-                   f.funder IN (SELECT fleet FROM funding_stops WHERE fleet IS NOT NULL) AS funder_fleet
-              FROM wallet_funding f
-             WHERE f.time <= ${nowSql(ctx)} AND f.funder IS NOT NULL AND f.address IS NOT NULL`,
+// The funding edges the day state was computed from (before the start of the run's UTC day), and
+// the state's seller rows: both the day state's alone, kept while it is (dayStateStep).
+export const washFundingStep: DatasetStep = dayStateStep(
+  tableStep('wash-funding', (ctx) => fundingEdgesSql(timestampSql(dayStart(ctx.now)))),
 );
 
-export const washSellersStep: DatasetStep = tableStep('wash-sellers', () => 'SELECT * FROM seller_state ORDER BY seller_address, chain');
+export const washSellersStep: DatasetStep = dayStateStep(
+  tableStep('wash-sellers', () => 'SELECT * FROM seller_state ORDER BY seller_address, chain'),
+);
 
 export const washLookupSteps: DatasetStep[] = [washPaymentsByBuyerStep, washPaymentsBySellerStep, washFundingStep, washSellersStep];
