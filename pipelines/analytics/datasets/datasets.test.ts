@@ -153,6 +153,8 @@ async function readTable(run: Run, name: string, where = 'true'): Promise<Rec[]>
 }
 
 const stamp = { source: 'demo', as_of: NOW.toISOString() };
+/** The paid label answers also say which day state their labels rest on (the start of NOW's UTC day). */
+const labelStamp = { ...stamp, cohort_state_as_of: '2026-11-20T00:00:00.000Z' };
 const pick = (row: Rec, keys: readonly string[]): Rec => Object.fromEntries(keys.map((k) => [k, row[k]]));
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
 
@@ -504,7 +506,7 @@ describe('analytics datasets on a hand-made world', () => {
   it("sells the top buyers with labels, signals and the seller's cohort", async () => {
     const [row] = await readTable(run, 'wash-detail', 'service_id = 2');
     const body = R.WashDetailBody.parse({
-      ...stamp,
+      ...labelStamp,
       service_id: row!.service_id,
       buyers: row!.buyers,
       cohort_summary: row!.cohort_summary,
@@ -532,7 +534,7 @@ describe('analytics datasets on a hand-made world', () => {
     expect(rows.map((r) => r.address)).toEqual([B(1), B(2), B(3), B(4), B(8), B5].sort(order));
     for (const row of rows) {
       R.BuyerProfileBody.parse({
-        ...stamp,
+        ...labelStamp,
         ...pick(row, ['address', 'label', 'confidence', 'reason', 'services_used', 'vanity_cluster', 'time_pattern']),
       });
     }
@@ -717,11 +719,11 @@ describe('analytics datasets on the demo world', () => {
       R.CategoryDetailBody.parse({ ...stamp, category: row.category, daily_series: row.daily_series, top_services: row.top_services });
     }
     for (const row of await readTable(run, 'wash-detail')) {
-      R.WashDetailBody.parse({ ...stamp, service_id: row.service_id, buyers: row.buyers, cohort_summary: row.cohort_summary });
+      R.WashDetailBody.parse({ ...labelStamp, service_id: row.service_id, buyers: row.buyers, cohort_summary: row.cohort_summary });
     }
     for (const row of await readTable(run, 'buyer-profiles')) {
       R.BuyerProfileBody.parse({
-        ...stamp,
+        ...labelStamp,
         ...pick(row, ['address', 'label', 'confidence', 'reason', 'services_used', 'vanity_cluster', 'time_pattern']),
       });
     }
