@@ -1,56 +1,21 @@
-/**
- * Discovery as facilitators, indexers and agents meet it, through the app proxy/serve.ts builds
- * (createServiceApp over demo snapshots): the Bazaar extension of every paid route checked with
- * the x402 reference package (@x402/extensions), the /.well-known/x402 resources probed one by
- * one, and the 405 answer of a declared path called with the wrong method.
- */
-import { rmSync } from 'node:fs';
 import { extractDiscoveryInfo, isValidRouteTemplate, validateDiscoveryExtension } from '@x402/extensions/bazaar';
-import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointsOf, findEndpoint, paidEndpoints, SERVICE_INFO, xrplPath } from '../catalog/index.ts';
 import { successBodyJsonSchema } from '../catalog/openapi.ts';
 import type { EndpointDecl, ServiceName } from '../catalog/types.ts';
-import type { Settings } from '../lib/config.ts';
-import { publishDemoSnapshots } from '../pipelines/testing/demo-snapshots.ts';
-import { SnapshotReader } from '../snapshots/reader.ts';
-import { createServiceApp } from './serve.ts';
+import { demoApps, type DemoApps } from './testing/demo-apps.ts';
 import { withoutDescriptions } from './x402/bazaar.ts';
-import { ReceiptSigner } from './x402/receipts.ts';
-import { decodeHeader, testPaymentParts, type LooseJson } from './x402/testing.ts';
+import { decodeHeader, type LooseJson } from './x402/testing.ts';
 
 const NOW = '2026-11-20T09:00:30Z';
 const ORIGIN = 'http://127.0.0.1:9';
-let settings: Settings;
-let root: string;
-const readers: SnapshotReader[] = [];
-const apps = new Map<ServiceName, Hono>();
-
+let demo: DemoApps;
 beforeAll(async () => {
-  ({ root, settings } = await publishDemoSnapshots('discovery-test-'));
-  const now = () => new Date(NOW);
-  for (const service of ['korea', 'analytics'] as const) {
-    const reader = new SnapshotReader(settings.snapshotsDir, service);
-    readers.push(reader);
-    await reader.refresh();
-    apps.set(
-      service,
-      await createServiceApp(
-        service,
-        reader,
-        settings,
-        { ...testPaymentParts({ signer: ReceiptSigner.random(), now }), washPatternSalt: 'discovery-test-salt' },
-        { now },
-      ),
-    );
-  }
+  demo = await demoApps('discovery-test-', NOW);
 }, 240_000);
-afterAll(() => {
-  for (const r of readers) r.close();
-  rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => demo?.close());
 
-const app = (service: ServiceName) => apps.get(service)!;
+const app = (service: ServiceName) => demo.app(service);
 const get = async (service: ServiceName, path: string, init?: RequestInit) => app(service).request(`${ORIGIN}${path}`, init);
 
 /** Concrete values for the analytics path parameters, read from the free endpoints of the snapshot served. */

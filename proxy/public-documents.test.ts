@@ -5,52 +5,27 @@
  * manifest's next update from the schedule table, and trailing slashes redirected to the
  * canonical path.
  */
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Cron } from 'croner';
-import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVICE_INFO } from '../catalog/index.ts';
 import type { ServiceName } from '../catalog/types.ts';
-import type { Settings } from '../lib/config.ts';
-import { publishDemoSnapshots } from '../pipelines/testing/demo-snapshots.ts';
 import { readLatestPointer, SnapshotReader } from '../snapshots/reader.ts';
 import { createServiceApp } from './serve.ts';
+import { demoApps, type DemoApps } from './testing/demo-apps.ts';
 import { ReceiptSigner } from './x402/receipts.ts';
 import { testPaymentParts, type LooseJson } from './x402/testing.ts';
 
 const NOW = '2026-11-20T09:00:30Z';
 const ORIGIN = 'http://127.0.0.1:9';
-let settings: Settings;
-let root: string;
-const readers: SnapshotReader[] = [];
-const apps = new Map<ServiceName, Hono>();
-
+let demo: DemoApps;
 beforeAll(async () => {
-  ({ root, settings } = await publishDemoSnapshots('public-documents-test-'));
-  const now = () => new Date(NOW);
-  for (const service of ['korea', 'analytics'] as const) {
-    const reader = new SnapshotReader(settings.snapshotsDir, service);
-    readers.push(reader);
-    await reader.refresh();
-    apps.set(
-      service,
-      await createServiceApp(
-        service,
-        reader,
-        settings,
-        { ...testPaymentParts({ signer: ReceiptSigner.random(), now }), washPatternSalt: 'public-documents-test-salt' },
-        { now },
-      ),
-    );
-  }
+  demo = await demoApps('public-documents-test-', NOW);
 }, 240_000);
-afterAll(() => {
-  for (const r of readers) r.close();
-  rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => demo?.close());
 
-const get = (service: ServiceName, path: string, init?: RequestInit) => apps.get(service)!.request(`${ORIGIN}${path}`, init);
+const get = (service: ServiceName, path: string, init?: RequestInit) => demo.app(service).request(`${ORIGIN}${path}`, init);
 const html = { headers: { Accept: 'text/html' } };
 
 describe("the service's own documents", () => {
@@ -86,14 +61,13 @@ describe("the service's own documents", () => {
 
 describe('stale data in prose', () => {
   it('the korea landing and /docs say when stale data is of as people read a time, not as raw ISO 8601', async () => {
-    const reader = new SnapshotReader(settings.snapshotsDir, 'korea');
-    readers.push(reader);
+    const reader = new SnapshotReader(demo.settings.snapshotsDir, 'korea');
     await reader.refresh();
     const later = () => new Date('2026-12-20T09:00:00Z'); // a month on: every dataset stale
     const app = await createServiceApp(
       'korea',
       reader,
-      settings,
+      demo.settings,
       { ...testPaymentParts({ signer: ReceiptSigner.random(), now: later }), washPatternSalt: 'public-documents-test-salt' },
       { now: later },
     );
@@ -106,6 +80,7 @@ describe('stale data in prose', () => {
       // no ISO time in the landing's text (attributes such as datetime= may carry one; /docs has JSON examples)
       if (path === '/') expect(page.replace(/<[^>]*>/g, ' '), path).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:\d\d/);
     }
+    reader.close();
   });
 });
 
@@ -134,8 +109,10 @@ describe('next_expected_update', () => {
     ['analytics', '*/15 * * * *'],
     ['korea', '* * * * *'],
   ] as const)('%s demo data: the next slot of the demo schedule table (%s)', (service, cron) => {
-    const pointer = readLatestPointer(settings.snapshotsDir, service)!;
-    const manifest = JSON.parse(readFileSync(join(settings.snapshotsDir, service, pointer.version, 'manifest.json'), 'utf8')) as LooseJson;
+    const pointer = readLatestPointer(demo.settings.snapshotsDir, service)!;
+    const manifest = JSON.parse(
+      readFileSync(join(demo.settings.snapshotsDir, service, pointer.version, 'manifest.json'), 'utf8'),
+    ) as LooseJson;
     const generated = new Date(manifest.generated_at);
     const next = new Cron(cron, { timezone: 'UTC', paused: true }).nextRun(generated)!;
     expect(manifest.next_expected_update).toBe(next.toISOString());

@@ -1,0 +1,44 @@
+/**
+ * Test support: both services' apps as proxy/serve.ts builds them (createServiceApp) over freshly
+ * published demo snapshots, with test payments, at a fixed clock. For tests that read documents
+ * and answers through the app, not through HTTP.
+ */
+import { rmSync } from 'node:fs';
+import type { Hono } from 'hono';
+import type { ServiceName } from '../../catalog/types.ts';
+import type { Settings } from '../../lib/config.ts';
+import { publishDemoSnapshots } from '../../pipelines/testing/demo-snapshots.ts';
+import { SnapshotReader } from '../../snapshots/reader.ts';
+import { createServiceApp } from '../serve.ts';
+import { ReceiptSigner } from '../x402/receipts.ts';
+import { testPaymentParts } from '../x402/testing.ts';
+
+export interface DemoApps {
+  settings: Settings;
+  root: string;
+  app(service: ServiceName): Hono;
+  close(): void;
+}
+
+export async function demoApps(prefix: string, now: string): Promise<DemoApps> {
+  const { root, settings } = await publishDemoSnapshots(prefix);
+  const clock = () => new Date(now);
+  const readers: SnapshotReader[] = [];
+  const apps = new Map<ServiceName, Hono>();
+  for (const service of ['korea', 'analytics'] as const) {
+    const reader = new SnapshotReader(settings.snapshotsDir, service);
+    readers.push(reader);
+    await reader.refresh();
+    const parts = { ...testPaymentParts({ signer: ReceiptSigner.random(), now: clock }), washPatternSalt: `${prefix}salt` };
+    apps.set(service, await createServiceApp(service, reader, settings, parts, { now: clock }));
+  }
+  return {
+    settings,
+    root,
+    app: (service) => apps.get(service)!,
+    close() {
+      for (const r of readers) r.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
