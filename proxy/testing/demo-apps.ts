@@ -1,13 +1,13 @@
 /**
- * Test support: both services' apps as proxy/serve.ts builds them (createServiceApp) over freshly
- * published demo snapshots, with test payments, at a fixed clock. For tests that read documents
- * and answers through the app, not through HTTP.
+ * Test support: both services' apps as proxy/serve.ts builds them (createServiceApp) over the
+ * demo snapshots a test published (pipelines/testing/demo-snapshots.ts: the proxy never runs
+ * pipeline code, so the test passes them in), with test payments, at a fixed clock. For tests that
+ * read documents and answers through the app, not through HTTP.
  */
 import { rmSync } from 'node:fs';
 import type { Hono } from 'hono';
 import type { ServiceName } from '../../catalog/types.ts';
 import type { Settings } from '../../lib/config.ts';
-import { publishDemoSnapshots } from '../../pipelines/testing/demo-snapshots.ts';
 import { SnapshotReader } from '../../snapshots/reader.ts';
 import { createServiceApp } from '../serve.ts';
 import { ReceiptSigner } from '../x402/receipts.ts';
@@ -20,8 +20,9 @@ export interface DemoApps {
   close(): void;
 }
 
-export async function demoApps(prefix: string, now: string): Promise<DemoApps> {
-  const { root, settings } = await publishDemoSnapshots(prefix);
+/** `published`: what publishDemoSnapshots returned (removed by close()); `salt` names the wash pattern salt. */
+export async function demoApps(published: { root: string; settings: Settings }, now: string, salt: string): Promise<DemoApps> {
+  const { root, settings } = published;
   const clock = () => new Date(now);
   const readers: SnapshotReader[] = [];
   const apps = new Map<ServiceName, Hono>();
@@ -29,7 +30,7 @@ export async function demoApps(prefix: string, now: string): Promise<DemoApps> {
     const reader = new SnapshotReader(settings.snapshotsDir, service);
     readers.push(reader);
     await reader.refresh();
-    const parts = { ...testPaymentParts({ signer: ReceiptSigner.random(), now: clock }), washPatternSalt: `${prefix}salt` };
+    const parts = { ...testPaymentParts({ signer: ReceiptSigner.random(), now: clock }), washPatternSalt: salt };
     apps.set(service, await createServiceApp(service, reader, settings, parts, { now: clock }));
   }
   return {
