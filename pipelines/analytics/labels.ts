@@ -58,8 +58,8 @@ export interface LabelRun {
 /** The tables the datasets read (TEMP, this run's). */
 export const LABEL_TABLES = ['pair_labels', 'buyer_labels', 'seller_cohorts', 'seller_state', 'funding_stops'] as const;
 
-/** The state's tables, as files. */
-const STATE_FILES = ['pair_labels', 'buyer_labels', 'seller_cohorts', 'seller_state', 'funding_stops'] as const;
+/** The state keeps each of them as a file of the same name (`<table>.parquet`). */
+const STATE_FILES = LABEL_TABLES;
 
 /**
  * The pair labels' 30-day columns move with `now`, not with the labels: they are left out of the
