@@ -3,7 +3,8 @@
  *
  * Gathers what the pipelines workflow attaches to the "snapshots" release: for each service with
  * a live snapshot, its manifest (`<service>-manifest.json`) and the files of its free datasets
- * (`<service>-<file>`; catalog publicDownload). Paid datasets are sold per call and never written.
+ * (`<service>-<file>`; catalog publicDownload; a table with delta files as its merged table,
+ * `<service>-<dataset>.parquet`). Paid datasets are sold per call and never written.
  * Each live version is verified (checksums) first, so a release never carries a damaged file.
  */
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
@@ -12,7 +13,8 @@ import { findDataset } from '../catalog/datasets.ts';
 import type { ServiceName } from '../catalog/types.ts';
 import { splitArgs, UsageError } from '../lib/args.ts';
 import { loadSettings } from '../lib/config.ts';
-import { loadVersion, readLatestPointer } from '../snapshots/reader.ts';
+import { openDatabase, sqlString, type Database } from '../lib/duckdb.ts';
+import { loadVersion, parquetSql, readLatestPointer } from '../snapshots/reader.ts';
 
 const USAGE = 'usage: npm run release-assets -- --out DIR';
 const SERVICES: readonly ServiceName[] = ['korea', 'analytics'];
@@ -21,21 +23,38 @@ export async function writeReleaseAssets(snapshotsDir: string, outDir: string): 
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   const written: string[] = [];
-  for (const service of SERVICES) {
-    const pointer = readLatestPointer(snapshotsDir, service);
-    if (!pointer) continue;
-    const live = await loadVersion(snapshotsDir, service, pointer.version, pointer.manifest_sha256);
-    const copy = (from: string, name: string) => {
-      copyFileSync(from, join(outDir, name));
-      written.push(name);
-    };
-    copy(join(live.dir, 'manifest.json'), `${service}-manifest.json`);
-    for (const { entry, path, files } of live.datasets.values()) {
-      if (!findDataset(service, entry.name)?.publicDownload) continue;
-      // a partitioned table is a directory: each part as its own asset, named by dataset and part
-      if (entry.partitions) entry.partitions.parts.forEach((p, i) => copy(files[i]!, `${service}-${entry.name}-${p.file}`));
-      else copy(path, `${service}-${entry.file}`);
+  const copy = (from: string, name: string) => {
+    copyFileSync(from, join(outDir, name));
+    written.push(name);
+  };
+  let db: Database | undefined;
+  try {
+    for (const service of SERVICES) {
+      const pointer = readLatestPointer(snapshotsDir, service);
+      if (!pointer) continue;
+      const live = await loadVersion(snapshotsDir, service, pointer.version, pointer.manifest_sha256);
+      copy(join(live.dir, 'manifest.json'), `${service}-manifest.json`);
+      for (const data of live.datasets.values()) {
+        const { entry, path, files } = data;
+        if (!findDataset(service, entry.name)?.publicDownload) continue;
+        if (entry.partitions?.deltas) {
+          // parts and delta files: the merged table as one file (a download is always the whole table)
+          const name = `${service}-${entry.name}.parquet`;
+          db ??= await openDatabase(':memory:');
+          await db.connection.run(
+            `COPY (SELECT * FROM ${parquetSql(data)}) TO ${sqlString(join(outDir, name))} (FORMAT parquet, COMPRESSION zstd)`,
+          );
+          written.push(name);
+        } else if (entry.partitions) {
+          // a partitioned table is a directory: each part as its own asset, named by dataset and part
+          entry.partitions.parts.forEach((p, i) => copy(files[i]!, `${service}-${entry.name}-${p.file}`));
+        } else {
+          copy(path, `${service}-${entry.file}`);
+        }
+      }
     }
+  } finally {
+    db?.close();
   }
   return written;
 }

@@ -396,3 +396,123 @@ describe('append-only partitioned datasets: delta files', () => {
     expect(problems(entry([delta(1)]))).toEqual(['the parts and deltas hold 11 rows in 110 bytes, the entry says 12 rows in 120 bytes']);
   });
 });
+
+describe('keyed partitioned datasets: delta files whose newest row of a key wins', () => {
+  // one row per buyer (400 buyers); later runs replace some buyers' rows and add new buyers
+  const PARTITION = { key: 'buyer', buckets: BUCKETS, orderBy: 'buyer', deltaRule: 'newest-wins' as const };
+  const version = (v: number, where: string) => `SELECT DISTINCT buyer, ${v} AS v, hash(buyer) % 97 AS score FROM payments WHERE ${where}`;
+  async function publishKeyed(root: string, at: string, query: string, expectRows?: number) {
+    const writer = await SnapshotWriter.begin({ root, service: 'svc', codeVersion: 'test', generatedAt: new Date(at), retention: 3 });
+    const entry = await writer.appendTable(connection, 'buyers', query, meta, {
+      rowGroupSize: 1024,
+      partitionBy: PARTITION,
+      ...(expectRows === undefined ? {} : { expectRows }),
+    });
+    if (!entry) {
+      writer.abort();
+      return null;
+    }
+    return writer.publish({ nextExpectedUpdate: new Date(Date.parse(at) + 60_000) });
+  }
+  // buyers 0..299 at first (v 1); then buyers 250..349 change or arrive (v 2); then 0..9 and 390..399 (v 3)
+  const first = version(1, 'n % 400 < 300');
+  const second = version(2, 'n % 400 BETWEEN 250 AND 349');
+  const third = version(3, 'n % 400 < 10 OR n % 400 >= 390');
+  const merged = `SELECT buyer, max_by(v, v) AS v, max_by(score, v) AS score
+                    FROM (${first} UNION ALL ${second} UNION ALL ${third}) GROUP BY buyer`;
+
+  it('a key reads its newest row: from the newest delta holding it, else its part; the entry counts the merged rows', async () => {
+    const root = freshRoot();
+    const writer = await SnapshotWriter.begin({ root, service: 'svc', codeVersion: 'test', generatedAt: new Date('2026-11-20T12:00:01Z') });
+    await writer.writeTable(connection, 'buyers', first, meta, { rowGroupSize: 1024, partitionBy: PARTITION });
+    const base = await writer.publish({ nextExpectedUpdate: new Date('2026-11-20T13:00:00Z') });
+    expect(entryOf(base, 'buyers').partitions!.delta_rule).toBe('newest-wins');
+    expect(entryOf(base, 'buyers').rows).toBe(300);
+    await publishKeyed(root, '2026-11-20T12:00:02Z', second, 350);
+    const last = (await publishKeyed(root, '2026-11-20T12:00:03Z', third, 360))!;
+    const entry = entryOf(last, 'buyers');
+    expect(entry.partitions!.parts).toEqual(entryOf(base, 'buyers').partitions!.parts);
+    expect(entry.partitions!.deltas!.map((d) => [d.file, d.rows])).toEqual([
+      ['delta-000001.parquet', 100],
+      ['delta-000002.parquet', 20],
+    ]);
+    // 300 + 50 new in the first delta + 10 new in the second; the rows the deltas replaced are not counted twice
+    expect(entry.rows).toBe(360);
+
+    const data = (await loadLatest(root, 'svc'))!.datasets.get('buyers')!;
+    // the whole table, merged as a download holds it
+    expect(await rows(`SELECT buyer, v, score FROM ${parquetSql(data)} ORDER BY buyer`)).toEqual(
+      await rows(`SELECT buyer, v, score FROM (${merged}) ORDER BY buyer`),
+    );
+    // point reads: a buyer of the part only, one replaced once, one replaced in the newest delta, one new in a delta
+    const buyerOf = async (i: number) => String((await rows(`SELECT buyer FROM payments WHERE n = ${i}`))[0]!.buyer);
+    for (const [i, v] of [
+      [100, 1],
+      [260, 2],
+      [5, 3],
+      [320, 2],
+      [395, 3],
+    ] as const) {
+      const buyer = await buyerOf(i);
+      expect({ i, rows: await rows(`SELECT v FROM ${parquetSql(data, [buyer])} WHERE buyer = '${buyer}'`) }).toEqual({ i, rows: [{ v }] });
+    }
+    // a key no file holds reads nothing
+    expect(await rows(`SELECT v FROM ${parquetSql(data, ['0xnobody'])} WHERE buyer = '0xnobody'`)).toEqual([]);
+  });
+
+  it('declines, writing nothing, when the merged rows would not be the count expected, or the live version combines deltas otherwise', async () => {
+    const root = freshRoot();
+    const writer = await SnapshotWriter.begin({ root, service: 'svc', codeVersion: 'test', generatedAt: new Date('2026-11-20T12:00:01Z') });
+    await writer.writeTable(connection, 'buyers', first, meta, { rowGroupSize: 1024, partitionBy: PARTITION });
+    await writer.publish({ nextExpectedUpdate: new Date('2026-11-20T13:00:00Z') });
+    // the whole table would hold 349 rows (a key vanished): a delta cannot delete it
+    expect(await publishKeyed(root, '2026-11-20T12:00:02Z', second, 349)).toBeNull();
+    expect(readdirSync(join(root, 'svc')).filter((f) => !f.startsWith('.') && f !== 'latest.json')).toHaveLength(1);
+    // a delta with a key twice is a caller's bug
+    await expect(publishKeyed(root, '2026-11-20T12:00:03Z', `${second} UNION ALL ${second}`)).rejects.toThrow(/one row per buyer/);
+    // an append-only version of the same table: its deltas add rows, they cannot replace them
+    const other = await SnapshotWriter.begin({ root, service: 'svc', codeVersion: 'test', generatedAt: new Date('2026-11-20T12:00:04Z') });
+    await other.writeTable(connection, 'buyers', first, meta, { rowGroupSize: 1024, partitionBy: { ...PARTITION, deltaRule: 'append' } });
+    await other.publish({ nextExpectedUpdate: new Date('2026-11-20T13:00:00Z') });
+    expect(await publishKeyed(root, '2026-11-20T12:00:05Z', second, 350)).toBeNull();
+  });
+
+  it('the manifest takes merged row counts for newest-wins tables within what the parts and deltas can hold', () => {
+    const part = { bucket: 0, file: 'part-0000.parquet', rows: 10, bytes: 100, sha256: 'a'.repeat(64) };
+    const delta = { file: 'delta-000001.parquet', rows: 4, bytes: 10, sha256: 'b'.repeat(64) };
+    const entry = (rows: number, rule?: string) => ({
+      name: 'buyers',
+      kind: 'table',
+      file: 'buyers',
+      format: 'parquet',
+      rows,
+      bytes: 110,
+      sha256: partsDigest([part, delta]),
+      schema: [{ name: 'buyer', type: 'VARCHAR' }],
+      source: 'demo',
+      as_of: '2026-11-20T12:00:00.000Z',
+      license: 'proprietary',
+      description: 'd',
+      produced_in: '20261120T120000000Z-abcdef12',
+      partitions: {
+        key: 'buyer',
+        scheme: 'md5-hex8-mod',
+        buckets: 16,
+        ...(rule ? { delta_rule: rule } : {}),
+        parts: [part],
+        deltas: [delta],
+      },
+    });
+    const problems = (e: unknown) => {
+      const r = DatasetEntry.safeParse(e);
+      return r.success ? [] : r.error.issues.map((i) => i.message);
+    };
+    for (const rows of [10, 12, 14]) expect(problems(entry(rows, 'newest-wins'))).toEqual([]);
+    expect(problems(entry(15, 'newest-wins'))).toEqual(['the entry says 15 rows; its parts hold 10 keys and its deltas at most 4 more']);
+    expect(problems(entry(9, 'newest-wins'))).toEqual(['the entry says 9 rows; its parts hold 10 keys and its deltas at most 4 more']);
+    // without the rule the deltas add rows: the entry must count them all
+    expect(problems(entry(14))).toEqual([]);
+    expect(problems(entry(12))).toEqual(['the parts and deltas hold 14 rows in 110 bytes, the entry says 12 rows in 110 bytes']);
+    expect(problems(entry(14, 'replace'))[0]).toMatch(/append|newest-wins/);
+  });
+});

@@ -23,6 +23,18 @@
  * run added, of every bucket, sorted as the parts are. A key's rows are then those of its
  * bucket's part plus those of every delta file; a run that rewrites the whole table (a rebuild, or
  * when the deltas grow too many or too large) folds them back into the parts.
+ *
+ * A keyed table (one row per key: a buyer's label, its profile) may carry delta files too, under the
+ * rule "the newest row of a key wins" (`delta_rule: "newest-wins"` in the manifest): a delta file
+ * holds the rows one run changed or added, and a key's row is the one in the newest delta file that
+ * has the key, else its part's. Rows are never deleted this way (a run that would drop a key writes
+ * the table whole). The merged table (what a download holds) in DuckDB, for parts and deltas
+ * listed oldest first:
+ *
+ *   SELECT * EXCLUDE (f) FROM read_parquet([parts..., deltas...], filename = 'f')
+ *    QUALIFY row_number() OVER (PARTITION BY key ORDER BY f LIKE '%/delta-%' DESC, f DESC) = 1
+ *
+ * (delta names sort by their number; the reader, snapshots/reader.ts parquetSql, ranks by position).
  */
 import { createHash } from 'node:crypto';
 
@@ -61,6 +73,13 @@ export function deltaFileName(seq: number): string {
 }
 
 export const DELTA_FILE_PATTERN = /^delta-\d{6}\.parquet$/;
+
+/**
+ * How a partitioned table's delta files combine with its parts (module comment): `append` adds
+ * their rows (the payment tables), `newest-wins` replaces a key's row (one row per key).
+ */
+export const DELTA_RULES = ['append', 'newest-wins'] as const;
+export type DeltaRule = (typeof DELTA_RULES)[number];
 
 /**
  * The sha256 a partitioned dataset's entry carries: over the lines "<file>:<sha256>\n" of its parts

@@ -112,18 +112,27 @@ export interface LoadedDataset {
  * A DuckDB relation over a table dataset's rows: `read_parquet` of its one file or of all its
  * parts, or with `keys` of only the parts that can hold them (partsForKeys); when none can, an
  * empty relation with the table's columns, so a query over it still plans and returns no row.
+ * A table whose delta files replace rows (`delta_rule: newest-wins`, snapshots/partitions.ts) is
+ * merged: each key's row from the newest file holding it.
  */
 export function parquetSql(data: LoadedDataset, keys?: Iterable<string>): string {
   const files = keys === undefined ? data.files : partsForKeys(data, keys);
   if (files.length === 0) return `(SELECT * FROM read_parquet(${sqlString(data.files[0]!)}) LIMIT 0)`;
-  return `read_parquet(${files.length === 1 ? sqlString(files[0]!) : `[${files.map(sqlString).join(', ')}]`})`;
+  const list = files.length === 1 ? sqlString(files[0]!) : `[${files.map(sqlString).join(', ')}]`;
+  const p = data.entry.partitions;
+  const deltas = new Set(data.files.slice(p?.parts.length ?? data.files.length));
+  if (p?.delta_rule !== 'newest-wins' || !files.some((f) => deltas.has(f))) return `read_parquet(${list})`;
+  // the files' rank: the parts 0, then each delta by its place (datasetFiles lists them oldest first)
+  const rank = [...deltas].map((f, i) => `WHEN ${sqlString(f)} THEN ${i + 1}`).join(' ');
+  return `(SELECT * EXCLUDE (snapshot_file) FROM read_parquet(${list}, filename = 'snapshot_file')
+     QUALIFY row_number() OVER (PARTITION BY "${p.key.replaceAll('"', '""')}" ORDER BY CASE snapshot_file ${rank} ELSE 0 END DESC) = 1)`;
 }
 
 /**
  * The files holding the rows of `keys` (values of the partition key): for a partitioned table the
  * parts of their buckets (computed as the writer does, snapshots/partitions.ts), in bucket order,
- * none for a key whose bucket has no part (no row has it), then every delta file of an append-only
- * table (any key's rows may be in any of them); for a single file, that file.
+ * none for a key whose bucket has no part (no row has it), then every delta file (any key's rows
+ * may be in any of them; parquetSql merges a newest-wins table's); for a single file, that file.
  */
 export function partsForKeys(data: LoadedDataset, keys: Iterable<string>): string[] {
   const p = data.entry.partitions;

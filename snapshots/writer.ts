@@ -48,7 +48,7 @@ import {
 } from './manifest.ts';
 import { writeNewFile } from '../lib/new-file.ts';
 import { describeIssues } from '../lib/zod-issues.ts';
-import { assertBuckets, bucketSql, deltaFileName, PARTITION_SCHEME, partFileName, partsDigest } from './partitions.ts';
+import { assertBuckets, bucketSql, deltaFileName, PARTITION_SCHEME, partFileName, partsDigest, type DeltaRule } from './partitions.ts';
 import { readLatestPointer, sha256File } from './reader.ts';
 import { readRegularFileSync } from './regular-file.ts';
 
@@ -105,6 +105,12 @@ export interface PartitionBy {
    * costs a second sort (by bucket, keeping that order).
    */
   orderBy?: string;
+  /**
+   * How later delta files combine with the parts (snapshots/partitions.ts): `append` (default)
+   * adds rows; `newest-wins` replaces a key's row, for a table with one row per key. Recorded in
+   * the manifest entry, so readers merge the files the same way.
+   */
+  deltaRule?: DeltaRule;
 }
 
 export interface WriteTableOptions {
@@ -317,7 +323,13 @@ export class SnapshotWriter {
     }
     fsyncPath(dir);
     const list = [...parts.values()].sort((a, b) => a.bucket - b.bucket);
-    const partitions: DatasetPartitions = { key: by.key, scheme: PARTITION_SCHEME, buckets: by.buckets, parts: list };
+    const partitions: DatasetPartitions = {
+      key: by.key,
+      scheme: PARTITION_SCHEME,
+      buckets: by.buckets,
+      ...(by.deltaRule === 'newest-wins' ? { delta_rule: by.deltaRule } : {}),
+      parts: list,
+    };
     const schema = await parquetSchema(connection, join(dir, list[0]!.file));
     if (!schema.some((c) => c.name === by.key)) throw new Error(`writeTable ${name}: the query has no column "${by.key}" to partition by`);
     return this.record(name, 'table', name, schema, meta, {
@@ -329,26 +341,34 @@ export class SnapshotWriter {
   }
 
   /**
-   * Appends rows to an append-only partitioned table: the previous version's parts and delta files
-   * are hard-linked into this version (keeping their sha256) and `query`'s rows, sorted by
+   * Appends rows to a partitioned table: the previous version's parts and delta files are
+   * hard-linked into this version (keeping their sha256) and `query`'s rows, sorted by
    * `by.orderBy`, become one more delta file (none when the query has no row). The caller vouches
-   * that `query` is exactly what the table gained since the previous version (snapshots/partitions.ts).
+   * that `query` is exactly what the table gained since the previous version (`append`), or every
+   * row that changed or is new since it (`newest-wins`: one row per key; snapshots/partitions.ts).
    * Returns null, writing nothing, when the previous version cannot take the append: it has no such
-   * dataset, or another key, bucket count or scheme, a file of it is missing, or the new rows'
-   * columns differ from its; the caller then writes the whole table (writeTable).
+   * dataset, or another key, bucket count, scheme or delta rule, a file of it is missing, or the new
+   * rows' columns differ from its; the caller then writes the whole table (writeTable).
    */
   async appendTable(
     connection: DuckDBConnection,
     name: string,
     query: string,
     meta: DatasetMeta,
-    options: { partitionBy: PartitionBy; rowGroupSize?: number },
+    options: {
+      partitionBy: PartitionBy;
+      rowGroupSize?: number;
+      /** newest-wins: the merged table's rows the caller expects (the table's count when written whole); null when they differ. */
+      expectRows?: number;
+    },
   ): Promise<DatasetEntry | null> {
     this.assertOpen(name);
     const by = options.partitionBy;
     const previous = this.previous?.datasets.find((d) => d.name === name);
     const p = previous?.partitions;
+    const rule = by.deltaRule ?? 'append';
     if (!this.previous || !previous || !p || p.key !== by.key || p.buckets !== by.buckets || p.scheme !== PARTITION_SCHEME) return null;
+    if ((p.delta_rule ?? 'append') !== rule) return null;
     const from = join(this.serviceDir, this.previous.version);
     if (!datasetFiles(previous).every((f) => existsSync(join(from, f.file)))) return null;
     const dir = join(this.tmpDir, name);
@@ -375,18 +395,42 @@ export class SnapshotWriter {
         fsyncPath(path);
         deltas.push({ file, rows, bytes: statSync(path).size, sha256: await sha256File(path) });
       }
-      for (const f of [...p.parts, ...(p.deltas ?? [])]) linkOrCopy(join(from, previous.file, f.file), join(dir, f.file));
+      const linked = [...p.parts, ...(p.deltas ?? [])];
+      for (const f of linked) linkOrCopy(join(from, previous.file, f.file), join(dir, f.file));
       fsyncPath(dir);
       const partitions: DatasetPartitions = {
         key: p.key,
         scheme: p.scheme,
         buckets: p.buckets,
+        ...(p.delta_rule ? { delta_rule: p.delta_rule } : {}),
         parts: p.parts,
         ...(deltas.length ? { deltas } : {}),
       };
       const files = [...p.parts, ...deltas];
+      // newest-wins: the merged table has a row more for each new row's key no earlier file holds
+      let merged = files.reduce((a, x) => a + x.rows, 0);
+      if (rule === 'newest-wins') {
+        merged = previous.rows;
+        if (rows > 0) {
+          const key = quoteIdentifier(p.key);
+          const earlier = linked.map((f) => sqlString(join(dir, f.file))).join(', ');
+          const [count] = await queryJson(
+            connection,
+            `SELECT count(DISTINCT d.${key})::BIGINT AS keys,
+                    count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM read_parquet([${earlier}]) e WHERE e.${key} = d.${key}))::BIGINT AS fresh
+               FROM read_parquet(${sqlString(path)}) d`,
+          );
+          if (Number(count?.keys) !== rows) throw new Error(`appendTable ${name}: a newest-wins delta must hold one row per ${p.key}`);
+          merged += Number(count?.fresh ?? 0);
+        }
+        if (options.expectRows !== undefined && merged !== options.expectRows) {
+          // a key the merged table would keep and the table no longer has: a delta cannot delete it
+          rmSync(dir, { recursive: true, force: true });
+          return null;
+        }
+      }
       return this.record(name, 'table', name, previous.schema, meta, {
-        rows: files.reduce((a, x) => a + x.rows, 0),
+        rows: merged,
         bytes: files.reduce((a, x) => a + x.bytes, 0),
         sha256: partsDigest(files),
         partitions,

@@ -18,8 +18,8 @@ import { findEndpoint } from '../../catalog/index.ts';
 import { createServiceApp } from '../../proxy/serve.ts';
 import { closeSnapshotDuck } from '../../proxy/data/duck.ts';
 import { ReceiptSigner } from '../../proxy/x402/receipts.ts';
-import { paidPost, testPaymentParts } from '../../proxy/x402/testing.ts';
-import { SnapshotReader } from '../../snapshots/reader.ts';
+import { paidGet, paidPost, testPaymentParts } from '../../proxy/x402/testing.ts';
+import { loadVersion, parquetSql, SnapshotReader } from '../../snapshots/reader.ts';
 
 const NOW = '2026-11-20T09:00:00Z';
 const quiet = { progress: new LineProgress(() => {}), out: () => {} };
@@ -52,14 +52,14 @@ async function run(dir: string, settings: Settings, now = NOW, extra: string[] =
   return results[0]!.manifest!;
 }
 
-/** A dataset's rows in a canonical order (tables) or its document. */
+/** A dataset's rows in a canonical order (tables, as the snapshot reader merges parts and delta files) or its document. */
 async function contentOf(settings: Settings, manifest: SnapshotManifest, name: string): Promise<unknown> {
   const entry = manifest.datasets.find((d) => d.name === name)!;
-  // a partitioned table (the per-address ones) is a directory of parts
-  const path = join(settings.snapshotsDir, 'analytics', manifest.version, entry.file, entry.partitions ? '*.parquet' : '');
-  if (entry.format === 'json') return JSON.parse(readFileSync(path, 'utf8')) as unknown;
+  if (entry.format === 'json')
+    return JSON.parse(readFileSync(join(settings.snapshotsDir, 'analytics', manifest.version, entry.file), 'utf8')) as unknown;
+  const version = await loadVersion(settings.snapshotsDir, 'analytics', manifest.version);
   const columns = entry.schema.map((c) => `"${c.name}"`).join(', ');
-  return queryJson(db.connection, `SELECT ${columns} FROM read_parquet(${sqlString(path)}) ORDER BY ALL`);
+  return queryJson(db.connection, `SELECT ${columns} FROM ${parquetSql(version.datasets.get(name)!)} ORDER BY ALL`);
 }
 
 describe('analytics: an incremental run and a run from scratch over the same payments (issue 17)', () => {
@@ -120,7 +120,7 @@ describe('analytics: an incremental run and a run from scratch over the same pay
     expect(count(second)).toBeGreaterThan(count(first));
     const withDeltas = (m: SnapshotManifest) => m.datasets.filter((d) => d.partitions?.deltas).map((d) => d.name);
     expect(withDeltas(first)).toEqual([]);
-    expect(withDeltas(second)).toEqual(APPEND_ONLY);
+    expect(withDeltas(second).sort()).toEqual([...APPEND_ONLY, ...KEYED].sort());
     for (const name of APPEND_ONLY) {
       const before = first.datasets.find((d) => d.name === name)!;
       const after = second.datasets.find((d) => d.name === name)!;
@@ -128,13 +128,26 @@ describe('analytics: an incremental run and a run from scratch over the same pay
       expect(after.partitions!.parts).toEqual(before.partitions!.parts);
       expect(after.partitions!.deltas!.map((d) => [d.file, d.rows])).toEqual([['delta-000001.parquet', after.rows - before.rows]]);
     }
+    // the label-bearing tables: the first run's parts, and one delta of the rows of the buyers
+    // labelled again (those that paid since), whose newest row wins
+    const relabelled = Number(/classify: (\d+) buyers labelled/.exec(notes.join('\n'))?.[1]);
+    expect(relabelled).toBeGreaterThan(0);
+    for (const name of KEYED) {
+      const before = first.datasets.find((d) => d.name === name)!;
+      const after = second.datasets.find((d) => d.name === name)!;
+      expect(after.partitions!.delta_rule).toBe('newest-wins');
+      expect(after.partitions!.parts).toEqual(before.partitions!.parts);
+      expect(after.partitions!.deltas!.map((d) => [d.file, d.rows])).toEqual([['delta-000001.parquet', relabelled]]);
+      expect(after.rows).toBeGreaterThan(before.rows); // new buyers
+      expect(after.rows).toBeLessThan(before.rows + relabelled); // and buyers already there, whose row the delta replaces
+    }
     expect(second.datasets.map((d) => d.name)).toEqual(whole.datasets.map((d) => d.name));
-    await expectSameDatasets(incremental, second, scratch, whole, APPEND_ONLY);
+    await expectSameDatasets(incremental, second, scratch, whole, [...APPEND_ONLY, ...KEYED]);
     state.incremental = { settings: incremental, dir: incrementalDir, manifest: second };
     state.scratch = { settings: scratch, manifest: whole };
   }, 600_000);
 
-  it('answers the paid wash check the same from the delta files as from a table written whole', async () => {
+  it('answers the paid wash check and buyer profiles the same from the delta files as from tables written whole', async () => {
     const { incremental, scratch } = state;
     expect(incremental && scratch).toBeTruthy();
     const buyers = await queryJson(
@@ -145,11 +158,24 @@ describe('analytics: an incremental run and a run from scratch over the same pay
       db.connection,
       `SELECT DISTINCT seller_address AS a FROM read_parquet(${sqlString(world.newer)}) WHERE seller_address IS NOT NULL ORDER BY hash(seller_address) LIMIT 10`,
     );
+    // and buyers that did not pay since: their profiles are the parts' rows, the others the delta's
+    const older = await queryJson(
+      db.connection,
+      `SELECT DISTINCT buyer AS a FROM read_parquet(${sqlString(join(world.older, 'transactions.parquet'))})
+        WHERE buyer IS NOT NULL AND buyer NOT IN (SELECT buyer FROM read_parquet(${sqlString(world.newer)}) WHERE buyer IS NOT NULL)
+        ORDER BY hash(buyer) LIMIT 10`,
+    );
     const addresses = [...buyers, ...sellers].map((r) => String(r.a));
     const a = await washCheckApp(incremental!.settings);
     const b = await washCheckApp(scratch!.settings);
     try {
       for (const address of addresses) expect({ address, body: await a.check(address) }).toEqual({ address, body: await b.check(address) });
+      // the paid buyer profile, read from the parts and the delta that replaces rows, as from a table written whole
+      for (const address of [...buyers, ...older].map((r) => String(r.a))) {
+        const profile = await a.profile(address);
+        expect(profile.status, address).toBe(200);
+        expect({ address, body: profile.body }).toEqual({ address, body: (await b.profile(address)).body });
+      }
     } finally {
       a.close();
       b.close();
@@ -185,7 +211,16 @@ describe('analytics: an incremental run and a run from scratch over the same pay
     expect(log).toMatch(/day state of 2026-11-20 kept/);
     const latest = JSON.parse(readFileSync(join(settings.snapshotsDir, 'analytics', 'latest.json'), 'utf8')) as { version: string };
     expect(latest.version).toBe(first.version);
-    const next = await run(dir, settings);
+    const notes: string[] = [];
+    const next = await run(dir, settings, NOW, [], notes);
+    // the killed run's labels moved on, the live version did not: the labelled tables are written whole
+    for (const name of KEYED) {
+      expect(
+        notes.some((n) =>
+          n.endsWith(`analytics: ${name}: written whole (the live version was written from other labels than this run started from)`),
+        ),
+      ).toBe(true);
+    }
     await expectSameDatasets(settings, next, scratch!.settings, scratch!.manifest, APPEND_ONLY);
   }, 600_000);
 
@@ -197,21 +232,25 @@ describe('analytics: an incremental run and a run from scratch over the same pay
     await expectSameDatasets(incremental!.settings, rebuilt, scratch!.settings, scratch!.manifest, []);
   }, 600_000);
 
-  it('writes an append-only table whole when the run cannot extend it, and says why', async () => {
+  it('writes the tables with delta files whole when the run cannot extend them, and says why', async () => {
     const { incremental } = state;
     expect(incremental).toBeTruthy();
     const notes: string[] = [];
     // a run at an earlier time than the live version's: its tables hold payments after that time
     const earlier = await run(incremental!.dir, incremental!.settings, world.cut, [], notes);
     expect(earlier.datasets.filter((d) => d.partitions?.deltas)).toEqual([]);
-    expect(notes.filter((n) => n.includes('written whole')).map((n) => n.replace(/^\S+ /, ''))).toEqual(
-      APPEND_ONLY.map((name) => `analytics: ${name}: written whole (--now is before the live version's)`),
-    );
+    // (the day state is rebuilt for the earlier time, so the labelled tables start again too)
+    expect(notes.filter((n) => n.includes('written whole')).map((n) => n.replace(/^\S+ /, ''))).toEqual([
+      ...KEYED.map((name) => `analytics: ${name}: written whole (a new day state)`),
+      ...APPEND_ONLY.map((name) => `analytics: ${name}: written whole (--now is before the live version's)`),
+    ]);
   }, 600_000);
 });
 
 /** The tables runs extend with delta files (pipelines/analytics/datasets/append.ts). */
 const APPEND_ONLY = ['wash-payments-by-buyer', 'wash-payments-by-seller'];
+/** The label-bearing tables runs update with delta files whose newest row of a key wins (keyed.ts). */
+const KEYED = ['buyer-profiles', 'buyers'];
 
 const state: {
   incremental?: { settings: Settings; dir: string; manifest: SnapshotManifest };
@@ -246,7 +285,7 @@ async function expectSameDatasets(
   }
   // the datasets are written from sorted queries: the same rows are the same bytes (the tables
   // with delta files hold the same rows in other files)
-  expect(differentBytes).toEqual([...deltas]);
+  expect(differentBytes.sort()).toEqual([...deltas].sort());
 }
 
 /** The analytics proxy over a snapshot root, and its paid wash check as a client calls it. */
@@ -270,6 +309,12 @@ async function washCheckApp(settings: Settings) {
       const { receipt, ...answer } = (await res.json()) as { receipt: unknown; basis: string };
       expect(receipt).toBeTruthy();
       return { ...answer, basis: answer.basis.replace(/\(snapshot \w+-\w+\)/, '(snapshot)') };
+    },
+    async profile(address: string): Promise<{ status: number; body: unknown }> {
+      const endpoint = findEndpoint('analytics', 'buyers.profile')!;
+      const res = await paidGet(app, settings, endpoint, `/api/v1/buyers/${address}/profile`, Math.floor(now().getTime() / 1000));
+      const { receipt, ...body } = (await res.json()) as { receipt?: unknown };
+      return { status: res.status, body };
     },
     close: () => reader.close(),
   };

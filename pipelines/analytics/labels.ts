@@ -58,6 +58,15 @@ export interface LabelRun {
 /** The tables the datasets read (TEMP, this run's). */
 export const LABEL_TABLES = ['pair_labels', 'buyer_labels', 'seller_cohorts', 'seller_state', 'funding_stops'] as const;
 
+/**
+ * What a run's labels changed, for the datasets that publish only that (keyed.ts), TEMP:
+ *   relabelled_buyers  bk = hash(address) of each buyer this run labelled from its payments
+ *   label_generation   one row when the labels rest on a kept warehouse: the day state's id, the
+ *                      labels the run started from (`labels_from`, the last run's; '' after a new
+ *                      state) and those it made (`labels_to`); no row otherwise
+ */
+export const LABEL_CHANGE_TABLES = ['relabelled_buyers', 'label_generation'] as const;
+
 /** The state keeps each of them as a file of the same name (`<table>.parquet`). */
 const STATE_FILES = LABEL_TABLES;
 
@@ -277,7 +286,7 @@ async function labelChanged(ctx: LabelContext, d: string): Promise<number> {
 export const classifyStep: PrepareStep = {
   name: 'classify',
   // Dropped before the run: a failed classification must not leave last run's labels in place.
-  tables: [...LABEL_TABLES],
+  tables: [...LABEL_TABLES, ...LABEL_CHANGE_TABLES],
   async run(ctx) {
     const done = await labelRun(ctx);
     return { rows: done.rows, detail: done.detail };
@@ -374,11 +383,14 @@ export async function labelRun(ctx: LabelContext): Promise<LabelRun> {
         CREATE OR REPLACE TEMP TABLE buyer_labels AS
           SELECT * FROM ${parquet(file('buyer_labels.parquet'))} WHERE hash(address) NOT IN (SELECT bk FROM lbl_fp)
           UNION ALL BY NAME SELECT * FROM ${parquet(buyers!)};
+        CREATE OR REPLACE TEMP TABLE relabelled_buyers AS SELECT bk FROM lbl_changed;
+        CREATE OR REPLACE TEMP TABLE label_generation (state_id VARCHAR, labels_from VARCHAR, labels_to VARCHAR);
         DROP TABLE IF EXISTS temp.set_pair_labels; DROP TABLE IF EXISTS temp.set_buyer_labels;
         DROP TABLE IF EXISTS temp.lbl_fp; DROP TABLE IF EXISTS temp.lbl_changed`);
 
     if (kept) {
       await writeMeta(ctx, { id, state_as_of: stamp(d), recipe: code, inputs, labels_as_of: stamp(ctx.now), today: n });
+      await c.run(`INSERT INTO label_generation VALUES (${sqlString(id)}, ${sqlString(lastToday)}, ${sqlString(n)})`);
       // what no row names any more: earlier states, and the day files of earlier runs
       for (const entry of readdirSync(root)) if (entry !== id) rmSync(join(root, entry), { recursive: true, force: true });
       for (const entry of readdirSync(dir)) {

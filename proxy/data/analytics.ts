@@ -19,8 +19,7 @@ import type { CategorySlug } from '../../catalog/categories.ts';
 import { TRANSACTIONS_PER_SERVICE } from '../../catalog/datasets.ts';
 import { CHAIN_COVERAGE } from '../../catalog/facilitators.ts';
 import { normalizeAddress } from '../../lib/wash-ids.ts';
-import { sqlString } from '../../lib/duckdb.ts';
-import { partsForKeys, type LoadedSnapshot } from '../../snapshots/reader.ts';
+import { parquetSql, partsForKeys, type LoadedSnapshot } from '../../snapshots/reader.ts';
 import { DatasetMissing, dataset, labelStampOf, parseJson, stampOf } from './dataset.ts';
 import { queryRows, type DuckRow } from './duck.ts';
 import { servicesIndex, sortedBy, type ServiceListItem, type ServiceRecord, type ServicesIndex } from './services-index.ts';
@@ -160,8 +159,9 @@ async function rowByKey(
     // a partitioned table (buyers, buyer-profiles): only the key's part (and deltas); none when its bucket is empty
     const paths = partsForKeys(data, [String(key)]);
     if (paths.length === 0) return null;
-    const files = paths.length === 1 ? '$path' : `[${paths.map(sqlString).join(', ')}]`;
-    const rows = await queryRows(`SELECT ${columns} FROM read_parquet(${files}) WHERE ${keyColumn} = $key LIMIT 1`, {
+    // a single file by parameter; parts with delta files through the reader, which merges rows a newer delta replaced
+    const from = paths.length === 1 ? 'read_parquet($path)' : parquetSql(data, [String(key)]);
+    const rows = await queryRows(`SELECT ${columns} FROM ${from} WHERE ${keyColumn} = $key LIMIT 1`, {
       ...(paths.length === 1 ? { path: paths[0]! } : {}),
       key,
     });

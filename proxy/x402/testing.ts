@@ -149,6 +149,18 @@ export function paidPost(
   });
 }
 
+/** A paid GET of `path` (an endpoint's path with its parameters filled in) with a fresh payment header for that resource. */
+export function paidGet(
+  app: Hono,
+  settings: Settings,
+  endpoint: EndpointDecl,
+  path: string,
+  nowSeconds: number,
+): Response | Promise<Response> {
+  const header = freshPaymentHeader({ endpoint, payTo: payToTable(settings), now: nowSeconds, resourceUrl: `http://localhost${path}` });
+  return app.request(path, { headers: { [header.name]: header.value } });
+}
+
 export interface ServedApp {
   url: string;
   close(): Promise<void>;

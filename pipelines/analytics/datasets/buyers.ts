@@ -3,14 +3,19 @@
  * and ordered by it within each part (sql.ts ADDRESS_PARTITIONS):
  * the classification and the features the on-request wash check reads (POST /api/v1/wash/check).
  * Counts and volume are the classifier's (its window); times are ISO 8601 UTC; signals is a JSON
- * object name → number with keys sorted.
+ * object name → number with keys sorted. A run that kept the day state publishes only the rows of
+ * the buyers it labelled again, as a delta file (keyed.ts).
  */
 import type { DatasetStep } from '../../runner.ts';
-import { WASH_LABELS_SQL, finiteSql, isoSql, signalsJsonSql, tableStep } from './sql.ts';
+import { keyedStep } from './keyed.ts';
+import { ADDRESS_PARTITIONS, POINT_LOOKUP_ROW_GROUP, WASH_LABELS_SQL, finiteSql, isoSql, signalsJsonSql } from './sql.ts';
 
-export const buyersStep: DatasetStep = tableStep(
-  'buyers',
-  () => `SELECT address,
+export const buyersStep: DatasetStep = keyedStep({
+  dataset: 'buyers',
+  partitionBy: ADDRESS_PARTITIONS.buyers,
+  rowGroupSize: POINT_LOOKUP_ROW_GROUP.buyers,
+  count: 'SELECT count(*)::BIGINT AS n FROM buyer_labels',
+  select: (_ctx, keys) => `SELECT address,
                 CASE WHEN label IN ${WASH_LABELS_SQL} THEN label ELSE 'unlabeled' END AS label,
                 round(greatest(0, least(1, ${finiteSql('coalesce(confidence, 0)')})), 4) AS confidence,
                 coalesce(reason, []::VARCHAR[]) AS reason,
@@ -28,5 +33,6 @@ export const buyersStep: DatasetStep = tableStep(
                 ${isoSql('first_time')} AS first_time,
                 ${isoSql('last_time')} AS last_time,
                 ${signalsJsonSql('signals')} AS signals
-           FROM buyer_labels`,
-);
+           FROM buyer_labels
+          WHERE ${keys('hash(address)')}`,
+});
