@@ -27,8 +27,11 @@
  * on two cores; each string is hashed once and the joins compare 64-bit keys. Keys that must be
  * unique (listings) are checked for collisions, which would otherwise mis-attribute silently.
  */
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import type { PrepareStep } from '../runner.ts';
-import { queryJson } from '../../lib/duckdb.ts';
+import { queryJson, sqlString } from '../../lib/duckdb.ts';
 import { nowSql } from './datasets/sql.ts';
 
 export const ATTRIBUTION_SOURCES = ['resource_url', 'price_match', 'seller_first_service', 'unmatched'] as const;
@@ -87,11 +90,14 @@ export const attributionStep: PrepareStep = {
     await c.run(`CREATE OR REPLACE TEMP TABLE attribution_sellers AS
       SELECT hash(seller_address) AS seller_h, chain, first(id ORDER BY first_seen, id) AS id
         FROM service_catalog GROUP BY ALL`);
+    const kept = await keptAttribution(ctx);
     const [counted] = await queryJson(
       c,
-      `CREATE OR REPLACE TEMP TABLE tx_attributed AS
-       SELECT ${pairKeySql('buyer_h', 'seller_h', 'chain')} AS pk, buyer_h, service_id, attribution_source, amount_micro, time
-         FROM (${attributedSql(`x402_transactions WHERE time <= ${now}`)})`,
+      kept
+        ? `CREATE OR REPLACE TEMP TABLE tx_attributed AS
+           SELECT pk, buyer_h, service_id, attribution_source::${ATTRIBUTION_SOURCE_TYPE} AS attribution_source, amount_micro, time
+             FROM ${kept} WHERE time <= ${now}`
+        : `CREATE OR REPLACE TEMP TABLE tx_attributed AS ${attributedRowsSql(`x402_transactions WHERE time <= ${now}`)}`,
     );
     const sources = await queryJson(
       c,
@@ -101,6 +107,70 @@ export const attributionStep: PrepareStep = {
     return Number(counted?.Count ?? 0);
   },
 };
+
+/** tx_attributed's rows for the payments of `payments` (a relation with x402_transactions' columns). */
+const attributedRowsSql = (payments: string): string =>
+  `SELECT ${pairKeySql('buyer_h', 'seller_h', 'chain')} AS pk, buyer_h, service_id, attribution_source, amount_micro, time
+     FROM (${attributedSql(payments)})`;
+
+/** Where the warehouse keeps the attributed payments of each import run (file source). */
+const ATTRIBUTED_DIR = 'analytics-attributed';
+
+/**
+ * The attributed payments kept per import run: payments imported by file (`--source file:DIR`)
+ * never change once imported (sources/file/append-only.ts), and a payment's attribution depends
+ * only on it and the listings' lookup tables, so each import run's payments are attributed once
+ * per set of lookups and kept as Parquet in `WAREHOUSE_DIR/analytics-attributed/`, named by a
+ * digest of the lookups and of the run's segments; a run attributes only the runs not kept
+ * (the new payments, or every one after a listing changed). Returns a relation over every
+ * payment's row (all times: the caller filters by now), or null without a file source or a
+ * warehouse directory (every payment is attributed as before). `--rebuild` attributes every run again.
+ */
+async function keptAttribution(ctx: Parameters<PrepareStep['run']>[0]): Promise<string | null> {
+  const c = ctx.connection;
+  if (!ctx.warehouseDir) return null;
+  const [view] = await queryJson(
+    c,
+    `SELECT count(*)::INTEGER AS n FROM duckdb_views() WHERE temporary AND view_name = 'x402_transactions_by_import'`,
+  );
+  if (Number(view?.n ?? 0) === 0) return null;
+  const batches = await queryJson(
+    c,
+    `SELECT batch, string_agg(segment, '\n' ORDER BY segment) AS segments FROM import_ledger
+      WHERE table_name = 'x402_transactions' AND segment IS NOT NULL GROUP BY batch ORDER BY batch`,
+  );
+  const fp = (relation: string) => `(SELECT {'n': count(*), 'h': coalesce(sum(hash(t) >> 8), 0)} FROM ${relation} t)`;
+  const [lookups] = await queryJson(
+    c,
+    `SELECT [${fp('attribution_urls')}, ${fp('attribution_prices')}, ${fp('attribution_sellers')}]::VARCHAR AS h`,
+  );
+  const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
+  const recipe = digest(JSON.stringify({ lookups: lookups?.h, sql: attributedRowsSql('<payments>') }));
+  const dir = join(ctx.warehouseDir, ATTRIBUTED_DIR);
+  if (ctx.rebuild) rmSync(dir, { recursive: true, force: true }); // --rebuild keeps nothing it computed
+  mkdirSync(dir, { recursive: true });
+  const files: string[] = [];
+  let made = 0;
+  for (const b of batches) {
+    const file = join(dir, `${recipe}-${digest(String(b.segments))}.parquet`);
+    files.push(file);
+    if (existsSync(file)) continue;
+    // written under a temporary name and renamed: a kept file is always whole
+    const partial = `${file}.${randomBytes(4).toString('hex')}.tmp`;
+    await c.run(
+      `COPY (${attributedRowsSql(`(SELECT * EXCLUDE (import_batch) FROM x402_transactions_by_import WHERE import_batch = ${Number(b.batch)})`)})
+         TO ${sqlString(partial)} (FORMAT parquet, COMPRESSION zstd)`,
+    );
+    renameSync(partial, file);
+    made++;
+  }
+  // what no import run needs any more: files of other lookups or of another payment history
+  const keep = new Set(files.map((f) => basename(f)));
+  for (const f of readdirSync(dir)) if (!keep.has(f)) rmSync(join(dir, f), { force: true });
+  ctx.log(`attribution: ${batches.length - made} import run(s) kept, ${made} attributed`);
+  if (files.length === 0) return null;
+  return `read_parquet([${files.map(sqlString).join(', ')}])`;
+}
 
 /**
  * Frees tx_attributed once the rollups and the hourly history have read it: no dataset reads the

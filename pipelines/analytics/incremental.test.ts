@@ -100,6 +100,8 @@ describe('analytics: an incremental run and a run from scratch over the same pay
     expect(world.cut.slice(0, 10)).toBe(NOW.slice(0, 10));
     expect(notes.filter((n) => /classify: day state/.test(n))).toEqual([]);
     expect(notes.some((n) => /prepare:classify ok .*day state of 2026-11-20 kept/.test(n))).toBe(true);
+    // the first run's payments keep their attribution; only the new file's are attributed
+    expect(notes.some((n) => n.endsWith('analytics: attribution: 1 import run(s) kept, 1 attributed'))).toBe(true);
     // the day state's own datasets are kept with it, not written again
     for (const name of ['wash-funding', 'wash-sellers']) {
       expect(notes.some((n) => n.includes(`analytics: ${name}: kept from ${first.version} (the day state is the same)`))).toBe(true);
