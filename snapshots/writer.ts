@@ -186,6 +186,22 @@ export class SnapshotWriter {
     return this.previous;
   }
 
+  /**
+   * The live version's file of the single-file dataset `name`, when it is there with the bytes its
+   * manifest names (size and sha256), for a step that carries rows over from it; else null.
+   */
+  async previousFile(name: string): Promise<string | null> {
+    const entry = this.previous?.datasets.find((d) => d.name === name);
+    if (!this.previous || !entry || entry.partitions) return null;
+    const path = join(this.serviceDir, this.previous.version, entry.file);
+    try {
+      if (statSync(path).size !== entry.bytes) return null;
+    } catch {
+      return null;
+    }
+    return (await sha256File(path)) === entry.sha256 ? path : null;
+  }
+
   datasetNames(): string[] {
     return [...this.entries.keys()];
   }

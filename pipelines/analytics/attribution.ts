@@ -128,6 +128,7 @@ const ATTRIBUTED_DIR = 'analytics-attributed';
  */
 async function keptAttribution(ctx: Parameters<PrepareStep['run']>[0]): Promise<string | null> {
   const c = ctx.connection;
+  await c.run('DROP VIEW IF EXISTS temp.attributed_by_import');
   if (!ctx.warehouseDir) return null;
   const [view] = await queryJson(
     c,
@@ -169,6 +170,9 @@ async function keptAttribution(ctx: Parameters<PrepareStep['run']>[0]): Promise<
   for (const f of readdirSync(dir)) if (!keep.has(f)) rmSync(join(dir, f), { force: true });
   ctx.log(`attribution: ${batches.length - made} import run(s) kept, ${made} attributed`);
   if (files.length === 0) return null;
+  // the same rows with the import run of each, for the datasets that rewrite only what a run touched (by-service.ts)
+  await c.run(`CREATE OR REPLACE TEMP VIEW attributed_by_import AS
+    ${files.map((f, i) => `SELECT *, ${Number(batches[i]!.batch)} AS import_batch FROM read_parquet(${sqlString(f)})`).join(' UNION ALL ')}`);
   return `read_parquet([${files.map(sqlString).join(', ')}])`;
 }
 

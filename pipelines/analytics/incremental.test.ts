@@ -102,6 +102,13 @@ describe('analytics: an incremental run and a run from scratch over the same pay
     expect(notes.some((n) => /prepare:classify ok .*day state of 2026-11-20 kept/.test(n))).toBe(true);
     // the first run's payments keep their attribution; only the new file's are attributed
     expect(notes.some((n) => n.endsWith('analytics: attribution: 1 import run(s) kept, 1 attributed'))).toBe(true);
+    // the tables by service rewrite only the rows of the services the new payments touched
+    for (const name of BY_SERVICE) {
+      const line = notes.find((n) => n.includes(`analytics: ${name}: rows of `));
+      expect(line, name).toMatch(/rows of \d+ service\(s\) rewritten, the rest from the live version$/);
+      expect(Number(/rows of (\d+)/.exec(line!)![1])).toBeGreaterThan(0);
+      expect(Number(/rows of (\d+)/.exec(line!)![1])).toBeLessThan(first.datasets.find((d) => d.name === 'services')!.rows);
+    }
     // the day state's own datasets are kept with it, not written again
     for (const name of ['wash-funding', 'wash-sellers']) {
       expect(notes.some((n) => n.includes(`analytics: ${name}: kept from ${first.version} (the day state is the same)`))).toBe(true);
@@ -242,10 +249,17 @@ describe('analytics: an incremental run and a run from scratch over the same pay
     const earlier = await run(incremental!.dir, incremental!.settings, world.cut, [], notes);
     expect(earlier.datasets.filter((d) => d.partitions?.deltas)).toEqual([]);
     // (the day state is rebuilt for the earlier time, so the labelled tables start again too)
-    expect(notes.filter((n) => n.includes('written whole')).map((n) => n.replace(/^\S+ /, ''))).toEqual([
-      ...KEYED.map((name) => `analytics: ${name}: written whole (a new day state)`),
-      ...APPEND_ONLY.map((name) => `analytics: ${name}: written whole (--now is before the live version's)`),
-    ]);
+    expect(
+      notes
+        .filter((n) => n.includes('written whole'))
+        .map((n) => n.replace(/^\S+ /, ''))
+        .sort(),
+    ).toEqual(
+      [
+        ...[...KEYED, ...BY_SERVICE].map((name) => `analytics: ${name}: written whole (a new day state)`),
+        ...APPEND_ONLY.map((name) => `analytics: ${name}: written whole (--now is before the live version's)`),
+      ].sort(),
+    );
   }, 600_000);
 });
 
@@ -253,6 +267,8 @@ describe('analytics: an incremental run and a run from scratch over the same pay
 const APPEND_ONLY = ['wash-payments-by-buyer', 'wash-payments-by-seller'];
 /** The label-bearing tables runs update with delta files whose newest row of a key wins (keyed.ts). */
 const KEYED = ['buyer-profiles', 'buyers'];
+/** The tables by service whose untouched services' rows runs take from the live version (by-service.ts). */
+const BY_SERVICE = ['service-detail', 'wash-detail', 'transactions'];
 
 const state: {
   incremental?: { settings: Settings; dir: string; manifest: SnapshotManifest };

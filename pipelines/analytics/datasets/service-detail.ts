@@ -7,21 +7,26 @@
  *                 label, tx_count, volume, share_pct. The label is the one wash-detail shows for the
  *                 buyer: the classifier's label of its pair with this service's seller (unlabeled
  *                 without one). Confidence, signals, the cohort and the top 50 stay in the paid wash-detail.
+ * A run rewrites only the rows of the services a run touched (by-service.ts).
  */
 import type { DatasetStep } from '../../runner.ts';
+import { byServiceStep } from './by-service.ts';
 import { serviceListItemSql } from './services.ts';
-import { dateSql, daysSql, labelNameSql, moneySql, nowSql, pctSql, rankedJsonArraySql, tableStep } from './sql.ts';
+import { dateSql, daysSql, labelNameSql, moneySql, nowSql, pctSql, rankedJsonArraySql } from './sql.ts';
 
 export const TOP_BUYERS = 10;
 /** Days in a service's daily series. */
 const SERIES_DAYS = 30;
 
-export const serviceDetailStep: DatasetStep = tableStep('service-detail', (ctx) => {
-  const now = nowSql(ctx);
-  return `WITH with_traffic AS (
+export const serviceDetailStep: DatasetStep = byServiceStep({
+  dataset: 'service-detail',
+  key: 'id',
+  select: (ctx, services) => {
+    const now = nowSql(ctx);
+    return `WITH with_traffic AS (
             -- services with payments in the 30 days, plus id 0 (no service has it) whose all-zero
             -- series stands in for every quiet service: most of a large index is quiet
-            SELECT DISTINCT service_id AS id FROM service_daily UNION ALL SELECT 0
+            SELECT DISTINCT service_id AS id FROM service_daily WHERE ${services('service_id')} UNION ALL SELECT 0
           ),
           series AS (
             SELECT f.id,
@@ -57,7 +62,7 @@ export const serviceDetailStep: DatasetStep = tableStep('service-detail', (ctx) 
               JOIN service_buyer_stats b ON b.service_id = r.service_id AND b.buyer_h = r.buyer_h
               JOIN service_facts f ON f.id = b.service_id
               JOIN buyer_addresses a ON a.buyer_h = b.buyer_h
-             WHERE r.rank_30d <= ${TOP_BUYERS}
+             WHERE r.rank_30d <= ${TOP_BUYERS} AND ${services('r.service_id')}
              GROUP BY b.service_id
           )
           SELECT f.id,
@@ -72,5 +77,7 @@ export const serviceDetailStep: DatasetStep = tableStep('service-detail', (ctx) 
             CROSS JOIN (SELECT daily_series FROM series WHERE id = 0) quiet
             LEFT JOIN series s ON s.id = f.id
             LEFT JOIN top t ON t.service_id = f.id
+           WHERE ${services('f.id')}
            ORDER BY f.id`;
+  },
 });

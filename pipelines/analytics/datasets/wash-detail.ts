@@ -6,17 +6,20 @@
  *                   (buyer, seller, chain) pair, 30-day tx_count and volume, first/last payment
  *   cohort_summary  the seller's cohort signals (a seller's services share them); the
  *                   classifier's *_pct fractions are shown as percents 0-100; zeros without a cohort row
+ * A run rewrites only the rows of the services a run touched (by-service.ts).
  */
 import type { DatasetStep } from '../../runner.ts';
+import { byServiceStep } from './by-service.ts';
 import { TOP_BUYERS_KEPT } from './rollups.ts';
-import { finiteSql, fractionToPctSql, isoSql, labelNameSql, moneySql, rankedJsonArraySql, signalsJsonSql, tableStep } from './sql.ts';
+import { finiteSql, fractionToPctSql, isoSql, labelNameSql, moneySql, rankedJsonArraySql, signalsJsonSql } from './sql.ts';
 
 /** Top buyers per service; rollups keeps ranks and addresses for exactly this many. */
 export const WASH_DETAIL_BUYERS = TOP_BUYERS_KEPT;
 
-export const washDetailStep: DatasetStep = tableStep(
-  'wash-detail',
-  () => `WITH top AS (
+export const washDetailStep: DatasetStep = byServiceStep({
+  dataset: 'wash-detail',
+  key: 'service_id',
+  select: (_ctx, services) => `WITH top AS (
            SELECT b.service_id,
                   ${rankedJsonArraySql(
                     'r.rank_30d',
@@ -36,7 +39,7 @@ export const washDetailStep: DatasetStep = tableStep(
              JOIN service_buyer_stats b ON b.service_id = r.service_id AND b.buyer_h = r.buyer_h
              JOIN buyer_addresses a ON a.buyer_h = b.buyer_h
              LEFT JOIN pair_label_codes p ON p.pk = b.pk
-            WHERE r.rank_30d <= ${WASH_DETAIL_BUYERS}
+            WHERE r.rank_30d <= ${WASH_DETAIL_BUYERS} AND ${services('r.service_id')}
             GROUP BY b.service_id
          )
          SELECT f.id AS service_id,
@@ -50,5 +53,6 @@ export const washDetailStep: DatasetStep = tableStep(
            FROM service_facts f
            LEFT JOIN top t ON t.service_id = f.id
            LEFT JOIN seller_cohorts c ON c.seller_address = f.seller_address AND c.chain = f.chain
+          WHERE ${services('f.id')}
           ORDER BY f.id`,
-);
+});
