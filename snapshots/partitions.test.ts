@@ -345,6 +345,30 @@ describe('append-only partitioned datasets: delta files', () => {
     expect(await reverifyVersion(loaded)).toMatch(/payments-by-buyer\/delta-000001\.parquet \(dataset payments-by-buyer\) is \d+ bytes/);
   });
 
+  it('folds the earlier deltas and the new rows into one delta file when asked', async () => {
+    const root = freshRoot();
+    const writer = await SnapshotWriter.begin({ root, service: 'svc', codeVersion: 'test', generatedAt: new Date('2026-11-20T12:00:01Z') });
+    await writer.writeTable(connection, 'payments-by-buyer', whole('n < 18000'), meta, { rowGroupSize: 1024, partitionBy: PARTITION });
+    await writer.publish({ nextExpectedUpdate: new Date('2026-11-20T13:00:00Z') });
+    await publishAppend(root, '2026-11-20T12:00:02Z', 'SELECT buyer, n, amount FROM payments WHERE n >= 18000 AND n < 19000');
+    const w = await SnapshotWriter.begin({ root, service: 'svc', codeVersion: 'test', generatedAt: new Date('2026-11-20T12:00:03Z') });
+    const entry = (await w.appendTable(connection, 'payments-by-buyer', 'SELECT buyer, n, amount FROM payments WHERE n >= 19000', meta, {
+      rowGroupSize: 1024,
+      partitionBy: PARTITION,
+      mergeDeltas: true,
+    }))!;
+    await w.publish({ nextExpectedUpdate: new Date('2026-11-20T13:00:00Z') });
+    expect(entry.partitions!.deltas!.map((d) => [d.file, d.rows])).toEqual([['delta-000002.parquet', 2000]]);
+    expect(entry.rows).toBe(20000);
+    const data = (await loadLatest(root, 'svc'))!.datasets.get('payments-by-buyer')!;
+    // sorted as the parts are, and every row once
+    const delta = data.files.at(-1)!;
+    expect(await rows(`SELECT buyer, n FROM read_parquet('${delta}')`)).toEqual(
+      await rows('SELECT buyer, n FROM payments WHERE n >= 18000 ORDER BY buyer, n'),
+    );
+    expect(await rows(`SELECT buyer, n, amount FROM ${parquetSql(data)} ORDER BY buyer, n`)).toEqual(await rows(whole('true')));
+  });
+
   it('declines to append, writing nothing, to a version without the dataset, with other buckets, or other columns', async () => {
     const root = freshRoot();
     expect(await publishAppend(root, '2026-11-20T12:00:01Z', whole('true'))).toBeNull();
@@ -458,6 +482,31 @@ describe('keyed partitioned datasets: delta files whose newest row of a key wins
     }
     // a key no file holds reads nothing
     expect(await rows(`SELECT v FROM ${parquetSql(data, ['0xnobody'])} WHERE buyer = '0xnobody'`)).toEqual([]);
+  });
+
+  it('folds the earlier deltas and the new rows into one delta file, each key once, the newest row winning', async () => {
+    const root = freshRoot();
+    const writer = await SnapshotWriter.begin({ root, service: 'svc', codeVersion: 'test', generatedAt: new Date('2026-11-20T12:00:01Z') });
+    await writer.writeTable(connection, 'buyers', first, meta, { rowGroupSize: 1024, partitionBy: PARTITION });
+    await writer.publish({ nextExpectedUpdate: new Date('2026-11-20T13:00:00Z') });
+    await publishKeyed(root, '2026-11-20T12:00:02Z', second, 350);
+    const w = await SnapshotWriter.begin({ root, service: 'svc', codeVersion: 'test', generatedAt: new Date('2026-11-20T12:00:03Z') });
+    const entry = (await w.appendTable(connection, 'buyers', third, meta, {
+      rowGroupSize: 1024,
+      partitionBy: PARTITION,
+      expectRows: 360,
+      mergeDeltas: true,
+    }))!;
+    const folded = await w.publish({ nextExpectedUpdate: new Date('2026-11-20T13:00:00Z') });
+    // one delta (numbered after the earlier ones): buyers 250..349 and 0..9, 390..399, each once
+    expect(entry.partitions!.deltas!.map((d) => [d.file, d.rows])).toEqual([['delta-000002.parquet', 120]]);
+    expect(entry.rows).toBe(360);
+    const data = (await loadLatest(root, 'svc'))!.datasets.get('buyers')!;
+    expect(data.files).toHaveLength(entry.partitions!.parts.length + 1);
+    expect(await rows(`SELECT buyer, v, score FROM ${parquetSql(data)} ORDER BY buyer`)).toEqual(
+      await rows(`SELECT buyer, v, score FROM (${merged}) ORDER BY buyer`),
+    );
+    expect(folded.version).toBe(data.entry.produced_in);
   });
 
   it('declines, writing nothing, when the merged rows would not be the count expected, or the live version combines deltas otherwise', async () => {

@@ -376,6 +376,12 @@ export class SnapshotWriter {
       rowGroupSize?: number;
       /** newest-wins: the merged table's rows the caller expects (the table's count when written whole); null when they differ. */
       expectRows?: number;
+      /**
+       * Fold the previous delta files and the new rows into one delta file (by the table's rule),
+       * instead of adding one more: keeps a point read to its part and one delta, at the cost of
+       * reading the deltas, not the parts.
+       */
+      mergeDeltas?: boolean;
     },
   ): Promise<DatasetEntry | null> {
     this.assertOpen(name);
@@ -390,11 +396,27 @@ export class SnapshotWriter {
     const dir = join(this.tmpDir, name);
     mkdirSync(dir);
     try {
-      const deltas = [...(p.deltas ?? [])];
-      const last = deltas.at(-1);
+      const earlierDeltas = p.deltas ?? [];
+      const last = earlierDeltas.at(-1);
       const file = deltaFileName(last ? Number(/\d+/.exec(last.file)![0]) + 1 : 1);
       const path = join(dir, file);
-      const ordered = by.orderBy ? `SELECT * FROM (${query}) ORDER BY ${by.orderBy}` : query;
+      // folded: the earlier deltas' rows with the new ones (newest-wins: each key's newest row), as one file
+      const folded = options.mergeDeltas && earlierDeltas.length > 0;
+      const deltas = folded ? [] : [...earlierDeltas];
+      let rowsOf = query;
+      if (folded) {
+        const files = earlierDeltas.map((d) => join(from, previous.file, d.file));
+        const rank = `CASE snapshot_file ${files.map((f, i) => `WHEN ${sqlString(f)} THEN ${i + 1}`).join(' ')} END`;
+        const ranked = `SELECT * EXCLUDE (snapshot_file), ${rank} AS snapshot_rank
+                          FROM read_parquet([${files.map(sqlString).join(', ')}], filename = 'snapshot_file')
+                        UNION ALL BY NAME SELECT *, ${files.length + 1} AS snapshot_rank FROM (${query})`;
+        rowsOf =
+          rule === 'newest-wins'
+            ? `SELECT * EXCLUDE (snapshot_rank) FROM (${ranked})
+                QUALIFY row_number() OVER (PARTITION BY ${quoteIdentifier(p.key)} ORDER BY snapshot_rank DESC) = 1`
+            : `SELECT * EXCLUDE (snapshot_rank) FROM (${ranked})`;
+      }
+      const ordered = by.orderBy ? `SELECT * FROM (${rowsOf}) ORDER BY ${by.orderBy}` : rowsOf;
       const copied = await queryJson(
         connection,
         `COPY (${ordered}) TO ${sqlString(path)} (${parquetOptions(options.rowGroupSize ?? 122_880)})`,
@@ -411,7 +433,7 @@ export class SnapshotWriter {
         fsyncPath(path);
         deltas.push({ file, rows, bytes: statSync(path).size, sha256: await sha256File(path) });
       }
-      const linked = [...p.parts, ...(p.deltas ?? [])];
+      const linked = folded ? p.parts : [...p.parts, ...earlierDeltas];
       for (const f of linked) linkOrCopy(join(from, previous.file, f.file), join(dir, f.file));
       fsyncPath(dir);
       const partitions: DatasetPartitions = {
@@ -429,7 +451,8 @@ export class SnapshotWriter {
         merged = previous.rows;
         if (rows > 0) {
           const key = quoteIdentifier(p.key);
-          const earlier = linked.map((f) => sqlString(join(dir, f.file))).join(', ');
+          // every file of the previous version: its parts and deltas (folded or not)
+          const earlier = [...p.parts, ...earlierDeltas].map((f) => sqlString(join(from, previous.file, f.file))).join(', ');
           const [count] = await queryJson(
             connection,
             `SELECT count(DISTINCT d.${key})::BIGINT AS keys,

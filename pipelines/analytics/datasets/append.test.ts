@@ -63,7 +63,7 @@ const plan = (
 describe('append-only tables: extend the live version, or write whole and say why', () => {
   it('extends the version it has a record of, from the batches and the time that record covers', async () => {
     await record('a'.repeat(64));
-    expect(await plan(live('a'.repeat(64), 1000))).toEqual({ batch: 2, asOf: "TIMESTAMP '2026-11-20 09:00:00.000000'" });
+    expect(await plan(live('a'.repeat(64), 1000))).toEqual({ fold: false, batch: 2, asOf: "TIMESTAMP '2026-11-20 09:00:00.000000'" });
     // the same time again (no new hour) is fine too
     expect(await plan(live('a'.repeat(64), 1000), { now: AT })).toMatchObject({ batch: 2 });
   });
@@ -85,11 +85,11 @@ describe('append-only tables: extend the live version, or write whole and say wh
     expect(await plan(writer, { now: new Date('2026-11-20T08:59:59Z') })).toEqual({ why: "--now is before the live version's" });
   });
 
-  it('compacts past the most delta files or the largest share of rows in deltas', async () => {
+  it('folds the deltas past the most delta files, and compacts past the largest share of rows in deltas', async () => {
     await record('d'.repeat(64));
     const sha = 'd'.repeat(64);
-    expect(await plan(live(sha, 1000, Array(MAX_DELTAS - 1).fill(1)))).toMatchObject({ batch: 2 });
-    expect(await plan(live(sha, 1000, Array(MAX_DELTAS).fill(1)))).toEqual({ why: `compacting: ${MAX_DELTAS} delta files` });
+    expect(await plan(live(sha, 1000, Array(MAX_DELTAS - 1).fill(1)))).toMatchObject({ batch: 2, fold: false });
+    expect(await plan(live(sha, 1000, Array(MAX_DELTAS).fill(1)))).toMatchObject({ batch: 2, fold: true });
     expect(await plan(live(sha, 1000, [MAX_DELTA_SHARE * 1000]))).toMatchObject({ batch: 2 });
     expect(await plan(live(sha, 1000, [60, 41]))).toEqual({
       why: `compacting: the delta files hold 101 rows, over ${MAX_DELTA_SHARE * 100} % of the parts' 1000`,

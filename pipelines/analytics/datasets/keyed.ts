@@ -14,14 +14,14 @@
  *
  * Anything else writes the table whole, saying why: no record, a new day state (the first run of
  * a day, or one rebuilt), a run that died after labelling (the labels moved on, the live version
- * did not), `--rebuild`, a changed query or input, or too many or too large deltas (compaction, as
- * for the payment tables: append.ts MAX_DELTAS and MAX_DELTA_SHARE).
+ * did not), `--rebuild`, a changed query or input, or deltas over MAX_KEYED_DELTA_SHARE of the
+ * parts' rows (compaction). Past append.ts MAX_DELTAS files a run folds them and its rows into one.
  */
 import { createHash } from 'node:crypto';
 import { queryJson, sqlString } from '../../../lib/duckdb.ts';
 import type { PartitionBy } from '../../../snapshots/writer.ts';
 import type { DatasetStep, PipelineContext } from '../../runner.ts';
-import { MAX_DELTA_SHARE, MAX_DELTAS } from './append.ts';
+import { MAX_DELTAS } from './append.ts';
 
 const COVERAGE = `CREATE TABLE IF NOT EXISTS keyed_coverage (dataset VARCHAR, sha256 VARCHAR, recipe VARCHAR, inputs VARCHAR,
   state_id VARCHAR, labels VARCHAR, recorded_at TIMESTAMP)`;
@@ -73,13 +73,19 @@ export function keyedStep(table: KeyedTable): DatasetStep {
         const rows = await table.select(ctx, (h) => `${h} IN (SELECT bk FROM relabelled_buyers)`);
         const [all] = await queryJson(c, table.count);
         // the merged table must count what the whole one would: a key that vanished cannot be deleted by a delta
-        entry = await ctx.writer.appendTable(c, dataset, rows, meta, { partitionBy, rowGroupSize, expectRows: Number(all?.n) });
+        entry = await ctx.writer.appendTable(c, dataset, rows, meta, {
+          partitionBy,
+          rowGroupSize,
+          expectRows: Number(all?.n),
+          mergeDeltas: plan.fold,
+        });
         if (!entry) {
           ctx.log(`${dataset}: written whole (the live version's partitioning or columns differ, or a key would be dropped)`);
         } else {
           const p = entry.partitions!;
+          const folded = plan.fold ? ', the earlier delta files folded into it' : '';
           ctx.log(
-            `${dataset}: ${p.deltas!.at(-1)?.rows ?? 0} rows of buyers labelled again, as a delta file (${p.deltas?.length ?? 0} beside ${p.parts.length} parts)`,
+            `${dataset}: rows of the buyers labelled again as a delta file (${p.deltas?.length ?? 0} beside ${p.parts.length} parts${folded})`,
           );
         }
       }
@@ -97,7 +103,7 @@ async function planKeyed(
   recipe: string,
   inputs: string,
   generation: Generation | null,
-): Promise<({ ok: true } | { why: string }) & { previous: string | null }> {
+): Promise<({ fold: boolean } | { why: string }) & { previous: string | null }> {
   const live = ctx.writer.previousManifest?.datasets.find((d) => d.name === dataset);
   const previous = live?.sha256 ?? null;
   const no = (why: string) => ({ why, previous });
@@ -118,14 +124,22 @@ async function planKeyed(
   if (row.inputs !== inputs) return no('what the rows read besides the labels changed');
   const p = live.partitions;
   const deltas = p?.deltas ?? [];
-  if (deltas.length >= MAX_DELTAS) return no(`compacting: ${deltas.length} delta files`);
   const partRows = (p?.parts ?? []).reduce((a, x) => a + x.rows, 0);
   const deltaRows = deltas.reduce((a, x) => a + x.rows, 0);
-  if (deltaRows > MAX_DELTA_SHARE * partRows) {
-    return no(`compacting: the delta files hold ${deltaRows} rows, over ${MAX_DELTA_SHARE * 100} % of the parts' ${partRows}`);
+  if (deltaRows > MAX_KEYED_DELTA_SHARE * partRows) {
+    return no(`compacting: the delta files hold ${deltaRows} rows, over ${MAX_KEYED_DELTA_SHARE * 100} % of the parts' ${partRows}`);
   }
-  return { ok: true, previous };
+  return { fold: deltas.length >= MAX_DELTAS, previous };
 }
+
+/**
+ * The delta rows, as a share of the parts' rows, past which a run writes a keyed table whole. Higher
+ * than the payment tables' (append.ts MAX_DELTA_SHARE): folded deltas hold each buyer once, so they
+ * grow only with the buyers labelled since the day began, and a point read opens one part and at
+ * most MAX_DELTAS deltas whatever their size (sorted by address, read by row group); the first run
+ * of a day writes the table whole anyway.
+ */
+export const MAX_KEYED_DELTA_SHARE = 0.5;
 
 /** Records what the version `sha256` was written from; the live version's record stays (a failed publish), older ones go. */
 async function record(
