@@ -268,7 +268,7 @@ const APPEND_ONLY = ['wash-payments-by-buyer', 'wash-payments-by-seller'];
 /** The label-bearing tables runs update with delta files whose newest row of a key wins (keyed.ts). */
 const KEYED = ['buyer-profiles', 'buyers'];
 /** The tables by service whose untouched services' rows runs take from the live version (by-service.ts). */
-const BY_SERVICE = ['service-detail', 'wash-detail', 'transactions'];
+const BY_SERVICE = ['service-detail', 'wash-detail'];
 
 const state: {
   incremental?: { settings: Settings; dir: string; manifest: SnapshotManifest };

@@ -1,5 +1,5 @@
 /**
- * Tables of rows by service (wash-detail, service-detail, transactions): a run rewrites only the
+ * Tables of one row per service (wash-detail, service-detail): a run rewrites only the
  * rows of the services whose rows can have changed since the live version, and takes the rest from
  * the live version's file, in the same order, so the file is byte for byte what a run from scratch
  * writes (pipelines/analytics/incremental.test.ts).

@@ -6,24 +6,20 @@
  *           row of the service: a busy service has more payments than rows
  * amount in USDC (6 decimals), time ISO 8601 UTC. The 30 days of payments are attributed again
  * here (attribution.ts) with their hash, chain and buyer: cheaper than carrying those strings for
- * every payment of the run. A run rewrites only the rows of the services a run touched (by-service.ts).
+ * every payment of the run.
  */
 import { TRANSACTIONS_PER_SERVICE } from '../../../catalog/datasets.ts';
 import type { DatasetStep } from '../../runner.ts';
 import { attributedSql } from '../attribution.ts';
-import { byServiceStep } from './by-service.ts';
-import { isoSql, moneySql, nowSql, windows } from './sql.ts';
+import { isoSql, moneySql, nowSql, tableStep, windows } from './sql.ts';
 
-export const transactionsStep: DatasetStep = byServiceStep({
-  dataset: 'transactions',
-  key: 'service_id',
-  select: (ctx, services) => {
-    const now = nowSql(ctx);
-    const w = windows(now);
-    return `WITH a AS MATERIALIZED (
+export const transactionsStep: DatasetStep = tableStep('transactions', (ctx) => {
+  const now = nowSql(ctx);
+  const w = windows(now);
+  return `WITH a AS MATERIALIZED (
             SELECT service_id, tx_hash, chain, buyer, amount_micro, time
               FROM (${attributedSql(`x402_transactions WHERE time <= ${now} AND ${w.last30d('time')}`, ['tx_hash', 'buyer'])})
-             WHERE service_id IS NOT NULL AND ${services('service_id')}
+             WHERE service_id IS NOT NULL
           ),
           counted AS (SELECT service_id, count(*)::INTEGER AS total FROM a GROUP BY service_id),
           kept AS (
@@ -39,5 +35,4 @@ export const transactionsStep: DatasetStep = byServiceStep({
             FROM kept k
            -- the instant, not its ISO text (whole seconds): payments within one second keep their order
            ORDER BY k.service_id, k.time DESC, k.tx_hash`;
-  },
 });
