@@ -135,7 +135,13 @@ export async function createSegmentViews(
   added: readonly string[],
 ): Promise<void> {
   await dropSegmentViews(c, raw);
-  await c.run(`CREATE TEMP VIEW ${raw.name} AS ${segmentsView(raw, segments.map((s) => s.path), source)}`);
+  await c.run(
+    `CREATE TEMP VIEW ${raw.name} AS ${segmentsView(
+      raw,
+      segments.map((s) => s.path),
+      source,
+    )}`,
+  );
   await c.run(`CREATE TEMP VIEW new_${raw.name} AS ${segmentsView(raw, added, source)}`);
   // by the run that wrote them: a filter on import_batch reads only those runs' segments
   const byBatch = [...new Set(segments.map((s) => s.batch))].map(

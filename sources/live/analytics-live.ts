@@ -29,7 +29,15 @@ import { notIndexedReason } from './facilitators.ts';
 import { withUpstream, type UpstreamOptions } from './http.ts';
 import { createJsonRpc } from './json-rpc.ts';
 import { LIVE_REQUIRED } from './required-settings.ts';
-import { appendLiveSegment, indexerPositions, LIVE_FUNDING, LIVE_TRANSACTIONS, viewsOverCommitted, type LiveTable } from './segments.ts';
+import {
+  appendLiveSegment,
+  indexerPositions,
+  LIVE_FUNDING,
+  LIVE_TRANSACTIONS,
+  viewsOverCommitted,
+  type LiveRun,
+  type LiveTable,
+} from './segments.ts';
 import { DEFAULT_SOLANA_OPTIONS, indexSolanaSettlements, type SolanaIndexerOptions } from './solana-indexer.ts';
 import {
   crawlDiscovery,
@@ -80,11 +88,7 @@ const CLIENT_DEFAULTS: Record<'discovery' | 'base' | 'solana', ClientTuning> = {
 };
 
 /** A segment that could not be written fails the step; the views still read the segments committed before. */
-async function appendOrKeep(
-  ctx: IngestContext,
-  append: () => Promise<{ rows: number }>,
-  table: LiveTable,
-): Promise<{ rows: number }> {
+async function appendOrKeep(ctx: IngestContext, append: () => Promise<{ rows: number }>, table: LiveTable): Promise<{ rows: number }> {
   try {
     return await append();
   } catch (err) {
@@ -100,6 +104,8 @@ function firstLine(err: unknown): string {
 export function liveIngestSteps(settings: Settings, options: LiveIngestOptions = {}): IngestStep[] {
   const registry = options.registry ?? FACILITATOR_REGISTRY;
   const relayers = relayersOf(registry);
+  // the steps of one run: their segments share the run's batch
+  const run: LiveRun = {};
   const client = (kind: keyof typeof CLIENT_DEFAULTS, name: string, baseUrl: string): UpstreamOptions => ({
     ...CLIENT_DEFAULTS[kind],
     ...options.upstream,
@@ -177,7 +183,7 @@ export function liveIngestSteps(settings: Settings, options: LiveIngestOptions =
       }
       // History indexed so far is still worth publishing when one chain failed this run; the step
       // still fails so the run's summary and exit code say so.
-      const { rows } = await appendOrKeep(ctx, () => appendLiveSegment(ctx, LIVE_TRANSACTIONS, before), LIVE_TRANSACTIONS);
+      const { rows } = await appendOrKeep(ctx, () => appendLiveSegment(ctx, LIVE_TRANSACTIONS, before, run), LIVE_TRANSACTIONS);
       if (problems.length) throw new Error(problems.join('; '));
       return rows;
     },
@@ -197,7 +203,7 @@ export function liveIngestSteps(settings: Settings, options: LiveIngestOptions =
           ctx.log,
         ),
       );
-      return (await appendOrKeep(ctx, () => appendLiveSegment(ctx, LIVE_FUNDING, new Map()), LIVE_FUNDING)).rows;
+      return (await appendOrKeep(ctx, () => appendLiveSegment(ctx, LIVE_FUNDING, new Map(), run), LIVE_FUNDING)).rows;
     },
   };
 

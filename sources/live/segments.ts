@@ -161,7 +161,7 @@ interface Cut {
 async function cut(
   ctx: IngestContext,
   table: LiveTable,
-  o: { dir: string; bounds: Positions; fresh: boolean; segmented: number; segmentsDir: string },
+  o: { dir: string; bounds: Positions; fresh: boolean; segmented: number; segmentsDir: string; run: LiveRun },
 ): Promise<Cut | null> {
   const c = ctx.connection;
   const name = sqlString(table.raw.name);
@@ -192,7 +192,7 @@ async function cut(
       await c.run('ROLLBACK');
       return null;
     }
-    const batch = await nextBatch(c);
+    const batch = o.run.batch ?? (await nextBatch(c));
     let segment: string | null = null;
     if (added > 0) {
       segment = `${table.prefix}-${String(batch).padStart(6, '0')}-${o.dir.replace(/^live:/, 'live-')}.parquet`;
@@ -221,6 +221,7 @@ async function cut(
     await c.run(`DELETE FROM live_segment_marks WHERE table_name = ${name}`);
     if (table.positions) await c.run(`INSERT INTO live_segment_marks SELECT ${name}, part, pos FROM (${table.positions})`);
     await c.run('COMMIT');
+    if (segment) o.run.batch = batch;
     return { added, rejected, segment, batch };
   } catch (err) {
     await c.run('ROLLBACK').catch(() => undefined);
@@ -231,6 +232,11 @@ async function cut(
   }
 }
 
+/** One run of the live source: its segments share one batch, as one file import's files do. */
+export interface LiveRun {
+  batch?: number;
+}
+
 const newHistoryId = () => `live:${randomBytes(6).toString('hex')}`;
 
 /**
@@ -238,7 +244,7 @@ const newHistoryId = () => `live:${randomBytes(6).toString('hex')}`;
  * the raw table's views over the segments. `before`: where the indexers stood before this run
  * indexed (indexerPositions), so a checkpoint moved back is seen.
  */
-export async function appendLiveSegment(ctx: IngestContext, table: LiveTable, before: Positions): Promise<LiveSegmentRun> {
+export async function appendLiveSegment(ctx: IngestContext, table: LiveTable, before: Positions, run: LiveRun): Promise<LiveSegmentRun> {
   const c = ctx.connection;
   const name = table.raw.name;
   if (!ctx.warehouseDir) {
@@ -258,7 +264,8 @@ export async function appendLiveSegment(ctx: IngestContext, table: LiveTable, be
   const dir = ledger[0]?.dir;
   let fresh: string | null = null;
   if (dir === undefined) {
-    if (history > 0) fresh = `this warehouse kept its live ${name} as a table rebuilt every run; its history is written once as the first segment`;
+    if (history > 0)
+      fresh = `this warehouse kept its live ${name} as a table rebuilt every run; its history is written once as the first segment`;
   } else if (!dir.startsWith('live:')) {
     fresh = `this warehouse's ${name} came from ${dir} before; the live history starts a new payment history`;
   }
@@ -275,13 +282,13 @@ export async function appendLiveSegment(ctx: IngestContext, table: LiveTable, be
 
   const segmented = ledger.reduce((n, l) => n + Number(l.rows_loaded), 0);
   let historyId = dir !== undefined && fresh === null ? dir : newHistoryId();
-  let done = await cut(ctx, table, { dir: historyId, bounds, fresh: fresh !== null || dir === undefined, segmented, segmentsDir });
+  let done = await cut(ctx, table, { dir: historyId, bounds, fresh: fresh !== null || dir === undefined, segmented, segmentsDir, run });
   if (done === null) {
     fresh =
       `the kept history (${history} rows) is not the segments (${segmented} rows) plus the rows indexed since: ` +
       `rows were removed or changed outside the indexers; the segments are written again from the history as a new payment history`;
     historyId = newHistoryId();
-    done = await cut(ctx, table, { dir: historyId, bounds, fresh: true, segmented, segmentsDir });
+    done = await cut(ctx, table, { dir: historyId, bounds, fresh: true, segmented, segmentsDir, run });
     if (done === null) throw new Error(`${name}: the segments could not be written again from the kept history`);
   }
   if (fresh) ctx.log(`${name}: ${fresh}`);
