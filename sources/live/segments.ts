@@ -16,7 +16,7 @@
  * slot per Solana relayer; funding has no order, so its rows are all read, one per buyer), less
  * those whose key (a 64-bit hash of chain, transaction and log index or instruction) a segment
  * already holds: a payment indexed twice (a checkpoint moved back, an overlapping range) is not
- * added twice and is counted in the ledger's rows_rejected. An indexer's checkpoint found below
+ * added twice and is counted (the log; the ledger's rows_rejected when the run writes a segment). An indexer's checkpoint found below
  * its mark (reset by hand) lowers the bound to it, so what it indexes again is compared with the
  * keys.
  *
