@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -275,6 +275,25 @@ describe('liveIngestSteps', () => {
       expect(payments[0]!.loaded).toBe(8);
       expect(await rows(`SELECT count(*)::INTEGER AS n FROM new_x402_transactions`)).toEqual([{ n: 8 }]);
       expect(segmentFiles().filter((f) => f.startsWith('transactions-'))).toEqual([payments[0]!.segment]);
+    });
+
+    it('a warehouse whose payments came from files starts a new payment history', async () => {
+      const c = t.warehouse.connection;
+      await c.run(`CREATE TABLE import_ledger (dir VARCHAR, file_name VARCHAR, table_name VARCHAR, sha256 VARCHAR, bytes BIGINT,
+        mtime_ms DOUBLE, batch INTEGER, segment VARCHAR, rows_read BIGINT, rows_loaded BIGINT, rows_rejected BIGINT, imported_at TIMESTAMP)`);
+      const imported = 'transactions-000001-0123456789abcdef.parquet';
+      mkdirSync(join(t.warehouseDir!, SEGMENTS_DIR));
+      await c.run(`COPY (SELECT 'h' AS tx_hash) TO '${join(t.warehouseDir!, SEGMENTS_DIR, imported)}' (FORMAT parquet)`);
+      await c.run(`INSERT INTO import_ledger VALUES ('/data/x402', 'transactions.parquet', 'x402_transactions', 'abc', 1, 1, 1,
+        '${imported}', 1, 1, 0, TIMESTAMP '2026-03-01 00:00:00')`);
+      await indexRun('2026-03-02T01:02:00Z');
+      expect(t.logs).toContain(
+        "x402_transactions: this warehouse's x402_transactions came from /data/x402 before; the live history starts a new payment history",
+      );
+      const transactions = (await ledger()).filter((l) => l.table_name === 'x402_transactions');
+      expect(transactions.map((l) => [String(l.dir).slice(0, 5), l.batch, l.loaded])).toEqual([['live:', 2, 7]]);
+      expect(segmentFiles()).not.toContain(imported);
+      expect(await payments('x402_transactions')).toEqual(await history());
     });
 
     it('a warehouse that kept the payments as a table has its history written once as the first segment', async () => {

@@ -16,13 +16,14 @@
  * slot per Solana relayer; funding has no order, so its rows are all read, one per buyer), less
  * those whose key (a 64-bit hash of chain, transaction and log index or instruction) a segment
  * already holds: a payment indexed twice (a checkpoint moved back, an overlapping range) is not
- * added twice and is counted (the log; the ledger's rows_rejected when the run writes a segment). An indexer's checkpoint found below
- * its mark (reset by hand) lowers the bound to it, so what it indexes again is compared with the
- * keys.
+ * added twice and is counted (the log; the ledger's rows_rejected when the run writes a segment).
+ * An indexer's checkpoint found below its mark (reset by hand) lowers the bound to it, so what it
+ * indexes again is compared with the keys.
  *
  * The indexers never change or delete a row of the history (they read finalized blocks and
- * slots, and insert by key), so a segment never needs rewriting. If the history does not add up
- * to the segments plus the new rows (rows removed or changed outside the indexers), or the
+ * slots, and insert by key), so a segment never needs rewriting. If the history's row count is
+ * not the segments' plus the new rows (rows removed, or added below the marks, outside the
+ * indexers; a row edited in place keeps the count and is not seen), or the
  * warehouse's segments came from files, the segments are written again from the whole history
  * under a new `dir` (`live:<id>`, a new payment history), which sends the pipeline's incremental
  * steps to their full paths; the log says why. A warehouse of an older version, with a history
@@ -169,6 +170,8 @@ async function cut(
   await c.run('BEGIN TRANSACTION');
   let segmentPath: string | null = null;
   try {
+    // batches only grow, across payment histories too
+    const batch = o.run.batch ?? (await nextBatch(c));
     if (o.fresh) {
       await c.run(`DELETE FROM import_ledger WHERE table_name = ${name}`);
       await c.run(`DELETE FROM ${table.keys}`);
@@ -192,7 +195,6 @@ async function cut(
       await c.run('ROLLBACK');
       return null;
     }
-    const batch = o.run.batch ?? (await nextBatch(c));
     let segment: string | null = null;
     if (added > 0) {
       segment = `${table.prefix}-${String(batch).padStart(6, '0')}-${o.dir.replace(/^live:/, 'live-')}.parquet`;
