@@ -266,8 +266,8 @@ describe('liveIngestSteps', () => {
       evm.finalized = fx.secondFinalized;
       await indexRun('2026-03-02T02:00:00Z');
       expect(t.logs).toContain(
-        'x402_transactions: the kept history (8 rows) is not the segments (7 rows) plus the rows indexed since: rows were removed or changed ' +
-          'outside the indexers; the segments are written again from the history as a new payment history',
+        'x402_transactions: the kept history (8 rows) is not the segments (7 rows) plus the rows indexed since: rows were removed, ' +
+          'or added below the marks, outside the indexers; the segments are written again from the history as a new payment history',
       );
       const payments = (await ledger()).filter((l) => l.table_name === 'x402_transactions');
       expect(payments).toHaveLength(1);

@@ -142,8 +142,6 @@ export interface LiveSegmentRun {
   added: number;
   /** Rows indexed again that a segment already held. */
   rejected: number;
-  /** Why the segments were written again as a new payment history; null when they were extended. */
-  newHistory: string | null;
 }
 
 interface Cut {
@@ -288,7 +286,7 @@ export async function appendLiveSegment(ctx: IngestContext, table: LiveTable, be
   if (done === null) {
     fresh =
       `the kept history (${history} rows) is not the segments (${segmented} rows) plus the rows indexed since: ` +
-      `rows were removed or changed outside the indexers; the segments are written again from the history as a new payment history`;
+      `rows were removed, or added below the marks, outside the indexers; the segments are written again from the history as a new payment history`;
     historyId = newHistoryId();
     done = await cut(ctx, table, { dir: historyId, bounds, fresh: true, segmented, segmentsDir, run });
     if (done === null) throw new Error(`${name}: the segments could not be written again from the kept history`);
@@ -305,7 +303,7 @@ export async function appendLiveSegment(ctx: IngestContext, table: LiveTable, be
       (done.rejected ? `, ${done.rejected} indexed again that a segment already holds (not added)` : '') +
       `; ${ledger.length} segment(s), ${rows} rows in all`,
   );
-  return { rows, added: done.added, rejected: done.rejected, newHistory: fresh };
+  return { rows, added: done.added, rejected: done.rejected };
 }
 
 async function createViews(
