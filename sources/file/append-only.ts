@@ -30,13 +30,24 @@
  * - The warehouse mirrors one directory: a run from another directory starts a new payment history
  *   (the ledger, keys and segments of the old one are removed) and says so on the run log.
  */
-import { createHash } from 'node:crypto';
-import { copyFileSync, createReadStream, existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryJson, sqlString } from '../../lib/duckdb.ts';
 import type { IngestContext } from '../contract.ts';
 import type { RawTable } from '../raw-tables.ts';
+import {
+  createSegmentViews,
+  dropSegmentViews,
+  insertLedgerRow,
+  LEDGER_DDL,
+  nextBatch,
+  readLedger,
+  removeUncommitted,
+  segmentsDirOf,
+  segmentsView,
+  sha256OfFile,
+} from '../segments.ts';
 
 /** Keys loaded before: `keys` has a column `key` (the hash of the unique columns), `rows` the unique columns. */
 export interface SeenKeys {
@@ -72,37 +83,17 @@ export interface FileImport {
   fileError(path: string, err: unknown): Error;
 }
 
-export const SEGMENTS_DIR = 'analytics-payments';
+export { SEGMENTS_DIR } from '../segments.ts';
 
-const LEDGER = `CREATE TABLE IF NOT EXISTS import_ledger (dir VARCHAR, file_name VARCHAR, table_name VARCHAR, sha256 VARCHAR,
-  bytes BIGINT, mtime_ms DOUBLE, batch INTEGER, segment VARCHAR, rows_read BIGINT, rows_loaded BIGINT, rows_rejected BIGINT,
-  imported_at TIMESTAMP)`;
 const KEYS = `CREATE TABLE IF NOT EXISTS file_payment_keys (key UBIGINT)`;
 /** Where one file is validated before it is appended. */
 const STAGING = 'import_new';
-
-interface LedgerRow {
-  dir: string;
-  file_name: string;
-  sha256: string;
-  bytes: number;
-  mtime_ms: number;
-  batch: number;
-  segment: string;
-  imported_at: string;
-}
 
 interface Candidate {
   name: string;
   path: string;
   bytes: number;
   mtimeMs: number;
-}
-
-export async function sha256OfFile(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
-  return hash.digest('hex');
 }
 
 /** The files of DIR for `name`, in import order: `<name>.<ext>` first, then `<name>-<label>.<ext>` by name. */
@@ -138,17 +129,6 @@ export function appendFiles(dir: string, name: string): { files: Candidate[]; pr
 
 const columnsOf = (table: AppendTable) => table.raw.columns.map(([c]) => c).filter((c) => c !== 'source');
 
-/** A view over segments with the raw table's columns (`source` is 'file'); an empty one without segments. */
-function segmentsView(raw: RawTable, paths: readonly string[]): string {
-  if (paths.length === 0) {
-    return `SELECT ${raw.columns.map(([c, t]) => `NULL::${t} AS ${c}`).join(', ')} LIMIT 0`;
-  }
-  // a segment copied as it is may hold a number or time column in another type: cast as the import does
-  const columns = raw.columns.filter(([c]) => c !== 'source').map(([c, t]) => `CAST(${c} AS ${t}) AS ${c}`);
-  return `SELECT ${columns.join(', ')}, 'file' AS source
-      FROM read_parquet([${paths.map(sqlString).join(', ')}], union_by_name = true)`;
-}
-
 /**
  * Imports DIR's new files for an append-only table and (re)creates its raw table as a view over
  * every imported file. Returns the payments the raw table holds. Throws, after the view is in
@@ -162,25 +142,19 @@ export async function importAppendOnly(ctx: IngestContext, dir: string, table: A
       `${table.name}: the file import keeps imported payments beside the warehouse file (WAREHOUSE_DIR); an in-memory warehouse has no directory for them`,
     );
   }
-  const segmentsDir = join(ctx.warehouseDir, SEGMENTS_DIR);
-  mkdirSync(segmentsDir, { recursive: true });
+  const segmentsDir = segmentsDirOf(ctx.warehouseDir);
   const tableName = sqlString(table.raw.name);
   const absolute = resolve(dir);
-  await c.run(LEDGER);
+  await c.run(LEDGER_DDL);
   await c.run(KEYS);
-  await c.run(`DROP VIEW IF EXISTS temp.${table.raw.name}`);
-  await c.run(`DROP VIEW IF EXISTS temp.new_${table.raw.name}`);
-  await c.run(`DROP VIEW IF EXISTS temp.${table.raw.name}_by_import`);
-  await c.run(`DROP TABLE IF EXISTS main.${table.raw.name}`); // a warehouse of an older version kept a copy
+  await dropSegmentViews(c, table.raw); // and the copy a warehouse of an older version kept
   // the report lists this run's files; the rejects of files imported before stay with them
   await c.run(`DELETE FROM import_files WHERE table_name = ${tableName}`);
   await c.run(`DELETE FROM import_rejects WHERE starts_with(file, ${sqlString(join(absolute, table.name))})
     AND file NOT IN (SELECT dir || '/' || file_name FROM import_ledger)`);
 
   const { files: found, problems } = appendFiles(absolute, table.name);
-  let ledger = (await queryJson(c, `SELECT * FROM import_ledger WHERE table_name = ${tableName} ORDER BY batch, file_name`)).map(
-    (r) => r as unknown as LedgerRow,
-  );
+  let ledger = await readLedger(c, table.raw.name);
   const previousDir = ledger[0]?.dir;
   if (previousDir !== undefined && previousDir !== absolute) {
     ctx.log(
@@ -196,10 +170,7 @@ export async function importAppendOnly(ctx: IngestContext, dir: string, table: A
     ledger = [];
   }
   // segments of a run that died before its commit
-  const known = new Set(ledger.map((l) => l.segment));
-  for (const f of readdirSync(segmentsDir)) {
-    if (f.startsWith(`${table.name}-`) && !known.has(f)) rmSync(join(segmentsDir, f), { force: true });
-  }
+  removeUncommitted(segmentsDir, table.name, new Set(ledger.map((l) => l.segment)));
   if (found.length === 0 && ledger.length === 0 && problems.length === 0) {
     throw new Error(
       `${join(absolute, table.name)}.csv or .parquet: not found (the ${table.name} file is required; later payments may come as ${table.name}-<label>.csv or .parquet)`,
@@ -231,8 +202,7 @@ export async function importAppendOnly(ctx: IngestContext, dir: string, table: A
     fresh.push({ ...f, sha256 });
   }
 
-  const [last] = await queryJson(c, `SELECT coalesce(max(batch), 0)::INTEGER AS b FROM import_ledger`);
-  const batch = Number(last?.b ?? 0) + 1;
+  const batch = await nextBatch(c);
   const segments = ledger.map((l) => join(segmentsDir, l.segment));
   const added: string[] = [];
   let loadedNow = 0;
@@ -240,7 +210,7 @@ export async function importAppendOnly(ctx: IngestContext, dir: string, table: A
   for (const f of fresh) {
     const segmentName = `${table.name}-${String(batch).padStart(6, '0')}-${f.sha256.slice(0, 16)}.parquet`;
     const segment = join(segmentsDir, segmentName);
-    await c.run(`CREATE OR REPLACE TEMP VIEW import_earlier AS ${segmentsView(table.raw, segments)}`);
+    await c.run(`CREATE OR REPLACE TEMP VIEW import_earlier AS ${segmentsView(table.raw, segments, 'file')}`);
     await c.run(`DROP VIEW IF EXISTS temp.${STAGING}`);
     await c.run('BEGIN TRANSACTION');
     try {
@@ -251,11 +221,20 @@ export async function importAppendOnly(ctx: IngestContext, dir: string, table: A
       else await c.run(`COPY (SELECT ${columns} FROM ${STAGING}) TO ${sqlString(segment)} (FORMAT parquet, COMPRESSION zstd)`);
       const key = (table.unique?.columns ?? []).join(', ');
       if (key) await c.run(`INSERT INTO file_payment_keys SELECT hash(${key}) FROM read_parquet(${sqlString(segment)})`);
-      await c.run(
-        `INSERT INTO import_ledger VALUES (${sqlString(absolute)}, ${sqlString(f.name)}, ${tableName}, ${sqlString(f.sha256)},
-          ${f.bytes}, ${f.mtimeMs}, ${batch}, ${sqlString(segmentName)}, ${loaded.loaded + loaded.rejected}, ${loaded.loaded},
-          ${loaded.rejected}, ${sqlString(ctx.now.toISOString())}::TIMESTAMPTZ::TIMESTAMP)`,
-      );
+      await insertLedgerRow(c, {
+        dir: absolute,
+        fileName: f.name,
+        table: table.raw.name,
+        sha256: f.sha256,
+        bytes: f.bytes,
+        mtimeMs: f.mtimeMs,
+        batch,
+        segment: segmentName,
+        read: loaded.loaded + loaded.rejected,
+        loaded: loaded.loaded,
+        rejected: loaded.rejected,
+        importedAt: ctx.now,
+      });
       await c.run(
         `INSERT INTO import_files VALUES (${sqlString(f.path)}, ${tableName}, ${sqlString(loaded.format)},
           ${loaded.loaded + loaded.rejected}, ${loaded.loaded}, ${loaded.rejected}, ${sqlList(loaded.ignored)}, ${sqlList(loaded.notes)})`,
@@ -281,23 +260,11 @@ export async function importAppendOnly(ctx: IngestContext, dir: string, table: A
   await c.run(`DROP VIEW IF EXISTS temp.import_earlier`);
 
   if (segments.length > 0 || problems.length === 0) {
-    await c.run(`CREATE TEMP VIEW ${table.raw.name} AS ${segmentsView(table.raw, segments)}`);
-    await c.run(`CREATE TEMP VIEW new_${table.raw.name} AS ${segmentsView(table.raw, added)}`);
-    // by the run that imported them: a filter on import_batch reads only those runs' segments
-    const batches = [
+    const all = [
       ...ledger.map((l) => ({ batch: Number(l.batch), path: join(segmentsDir, l.segment) })),
       ...added.map((path) => ({ batch, path })),
     ];
-    const byBatch = [...new Set(batches.map((b) => b.batch))].map(
-      (b) =>
-        `SELECT *, ${b} AS import_batch FROM (${segmentsView(
-          table.raw,
-          batches.filter((x) => x.batch === b).map((x) => x.path),
-        )})`,
-    );
-    await c.run(
-      `CREATE TEMP VIEW ${table.raw.name}_by_import AS ${byBatch.length ? byBatch.join(' UNION ALL ') : `SELECT *, 0 AS import_batch FROM (${segmentsView(table.raw, [])})`}`,
-    );
+    await createSegmentViews(c, table.raw, 'file', all, added);
   }
   const [total] = await queryJson(
     c,

@@ -5,21 +5,21 @@
  * and an empty exchange_wallets (live data has no exchange list yet).
  *
  * The indexers keep their history in the warehouse (discovery_seen, live_evm_settlements,
- * live_solana_settlements, live_wallet_funding and the checkpoints); the raw tables are rebuilt
- * from that history every run, so the pipeline always sees everything indexed so far.
+ * live_solana_settlements, live_wallet_funding and the checkpoints). What a run indexed is appended
+ * to the payments and funding as one new Parquet segment each, and x402_transactions and
+ * wallet_funding are views over the segments, with new_<table> over this run's (segments.ts), as
+ * the file import gives them.
  * The pipeline CLI refuses a live run without the settings required-settings.ts lists before any
  * step runs; called directly, a missing setting fails only the step that needs it, naming it.
  */
-import type { DuckDBConnection } from '@duckdb/node-api';
 import type { Settings, UpstreamSetting } from '../../lib/config.ts';
 import type { IngestContext, IngestStep } from '../contract.ts';
-import { createTableSql, queryJson } from '../../lib/duckdb.ts';
+import { createTableSql } from '../../lib/duckdb.ts';
 import { chainCoverage, FACILITATOR_REGISTRY, relayersOf, type FacilitatorRegistry } from '../../catalog/facilitators.ts';
 import { RAW_TABLES } from '../raw-tables.ts';
 import {
   DEFAULT_EVM_OPTIONS,
   DEFAULT_FUNDING_OPTIONS,
-  ensureEvmTables,
   indexEvmFunding,
   indexEvmSettlements,
   type EvmFundingOptions,
@@ -29,7 +29,16 @@ import { notIndexedReason } from './facilitators.ts';
 import { withUpstream, type UpstreamOptions } from './http.ts';
 import { createJsonRpc } from './json-rpc.ts';
 import { LIVE_REQUIRED } from './required-settings.ts';
-import { DEFAULT_SOLANA_OPTIONS, ensureSolanaTables, indexSolanaSettlements, type SolanaIndexerOptions } from './solana-indexer.ts';
+import {
+  appendLiveSegment,
+  indexerPositions,
+  LIVE_FUNDING,
+  LIVE_TRANSACTIONS,
+  viewsOverCommitted,
+  type LiveRun,
+  type LiveTable,
+} from './segments.ts';
+import { DEFAULT_SOLANA_OPTIONS, indexSolanaSettlements, type SolanaIndexerOptions } from './solana-indexer.ts';
 import {
   crawlDiscovery,
   DEFAULT_DISCOVERY_OPTIONS,
@@ -78,35 +87,14 @@ const CLIENT_DEFAULTS: Record<'discovery' | 'base' | 'solana', ClientTuning> = {
   solana: { timeoutMs: 30_000, concurrency: 4, minIntervalMs: 100 },
 };
 
-/** (Re)creates x402_transactions from every settlement indexed so far. */
-export async function materializeTransactions(connection: DuckDBConnection): Promise<number> {
-  await ensureEvmTables(connection);
-  await ensureSolanaTables(connection);
-  await connection.run(createTableSql(RAW_TABLES.x402_transactions));
-  await connection.run(
-    `INSERT INTO x402_transactions
-     SELECT tx_hash, chain, buyer, seller_address, amount, time, NULL, facilitator, 'live' FROM (
-       SELECT tx_hash, chain, buyer, seller_address, amount, block_time AS time, facilitator, log_index::VARCHAR AS k
-         FROM live_evm_settlements
-       UNION ALL
-       SELECT signature, 'solana', buyer, seller_address, amount, block_time, facilitator, instruction
-         FROM live_solana_settlements)
-     ORDER BY time, tx_hash, k`,
-  );
-  const [row] = await queryJson(connection, `SELECT count(*)::BIGINT AS n FROM x402_transactions`);
-  return Number(row?.n ?? 0);
-}
-
-/** (Re)creates wallet_funding from every funding lookup so far. */
-export async function materializeFunding(connection: DuckDBConnection): Promise<number> {
-  await ensureEvmTables(connection);
-  await connection.run(createTableSql(RAW_TABLES.wallet_funding));
-  await connection.run(
-    `INSERT INTO wallet_funding
-     SELECT address, funder, amount, time, 'live' FROM live_wallet_funding ORDER BY time, address`,
-  );
-  const [row] = await queryJson(connection, `SELECT count(*)::BIGINT AS n FROM wallet_funding`);
-  return Number(row?.n ?? 0);
+/** A segment that could not be written fails the step; the views still read the segments committed before. */
+async function appendOrKeep(ctx: IngestContext, append: () => Promise<{ rows: number }>, table: LiveTable): Promise<{ rows: number }> {
+  try {
+    return await append();
+  } catch (err) {
+    await viewsOverCommitted(ctx, table).catch(() => 0);
+    throw err;
+  }
 }
 
 function firstLine(err: unknown): string {
@@ -116,6 +104,8 @@ function firstLine(err: unknown): string {
 export function liveIngestSteps(settings: Settings, options: LiveIngestOptions = {}): IngestStep[] {
   const registry = options.registry ?? FACILITATOR_REGISTRY;
   const relayers = relayersOf(registry);
+  // the steps of one run: their segments share the run's batch
+  const run: LiveRun = {};
   const client = (kind: keyof typeof CLIENT_DEFAULTS, name: string, baseUrl: string): UpstreamOptions => ({
     ...CLIENT_DEFAULTS[kind],
     ...options.upstream,
@@ -151,6 +141,7 @@ export function liveIngestSteps(settings: Settings, options: LiveIngestOptions =
     tables: [RAW_TABLES.x402_transactions.name],
     async run(ctx: IngestContext) {
       const problems: string[] = [];
+      const before = await indexerPositions(ctx.connection, LIVE_TRANSACTIONS);
       // Chain by chain from the facilitator registry: a chain is read only when a facilitator is
       // registered on it and the live source has a reader for it; every other chain says why not.
       for (const coverage of chainCoverage(registry)) {
@@ -192,7 +183,7 @@ export function liveIngestSteps(settings: Settings, options: LiveIngestOptions =
       }
       // History indexed so far is still worth publishing when one chain failed this run; the step
       // still fails so the run's summary and exit code say so.
-      const rows = await materializeTransactions(ctx.connection);
+      const { rows } = await appendOrKeep(ctx, () => appendLiveSegment(ctx, LIVE_TRANSACTIONS, before, run), LIVE_TRANSACTIONS);
       if (problems.length) throw new Error(problems.join('; '));
       return rows;
     },
@@ -212,7 +203,7 @@ export function liveIngestSteps(settings: Settings, options: LiveIngestOptions =
           ctx.log,
         ),
       );
-      return materializeFunding(ctx.connection);
+      return (await appendOrKeep(ctx, () => appendLiveSegment(ctx, LIVE_FUNDING, new Map(), run), LIVE_FUNDING)).rows;
     },
   };
 

@@ -1,7 +1,7 @@
 /**
  * A recorded JSON-RPC node served on loopback for the indexer tests: before each test a fresh
  * loopback server with `routes()`, an upstream client pointed at `url(server)`, the JSON-RPC client
- * over it and a fresh warehouse (testContext); after each, all closed. The tests read them through
+ * over it and a fresh warehouse with its directory (testContext); after each, all closed. The tests read them through
  * the returned object (its fields are the current test's).
  */
 import { afterEach, beforeEach } from 'vitest';
@@ -23,12 +23,12 @@ export function useRpcNode(options: { name: string; routes: () => Route[]; url: 
     node.server = await startLoopback(options.routes());
     node.upstream = createUpstream({ name: options.name, baseUrl: options.url(node.server), sleep: async () => {} });
     node.rpc = createJsonRpc(node.upstream);
-    node.t = await testContext();
+    node.t = await testContext({ warehouseDir: true });
   });
   afterEach(async () => {
     await node.upstream.close();
     await node.server.close();
-    node.t.warehouse.close();
+    node.t.close();
   });
   return node;
 }
