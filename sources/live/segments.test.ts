@@ -15,6 +15,7 @@ import { openDatabase, queryJson, sqlString, type Database } from '../../lib/duc
 import { parseArgs, runCli } from '../../pipelines/cli.ts';
 import { LineProgress } from '../../pipelines/progress.ts';
 import type { SnapshotManifest } from '../../snapshots/manifest.ts';
+import { loadVersion, parquetSql } from '../../snapshots/reader.ts';
 import { SEGMENTS_DIR } from '../segments.ts';
 import { baseFixtureIndex, evmNodeRoutes, type EvmNodeState } from './testing/evm-node.ts';
 import { fixture, startLoopback, type Loopback, type RecordedRequest, type Reply, type Route } from './testing/loopback.ts';
@@ -154,12 +155,14 @@ const indexed = (settings: Settings, evmWhere: string, solanaWhere: string) =>
 /** Every dataset of `a` has the content of `b`'s (tables: the same rows; documents: the same JSON). */
 async function expectSameContent(settings: Settings, a: SnapshotManifest, b: SnapshotManifest): Promise<void> {
   expect(a.datasets.map((d) => d.name)).toEqual(b.datasets.map((d) => d.name));
+  // tables as the snapshot reader merges parts and delta files
   const contentOf = async (m: SnapshotManifest, name: string): Promise<unknown> => {
     const entry = m.datasets.find((d) => d.name === name)!;
-    const path = join(settings.snapshotsDir, 'analytics', m.version, entry.file, entry.partitions ? '*.parquet' : '');
-    if (entry.format === 'json') return JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    if (entry.format === 'json')
+      return JSON.parse(readFileSync(join(settings.snapshotsDir, 'analytics', m.version, entry.file), 'utf8')) as unknown;
+    const version = await loadVersion(settings.snapshotsDir, 'analytics', m.version);
     const columns = entry.schema.map((c) => `"${c.name}"`).join(', ');
-    return queryJson(db.connection, `SELECT ${columns} FROM read_parquet(${sqlString(path)}) ORDER BY ALL`);
+    return queryJson(db.connection, `SELECT ${columns} FROM ${parquetSql(version.datasets.get(name)!)} ORDER BY ALL`);
   };
   for (const entry of a.datasets) {
     const other = b.datasets.find((d) => d.name === entry.name)!;
@@ -203,6 +206,12 @@ describe('analytics --source live appends each run as a segment', () => {
     expect(second.notes.some((n) => n.includes(`x402_transactions: segment ${payments[1]!.segment}: ${added.length} rows added`))).toBe(
       true,
     );
+    // the pipeline reads only what is new: the first run's attribution is kept, and the paid wash
+    // check's payment tables gain one delta file of the new payments
+    expect(second.notes.some((n) => n.endsWith('attribution: 1 import run(s) kept, 1 attributed'))).toBe(true);
+    for (const name of ['wash-payments-by-buyer', 'wash-payments-by-seller']) {
+      expect(second.manifest.datasets.find((d) => d.name === name)!.partitions!.deltas).toHaveLength(1);
+    }
 
     // nothing new: no segment, no ledger row
     const files = segmentFiles(settings);

@@ -4,9 +4,10 @@
  * since. A run extends the live version with one delta file of those rows (SnapshotWriter.appendTable)
  * instead of writing the table again, when it can prove what "since" means:
  *
- * - the payments came by file (`--source file:DIR`): the raw table is the union of the imported
- *   segments, which never change once imported, and the source's `x402_transactions_by_import`
- *   view and `import_ledger` say which run imported each (sources/file/append-only.ts);
+ * - the payments came by file (`--source file:DIR`) or from the live indexers: the raw table is
+ *   the union of the kept segments, which never change once written, and the source's
+ *   `x402_transactions_by_import` view and `import_ledger` say which run added each
+ *   (sources/segments.ts);
  * - the warehouse remembers, for the live version's exact content (its sha256), which segments it
  *   covered and its `now` (dataset_coverage). The new rows are then the later segments' payments
  *   up to `now`, plus the covered segments' payments with a time after the old `now` and up to
@@ -68,7 +69,7 @@ export function appendOnlyStep(
       const now = nowSql(ctx);
       const meta = ctx.meta(dataset, ctx.now);
       const live = ctx.writer.previousManifest?.datasets.find((d) => d.name === dataset);
-      const imported = ctx.sourceKind === 'file' ? await importedPayments(ctx.connection) : null;
+      const imported = await importedPayments(ctx.connection); // by file, or live (both keep segments)
       let entry: DatasetEntry | null = null;
       if (imported) {
         const plan = await planAppend(ctx, dataset, recipe, imported.dir, imported.segments);
