@@ -48,7 +48,7 @@ import {
 } from './manifest.ts';
 import { writeNewFile } from '../lib/new-file.ts';
 import { describeIssues } from '../lib/zod-issues.ts';
-import { assertBuckets, bucketSql, deltaFileName, PARTITION_SCHEME, partFileName, partsDigest } from './partitions.ts';
+import { assertBuckets, bucketsFor, bucketSql, deltaFileName, PARTITION_SCHEME, partFileName, partsDigest } from './partitions.ts';
 import { readLatestPointer, sha256File } from './reader.ts';
 import { readRegularFileSync } from './regular-file.ts';
 
@@ -96,8 +96,14 @@ export interface DatasetMeta {
 export interface PartitionBy {
   /** The VARCHAR column of the query's output whose value picks the part (e.g. an address). */
   key: string;
-  /** Number of buckets, 1 to 4096; a lookup reads one bucket's part. */
+  /** Number of buckets, 1 to 4096; a lookup reads one bucket's part. The most, with `rowsPerBucket`. */
   buckets: number;
+  /**
+   * Fewer buckets for fewer rows: the table gets bucketsFor(its rows, buckets, rowsPerBucket)
+   * (snapshots/partitions.ts), so a small table is a few parts, not `buckets` nearly empty ones.
+   * The manifest gives the count used; readers take it from there.
+   */
+  rowsPerBucket?: number;
   /**
    * The order of rows within each part, as an ORDER BY list over the query's columns (e.g.
    * 'buyer, seller_address, time'); the query then needs no ORDER BY of its own, and the rows
@@ -250,6 +256,7 @@ export class SnapshotWriter {
     keepBuckets: WriteTableOptions['keepBuckets'],
   ): Promise<DatasetEntry> {
     assertBuckets(by.buckets, `writeTable ${name}`);
+    const buckets = await this.bucketCount(connection, name, query, by);
     const [order] = await queryJson(connection, "SELECT current_setting('preserve_insertion_order') AS kept");
     if (order?.kept !== true)
       throw new Error(`writeTable ${name}: partitioned writes need DuckDB's preserve_insertion_order (its default)`);
@@ -261,7 +268,7 @@ export class SnapshotWriter {
     const previous = this.previous?.datasets.find((d) => d.name === name);
     const compatible =
       previous?.partitions?.key === by.key &&
-      previous.partitions.buckets === by.buckets &&
+      previous.partitions.buckets === buckets &&
       previous.partitions.scheme === PARTITION_SCHEME &&
       // a kept part alone would lose its bucket's rows in the delta files
       !previous.partitions.deltas;
@@ -269,7 +276,7 @@ export class SnapshotWriter {
     if (keepBuckets && compatible && this.previous) {
       const from = join(this.serviceDir, this.previous.version, previous.file);
       const previousParts = new Map(previous.partitions!.parts.map((p) => [p.bucket, p]));
-      for (let bucket = 0; bucket < by.buckets; bucket++) {
+      for (let bucket = 0; bucket < buckets; bucket++) {
         if (!keepBuckets(bucket)) continue;
         const part = previousParts.get(bucket);
         if (part && !existsSync(join(from, part.file))) continue; // gone: write it again
@@ -281,7 +288,7 @@ export class SnapshotWriter {
     }
 
     const table = `snapshot_parts_${randomBytes(4).toString('hex')}`;
-    const keyed = `SELECT *, ${bucketSql(quoteIdentifier(by.key), by.buckets)} AS snapshot_bucket FROM (${query})`;
+    const keyed = `SELECT *, ${bucketSql(quoteIdentifier(by.key), buckets)} AS snapshot_bucket FROM (${query})`;
     const written = kept.size === 0 ? keyed : `SELECT * FROM (${keyed}) WHERE snapshot_bucket NOT IN (${[...kept].join(', ')})`;
     try {
       // clustered by bucket, so each bucket's COPY below reads only its own row groups
@@ -292,8 +299,8 @@ export class SnapshotWriter {
         await connection.run(`CREATE TEMP TABLE ${table} AS SELECT * FROM ${table}_q ORDER BY snapshot_bucket, rowid`);
         await connection.run(`DROP TABLE ${table}_q`);
       }
-      const buckets = await queryJson(connection, `SELECT DISTINCT snapshot_bucket AS b FROM ${table} ORDER BY b`);
-      const targets = buckets.map((r) => Number(r.b));
+      const filled = await queryJson(connection, `SELECT DISTINCT snapshot_bucket AS b FROM ${table} ORDER BY b`);
+      const targets = filled.map((r) => Number(r.b));
       // an empty table still gets one (empty) part, so its schema can be read
       if (targets.length === 0 && parts.size === 0) targets.push(-1);
       for (const bucket of targets) {
@@ -317,7 +324,7 @@ export class SnapshotWriter {
     }
     fsyncPath(dir);
     const list = [...parts.values()].sort((a, b) => a.bucket - b.bucket);
-    const partitions: DatasetPartitions = { key: by.key, scheme: PARTITION_SCHEME, buckets: by.buckets, parts: list };
+    const partitions: DatasetPartitions = { key: by.key, scheme: PARTITION_SCHEME, buckets, parts: list };
     const schema = await parquetSchema(connection, join(dir, list[0]!.file));
     if (!schema.some((c) => c.name === by.key)) throw new Error(`writeTable ${name}: the query has no column "${by.key}" to partition by`);
     return this.record(name, 'table', name, schema, meta, {
@@ -328,14 +335,25 @@ export class SnapshotWriter {
     });
   }
 
+  /** The table's bucket count: `by.buckets`, or with `rowsPerBucket` the count its rows call for (one count(*) of the query). */
+  private async bucketCount(connection: DuckDBConnection, name: string, query: string, by: PartitionBy): Promise<number> {
+    if (by.rowsPerBucket === undefined) return by.buckets;
+    if (!Number.isInteger(by.rowsPerBucket) || by.rowsPerBucket < 1) {
+      throw new Error(`writeTable ${name}: rowsPerBucket must be a positive integer, got ${by.rowsPerBucket}`);
+    }
+    const [counted] = await queryJson(connection, `SELECT count(*)::BIGINT AS n FROM (${query})`);
+    return bucketsFor(Number(counted?.n ?? 0), by.buckets, by.rowsPerBucket);
+  }
+
   /**
    * Appends rows to an append-only partitioned table: the previous version's parts and delta files
    * are hard-linked into this version (keeping their sha256) and `query`'s rows, sorted by
    * `by.orderBy`, become one more delta file (none when the query has no row). The caller vouches
    * that `query` is exactly what the table gained since the previous version (snapshots/partitions.ts).
    * Returns null, writing nothing, when the previous version cannot take the append: it has no such
-   * dataset, or another key, bucket count or scheme, a file of it is missing, or the new rows'
-   * columns differ from its; the caller then writes the whole table (writeTable).
+   * dataset, or another key, bucket count or scheme (with `rowsPerBucket`: the count the table's
+   * rows after the append call for), a file of it is missing, or the new rows' columns differ from
+   * its; the caller then writes the whole table (writeTable).
    */
   async appendTable(
     connection: DuckDBConnection,
@@ -348,7 +366,8 @@ export class SnapshotWriter {
     const by = options.partitionBy;
     const previous = this.previous?.datasets.find((d) => d.name === name);
     const p = previous?.partitions;
-    if (!this.previous || !previous || !p || p.key !== by.key || p.buckets !== by.buckets || p.scheme !== PARTITION_SCHEME) return null;
+    const sameBuckets = by.rowsPerBucket !== undefined || p?.buckets === by.buckets; // with rowsPerBucket: checked once the rows are known
+    if (!this.previous || !previous || !p || p.key !== by.key || !sameBuckets || p.scheme !== PARTITION_SCHEME) return null;
     const from = join(this.serviceDir, this.previous.version);
     if (!datasetFiles(previous).every((f) => existsSync(join(from, f.file)))) return null;
     const dir = join(this.tmpDir, name);
@@ -365,7 +384,8 @@ export class SnapshotWriter {
       );
       const rows = Number(copied[0]?.Count ?? 0);
       const schema = await parquetSchema(connection, path);
-      if (JSON.stringify(schema) !== JSON.stringify(previous.schema)) {
+      const regrown = by.rowsPerBucket !== undefined && bucketsFor(previous.rows + rows, by.buckets, by.rowsPerBucket) !== p.buckets;
+      if (regrown || JSON.stringify(schema) !== JSON.stringify(previous.schema)) {
         rmSync(dir, { recursive: true, force: true });
         return null;
       }
