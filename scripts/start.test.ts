@@ -67,7 +67,7 @@ describe('npm start', () => {
       expect(siteWhileBuilding!.text).toContain('The site is being built');
 
       // the per-address tables get the bucket count of their rows: the demo's 3,600 buyers are one
-      // part and its 268k payments 8, where 256 parts each (1,206 files) cost about 5 s of the start
+      // part and its 268k payments 8, where 256 parts each (1,206 files) cost about 7 s of the start
       const snapshots = join(root, 'snapshots');
       const live = readLatestPointer(snapshots, 'analytics')!;
       const manifest = JSON.parse(readFileSync(join(snapshots, 'analytics', live.version, 'manifest.json'), 'utf8')) as SnapshotManifest;
