@@ -13,8 +13,6 @@
  * hold (toolOutput), and takes only the arguments it declares (toolInput).
  */
 import type { Context, Hono } from 'hono';
-import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { z } from 'zod';
 import { type McpToolDecl, mcpTools } from '../catalog/index.ts';
 import { jsonSchemaOf, successBodyJsonSchema, successBodySchema } from '../catalog/openapi.ts';
@@ -142,10 +140,21 @@ function toolResult(tool: McpToolDecl, answer: EndpointAnswer) {
   };
 }
 
+// The SDK (about 60 modules with its JSON Schema converter) is loaded at the first POST /mcp: at
+// every start it would delay the APIs by about 0.3 s.
+let mcpSdk: Promise<
+  [typeof import('@modelcontextprotocol/sdk/server/mcp.js'), typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]
+> | null = null;
+const loadMcpSdk = () =>
+  (mcpSdk ??= Promise.all([
+    import('@modelcontextprotocol/sdk/server/mcp.js'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+  ]));
+
 export function mountMcp(app: Hono, options: McpOptions): void {
   // schemas built once: a stateless server is built per request
   const tools = mcpTools(options.service).map((tool) => ({ ...tool, inputSchema: toolInput(tool), outputSchema: toolOutput(tool) }));
-  const build = (ip: string, origin: string) => {
+  const build = (McpServer: Awaited<ReturnType<typeof loadMcpSdk>>[0]['McpServer'], ip: string, origin: string) => {
     const server = new McpServer({ name: `${options.service}-data`, version: '0.1.0' }, { capabilities: { tools: {} } });
     for (const tool of tools) {
       const { endpoint } = tool;
@@ -188,9 +197,10 @@ export function mountMcp(app: Hono, options: McpOptions): void {
     return c.json({ error: 'method_not_allowed', message: 'This MCP server is stateless; there is no session to end.' }, 405);
   });
   app.post('/mcp', async (c) => {
+    const [{ McpServer }, { WebStandardStreamableHTTPServerTransport }] = await loadMcpSdk();
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     const url = new URL(c.req.url);
-    const server = build(options.ipOf(c), url.origin);
+    const server = build(McpServer, options.ipOf(c), url.origin);
     await server.connect(transport);
     try {
       const res = await transport.handleRequest(c.req.raw);

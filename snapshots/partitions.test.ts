@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DatasetEntry, SnapshotManifest } from './manifest.ts';
-import { bucketOf, bucketSql, partFileName, partsDigest } from './partitions.ts';
+import { bucketOf, bucketsFor, bucketSql, partFileName, partsDigest } from './partitions.ts';
 import { loadLatest, parquetSql, partsForKeys, reverifyVersion, SnapshotReader, sha256File } from './reader.ts';
 import { SnapshotWriter } from './writer.ts';
 
@@ -72,6 +72,16 @@ describe('the bucket function', () => {
   });
 });
 
+describe('the bucket count of rowsPerBucket', () => {
+  it('is the fewest buckets, a power of two up to the most, whose parts average at most rowsPerBucket rows', () => {
+    const at = (rows: number) => bucketsFor(rows, 256, 65_536);
+    expect([0, 1, 65_536, 65_537, 131_072, 131_073, 267_598, 8_388_608, 8_388_609, 1e8].map(at)).toEqual([
+      1, 1, 1, 2, 2, 4, 8, 128, 256, 256,
+    ]);
+    expect(bucketsFor(1e6, 7, 1000)).toBe(7);
+  });
+});
+
 describe('partitioned datasets', () => {
   it('writes one sorted part per non-empty bucket, verified, with the entry summing and digesting its parts', async () => {
     const root = freshRoot();
@@ -129,6 +139,32 @@ describe('partitioned datasets', () => {
     });
     writer.abort();
     expect(c.partitions).toEqual(a.partitions);
+  });
+
+  it('with rowsPerBucket, a table gets the bucket count of its rows, in the manifest, and readers find keys by it', async () => {
+    const root = freshRoot();
+    const write = async (at: string, rowsPerBucket: number) => {
+      const writer = await SnapshotWriter.begin({ root, service: 'svc', codeVersion: 'test', generatedAt: new Date(at), retention: 3 });
+      await writer.writeTable(connection, 'payments-by-buyer', 'SELECT buyer, n, amount FROM payments', meta, {
+        rowGroupSize: 1024,
+        partitionBy: { key: 'buyer', buckets: BUCKETS, rowsPerBucket, orderBy: 'buyer, n' },
+      });
+      return writer.publish({ nextExpectedUpdate: new Date(Date.parse(at) + 60_000) });
+    };
+    // 20,000 rows at most 3,000 a part on average: 8 buckets (not the most, 16); at most 30,000: one
+    const published = await write('2026-11-20T12:00:01Z', 3000);
+    const eight = entryOf(published);
+    expect(eight.partitions).toMatchObject({ buckets: 8 });
+    expect(eight.partitions!.parts.map((p) => p.bucket)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    const data = (await loadLatest(root, 'svc'))!.datasets.get('payments-by-buyer')!;
+    for (const part of eight.partitions!.parts) {
+      const keys = await rows(
+        `SELECT DISTINCT buyer FROM read_parquet('${join(root, 'svc', published.version, 'payments-by-buyer', part.file)}')`,
+      );
+      for (const r of keys) expect(partsForKeys(data, [String(r.buyer)]).map((f) => f.split('/').at(-1))).toEqual([part.file]);
+    }
+    const one = entryOf(await write('2026-11-20T12:00:02Z', 30_000));
+    expect(one.partitions).toMatchObject({ buckets: 1, parts: [{ bucket: 0, file: 'part-0000.parquet', rows: 20000 }] });
   });
 
   it('an empty table has one empty part that carries its schema', async () => {
@@ -387,6 +423,42 @@ describe('append-only partitioned datasets: delta files', () => {
     expect(await publishAppend(root, '2026-11-20T12:00:06Z', whole('n >= 100'))).not.toBeNull();
     const kept = await publishPartitioned(root, '2026-11-20T12:00:07Z', { keepBuckets: () => true, query: whole('true') });
     expect(entryOf(kept).rows).toBe(20000);
+  });
+
+  it('with rowsPerBucket, appends while the rows keep their bucket count; past it the table is written whole, as from scratch', async () => {
+    const root = freshRoot();
+    // 18,000 and 19,000 rows at most 4,750 a part: 4 buckets; 20,000: 8
+    const BY = { key: 'buyer', buckets: BUCKETS, rowsPerBucket: 4750, orderBy: 'buyer, n' };
+    const write = async (at: string, where: string) => {
+      const writer = await SnapshotWriter.begin({ root, service: 'svc', codeVersion: 'test', generatedAt: new Date(at), retention: 3 });
+      await writer.writeTable(connection, 'payments-by-buyer', whole(where), meta, { rowGroupSize: 1024, partitionBy: BY });
+      return writer.publish({ nextExpectedUpdate: new Date(Date.parse(at) + 60_000) });
+    };
+    const append = async (at: string, where: string) => {
+      const writer = await SnapshotWriter.begin({ root, service: 'svc', codeVersion: 'test', generatedAt: new Date(at), retention: 3 });
+      const entry = await writer.appendTable(connection, 'payments-by-buyer', whole(where), meta, { rowGroupSize: 1024, partitionBy: BY });
+      if (!entry) {
+        writer.abort();
+        return null;
+      }
+      return writer.publish({ nextExpectedUpdate: new Date(Date.parse(at) + 60_000) });
+    };
+    expect(entryOf(await write('2026-11-20T12:00:01Z', 'n < 18000')).partitions!.buckets).toBe(4);
+    const appended = (await append('2026-11-20T12:00:02Z', 'n >= 18000 AND n < 19000'))!;
+    expect(entryOf(appended).partitions).toMatchObject({ buckets: 4, deltas: [{ rows: 1000 }] });
+    expect(await append('2026-11-20T12:00:03Z', 'n >= 19000')).toBeNull();
+    const regrown = entryOf(await write('2026-11-20T12:00:04Z', 'true'));
+    expect(regrown.partitions!.buckets).toBe(8);
+    expect(regrown.sha256).toBe(entryOf(await write('2026-11-20T12:00:05Z', 'true')).sha256);
+    const scratch = freshRoot();
+    const fresh = await SnapshotWriter.begin({
+      root: scratch,
+      service: 'svc',
+      codeVersion: 'test',
+      generatedAt: new Date('2026-11-20T12:00:06Z'),
+    });
+    await fresh.writeTable(connection, 'payments-by-buyer', whole('true'), meta, { rowGroupSize: 1024, partitionBy: BY });
+    expect(entryOf(await fresh.publish({ nextExpectedUpdate: new Date('2026-11-20T13:00:00Z') })).sha256).toBe(regrown.sha256);
   });
 
   it('the manifest refuses delta files out of order, misnamed, or not summed into the entry', () => {

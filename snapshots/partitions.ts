@@ -92,6 +92,19 @@ export function partsDigest(parts: readonly Pick<PartFile, 'file' | 'sha256'>[])
   return hash.digest('hex');
 }
 
+/**
+ * The bucket count of a table of `rows` rows written with at most `maxBuckets` buckets and about
+ * `rowsPerBucket` rows a part: the fewest buckets, a power of two, whose parts hold at most
+ * `rowsPerBucket` rows on average, and never more than `maxBuckets`. A function of the row count
+ * alone, so a table written whole and one extended by delta files get the same count for the same
+ * rows; a power of two changes only when the table doubles or halves.
+ */
+export function bucketsFor(rows: number, maxBuckets: number, rowsPerBucket: number): number {
+  let buckets = 1;
+  while (buckets < maxBuckets && rows > buckets * rowsPerBucket) buckets *= 2;
+  return Math.min(buckets, maxBuckets);
+}
+
 export function assertBuckets(buckets: number, what: string): void {
   if (!Number.isInteger(buckets) || buckets < 1 || buckets > MAX_BUCKETS) {
     throw new Error(`${what}: buckets must be an integer from 1 to ${MAX_BUCKETS}, got ${buckets}`);

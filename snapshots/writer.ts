@@ -48,7 +48,16 @@ import {
 } from './manifest.ts';
 import { writeNewFile } from '../lib/new-file.ts';
 import { describeIssues } from '../lib/zod-issues.ts';
-import { assertBuckets, bucketSql, deltaFileName, PARTITION_SCHEME, partFileName, partsDigest, type DeltaRule } from './partitions.ts';
+import {
+  assertBuckets,
+  bucketsFor,
+  bucketSql,
+  deltaFileName,
+  PARTITION_SCHEME,
+  partFileName,
+  partsDigest,
+  type DeltaRule,
+} from './partitions.ts';
 import { readLatestPointer, sha256File } from './reader.ts';
 import { readRegularFileSync } from './regular-file.ts';
 
@@ -96,8 +105,14 @@ export interface DatasetMeta {
 export interface PartitionBy {
   /** The VARCHAR column of the query's output whose value picks the part (e.g. an address). */
   key: string;
-  /** Number of buckets, 1 to 4096; a lookup reads one bucket's part. */
+  /** Number of buckets, 1 to 4096; a lookup reads one bucket's part. The most, with `rowsPerBucket`. */
   buckets: number;
+  /**
+   * Fewer buckets for fewer rows: the table gets bucketsFor(its rows, buckets, rowsPerBucket)
+   * (snapshots/partitions.ts), so a small table is a few parts, not `buckets` nearly empty ones.
+   * The manifest gives the count used; readers take it from there.
+   */
+  rowsPerBucket?: number;
   /**
    * The order of rows within each part, as an ORDER BY list over the query's columns (e.g.
    * 'buyer, seller_address, time'); the query then needs no ORDER BY of its own, and the rows
@@ -272,6 +287,7 @@ export class SnapshotWriter {
     keepBuckets: WriteTableOptions['keepBuckets'],
   ): Promise<DatasetEntry> {
     assertBuckets(by.buckets, `writeTable ${name}`);
+    const buckets = await this.bucketCount(connection, name, query, by);
     const [order] = await queryJson(connection, "SELECT current_setting('preserve_insertion_order') AS kept");
     if (order?.kept !== true)
       throw new Error(`writeTable ${name}: partitioned writes need DuckDB's preserve_insertion_order (its default)`);
@@ -283,7 +299,7 @@ export class SnapshotWriter {
     const previous = this.previous?.datasets.find((d) => d.name === name);
     const compatible =
       previous?.partitions?.key === by.key &&
-      previous.partitions.buckets === by.buckets &&
+      previous.partitions.buckets === buckets &&
       previous.partitions.scheme === PARTITION_SCHEME &&
       // a kept part alone would lose its bucket's rows in the delta files
       !previous.partitions.deltas;
@@ -291,7 +307,7 @@ export class SnapshotWriter {
     if (keepBuckets && compatible && this.previous) {
       const from = join(this.serviceDir, this.previous.version, previous.file);
       const previousParts = new Map(previous.partitions!.parts.map((p) => [p.bucket, p]));
-      for (let bucket = 0; bucket < by.buckets; bucket++) {
+      for (let bucket = 0; bucket < buckets; bucket++) {
         if (!keepBuckets(bucket)) continue;
         const part = previousParts.get(bucket);
         if (part && !existsSync(join(from, part.file))) continue; // gone: write it again
@@ -303,7 +319,7 @@ export class SnapshotWriter {
     }
 
     const table = `snapshot_parts_${randomBytes(4).toString('hex')}`;
-    const keyed = `SELECT *, ${bucketSql(quoteIdentifier(by.key), by.buckets)} AS snapshot_bucket FROM (${query})`;
+    const keyed = `SELECT *, ${bucketSql(quoteIdentifier(by.key), buckets)} AS snapshot_bucket FROM (${query})`;
     const written = kept.size === 0 ? keyed : `SELECT * FROM (${keyed}) WHERE snapshot_bucket NOT IN (${[...kept].join(', ')})`;
     try {
       // clustered by bucket, so each bucket's COPY below reads only its own row groups
@@ -314,8 +330,8 @@ export class SnapshotWriter {
         await connection.run(`CREATE TEMP TABLE ${table} AS SELECT * FROM ${table}_q ORDER BY snapshot_bucket, rowid`);
         await connection.run(`DROP TABLE ${table}_q`);
       }
-      const buckets = await queryJson(connection, `SELECT DISTINCT snapshot_bucket AS b FROM ${table} ORDER BY b`);
-      const targets = buckets.map((r) => Number(r.b));
+      const filled = await queryJson(connection, `SELECT DISTINCT snapshot_bucket AS b FROM ${table} ORDER BY b`);
+      const targets = filled.map((r) => Number(r.b));
       // an empty table still gets one (empty) part, so its schema can be read
       if (targets.length === 0 && parts.size === 0) targets.push(-1);
       for (const bucket of targets) {
@@ -342,7 +358,7 @@ export class SnapshotWriter {
     const partitions: DatasetPartitions = {
       key: by.key,
       scheme: PARTITION_SCHEME,
-      buckets: by.buckets,
+      buckets,
       ...(by.deltaRule === 'newest-wins' ? { delta_rule: by.deltaRule } : {}),
       parts: list,
     };
@@ -356,6 +372,16 @@ export class SnapshotWriter {
     });
   }
 
+  /** The table's bucket count: `by.buckets`, or with `rowsPerBucket` the count its rows call for (one count(*) of the query). */
+  private async bucketCount(connection: DuckDBConnection, name: string, query: string, by: PartitionBy): Promise<number> {
+    if (by.rowsPerBucket === undefined) return by.buckets;
+    if (!Number.isInteger(by.rowsPerBucket) || by.rowsPerBucket < 1) {
+      throw new Error(`writeTable ${name}: rowsPerBucket must be a positive integer, got ${by.rowsPerBucket}`);
+    }
+    const [counted] = await queryJson(connection, `SELECT count(*)::BIGINT AS n FROM (${query})`);
+    return bucketsFor(Number(counted?.n ?? 0), by.buckets, by.rowsPerBucket);
+  }
+
   /**
    * Appends rows to a partitioned table: the previous version's parts and delta files are
    * hard-linked into this version (keeping their sha256) and `query`'s rows, sorted by
@@ -363,8 +389,9 @@ export class SnapshotWriter {
    * that `query` is exactly what the table gained since the previous version (`append`), or every
    * row that changed or is new since it (`newest-wins`: one row per key; snapshots/partitions.ts).
    * Returns null, writing nothing, when the previous version cannot take the append: it has no such
-   * dataset, or another key, bucket count, scheme or delta rule, a file of it is missing, or the new
-   * rows' columns differ from its; the caller then writes the whole table (writeTable).
+   * dataset, or another key, bucket count, scheme or delta rule (with `rowsPerBucket`: the bucket
+   * count the table's rows after the append call for), a file of it is missing, or the new rows'
+   * columns differ from its; the caller then writes the whole table (writeTable).
    */
   async appendTable(
     connection: DuckDBConnection,
@@ -389,7 +416,8 @@ export class SnapshotWriter {
     const previous = this.previous?.datasets.find((d) => d.name === name);
     const p = previous?.partitions;
     const rule = by.deltaRule ?? 'append';
-    if (!this.previous || !previous || !p || p.key !== by.key || p.buckets !== by.buckets || p.scheme !== PARTITION_SCHEME) return null;
+    const sameBuckets = by.rowsPerBucket !== undefined || p?.buckets === by.buckets; // with rowsPerBucket: checked once the rows are known
+    if (!this.previous || !previous || !p || p.key !== by.key || !sameBuckets || p.scheme !== PARTITION_SCHEME) return null;
     if ((p.delta_rule ?? 'append') !== rule) return null;
     const from = join(this.serviceDir, this.previous.version);
     if (!datasetFiles(previous).every((f) => existsSync(join(from, f.file)))) return null;
@@ -467,6 +495,11 @@ export class SnapshotWriter {
           rmSync(dir, { recursive: true, force: true });
           return null;
         }
+      }
+      // the table's rows now call for another bucket count: written whole, as a run from scratch would
+      if (by.rowsPerBucket !== undefined && bucketsFor(merged, by.buckets, by.rowsPerBucket) !== p.buckets) {
+        rmSync(dir, { recursive: true, force: true });
+        return null;
       }
       return this.record(name, 'table', name, previous.schema, meta, {
         rows: merged,

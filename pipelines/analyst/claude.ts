@@ -14,7 +14,7 @@
  * The API key goes to the SDK only: it is never logged and never part of a prompt; the SDK's own
  * logger is off so nothing it prints can carry headers.
  */
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import pLimit from 'p-limit';
 import type { AnthropicSettings } from '../../lib/config.ts';
 import { describeIssues } from '../../lib/zod-issues.ts';
@@ -44,7 +44,8 @@ function firstLine(err: unknown): string {
 
 export class ClaudeAnalyst implements Analyst {
   readonly kind = 'claude' as const;
-  private readonly client: Anthropic;
+  /** The SDK client, loaded at the first call: its 300 modules would cost every run without a key (npm start's demo too) about a second. */
+  private client: Promise<Anthropic> | null = null;
   private readonly limit: ReturnType<typeof pLimit>;
   private readonly totals = { calls: 0, cacheHits: 0, inputTokens: 0, outputTokens: 0, usd: 0, failures: 0 };
   private spentBefore: Promise<number> | null = null;
@@ -55,14 +56,22 @@ export class ClaudeAnalyst implements Analyst {
   constructor(private readonly options: ClaudeAnalystOptions) {
     const { settings } = options;
     if (!settings.apiKey) throw new Error('the Claude analyst needs ANTHROPIC_API_KEY');
-    this.client = new Anthropic({
-      apiKey: settings.apiKey.reveal(),
-      ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
-      timeout: settings.timeoutMs,
-      maxRetries: settings.maxRetries,
-      logLevel: 'off',
-    });
     this.limit = pLimit(settings.concurrency);
+  }
+
+  private sdk(): Promise<Anthropic> {
+    const { settings, baseUrl } = this.options;
+    this.client ??= import('@anthropic-ai/sdk').then(
+      ({ default: Sdk }) =>
+        new Sdk({
+          apiKey: settings.apiKey!.reveal(),
+          ...(baseUrl ? { baseURL: baseUrl } : {}),
+          timeout: settings.timeoutMs,
+          maxRetries: settings.maxRetries,
+          logLevel: 'off',
+        }),
+    );
+    return this.client;
   }
 
   modelOf(tier: ModelTier): string {
@@ -163,7 +172,7 @@ export class ClaudeAnalyst implements Analyst {
     this.reserved += worstCase;
     this.totals.calls++;
     try {
-      const message = await this.client.messages.create({
+      const message = await (await this.sdk()).messages.create({
         model,
         max_tokens: task.maxTokens,
         system: request.system,

@@ -3,7 +3,7 @@
  * format's own structure) and reduced to what news_articles holds: plain-text title and summary,
  * the article link, the publication instant.
  */
-import { parseFeed, type AnyFeed } from 'feedsmith';
+import type { AnyFeed } from 'feedsmith';
 import { parseFeedDate } from './dates.ts';
 import { canonicalUrl, titleKey, type NewsItem } from './dedup.ts';
 import type { NewsFeed } from './feeds.ts';
@@ -29,7 +29,11 @@ export interface FeedArticles {
 
 const BODY_MAX = 1000;
 
-function rawEntries(text: string, feedId: string): { format: FeedArticles['format']; entries: RawEntry[] } {
+// loaded by the first live news round: its 160 modules would cost every start (npm start's demo too) about 0.4 s
+let feedsmith: Promise<typeof import('feedsmith')> | null = null;
+
+async function rawEntries(text: string, feedId: string): Promise<{ format: FeedArticles['format']; entries: RawEntry[] }> {
+  const { parseFeed } = await (feedsmith ??= import('feedsmith'));
   let parsed: AnyFeed;
   try {
     parsed = parseFeed(text);
@@ -101,8 +105,14 @@ function articleLink(link: string | undefined, feedUrl: string): string | null {
  * The feed's articles. `order` is the feed's position in the run's list (the de-duplication
  * tie-break); `fetchedAt` stands in for a date that cannot be read.
  */
-export function feedArticles(text: string, feed: NewsFeed, order: number, fetchedAt: Date, outlets: readonly string[] = []): FeedArticles {
-  const { format, entries } = rawEntries(text, feed.id);
+export async function feedArticles(
+  text: string,
+  feed: NewsFeed,
+  order: number,
+  fetchedAt: Date,
+  outlets: readonly string[] = [],
+): Promise<FeedArticles> {
+  const { format, entries } = await rawEntries(text, feed.id);
   const items: NewsItem[] = [];
   let skipped = 0;
   let undated = 0;

@@ -127,7 +127,7 @@ export function newsIngestStep(settings: Settings, overrides: NewsLiveOverrides 
             const body = await client.getBytes(feedFetchUrl(source.feed.url, mirror), `news:${source.id}`);
             const decoded = decodeFeedBytes(body.bytes, body.contentType);
             if (decoded.note) ctx.log(`news:${source.id}: ${decoded.note}`);
-            const got = feedArticles(decoded.text, source.feed, source.order, ctx.now, outlets);
+            const got = await feedArticles(decoded.text, source.feed, source.order, ctx.now, outlets);
             const notes = [
               decoded.charset !== 'utf-8' ? decoded.charset : null,
               got.skipped ? `${got.skipped} skipped without a title or link` : null,
