@@ -38,6 +38,7 @@ async function main(): Promise<void> {
   console.log('\npipelines (demo world → warehouse → snapshots), korea first');
   let failed = false;
   // one after the other: side by side they share 2 cores and korea is served later, analytics no sooner
+  // (measured in one process, and with either pipeline in a child process: within the noise)
   for (const service of args.services) {
     // the site is built below, after the API serves the version (scheduled refreshes build it before)
     const { exitCode } = await runCli({ ...args, services: [service] }, { ...settings, siteBuild: false });
