@@ -19,7 +19,8 @@ import { createServiceApp } from '../../proxy/serve.ts';
 import { closeSnapshotDuck } from '../../proxy/data/duck.ts';
 import { ReceiptSigner } from '../../proxy/x402/receipts.ts';
 import { paidGet, paidPost, testPaymentParts } from '../../proxy/x402/testing.ts';
-import { loadVersion, parquetSql, SnapshotReader } from '../../snapshots/reader.ts';
+import { SnapshotReader } from '../../snapshots/reader.ts';
+import { expectSameContent } from '../../snapshots/testing/same-content.ts';
 
 const NOW = '2026-11-20T09:00:00Z';
 const quiet = { progress: new LineProgress(() => {}), out: () => {} };
@@ -50,16 +51,6 @@ async function run(dir: string, settings: Settings, now = NOW, extra: string[] =
   expect(results[0]!.error).toBeNull();
   expect(exitCode).toBe(0);
   return results[0]!.manifest!;
-}
-
-/** A dataset's rows in a canonical order (tables, as the snapshot reader merges parts and delta files) or its document. */
-async function contentOf(settings: Settings, manifest: SnapshotManifest, name: string): Promise<unknown> {
-  const entry = manifest.datasets.find((d) => d.name === name)!;
-  if (entry.format === 'json')
-    return JSON.parse(readFileSync(join(settings.snapshotsDir, 'analytics', manifest.version, entry.file), 'utf8')) as unknown;
-  const version = await loadVersion(settings.snapshotsDir, 'analytics', manifest.version);
-  const columns = entry.schema.map((c) => `"${c.name}"`).join(', ');
-  return queryJson(db.connection, `SELECT ${columns} FROM ${parquetSql(version.datasets.get(name)!)} ORDER BY ALL`);
 }
 
 describe('analytics: an incremental run and a run from scratch over the same payments (issue 17)', () => {
@@ -286,21 +277,11 @@ async function expectSameDatasets(
   b: SnapshotManifest,
   deltas: readonly string[],
 ): Promise<void> {
-  const differentBytes: string[] = [];
-  for (const entry of a.datasets) {
-    const other = b.datasets.find((d) => d.name === entry.name)!;
-    expect({ name: entry.name, rows: entry.rows, schema: entry.schema }).toEqual({
-      name: other.name,
-      rows: other.rows,
-      schema: other.schema,
-    });
-    if (entry.sha256 === other.sha256) continue;
-    differentBytes.push(entry.name);
-    expect({ name: entry.name, content: await contentOf(settingsA, a, entry.name) }).toEqual({
-      name: entry.name,
-      content: await contentOf(settingsB, b, entry.name),
-    });
-  }
+  const differentBytes = await expectSameContent(
+    db.connection,
+    { snapshotsDir: settingsA.snapshotsDir, manifest: a },
+    { snapshotsDir: settingsB.snapshotsDir, manifest: b },
+  );
   // the datasets are written from sorted queries: the same rows are the same bytes (the tables
   // with delta files hold the same rows in other files)
   expect(differentBytes.sort()).toEqual([...deltas].sort());

@@ -15,7 +15,7 @@ import { openDatabase, queryJson, sqlString, type Database } from '../../lib/duc
 import { parseArgs, runCli } from '../../pipelines/cli.ts';
 import { LineProgress } from '../../pipelines/progress.ts';
 import type { SnapshotManifest } from '../../snapshots/manifest.ts';
-import { loadVersion, parquetSql } from '../../snapshots/reader.ts';
+import { expectSameContent } from '../../snapshots/testing/same-content.ts';
 import { SEGMENTS_DIR } from '../segments.ts';
 import { baseFixtureIndex, evmNodeRoutes, type EvmNodeState } from './testing/evm-node.ts';
 import { fixture, startLoopback, type Loopback, type RecordedRequest, type Reply, type Route } from './testing/loopback.ts';
@@ -152,31 +152,10 @@ const indexed = (settings: Settings, evmWhere: string, solanaWhere: string) =>
     ).map((r) => String(r.p)),
   );
 
-/** Every dataset of `a` has the content of `b`'s (tables: the same rows; documents: the same JSON). */
-async function expectSameContent(settings: Settings, a: SnapshotManifest, b: SnapshotManifest): Promise<void> {
-  expect(a.datasets.map((d) => d.name)).toEqual(b.datasets.map((d) => d.name));
-  // tables as the snapshot reader merges parts and delta files
-  const contentOf = async (m: SnapshotManifest, name: string): Promise<unknown> => {
-    const entry = m.datasets.find((d) => d.name === name)!;
-    if (entry.format === 'json')
-      return JSON.parse(readFileSync(join(settings.snapshotsDir, 'analytics', m.version, entry.file), 'utf8')) as unknown;
-    const version = await loadVersion(settings.snapshotsDir, 'analytics', m.version);
-    const columns = entry.schema.map((c) => `"${c.name}"`).join(', ');
-    return queryJson(db.connection, `SELECT ${columns} FROM ${parquetSql(version.datasets.get(name)!)} ORDER BY ALL`);
-  };
-  for (const entry of a.datasets) {
-    const other = b.datasets.find((d) => d.name === entry.name)!;
-    expect({ name: entry.name, rows: entry.rows, schema: entry.schema }).toEqual({
-      name: other.name,
-      rows: other.rows,
-      schema: other.schema,
-    });
-    if (entry.sha256 === other.sha256) continue;
-    expect({ name: entry.name, content: await contentOf(a, entry.name) }).toEqual({
-      name: entry.name,
-      content: await contentOf(b, entry.name),
-    });
-  }
+/** Every dataset of `a` has the content of `b`'s (tables: the same rows, read through the reader; documents: the same JSON). */
+async function sameContent(settings: Settings, a: SnapshotManifest, b: SnapshotManifest): Promise<void> {
+  const at = (manifest: SnapshotManifest) => ({ snapshotsDir: settings.snapshotsDir, manifest });
+  await expectSameContent(db.connection, at(a), at(b));
 }
 
 const segmentFiles = (settings: Settings) => readdirSync(join(settings.warehouseDir, SEGMENTS_DIR)).sort();
@@ -223,8 +202,8 @@ describe('analytics --source live appends each run as a segment', () => {
     // the incremental publish is what a --rebuild at the same --now publishes
     const rebuilt = await run(settings, NOW2, ['--rebuild']);
     expect(rebuilt.notes.some((n) => /day state of 2026-03-02 built/.test(n))).toBe(true);
-    await expectSameContent(settings, second.manifest, rebuilt.manifest);
-    await expectSameContent(settings, third.manifest, rebuilt.manifest);
+    await sameContent(settings, second.manifest, rebuilt.manifest);
+    await sameContent(settings, third.manifest, rebuilt.manifest);
   }, 300_000);
 
   it('a run killed between indexing and its segment leaves the previous version live; the next run adds what it had indexed, once', async () => {
@@ -279,7 +258,7 @@ describe('analytics --source live appends each run as a segment', () => {
     const ledger = await ledgerOf(settings);
     expect(segmentFiles(settings)).toEqual(ledger.map((l) => l.segment).sort());
     const rebuilt = await run(settings, NOW2, ['--rebuild']);
-    await expectSameContent(settings, next.manifest, rebuilt.manifest);
+    await sameContent(settings, next.manifest, rebuilt.manifest);
     expect(existsSync(join(settings.snapshotsDir, 'analytics', next.manifest.version))).toBe(true);
   }, 300_000);
 });
