@@ -67,6 +67,19 @@ export const LABEL_TABLES = ['pair_labels', 'buyer_labels', 'seller_cohorts', 's
  */
 export const LABEL_CHANGE_TABLES = ['relabelled_buyers', 'label_generation'] as const;
 
+/** The run's label_generation row; null when the labels rest on no kept state, or were made otherwise (tests' own tables). */
+export async function labelGeneration(
+  c: PipelineContext['connection'],
+): Promise<{ state_id: string; labels_from: string; labels_to: string } | null> {
+  const [made] = await queryJson(
+    c,
+    `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE temporary AND table_name IN ${`('${LABEL_CHANGE_TABLES.join("', '")}')`}`,
+  );
+  if (Number(made?.n ?? 0) !== LABEL_CHANGE_TABLES.length) return null;
+  const [row] = await queryJson(c, 'SELECT state_id, labels_from, labels_to FROM label_generation');
+  return row ? { state_id: String(row.state_id), labels_from: String(row.labels_from), labels_to: String(row.labels_to) } : null;
+}
+
 /** The state keeps each of them as a file of the same name (`<table>.parquet`). */
 const STATE_FILES = LABEL_TABLES;
 

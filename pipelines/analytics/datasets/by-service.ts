@@ -20,6 +20,7 @@
 import { createHash } from 'node:crypto';
 import { timestampSql } from '../../../classifier/plan.ts';
 import { queryJson, sqlString } from '../../../lib/duckdb.ts';
+import { labelGeneration } from '../labels.ts';
 import type { DatasetEntry } from '../../../snapshots/manifest.ts';
 import type { DatasetStep, PipelineContext } from '../../runner.ts';
 import { nowSql, POINT_LOOKUP_ROW_GROUP } from './sql.ts';
@@ -64,7 +65,7 @@ export function byServiceStep(table: ByServiceTable): DatasetStep {
           version: 1,
         }),
       );
-      const [generation] = (await queryJson(c, 'SELECT * FROM label_generation')) as unknown as Generation[];
+      const generation = await labelGeneration(c);
       const [byImport] = await queryJson(
         c,
         `SELECT count(*)::INTEGER AS n FROM duckdb_views() WHERE temporary AND view_name = 'attributed_by_import'`,

@@ -19,6 +19,7 @@
  */
 import { createHash } from 'node:crypto';
 import { queryJson, sqlString } from '../../../lib/duckdb.ts';
+import { labelGeneration } from '../labels.ts';
 import type { PartitionBy } from '../../../snapshots/writer.ts';
 import type { DatasetStep, PipelineContext } from '../../runner.ts';
 import { MAX_DELTAS } from './append.ts';
@@ -60,7 +61,7 @@ export function keyedStep(table: KeyedTable): DatasetStep {
         JSON.stringify({ sql: await table.select(ctx, (h) => `<keys of ${h}>`), partitionBy, rowGroupSize, version: 1 }),
       );
       const inputs = table.inputs ? await table.inputs(ctx) : '';
-      const [generation] = (await queryJson(c, 'SELECT * FROM label_generation')) as unknown as Generation[];
+      const generation = await labelGeneration(c);
       const meta = ctx.meta(dataset, ctx.now);
       const whole = async () =>
         ctx.writer.writeTable(c, dataset, await table.select(ctx, () => 'TRUE'), meta, { rowGroupSize, partitionBy });
