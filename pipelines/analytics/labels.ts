@@ -67,10 +67,15 @@ export const LABEL_TABLES = ['pair_labels', 'buyer_labels', 'seller_cohorts', 's
  */
 export const LABEL_CHANGE_TABLES = ['relabelled_buyers', 'label_generation'] as const;
 
+/** The day state a run's labels rest on, the labels it started from and those it made (label_generation). */
+export interface LabelGeneration {
+  state_id: string;
+  labels_from: string;
+  labels_to: string;
+}
+
 /** The run's label_generation row; null when the labels rest on no kept state, or were made otherwise (tests' own tables). */
-export async function labelGeneration(
-  c: PipelineContext['connection'],
-): Promise<{ state_id: string; labels_from: string; labels_to: string } | null> {
+export async function labelGeneration(c: PipelineContext['connection']): Promise<LabelGeneration | null> {
   const [made] = await queryJson(
     c,
     `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE temporary AND table_name IN ${`('${LABEL_CHANGE_TABLES.join("', '")}')`}`,

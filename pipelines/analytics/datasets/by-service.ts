@@ -20,7 +20,7 @@
 import { createHash } from 'node:crypto';
 import { timestampSql } from '../../../classifier/plan.ts';
 import { queryJson, sqlString } from '../../../lib/duckdb.ts';
-import { labelGeneration } from '../labels.ts';
+import { labelGeneration, type LabelGeneration as Generation } from '../labels.ts';
 import type { DatasetEntry } from '../../../snapshots/manifest.ts';
 import type { DatasetStep, PipelineContext } from '../../runner.ts';
 import { nowSql, POINT_LOOKUP_ROW_GROUP } from './sql.ts';
@@ -39,12 +39,6 @@ export interface ByServiceTable {
   key: string;
   /** The table's query, fully ordered; `services(col)` restricts it to the services to rewrite (TRUE for all). */
   select(ctx: PipelineContext, services: (column: string) => string): string;
-}
-
-interface Generation {
-  state_id: string;
-  labels_from: string;
-  labels_to: string;
 }
 
 /** The dataset step of a table by service (the module comment). */

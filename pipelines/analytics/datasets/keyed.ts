@@ -19,7 +19,7 @@
  */
 import { createHash } from 'node:crypto';
 import { queryJson, sqlString } from '../../../lib/duckdb.ts';
-import { labelGeneration } from '../labels.ts';
+import { labelGeneration, type LabelGeneration as Generation } from '../labels.ts';
 import type { PartitionBy } from '../../../snapshots/writer.ts';
 import type { DatasetStep, PipelineContext } from '../../runner.ts';
 import { MAX_DELTAS } from './append.ts';
@@ -40,12 +40,6 @@ export interface KeyedTable {
   count: string;
   /** A digest of what the rows read besides the labels, when that can change without a relabel. */
   inputs?(ctx: PipelineContext): Promise<string>;
-}
-
-interface Generation {
-  state_id: string;
-  labels_from: string;
-  labels_to: string;
 }
 
 /** The dataset step of a keyed table (the module comment). */
