@@ -485,6 +485,7 @@ describe('datasets', () => {
         'wash-payments-by-seller',
         'wash-funding',
         'wash-sellers',
+        'wash-check-sellers',
       ].sort(),
     );
   });
@@ -505,6 +506,7 @@ describe('datasets', () => {
       'wash-payments-by-seller',
       'wash-funding',
       'wash-sellers',
+      'wash-check-sellers',
     ];
     for (const d of datasetsOf('analytics')) {
       const free = !paid.includes(d.name);

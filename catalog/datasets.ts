@@ -311,6 +311,15 @@ export const DATASETS: DatasetDecl[] = [
     cohortState: true,
     staleAfterSeconds: DAY_STATE_STALE_AFTER,
   }),
+  analytics({
+    name: 'wash-check-sellers',
+    kind: 'table',
+    access: 'paid',
+    updateEverySeconds: ANALYTICS,
+    description:
+      "Per seller address: what the paid wash check answers a seller with (its pairs' labels weighed by 30-day volume, its cohort summary, vanity and flags).",
+    cohortState: true,
+  }),
 ];
 
 export function datasetsOf(service: ServiceName): DatasetDecl[] {

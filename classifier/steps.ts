@@ -46,15 +46,25 @@ export const PAIR_LABELS_SQL = `SELECT buyer, seller_address, chain, label,
        tx_count, volume, tx_count_30d, volume_30d, first_time, last_time
   FROM wc_pair_labels_all`;
 
-export const BUYER_LABELS_SQL = `SELECT address, label, confidence::DOUBLE AS confidence,
-       reason::VARCHAR[] AS reason, reason_text,
-       signals::MAP(VARCHAR, DOUBLE) AS signals,
-       vanity_strict, vanity_broad, vanity_cluster_size::INTEGER AS vanity_cluster_size,
-       mean_interval_s::DOUBLE AS mean_interval_s, interval_cv::DOUBLE AS interval_cv,
-       tx_count::BIGINT AS tx_count, volume::DOUBLE AS volume, n_sellers::INTEGER AS n_sellers,
-       top_service_share::DOUBLE AS top_service_share, first_funder,
-       first_time::TIMESTAMP AS first_time, last_time::TIMESTAMP AS last_time
-  FROM wc_buyer_labels`;
+/**
+ * One row per buyer: its label and features, and its heaviest pair's seller and chain with that
+ * seller's cohort summary (uniform amounts, coordinated start; NULL when the seller has no cohort
+ * row), which the paid wash check answers with.
+ */
+export const BUYER_LABELS_SQL = `SELECT b.address, b.label, b.confidence::DOUBLE AS confidence,
+       b.reason::VARCHAR[] AS reason, b.reason_text,
+       b.signals::MAP(VARCHAR, DOUBLE) AS signals,
+       b.vanity_strict, b.vanity_broad, b.vanity_cluster_size::INTEGER AS vanity_cluster_size,
+       b.mean_interval_s::DOUBLE AS mean_interval_s, b.interval_cv::DOUBLE AS interval_cv,
+       b.tx_count::BIGINT AS tx_count, b.volume::DOUBLE AS volume, b.n_sellers::INTEGER AS n_sellers,
+       b.top_service_share::DOUBLE AS top_service_share, b.first_funder,
+       b.first_time::TIMESTAMP AS first_time, b.last_time::TIMESTAMP AS last_time,
+       k.seller_address AS top_seller_address, b.top_chain,
+       round(s.uniform_amount_pct, 4)::DOUBLE AS top_cohort_uniform_amount,
+       round(s.coordinated_start_pct, 4)::DOUBLE AS top_cohort_coordinated_start
+  FROM wc_buyer_labels b
+  LEFT JOIN wc_seller_keys k ON k.sak = b.top_sak AND k.chain = b.top_chain
+  LEFT JOIN wc_sellers s ON s.sak = b.top_sak AND s.chain = b.top_chain`;
 
 export const SELLER_COHORTS_SQL = `SELECT k.seller_address, s.chain,
        s.cohort_size::INTEGER AS cohort_size,

@@ -370,12 +370,11 @@ const fullHistory: DataHandler = {
 
 export function analyticsHandlers(options: AnalyticsHandlerOptions): DataHandlers {
   const washCheck: DataHandler = {
-    precheck: (req) => requireDatasets(req, [...WASH_CHECK_DATASETS, 'services']),
+    precheck: (req) => requireDatasets(req, WASH_CHECK_DATASETS),
     handle: (req) =>
       guarded(async () => {
         const { address } = ANALYTICS_PARAMS.WashCheckRequest.parse(req.body ?? {});
         const body = await washCheckAnswer(normalizeAddress(address), {
-          services: await servicesIndex(req.snapshot),
           dataset: (name) => dataset(req.snapshot, name),
           patternSalt: options.patternSalt,
         });

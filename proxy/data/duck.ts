@@ -8,10 +8,6 @@
  * connection with the fewest in flight: a statement waits behind others on its connection, so
  * one slow wash check does not hold up every lookup. The Parquet footers are cached
  * (parquet_metadata_cache), so a lookup does not re-read them.
- *
- * The wash check has an instance of its own (withCheckConnection): it runs one prepared statement
- * of the classifier's steps per connection over TEMP input tables it refills per check, so a
- * connection serves one check at a time, and that instance plans without statistics (below).
  */
 import { DuckDBInstance, type DuckDBConnection, type DuckDBValue, type Json } from '@duckdb/node-api';
 
@@ -20,8 +16,6 @@ export interface SnapshotDuckOptions {
   threads?: number;
   /** e.g. '512MB'; default 1GB. Lookups need little: a row group at a time. */
   memoryLimit?: string;
-  /** Wash checks that run at once (connections of the check instance); default 2. */
-  checkConnections?: number;
 }
 
 export type DuckRow = Record<string, Json>;
@@ -86,79 +80,12 @@ export async function queryRows(sql: string, values: Record<string, DuckDBValue>
   }
 }
 
-interface CheckConnection {
-  connection: DuckDBConnection;
-  /** Checks holding or waiting for this connection; `held` settles when the last one is done. */
-  checks: number;
-  held: Promise<void>;
-}
-
-interface CheckDuck {
-  instance: DuckDBInstance;
-  pool: CheckConnection[];
-}
-
-let checkDuck: Promise<CheckDuck> | null = null;
-
-/**
- * The check instance. One thread: a check is a few thousand rows through many small operators,
- * where handing work between threads costs more than it saves; checks run side by side on the
- * pool's connections instead. Its prepared statements are planned once over empty input tables
- * and run on the rows of each check: statistics propagation (and the compression it drives)
- * would fold the empty tables' statistics into the plan, so it is off here (a global setting,
- * hence an instance of its own).
- */
-async function openCheck(): Promise<CheckDuck> {
-  const instance = await DuckDBInstance.create(':memory:', {
-    threads: '1',
-    memory_limit: options.memoryLimit ?? '1GB',
-    autoinstall_known_extensions: 'false',
-  });
-  const pool: CheckConnection[] = [];
-  for (let i = 0; i < Math.max(1, options.checkConnections ?? 2); i++) {
-    pool.push({ connection: await instance.connect(), checks: 0, held: Promise.resolve() });
-  }
-  const first = pool[0]!.connection;
-  await first.run('LOAD parquet');
-  await first.run('SET GLOBAL parquet_metadata_cache = true');
-  await first.run("SET GLOBAL disabled_optimizers = 'statistics_propagation,compressed_materialization'");
-  return { instance, pool };
-}
-
-/**
- * Runs `work` on a connection of the check instance that no other check holds meanwhile (the one
- * with the fewest checks holding or waiting for it, first come first served).
- */
-export async function withCheckConnection<T>(work: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
-  checkDuck ??= openCheck().catch((err: unknown) => {
-    checkDuck = null;
-    throw err;
-  });
-  const { pool } = await checkDuck;
-  const pooled = pool.reduce((a, b) => (b.checks < a.checks ? b : a));
-  pooled.checks += 1;
-  const before = pooled.held;
-  let release!: () => void;
-  pooled.held = new Promise<void>((resolve) => (release = resolve));
-  await before;
-  try {
-    return await work(pooled.connection);
-  } finally {
-    pooled.checks -= 1;
-    release();
-  }
-}
-
 /** Closes the instance (tests; a server keeps it for its lifetime). */
 export async function closeSnapshotDuck(): Promise<void> {
   const current = duck;
-  const check = checkDuck;
   duck = null;
-  checkDuck = null;
-  for (const opened of [current, check]) {
-    if (!opened) continue;
-    const { instance, pool } = await opened;
-    for (const { connection } of pool) connection.closeSync();
-    instance.closeSync();
-  }
+  if (!current) return;
+  const { instance, pool } = await current;
+  for (const { connection } of pool) connection.closeSync();
+  instance.closeSync();
 }

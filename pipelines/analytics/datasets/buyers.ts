@@ -1,7 +1,10 @@
 /**
  * buyers (paid table): one row per classified buyer wallet (buyer_labels), partitioned by address
  * and ordered by it within each part (sql.ts ADDRESS_PARTITIONS):
- * the classification and the features the on-request wash check reads (POST /api/v1/wash/check).
+ * the classification and its features, and what the paid wash check answers a buyer with
+ * (POST /api/v1/wash/check, proxy/data/wash-check.ts): the seller and chain of its heaviest pair
+ * (top_seller_address, top_chain) and that seller's cohort summary of the day state
+ * (top_cohort_uniform_amount, top_cohort_coordinated_start: fractions, 0 without a cohort row).
  * Counts and volume are the classifier's (its window); times are ISO 8601 UTC; signals is a JSON
  * object name → number with keys sorted. A run that kept the day state publishes only the rows of
  * the buyers it labelled again, as a delta file (keyed.ts).
@@ -32,7 +35,11 @@ export const buyersStep: DatasetStep = keyedStep({
                 first_funder,
                 ${isoSql('first_time')} AS first_time,
                 ${isoSql('last_time')} AS last_time,
-                ${signalsJsonSql('signals')} AS signals
+                ${signalsJsonSql('signals')} AS signals,
+                top_seller_address,
+                top_chain,
+                round(greatest(0, least(1, ${finiteSql('coalesce(top_cohort_uniform_amount, 0)')})), 4) AS top_cohort_uniform_amount,
+                round(greatest(0, least(1, ${finiteSql('coalesce(top_cohort_coordinated_start, 0)')})), 4) AS top_cohort_coordinated_start
            FROM buyer_labels
           WHERE ${keys('hash(address)')}`,
 });

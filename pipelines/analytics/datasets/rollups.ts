@@ -7,6 +7,8 @@
  *                                             signals, by pair key
  *   service_buyer_stats  (service_id, buyer_h) all-time, 30-day, 24-hour and previous-24-hour
  *                        counts and micro-USDC, the pair key and its label code (unlabeled without one)
+ *   pair_volume_30d      (pk)                 30-day micro-USDC of every pair with a payment in
+ *                                             the window, attributed or not
  *   top_buyers_30d       (service_id, buyer_h) rank_30d 1..50 by 30-day volume, then payments
  *                        (top buyers and wash-detail read rank_30d <= n)
  *   buyer_addresses      (buyer_h, address)   the addresses of those top-50 buyers (from buyer_labels,
@@ -98,6 +100,11 @@ export const rollupsStep: PrepareStep = {
         FROM total t
         LEFT JOIN recent r USING (service_id, buyer_h)
         LEFT JOIN pair_label_codes l USING (pk)`);
+
+    // Every pair's 30-day volume, attributed to a service or not: a seller's wash check answer
+    // weighs its pairs' labels by it (wash-lookups.ts, wash-check-sellers)
+    await c.run(`CREATE OR REPLACE TEMP TABLE pair_volume_30d AS
+      SELECT pk, sum(amount_micro)::BIGINT AS micro_30d FROM tx_attributed WHERE ${w.last30d('time')} GROUP BY pk`);
 
     // Ranked apart from the aggregate above: a window over only the buyers active in 30 days
     // costs a tenth of one over every (service, buyer) pair.

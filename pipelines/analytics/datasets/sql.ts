@@ -184,6 +184,7 @@ export const POINT_LOOKUP_ROW_GROUP = {
   'wash-payments-by-seller': 8192,
   'wash-funding': 8192,
   'wash-sellers': 2048,
+  'wash-check-sellers': 2048,
 } as const;
 
 /**
