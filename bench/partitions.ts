@@ -1,8 +1,8 @@
 /**
  * Partitioned snapshot tables against one sorted file (issue 17): the write time of a dataset
  * through SnapshotWriter.writeTable and the point-lookup latency per key as the proxy reads it
- * (one parameterised read_parquet on the file, or on the key's part), for the address-keyed
- * tables wash-payments-by-buyer (every payment, by buyer) and buyers (one row per buyer).
+ * (one parameterised read_parquet on the file, or on the key's part), for two address-keyed
+ * shapes: every payment by buyer (the former wash-payments-by-buyer) and buyers (one row per buyer).
  *
  *   npx tsx bench/partitions.ts [--transactions 1000000,10000000] [--buckets 64,256] [--world DIR]
  *
@@ -30,7 +30,7 @@ const LOOKUPS = 300;
 
 const meta = { source: 'file' as const, asOf: '2026-11-20T09:00:00Z', license: 'proprietary' as const, description: 'bench' };
 
-/** The two datasets' queries, as the pipeline's steps order them (wash-lookups.ts, buyers.ts). */
+/** The two tables' queries, ordered as the pipeline orders such tables (buyers.ts). */
 const DATASETS = {
   'wash-payments-by-buyer': {
     key: 'buyer',

@@ -480,11 +480,7 @@ describe('datasets', () => {
         'buyers',
         'transactions',
         'full-history',
-        // the on-request wash check's point lookups (paid-only, never downloadable)
-        'wash-payments-by-buyer',
-        'wash-payments-by-seller',
-        'wash-funding',
-        'wash-sellers',
+        // the wash check's seller rows (paid-only, never downloadable)
         'wash-check-sellers',
       ].sort(),
     );
@@ -496,18 +492,7 @@ describe('datasets', () => {
       expect(d.publicDownload).toBe(d.name === 'symbols' || d.name === 'stats');
       expect(d.kind).toBe(d.name === 'kr-prices' ? 'table' : 'document');
     }
-    const paid = [
-      'wash-detail',
-      'buyer-profiles',
-      'buyers',
-      'transactions',
-      'full-history',
-      'wash-payments-by-buyer',
-      'wash-payments-by-seller',
-      'wash-funding',
-      'wash-sellers',
-      'wash-check-sellers',
-    ];
+    const paid = ['wash-detail', 'buyer-profiles', 'buyers', 'transactions', 'full-history', 'wash-check-sellers'];
     for (const d of datasetsOf('analytics')) {
       const free = !paid.includes(d.name);
       expect(d.license).toBe(free ? 'CC0-1.0' : 'proprietary');
@@ -527,13 +512,11 @@ describe('datasets', () => {
     expect(every('kr-news-kpop')).toBe(300);
     expect(every('symbols')).toBe(3600);
     // explicit where the schedule is sparser than the update interval: news every 15 minutes, macro
-    // daily, the analytics day state's own datasets daily
+    // daily
     const explicit: Record<string, number> = {
       'kr-news-kpop': 2700,
       'kr-news-semiconductor': 2700,
       'krw-macro-stress': 172_800,
-      'wash-funding': 172_800,
-      'wash-sellers': 172_800,
     };
     for (const d of DATASETS) {
       expect(d.staleAfterSeconds, d.name).toBe(explicit[d.name] ?? Math.max(3 * d.updateEverySeconds, 600));

@@ -60,12 +60,6 @@ const NEWS_STALE_AFTER = 3 * 15 * 60;
  * daily run, so it is stale when a daily run was missed, not after 45 minutes.
  */
 const MACRO_STALE_AFTER = 2 * 86_400;
-/**
- * The wash check's funding edges and seller state are the analytics day state's (pipelines/analytics/labels.ts):
- * written by the first run of a UTC day and kept while the state is, so they are stale when a day's
- * state was missed, not after three hourly runs.
- */
-const DAY_STATE_STALE_AFTER = 2 * 86_400;
 
 export const DATASETS: DatasetDecl[] = [
   // ---------------------------------------------------------------- korea
@@ -278,39 +272,6 @@ export const DATASETS: DatasetDecl[] = [
     cohortState: true,
   }),
   // the on-request wash check's point lookups (read by POST /api/v1/wash/check only)
-  analytics({
-    name: 'wash-payments-by-buyer',
-    kind: 'table',
-    access: 'paid',
-    updateEverySeconds: ANALYTICS,
-    description: 'Every payment the wash classifier reads, sorted by buyer: the wash check recomputes a wallet from them.',
-  }),
-  analytics({
-    name: 'wash-payments-by-seller',
-    kind: 'table',
-    access: 'paid',
-    updateEverySeconds: ANALYTICS,
-    description: "The same payments sorted by seller: a seller's cohort for the wash check.",
-  }),
-  analytics({
-    name: 'wash-funding',
-    kind: 'table',
-    access: 'paid',
-    updateEverySeconds: ANALYTICS,
-    description:
-      'Wallet funding edges sorted by funded address, with whether the funder is an exchange, a funding hub or an agent-fleet treasury.',
-    cohortState: true,
-    staleAfterSeconds: DAY_STATE_STALE_AFTER,
-  }),
-  analytics({
-    name: 'wash-sellers',
-    kind: 'table',
-    access: 'paid',
-    updateEverySeconds: ANALYTICS,
-    description: "Per seller and chain: the batch classifier's cohort state (summary, flags, vanity clusters, funder groups, rings).",
-    cohortState: true,
-    staleAfterSeconds: DAY_STATE_STALE_AFTER,
-  }),
   analytics({
     name: 'wash-check-sellers',
     kind: 'table',

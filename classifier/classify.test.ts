@@ -255,6 +255,10 @@ describe('wash classifier on a hand-made world', () => {
       'first_funder VARCHAR',
       'first_time TIMESTAMP',
       'last_time TIMESTAMP',
+      'top_seller_address VARCHAR',
+      'top_chain VARCHAR',
+      'top_cohort_uniform_amount DOUBLE',
+      'top_cohort_coordinated_start DOUBLE',
     ]);
     expect(await columns('seller_cohorts')).toEqual([
       'seller_address VARCHAR',

@@ -1,24 +1,25 @@
 /**
- * The classifier's step list for one address, on request (POST /api/v1/wash/check), over
- * relations the caller names instead of the warehouse's raw tables: the same SQL as the batch
- * run, step for step, except where a step's answer depends on payers the check does not read.
+ * The classifier's step list over a set of buyers' payments and the day state, instead of the
+ * warehouse's raw tables: the hourly labels (classifier/buyer-set.ts, pipelines/analytics/labels.ts)
+ * label the day's buyers with it. The same SQL as the batch run, step for step, except where a
+ * step's answer depends on payers outside the set. (It began as the paid wash check's computation
+ * for one address; the check now reads the labels it produces, docs/wash-methodology.md §7.)
  *
- * What runs as in the batch (the address's own evidence, from its payments and funding edges):
- *   wc_tx .. wc_pair_time     its pairs, timing, bursts, burst density, periodicity
- *   wc_buyer_*                its buyer features over all its sellers (crawler, verifier, agent,
- *                             tester; the listed prices its sellers ask come from the state)
- *   wc_first_fund, wc_funding its funding chain up to fundingMaxHops and its sellers' (`links`,
+ * What runs as in the batch (the buyers' own evidence, from their payments and funding edges):
+ *   wc_tx .. wc_pair_time     their pairs, timing, bursts, burst density, periodicity
+ *   wc_buyer_*                their buyer features over all their sellers (crawler, verifier, agent,
+ *                             tester; the listed prices their sellers ask come from the state)
+ *   wc_first_fund, wc_funding their funding chains up to fundingMaxHops and their sellers' (`links`,
  *                             `roots`, `r1`, as in the batch)
- *   wc_transfers, wc_pair_returns  the transfers into it after it paid, from its sellers' reach
+ *   wc_transfers, wc_pair_returns  the transfers into them after they paid, from their sellers' reach
  *   wc_pair_ctx               the pair context (cohort membership, core, seller links)
- *   wc_pair_vanity            its membership of its sellers' vanity clusters (every tier)
+ *   wc_pair_vanity            their membership of their sellers' vanity clusters (every tier)
  *   wc_funder_members .. wc_buyer_labels   the pair rules, the wash-wallet pass and the roll-up
- * What the batch run's published seller state stands in for (a seller's cohort spans thousands
- * of payers; the check reads the cohort's summary, not the payers):
- *   wc_seller_meta, wc_listings          listings, categories and listed prices of its sellers
+ * What the day state's seller rows stand in for (a seller's cohort spans thousands of payers):
+ *   wc_seller_meta, wc_listings          listings, categories and listed prices of their sellers
  *   wc_exchanges, wc_hubs                whether a funder ends a funding chain (flags on the edges;
  *                                        a hub is judged by where all its wallets go)
- *   wc_fleet_members                     whether its first funder runs an agent fleet (a flag on
+ *   wc_fleet_members                     whether a first funder runs an agent fleet (a flag on
  *                                        the edges: judged by every wallet it funded)
  *   wc_return_reach                      the wallets each seller's money reaches (round trips),
  *                                        those of them that paid its payers back
@@ -28,12 +29,9 @@
  *                                        judged by every wallet it funded, payer or not)
  *   wc_sellers                           each seller's cohort summary and flags
  *   wc_cycles                            payment-ring membership (a whole-graph search)
- * A seller check gives every payment of the seller's payers: their pair labels come out as the
- * pipeline's, over the same day state (the seller's own cohort included: a cohort is of the day).
  *
- * The published state is SELLER_STATE_SQL (one row per seller and chain) and FUNDING_STOPS_SQL,
- * written by classify() while its `wc_*` tables exist; the pipeline publishes them with the
- * point-lookup payments and funding edges (pipelines/analytics/datasets/wash-lookups.ts).
+ * The state is SELLER_STATE_SQL (one row per seller and chain) and FUNDING_STOPS_SQL, written by
+ * classify() while its `wc_*` tables exist and kept in the warehouse with the day state.
  */
 import { cyclesRelationSql } from './cycles.ts';
 import { step, type SqlStep } from './plan.ts';
@@ -174,9 +172,3 @@ export function onRequestSteps(inputs: OnRequestInputs): SqlStep[] {
   }
   return out;
 }
-
-/** The address's row of the roll-up (BUYER_LABELS_SQL's columns and the heaviest pair's seller). */
-export const CHECK_BUYER_SQL = `SELECT address, label, confidence::DOUBLE AS confidence, reason::VARCHAR[] AS reason,
-       vanity_strict, vanity_broad, top_service_share::DOUBLE AS top_service_share,
-       tx_count::BIGINT AS tx_count, top_sak, top_chain
-  FROM wc_buyer_labels`;

@@ -3,8 +3,8 @@
  *   [--recompute] [--rebuild] [--datasets NAME,NAME]
  *
  * --rebuild recomputes everything from the warehouse and writes every dataset whole: the
- * append-only tables that runs extend with delta files (wash-payments-by-buyer and -by-seller,
- * snapshots/partitions.ts) are written again as parts only. It implies --recompute.
+ * tables that runs extend with delta files (buyers, buyer-profiles; snapshots/partitions.ts) are
+ * written again as parts only. It implies --recompute.
  *
  * --datasets (one service only) computes just those datasets and keeps the live version of the
  * others: the scheduled groups of pipelines/schedule-table.ts (market every 5 minutes, news every 15, ...).

@@ -271,7 +271,7 @@ export class SnapshotWriter {
    * bucket, sorted by bucket then `orderBy` (or, without it, the query's own order, which the row
    * ids of a first temporary table keep), so each bucket's COPY reads only its own row groups and
    * writes its rows in order.
-   * Measured at 10M payments (wash-payments-by-buyer, 2 cores, bench/partitions.ts): one sorted
+   * Measured at 10M payments (a payments table by buyer, 2 cores, bench/partitions.ts): one sorted
    * file 10.1 to 10.8 s; 256 parts with `orderBy` 13.0 to 14.4 s (the md5 buckets of 10M keys are
    * 2 s of it, the 256 COPY statements about 4 s). DuckDB's COPY ... PARTITION_BY was faster
    * at 1M (1.4 s vs 2.7 s) but wrote several files per bucket and did not keep the rows' order

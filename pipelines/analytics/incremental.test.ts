@@ -100,10 +100,6 @@ describe('analytics: an incremental run and a run from scratch over the same pay
       expect(Number(/rows of (\d+)/.exec(line!)![1])).toBeGreaterThan(0);
       expect(Number(/rows of (\d+)/.exec(line!)![1])).toBeLessThan(first.datasets.find((d) => d.name === 'services')!.rows);
     }
-    // the day state's own datasets are kept with it, not written again
-    for (const name of ['wash-funding', 'wash-sellers']) {
-      expect(notes.some((n) => n.includes(`analytics: ${name}: kept from ${first.version} (the day state is the same)`))).toBe(true);
-    }
 
     // from scratch: both files in one directory, one run on a new warehouse
     const scratchRoot = temp('scratch-run-');
@@ -115,19 +111,12 @@ describe('analytics: an incremental run and a run from scratch over the same pay
     const scratch = settingsIn(scratchRoot);
     const whole = await run(scratchDir, scratch);
 
-    // the second run saw the new payments, and added them to the append-only tables as delta files
-    const count = (m: SnapshotManifest) => m.datasets.find((d) => d.name === 'wash-payments-by-buyer')!.rows;
+    // the second run saw the new payments: the label-bearing tables carry delta files
+    const count = (m: SnapshotManifest) => m.datasets.find((d) => d.name === 'transactions')!.rows;
     expect(count(second)).toBeGreaterThan(count(first));
     const withDeltas = (m: SnapshotManifest) => m.datasets.filter((d) => d.partitions?.deltas).map((d) => d.name);
     expect(withDeltas(first)).toEqual([]);
-    expect(withDeltas(second).sort()).toEqual([...APPEND_ONLY, ...KEYED].sort());
-    for (const name of APPEND_ONLY) {
-      const before = first.datasets.find((d) => d.name === name)!;
-      const after = second.datasets.find((d) => d.name === name)!;
-      // the parts are the first run's, linked; one delta holds the new rows
-      expect(after.partitions!.parts).toEqual(before.partitions!.parts);
-      expect(after.partitions!.deltas!.map((d) => [d.file, d.rows])).toEqual([['delta-000001.parquet', after.rows - before.rows]]);
-    }
+    expect(withDeltas(second).sort()).toEqual([...KEYED].sort());
     // the label-bearing tables: the first run's parts, and one delta of the rows of the buyers
     // labelled again (those that paid since), whose newest row wins
     const relabelled = Number(/classify: (\d+) buyers labelled/.exec(notes.join('\n'))?.[1]);
@@ -142,7 +131,7 @@ describe('analytics: an incremental run and a run from scratch over the same pay
       expect(after.rows).toBeLessThan(before.rows + relabelled); // and buyers already there, whose row the delta replaces
     }
     expect(second.datasets.map((d) => d.name)).toEqual(whole.datasets.map((d) => d.name));
-    await expectSameDatasets(incremental, second, scratch, whole, [...APPEND_ONLY, ...KEYED]);
+    await expectSameDatasets(incremental, second, scratch, whole, KEYED);
     state.incremental = { settings: incremental, dir: incrementalDir, manifest: second };
     state.scratch = { settings: scratch, manifest: whole };
   }, 600_000);
@@ -221,7 +210,7 @@ describe('analytics: an incremental run and a run from scratch over the same pay
         ),
       ).toBe(true);
     }
-    await expectSameDatasets(settings, next, scratch!.settings, scratch!.manifest, APPEND_ONLY);
+    await expectSameDatasets(settings, next, scratch!.settings, scratch!.manifest, []);
   }, 600_000);
 
   it('--rebuild writes every dataset whole: the same bytes as the run from scratch', async () => {
@@ -245,17 +234,10 @@ describe('analytics: an incremental run and a run from scratch over the same pay
         .filter((n) => n.includes('written whole'))
         .map((n) => n.replace(/^\S+ /, ''))
         .sort(),
-    ).toEqual(
-      [
-        ...[...KEYED, ...BY_SERVICE].map((name) => `analytics: ${name}: written whole (a new day state)`),
-        ...APPEND_ONLY.map((name) => `analytics: ${name}: written whole (--now is before the live version's)`),
-      ].sort(),
-    );
+    ).toEqual([...[...KEYED, ...BY_SERVICE].map((name) => `analytics: ${name}: written whole (a new day state)`)].sort());
   }, 600_000);
 });
 
-/** The tables runs extend with delta files (pipelines/analytics/datasets/append.ts). */
-const APPEND_ONLY = ['wash-payments-by-buyer', 'wash-payments-by-seller'];
 /** The label-bearing tables runs update with delta files whose newest row of a key wins (keyed.ts). */
 const KEYED = ['buyer-profiles', 'buyers'];
 /** The tables by service whose untouched services' rows runs take from the live version (by-service.ts). */

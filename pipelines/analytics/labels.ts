@@ -38,7 +38,7 @@ import { FUNDING_STOPS_SQL, onRequestSteps, SELLER_STATE_SQL } from '../../class
 import { timestampSql } from '../../classifier/plan.ts';
 import { BUYER_LABELS_SQL, featureSteps, labelSteps, PAIR_LABELS_SQL, SELLER_COHORTS_SQL } from '../../classifier/steps.ts';
 import { queryJson, sqlString } from '../../lib/duckdb.ts';
-import type { DatasetStep, PipelineContext, PrepareStep } from '../runner.ts';
+import type { PipelineContext, PrepareStep } from '../runner.ts';
 
 /** What a label run needs of the pipeline's context (the wash evaluation passes its own). */
 export type LabelContext = Pick<PipelineContext, 'connection' | 'now' | 'rebuild' | 'warehouseDir' | 'log'>;
@@ -106,8 +106,7 @@ export function dayStart(at: Date): Date {
 
 /**
  * Funding edges before `cutoff` (a TIMESTAMP expression) with whether the funder ends a chain
- * (funding_stops): what the day state's chains were computed from, for the wash-funding lookups
- * and the hourly labels alike.
+ * (funding_stops): what the day state's chains were computed from, which the hourly labels read.
  */
 export function fundingEdgesSql(cutoff: string): string {
   return `SELECT f.address, f.funder, f.time, f.amount,
@@ -427,41 +426,4 @@ export async function labelRun(ctx: LabelContext): Promise<LabelRun> {
 /** When the labels' cohort evidence was taken: the start of the run's UTC day (ISO 8601). */
 export function cohortStateAsOf(now: Date): string {
   return dayStart(now).toISOString();
-}
-
-const PUBLISHED = 'CREATE TABLE IF NOT EXISTS day_state_datasets (dataset VARCHAR, sha256 VARCHAR, state_id VARCHAR)';
-
-/**
- * A dataset that is the day state's alone (wash-funding: the funding before the day, with the
- * state's funding stops; wash-sellers: the seller state): while the state is kept, the live
- * version's file is kept too (the bytes a write would give again), instead of written on every run.
- * The warehouse records which state each published file came from.
- */
-export function dayStateStep(step: DatasetStep): DatasetStep {
-  return {
-    dataset: step.dataset,
-    async run(ctx) {
-      const c = ctx.connection;
-      const meta = ctx.warehouseDir ? await readMeta(ctx) : null;
-      if (!meta) return step.run(ctx);
-      await c.run(PUBLISHED);
-      const live = ctx.writer.previousManifest?.datasets.find((d) => d.name === step.dataset);
-      if (live && !live.carried_over && !ctx.rebuild) {
-        const [same] = await queryJson(
-          c,
-          `SELECT count(*)::INTEGER AS n FROM day_state_datasets
-            WHERE dataset = ${sqlString(step.dataset)} AND sha256 = ${sqlString(live.sha256)} AND state_id = ${sqlString(meta.id)}`,
-        );
-        const kept = Number(same?.n ?? 0) > 0 ? await ctx.writer.keep(step.dataset) : null;
-        if (kept) {
-          ctx.log(`${step.dataset}: kept from ${kept.produced_in} (the day state is the same)`);
-          return kept;
-        }
-      }
-      const entry = await step.run(ctx);
-      await c.run(`DELETE FROM day_state_datasets WHERE dataset = ${sqlString(step.dataset)} AND state_id <> ${sqlString(meta.id)};
-        INSERT INTO day_state_datasets VALUES (${sqlString(step.dataset)}, ${sqlString(entry.sha256)}, ${sqlString(meta.id)})`);
-      return entry;
-    },
-  };
 }

@@ -2,11 +2,13 @@
  * The wash check answers with the classifier's labels: the demo snapshots are published as
  * `npm run pipeline -- all` publishes them, then addresses of every label are checked through the
  * service app with a real (test-signed EVM) payment each, and each answer is held against what the
- * run published by other paths: the `buyers` rows, the heaviest pair recomputed from the buyer's
- * payments (`wash-payments-by-buyer`) with that seller's cohort in the day state (`wash-sellers`),
- * and a seller's vote recomputed from its services' top-buyer lists (`services`, `wash-detail`).
+ * run published or kept by other paths: the `buyers` rows; the heaviest pair recomputed from the
+ * buyer's payments in the warehouse, with that seller's cohort and flags in the day state the
+ * warehouse keeps (`seller_state.parquet`); and a seller's vote recomputed from its services'
+ * top-buyer lists (`services`, `wash-detail`).
  */
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WASH_LABELS } from '../../catalog/categories.ts';
@@ -14,6 +16,7 @@ import { findEndpoint } from '../../catalog/index.ts';
 import { TOP_PAIR_KEY } from '../../catalog/wash-rules.ts';
 import { SELLER_FLAGS_SQL } from '../../classifier/seller-flags.ts';
 import type { Settings } from '../../lib/config.ts';
+import { openDatabase, queryJson, sqlString, type Database } from '../../lib/duckdb.ts';
 import { publishDemoSnapshots } from '../../pipelines/testing/demo-snapshots.ts';
 import { SnapshotReader, type LoadedSnapshot } from '../../snapshots/reader.ts';
 import { createServiceApp } from '../serve.ts';
@@ -28,6 +31,9 @@ let root: string;
 let reader: SnapshotReader;
 let snapshot: LoadedSnapshot;
 let app: Hono;
+/** The demo run's warehouse, read-only: its payments and the day state's seller rows. */
+let warehouse: Database;
+let sellerState: string;
 
 beforeAll(async () => {
   ({ root, settings } = await publishDemoSnapshots('wash-check-test-'));
@@ -42,9 +48,15 @@ beforeAll(async () => {
     { ...testPaymentParts({ signer: ReceiptSigner.random(), now }), washPatternSalt: 'wash-check-test-salt' },
     { now },
   );
+  warehouse = await openDatabase(':memory:');
+  await warehouse.connection.run(`ATTACH ${sqlString(join(settings.warehouseDir, 'analytics.duckdb'))} AS wh (READ_ONLY)`);
+  const stateDir = join(settings.warehouseDir, 'analytics-day-state');
+  const [state] = readdirSync(stateDir);
+  sellerState = `read_parquet(${sqlString(join(stateDir, state!, 'seller_state.parquet'))})`;
 }, 240_000);
 
 afterAll(async () => {
+  warehouse?.close();
   reader?.close();
   await closeSnapshotDuck();
   rmSync(root, { recursive: true, force: true });
@@ -91,14 +103,16 @@ describe('the wash check', () => {
     // seller's cohort in the day state: another path to signals.cohort than the buyers row
     const cohorts = new Map(
       (
-        await queryRows(
+        await queryJson(
+          warehouse.connection,
           `WITH p AS (SELECT buyer, seller_address, chain, count(*) AS tx_count, hash(seller_address) AS sak
-                        FROM read_parquet($pays) GROUP BY ALL),
+                        FROM wh.x402_transactions
+                       WHERE time <= ${sqlString(NOW)}::TIMESTAMPTZ AND buyer IS NOT NULL AND seller_address IS NOT NULL AND chain IS NOT NULL
+                       GROUP BY ALL),
                 top AS (SELECT buyer, arg_max(seller_address, ${TOP_PAIR_KEY}) AS seller_address, arg_max(chain, ${TOP_PAIR_KEY}) AS chain
                           FROM p GROUP BY buyer)
            SELECT t.buyer, coalesce(s.uniform_amount_pct, 0)::DOUBLE AS u, coalesce(s.coordinated_start_pct, 0)::DOUBLE AS c
-             FROM top t LEFT JOIN read_parquet($state) s USING (seller_address, chain)`,
-          { pays: path('wash-payments-by-buyer'), state: path('wash-sellers') },
+             FROM top t LEFT JOIN ${sellerState} s USING (seller_address, chain)`,
         )
       ).map((r) => [String(r.buyer), { uniform_amount: round4(Number(r.u)), coordinated_start: round4(Number(r.c)) }]),
     );
@@ -128,15 +142,15 @@ describe('the wash check', () => {
   }, 240_000);
 
   it("answers a seller with its pairs' labels weighed by 30-day volume and the day state's seller flags", async () => {
-    const sellers = await queryRows(
+    const sellers = await queryJson(
+      warehouse.connection,
       `WITH s AS (
          SELECT seller_address, list_sort(flatten(list(${SELLER_FLAGS_SQL}))) AS flags
-           FROM read_parquet($s) GROUP BY seller_address
+           FROM ${sellerState} GROUP BY seller_address
        )
        SELECT s.seller_address, s.flags FROM s
-        WHERE s.seller_address NOT IN (SELECT buyer FROM read_parquet($bb))
+        WHERE s.seller_address NOT IN (SELECT buyer FROM wh.x402_transactions WHERE buyer IS NOT NULL)
         ORDER BY len(s.flags) DESC, hash(s.seller_address) LIMIT 12`,
-      { s: path('wash-sellers'), bb: path('wash-payments-by-buyer') },
     );
     expect(sellers.length).toBeGreaterThan(5);
     expect(

@@ -56,16 +56,25 @@ const LABEL_TABLES_DDL = [
   `CREATE OR REPLACE TABLE buyer_labels (address VARCHAR, label VARCHAR, confidence DOUBLE, reason VARCHAR[],
      reason_text VARCHAR, signals MAP(VARCHAR, DOUBLE), vanity_strict BOOLEAN, vanity_broad BOOLEAN,
      vanity_cluster_size INTEGER, mean_interval_s DOUBLE, interval_cv DOUBLE, tx_count BIGINT, volume DOUBLE,
-     n_sellers INTEGER, top_service_share DOUBLE, first_funder VARCHAR, first_time TIMESTAMP, last_time TIMESTAMP)`,
+     n_sellers INTEGER, top_service_share DOUBLE, first_funder VARCHAR, first_time TIMESTAMP, last_time TIMESTAMP,
+     top_seller_address VARCHAR DEFAULT NULL, top_chain VARCHAR DEFAULT NULL, top_cohort_uniform_amount DOUBLE DEFAULT NULL,
+     top_cohort_coordinated_start DOUBLE DEFAULT NULL)`,
   `CREATE OR REPLACE TABLE seller_cohorts (seller_address VARCHAR, chain VARCHAR, cohort_size INTEGER,
      uniform_amount_pct DOUBLE, coordinated_start_pct DOUBLE, uniform_tx_count_cv DOUBLE, flags VARCHAR[])`,
   // the funding inputs every source fills before classification (the wash report reads them)
   `CREATE TABLE IF NOT EXISTS wallet_funding (address VARCHAR, funder VARCHAR, amount DOUBLE, time TIMESTAMP, source VARCHAR)`,
   `CREATE TABLE IF NOT EXISTS exchange_wallets (address VARCHAR, name VARCHAR, source VARCHAR)`,
   // the wash check's lookup inputs classify() also writes; the hand-made labels have no cohort state
-  `CREATE OR REPLACE TABLE seller_state (seller_address VARCHAR, chain VARCHAR)`,
+  `CREATE OR REPLACE TABLE seller_state (seller_address VARCHAR, chain VARCHAR, uniform_amount_pct DOUBLE, coordinated_start_pct DOUBLE,
+     vanity_clusters STRUCT(tier VARCHAR, "key" UBIGINT, size INTEGER, median_tx DOUBLE)[], self_pay_tx BIGINT, seller_tx BIGINT,
+     funded_wallets BIGINT, payers BIGINT, funded_loop BOOLEAN, farm BOOLEAN, in_cycle BOOLEAN, concentration BOOLEAN,
+     vanity_cohort BOOLEAN, common_funder_cohort BOOLEAN, launch BOOLEAN)`,
   `CREATE OR REPLACE TABLE funding_stops (k UBIGINT, hub VARCHAR, fleet VARCHAR)`,
 ];
+
+/** The buyer_labels columns the fixtures give (the heaviest pair's seller and cohort are left NULL). */
+const BUYER_LABEL_FIXTURE_COLUMNS = `(address, label, confidence, reason, reason_text, signals, vanity_strict, vanity_broad,
+  vanity_cluster_size, mean_interval_s, interval_cv, tx_count, volume, n_sellers, top_service_share, first_funder, first_time, last_time)`;
 
 /** The classifier's three tables from the demo world's planted truth (TEST FIXTURE ONLY). */
 async function truthLabelTables(c: DuckDBConnection, now: Date): Promise<void> {
@@ -81,7 +90,7 @@ async function truthLabelTables(c: DuckDBConnection, now: Date): Promise<void> {
     SELECT t.buyer, t.seller_address, t.chain, p.label, 0.9, []::VARCHAR[], MAP {}::MAP(VARCHAR, DOUBLE),
            t.n, t.volume, t.n30, t.v30, t.first_time, t.last_time
       FROM demo_truth_pairs p JOIN tx t ON t.buyer = p.address AND t.seller_address = p.seller_address AND t.chain = p.chain`);
-  await c.run(`INSERT INTO buyer_labels
+  await c.run(`INSERT INTO buyer_labels ${BUYER_LABEL_FIXTURE_COLUMNS}
     WITH tx AS (
       SELECT buyer, count(*) AS n, sum(amount) AS volume, count(DISTINCT seller_address)::INTEGER AS sellers,
              min(time) AS first_time, max(time) AS last_time
@@ -230,7 +239,7 @@ async function loadTiny(c: DuckDBConnection, transactions: Row[]): Promise<void>
     ('${B(1)}', '${S4}', 'base', 'verifier', 0.9, [], MAP {}, 0, 0, 0, 0, NULL, NULL),
     ('${B5}', '${S3}', 'solana', 'self_test', 1.0, ['self_payment'], MAP {'self_pay': 1.0}, 0, 0, 0, 0, NULL, NULL),
     ('${B(8)}', '${S4}', 'base', 'organic_user', 0.7, [], MAP {}, 0, 0, 0, 0, NULL, NULL)`);
-  await c.run(`INSERT INTO buyer_labels VALUES
+  await c.run(`INSERT INTO buyer_labels ${BUYER_LABEL_FIXTURE_COLUMNS} VALUES
     ('${B(1)}', 'organic_user', 0.8, ['derived_from_pairs'], 'derived_from_pairs:organic_user(75%)', MAP {}, false, false, 0, 3600, 1.5, 5, 0.065, 2, 0.6, NULL, NULL, NULL),
     ('${B(2)}', 'suspected_wash', 0.95, ['uniform_amount', 'coordinated_start'], 'farm', MAP {'uniform_amount': 0.9}, true, true, 12, 60, 0.05, 2, 0.06, 1, 1, NULL, NULL, NULL),
     ('${B(3)}', 'ai_agent', 0.75, [], '', MAP {}, false, false, 0, 'nan'::DOUBLE, 2, 2, 1, 1, 1, NULL, NULL, NULL),

@@ -179,11 +179,7 @@ export const POINT_LOOKUP_ROW_GROUP = {
   'service-detail': 2048,
   transactions: 16384,
   'wash-detail': 1024,
-  // the on-request wash check's lookups (wash-lookups.ts): one address's rows are a few KB
-  'wash-payments-by-buyer': 8192,
-  'wash-payments-by-seller': 8192,
-  'wash-funding': 8192,
-  'wash-sellers': 2048,
+  // the wash check's seller rows (wash-lookups.ts)
   'wash-check-sellers': 2048,
 } as const;
 
@@ -191,7 +187,7 @@ export const POINT_LOOKUP_ROW_GROUP = {
  * The per-address tables the proxy looks up one address at a time, partitioned by that address
  * (snapshots/partitions.ts): a lookup opens the one small part of the address's bucket instead of
  * checking every row group's statistics of one big file, whose cost grows with the table.
- * bench/partitions.ts at 10M payments, wash-payments-by-buyer, p50 / p99 per key: one file
+ * bench/partitions.ts at 10M payments, a payments table by buyer, p50 / p99 per key: one file
  * 28 / 47 ms; 64 buckets 2.2 / 3.8 ms; 256 buckets 2.2 / 6.3 ms; written in 10.8, 13.6 and 13.0 s.
  * 64 and 256 tie up to 10M; 256 keep a part near 40,000 payments at 10M and 400,000 at 100M,
  * where 64 would hold the 1.5M rows that already cost 5 ms per lookup in one file at 1M.
@@ -204,9 +200,6 @@ const partitionedBy = (key: string, orderBy: string) => ({ key, buckets: 256, ro
 export const ADDRESS_PARTITIONS = {
   buyers: partitionedBy('address', 'address'),
   'buyer-profiles': partitionedBy('address', 'address'),
-  'wash-payments-by-buyer': partitionedBy('buyer', 'buyer, seller_address, time'),
-  'wash-payments-by-seller': partitionedBy('seller_address', 'seller_address, buyer, time'),
-  'wash-funding': partitionedBy('address', 'address, time'),
 } as const satisfies Record<string, PartitionBy>;
 
 /**
