@@ -113,6 +113,15 @@ const attributedRowsSql = (payments: string): string =>
   `SELECT ${pairKeySql('buyer_h', 'seller_h', 'chain')} AS pk, buyer_h, service_id, attribution_source, amount_micro, time
      FROM (${attributedSql(payments)})`;
 
+/**
+ * An import run's all-time totals per (service, buyer) of its attributed payments (the rollups'
+ * service_buyer_stats sums them over the runs): the smallest pair key, payments, micro-USDC, the
+ * last payment. Over a relation with tx_attributed's columns.
+ */
+export const TOTALS_SQL = `SELECT service_id, buyer_h, min(pk) AS pk, count(*)::BIGINT AS tx, sum(amount_micro)::BIGINT AS micro,
+       max(time) AS last_time`;
+export const TOTALS_GROUP = 'WHERE service_id IS NOT NULL GROUP BY service_id, buyer_h';
+
 /** Where the warehouse keeps the attributed payments of each import run (file source). */
 const ATTRIBUTED_DIR = 'analytics-attributed';
 
@@ -121,14 +130,15 @@ const ATTRIBUTED_DIR = 'analytics-attributed';
  * never change once imported (sources/file/append-only.ts), and a payment's attribution depends
  * only on it and the listings' lookup tables, so each import run's payments are attributed once
  * per set of lookups and kept as Parquet in `WAREHOUSE_DIR/analytics-attributed/`, named by a
- * digest of the lookups and of the run's segments; a run attributes only the runs not kept
+ * digest of the lookups and of the run's segments, with their totals per (service, buyer)
+ * (`<name>.totals.parquet`, TEMP view `attributed_totals`); a run attributes only the runs not kept
  * (the new payments, or every one after a listing changed). Returns a relation over every
  * payment's row (all times: the caller filters by now), or null without a file source or a
  * warehouse directory (every payment is attributed as before). `--rebuild` attributes every run again.
  */
 async function keptAttribution(ctx: Parameters<PrepareStep['run']>[0]): Promise<string | null> {
   const c = ctx.connection;
-  await c.run('DROP VIEW IF EXISTS temp.attributed_by_import');
+  await c.run('DROP VIEW IF EXISTS temp.attributed_by_import; DROP VIEW IF EXISTS temp.attributed_totals');
   if (!ctx.warehouseDir) return null;
   const [view] = await queryJson(
     c,
@@ -151,22 +161,34 @@ async function keptAttribution(ctx: Parameters<PrepareStep['run']>[0]): Promise<
   if (ctx.rebuild) rmSync(dir, { recursive: true, force: true }); // --rebuild keeps nothing it computed
   mkdirSync(dir, { recursive: true });
   const files: string[] = [];
+  const totals: string[] = [];
   let made = 0;
-  for (const b of batches) {
-    const file = join(dir, `${recipe}-${digest(String(b.segments))}.parquet`);
-    files.push(file);
-    if (existsSync(file)) continue;
-    // written under a temporary name and renamed: a kept file is always whole
+  // written under a temporary name and renamed: a kept file is always whole
+  const copyTo = async (sql: string, file: string) => {
     const partial = `${file}.${randomBytes(4).toString('hex')}.tmp`;
-    await c.run(
-      `COPY (${attributedRowsSql(`(SELECT * EXCLUDE (import_batch) FROM x402_transactions_by_import WHERE import_batch = ${Number(b.batch)})`)})
-         TO ${sqlString(partial)} (FORMAT parquet, COMPRESSION zstd)`,
-    );
+    await c.run(`COPY (${sql}) TO ${sqlString(partial)} (FORMAT parquet, COMPRESSION zstd)`);
     renameSync(partial, file);
-    made++;
+  };
+  for (const b of batches) {
+    const name = `${recipe}-${digest(String(b.segments))}`;
+    const file = join(dir, `${name}.parquet`);
+    const total = join(dir, `${name}.totals.parquet`);
+    files.push(file);
+    totals.push(total);
+    if (!existsSync(file)) {
+      await copyTo(
+        attributedRowsSql(`(SELECT * EXCLUDE (import_batch) FROM x402_transactions_by_import WHERE import_batch = ${Number(b.batch)})`),
+        file,
+      );
+      made++;
+    }
+    if (!existsSync(total)) await copyTo(`${TOTALS_SQL} FROM read_parquet(${sqlString(file)}) ${TOTALS_GROUP}`, total);
   }
+  // the all-time totals per (service, buyer) of the runs' payments, for the rollups: exact integer
+  // sums, so adding up the runs' totals gives what one aggregate over every payment gives
+  await c.run(`CREATE OR REPLACE TEMP VIEW attributed_totals AS SELECT * FROM read_parquet([${totals.map(sqlString).join(', ')}])`);
   // what no import run needs any more: files of other lookups or of another payment history
-  const keep = new Set(files.map((f) => basename(f)));
+  const keep = new Set([...files, ...totals].map((f) => basename(f)));
   for (const f of readdirSync(dir)) if (!keep.has(f)) rmSync(join(dir, f), { force: true });
   ctx.log(`attribution: ${batches.length - made} import run(s) kept, ${made} attributed`);
   if (files.length === 0) return null;
