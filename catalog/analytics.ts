@@ -834,9 +834,9 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
     tags: ['x402', 'analytics', 'wash-trading', 'wallets'],
     method: 'POST',
     path: '/api/v1/wash/check',
-    summary: 'Wash analysis of any wallet or seller address, computed on request.',
+    summary: 'Wash analysis of any wallet or seller address, answered on each request from the latest run.',
     description:
-      'Classifies any wallet or seller address on request (not cached) from the latest snapshot\'s classifier output (the per-buyer features and labels, the per-service top-buyer cohorts and the services\' label mix), with the same rule constants as the batch classifier; `basis` says which view was used and as of when: label, confidence, vanity, cohort and concentration signals, and anonymised wallet groups with a similar pattern. An address without transactions gets label unlabeled with confidence 0. Send JSON {"address": "..."} with Content-Type: application/json.' +
+      'Answers for any wallet or seller address on each request (not cached) from the latest snapshot: a wallet that paid gets the wash classifier\'s label for it as of that run (computed from all of its payments and the day state\'s cohort evidence), a seller that never paid the 30-day-volume-weighted vote of its payers\' pair labels; `basis` says which view was used and as of when: label, confidence, vanity, cohort and concentration signals, and anonymised wallet groups with a similar pattern. An address without transactions gets label unlabeled with confidence 0. Send JSON {"address": "..."} with Content-Type: application/json.' +
       LABELS_NOTE +
       DATA_NOTE,
     priceUsd: '0.05',
