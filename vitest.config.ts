@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // the demo snapshots the read-only tests share (pipelines/testing/shared-demo.ts)
+    globalSetup: ['pipelines/testing/global-setup.ts'],
   },
 });
