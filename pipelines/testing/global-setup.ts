@@ -24,6 +24,7 @@ export default function setup(project: TestProject): () => void {
     const changed = changedSinceListing(dir);
     rmSync(dir, { recursive: true, force: true });
     if (changed.length > 0) {
+      process.exitCode = 1; // an error in a global teardown is only logged
       throw new Error(
         `a test wrote into the shared demo snapshots, which are read-only (copy them with copyOfSharedDemo instead): ${changed.slice(0, 10).join(', ')}`,
       );

@@ -11,10 +11,11 @@
  * file, a planted link) takes copyOfSharedDemo, a copy of its own. The global setup fails the run
  * if a file of the shared folder changed.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inject } from 'vitest';
+import type { ServiceName } from '../../catalog/types.ts';
 import { loadSettings, type Settings } from '../../lib/config.ts';
 import { parseArgs, runCli } from '../cli.ts';
 import { LineProgress } from '../progress.ts';
@@ -61,21 +62,36 @@ export async function sharedDemoSnapshots(prefix: string, options: { site?: bool
 }
 
 /**
- * A copy of the shared publish (snapshots, warehouse and site) in a root of the test's own, for a
- * test that changes them: the same starting state as publishing it again, without the run.
+ * A copy of the shared publish in a root of the test's own, for a test that changes it (a second
+ * run, a damaged file, a planted link): the same starting state as publishing it again, without
+ * the run. `services` (default both) limits the copy to those services' snapshots and warehouse
+ * files (the site comes with analytics); `env` adds settings.
  */
-export async function copyOfSharedDemo(prefix: string, env: Record<string, string> = {}): Promise<{ root: string; settings: Settings }> {
+export async function copyOfSharedDemo(
+  prefix: string,
+  options: { services?: readonly ServiceName[]; env?: Record<string, string> } = {},
+): Promise<{ root: string; settings: Settings }> {
   const shared = await sharedDemo();
+  const services = options.services ?? ['korea', 'analytics'];
   const root = mkdtempSync(join(tmpdir(), prefix));
   const copy = { snapshotsDir: join(root, 'snapshots'), warehouseDir: join(root, 'warehouse'), siteDir: join(root, 'site') };
-  for (const key of ['snapshotsDir', 'warehouseDir', 'siteDir'] as const) cpSync(shared[key], copy[key], { recursive: true });
+  mkdirSync(copy.snapshotsDir);
+  mkdirSync(copy.warehouseDir);
+  for (const service of services) {
+    cpSync(join(shared.snapshotsDir, service), join(copy.snapshotsDir, service), { recursive: true });
+    // <service>.duckdb and what the service keeps beside it (analytics-day-state)
+    for (const name of readdirSync(shared.warehouseDir).filter((n) => n.startsWith(service))) {
+      cpSync(join(shared.warehouseDir, name), join(copy.warehouseDir, name), { recursive: true });
+    }
+  }
+  if (services.includes('analytics')) cpSync(shared.siteDir, copy.siteDir, { recursive: true });
   const settings = loadSettings({
     SITE_BUILD: 'off',
     SNAPSHOTS_DIR: copy.snapshotsDir,
     WAREHOUSE_DIR: copy.warehouseDir,
     SITE_DIR: copy.siteDir,
     KEYS_DIR: join(root, 'keys'),
-    ...env,
+    ...options.env,
   });
   return { root, settings };
 }
