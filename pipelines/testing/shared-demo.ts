@@ -24,6 +24,8 @@ import { SHARED_DEMO_CONTENT, writeListing } from './shared-demo-listing.ts';
 
 /** The folders of the shared publish. Never write below them. */
 export interface SharedDemoFolders {
+  /** The folder holding the three below (what a path in a public answer must never name). */
+  root: string;
   snapshotsDir: string;
   warehouseDir: string;
   /** The analytics site built for the published version (builds/<version>/, downloads/<version>/). */
@@ -45,9 +47,12 @@ export function sharedDemo(): Promise<SharedDemoFolders> {
  * A root of the test's own (keys, nonces and site go there: remove it when done) and settings
  * whose SNAPSHOTS_DIR and WAREHOUSE_DIR are the shared ones: what publishDemoSnapshots gives,
  * without the run. Open the warehouse READ_ONLY. `site: true` points SITE_DIR at the shared site
- * build (read it only).
+ * build (read it only); `env` adds settings.
  */
-export async function sharedDemoSnapshots(prefix: string, options: { site?: boolean } = {}): Promise<{ root: string; settings: Settings }> {
+export async function sharedDemoSnapshots(
+  prefix: string,
+  options: { site?: boolean; env?: Record<string, string> } = {},
+): Promise<{ root: string; settings: Settings }> {
   const shared = await sharedDemo();
   const root = mkdtempSync(join(tmpdir(), prefix));
   const settings = loadSettings({
@@ -57,6 +62,7 @@ export async function sharedDemoSnapshots(prefix: string, options: { site?: bool
     KEYS_DIR: join(root, 'keys'),
     NONCE_DB_DIR: join(root, 'nonces'),
     SITE_DIR: options.site ? shared.siteDir : join(root, 'site'),
+    ...options.env,
   });
   return { root, settings };
 }
@@ -98,7 +104,12 @@ export async function copyOfSharedDemo(
 
 function folders(dir: string): SharedDemoFolders {
   const content = join(dir, SHARED_DEMO_CONTENT);
-  return { snapshotsDir: join(content, 'snapshots'), warehouseDir: join(content, 'warehouse'), siteDir: join(content, 'site') };
+  return {
+    root: content,
+    snapshotsDir: join(content, 'snapshots'),
+    warehouseDir: join(content, 'warehouse'),
+    siteDir: join(content, 'site'),
+  };
 }
 
 async function ensurePublished(): Promise<SharedDemoFolders> {
