@@ -5,7 +5,8 @@
  * repository's tsconfig.json. An import of `X.astro` resolves to X's TSX, so the props a page
  * passes a component are checked against the component's `Props`.
  *
- *   npm run site:check      (part of npm test; exit 1 with each error as file:line: message)
+ *   npm run site:check      (exit 1 with each error as file:line: message; npm test runs it as
+ *                            site/check.test.ts, beside the other tests)
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -27,9 +28,9 @@ export interface SiteTypeError {
   message: string;
 }
 
-/** The type errors of site/src (none: an empty list). */
-export async function checkSiteSources(): Promise<SiteTypeError[]> {
-  const files = readdirSync(SOURCES, { recursive: true, encoding: 'utf8' }).map((f) => join(SOURCES, f));
+/** The type errors of site/src, or of another folder of Astro sources inside the repository (none: an empty list). */
+export async function checkSiteSources(sources = SOURCES): Promise<SiteTypeError[]> {
+  const files = readdirSync(sources, { recursive: true, encoding: 'utf8' }).map((f) => join(sources, f));
   const virtual = new Map<string, string>();
   /** Per virtual file: the .astro file it comes from and the source line of each of its lines. */
   const origins = new Map<string, { file: string; lineOf: (line: number) => number }>();
@@ -86,12 +87,12 @@ export async function checkSiteSources(): Promise<SiteTypeError[]> {
 
   const roots = [...virtual.keys(), ...files.filter((f) => f.endsWith('.ts'))];
   const program = ts.createProgram(roots, options, host);
-  const inSite = (name: string) => name.startsWith(SOURCES + '/');
+  const inSite = (name: string) => name.startsWith(sources + '/');
   for (const d of ts.getPreEmitDiagnostics(program)) {
     if (d.file && !inSite(d.file.fileName)) continue;
     const message = ts.flattenDiagnosticMessageText(d.messageText, '\n');
     if (!d.file || d.start === undefined) {
-      errors.push({ file: 'site/src', line: 0, message });
+      errors.push({ file: relative(REPO, sources), line: 0, message });
       continue;
     }
     const line = d.file.getLineAndCharacterOfPosition(d.start).line + 1;
