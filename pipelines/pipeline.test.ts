@@ -58,34 +58,32 @@ describe('pipeline arguments', () => {
 
 describe('demo pipelines', () => {
   it('publish both services and give identical dataset sha256s for the same seed and --now', async () => {
-    // the first run is the test run's shared demo publish (runCli all --now NOW, the default seed)
-    const args = parseArgs(['all', '--now', NOW]);
-    const shared = await sharedDemo();
-    const manifestOf = async (snapshotsDir: string, service: 'korea' | 'analytics') => (await loadLatest(snapshotsDir, service))!.manifest;
+    const args = parseArgs(['all', '--now', NOW, '--seed', '7']);
+    const a = tempSettings();
     const b = tempSettings();
+    const first = await runCli(args, a, quiet);
+    expect(first.exitCode).toBe(0);
     const second = await runCli(args, b, quiet);
     expect(second.exitCode).toBe(0);
     for (const service of ['korea', 'analytics'] as const) {
-      const m1 = await manifestOf(shared.snapshotsDir, service);
+      const m1 = first.results.find((r) => r.service === service)!.manifest!;
       const m2 = second.results.find((r) => r.service === service)!.manifest!;
       expect(m1.datasets.length).toBeGreaterThan(0);
       expect(m1.datasets.map((d) => [d.name, d.sha256])).toEqual(m2.datasets.map((d) => [d.name, d.sha256]));
       expect(m1.datasets.every((d) => d.source === 'demo')).toBe(true);
       expect(m1.notice).toMatch(/Synthetic data/);
     }
-    // a second run on the same warehouse (a copy of the shared one) keeps service ids stable, so the data is still identical
-    const a = await copyOfSharedDemo('pipeline-test-');
-    dirs.push(a.root);
-    const again = await runCli(args, a.settings, quiet);
-    const m1 = await manifestOf(shared.snapshotsDir, 'analytics');
+    // a second run on the same warehouse keeps service ids stable, so the data is still identical
+    const again = await runCli(args, a, quiet);
+    const m1 = first.results.find((r) => r.service === 'analytics')!.manifest!;
     const m3 = again.results.find((r) => r.service === 'analytics')!.manifest!;
     expect(m3.datasets.map((d) => d.sha256)).toEqual(m1.datasets.map((d) => d.sha256));
 
     // a different seed is a different world
     const other = await runCli(parseArgs(['korea', '--now', NOW, '--seed', '8']), tempSettings(), quiet);
-    const k42 = (await manifestOf(shared.snapshotsDir, 'korea')).datasets.find((d) => d.name === 'kr-prices')!;
+    const k7 = first.results.find((r) => r.service === 'korea')!.manifest!.datasets.find((d) => d.name === 'kr-prices')!;
     const k8 = other.results[0]!.manifest!.datasets.find((d) => d.name === 'kr-prices')!;
-    expect(k8.sha256).not.toBe(k42.sha256);
+    expect(k8.sha256).not.toBe(k7.sha256);
   }, 240_000);
 
   it('publishes the korea datasets with their documented content', async () => {
