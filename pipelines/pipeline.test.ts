@@ -13,6 +13,7 @@ import { analyticsPipeline } from './analytics/index.ts';
 import { exportWorld, parseExportArgs } from '../sources/demo/cli.ts';
 import { queryJson } from '../lib/duckdb.ts';
 import { openWarehouse } from './warehouse.ts';
+import { copyOfSharedDemo, sharedDemo } from './testing/shared-demo.ts';
 
 const dirs: string[] = [];
 function tempSettings(): Settings {
@@ -86,10 +87,9 @@ describe('demo pipelines', () => {
   }, 240_000);
 
   it('publishes the korea datasets with their documented content', async () => {
-    const settings = tempSettings();
-    const { exitCode } = await runCli(parseArgs(['korea', '--now', NOW]), settings, quiet);
-    expect(exitCode).toBe(0);
-    const snap = (await loadLatest(settings.snapshotsDir, 'korea'))!;
+    // the run's shared demo publish (runCli all --now NOW; read-only)
+    const shared = await sharedDemo();
+    const snap = (await loadLatest(shared.snapshotsDir, 'korea'))!;
     const fx = snap.datasets.get('fx-rate')!.document as { rate: number; pair: string; source: string };
     expect(fx.pair).toBe('USDKRW');
     expect(fx.rate).toBeGreaterThan(1000);
@@ -104,9 +104,9 @@ describe('demo pipelines', () => {
   }, 120_000);
 
   it('keeps the ground truth in the warehouse and out of the snapshot', async () => {
-    const settings = tempSettings();
-    const { exitCode } = await runCli(parseArgs(['analytics', '--now', NOW]), settings, quiet);
-    expect(exitCode).toBe(0);
+    // a copy of the run's shared demo publish (runCli all --now NOW): the warehouse is opened for writing
+    const { root, settings } = await copyOfSharedDemo('pipeline-test-', { services: ['analytics'] });
+    dirs.push(root);
     const snap = (await loadLatest(settings.snapshotsDir, 'analytics'))!;
     for (const d of snap.manifest.datasets) {
       // labels are published (they are the product); the planted truth behind them is not

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointsOf, findEndpoint, paidEndpoints, SERVICE_INFO, xrplPath } from '../catalog/index.ts';
 import { successBodyJsonSchema } from '../catalog/openapi.ts';
 import type { EndpointDecl, ServiceName } from '../catalog/types.ts';
-import { publishDemoSnapshots } from '../pipelines/testing/demo-snapshots.ts';
+import { sharedDemoSnapshots } from '../pipelines/testing/shared-demo.ts';
 import { demoApps, type DemoApps } from './testing/demo-apps.ts';
 import { withoutDescriptions } from './x402/bazaar.ts';
 import { decodeHeader, type LooseJson } from './x402/testing.ts';
@@ -12,7 +12,7 @@ const NOW = '2026-11-20T09:00:30Z';
 const ORIGIN = 'http://127.0.0.1:9';
 let demo: DemoApps;
 beforeAll(async () => {
-  demo = await demoApps(await publishDemoSnapshots('discovery-test-'), NOW, 'discovery-test-salt');
+  demo = await demoApps(await sharedDemoSnapshots('discovery-test-'), NOW, 'discovery-test-salt');
 }, 240_000);
 afterAll(() => demo?.close());
 

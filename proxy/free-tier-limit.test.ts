@@ -3,27 +3,22 @@
  * createServiceApp): the default stays 60 calls per hour per IP, a number changes it, and 0 lifts
  * the limit for local development (no 429, no RateLimit headers).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSettings } from '../lib/config.ts';
-import { parseArgs, runCli } from '../pipelines/cli.ts';
-import { LineProgress } from '../pipelines/progress.ts';
+import { loadSettings, type Settings } from '../lib/config.ts';
+import { sharedDemoSnapshots } from '../pipelines/testing/shared-demo.ts';
 import { SnapshotReader } from '../snapshots/reader.ts';
 import { createServiceApp, processParts, type ProcessParts } from './serve.ts';
 
-const quiet = { progress: new LineProgress(() => {}), out: () => {} };
 const NOW = '2026-11-20T09:00:30Z';
 let root: string;
+let shared: Settings;
 const readers: SnapshotReader[] = [];
 const parts: ProcessParts[] = [];
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'free-tier-limit-test-'));
-  const settings = loadSettings({ SITE_BUILD: 'off', SNAPSHOTS_DIR: join(root, 'snapshots'), WAREHOUSE_DIR: join(root, 'warehouse') });
-  const { exitCode } = await runCli(parseArgs(['analytics', '--now', '2026-11-20T09:00:00Z']), settings, quiet);
-  expect(exitCode).toBe(0);
+  ({ root, settings: shared } = await sharedDemoSnapshots('free-tier-limit-test-'));
 }, 240_000);
 afterAll(async () => {
   for (const r of readers) r.close();
@@ -38,7 +33,7 @@ afterAll(async () => {
 async function analyticsApp(name: string, freeTierLimit: string | undefined) {
   const settings = loadSettings({
     SITE_BUILD: 'off',
-    SNAPSHOTS_DIR: join(root, 'snapshots'),
+    SNAPSHOTS_DIR: shared.snapshotsDir,
     NONCE_DB_DIR: join(root, `nonces-${name}`),
     KEYS_DIR: join(root, 'keys'),
     CRYPTO_WORKERS: '0',

@@ -3,30 +3,26 @@
  * or naming another service) and a store where no version verifies are reported by dataset,
  * version and file name, through createServiceApp as proxy/serve.ts builds it.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings, type Settings } from '../lib/config.ts';
-import { parseArgs, runCli } from '../pipelines/cli.ts';
-import { LineProgress } from '../pipelines/progress.ts';
+import { sharedDemoSnapshots } from '../pipelines/testing/shared-demo.ts';
 import { listVersions, publicReason, SnapshotReader } from '../snapshots/reader.ts';
 import type { HealthDocument } from './health.ts';
 import { createServiceApp } from './serve.ts';
 import { testPaymentParts } from './x402/testing.ts';
 
-const quiet = { progress: new LineProgress(() => {}), out: () => {} };
 const NOW = '2026-11-20T09:00:30Z';
 let root: string;
 let published: string;
 const readers: SnapshotReader[] = [];
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'health-paths-test-'));
-  published = join(root, 'published');
-  const settings = loadSettings({ SITE_BUILD: 'off', SNAPSHOTS_DIR: published, WAREHOUSE_DIR: join(root, 'warehouse') });
-  const { exitCode } = await runCli(parseArgs(['korea', '--now', '2026-11-20T09:00:00Z']), settings, quiet);
-  expect(exitCode).toBe(0);
+  let settings: Settings;
+  ({ root, settings } = await sharedDemoSnapshots('health-paths-test-'));
+  published = settings.snapshotsDir;
 }, 240_000);
 afterAll(() => {
   for (const r of readers) r.close();
@@ -39,7 +35,7 @@ async function healthAfter(
   damage: (koreaDir: string) => void,
 ): Promise<{ status: number; body: HealthDocument; text: string; dir: string }> {
   const dir = join(root, name);
-  cpSync(published, dir, { recursive: true });
+  cpSync(join(published, 'korea'), join(dir, 'korea'), { recursive: true });
   damage(join(dir, 'korea'));
   const settings: Settings = loadSettings({ SITE_BUILD: 'off', SNAPSHOTS_DIR: dir, WAREHOUSE_DIR: join(root, 'warehouse') });
   const reader = new SnapshotReader(dir, 'korea');

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findEndpoint, mcpTools } from '../catalog/index.ts';
 import type { ServiceName } from '../catalog/types.ts';
 import { loadSettings, type Settings } from '../lib/config.ts';
-import { publishDemoSnapshots } from '../pipelines/testing/demo-snapshots.ts';
+import { sharedDemoSnapshots } from '../pipelines/testing/shared-demo.ts';
 import { SnapshotReader } from '../snapshots/reader.ts';
 import { createServiceApp } from './serve.ts';
 import { freshPaymentHeader } from './x402/bench-support.ts';
@@ -32,7 +32,7 @@ const served = new Map<ServiceName, ServedApp>();
 const clients: Client[] = [];
 
 beforeAll(async () => {
-  ({ root, settings } = await publishDemoSnapshots('mcp-test-'));
+  ({ root, settings } = await sharedDemoSnapshots('mcp-test-'));
   const now = () => new Date(NOW);
   for (const service of ['korea', 'analytics'] as const) {
     const reader = new SnapshotReader(settings.snapshotsDir, service);

@@ -18,7 +18,7 @@
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { publishDemoSnapshots, DEMO_NOW } from '../pipelines/testing/demo-snapshots.ts';
+import { copyOfSharedDemo } from '../pipelines/testing/shared-demo.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findEndpoint } from '../catalog/index.ts';
 import type { Settings } from '../lib/config.ts';
@@ -37,7 +37,8 @@ const mounts: SmallFs[] = [];
 const servers: RunningScript[] = [];
 
 beforeAll(async () => {
-  ({ root, settings } = await publishDemoSnapshots('nonce-store-faults-test-', DEMO_NOW, 'korea'));
+  // the korea part of the run's shared demo publish, copied: the server here starts on korea data only
+  ({ root, settings } = await copyOfSharedDemo('nonce-store-faults-test-', { services: ['korea'] }));
 }, 240_000);
 afterAll(async () => {
   for (const s of servers) await s.stop();

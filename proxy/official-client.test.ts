@@ -5,9 +5,7 @@
  * paid GET and the POST wash check. Every answer is checked against the catalog's response schema
  * and its receipt against the published /.well-known/x402 key.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { serve, type ServerType } from '@hono/node-server';
 import { registerExactEvmScheme } from '@x402/evm/exact/client';
 import { ExactEvmSchemeV1 } from '@x402/evm/exact/v1/client';
@@ -15,15 +13,13 @@ import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from '@
 import { privateKeyToAccount } from 'viem/accounts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findEndpoint } from '../catalog/index.ts';
-import { loadSettings, type Settings } from '../lib/config.ts';
-import { parseArgs, runCli } from '../pipelines/cli.ts';
-import { LineProgress } from '../pipelines/progress.ts';
+import type { Settings } from '../lib/config.ts';
+import { sharedDemoSnapshots } from '../pipelines/testing/shared-demo.ts';
 import { SnapshotReader } from '../snapshots/reader.ts';
 import { createServiceApp, processParts } from './serve.ts';
 import { verifyReceipt } from './x402/receipts.ts';
 
 const account = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
-const quiet = { progress: new LineProgress(() => {}), out: () => {} };
 
 let root: string;
 let settings: Settings;
@@ -40,10 +36,7 @@ const v1Only: typeof fetch = async (input, init) => {
 };
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'official-client-'));
-  settings = loadSettings({ SITE_BUILD: 'off', SNAPSHOTS_DIR: join(root, 's'), WAREHOUSE_DIR: join(root, 'w'), KEYS_DIR: join(root, 'k') });
-  const { exitCode } = await runCli(parseArgs(['all']), settings, quiet);
-  expect(exitCode).toBe(0);
+  ({ root, settings } = await sharedDemoSnapshots('official-client-'));
   const parts = processParts(settings);
   for (const service of ['korea', 'analytics'] as const) {
     const reader = new SnapshotReader(settings.snapshotsDir, service);

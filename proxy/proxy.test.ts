@@ -1,26 +1,20 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { LineProgress as QuietProgress } from '../pipelines/progress.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findEndpoint, paidEndpoints } from '../catalog/index.ts';
 import { loadSettings, type Settings } from '../lib/config.ts';
-import { parseArgs, runCli } from '../pipelines/cli.ts';
+import { sharedDemoSnapshots } from '../pipelines/testing/shared-demo.ts';
 import { SnapshotReader } from '../snapshots/reader.ts';
 import { handlersFor } from './data/index.ts';
 import type { HealthDocument } from './health.ts';
 import { serviceApp } from './service-app.ts';
 
-const quiet = { progress: new QuietProgress(() => {}), out: () => {} };
 let settings: Settings;
 let root: string;
 const readers: SnapshotReader[] = [];
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'proxy-test-'));
-  settings = loadSettings({ SITE_BUILD: 'off', SNAPSHOTS_DIR: join(root, 'snapshots'), WAREHOUSE_DIR: join(root, 'warehouse') });
-  const { exitCode } = await runCli(parseArgs(['all', '--now', '2026-11-20T09:00:00Z']), settings, quiet);
-  expect(exitCode).toBe(0);
+  ({ root, settings } = await sharedDemoSnapshots('proxy-test-'));
 }, 180_000);
 afterAll(() => {
   for (const r of readers) r.close();

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVICE_INFO } from '../catalog/index.ts';
 import type { ServiceName } from '../catalog/types.ts';
 import { readLatestPointer, SnapshotReader } from '../snapshots/reader.ts';
-import { publishDemoSnapshots } from '../pipelines/testing/demo-snapshots.ts';
+import { sharedDemoSnapshots } from '../pipelines/testing/shared-demo.ts';
 import { createServiceApp } from './serve.ts';
 import { demoApps, type DemoApps } from './testing/demo-apps.ts';
 import { ReceiptSigner } from './x402/receipts.ts';
@@ -22,7 +22,7 @@ const NOW = '2026-11-20T09:00:30Z';
 const ORIGIN = 'http://127.0.0.1:9';
 let demo: DemoApps;
 beforeAll(async () => {
-  demo = await demoApps(await publishDemoSnapshots('public-documents-test-'), NOW, 'public-documents-test-salt');
+  demo = await demoApps(await sharedDemoSnapshots('public-documents-test-'), NOW, 'public-documents-test-salt');
 }, 240_000);
 afterAll(() => demo?.close());
 

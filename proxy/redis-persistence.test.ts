@@ -12,7 +12,7 @@
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { publishDemoSnapshots, DEMO_NOW } from '../pipelines/testing/demo-snapshots.ts';
+import { copyOfSharedDemo } from '../pipelines/testing/shared-demo.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findEndpoint } from '../catalog/index.ts';
 import type { Settings } from '../lib/config.ts';
@@ -33,7 +33,8 @@ if (!installed)
 
 beforeAll(async () => {
   if (!installed) return;
-  ({ root, settings } = await publishDemoSnapshots('redis-persistence-test-', DEMO_NOW, 'korea'));
+  // the korea part of the run's shared demo publish, copied: the servers here start on korea data only
+  ({ root, settings } = await copyOfSharedDemo('redis-persistence-test-', { services: ['korea'] }));
 }, 240_000);
 afterAll(async () => {
   for (const s of scripts) await s.stop();

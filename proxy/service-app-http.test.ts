@@ -29,7 +29,7 @@ import type { PaymentRequired } from '@x402/core/types';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findEndpoint } from '../catalog/index.ts';
 import type { Settings } from '../lib/config.ts';
-import { publishDemoSnapshots } from '../pipelines/testing/demo-snapshots.ts';
+import { sharedDemoSnapshots } from '../pipelines/testing/shared-demo.ts';
 import { SnapshotReader } from '../snapshots/reader.ts';
 import { createServiceApp } from './serve.ts';
 import { freshPaymentHeader } from './x402/bench-support.ts';
@@ -46,7 +46,7 @@ const readers: SnapshotReader[] = [];
 const servers: ServedApp[] = [];
 
 beforeAll(async () => {
-  ({ root, settings } = await publishDemoSnapshots('service-app-http-test-'));
+  ({ root, settings } = await sharedDemoSnapshots('service-app-http-test-'));
 }, 240_000);
 afterAll(async () => {
   for (const s of servers) await s.close();

@@ -13,7 +13,7 @@ import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointsOf, findEndpoint, mcpTools, paidEndpoints, xrplPath } from '../catalog/index.ts';
 import { loadSettings, type Settings } from '../lib/config.ts';
-import { publishDemoSnapshots } from '../pipelines/testing/demo-snapshots.ts';
+import { sharedDemoSnapshots } from '../pipelines/testing/shared-demo.ts';
 import { SnapshotReader } from '../snapshots/reader.ts';
 import { createServiceApp, type ProcessParts } from './serve.ts';
 import { freshPaymentHeader } from './x402/bench-support.ts';
@@ -31,7 +31,7 @@ const signer = ReceiptSigner.random();
 const nowSeconds = Math.floor(new Date(NOW).getTime() / 1000);
 
 beforeAll(async () => {
-  ({ root, settings } = await publishDemoSnapshots('service-app-test-'));
+  ({ root, settings } = await sharedDemoSnapshots('service-app-test-'));
 }, 240_000);
 afterAll(() => {
   for (const r of readers) r.close();

@@ -4,8 +4,7 @@
  * analytics service (createServiceApp, as `npm start` serves it) answers `/` from the build of
  * the version its API serves. A failed site build leaves the previous version, pages and API live.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findDataset } from '../catalog/datasets.ts';
@@ -13,6 +12,7 @@ import { loadSettings, type Settings } from '../lib/config.ts';
 import { siteBuildDir, siteDownloadDir } from '../lib/site-paths.ts';
 import { parseArgs, runCli } from '../pipelines/cli.ts';
 import { LineProgress } from '../pipelines/progress.ts';
+import { copyOfSharedDemo } from '../pipelines/testing/shared-demo.ts';
 import { readLatestPointer, SnapshotReader } from '../snapshots/reader.ts';
 import { createServiceApp, processParts } from './serve.ts';
 import { serveOnLoopback, type ServedApp } from './x402/testing.ts';
@@ -28,15 +28,11 @@ const liveVersion = () => readLatestPointer(settings.snapshotsDir, 'analytics')!
 const publish = (now: string, s: Settings = settings) => runCli(parseArgs(['analytics', '--now', now]), s, quiet);
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'site-publish-test-'));
-  settings = loadSettings({
-    SNAPSHOTS_DIR: join(root, 'snapshots'),
-    WAREHOUSE_DIR: join(root, 'warehouse'),
-    KEYS_DIR: join(root, 'keys'),
-    CRYPTO_WORKERS: '0',
-  });
-  const { exitCode } = await publish('2026-11-20T09:00:00Z');
-  expect(exitCode).toBe(0);
+  // a copy of the run's shared demo publish (analytics at 09:00, its site built): this test publishes into it
+  ({ root, settings } = await copyOfSharedDemo('site-publish-test-', {
+    services: ['analytics'],
+    env: { SITE_BUILD: 'on', CRYPTO_WORKERS: '0' },
+  }));
   first = liveVersion();
   reader = new SnapshotReader(settings.snapshotsDir, 'analytics');
   await reader.refresh();

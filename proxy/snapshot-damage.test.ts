@@ -20,7 +20,7 @@ import { findEndpoint } from '../catalog/index.ts';
 import { loadSettings, type Settings } from '../lib/config.ts';
 import { parseArgs, runCli } from '../pipelines/cli.ts';
 import { LineProgress } from '../pipelines/progress.ts';
-import { publishDemoSnapshots } from '../pipelines/testing/demo-snapshots.ts';
+import { copyOfSharedDemo } from '../pipelines/testing/shared-demo.ts';
 import { listVersions, readLatestPointer, SnapshotReader } from '../snapshots/reader.ts';
 import type { HealthDocument } from './health.ts';
 import { createServiceApp } from './serve.ts';
@@ -38,7 +38,8 @@ let newer: string;
 const readers: SnapshotReader[] = [];
 
 beforeAll(async () => {
-  const first = await publishDemoSnapshots('snapshot-damage-test-');
+  // a copy of the run's shared demo publish: the second run below publishes into it
+  const first = await copyOfSharedDemo('snapshot-damage-test-', { services: ['analytics'] });
   published = first.settings.snapshotsDir;
   scratch = mkdtempSync(join(tmpdir(), 'snapshot-damage-copies-'));
   // a second analytics run an hour later: the first version stays kept beside the live one

@@ -15,25 +15,15 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import {
-  cpSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  symlinkSync,
-  truncateSync,
-  writeFileSync,
-} from 'node:fs';
+import { cpSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSettings, type Settings } from '../lib/config.ts';
+import type { Settings } from '../lib/config.ts';
 import { parseArgs, runCli } from '../pipelines/cli.ts';
 import { LineProgress } from '../pipelines/progress.ts';
+import { copyOfSharedDemo } from '../pipelines/testing/shared-demo.ts';
 import { MAX_MANIFEST_BYTES, MAX_POINTER_BYTES, MAX_TEXT_CHARS } from '../snapshots/manifest.ts';
 import { readLatestPointer, SnapshotReader } from '../snapshots/reader.ts';
 import type { HealthDocument } from './health.ts';
@@ -52,15 +42,8 @@ let app: Hono;
 let goodPointer: string;
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'snapshot-planted-test-'));
-  settings = loadSettings({
-    SITE_BUILD: 'off',
-    SNAPSHOTS_DIR: join(root, 'snapshots'),
-    WAREHOUSE_DIR: join(root, 'warehouse'),
-    KEYS_DIR: join(root, 'keys'),
-  });
-  const { exitCode } = await runCli(parseArgs(['korea', '--now', '2026-11-20T09:00:00Z']), settings, quiet);
-  expect(exitCode).toBe(0);
+  // a copy of the run's shared korea demo publish: this test plants files in it and publishes again
+  ({ root, settings } = await copyOfSharedDemo('snapshot-planted-test-', { services: ['korea'] }));
   koreaDir = join(settings.snapshotsDir, 'korea');
   live = readLatestPointer(settings.snapshotsDir, 'korea')!.version;
   goodPointer = readFileSync(join(koreaDir, 'latest.json'), 'utf8');

@@ -12,15 +12,13 @@
  *   not "being used by another request" (issue 27, finding 9), and a retry with its
  *   payment-identifier gets the kept answer.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { appendPaymentIdentifierToExtensions, generatePaymentId } from '@x402/extensions/payment-identifier';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findEndpoint } from '../catalog/index.ts';
 import { loadSettings, type Settings } from '../lib/config.ts';
-import { parseArgs, runCli } from '../pipelines/cli.ts';
-import { LineProgress } from '../pipelines/progress.ts';
+import { sharedDemoSnapshots } from '../pipelines/testing/shared-demo.ts';
 import { SnapshotReader } from '../snapshots/reader.ts';
 import type { HealthDocument } from './health.ts';
 import { createServiceApp, processParts, type ProcessParts } from './serve.ts';
@@ -30,7 +28,6 @@ import { payToTable } from './x402/networks.ts';
 import { paymentIdentifierDeclaration } from './x402/payment-identifier.ts';
 import { serveOnLoopback, testPaymentParts, type ServedApp } from './x402/testing.ts';
 
-const quiet = { progress: new LineProgress(() => {}), out: () => {} };
 const NOW = '2026-11-20T09:00:30Z';
 const now = () => new Date(NOW);
 const nowSeconds = Math.floor(new Date(NOW).getTime() / 1000);
@@ -39,16 +36,18 @@ let base: Record<string, string>;
 const readers: SnapshotReader[] = [];
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'stores-test-'));
+  const shared = await sharedDemoSnapshots('stores-test-');
+  root = shared.root;
+  // the run's shared demo snapshots (read-only); keys, nonces and site in the test's own root
   base = {
-    SNAPSHOTS_DIR: join(root, 'snapshots'),
-    WAREHOUSE_DIR: join(root, 'warehouse'),
+    SNAPSHOTS_DIR: shared.settings.snapshotsDir,
+    WAREHOUSE_DIR: shared.settings.warehouseDir,
     KEYS_DIR: join(root, 'keys'),
+    NONCE_DB_DIR: join(root, 'nonces'),
+    SITE_DIR: join(root, 'site'),
     CRYPTO_WORKERS: '0',
     SITE_BUILD: 'off',
   };
-  const { exitCode } = await runCli(parseArgs(['all', '--now', '2026-11-20T09:00:00Z']), loadSettings(base), quiet);
-  expect(exitCode).toBe(0);
 }, 240_000);
 afterAll(() => {
   for (const r of readers) r.close();
@@ -192,6 +191,7 @@ describe('LMDB nonce store (the default)', () => {
     expect(health.stores).toEqual({ nonce_store: 'lmdb', rate_limit_store: 'memory', reachable: true, reason: null });
     expect(findEndpoint('korea', 'health')!.response.safeParse(health).success).toBe(true);
     expect(JSON.stringify(health)).not.toContain(root);
+    expect(JSON.stringify(health)).not.toContain(base.SNAPSHOTS_DIR);
     await restarted.stop();
   }, 60_000);
 

@@ -5,23 +5,20 @@
  * error and no failed request, axe-core finds no serious or critical violation, and a screenshot
  * of each is kept in test-artifacts/site/. Downloads load in DuckDB with the row counts the page states.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSettings, type Settings } from '../lib/config.ts';
+import type { Settings } from '../lib/config.ts';
 import { openDatabase, queryJson, sqlString } from '../lib/duckdb.ts';
-import { parseArgs, runCli } from '../pipelines/cli.ts';
-import { LineProgress } from '../pipelines/progress.ts';
+import { sharedDemoSnapshots } from '../pipelines/testing/shared-demo.ts';
 import { createServiceApp, processParts } from '../proxy/serve.ts';
 import { serveOnLoopback, type ServedApp } from '../proxy/x402/testing.ts';
 import { SnapshotReader } from '../snapshots/reader.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = resolve('test-artifacts', 'site');
-const quiet = { progress: new LineProgress(() => {}), out: () => {} };
 
 let root: string;
 let settings: Settings;
@@ -30,15 +27,8 @@ const readers: SnapshotReader[] = [];
 const served: Record<'korea' | 'analytics', ServedApp> = {} as Record<'korea' | 'analytics', ServedApp>;
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'site-browser-test-'));
-  settings = loadSettings({
-    SNAPSHOTS_DIR: join(root, 'snapshots'),
-    WAREHOUSE_DIR: join(root, 'warehouse'),
-    KEYS_DIR: join(root, 'keys'),
-    CRYPTO_WORKERS: '0',
-  });
-  const { exitCode } = await runCli(parseArgs(['all', '--now', '2026-11-20T09:00:00Z']), settings, quiet);
-  expect(exitCode).toBe(0);
+  // the run's shared demo publish (read-only, its site built by the analytics publish); keys and nonces in root
+  ({ root, settings } = await sharedDemoSnapshots('site-browser-test-', { site: true, env: { CRYPTO_WORKERS: '0' } }));
   const parts = processParts(settings);
   for (const service of ['korea', 'analytics'] as const) {
     const reader = new SnapshotReader(settings.snapshotsDir, service);

@@ -2,10 +2,11 @@
  * The content pages (trends, wash report, methodology, API, downloads) built by Astro for a demo
  * analytics snapshot in a temporary folder, read back with linkedom and compared with the
  * snapshot's documents, the classifier's constants, the catalog and the downloads index.
- * The site is built the way production builds it: by two analytics publishes (runCli), each of
- * which writes the version's typed downloads and pages before the version goes live.
+ * The site is built the way production builds it: by two analytics publishes (runCli; the first is
+ * the test run's shared demo publish, copied), each of which writes the version's typed downloads
+ * and pages before the version goes live.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseHTML } from 'linkedom';
@@ -13,9 +14,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointsOf, mcpTools } from '../catalog/index.ts';
 import { RULE_CONFIDENCE, THRESHOLDS } from '../catalog/wash-rules.ts';
 import { WASH_LABELS } from '../catalog/categories.ts';
-import { loadSettings } from '../lib/config.ts';
+import type { Settings } from '../lib/config.ts';
 import { parseArgs, runCli } from '../pipelines/cli.ts';
 import { LineProgress } from '../pipelines/progress.ts';
+import { copyOfSharedDemo } from '../pipelines/testing/shared-demo.ts';
 import { readLatestPointer } from '../snapshots/reader.ts';
 import { siteBuildDir, siteDownloadDir } from '../lib/site-paths.ts';
 import { type DownloadsIndex, readDownloadsIndex } from './lib/downloads.ts';
@@ -43,20 +45,15 @@ function snapshotDocument<T>(name: string): T {
 }
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'site-content-test-'));
-  const settings = loadSettings({
-    SNAPSHOTS_DIR: join(root, 'snapshots'),
-    WAREHOUSE_DIR: join(root, 'warehouse'),
-    KEYS_DIR: join(root, 'keys'),
-  });
-  // Two publishes through the production path: each builds its site and downloads before going
-  // live, so the second version's downloads page lists the first as a past version.
-  for (const now of ['2026-11-20T08:00:00Z', '2026-11-20T09:00:00Z']) {
-    const { exitCode } = await runCli(parseArgs(['analytics', '--now', now]), settings, quiet);
-    expect(exitCode).toBe(0);
-    pastVersion = version;
-    version = readLatestPointer(settings.snapshotsDir, 'analytics')!.version;
-  }
+  // A copy of the run's shared demo publish (analytics at 09:00, its site built before it went
+  // live), then one more publish through the production path an hour later, which builds its site
+  // and downloads before going live: the second version's downloads page lists the first as a past version.
+  let settings: Settings;
+  ({ root, settings } = await copyOfSharedDemo('site-content-test-', { services: ['analytics'], env: { SITE_BUILD: 'on' } }));
+  pastVersion = readLatestPointer(settings.snapshotsDir, 'analytics')!.version;
+  const { exitCode } = await runCli(parseArgs(['analytics', '--now', '2026-11-20T10:00:00Z']), settings, quiet);
+  expect(exitCode).toBe(0);
+  version = readLatestPointer(settings.snapshotsDir, 'analytics')!.version;
   snapshotDir = join(settings.snapshotsDir, 'analytics', version);
   out = siteBuildDir(settings.siteDir, version);
   siteDir = settings.siteDir;

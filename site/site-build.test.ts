@@ -1,22 +1,18 @@
 /**
- * Publishes a demo analytics snapshot into a temporary folder (runCli: the publish builds the
- * site for the version, as production does) and checks the pages against the
+ * Reads the demo analytics snapshot the test run publishes once (pipelines/testing/shared-demo.ts:
+ * runCli, whose publish builds the site for the version, as production does) and checks the pages against the
  * snapshot's own files: the home headline against landing-stats, the services index against the
  * services table, a service page against its service-detail row.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSettings } from '../lib/config.ts';
 import { openDatabase, sqlString, type Database } from '../lib/duckdb.ts';
 import { siteBuildDir } from '../lib/site-paths.ts';
-import { parseArgs, runCli } from '../pipelines/cli.ts';
-import { LineProgress } from '../pipelines/progress.ts';
+import { sharedDemo } from '../pipelines/testing/shared-demo.ts';
 import { readLatestPointer } from '../snapshots/reader.ts';
 import { formatInt, formatPct } from './lib/format.ts';
 
-const quiet = { progress: new LineProgress(() => {}), out: () => {} };
 let root: string;
 let out: string;
 let snapshotDir: string;
@@ -24,14 +20,9 @@ let version: string;
 let db: Database;
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'site-build-test-'));
-  const settings = loadSettings({
-    SNAPSHOTS_DIR: join(root, 'snapshots'),
-    WAREHOUSE_DIR: join(root, 'warehouse'),
-    KEYS_DIR: join(root, 'keys'),
-  });
-  const { exitCode } = await runCli(parseArgs(['analytics', '--now', '2026-11-20T09:00:00Z']), settings, quiet);
-  expect(exitCode).toBe(0);
+  // the run's shared demo publish (read-only), whose analytics publish built the site for its version
+  const settings = await sharedDemo();
+  root = settings.root;
   version = readLatestPointer(settings.snapshotsDir, 'analytics')!.version;
   snapshotDir = join(settings.snapshotsDir, 'analytics', version);
   // the publish built the site for this version, as production does
@@ -41,7 +32,6 @@ beforeAll(async () => {
 
 afterAll(() => {
   db?.close();
-  if (root) rmSync(root, { recursive: true, force: true });
 });
 
 const page = (path: string) => readFileSync(join(out, path), 'utf8');

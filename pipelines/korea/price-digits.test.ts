@@ -3,18 +3,14 @@
  * priced far below one USD (SHIB, PEPE, BONK at 1e-5), so one korea run through the pipeline
  * command (runCli) publishes them, and each published price is held against the input it comes
  * from in the same run's warehouse (raw tables kr_tickers, global_prices, fx_rates, candles_1m).
- * This test runs its own pipeline because it needs that run's warehouse beside its snapshot.
+ * It reads a copy of the test run's shared demo publish, warehouse and snapshot of one run.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSettings } from '../../lib/config.ts';
+import type { Settings } from '../../lib/config.ts';
 import { queryJson } from '../../lib/duckdb.ts';
 import { loadLatest, parquetSql, type LoadedSnapshot } from '../../snapshots/reader.ts';
-import { parseArgs, runCli } from '../cli.ts';
-import { LineProgress } from '../progress.ts';
-import { DEMO_NOW } from '../testing/demo-snapshots.ts';
+import { copyOfSharedDemo } from '../testing/shared-demo.ts';
 import { openWarehouse } from '../warehouse.ts';
 
 /** At least 4 significant digits: the published price is within half a unit of the 4th digit of the exact one. */
@@ -29,11 +25,9 @@ let fxRate = 0;
 let krPrices: Array<Record<string, unknown>> = [];
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'korea-price-digits-'));
-  const settings = loadSettings({ SITE_BUILD: 'off', SNAPSHOTS_DIR: join(root, 'snapshots'), WAREHOUSE_DIR: join(root, 'warehouse') });
-  const quiet = { progress: new LineProgress(() => {}), out: () => {} };
-  const { exitCode } = await runCli(parseArgs(['korea', '--now', DEMO_NOW]), settings, quiet);
-  expect(exitCode).toBe(0);
+  // a copy of the run's shared demo publish (runCli all --now DEMO_NOW): the warehouse is opened for writing
+  let settings: Settings;
+  ({ root, settings } = await copyOfSharedDemo('korea-price-digits-', { services: ['korea'] }));
   snap = (await loadLatest(settings.snapshotsDir, 'korea'))!;
   const wh = await openWarehouse(settings.warehouseDir, 'korea');
   try {

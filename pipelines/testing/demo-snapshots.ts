@@ -1,7 +1,8 @@
 /**
  * Test helper: a temporary folder with both services' demo snapshots (or one service's) published
  * the way `npm run pipeline -- all` publishes them (runCli), with the site build off, for tests that look
- * at the APIs rather than the pages.
+ * at the APIs rather than the pages. A test that only reads the snapshots at DEMO_NOW takes the
+ * run's shared publish instead (shared-demo.ts: sharedDemoSnapshots, or copyOfSharedDemo to change them).
  */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

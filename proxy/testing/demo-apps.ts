@@ -1,6 +1,6 @@
 /**
  * Test support: both services' apps as proxy/serve.ts builds them (createServiceApp) over the
- * demo snapshots a test published (pipelines/testing/demo-snapshots.ts: the proxy never runs
+ * demo snapshots a test was given (pipelines/testing/shared-demo.ts, demo-snapshots.ts: the proxy never runs
  * pipeline code, so the test passes them in), with test payments, at a fixed clock. For tests that
  * read documents and answers through the app, not through HTTP.
  */
@@ -20,7 +20,10 @@ export interface DemoApps {
   close(): void;
 }
 
-/** `published`: what publishDemoSnapshots returned (removed by close()); `salt` names the wash pattern salt. */
+/**
+ * `published`: what sharedDemoSnapshots or publishDemoSnapshots returned (its root is removed by
+ * close(); the shared snapshots are not in it); `salt` names the wash pattern salt.
+ */
 export async function demoApps(published: { root: string; settings: Settings }, now: string, salt: string): Promise<DemoApps> {
   const { root, settings } = published;
   const clock = () => new Date(now);

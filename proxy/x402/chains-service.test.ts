@@ -8,16 +8,12 @@
  * transfer naming the classic USDC mint, a delegate-signed transfer from the fee payer's own
  * USDC account.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { serve, type ServerType } from '@hono/node-server';
 import { wrapFetchWithPayment, x402Client } from '@x402/fetch';
 import { ExactSvmScheme } from '@x402/svm/exact/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadSettings } from '../../lib/config.ts';
-import { parseArgs, runCli } from '../../pipelines/cli.ts';
-import { LineProgress } from '../../pipelines/progress.ts';
+import { sharedDemoSnapshots } from '../../pipelines/testing/shared-demo.ts';
 import { SnapshotReader } from '../../snapshots/reader.ts';
 import { createServiceApp } from '../serve.ts';
 import { DEMO_PAY_TO, DEMO_SOLANA_FEE_PAYER, SOLANA } from './networks.ts';
@@ -38,7 +34,6 @@ import {
   xrplPayment,
 } from './testing/chains.ts';
 
-const quiet = { progress: new LineProgress(() => {}), out: () => {} };
 let root: string;
 let reader: SnapshotReader;
 let server: ServerType;
@@ -47,14 +42,9 @@ let rpc: FakeSolanaRpc;
 let publicKey = '';
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'chains-service-'));
-  const settings = loadSettings({
-    SITE_BUILD: 'off',
-    SNAPSHOTS_DIR: join(root, 's'),
-    WAREHOUSE_DIR: join(root, 'w'),
-    KEYS_DIR: join(root, 'k'),
-  });
-  expect((await runCli(parseArgs(['korea']), settings, quiet)).exitCode).toBe(0);
+  const shared = await sharedDemoSnapshots('chains-service-');
+  root = shared.root;
+  const settings = shared.settings;
   reader = new SnapshotReader(settings.snapshotsDir, 'korea');
   await reader.refresh();
   const parts = { ...testPaymentParts(), washPatternSalt: 'chains-service-test' };

@@ -18,7 +18,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findEndpoint } from '../../catalog/index.ts';
 import type { Settings } from '../../lib/config.ts';
-import { publishDemoSnapshots } from '../../pipelines/testing/demo-snapshots.ts';
+import { sharedDemoSnapshots } from '../../pipelines/testing/shared-demo.ts';
 import { SnapshotReader } from '../../snapshots/reader.ts';
 import { createServiceApp } from '../serve.ts';
 import { freshPaymentHeader } from './bench-support.ts';
@@ -36,7 +36,7 @@ let korea: string;
 let analytics: string;
 
 beforeAll(async () => {
-  ({ root, settings } = await publishDemoSnapshots('resource-binding-test-'));
+  ({ root, settings } = await sharedDemoSnapshots('resource-binding-test-'));
   for (const service of ['korea', 'analytics'] as const) {
     const reader = new SnapshotReader(settings.snapshotsDir, service);
     readers.push(reader);

@@ -6,13 +6,11 @@
  * proxy/serve.ts over the demo korea snapshot, real HTTP on loopback), with Payments signed by the
  * `xrpl` library, in every nonce store: memory, LMDB in a temp directory, Redis on a free port.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings, type Settings } from '../../lib/config.ts';
-import { parseArgs, runCli } from '../../pipelines/cli.ts';
-import { LineProgress } from '../../pipelines/progress.ts';
+import { sharedDemoSnapshots } from '../../pipelines/testing/shared-demo.ts';
 import { SnapshotReader } from '../../snapshots/reader.ts';
 import { createServiceApp, processParts, type ProcessParts } from '../serve.ts';
 import { memoryStores } from '../stores.ts';
@@ -20,20 +18,22 @@ import { redisInstalled, startRedis, type TestRedis } from '../testing/redis.ts'
 import { decodeHeader, json, type LooseJson, serveOnLoopback, type ServedApp } from './testing.ts';
 import { chainPaymentHeader, XRPL_PAYER_WALLET, xrplPayment } from './testing/chains.ts';
 
-const quiet = { progress: new LineProgress(() => {}), out: () => {} };
 let root: string;
 let base: Record<string, string>;
 
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), 'xrpl-single-use-'));
+  const shared = await sharedDemoSnapshots('xrpl-single-use-');
+  root = shared.root;
+  // the run's shared demo snapshots (read-only); keys, nonces and site in the test's own root
   base = {
     SITE_BUILD: 'off',
-    SNAPSHOTS_DIR: join(root, 's'),
-    WAREHOUSE_DIR: join(root, 'w'),
+    SNAPSHOTS_DIR: shared.settings.snapshotsDir,
+    WAREHOUSE_DIR: shared.settings.warehouseDir,
     KEYS_DIR: join(root, 'k'),
+    NONCE_DB_DIR: join(root, 'nonces'),
+    SITE_DIR: join(root, 'site'),
     CRYPTO_WORKERS: '0',
   };
-  expect((await runCli(parseArgs(['korea']), loadSettings(base), quiet)).exitCode).toBe(0);
 }, 240_000);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

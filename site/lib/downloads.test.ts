@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase, queryJson, sqlString } from '../../lib/duckdb.ts';
-import { DEMO_NOW, publishDemoSnapshots } from '../../pipelines/testing/demo-snapshots.ts';
+import { sharedDemoSnapshots } from '../../pipelines/testing/shared-demo.ts';
 import { loadLatest, type LoadedSnapshot } from '../../snapshots/reader.ts';
 import { DOWNLOADS_INDEX_FILE, type DownloadsIndex, readDownloadsIndex, writeDownloads } from './downloads.ts';
 
@@ -22,7 +22,7 @@ let index: DownloadsIndex;
 let db: Database;
 
 beforeAll(async () => {
-  const published = await publishDemoSnapshots('downloads-test-', DEMO_NOW, 'analytics');
+  const published = await sharedDemoSnapshots('downloads-test-');
   root = published.root;
   const settings = published.settings;
   const loaded = await loadLatest(settings.snapshotsDir, 'analytics');
