@@ -400,10 +400,9 @@ const WASH_TARGETS = { buyerP50Ms: 20, buyerP99Ms: 100, sellerP99Ms: 300 } as co
  */
 export async function benchWashCheck(transactions = Number(process.env.BENCH_WASH_TRANSACTIONS || 10_000_000)): Promise<WashCheckFigures> {
   const { writeBenchWorld } = await import('./analytics-data.ts');
-  const { SnapshotReader, parquetSql } = await import('../snapshots/reader.ts');
+  const { SnapshotReader } = await import('../snapshots/reader.ts');
   const { dataset } = await import('../proxy/data/dataset.ts');
-  const { washCheckAnswer } = await import('../proxy/data/wash-check.ts');
-  const { queryRows, closeSnapshotDuck } = await import('../proxy/data/duck.ts');
+  const { closeSnapshotDuck } = await import('../proxy/data/duck.ts');
   const dir = mkdtempSync(join(tmpdir(), 'bench-wash-check-'));
   try {
     const input = join(dir, 'input');
@@ -428,7 +427,7 @@ export async function benchWashCheck(transactions = Number(process.env.BENCH_WAS
     const snapshot = reader.current();
     if (!snapshot) throw new Error('no analytics snapshot was published');
     const ctx = { dataset: (n: string) => dataset(snapshot, n), patternSalt: 'bench' };
-    const figures = await timeWashChecks(ctx, transactions, { parquetSql, queryRows, washCheckAnswer });
+    const figures = await timeWashChecks(ctx, transactions);
     reader.close();
     await closeSnapshotDuck();
     return figures;
@@ -441,16 +440,14 @@ export async function benchWashCheck(transactions = Number(process.env.BENCH_WAS
 export async function timeWashChecks(
   ctx: { dataset(name: string): LoadedDataset; patternSalt: string },
   transactions: number,
-  use: {
-    parquetSql: typeof import('../snapshots/reader.ts').parquetSql;
-    queryRows: typeof import('../proxy/data/duck.ts').queryRows;
-    washCheckAnswer: typeof import('../proxy/data/wash-check.ts').washCheckAnswer;
-  },
 ): Promise<WashCheckFigures> {
+  const { parquetSql } = await import('../snapshots/reader.ts');
+  const { queryRows } = await import('../proxy/data/duck.ts');
+  const { washCheckAnswer } = await import('../proxy/data/wash-check.ts');
   // deciles of payment count (most wallets pay a few times) and the heaviest
   const sample = (data: LoadedDataset, key: string, payments: string, perDecile: number, heaviest: number) =>
-    use.queryRows(
-      `WITH n AS (SELECT ${key} AS address, ${payments}::BIGINT AS payments FROM ${use.parquetSql(data)}),
+    queryRows(
+      `WITH n AS (SELECT ${key} AS address, ${payments}::BIGINT AS payments FROM ${parquetSql(data)}),
             d AS (SELECT *, ntile(10) OVER (ORDER BY payments) AS decile, row_number() OVER (ORDER BY payments DESC, address) AS rank FROM n)
        SELECT address, payments FROM d
        QUALIFY row_number() OVER (PARTITION BY decile ORDER BY hash(address)) <= ${perDecile} OR rank <= ${heaviest}`,
@@ -466,7 +463,7 @@ export async function timeWashChecks(
   ].sort((a, b) => (a.address < b.address ? -1 : 1));
   const maxPayments = Math.max(...[...buyers, ...sellers].map((r) => Number(r.payments)));
   const concurrency = 2;
-  for (const j of jobs.slice(0, 2 * concurrency)) await use.washCheckAnswer(j.address, ctx); // warm-up
+  for (const j of jobs.slice(0, 2 * concurrency)) await washCheckAnswer(j.address, ctx); // warm-up
   const times: Array<{ ms: number; seller: boolean }> = [];
   let next = 0;
   const cpu0 = process.cpuUsage();
@@ -476,7 +473,7 @@ export async function timeWashChecks(
       while (next < jobs.length) {
         const job = jobs[next++]!;
         const t = performance.now();
-        await use.washCheckAnswer(job.address, ctx);
+        await washCheckAnswer(job.address, ctx);
         times.push({ ms: performance.now() - t, seller: job.seller });
       }
     }),
