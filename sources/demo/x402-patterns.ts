@@ -69,9 +69,9 @@ export function plantPatterns(ctx: PlanContext, seed: number): void {
  * wash-methodology.md §11.8), so only the first group of the few kinds marked `recent` runs in the
  * last few weeks (inside a 30-day window); the others ran 7 weeks to a year ago.
  */
-export function groupStart(state: PatternState, rng: Rng, g: number, recent = false): number {
+export function groupStart(state: PatternState, rng: Rng, g: number, recent = false, oldestDays = 360): number {
   const now = state.ctx.now;
-  return g === 0 && recent ? Math.floor(now - rng.uniform(3, 24) * DAY) : growthTime(rng, now, 150, 360, 50);
+  return g === 0 && recent ? Math.floor(now - rng.uniform(3, 24) * DAY) : growthTime(rng, now, 150, oldestDays, 50);
 }
 
 export function launchBefore(state: PatternState, rng: Rng, t: number, minDays: number, maxDays: number): number {
@@ -599,7 +599,8 @@ function plantCamouflagedFarms(state: PatternState, rng: Rng): void {
     for (let g = 0; g < scaled(1, scale); g++) {
       const groupId = `${v.pattern}-${v.hops}hop-${g + 1}`;
       const family = addressFamily(v.chain);
-      const t0 = groupStart(state, rng, g);
+      // At most 100 days back: the super members need 20+ popular sellers listed by then.
+      const t0 = groupStart(state, rng, g, false, 100);
       const jitterDays = rng.uniform(2, 6);
       const farm = farmSeller(state, rng, v.chain, launchBefore(state, rng, t0, 3, 30), distinctPrices(rng, rng.int(3, 6)));
       // Funding chain: exchange -> member; or operator -> hop -> member; or seller -> hop1 -> hop2 -> member.
@@ -622,7 +623,8 @@ function plantCamouflagedFarms(state: PatternState, rng: Rng): void {
         const address = newAddress(rng, family);
         const start = latest(state, t0 + Math.floor(rng.next() * jitterDays * DAY));
         const to = Math.min(now, start + rng.uniform(7, 20) * DAY);
-        const n = superMember ? rng.int(400, 480) : clamp(Math.round(rng.logNormal(Math.log(35), 0.5)), 8, 150);
+        // 460+ here and 20+ sprinkled sellers of 2+ payments: past 500 payments whatever the draws.
+        const n = superMember ? rng.int(460, 540) : clamp(Math.round(rng.logNormal(Math.log(35), 0.5)), 8, 150);
         const m = new MemberBuilder(state);
         m.pay(
           rng,
