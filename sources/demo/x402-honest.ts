@@ -357,7 +357,7 @@ export function planVerifiers(ctx: PlanContext, rng: Rng, count: number): void {
 export function planHonestPopulations(ctx: PlanContext, seed: number): void {
   const { scale, now } = ctx;
   const organic = Rng.stream(seed, 'x402:organic');
-  for (let i = scaled(11_000, scale); i > 0; i--) planOrganic(ctx, organic);
+  for (let i = scaled(13_000, scale); i > 0; i--) planOrganic(ctx, organic);
   // Honest heavy users that look bot-like: hundreds of calls on 1-2 services at a steady pace.
   const heavy = Rng.stream(seed, 'x402:heavy-organic');
   for (let i = scaled(12, scale); i > 0; i--) {

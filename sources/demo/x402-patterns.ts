@@ -531,7 +531,7 @@ function plantVanityCohorts(state: PatternState, rng: Rng): void {
       for (let g = 0; g < scaled(1, scale); g++) {
         const groupId = `vanity_${kind}-${d}-${g + 1}`;
         const chain: AnalyticsChain = rng.weighted(['base', 'polygon', 'arbitrum'] as const, [70, 20, 10]);
-        const t0 = groupStart(state, rng, g);
+        const t0 = groupStart(state, rng, g, kind === 'strict' && d === 'medium');
         const farm = farmSeller(
           state,
           rng,

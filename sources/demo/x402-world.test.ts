@@ -232,8 +232,8 @@ describe('x402 demo world', () => {
       expect(counts.get(label) ?? 0, label).toBeGreaterThanOrEqual(label === 'verifier' ? 8 : 15);
     }
     const total = world.truthBuyers.length;
-    expect(total).toBeGreaterThanOrEqual(10_000);
-    expect(total).toBeLessThanOrEqual(14_000);
+    expect(total).toBeGreaterThanOrEqual(12_000);
+    expect(total).toBeLessThanOrEqual(16_000);
     // Over the whole history (the last 30 days are checked against the real market below).
     expect(counts.get('organic_user')! / total).toBeGreaterThan(0.88);
     expect(counts.get('organic_user')! / total).toBeLessThan(0.95);
