@@ -23,6 +23,7 @@ import { LineProgress } from '../pipelines/progress.ts';
 import { copyOfSharedDemo } from '../pipelines/testing/shared-demo.ts';
 import { listVersions, readLatestPointer, SnapshotReader } from '../snapshots/reader.ts';
 import type { HealthDocument } from './health.ts';
+import { queryRows } from './data/duck.ts';
 import { createServiceApp } from './serve.ts';
 import { freshPaymentHeader } from './x402/bench-support.ts';
 import { payToTable } from './x402/networks.ts';
@@ -30,7 +31,8 @@ import { testPaymentParts, type LooseJson } from './x402/testing.ts';
 
 const NOW = '2026-11-20T10:00:30Z';
 const nowSeconds = Math.floor(new Date(NOW).getTime() / 1000);
-const TRANSACTIONS = '/api/v1/services/1/transactions';
+/** The paid transactions of the first service in both versions' files (set below): its rows lie in the damaged first chunk. */
+let TRANSACTIONS = '';
 let published: string;
 let scratch: string;
 let older: string;
@@ -48,6 +50,14 @@ beforeAll(async () => {
   expect(exitCode).toBe(0);
   [newer, older] = listVersions(published, 'analytics') as [string, string];
   expect(readLatestPointer(published, 'analytics')?.version).toBe(newer);
+  // the table is ordered by service id, so the smallest id with payments in both versions is in the
+  // first row group, the one flipByte damages (a service without payments would skip it)
+  const files = [newer, older].map((v) => join(published, 'analytics', v, 'transactions.parquet'));
+  const [smallest] = await queryRows(
+    'SELECT min(service_id)::INTEGER AS id FROM (SELECT service_id FROM read_parquet($a) INTERSECT SELECT service_id FROM read_parquet($b))',
+    { a: files[0]!, b: files[1]! },
+  );
+  TRANSACTIONS = `/api/v1/services/${Number(smallest?.id)}/transactions`;
 }, 240_000);
 afterAll(() => {
   for (const r of readers) r.close();

@@ -59,11 +59,17 @@ describe('analytics: an incremental run and a run from scratch over the same pay
     db = await openDatabase(':memory:');
     const exported = temp('incremental-world-');
     await exportWorld(parseExportArgs(['analytics', '--out', exported, '--now', NOW, '--format', 'parquet']));
-    // the newest 1 % of the payments arrive as a second file
+    // the newest 1 % of the payments arrive as a second file, or the newer half of NOW's day when
+    // 1 % reaches back into the day before (the cut must fall on NOW's day: see the first test)
     world.older = temp('incremental-older-');
     world.newer = join(temp('incremental-newer-'), 'transactions-20261120T0800Z.parquet');
     const all = sqlString(join(exported, 'transactions.parquet'));
-    const [cut] = await queryJson(db.connection, `SELECT quantile_disc(time, 0.99)::VARCHAR AS t FROM read_parquet(${all})`);
+    const [cut] = await queryJson(
+      db.connection,
+      `SELECT greatest(quantile_disc(time, 0.99),
+                       (SELECT quantile_disc(time, 0.5) FROM read_parquet(${all}) WHERE time >= ${sqlString(NOW.slice(0, 10))}))::VARCHAR AS t
+         FROM read_parquet(${all})`,
+    );
     world.cut = String(cut!.t); // the export writes times as ISO 8601 text
     const at = sqlString(String(cut!.t));
     await db.connection.run(
