@@ -78,6 +78,12 @@ describe('challenge world generator', () => {
     }
   });
 
+  it('generates worlds whose crowds start before any popular service was listed (seeds 13 in, 27 ood)', () => {
+    // these seeds ask for a service listed before the first listing; the pick must not loop forever
+    expect(challengeWorld({ seed: 13, split: 'in', now: NOW }).truthBuyers.length).toBeGreaterThan(2000);
+    expect(challengeWorld({ seed: 27, split: 'ood', now: NOW }).truthBuyers.length).toBeGreaterThan(2000);
+  }, 30_000);
+
   it.each(SPLITS)('plants every pattern with its label in the truth tables (split %s)', (split) => {
     const w = world(1, split);
     const buyerLabel = new Map(w.truthBuyers.map((r) => [String(r[0]), String(r[1])]));

@@ -11,8 +11,10 @@
  * services say they are demo data.
  *
  * Truth conventions: every buyer has one label (its pattern's); a pair carries the buyer's label,
- * except a developer's casual calls to other services, which are organic_user pairs. Wash wallets
- * are suspected_wash on every pair, sprinkles to honest services included.
+ * except a hackathon developer's casual calls to other services (organic_user pairs) and a CI
+ * fleet's scheduled calls to others' endpoints (analytics_bot pairs), as OTHER_PAIR_LABELS lists.
+ * Wash wallets are suspected_wash on every pair, sprinkles to honest services included; a research
+ * crawler's one call to a wash seller is a verifier pair.
  */
 import { CATEGORY_SLUGS } from '../../../catalog/categories.ts';
 import type { Row } from '../../../lib/duckdb.ts';
@@ -178,6 +180,9 @@ class Builder {
 
   /** A Zipf-like pick (a few services get most traffic), among those listed by `listedBy`. */
   popularHonest(listedBy = this.now): Service {
+    // never ask for a time before the first listing (the loop below would not end)
+    const earliest = Math.min(...this.honestServices.map((s) => s.firstSeen));
+    if (listedBy < earliest) listedBy = earliest;
     for (;;) {
       const s = this.honestServices[this.rng.zipf(this.honestServices.length, 1.05)]!;
       if (s.firstSeen <= listedBy) return s;
