@@ -93,11 +93,15 @@ export async function createServiceApp(
 }
 
 /** Loads what the first requests of a new snapshot version would otherwise wait for. */
+/** Warm-ups not yet settled: stopServices waits for them before closing the DuckDB they query. */
+const warming = new Set<Promise<void>>();
+
 function warm(service: ServiceName, snapshot: LoadedSnapshot): void {
   if (service !== 'analytics') return;
-  void warmAnalytics(snapshot).catch((err: Error) =>
-    console.error(`analytics: warming snapshot ${snapshot.version} failed: ${err.message}`),
-  );
+  const done = warmAnalytics(snapshot)
+    .catch((err: Error) => console.error(`analytics: warming snapshot ${snapshot.version} failed: ${err.message}`))
+    .finally(() => warming.delete(done));
+  warming.add(done);
 }
 
 export interface RunningService {
@@ -189,6 +193,10 @@ export async function stopServices(running: readonly RunningService[]): Promise<
         }),
     ),
   );
+  // a snapshot that loaded just before the stop may still be warming: its running statements are
+  // interrupted by the close, the warm-up settles, and a second close ends what it opened since
+  await closeSnapshotDuck();
+  await Promise.allSettled([...warming]);
   await closeSnapshotDuck();
   for (const stores of new Set(running.map((r) => r.stores))) await stores?.close();
 }

@@ -163,11 +163,15 @@ async function stateInputs(ctx: LabelContext, d: string): Promise<string> {
     );
     return Number(dir?.dirs ?? 0) === 1 ? `{'n': count(*), 'dir': ${sqlString(String(dir!.dir))}}::VARCHAR` : null;
   };
-  const payments = (await imported('x402_transactions')) ?? fp('buyer, seller_address, chain, amount, time');
+  const importedPayments = await imported('x402_transactions');
+  const payments = importedPayments ?? fp('buyer, seller_address, chain, amount, time');
   const funding = (await imported('wallet_funding')) ?? fp('address, funder, amount, time');
+  // segments only grow, so counting every row before D (not only the classifier's) says as much,
+  // and reads one column: the null checks read three string columns (11 s against about 1.4 s at 100M)
+  const paymentRows = importedPayments ? `x402_transactions WHERE time < ${d}` : `${PAYMENTS} AND time < ${d}`;
   const [row] = await queryJson(
     c,
-    `SELECT (SELECT ${payments} FROM ${PAYMENTS} AND time < ${d}) AS payments,
+    `SELECT (SELECT ${payments} FROM ${paymentRows}) AS payments,
             (SELECT ${funding} FROM wallet_funding WHERE time < ${d}) AS funding,
             (SELECT ${fp('seller_address, chain, first_seen, category, price_amount')} FROM x402_services) AS services,
             (SELECT ${fp('address')} FROM exchange_wallets) AS exchanges`,

@@ -28,6 +28,8 @@ interface PooledConnection {
 interface Duck {
   instance: DuckDBInstance;
   pool: PooledConnection[];
+  /** Statements not yet settled: closing waits for them (closing under a running one crashes the process). */
+  running: Set<Promise<unknown>>;
 }
 
 let duck: Promise<Duck> | null = null;
@@ -52,7 +54,7 @@ async function open(): Promise<Duck> {
   // setting is global, one connection sets it for all
   await pool[0]!.connection.run('LOAD parquet');
   await pool[0]!.connection.run('SET GLOBAL parquet_metadata_cache = true');
-  return { instance, pool };
+  return { instance, pool, running: new Set() };
 }
 
 function ready(): Promise<Duck> {
@@ -69,23 +71,33 @@ function ready(): Promise<Duck> {
  * their text.
  */
 export async function queryRows(sql: string, values: Record<string, DuckDBValue> = {}): Promise<DuckRow[]> {
-  const { pool } = await ready();
+  const { pool, running } = await ready();
   const pooled = pool.reduce((a, b) => (b.inFlight < a.inFlight ? b : a));
   pooled.inFlight += 1;
+  const statement = pooled.connection.runAndReadAll(sql, values);
+  running.add(statement);
   try {
-    const reader = await pooled.connection.runAndReadAll(sql, values);
+    const reader = await statement;
     return reader.getRowObjectsJson();
   } finally {
+    running.delete(statement);
     pooled.inFlight -= 1;
   }
 }
 
-/** Closes the instance (tests; a server keeps it for its lifetime). */
+/**
+ * Closes the instance (a server's shutdown, tests). Statements still running (a request, or the
+ * warm-up of a snapshot that just loaded) are interrupted and settle first, with an error for
+ * their caller: closing a connection under a running statement crashes the process. A query after
+ * this opens a new instance.
+ */
 export async function closeSnapshotDuck(): Promise<void> {
   const current = duck;
   duck = null;
   if (!current) return;
-  const { instance, pool } = await current;
+  const { instance, pool, running } = await current;
+  for (const { connection, inFlight } of pool) if (inFlight > 0) connection.interrupt();
+  await Promise.allSettled([...running]);
   for (const { connection } of pool) connection.closeSync();
   instance.closeSync();
 }

@@ -181,6 +181,13 @@ export interface BotOptions {
  * An analytics bot: a cron job every 1, 5 or 60 minutes (±10% jitter) polling 1-5 feeds for
  * weeks; some still running at `now`.
  */
+/**
+ * Pollers call cheap feeds: thousands of calls a month at a cent would cost more than the data is
+ * worth. It keeps bots near the real market's share of volume (a few %, docs/wash-methodology.md §11.8).
+ */
+export const BOT_MAX_PRICE = 0.002;
+const cheap = (s: Service): boolean => s.price <= BOT_MAX_PRICE;
+
 export function planBot(ctx: PlanContext, rng: Rng, o: BotOptions = {}): BuyerPlan {
   const { catalog, pool, book, now } = ctx;
   // Minute-level pollers run about a week (10,000 calls); hourly ones for weeks.
@@ -221,13 +228,14 @@ export function planBot(ctx: PlanContext, rng: Rng, o: BotOptions = {}): BuyerPl
   for (let tries = 0; legs.legs.length < nLegs + (o.forced?.length ?? 0) && tries < 60; tries++) {
     let id: number;
     if (first < 0) {
-      id = pool.sampleWhere(rng, chain, start, (s) => (FEED_CATEGORIES as readonly string[]).includes(s.trueCategory));
+      id = pool.sampleWhere(rng, chain, start, (s) => cheap(s) && (FEED_CATEGORIES as readonly string[]).includes(s.trueCategory));
+      if (id < 0) id = pool.sampleWhere(rng, chain, start, cheap);
       if (id < 0) id = pool.sample(rng, chain, start);
     } else if (rng.chance(0.6)) {
       const category = catalog.services[first]!.trueCategory;
-      id = pool.sampleWhere(rng, chain, start, (s) => s.trueCategory === category, 15);
+      id = pool.sampleWhere(rng, chain, start, (s) => cheap(s) && s.trueCategory === category, 15);
     } else {
-      id = pool.sample(rng, chain, start);
+      id = pool.sampleWhere(rng, chain, start, cheap);
     }
     if (id < 0) continue;
     legs.add(id, 1, 'analytics_bot');
@@ -349,7 +357,7 @@ export function planVerifiers(ctx: PlanContext, rng: Rng, count: number): void {
 export function planHonestPopulations(ctx: PlanContext, seed: number): void {
   const { scale, now } = ctx;
   const organic = Rng.stream(seed, 'x402:organic');
-  for (let i = scaled(2550, scale); i > 0; i--) planOrganic(ctx, organic);
+  for (let i = scaled(13_000, scale); i > 0; i--) planOrganic(ctx, organic);
   // Honest heavy users that look bot-like: hundreds of calls on 1-2 services at a steady pace.
   const heavy = Rng.stream(seed, 'x402:heavy-organic');
   for (let i = scaled(12, scale); i > 0; i--) {

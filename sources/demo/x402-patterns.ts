@@ -64,10 +64,14 @@ export function plantPatterns(ctx: PlanContext, seed: number): void {
 // ------------------------------------------------------------------------ helpers
 // (exported for x402-challenge-patterns.ts, which plants the challenge world's patterns alike)
 
-/** The first group of a kind runs in the last few weeks (inside a 30-day window); later ones anywhere. */
-export function groupStart(state: PatternState, rng: Rng, g: number): number {
+/**
+ * When a group starts. The real market's wash is about 1 % of a month's buyers (x402watch, docs/
+ * wash-methodology.md §11.8), so only the first group of the few kinds marked `recent` runs in the
+ * last few weeks (inside a 30-day window); the others ran 7 weeks to a year ago.
+ */
+export function groupStart(state: PatternState, rng: Rng, g: number, recent = false, oldestDays = 360): number {
   const now = state.ctx.now;
-  return g === 0 ? Math.floor(now - rng.uniform(3, 24) * DAY) : growthTime(rng, now, 150, 360, 10);
+  return g === 0 && recent ? Math.floor(now - rng.uniform(3, 24) * DAY) : growthTime(rng, now, 150, oldestDays, 50);
 }
 
 export function launchBefore(state: PatternState, rng: Rng, t: number, minDays: number, maxDays: number): number {
@@ -283,7 +287,7 @@ function plantSybilCohorts(state: PatternState, rng: Rng): void {
       const groupId = `sybil_cohort-${d}-${g + 1}`;
       const chain: AnalyticsChain = rng.weighted(['base', 'solana', 'polygon'] as const, [60, 30, 10]);
       const family = addressFamily(chain);
-      const t0 = groupStart(state, rng, g);
+      const t0 = groupStart(state, rng, g, d === 'hard');
       const farm = farmSeller(
         state,
         rng,
@@ -325,7 +329,7 @@ function plantFundedLoops(state: PatternState, rng: Rng): void {
   for (const d of DIFFICULTIES) {
     for (let g = 0; g < scaled(1, scale); g++) {
       const groupId = `funded_loop-${d}-${g + 1}`;
-      const t0 = groupStart(state, rng, g);
+      const t0 = groupStart(state, rng, g, d === 'hard');
       let seller: Seller | null;
       if (d === 'easy') {
         const chain: AnalyticsChain = rng.weighted(['base', 'solana'] as const, [70, 30]);
@@ -411,7 +415,7 @@ function plantRings(state: PatternState, rng: Rng): void {
       const chain: AnalyticsChain = d === 'medium' ? 'polygon' : rng.weighted(['base', 'solana'] as const, [70, 30]);
       const family = addressFamily(chain);
       const size = d === 'easy' ? rng.int(2, 3) : d === 'medium' ? rng.int(4, 5) : 6;
-      const t0 = groupStart(state, rng, g);
+      const t0 = groupStart(state, rng, g, d !== 'medium');
       const prices = Array.from({ length: size }, () =>
         d === 'easy' ? [1] : d === 'medium' ? [0.25, 0.5] : [rng.pick([0.1, 0.25, 0.5, 1])],
       );
@@ -464,7 +468,7 @@ function plantConcentration(state: PatternState, rng: Rng): void {
       const groupId = `single_payer_concentration-${d}-${g + 1}`;
       const chain: AnalyticsChain = d === 'medium' ? 'solana' : 'base';
       const family = addressFamily(chain);
-      const t0 = groupStart(state, rng, g);
+      const t0 = groupStart(state, rng, g, d === 'hard');
       const seller = catalog.addSeller({
         role: 'concentration',
         chain,
@@ -527,7 +531,7 @@ function plantVanityCohorts(state: PatternState, rng: Rng): void {
       for (let g = 0; g < scaled(1, scale); g++) {
         const groupId = `vanity_${kind}-${d}-${g + 1}`;
         const chain: AnalyticsChain = rng.weighted(['base', 'polygon', 'arbitrum'] as const, [70, 20, 10]);
-        const t0 = groupStart(state, rng, g);
+        const t0 = groupStart(state, rng, g, kind === 'strict' && d === 'medium');
         const farm = farmSeller(
           state,
           rng,
@@ -595,7 +599,8 @@ function plantCamouflagedFarms(state: PatternState, rng: Rng): void {
     for (let g = 0; g < scaled(1, scale); g++) {
       const groupId = `${v.pattern}-${v.hops}hop-${g + 1}`;
       const family = addressFamily(v.chain);
-      const t0 = groupStart(state, rng, g);
+      // At most 100 days back: the super members need 20+ popular sellers listed by then.
+      const t0 = groupStart(state, rng, g, false, 100);
       const jitterDays = rng.uniform(2, 6);
       const farm = farmSeller(state, rng, v.chain, launchBefore(state, rng, t0, 3, 30), distinctPrices(rng, rng.int(3, 6)));
       // Funding chain: exchange -> member; or operator -> hop -> member; or seller -> hop1 -> hop2 -> member.
@@ -618,7 +623,8 @@ function plantCamouflagedFarms(state: PatternState, rng: Rng): void {
         const address = newAddress(rng, family);
         const start = latest(state, t0 + Math.floor(rng.next() * jitterDays * DAY));
         const to = Math.min(now, start + rng.uniform(7, 20) * DAY);
-        const n = superMember ? rng.int(400, 480) : clamp(Math.round(rng.logNormal(Math.log(35), 0.5)), 8, 150);
+        // 460+ here and 20+ sprinkled sellers of 2+ payments: past 500 payments whatever the draws.
+        const n = superMember ? rng.int(460, 540) : clamp(Math.round(rng.logNormal(Math.log(35), 0.5)), 8, 150);
         const m = new MemberBuilder(state);
         m.pay(
           rng,

@@ -232,13 +232,51 @@ describe('x402 demo world', () => {
       expect(counts.get(label) ?? 0, label).toBeGreaterThanOrEqual(label === 'verifier' ? 8 : 15);
     }
     const total = world.truthBuyers.length;
-    expect(total).toBeGreaterThanOrEqual(3000);
-    expect(total).toBeLessThanOrEqual(6000);
-    expect(counts.get('organic_user')! / total).toBeGreaterThan(0.62);
-    expect(counts.get('organic_user')! / total).toBeLessThan(0.78);
-    expect(counts.get('suspected_wash')! / total).toBeGreaterThan(0.08);
-    expect(counts.get('suspected_wash')! / total).toBeLessThan(0.13);
+    expect(total).toBeGreaterThanOrEqual(12_000);
+    expect(total).toBeLessThanOrEqual(16_000);
+    // Over the whole history (the last 30 days are checked against the real market below).
+    expect(counts.get('organic_user')! / total).toBeGreaterThan(0.88);
+    expect(counts.get('organic_user')! / total).toBeLessThan(0.95);
+    expect(counts.get('suspected_wash')! / total).toBeGreaterThan(0.025);
+    expect(counts.get('suspected_wash')! / total).toBeLessThan(0.05);
     expect(new Set(world.truthBuyers.map((b) => b[0])).size).toBe(total);
+  });
+
+  it("matches the real market's 30-day label shares (x402watch, docs/wash-methodology.md §11.8)", () => {
+    // Truth label of each buyer paying in the 30 days before now, with the volume it paid there.
+    const label = new Map(world.truthBuyers.map((b) => [b[0] as string, b[1] as string]));
+    const since = NOW.getTime() - 30 * DAY;
+    const buyers = new Map<string, number>();
+    const volume = new Map<string, number>();
+    const active = new Set<string>();
+    let total = 0;
+    for (const t of world.transactions) {
+      if ((t[5] as Date).getTime() < since) continue;
+      const l = label.get(t[2] as string)!;
+      if (!active.has(t[2] as string)) {
+        active.add(t[2] as string);
+        buyers.set(l, (buyers.get(l) ?? 0) + 1);
+      }
+      volume.set(l, (volume.get(l) ?? 0) + (t[4] as number));
+      total += t[4] as number;
+    }
+    // A few thousand buyers a month: the demo stays fast.
+    expect(active.size).toBeGreaterThan(2500);
+    expect(active.size).toBeLessThan(5000);
+    const buyerShare = (l: string) => (buyers.get(l) ?? 0) / active.size;
+    // Real buyer shares, each within a factor of 1.5 (organic capped at 100 %).
+    const real = { organic_user: 0.95, analytics_bot: 0.015, ai_agent: 0.013, suspected_wash: 0.009 };
+    for (const [l, share] of Object.entries(real)) {
+      expect(buyerShare(l), l).toBeGreaterThan(share / 1.5);
+      expect(buyerShare(l), l).toBeLessThan(Math.min(1, share * 1.5));
+    }
+    // Real: wash 21 % of volume, organic users and agents 74 %.
+    const wash = (volume.get('suspected_wash') ?? 0) / total;
+    const realVolume = ((volume.get('organic_user') ?? 0) + (volume.get('ai_agent') ?? 0)) / total;
+    expect(wash).toBeGreaterThan(0.15);
+    expect(wash).toBeLessThan(0.27);
+    expect(realVolume).toBeGreaterThan(0.65);
+    expect(realVolume).toBeLessThan(0.8);
   });
 
   it('streams 150k-320k payments, unique hashes, ordered by (time, tx_hash), none after now', () => {

@@ -4,10 +4,12 @@
  *
  * x402World({ seed, now, scale }) returns the rows of x402_services, x402_transactions and
  * wallet_funding (raw-tables.ts) and of demo_truth_buyers and demo_truth_pairs. Same options, same
- * rows in the same order. At scale 1: about 1,070 services (340 sellers), 3,600 buyers, 8,000
- * (buyer, seller) pairs and 250,000-300,000 transactions over the 400 days before `now`; services,
- * buyers and transactions grow linearly with `scale` (scale 30: 32,000 services, 108,000 buyers,
- * 7.7 million transactions). Below scale 0.12 the catalog keeps a floor of 120 listings.
+ * rows in the same order. At scale 1: about 1,070 services (340 sellers), 14,100 buyers (4,000 of
+ * them paying in the last 30 days) and 300,000-330,000 transactions over the 400 days before `now`;
+ * services, buyers and transactions grow linearly with `scale`. Below scale 0.12 the catalog keeps a
+ * floor of 120 listings. The last 30 days match the real market's label shares (x402watch,
+ * docs/wash-methodology.md §11.8): about 94 % organic users, 1.2-1.3 % bots and agents, 1.2 %
+ * wash buyers carrying about 21 % of the volume.
  *
  * `transactions` is a re-iterable stream ordered by (time, tx_hash) over the whole table (not only
  * within chunks): buyers are planned up front and each buyer's payments are drawn when the stream
