@@ -11,8 +11,10 @@
  * services say they are demo data.
  *
  * Truth conventions: every buyer has one label (its pattern's); a pair carries the buyer's label,
- * except a developer's casual calls to other services, which are organic_user pairs. Wash wallets
- * are suspected_wash on every pair, sprinkles to honest services included.
+ * except a hackathon developer's casual calls to other services (organic_user pairs) and a CI
+ * fleet's scheduled calls to others' endpoints (analytics_bot pairs), as OTHER_PAIR_LABELS lists.
+ * Wash wallets are suspected_wash on every pair, sprinkles to honest services included; a research
+ * crawler's one call to a wash seller is a verifier pair.
  */
 import { CATEGORY_SLUGS } from '../../../catalog/categories.ts';
 import type { Row } from '../../../lib/duckdb.ts';
@@ -135,8 +137,32 @@ class Builder {
     this.fund(address, this.rng.pick(this.exchanges), amount, time);
   }
 
+  /** The one large exchange: it funds a good share of honest users and the exchange bursts alike. */
+  get largeExchange(): string {
+    return this.exchanges[0]!;
+  }
+
+  /**
+   * An ordinary user's exchange withdrawal (issue 29): often from the large exchange, often a round
+   * amount less a fixed fee, so near-equal withdrawals from one exchange are common among honest users.
+   */
+  withdraw(address: string, time: number): void {
+    const exchange = this.rng.chance(ORGANIC.largeExchangeShare) ? this.largeExchange : this.rng.pick(this.exchanges);
+    const amount = this.rng.chance(ORGANIC.roundWithdrawalShare)
+      ? this.rng.pick([10, 20, 25, 50, 100, 200]) - this.rng.pick([0, 0.1, 0.5, 1])
+      : this.rng.uniform(5, 200);
+    this.fund(address, exchange, amount, time);
+  }
+
   buyer(address: string, pattern: ChallengePattern, group: string | null): void {
     this.buyers.set(address, { label: CHALLENGE_PATTERNS[pattern].label, pattern, group });
+  }
+
+  /** `n` distinct popular honest services listed by `listedBy` (fewer when there are not that many). */
+  distinctPopular(n: number, listedBy = this.now): Service[] {
+    const chosen = new Set<Service>();
+    for (let tries = 0; chosen.size < n && tries < 50 * n; tries++) chosen.add(this.popularHonest(listedBy));
+    return [...chosen];
   }
 
   /** One settlement; times before the listing or after now are moved inside [firstSeen, now]. */
@@ -154,6 +180,9 @@ class Builder {
 
   /** A Zipf-like pick (a few services get most traffic), among those listed by `listedBy`. */
   popularHonest(listedBy = this.now): Service {
+    // never ask for a time before the first listing (the loop below would not end)
+    const earliest = Math.min(...this.honestServices.map((s) => s.firstSeen));
+    if (listedBy < earliest) listedBy = earliest;
     for (;;) {
       const s = this.honestServices[this.rng.zipf(this.honestServices.length, 1.05)]!;
       if (s.firstSeen <= listedBy) return s;
@@ -458,22 +487,288 @@ function plantSellerTest(b: Builder, split: Split, i: number): void {
   }
 }
 
+/**
+ * An ordinary user's use of popular services from `start` (or, when `start` is null, from some time
+ * after the services were listed): one or more services, sessions over a span of days. Returns the
+ * first payment's earliest time.
+ */
+function organicUse(
+  b: Builder,
+  w: string,
+  start: number | null,
+  opts: { extraServicesMean?: number; callsMedian?: number; first?: Service; pairLabel?: string } = {},
+): number {
+  const services = new Set<Service>([opts.first ?? b.popularHonest(start ?? b.now)]);
+  const extra = Math.floor(b.rng.exponential(opts.extraServicesMean ?? ORGANIC.extraServicesMean));
+  for (let e = 0; e < extra; e++) services.add(b.popularHonest(start ?? b.now));
+  const listed = Math.max(...[...services].map((s) => s.firstSeen));
+  const from = start === null ? listed + b.rng.next() * (b.now - listed) : Math.min(start, b.now - HOUR);
+  const end = Math.min(b.now, from + b.rng.logNormal(Math.log(ORGANIC.spanDaysMedian * DAY), 1));
+  for (const s of services) {
+    const n = lognormalCount(b.rng, opts.callsMedian ?? ORGANIC.callsMedian, ORGANIC.callsSigma);
+    for (const t of sessionTimes(b.rng, n, from, end)) b.pay(w, s, t, opts.pairLabel ?? 'organic_user');
+  }
+  return from;
+}
+
 function plantOrganic(b: Builder): void {
   for (let k = 0; k < ORGANIC.users; k++) {
     const w = b.address();
     b.buyer(w, 'organic', null);
-    const services = new Set<Service>([b.popularHonest()]);
-    const extra = Math.floor(b.rng.exponential(ORGANIC.extraServicesMean));
-    for (let e = 0; e < extra; e++) services.add(b.popularHonest());
-    const listed = Math.max(...[...services].map((s) => s.firstSeen));
-    const start = listed + b.rng.next() * (b.now - listed);
-    const end = Math.min(b.now, start + b.rng.logNormal(Math.log(ORGANIC.spanDaysMedian * DAY), 1));
-    b.fundFromExchange(w, start - b.rng.uniform(0.5, 200) * HOUR);
+    const start = organicUse(b, w, null);
+    b.withdraw(w, start - b.rng.uniform(0.5, 200) * HOUR);
+  }
+}
+
+// ------------------------------------------------------------------------------ issue 29: wash
+
+/**
+ * One owner, several small services: the sellers and the fake buyers are funded from one root,
+ * directly or through relays; each buyer spreads its calls over several of the operator's sellers,
+ * so no one seller's cohort looks concentrated; the sellers sweep their takings back to the root,
+ * and each service also has a few organic buyers.
+ */
+function plantOperatorManySellers(b: Builder, split: Split, i: number): void {
+  const q = b.draw('operator_many_sellers', split);
+  const gid = b.group('operator_many_sellers', i, q, q.buyers);
+  const t0 = b.now - b.rng.uniform(q.startSpreadDays + 20, Math.max(q.startSpreadDays + 25, 165)) * DAY;
+  const root = b.address();
+  b.fundFromExchange(root, t0 - 40 * DAY, 20000);
+  const relays = relayTree(b, root, q.hops, t0 - 30 * DAY);
+  const sellers: Array<{ seller: string; services: Service[] }> = [];
+  for (let k = 0; k < q.sellers; k++) {
+    const seller = b.address();
+    const listed = t0 - b.rng.uniform(2, 20) * DAY;
+    fundThrough(b, root, seller, q.hops, listed - b.rng.uniform(1, 48) * HOUR, b.rng.uniform(20, 200), relays);
+    const n = b.rng.int(1, 2);
+    const services = Array.from({ length: n }, () => b.service(seller, listed, false, b.rng.pick([0.005, 0.01, 0.02, 0.05, 0.1])));
+    sellers.push({ seller, services });
+    // weekly sweeps of the takings to the root: a funding cycle root -> seller -> root
+    for (let t = t0 + b.rng.uniform(3, 7) * DAY; t < b.now; t += b.rng.uniform(6, 8) * DAY) {
+      b.fund(root, seller, b.rng.uniform(5, 80), t);
+    }
+  }
+  const perBuyer = Math.max(2, Math.round(q.sellerShare * q.sellers));
+  for (let k = 0; k < q.buyers; k++) {
+    const w = b.address();
+    b.buyer(w, 'operator_many_sellers', gid);
+    const start = t0 + b.rng.next() * q.startSpreadDays * DAY;
+    fundThrough(b, root, w, q.hops, start - b.rng.uniform(0.5, 24) * HOUR, b.rng.uniform(20, 80), relays);
+    const mine = b.rng
+      .shuffle([...sellers])
+      .slice(0, Math.min(perBuyer, sellers.length))
+      .flatMap((x) => x.services);
+    washCalls(b, w, mine, lognormalCount(b.rng, q.callsMedian, 0.5), start, start + b.rng.uniform(5, 40) * DAY);
+  }
+  // organic traffic on the operator's services (real users who found them)
+  for (const { services } of sellers) {
     for (const s of services) {
-      for (const t of sessionTimes(b.rng, lognormalCount(b.rng, ORGANIC.callsMedian, ORGANIC.callsSigma), start, end)) {
-        b.pay(w, s, t, 'organic_user');
+      for (let k = 0; k < q.organicBuyers; k++) {
+        const w = b.address();
+        b.buyer(w, 'organic', null);
+        const start = organicUse(b, w, s.firstSeen + b.rng.uniform(1, 60) * DAY, { first: s });
+        b.withdraw(w, start - b.rng.uniform(0.5, 200) * HOUR);
       }
     }
+  }
+}
+
+/**
+ * Fake buyers funded by a burst of near-equal withdrawals from the large exchange (the one that
+ * funds many honest users) to fresh wallets, which then pay only one seller, or one operator's
+ * sellers, and make up most of its buyers.
+ */
+function plantExchangeBurst(b: Builder, split: Split, i: number): void {
+  const q = b.draw('exchange_burst', split);
+  const gid = b.group('exchange_burst', i, q, q.wallets);
+  const t0 = b.now - b.rng.uniform(20, 150) * DAY;
+  const root = b.address();
+  b.fundFromExchange(root, t0 - 30 * DAY, 3000);
+  const farm: Service[] = [];
+  for (let k = 0; k < q.sellers; k++) {
+    const seller = b.address();
+    const listed = t0 - b.rng.uniform(1, 10) * DAY;
+    b.fund(seller, root, b.rng.uniform(10, 100), listed - b.rng.uniform(1, 48) * HOUR);
+    farm.push(b.service(seller, listed, false, b.rng.pick([0.01, 0.02, 0.05, 0.1])));
+  }
+  // a round amount less the exchange's fee, varied by the spread (different fees, partial fills)
+  const amount = b.rng.pick([20, 25, 50, 100]) - b.rng.pick([0, 0.1, 0.5]);
+  for (let k = 0; k < q.wallets; k++) {
+    const w = b.address();
+    b.buyer(w, 'exchange_burst', gid);
+    const at = t0 + b.rng.next() * q.burstHours * HOUR;
+    b.fund(w, b.largeExchange, amount * (1 + b.rng.uniform(-q.amountSpread, q.amountSpread)), at);
+    const start = at + b.rng.logNormal(Math.log(q.startDelayHours * HOUR), 0.5);
+    washCalls(b, w, farm, lognormalCount(b.rng, q.callsMedian, 0.4), start, start + b.rng.uniform(5, 30) * DAY);
+  }
+  for (let k = 0; k < q.organicBuyers; k++) {
+    const w = b.address();
+    b.buyer(w, 'organic', null);
+    const start = organicUse(b, w, t0 + b.rng.uniform(0, 30) * DAY, { first: b.rng.pick(farm) });
+    b.withdraw(w, start - b.rng.uniform(0.5, 200) * HOUR);
+  }
+}
+
+// ------------------------------------------------------------------------------ issue 29: honest crowds
+
+/**
+ * A developer event: one organisation funds every attendee the same amount; everyone starts within
+ * the hour and calls several services, the sponsor's first, the event's partner list after.
+ */
+function plantDevEvent(b: Builder, split: Split, i: number): void {
+  const q = b.draw('dev_event', split);
+  const gid = b.group('dev_event', i, q, q.attendees);
+  const day = Math.floor((b.now - b.rng.uniform(10, 160) * DAY) / DAY) * DAY;
+  const t0 = day + b.rng.uniform(9, 17) * HOUR;
+  const org = b.address();
+  b.fundFromExchange(org, t0 - 3 * DAY, 5000);
+  const sponsor = b.address();
+  const sponsored = Array.from({ length: q.sponsorServices }, () =>
+    b.service(sponsor, t0 - b.rng.uniform(0.1, 30) * DAY, true, b.rng.pick([0.001, 0.005, 0.01])),
+  );
+  const partners = b.distinctPopular(6, t0);
+  const grant = b.rng.pick([5, 10, 20]);
+  for (let k = 0; k < q.attendees; k++) {
+    const w = b.address();
+    b.buyer(w, 'dev_event', gid);
+    b.fund(w, org, grant, t0 - b.rng.uniform(10, 90) * MINUTE);
+    const start = t0 + b.rng.next() * q.startWindowMinutes * MINUTE;
+    const others = b.rng.shuffle([...sponsored.slice(1), ...partners]).slice(0, q.servicesPerAttendee - 1);
+    let t = start;
+    for (const s of [sponsored[0]!, ...others]) {
+      // trying an API: a few calls seconds to a minute apart, then on to the next
+      for (let c = lognormalCount(b.rng, q.callsPerService, 0.6); c > 0; c--) {
+        b.pay(w, s, t, 'developer');
+        t += 1000 * b.rng.logNormal(Math.log(20), 0.9);
+      }
+      t += b.rng.uniform(5, 90) * MINUTE;
+    }
+  }
+}
+
+/** Wallet-provider onboarding: a paymaster gives every sign-up the same small amount; they then use popular services. */
+function plantOnboarding(b: Builder, split: Split, i: number): void {
+  const q = b.draw('onboarding', split);
+  const gid = b.group('onboarding', i, q, q.signups);
+  const t0 = b.now - b.rng.uniform(q.signupSpreadDays + 20, 170) * DAY;
+  const paymaster = b.address();
+  b.fundFromExchange(paymaster, t0 - 5 * DAY, 20000);
+  const grant = Math.round(q.grantUsd * 100) / 100;
+  for (let k = 0; k < q.signups; k++) {
+    const w = b.address();
+    b.buyer(w, 'onboarding', gid);
+    const signup = t0 + b.rng.next() * q.signupSpreadDays * DAY;
+    b.fund(w, paymaster, grant, signup);
+    organicUse(b, w, signup + b.rng.uniform(0.05, 72) * HOUR, { extraServicesMean: q.extraServicesMean, callsMedian: q.callsMedian });
+    // some add their own money later
+    if (b.rng.chance(0.3)) b.withdraw(w, signup + b.rng.uniform(1, 30) * DAY);
+  }
+}
+
+/** A viral fixed-price API: many unrelated wallets (varied funders) pay one service its one price. */
+function plantViralApi(b: Builder, split: Split, i: number): void {
+  const q = b.draw('viral_api', split);
+  const gid = b.group('viral_api', i, q, q.buyers);
+  const t0 = b.now - b.rng.uniform(q.arrivalDays + 10, 150) * DAY;
+  const svc = b.service(b.address(), t0 - b.rng.uniform(1, 10) * DAY, true, b.rng.pick([0.01, 0.02, 0.05]));
+  for (let k = 0; k < q.buyers; k++) {
+    const w = b.address();
+    b.buyer(w, 'viral_api', gid);
+    // most arrive early, a tail later
+    const start = t0 + Math.min(b.rng.exponential(q.arrivalDays / 3), 2 * q.arrivalDays) * DAY;
+    const funded = start - b.rng.uniform(0.2, 240) * HOUR;
+    if (b.rng.chance(0.5)) b.withdraw(w, funded);
+    else {
+      // a friend, another wallet of the user's, a bridge: funders nobody shares
+      const friend = b.address();
+      b.withdraw(friend, funded - b.rng.uniform(1, 60) * DAY);
+      b.fund(w, friend, b.rng.uniform(2, 50), funded);
+    }
+    const end = Math.min(b.now, start + b.rng.logNormal(Math.log(10 * DAY), 1));
+    for (const t of sessionTimes(b.rng, lognormalCount(b.rng, q.callsMedian, 0.8), start, end)) b.pay(w, svc, t, 'organic_user');
+    if (!b.rng.chance(q.shareOnlyThis)) organicUse(b, w, start + b.rng.uniform(0, 10) * DAY);
+  }
+}
+
+/**
+ * A company's CI fleet: wallets funded by the company treasury (which the company's seller sweeps
+ * its takings to) call the company's own endpoints and a few others' on a schedule.
+ */
+function plantCiFleet(b: Builder, split: Split, i: number): void {
+  const q = b.draw('ci_fleet', split);
+  const gid = b.group('ci_fleet', i, q, q.wallets);
+  const start = b.now - b.rng.uniform(q.spanDays + 2, Math.max(q.spanDays + 5, 170)) * DAY;
+  const end = Math.min(b.now, start + q.spanDays * DAY);
+  const treasury = b.address();
+  b.fundFromExchange(treasury, start - 10 * DAY, 20000);
+  const company = b.address();
+  const own = Array.from({ length: q.ownEndpoints }, () =>
+    b.service(company, start - b.rng.uniform(1, 20) * DAY, true, b.rng.pick([0.001, 0.005, 0.01])),
+  );
+  for (let t = start + b.rng.uniform(3, 7) * DAY; t < b.now; t += b.rng.uniform(6, 8) * DAY)
+    b.fund(treasury, company, b.rng.uniform(1, 50), t);
+  const deps = b.distinctPopular(q.dependencies, start);
+  const period = q.periodMinutes * MINUTE;
+  for (let k = 0; k < q.wallets; k++) {
+    const w = b.address();
+    b.buyer(w, 'ci_fleet', gid);
+    b.fund(w, treasury, b.rng.pick([20, 50, 100]), start - b.rng.uniform(1, 24) * HOUR);
+    // each pipeline runs on its own offset; a run takes a few seconds per call
+    for (let t = start + b.rng.next() * period; t < end; t += period * b.rng.uniform(0.98, 1.02)) {
+      let at = t;
+      for (const s of own) {
+        b.pay(w, s, at, 'self_test');
+        at += b.rng.uniform(1, 20) * 1000;
+      }
+      for (const s of deps) {
+        b.pay(w, s, at, 'analytics_bot');
+        at += b.rng.uniform(1, 20) * 1000;
+      }
+    }
+  }
+}
+
+/** A research crawler: a wallet (or a few) paying a large share of every listed service once per crawl. */
+function plantResearchCrawler(b: Builder, split: Split, i: number): void {
+  const q = b.draw('research_crawler', split);
+  const gid = b.group('research_crawler', i, q, q.wallets);
+  const first = b.now - b.rng.uniform(q.crawls * 35 + 5, 175) * DAY;
+  const funder = b.address();
+  b.fundFromExchange(funder, first - 5 * DAY, 1000);
+  const wallets = Array.from({ length: q.wallets }, () => {
+    const w = b.address();
+    b.buyer(w, 'research_crawler', gid);
+    b.fund(w, funder, b.rng.uniform(20, 100), first - b.rng.uniform(1, 48) * HOUR);
+    return w;
+  });
+  let at = first;
+  for (let c = 0; c < q.crawls; c++) {
+    // every listing, the wash farms' too: a crawler does not know which is which
+    const listed = b.services.filter((s) => s.firstSeen < at);
+    const visited = b.rng.shuffle([...listed]).slice(0, Math.max(1, Math.round(q.coverage * listed.length)));
+    visited.forEach((s, n) => b.pay(wallets[n % wallets.length]!, s, at + b.rng.next() * q.crawlHours * HOUR, 'verifier'));
+    at += b.rng.uniform(25, 35) * DAY;
+  }
+}
+
+/** A payroll cohort: wallets paid identical amounts on the same day by one payer, then spending as organic users. */
+function plantPayroll(b: Builder, split: Split, i: number): void {
+  const q = b.draw('payroll', split);
+  const gid = b.group('payroll', i, q, q.employees);
+  const firstDay = Math.floor((b.now - b.rng.uniform(q.paydays * 31 + 10, 170) * DAY) / DAY) * DAY;
+  const payer = b.address();
+  b.fundFromExchange(payer, firstDay - 5 * DAY, 200000);
+  const salary = b.rng.pick([250, 500, 1000, 1500]);
+  // colleagues who never pay for a service are paid too (they are in the funding data, not the truth)
+  const silent = b.rng.int(0, q.employees);
+  const staff = Array.from({ length: q.employees + silent }, () => b.address());
+  for (let d = 0; d < q.paydays; d++) {
+    const day = firstDay + d * 30 * DAY + 9 * HOUR;
+    for (const w of staff) b.fund(w, payer, salary, day + b.rng.next() * q.payWindowMinutes * MINUTE);
+  }
+  for (const w of staff.slice(0, q.employees)) {
+    b.buyer(w, 'payroll', gid);
+    organicUse(b, w, firstDay + b.rng.uniform(0.5, 20) * DAY, { callsMedian: q.callsMedian });
   }
 }
 
@@ -490,6 +785,15 @@ const PLANTERS: Record<ParameterizedPattern, (b: Builder, split: Split, i: numbe
   analytics_bot: plantAnalyticsBot,
   verifier: plantVerifier,
   seller_test: plantSellerTest,
+  // after the issue 15 patterns, so those keep their draws
+  operator_many_sellers: plantOperatorManySellers,
+  exchange_burst: plantExchangeBurst,
+  dev_event: plantDevEvent,
+  onboarding: plantOnboarding,
+  viral_api: plantViralApi,
+  ci_fleet: plantCiFleet,
+  research_crawler: plantResearchCrawler,
+  payroll: plantPayroll,
 };
 
 export function challengeWorld(opts: ChallengeOptions): ChallengeWorld {
