@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { RULE_CONFIDENCE, THRESHOLDS } from '../catalog/wash-rules.ts';
 import { evaluateChallengeWorld, evaluateWash, TARGETS, washEvalRecord } from '../pipelines/analytics/eval-wash.ts';
+import { ISSUE_29_CROWDS } from '../sources/demo/challenge/regimes.ts';
 import washEvalJson from './data/wash-eval.json' with { type: 'json' };
 import { methodologyModel, WashEvalRecordSchema } from './lib/methodology.ts';
 
@@ -57,6 +58,16 @@ describe('site/data/wash-eval.json', () => {
     const usualPatterns = recorded.splits[0]!.runs[0]!.patterns.map((p) => p.pattern);
     for (const p of ['sybil_spread', 'vanity_exchange', 'round_trip', 'hackathon', 'agent_fleet', 'heavy_single'])
       expect(usualPatterns).toContain(p);
+    // issue 29: each honest crowd the challenge world plants is scored against its own target there,
+    // and nowhere else (the demo world plants none)
+    const crowdTargets = (run: (typeof recorded.splits)[number]['runs'][number]) =>
+      run.targets.filter((t) => ISSUE_29_CROWDS.some((c) => t.name === `${c} flagged as wash`));
+    for (const run of recorded.splits[1]!.runs) {
+      expect(crowdTargets(run).map((t) => [t.name.split(' ')[0], t.target])).toEqual(
+        ISSUE_29_CROWDS.map((c) => [c, `<= ${TARGETS.crowdAsWash}`]),
+      );
+    }
+    for (const run of recorded.splits[0]!.runs) expect(crowdTargets(run)).toEqual([]);
   });
 
   it('is what eval:wash writes for the same seeds today', async () => {

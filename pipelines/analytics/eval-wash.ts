@@ -24,7 +24,7 @@ import { writeFileSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { WASH_LABELS, type WashLabel } from '../../catalog/categories.ts';
 import { parseIntFlag, parseTimeFlag, splitArgs, UsageError } from '../../lib/args.ts';
-import { LOOK_ALIKES, type Split } from '../../sources/demo/challenge/regimes.ts';
+import { ISSUE_29_CROWDS, LOOK_ALIKES, type Split } from '../../sources/demo/challenge/regimes.ts';
 import { challengeWorld } from '../../sources/demo/challenge/world.ts';
 import { exchangeWalletRows } from '../../sources/demo/x402-addresses.ts';
 import { x402World } from '../../sources/demo/x402-world.ts';
@@ -42,12 +42,17 @@ export const TRUTH_LABELS = WASH_LABELS.filter((l): l is Exclude<WashLabel, 'unl
 export const TARGETS = {
   washPrecision: 0.97,
   washRecall: 0.95,
-  /** organic users (the look-alike patterns excluded: they have their own target) flagged as wash */
+  /** organic users (the look-alikes and crowds excluded: they have their own targets) flagged as wash */
   organicAsWash: 0.01,
   /** each honest look-alike pattern (LOOK_ALIKES) flagged as wash */
   lookAlikeAsWash: 0.02,
+  /** each honest crowd (ISSUE_29_CROWDS) flagged as wash, on a split that plants it (issue 29) */
+  crowdAsWash: 0.01,
   otherF1: 0.9,
 } as const;
+
+/** Patterns with a flagged-as-wash target of their own, left out of the organic users' figure. */
+const OWN_TARGET: readonly string[] = [...LOOK_ALIKES, ...ISSUE_29_CROWDS];
 
 /** usual: the demo world at its seeds; ood: the challenge world's out-of-distribution split. */
 export const EVAL_SPLITS = ['usual', 'ood'] as const;
@@ -203,7 +208,7 @@ export async function scoreClassification(
             count(*) FILTER (WHERE p.label = 'suspected_wash' AND p.confidence >= ${THRESHOLDS.likelyBand}) AS likely,
             count(*) FILTER (WHERE coalesce(p.label, 'unlabeled') = 'unlabeled') AS unlabeled
        FROM demo_truth_buyers t LEFT JOIN buyer_labels p ON p.address = t.address
-      WHERE t.label = 'organic_user' AND t.pattern NOT IN (${LOOK_ALIKES.map((p) => `'${p}'`).join(', ')})`,
+      WHERE t.label = 'organic_user' AND t.pattern NOT IN (${OWN_TARGET.map((p) => `'${p}'`).join(', ')})`,
   );
   const byDifficulty = await rows(
     connection,
@@ -277,6 +282,11 @@ export function targetChecks(e: Pick<WashEval, 'buyer' | 'organic' | 'patterns'>
     const p = e.patterns.find((x) => x.pattern === name);
     // a look-alike the world did not plant cannot be scored: reported as measured on 0 wallets
     out.push(atMost(`${name} flagged as wash`, p ? ratio(p.asWash, p.wallets) : 0, T.lookAlikeAsWash));
+  }
+  // the crowds live in the challenge world only: a split without them has no such target
+  for (const name of ISSUE_29_CROWDS) {
+    const p = e.patterns.find((x) => x.pattern === name);
+    if (p && p.wallets > 0) out.push(atMost(`${name} flagged as wash`, ratio(p.asWash, p.wallets), T.crowdAsWash));
   }
   for (const s of e.buyer) {
     if (s.label !== 'suspected_wash' && s.truth > 0) out.push(atLeast(`${s.label} F1`, s.f1, T.otherF1));
@@ -452,10 +462,16 @@ export function summaryLine(e: WashEval, heldOut = false): string {
   const get = (l: string) => e.buyer.find((s) => s.label === l)!;
   const wash = get('suspected_wash');
   const others = TRUTH_LABELS.filter((l) => l !== 'suspected_wash').map((l) => `${l.split('_')[0]} ${f3(get(l).f1)}`);
-  const lookAlikes = e.targets.filter((t) => LOOK_ALIKES.some((p) => t.name === `${p} flagged as wash`));
+  const named = (patterns: readonly string[]) =>
+    e.targets
+      .filter((t) => patterns.some((p) => t.name === `${p} flagged as wash`))
+      .map((t) => `${t.name.split(' ')[0]} ${pct(t.value)}`)
+      .join(', ');
+  const crowds = named(ISSUE_29_CROWDS);
   return (
     `${runTitle(e, heldOut)}: wash P ${f3(wash.precision)} R ${f3(wash.recall)} | organic->wash ${pct(ratio(e.organic.asWash, e.organic.buyers))} | ` +
-    `look-alikes->wash ${lookAlikes.map((t) => `${t.name.split(' ')[0]} ${pct(t.value)}`).join(', ')} | ` +
+    `look-alikes->wash ${named(LOOK_ALIKES)} | ` +
+    (crowds ? `crowds->wash ${crowds} | ` : '') +
     `F1 ${others.join(', ')} | ${e.classify.seconds.toFixed(2)} s` +
     (e.failures.length > 0 ? `  MISSED ${e.failures.length}` : '')
   );

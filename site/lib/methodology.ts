@@ -462,6 +462,7 @@ export const WashEvalRecordSchema = z.object({
     washRecall: z.number(),
     organicAsWash: z.number(),
     lookAlikeAsWash: z.number(),
+    crowdAsWash: z.number(),
     otherF1: z.number(),
   }),
   splits: z
