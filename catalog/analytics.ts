@@ -395,7 +395,7 @@ const WashReportBody = z.object({
         pattern_type: z
           .string()
           .describe(
-            "Pattern, one of 'ring', 'round_trip', 'single_payer_concentration', 'funding_loop', 'vanity_cluster', 'common_funder', 'coordinated_start', 'synchronized_start', 'uniform_amount', 'uniform_tx_count', 'fresh_wallet', 'camouflage', or 'unspecified' for wash pairs none of them describes.",
+            "Pattern, one of 'ring', 'round_trip', 'single_payer_concentration', 'funding_loop', 'operator_cohort', 'funding_burst', 'vanity_cluster', 'common_funder', 'coordinated_start', 'synchronized_start', 'uniform_amount', 'uniform_tx_count', 'fresh_wallet', 'camouflage', or 'unspecified' for wash pairs none of them describes.",
           ),
         description: z.string().describe('What the pattern looks like on chain.'),
         wallets: z.number().int().describe('suspected_wash wallets showing it (a wallet can show several patterns).'),

@@ -184,6 +184,30 @@ export const THRESHOLDS = {
   /** First-funding links followed up from a wallet (relays between an operator and its wallets). */
   fundingMaxHops: 4,
 
+  // ------------------------------------------------------------------ operators and funding bursts (classifier/operators.ts)
+  /**
+   * Operator: sellers joined by a shared funding key (a funder up their chains, an address they
+   * sweep their takings to). A key shared by more than this many sellers is a platform (a
+   * launchpad, a bridge), not one owner: it joins nobody.
+   */
+  operatorMaxKeySellers: 50,
+  /** An operator's wallet pays its sellers at least this share of its payments (a third or more elsewhere: a customer of others, a CI fleet). */
+  operatorMinShare: 0.66,
+  /** Operator cohort: at least this many dedicated, operator-funded wallets that kept paying; fewer are the operator's own tests. */
+  operatorMinWallets: 10,
+  /** Funding burst: fresh wallets funded by one source within this many hours (two alignments: any half-window burst fits one)... */
+  burstWindowHours: 12,
+  /** ...at least this many of them, paying mostly one operator... */
+  burstMinWallets: 10,
+  /** ...with amounts within this relative band of the burst's median... */
+  burstAmountBand: 0.15,
+  /** ...and making up at least this share of the operator's buyers. */
+  burstMinBuyerShare: 0.5,
+  /** Common-funder group (funding-window branch): the root's paying wallets pay this seller at least this share of all their payments (an event's attendees spread). */
+  commonFunderMinDedication: 0.66,
+  /** ...and the group makes up at least this share of the seller's core (staff paid on one day who all use a popular service are its customers). */
+  commonFunderMinCoreShare: 0.25,
+
   // ------------------------------------------------------------------ cycles (merona wash v3)
   /** Edges below this volume do not join a cycle. */
   cycleMinEdgeVolume: 1,
@@ -229,6 +253,8 @@ export const RULE_CONFIDENCE = {
   cycle: 0.9,
   round_trip: 0.9,
   funded_loop: 0.9,
+  operator: 0.85,
+  funding_burst: 0.8,
   vanity_strict_and_broad: 0.95,
   vanity_strict: 0.9,
   vanity_broad: 0.8,
@@ -238,6 +264,7 @@ export const RULE_CONFIDENCE = {
   concentration: 0.7,
   wash_wallet: 0.75,
   seller_funded: 0.9,
+  operator_test: 0.8,
   shared_funder: 0.85,
   seller_branded: 0.85,
   verifier: 0.9,

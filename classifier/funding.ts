@@ -9,6 +9,7 @@
  */
 import { step, cutoffSql, type SqlStep, type StepContext } from './plan.ts';
 import { THRESHOLDS as T } from '../catalog/wash-rules.ts';
+import { operatorSteps } from './operators.ts';
 
 const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1);
 
@@ -58,17 +59,20 @@ export function fundingSteps(ctx: StepContext): SqlStep[] {
  WHERE time <= ${now} AND funder IS NOT NULL
  GROUP BY address`,
     ),
+    ...operatorSteps(ctx),
     // Funding hubs: a wallet that funds many wallets which then go their own ways is
     // infrastructure (an exchange missing from the list, a bridge, an agent platform's treasury);
-    // an operator's wallets all serve one seller, however many it funds and however slowly.
+    // an operator's wallets all serve one operator (one seller or several), however many it funds
+    // and however slowly.
     step(
       'wc_hubs',
       `WITH funded AS (
-  SELECT f.funder, b.top_sak, b.top_chain
+  SELECT f.funder, coalesce(o.op, b.top_sak) AS top_op
     FROM wc_first_fund f JOIN wc_buyers b ON b.bk = hash(f.address)
+    LEFT JOIN wc_seller_ops o ON o.sak = b.top_sak
 ), dedication AS (
   SELECT funder, max(n) / sum(n) AS dedication FROM (
-    SELECT funder, top_sak, top_chain, count(*) AS n FROM funded GROUP BY ALL
+    SELECT funder, top_op, count(*) AS n FROM funded GROUP BY ALL
   ) GROUP BY funder
 )
 SELECT w.funder AS address FROM (

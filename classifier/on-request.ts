@@ -50,6 +50,8 @@ const STATE_EXTRA_COLUMNS = [
   'cycle_balanced',
   'listed_prices',
   'return_sources',
+  'operator_keys',
+  'funding_bursts',
 ] as const;
 
 /**
@@ -69,7 +71,7 @@ export const SELLER_STATE_SQL = `SELECT k.seller_address,
        m.first_seen AS meta_first_seen, m.category AS meta_category,
        l.listings, vc.vanity_clusters, fg.funder_groups,
        cy.cycle_id, cy.cycle_size, cy.balanced AS cycle_balanced,
-       pr.listed_prices, rr.return_sources
+       pr.listed_prices, rr.return_sources, so.op_keys AS operator_keys, ob.funding_bursts
   FROM wc_sellers s
   JOIN wc_seller_keys k USING (sak, chain)
   LEFT JOIN wc_seller_meta m USING (sak, chain)
@@ -79,6 +81,9 @@ export const SELLER_STATE_SQL = `SELECT k.seller_address,
   LEFT JOIN (SELECT sak, chain, list({'root': root, 'wallets': wallets} ORDER BY root) AS funder_groups
                FROM wc_funder_groups GROUP BY ALL) fg USING (sak, chain)
   LEFT JOIN wc_cycles cy ON cy.ak = s.sak AND cy.chain = s.chain
+  LEFT JOIN wc_seller_ops so ON so.sak = s.sak
+  LEFT JOIN (SELECT op, list({'fkey': fkey, 't_from': t_from, 't_to': t_to, 'med': med, 'wallets': wallets} ORDER BY fkey, t_from) AS funding_bursts
+               FROM wc_op_bursts GROUP BY op) ob ON ob.op = s.operator_id
   LEFT JOIN (SELECT hash(seller_address) AS sak, chain, list_sort(list(DISTINCT round(price_amount, 6))) AS listed_prices
                FROM x402_services WHERE price_amount IS NOT NULL GROUP BY ALL) pr ON pr.sak = s.sak AND pr.chain = s.chain
   LEFT JOIN (SELECT p.sak, list_sort(list(DISTINCT r.node)) AS return_sources
@@ -154,10 +159,29 @@ export function onRequestSteps(inputs: OnRequestInputs): SqlStep[] {
     // the reach of a seller's money is a walk of the whole transfer graph: the state keeps the part
     // of it that sent money back to the seller's payers (wc_pair_returns reads no other)
     wc_return_reach: () => step('wc_return_reach', `SELECT DISTINCT sak, unnest(return_sources) AS node FROM ${state}`),
+    // operators span sellers and payers far outside the check: from the state
+    wc_seller_ops: () =>
+      step(
+        'wc_seller_ops',
+        `SELECT DISTINCT sak, operator_id AS op, operator_sellers AS op_sellers, operator_keys AS op_keys FROM ${state}`,
+      ),
+    wc_op_bursts: () =>
+      step(
+        'wc_op_bursts',
+        `SELECT DISTINCT operator_id AS op, b.fkey AS fkey, b.t_from AS t_from, b.t_to AS t_to, b.med AS med, b.wallets AS wallets
+  FROM (SELECT operator_id, unnest(funding_bursts) AS b FROM ${state})`,
+      ),
     wc_sellers: () => step('wc_sellers', `SELECT * EXCLUDE (${STATE_EXTRA_COLUMNS.join(', ')}) FROM ${state}`),
   };
   // the cohort-level intermediates feed only wc_funder_groups and wc_sellers, which come from the state
-  const cohortOnly = new Set(['wc_seller_starts', 'wc_seller_amounts', 'wc_seller_funders', 'wc_seller_base', 'wc_seller_top_payer']);
+  const cohortOnly = new Set([
+    'wc_operators',
+    'wc_seller_starts',
+    'wc_seller_amounts',
+    'wc_seller_funders',
+    'wc_seller_base',
+    'wc_seller_top_payer',
+  ]);
 
   const steps = [...featureSteps(ctx), ...labelSteps(cyclesRelationSql([]))];
   const out: SqlStep[] = [];

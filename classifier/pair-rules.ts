@@ -102,6 +102,28 @@ export const PAIR_RULES: readonly PairRule[] = [
     signals: [['seller_funded_wallets', 'funded_wallets']],
   },
   {
+    rule: 'operator',
+    label: 'suspected_wash',
+    confidence: `${C.operator}`,
+    // funded from the keys of the seller's operator and paying it most: one of enough such wallets
+    when: `${notGuarded} AND s.operator_wash AND r.operator_funded AND r.in_cohort AND r.op_share >= ${T.operatorMinShare}`,
+    reasons: `['operator_funded', 'operator_cohort']`,
+    signals: [
+      ['operator_sellers', 'operator_sellers'],
+      ['operator_wallets', 'operator_wallets'],
+      ['operator_share', 'op_share'],
+    ],
+  },
+  {
+    rule: 'operator_test',
+    label: 'self_test',
+    confidence: `${C.operator_test}`,
+    // the operator's own wallets, too few or too spread for a cohort: its tests, its CI
+    when: `r.operator_funded AND NOT r.seller_funded AND r.buyer_sellers < ${T.selfTestMaxSellers}`,
+    reasons: `['operator_funded']`,
+    signals: [['operator_sellers', 'operator_sellers']],
+  },
+  {
     rule: 'vanity_operator',
     label: 'self_test',
     confidence: `${C.vanity_operator}`,
@@ -149,6 +171,17 @@ export const PAIR_RULES: readonly PairRule[] = [
     signals: [
       ['common_funder_share', 'common_funder_share'],
       ['seller_cohort_size', 'cohort_size'],
+    ],
+  },
+  {
+    rule: 'funding_burst',
+    label: 'suspected_wash',
+    confidence: `${C.funding_burst}`,
+    when: `${notGuarded} AND bm.pk IS NOT NULL`,
+    reasons: `['funding_burst']`,
+    signals: [
+      ['burst_wallets', 'burst_wallets'],
+      ['operator_share', 'op_share'],
     ],
   },
   {
@@ -269,7 +302,7 @@ export const PAIR_REASONS_SQL = `CASE rule WHEN 'wash_wallet' THEN ['wash_wallet
     ${PAIR_RULES.map((r) => `WHEN '${r.rule}' THEN ${r.reasons}`).join('\n    ')} END`;
 
 /** Rules whose evidence is about the wallet itself (made, funded or mined for the purpose), not one pair. */
-const IDENTITY_RULES = `rule IN ('cycle', 'round_trip', 'funded_loop', 'common_funder') OR (rule = 'vanity' AND vanity_strict_size IS NOT NULL)`;
+const IDENTITY_RULES = `rule IN ('cycle', 'round_trip', 'funded_loop', 'operator', 'funding_burst', 'common_funder') OR (rule = 'vanity' AND vanity_strict_size IS NOT NULL)`;
 
 export function pairRuleSteps(): SqlStep[] {
   return [
@@ -287,6 +320,7 @@ export function pairRuleSteps(): SqlStep[] {
          s.funded_loop, s.farm, s.cohort_size, s.coordinated_start_pct, s.uniform_amount_pct, s.tx_count_cv,
          s.common_funder_share, s.funded_wallets, s.top_payer_share,
          s.sig_coordinated_start, s.sig_synchronized_start, s.sig_common_funder, s.sig_uniform_amount, s.sig_uniform_tx_count,
+         r.op_share, s.operator_sellers, s.operator_wallets, bm.burst_wallets,
          v.vanity_strict_size, v.vanity_broad_size, v.vanity_cluster_size, v.vanity_strict_key, v.vanity_broad_key,
          g.root AS funder_group_root,
          rt.returns, rt.returned / nullif(r.volume, 0) AS return_share,
@@ -299,6 +333,7 @@ export function pairRuleSteps(): SqlStep[] {
     LEFT JOIN wc_pair_vanity v USING (pk)
     LEFT JOIN (SELECT pk, min(root) AS root FROM wc_funder_members GROUP BY ALL) g USING (pk)
     LEFT JOIN wc_pair_returns rt USING (pk)
+    LEFT JOIN wc_burst_members bm USING (pk)
     LEFT JOIN wc_cycles cb ON cb.ak = r.bk AND cb.chain = r.chain
     LEFT JOIN wc_cycles cs ON cs.ak = r.sak AND cs.chain = r.chain
 )
@@ -346,7 +381,8 @@ SELECT * EXCLUDE (rule, candidate_label, rule_confidence, propagated),
        coalesce(f.reason_bits, 0) AS reason_bits,
        f.cycle_size, f.funded_wallets, f.vanity_cluster_size, f.cohort_size, f.coordinated_start_pct,
        f.uniform_amount_pct, f.tx_count_cv, f.common_funder_share, f.top_payer_share, f.buyer_sellers,
-       f.burst_per_min, f.calls_per_minute, f.dispersion, f.returns, f.return_share
+       f.burst_per_min, f.calls_per_minute, f.dispersion, f.returns, f.return_share,
+       f.op_share, f.operator_sellers, f.operator_wallets, f.burst_wallets
   FROM wc_pairs p
   LEFT JOIN wc_pair_final f USING (pk)
   LEFT JOIN (SELECT bk, buyer_tx, wash_tx_share, wash_wallet FROM wc_wash_wallets WHERE wash_wallet) w ON w.bk = p.bk`,

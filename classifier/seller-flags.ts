@@ -33,6 +33,12 @@ export function pairContextSteps(): SqlStep[] {
        coalesce(fb.r1 <> p.sak AND fb.r1 = fs.r1, false) AS shared_funder,
        p.bk <> p.sak AND b.brand_key = k.brand_key AS seller_branded,
        fb.r1, coalesce(fb.roots, []) AS roots, fb.fund_time, fb.fund_amount,
+       hash(fb.first_funder) AS funder_key,
+       -- the seller's operator (itself when it runs alone), the buyer's share of payments to it,
+       -- and whether the buyer was funded from the operator's keys
+       coalesce(so.op, p.sak) AS op,
+       coalesce(po.op_tx, p.tx_count) / b.n_tx AS op_share,
+       coalesce(list_has_any(fb.roots, so.op_keys), false) AS operator_funded,
        p.bk <> p.sak AND NOT b.crawler AND NOT b.tester AND NOT coalesce(t.periodic, false) AS in_cohort,
        p.bk <> p.sak AND NOT b.crawler AND NOT b.tester AND NOT coalesce(t.periodic, false)
          AND p.tx_count >= ${T.coreMinPairTx} AND p.tx_count / b.n_tx > ${T.coreMinPairShare} AS core
@@ -42,7 +48,9 @@ export function pairContextSteps(): SqlStep[] {
   LEFT JOIN wc_seller_keys k USING (sak, chain)
   LEFT JOIN wc_funding fb ON fb.fk = p.bk
   LEFT JOIN wc_funding fs ON fs.fk = p.sak
-  LEFT JOIN wc_fleet_members fl ON fl.bk = p.bk`,
+  LEFT JOIN wc_fleet_members fl ON fl.bk = p.bk
+  LEFT JOIN wc_seller_ops so ON so.sak = p.sak
+  LEFT JOIN wc_pair_ops po ON po.bk = p.bk AND po.op = so.op`,
     ),
   ];
 }
@@ -69,13 +77,15 @@ SELECT sak, chain, max(n) AS max_start_bucket FROM b GROUP BY ALL`,
 ) GROUP BY ALL`,
     ),
     // common_funder_share: the largest share of the core with one funding root (the seller's own
-    // funding is its own signal, funded_loop / seller_funded, so it does not count here).
+    // funding is its own signal, funded_loop / seller_funded, and so are its operator's keys:
+    // operator / operator_test; neither counts here).
     step(
       'wc_seller_funders',
       `SELECT sak, chain, max(n) AS max_funder_group, arg_max(root, (n, root)) AS top_root FROM (
   SELECT sak, chain, root, count(DISTINCT bk) AS n FROM (
     SELECT sak, chain, bk, unnest(roots) AS root FROM wc_pair_ctx WHERE core
-  ) WHERE root IS NOT NULL AND root <> sak GROUP BY ALL
+  ) m LEFT JOIN wc_seller_ops o USING (sak)
+   WHERE root IS NOT NULL AND root <> sak AND NOT coalesce(list_contains(o.op_keys, root), false) GROUP BY ALL
 ) GROUP BY ALL`,
     ),
     // Common-funder cohorts (docs/wash-methodology.md §5 rule 8, §11.7): >= 5 core wallets with one non-exchange root other than
@@ -94,6 +104,15 @@ SELECT sak, chain, max(n) AS max_start_bucket FROM b GROUP BY ALL`,
     UNION ALL
     SELECT sak, chain, root, count(DISTINCT bk) AS n FROM g GROUP BY sak, chain, root, (epoch_ms(first_time) + 1800000) // 3600000
   ) GROUP BY ALL
+), paid AS (
+  -- what the root's paying wallets pay, and how much of it this seller gets
+  SELECT u.sak, u.chain, u.root, sum(b.n_tx) AS tx, coalesce(sum(c.tx_count), 0) AS to_seller
+    FROM (SELECT DISTINCT g.sak, g.chain, g.root, f.fk AS bk
+            FROM (SELECT DISTINCT sak, chain, root FROM g) g
+            JOIN (SELECT fk, unnest(roots) AS root FROM wc_funding) f ON f.root = g.root) u
+    JOIN wc_buyers b ON b.bk = u.bk
+    LEFT JOIN wc_pair_ctx c ON c.bk = u.bk AND c.sak = u.sak AND c.chain = u.chain
+   GROUP BY ALL
 ), dedicated AS (
   -- the root's paying wallets (anywhere below it) and how many have this seller as their main one
   SELECT root, top_sak AS sak, top_chain AS chain, count(*) AS n, any_value(total) AS total FROM (
@@ -104,10 +123,15 @@ SELECT sak, chain, max(n) AS max_start_bucket FROM b GROUP BY ALL`,
   ) GROUP BY ALL
 )
 SELECT g.sak, g.chain, g.root, count(DISTINCT g.bk)::INTEGER AS wallets
-  FROM g JOIN starts USING (sak, chain, root) LEFT JOIN dedicated d USING (sak, chain, root)
+  FROM g JOIN starts USING (sak, chain, root) LEFT JOIN dedicated d USING (sak, chain, root) LEFT JOIN paid pd USING (sak, chain, root)
+  JOIN (SELECT sak, chain, count(*) AS core_size FROM wc_pair_ctx WHERE core GROUP BY ALL) cs USING (sak, chain)
  GROUP BY ALL
 HAVING count(DISTINCT g.bk) >= ${T.commonFunderMinWallets}
    AND ((epoch_ms(max(g.fund_time)) - epoch_ms(min(g.fund_time)) <= ${T.commonFunderWindowHours} * 3600000
+         -- an organisation funding an event's attendees at once: they spread over the event's services
+         AND coalesce(any_value(pd.to_seller) >= ${T.commonFunderMinDedication} * any_value(pd.tx), false)
+         -- a small part of a popular seller's customers (staff paid on one day) is not its volume
+         AND count(DISTINCT g.bk) >= ${T.commonFunderMinCoreShare} * any_value(cs.core_size)
          AND (count(DISTINCT g.fund_amount) = 1 OR bool_and(g.fund_amount = round(g.fund_amount))
               OR max(starts.max_start) >= ${T.coordinatedStartPct} * count(DISTINCT g.bk)))
         -- or a dedicated root: almost every wallet it funded pays this seller most, however slowly
@@ -171,7 +195,11 @@ HAVING count(DISTINCT g.bk) >= ${T.commonFunderMinWallets}
          coalesce(fg.has_group, false) AS common_funder_cohort,
          coalesce(cy.balanced, false) AS in_cycle,
          cy.cycle_id AS seller_cycle_id,
-         tp.top_payer_earlier_payers
+         tp.top_payer_earlier_payers,
+         coalesce(so.op, b.sak) AS operator_id,
+         coalesce(so.op_sellers, 1) AS operator_sellers,
+         coalesce(op.buyers, 0) AS operator_buyers,
+         coalesce(op.funded_wallets, 0) AS operator_wallets
     FROM wc_seller_base b
     LEFT JOIN wc_seller_top_payer tp USING (sak, chain)
     LEFT JOIN wc_seller_starts st USING (sak, chain)
@@ -180,6 +208,8 @@ HAVING count(DISTINCT g.bk) >= ${T.commonFunderMinWallets}
     LEFT JOIN (SELECT DISTINCT sak, chain, true AS has_vanity FROM wc_vanity_clusters) vc USING (sak, chain)
     LEFT JOIN (SELECT DISTINCT sak, chain, true AS has_group FROM wc_funder_groups) fg USING (sak, chain)
     LEFT JOIN wc_cycles cy ON cy.ak = b.sak AND cy.chain = b.chain
+    LEFT JOIN wc_seller_ops so ON so.sak = b.sak
+    LEFT JOIN wc_operators op ON op.op = coalesce(so.op, b.sak)
 ), f AS (
   SELECT *,
          coordinated_start_pct >= ${T.coordinatedStartPct} AS sig_coordinated_start,
@@ -191,6 +221,7 @@ HAVING count(DISTINCT g.bk) >= ${T.commonFunderMinWallets}
 )
 SELECT *,
        funded_sustained >= ${T.fundedLoopMinWallets} AS funded_loop,
+       operator_wallets >= ${T.operatorMinWallets} AS operator_wash,
        core_size >= ${T.farmMinCore} AND core_size >= ${T.farmMinCoreShare} * cohort_size
          AND sig_coordinated_start::INTEGER + sig_synchronized_start::INTEGER + sig_common_funder::INTEGER
              + sig_uniform_amount::INTEGER + sig_uniform_tx_count::INTEGER >= ${T.farmMinSignals} AS farm,

@@ -5,6 +5,7 @@
 import { buyerRollupSteps } from './buyer-rollup.ts';
 import { buyerSteps, pairSteps, sellerMetaSteps, transactionSteps } from './features.ts';
 import { fundingSteps } from './funding.ts';
+import { operatorCohortSteps, operatorPairSteps } from './operators.ts';
 import { returnSteps } from './returns.ts';
 import { PAIR_REASONS_SQL, PAIR_SIGNALS_SQL, pairRuleSteps } from './pair-rules.ts';
 import { step, timestampSql, type SqlStep, type StepContext } from './plan.ts';
@@ -19,6 +20,7 @@ export function featureSteps(ctx: StepContext): SqlStep[] {
     ...sellerMetaSteps(),
     ...buyerSteps(ctx),
     ...fundingSteps(ctx),
+    ...operatorPairSteps(),
     ...returnSteps(ctx),
     ...pairContextSteps(),
     ...vanitySteps(),
@@ -27,7 +29,7 @@ export function featureSteps(ctx: StepContext): SqlStep[] {
 
 /** From the cycle members (a relation built by cycles.ts) to buyer labels. */
 export function labelSteps(cyclesSql: string): SqlStep[] {
-  return [step('wc_cycles', cyclesSql), ...sellerSteps(), ...pairRuleSteps(), ...buyerRollupSteps()];
+  return [step('wc_cycles', cyclesSql), ...operatorCohortSteps(), ...sellerSteps(), ...pairRuleSteps(), ...buyerRollupSteps()];
 }
 
 /** Whole-world pairs (buyer, seller_address, chain, volume) for the cycle search of one check. */

@@ -17,6 +17,7 @@ import { timestampSql } from '../../classifier/plan.ts';
 import { queryJson } from '../../lib/duckdb.ts';
 import { openWarehouse, type Warehouse } from '../warehouse.ts';
 import { DEFAULT_EVAL_NOW, loadChallengeWorld, loadDemoWorld } from './eval-wash.ts';
+import { ISSUE_29_CROWDS, ISSUE_29_WASH } from '../../sources/demo/challenge/regimes.ts';
 import { dayStart, fundingEdgesSql, type LabelContext, labelRun } from './labels.ts';
 
 const HOUR = 3_600_000;
@@ -58,6 +59,24 @@ describe('a buyer labelled in a set over the day state', () => {
         const pairs = (table: string) =>
           queryJson(c, `SELECT buyer, seller_address, chain, label, confidence, reasons, tx_count, volume FROM ${table} ORDER BY ALL`);
         expect(await pairs('set_pair_labels')).toEqual(await pairs('batch_pairs'));
+        if (world === 'challenge ood') {
+          // issue 29 through the hourly path: operators and bursts caught, honest crowds left alone
+          const rates = await queryJson(
+            c,
+            `SELECT t.pattern, avg((b.label = 'suspected_wash')::INTEGER) AS wash FROM demo_truth_buyers t
+               JOIN set_buyer_labels b ON b.address = t.address GROUP BY t.pattern`,
+          );
+          const rate = new Map(rates.map((r) => [String(r.pattern), Number(r.wash)]));
+          for (const p of ISSUE_29_WASH) expect(rate.get(p), p).toBeGreaterThanOrEqual(0.93);
+          for (const p of ISSUE_29_CROWDS) expect(rate.get(p), p).toBeLessThanOrEqual(0.01);
+          const [why] = await queryJson(
+            c,
+            `SELECT count(*) FILTER (WHERE list_contains(reasons, 'operator_cohort')) AS operator,
+                    count(*) FILTER (WHERE list_contains(reasons, 'funding_burst')) AS burst FROM set_pair_labels`,
+          );
+          expect(Number(why!.operator)).toBeGreaterThan(100);
+          expect(Number(why!.burst)).toBeGreaterThan(100);
+        }
       } finally {
         w.close();
       }

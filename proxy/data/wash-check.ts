@@ -155,6 +155,8 @@ const REASON_PATTERNS: ReadonlyArray<readonly [string, string]> = [
   ['funded_loop', 'seller_funded_loop'],
   ['balanced_flow', 'payment_ring'],
   ['funding_window', 'common_funder_cohort'],
+  ['operator_cohort', 'operator_cohort'],
+  ['funding_burst', 'funding_burst'],
   ['single_payer_concentration', 'single_payer_concentration'],
   ['vanity_operator', 'vanity_operator'],
 ];

@@ -305,6 +305,18 @@ const THRESHOLD_MEANINGS = {
     unit: 'days',
     meaning: 'Fresh wallet: first funded at most this many days before its first payment.',
   },
+  commonFunderMinDedication: {
+    group: 'seller-flags',
+    unit: 'share',
+    meaning:
+      'common_funder (funding-window branch): the root’s paying wallets pay this seller at least this share of all their payments (an event’s attendees spread over its services).',
+  },
+  commonFunderMinCoreShare: {
+    group: 'seller-flags',
+    unit: 'share',
+    meaning:
+      '…and the group makes up at least this share of the seller’s core (a payroll’s staff who all use one popular service are its customers).',
+  },
   launchMaxBuyers: { group: 'seller-flags', unit: 'wallets', meaning: 'launch (informational): at most this many wallets…' },
   launchShare: {
     group: 'seller-flags',
@@ -316,12 +328,43 @@ const THRESHOLD_MEANINGS = {
   hubMaxDedication: {
     group: 'funding',
     unit: 'share',
-    meaning: '…and fewer than this share of its paying wallets have one main seller, is infrastructure and ends a funding chain.',
+    meaning: '…and fewer than this share of its paying wallets have one main operator, is infrastructure and ends a funding chain.',
   },
   fundingMaxHops: {
     group: 'funding',
     unit: 'transfers',
     meaning: 'First-funding links followed up from a wallet (relays between an operator and its wallets).',
+  },
+  operatorMaxKeySellers: {
+    group: 'funding',
+    unit: 'sellers',
+    meaning:
+      'Operator: sellers sharing a funding key (a funder up their chains, an address they sweep takings to) are one owner; a key shared by more sellers than this is a platform and joins nobody.',
+  },
+  operatorMinShare: {
+    group: 'funding',
+    unit: 'share',
+    meaning:
+      'An operator’s wallet pays the operator’s sellers at least this share of its payments (spending a third elsewhere: a customer of others, a CI fleet).',
+  },
+  operatorMinWallets: {
+    group: 'funding',
+    unit: 'wallets',
+    meaning:
+      'operator: at least this many such wallets, funded from the operator’s keys and paying for more than a few days, are a wash cohort; fewer are its own tests (self_test).',
+  },
+  burstWindowHours: {
+    group: 'funding',
+    unit: 'hours',
+    meaning: 'Funding burst: fresh wallets funded by one source (an exchange, a paymaster, anyone) within this many hours…',
+  },
+  burstMinWallets: { group: 'funding', unit: 'wallets', meaning: '…at least this many of them, each paying mostly one operator…' },
+  burstAmountBand: { group: 'funding', unit: 'ratio', meaning: '…with amounts within this relative band of the burst’s median…' },
+  burstMinBuyerShare: {
+    group: 'funding',
+    unit: 'share',
+    meaning:
+      '…making up at least this share of the operator’s buyers: a cohort. A burst whose wallets spread over unrelated services is a crowd.',
   },
   cycleMinEdgeVolume: { group: 'cycles', unit: 'USDC', meaning: 'Payment edges below this volume do not join a ring.' },
   cycleMaxBalance: {
@@ -367,6 +410,14 @@ const RULE_MEANINGS = {
     when: 'The seller sent the buyer back, directly or through relays, half or more of what it paid, in repeated transfers.',
   },
   funded_loop: { label: 'suspected_wash', when: 'The seller funded this wallet and enough of its other payers (a funded loop).' },
+  operator: {
+    label: 'suspected_wash',
+    when: 'Funded from the keys of the seller’s operator (the owner of one or more sellers), paying mostly that operator, one of enough such wallets.',
+  },
+  funding_burst: {
+    label: 'suspected_wash',
+    when: 'One of a burst of near-equal fundings to fresh wallets from one source that pay mostly this seller’s operator and make up most of its buyers.',
+  },
   vanity_strict_and_broad: { label: 'suspected_wash', when: 'Member of both a strict and a broad vanity cluster of the seller’s cohort.' },
   vanity_strict: { label: 'suspected_wash', when: 'Member of a strict vanity cluster.' },
   vanity_broad: { label: 'suspected_wash', when: 'Member of a broad vanity cluster whose main seller this is.' },
@@ -376,6 +427,10 @@ const RULE_MEANINGS = {
   concentration: { label: 'suspected_wash', when: 'The fresh top payer of a concentration-flagged seller.' },
   wash_wallet: { label: 'suspected_wash', when: 'Any other pair of a wash wallet (its wash pairs carry most of its payments).' },
   seller_funded: { label: 'self_test', when: 'The seller funded this wallet (too few such wallets for a loop).' },
+  operator_test: {
+    label: 'self_test',
+    when: 'Funded from the keys of the seller’s operator, too few or too spread for a cohort: its own tests or CI.',
+  },
   shared_funder: { label: 'self_test', when: 'Shares its first funder with the seller.' },
   seller_branded: { label: 'self_test', when: 'Shares the seller’s first and last address characters.' },
   verifier: { label: 'verifier', when: 'Many sellers, few calls each, mostly right after a listing appears.' },

@@ -136,6 +136,8 @@ const DIRECT: Record<string, string> = {
                     ORDER BY q.volume DESC, q.buyer DESC LIMIT 1)`,
   ring: `EXISTS (SELECT 1 FROM seller_cohorts c WHERE c.seller_address = s.buyer AND c.chain = s.chain AND list_contains(c.flags, 'cycle'))
     AND EXISTS (SELECT 1 FROM seller_cohorts c WHERE c.seller_address = s.seller_address AND c.chain = s.chain AND list_contains(c.flags, 'cycle'))`,
+  operator_cohort: `EXISTS (SELECT 1 FROM pair_labels q WHERE q.buyer = s.buyer AND ${sameSeller} AND list_contains(q.reasons, 'operator_cohort'))`,
+  funding_burst: `EXISTS (SELECT 1 FROM pair_labels q WHERE q.buyer = s.buyer AND ${sameSeller} AND list_contains(q.reasons, 'funding_burst'))`,
   camouflage: `(s.seller_address, s.chain) <> (SELECT (q.seller_address, q.chain) FROM pair_labels q WHERE q.buyer = s.buyer
                                                 ORDER BY q.tx_count DESC, q.volume DESC, q.seller_address, q.chain LIMIT 1)`,
 };
@@ -224,6 +226,9 @@ describe('wash report patterns on the demo world', () => {
       single_payer_concentration: 'single_payer_concentration',
       fresh_wallet: 'fresh_wallet',
       funding_window: 'common_funder',
+      operator_funded: 'operator_cohort',
+      operator_cohort: 'operator_cohort',
+      funding_burst: 'funding_burst',
     };
     const farm = ['coordinated_start', 'synchronized_start', 'uniform_amount', 'uniform_tx_count', 'common_funder'];
     const known = new Set([...Object.keys(single), ...farm, 'dedicated_cohort', 'wash_wallet']);

@@ -131,6 +131,18 @@ export const WASH_PATTERNS: readonly WashPattern[] = [
               JOIN funding_chain c ON c.buyer = w.buyer AND c.funder = w.seller_address`,
   },
   {
+    pattern_type: 'operator_cohort',
+    description: `Wallets funded from the keys of the seller's operator (a funder up the chains of its sellers, or where they sweep their takings, within ${T.fundingMaxHops} links) that pay that operator at least ${Math.round(T.operatorMinShare * 100)}% of their payments, one of at least ${T.operatorMinWallets} such wallets; an operator may run several sellers.`,
+    pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w
+              JOIN pair_labels p USING (buyer, seller_address, chain) WHERE list_contains(p.reasons, 'operator_cohort')`,
+  },
+  {
+    pattern_type: 'funding_burst',
+    description: `Fresh wallets funded by one source (often an exchange that funds many honest users too) within ${T.burstWindowHours} hours with amounts within ${Math.round(T.burstAmountBand * 100)}% of each other, at least ${T.burstMinWallets} of them, that pay mostly one operator and make up at least ${Math.round(T.burstMinBuyerShare * 100)}% of its buyers.`,
+    pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w
+              JOIN pair_labels p USING (buyer, seller_address, chain) WHERE list_contains(p.reasons, 'funding_burst')`,
+  },
+  {
     pattern_type: 'vanity_cluster',
     description: 'Buyer addresses mined to share a prefix, a suffix or both with other payers of the same seller, more than chance allows.',
     pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w JOIN buyer_labels b ON b.address = w.buyer
