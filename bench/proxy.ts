@@ -50,6 +50,7 @@ import { REDIS_SERVER, redisInstalled, startRedis, type TestRedis } from '../pro
 import type { LoadOptions, LoadResult } from './load.ts';
 import type { RowInput, Target } from './table.ts';
 import type { LoadedDataset } from '../snapshots/reader.ts';
+import type { WashCheckContext } from '../proxy/data/wash-check.ts';
 
 const CONNECTIONS = 32;
 const DURATION_MS = Number(process.env.BENCH_DURATION_SECONDS || 5) * 1000;
@@ -403,6 +404,7 @@ export async function benchWashCheck(transactions = Number(process.env.BENCH_WAS
   const { SnapshotReader } = await import('../snapshots/reader.ts');
   const { dataset } = await import('../proxy/data/dataset.ts');
   const { closeSnapshotDuck } = await import('../proxy/data/duck.ts');
+  const { operatorOfSeller } = await import('../proxy/data/operators.ts');
   const dir = mkdtempSync(join(tmpdir(), 'bench-wash-check-'));
   try {
     const input = join(dir, 'input');
@@ -426,7 +428,11 @@ export async function benchWashCheck(transactions = Number(process.env.BENCH_WAS
     await reader.refresh();
     const snapshot = reader.current();
     if (!snapshot) throw new Error('no analytics snapshot was published');
-    const ctx = { dataset: (n: string) => dataset(snapshot, n), patternSalt: 'bench' };
+    const ctx: WashCheckContext = {
+      dataset: (n: string) => dataset(snapshot, n),
+      patternSalt: 'bench',
+      operatorOf: (seller) => operatorOfSeller(snapshot, seller),
+    };
     const figures = await timeWashChecks(ctx, transactions);
     reader.close();
     await closeSnapshotDuck();
@@ -437,10 +443,7 @@ export async function benchWashCheck(transactions = Number(process.env.BENCH_WAS
 }
 
 /** The timed part of benchWashCheck, over any published analytics snapshot (its context). */
-export async function timeWashChecks(
-  ctx: { dataset(name: string): LoadedDataset; patternSalt: string },
-  transactions: number,
-): Promise<WashCheckFigures> {
+export async function timeWashChecks(ctx: WashCheckContext, transactions: number): Promise<WashCheckFigures> {
   const { parquetSql } = await import('../snapshots/reader.ts');
   const { queryRows } = await import('../proxy/data/duck.ts');
   const { washCheckAnswer } = await import('../proxy/data/wash-check.ts');

@@ -442,6 +442,17 @@ const cohortStamp = {
   ).nullable(),
 };
 
+/** The operator behind a seller (the free operators dataset), or null. */
+const OperatorRef = z
+  .object({
+    id: z.string().describe('Operator id, as in the free operators dataset.'),
+    sellers: z.array(z.string()).describe("The operator's seller addresses."),
+    evidence: z
+      .array(z.string())
+      .describe('Why it is listed: shared_funding (sellers joined by funding keys), operator_cohort, funding_burst.'),
+  })
+  .nullable();
+
 const WashDetailBody = z.object({
   ...dataStamp,
   ...cohortStamp,
@@ -476,6 +487,7 @@ const WashDetailBody = z.object({
       cohort_size: z.number().int().describe('Buyers in the largest coordinated cohort.'),
     })
     .describe('Cohort signals over all buyers of the service.'),
+  operator: OperatorRef.describe("The operator behind the service's seller when the free operators dataset lists one; else null."),
 });
 
 const BuyerProfileBody = z.object({
@@ -504,6 +516,9 @@ const BuyerProfileBody = z.object({
       cv: z.number().describe('Coefficient of variation of the intervals (near 0 = machine-regular).'),
     })
     .describe("Timing of the wallet's transactions."),
+  operator: OperatorRef.describe(
+    "The operator behind the seller of the wallet's main service when the free operators dataset lists one; else null.",
+  ),
 });
 
 const TransactionsBody = z.object({
@@ -565,11 +580,28 @@ const WashCheckBody = z.object({
       }),
     )
     .describe('Known anonymised wallet groups the address resembles.'),
+  operator: OperatorRef.describe(
+    'The operator behind the seller (for a buyer, behind its main seller) when the free operators dataset lists one; else null.',
+  ),
   basis: z
     .string()
     .describe(
       'What this answer was computed from: the buyer, seller or never-seen view, the published classifier output it rests on (buyers, wash-detail, services) and its as_of; payments after as_of are not included.',
     ),
+});
+
+/** A row of the free operators dataset (pipelines/analytics/datasets/operators.ts; no endpoint: a download). */
+export const OperatorsRow = z.object({
+  operator_id: z.string().describe("Operator id: 'op_' and 16 hex characters of the SHA-256 of its smallest seller address."),
+  sellers: z.array(z.string()).describe("The operator's seller addresses, sorted."),
+  chains: z.array(z.string()).describe('Chains its sellers take payments on.'),
+  service_ids: z.array(z.number().int()).describe('Indexed services of its sellers (services.id).'),
+  buyer_count: z.number().int().describe('Distinct paying wallets of its sellers (the sellers themselves apart).'),
+  volume: Usdc('All-time volume its sellers took (the classifier window)'),
+  wash_volume_pct: percent0to100('Share of that volume on suspected_wash pairs'),
+  operator_wallets: z.number().int().describe('Wallets funded from its keys that pay it most and kept paying more than 3 days.'),
+  burst_wallets: z.number().int().describe('Wallets of its largest funding burst; 0 without one.'),
+  evidence: z.array(z.string()).describe('Why it is listed: shared_funding, operator_cohort, funding_burst.'),
 });
 
 /** Response schemas, exported for the proxy, the pipelines and tests. */

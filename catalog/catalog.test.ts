@@ -475,6 +475,7 @@ describe('datasets', () => {
         'service-detail',
         'trends',
         'wash-report',
+        'operators',
         'wash-detail',
         'buyer-profiles',
         'buyers',

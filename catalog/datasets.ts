@@ -231,6 +231,16 @@ export const DATASETS: DatasetDecl[] = [
     cohortState: true,
   }),
 
+  analytics({
+    name: 'operators',
+    kind: 'table',
+    access: 'free',
+    updateEverySeconds: ANALYTICS,
+    description:
+      'Operators behind x402 sellers: sellers joined by shared funding keys, with their services, buyers, volume, wash share and the evidence (shared funding, an operator cohort, a funding burst).',
+    cohortState: true,
+  }),
+
   // ---------------------------------------------------------------- analytics, paid
   analytics({
     name: 'wash-detail',

@@ -126,6 +126,25 @@ describe('site build for a demo snapshot', () => {
     expect(html).toContain('data-testid="label-distribution"');
   });
 
+  it("a service whose seller an operator runs names the operator and links its other services; a lone seller's page has no operator section", async () => {
+    const ops = (
+      await db.connection.runAndReadAll(
+        `SELECT operator_id, service_ids::VARCHAR AS ids FROM read_parquet(${sqlString(join(snapshotDir, 'operators.parquet'))})
+          ORDER BY json_array_length(service_ids) DESC, operator_id`,
+      )
+    ).getRowObjectsJson() as { operator_id: string; ids: string }[];
+    expect(ops.length).toBeGreaterThan(0);
+    const ids = JSON.parse(ops[0]!.ids) as number[];
+    const html = page(`services/${ids[0]}.html`);
+    const section = /data-testid="service-operator".*?<\/section>/s.exec(html)![0];
+    expect(section).toContain(ops[0]!.operator_id);
+    for (const other of ids.slice(1, 20)) expect(section).toContain(`href="/services/${other}"`);
+    const listed = new Set(ops.flatMap((o) => JSON.parse(o.ids) as number[]));
+    const index = JSON.parse(page('services/index.json')) as { columns: { id: number[] } };
+    const lone = index.columns.id.find((id) => !listed.has(id))!;
+    expect(page(`services/${lone}.html`)).not.toContain('data-testid="service-operator"');
+  });
+
   it('each category has a page with its chart and top services; the 404 points to /api/v1', () => {
     const categories = doc<{ categories: { slug: string; title: string; services_count: number }[] }>('categories').categories;
     expect(categories.length).toBe(33);

@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findEndpoint } from '../../catalog/index.ts';
-import { PRICE_BUCKET_BOUNDS, SERVICE_SORT_KEYS, type PriceBucket } from '../../catalog/analytics.ts';
+import { OperatorsRow, PRICE_BUCKET_BOUNDS, SERVICE_SORT_KEYS, type PriceBucket } from '../../catalog/analytics.ts';
+import { THRESHOLDS } from '../../catalog/wash-rules.ts';
 import { CATEGORY_SLUGS, WASH_LABELS } from '../../catalog/categories.ts';
 import { loadSettings } from '../../lib/config.ts';
 import { analyticsPipeline } from '../../pipelines/analytics/index.ts';
@@ -416,6 +417,59 @@ describe('buyer profile', () => {
   });
 });
 
+describe('operators in the paid answers', () => {
+  it("names the operator of a service's seller in wash-detail, the buyer profile and the wash check, and null where none is listed", async () => {
+    const operators = await queryRows(
+      'SELECT operator_id, sellers::VARCHAR AS sellers, evidence::VARCHAR AS evidence FROM read_parquet($p) ORDER BY operator_id',
+      { p: table('operators') },
+    );
+    expect(operators.length).toBeGreaterThan(3);
+    // every row as the catalog declares it; each seller in one operator; the evidence as its numbers say
+    const seen = new Set<string>();
+    for (const row of await queryRows('SELECT * FROM read_parquet($p)', { p: table('operators') })) {
+      const parsed = OperatorsRow.parse(
+        Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'string' && /^[[{]/.test(v) ? JSON.parse(v) : v])),
+      );
+      expect(parsed.operator_id).toMatch(/^op_[0-9a-f]{16}$/);
+      expect(parsed.evidence.includes('shared_funding')).toBe(parsed.sellers.length > 1);
+      expect(parsed.evidence.includes('operator_cohort')).toBe(parsed.operator_wallets >= THRESHOLDS.operatorMinWallets);
+      expect(parsed.evidence.includes('funding_burst')).toBe(parsed.burst_wallets > 0);
+      for (const seller of parsed.sellers) {
+        expect(seen.has(seller), seller).toBe(false);
+        seen.add(seller);
+      }
+    }
+    const op = operators[0]!;
+    const sellers = JSON.parse(String(op.sellers)) as string[];
+    const expected = { id: String(op.operator_id), sellers, evidence: JSON.parse(String(op.evidence)) as string[] };
+    const [service] = await queryRows('SELECT id FROM read_parquet($p) WHERE seller_address = $s ORDER BY id LIMIT 1', {
+      p: table('services'),
+      s: sellers[0]!,
+    });
+    expect((await ok('services.wash-detail', { params: { id: Number(service!.id) } })).operator).toEqual(expected);
+    // a seller that only sells: the wash check's seller view names its operator
+    const [seller] = await queryRows(
+      `SELECT seller_address FROM read_parquet($p) WHERE list_contains($sellers::VARCHAR[], seller_address)
+          AND seller_address NOT IN (SELECT address FROM read_parquet($b)) ORDER BY seller_address LIMIT 1`,
+      { p: table('wash-check-sellers'), b: table('buyers'), sellers: JSON.stringify(sellers) },
+    );
+    if (seller) expect((await ok('wash.check', { body: { address: String(seller.seller_address) } })).operator).toEqual(expected);
+    // a buyer whose main service is one of the operator's: the same operator in its profile and check
+    const [buyer] = await queryRows(
+      'SELECT address FROM read_parquet($b) WHERE list_contains($sellers::VARCHAR[], top_seller_address) ORDER BY address LIMIT 1',
+      { b: table('buyers'), sellers: JSON.stringify(sellers) },
+    );
+    expect(buyer).toBeDefined();
+    expect((await ok('wash.check', { body: { address: String(buyer!.address) } })).operator).toEqual(expected);
+    // a service whose seller no operator lists
+    const [alone] = await queryRows(
+      `SELECT id FROM read_parquet($p) WHERE NOT list_contains($all::VARCHAR[], seller_address) ORDER BY id LIMIT 1`,
+      { p: table('services'), all: JSON.stringify(operators.flatMap((o) => JSON.parse(String(o.sellers)) as string[])) },
+    );
+    expect((await ok('services.wash-detail', { params: { id: Number(alone!.id) } })).operator).toBeNull();
+  });
+});
+
 describe('wash check', () => {
   const round4 = (x: number) => Math.round(x * 1e4) / 1e4;
 
@@ -438,6 +492,7 @@ describe('wash check', () => {
         'confidence',
         'signals',
         'similar_patterns',
+        'operator',
         'basis',
       ]);
       expect(body.cohort_state_as_of).toBe(DAY_STATE);

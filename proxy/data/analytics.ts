@@ -25,6 +25,7 @@ import { queryRows, type DuckRow } from './duck.ts';
 import { servicesIndex, sortedBy, type ServiceListItem, type ServiceRecord, type ServicesIndex } from './services-index.ts';
 import { notAvailable, notFound, type DataHandler, type DataHandlers, type DataRequest, type DataResult } from './types.ts';
 import { lookup, perVersion } from './version-cache.ts';
+import { operatorOfSeller } from './operators.ts';
 import { WASH_CHECK_DATASETS, washCheckAnswer } from './wash-check.ts';
 
 export interface AnalyticsHandlerOptions {
@@ -284,6 +285,7 @@ const washDetail: DataHandler = {
           service_id: id,
           buyers: parseJson(row.buyers, `wash-detail ${id}`),
           cohort_summary: parseJson(row.cohort_summary, `wash-detail ${id}`),
+          operator: await operatorOfSeller(req.snapshot, (await servicesIndex(req.snapshot)).byId.get(id)?.item.seller_address),
         },
       };
     }),
@@ -315,10 +317,19 @@ const buyerProfile: DataHandler = {
           services_used: parseJson(row.services_used, `buyer-profiles ${address}`),
           vanity_cluster: row.vanity_cluster === null ? null : parseJson(row.vanity_cluster, `buyer-profiles ${address}`),
           time_pattern: parseJson(row.time_pattern, `buyer-profiles ${address}`),
+          operator: await mainSellerOperator(req.snapshot, row),
         },
       };
     }),
 };
+
+/** The operator behind a buyer's main service's seller (its most-paid service, services_used[0]). */
+async function mainSellerOperator(snapshot: LoadedSnapshot, row: DuckRow) {
+  const used = parseJson(row.services_used, 'buyer-profiles services_used') as Array<{ id: number }>;
+  const main = used[0];
+  if (!main) return null;
+  return operatorOfSeller(snapshot, (await servicesIndex(snapshot)).byId.get(main.id)?.item.seller_address);
+}
 
 /** Rows the transactions endpoint returns at most: all the dataset keeps of a service. */
 export const TRANSACTIONS_LIMIT = TRANSACTIONS_PER_SERVICE;
@@ -377,6 +388,7 @@ export function analyticsHandlers(options: AnalyticsHandlerOptions): DataHandler
         const body = await washCheckAnswer(normalizeAddress(address), {
           dataset: (name) => dataset(req.snapshot, name),
           patternSalt: options.patternSalt,
+          operatorOf: (seller) => operatorOfSeller(req.snapshot, seller),
         });
         return { status: 200, body: body as unknown as Record<string, unknown> };
       }),

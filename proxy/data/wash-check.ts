@@ -36,6 +36,7 @@ import { THRESHOLDS } from '../../catalog/wash-rules.ts';
 import { anonymousId } from '../../lib/wash-ids.ts';
 import { parquetSql, type LoadedDataset } from '../../snapshots/reader.ts';
 import { queryRows, type DuckRow } from './duck.ts';
+import type { OperatorRef } from './operators.ts';
 
 export interface WashCheckSignals {
   vanity: { strict: boolean; broad: boolean };
@@ -53,15 +54,21 @@ export interface WashCheckBody {
   confidence: number;
   signals: WashCheckSignals;
   similar_patterns: Array<{ anonymous_id: string; pattern_type: string }>;
+  /** The operator behind the seller (a seller's own; a buyer's main seller's), when the operators dataset lists one. */
+  operator: WashCheckOperator | null;
   /** What this answer was computed from (see the module comment). */
   basis: string;
 }
+
+export type WashCheckOperator = OperatorRef;
 
 export interface WashCheckContext {
   /** A dataset of the snapshot; throws (503) when it is missing. */
   dataset(name: string): LoadedDataset;
   /** Secret salt of the anonymous pattern ids. */
   patternSalt: string;
+  /** The listed operator behind a seller address (proxy/data/operators.ts); null when none. */
+  operatorOf(seller: string | null): Promise<OperatorRef | null>;
 }
 
 /** The snapshot datasets a check reads. */
@@ -90,7 +97,7 @@ function asOfText(data: LoadedDataset): string {
 /** The address's buyer row: the classifier's label and what the answer shows of it. */
 const BUYER_COLUMNS = (() => {
   const T = THRESHOLDS;
-  return `label, confidence, reason, vanity_strict, vanity_broad, top_service_share, tx_count,
+  return `label, confidence, reason, vanity_strict, vanity_broad, top_service_share, tx_count, top_seller_address,
           top_cohort_uniform_amount, top_cohort_coordinated_start,
           hash(top_seller_address)::VARCHAR || '|' || top_chain AS cohort_key,
           hash(left(address, ${2 + T.vanityStrictPrefix}), right(address, ${T.vanityStrictSuffix}))::VARCHAR AS strict_key,
@@ -108,6 +115,7 @@ export async function washCheckAnswer(address: string, ctx: WashCheckContext): P
     return {
       ...stampOf(buyers),
       ...buyerView(address, bought, ctx.patternSalt),
+      operator: await ctx.operatorOf(bought.top_seller_address === null ? null : String(bought.top_seller_address)),
       basis: `Buyer view. ${buyerBasis(Number(bought.tx_count))} Based on ${asOfText(buyers)}.`,
     };
   }
@@ -123,6 +131,7 @@ export async function washCheckAnswer(address: string, ctx: WashCheckContext): P
     return {
       ...stampOf(sellers),
       ...sellerView(address, sold, ctx.patternSalt),
+      operator: await ctx.operatorOf(address),
       basis: `${sellerBasis(Number(sold.payments))}${none} Based on ${asOfText(sellers)}.`,
     };
   }
@@ -133,6 +142,7 @@ export async function washCheckAnswer(address: string, ctx: WashCheckContext): P
     confidence: 0,
     signals: NO_SIGNALS,
     similar_patterns: [],
+    operator: null,
     basis: `Never seen: the index has no payment from or to this address, so there is nothing to classify (label unlabeled, confidence 0). Based on ${asOfText(buyers)}.`,
   };
 }

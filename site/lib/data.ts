@@ -234,6 +234,33 @@ const serviceDetailTexts = memo(async (): Promise<Map<number, [string, string, s
   return byId;
 });
 
+/** An operator of the free operators dataset (pipelines/analytics/datasets/operators.ts), as the service page shows it. */
+export interface OperatorRow {
+  operator_id: string;
+  sellers: string[];
+  service_ids: number[];
+  buyer_count: number;
+  volume: number;
+  wash_volume_pct: number;
+  evidence: string[];
+}
+
+/** Listed operators by seller address (empty for a snapshot without the dataset). */
+export const operatorsBySeller = memo(async (): Promise<Map<string, OperatorRow>> => {
+  const bySeller = new Map<string, OperatorRow>();
+  if (!(await snapshot()).datasets.has('operators')) return bySeller;
+  const connection = await duck();
+  const reader = await connection.runAndReadAll(
+    `SELECT to_json(struct_pack(operator_id, sellers, service_ids, buyer_count, volume, wash_volume_pct, evidence))::VARCHAR
+       FROM ${await tableSource('operators')}`,
+  );
+  for (const [text] of reader.getRows()) {
+    const row = parseJson<OperatorRow>(text, 'operators row');
+    for (const seller of row.sellers) bySeller.set(seller, row);
+  }
+  return bySeller;
+});
+
 /** Ids of every service with a detail page. */
 export async function serviceIds(): Promise<number[]> {
   return [...(await serviceDetailTexts()).keys()].sort((a, b) => a - b);

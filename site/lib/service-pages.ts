@@ -14,7 +14,16 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { miniBars } from './charts.ts';
-import { categoryTitle, serviceDetail, serviceIds, serviceOffers, type ServiceDetail, type ServiceOffer } from './data.ts';
+import {
+  categoryTitle,
+  operatorsBySeller,
+  serviceDetail,
+  serviceIds,
+  serviceOffers,
+  type OperatorRow,
+  type ServiceDetail,
+  type ServiceOffer,
+} from './data.ts';
 import { formatDate, formatInt, formatPct, formatTime, formatUsd, labelText } from './format.ts';
 import { escapeHtml, link, tableRows } from './html.ts';
 
@@ -111,8 +120,35 @@ function offersTable(id: number, offers: readonly ServiceOffer[]): string {
   );
 }
 
+const EVIDENCE_TEXT: Record<string, string> = {
+  shared_funding: 'its sellers share a funder, a relay or the address they sweep their takings to',
+  operator_cohort: 'wallets funded from its keys make up a paying cohort',
+  funding_burst: 'a burst of near-equal fundings to fresh wallets that pay it',
+};
+
+/** The operator behind this service's seller (methodology: operators), with its other services. */
+function operatorSection(id: number, op: OperatorRow | undefined): string {
+  if (!op) return '';
+  const others = op.service_ids.filter((x) => x !== id);
+  const evidence = op.evidence.map((e) => EVIDENCE_TEXT[e] ?? e).join('; ');
+  return (
+    '<section aria-labelledby="h-operator" data-testid="service-operator"><h2 id="h-operator">Operator</h2>' +
+    `<p>This seller belongs to operator <code>${escapeHtml(op.operator_id)}</code>: ${formatInt(op.sellers.length)} seller${op.sellers.length === 1 ? '' : 's'}, ` +
+    `${formatInt(op.service_ids.length)} service${op.service_ids.length === 1 ? '' : 's'}, ${formatInt(op.buyer_count)} buyers, ` +
+    `${formatUsd(op.volume)} all time, ${formatPct(op.wash_volume_pct)} of it on suspected wash pairs. Evidence: ${escapeHtml(evidence)}. ` +
+    `${link('/methodology/', 'How operators are found')}.</p>` +
+    (others.length > 0
+      ? `<p>Its other services: ${others
+          .slice(0, 20)
+          .map((x) => link(`/services/${x}`, `#${x}`))
+          .join(', ')}${others.length > 20 ? ` and ${formatInt(others.length - 20)} more` : ''}.</p>`
+      : '') +
+    '</section>'
+  );
+}
+
 /** The main content of one service's page. */
-export function serviceMainHtml(id: number, detail: ServiceDetail, offers: readonly ServiceOffer[]): string {
+export function serviceMainHtml(id: number, detail: ServiceDetail, offers: readonly ServiceOffer[], operator?: OperatorRow): string {
   const { service: s, daily_series: daily, top_buyers: buyers } = detail;
   const txSvg = miniBars(
     daily.map((d) => ({ date: d.date, value: d.tx_count })),
@@ -159,6 +195,7 @@ export function serviceMainHtml(id: number, detail: ServiceDetail, offers: reado
     '<th scope="col" class="num">Transactions</th><th scope="col" class="num">Volume</th><th scope="col" class="num">Buyers</th><th scope="col" class="num">Real %</th></tr></thead>' +
     `<tbody>${dailyRows}</tbody></table></details></section>` +
     `<section aria-labelledby="h-labels"><h2 id="h-labels">Who pays</h2>${labelDistribution(s.label_distribution)}</section>` +
+    operatorSection(id, operator) +
     `<section aria-labelledby="h-buyers"><h2 id="h-buyers">Top buyers, last 30 days</h2>${topBuyers(buyers)}</section>` +
     `<section aria-labelledby="h-more"><h2 id="h-more">More about this service</h2>${offersTable(id, offers)}</section>`
   );
@@ -169,6 +206,7 @@ export async function writeServicePages(outDir: string): Promise<number> {
   const shellPath = join(outDir, SHELL_DIR, 'index.html');
   const { parts } = parseShell(readFileSync(shellPath, 'utf8'));
   const ids = await serviceIds();
+  const operators = await operatorsBySeller();
   for (const id of ids) {
     const detail = await serviceDetail(id);
     if (!detail) throw new Error(`service ${id} has no detail row`);
@@ -179,7 +217,7 @@ export async function writeServicePages(outDir: string): Promise<number> {
       parts[1] +
       escapeHtml(s.description || `x402 service ${s.name}`) +
       parts[2] +
-      serviceMainHtml(id, detail, serviceOffers(id)) +
+      serviceMainHtml(id, detail, serviceOffers(id), operators.get(detail.service.seller_address)) +
       parts[3];
     // Synchronous writes: one file each, no directory per page (see astro.config.mjs), about 50 µs apiece here.
     writeFileSync(join(outDir, 'services', `${id}.html`), html);

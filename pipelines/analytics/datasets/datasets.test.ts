@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyticsDemoContext } from '../../testing/context.ts';
-import { ANALYTICS_RESPONSES } from '../../../catalog/analytics.ts';
+import { ANALYTICS_RESPONSES, OperatorsRow } from '../../../catalog/analytics.ts';
 import { CATEGORIES, CATEGORY_SLUGS } from '../../../catalog/categories.ts';
 import { CHAIN_COVERAGE } from '../../../catalog/facilitators.ts';
 import { datasetsOf } from '../../../catalog/datasets.ts';
@@ -68,7 +68,9 @@ const LABEL_TABLES_DDL = [
   `CREATE OR REPLACE TABLE seller_state (seller_address VARCHAR, chain VARCHAR, uniform_amount_pct DOUBLE, coordinated_start_pct DOUBLE,
      vanity_clusters STRUCT(tier VARCHAR, "key" UBIGINT, size INTEGER, median_tx DOUBLE)[], self_pay_tx BIGINT, seller_tx BIGINT,
      funded_wallets BIGINT, payers BIGINT, funded_loop BOOLEAN, farm BOOLEAN, in_cycle BOOLEAN, concentration BOOLEAN,
-     vanity_cohort BOOLEAN, common_funder_cohort BOOLEAN, launch BOOLEAN)`,
+     vanity_cohort BOOLEAN, common_funder_cohort BOOLEAN, launch BOOLEAN, operator_id UBIGINT, operator_sellers INTEGER,
+     operator_wallets INTEGER, operator_wash BOOLEAN,
+     funding_bursts STRUCT(fkey UBIGINT, t_from TIMESTAMP, t_to TIMESTAMP, med DOUBLE, wallets INTEGER)[])`,
   `CREATE OR REPLACE TABLE funding_stops (k UBIGINT, hub VARCHAR, fleet VARCHAR)`,
 ];
 
@@ -519,6 +521,7 @@ describe('analytics datasets on a hand-made world', () => {
       service_id: row!.service_id,
       buyers: row!.buyers,
       cohort_summary: row!.cohort_summary,
+      operator: null, // the proxy adds it from the operators dataset
     });
     expect(body.buyers[0]).toEqual({
       address: B(2),
@@ -546,6 +549,7 @@ describe('analytics datasets on a hand-made world', () => {
       R.BuyerProfileBody.parse({
         ...labelStamp,
         ...pick(row, ['address', 'label', 'confidence', 'reason', 'services_used', 'vanity_cluster', 'time_pattern']),
+        operator: null, // the proxy adds it from the operators dataset
       });
     }
     const b1 = rows.find((r) => r.address === B(1))!;
@@ -729,12 +733,19 @@ describe('analytics datasets on the demo world', () => {
       R.CategoryDetailBody.parse({ ...stamp, category: row.category, daily_series: row.daily_series, top_services: row.top_services });
     }
     for (const row of await readTable(run, 'wash-detail')) {
-      R.WashDetailBody.parse({ ...labelStamp, service_id: row.service_id, buyers: row.buyers, cohort_summary: row.cohort_summary });
+      R.WashDetailBody.parse({
+        ...labelStamp,
+        service_id: row.service_id,
+        buyers: row.buyers,
+        cohort_summary: row.cohort_summary,
+        operator: null,
+      });
     }
     for (const row of await readTable(run, 'buyer-profiles')) {
       R.BuyerProfileBody.parse({
         ...labelStamp,
         ...pick(row, ['address', 'label', 'confidence', 'reason', 'services_used', 'vanity_cluster', 'time_pattern']),
+        operator: null, // the proxy adds it from the operators dataset
       });
     }
     const tx = await readTable(run, 'transactions');
@@ -821,6 +832,12 @@ describe('analytics datasets on the demo world', () => {
         expect(groups!.largest ?? 0, d.name).toBeLessThan(size + 2048);
       } else expect(groups!.largest ?? 0, d.name).toBe(Math.min(d.rows, vectors(size)));
     }
+  });
+
+  it('publishes the operators table with its declared columns (empty here: the truth fixture has no seller state)', async () => {
+    expect(await readTable(run, 'operators')).toEqual([]);
+    const columns = await queryJson(reader, `DESCRIBE SELECT * FROM read_parquet('${join(run.dir, 'operators.parquet')}')`);
+    expect(columns.map((c) => String(c.column_name))).toEqual(Object.keys(OperatorsRow.shape));
   });
 
   it('publishes no ground truth', () => {

@@ -22,6 +22,7 @@ import { categoryDetailStep } from './category-detail.ts';
 import { categoryHourlyStep } from './category-hourly.ts';
 import { fullHistoryStep } from './full-history.ts';
 import { landingStatsStep } from './landing-stats.ts';
+import { operatorsStep } from './operators.ts';
 import { rollupsStep } from './rollups.ts';
 import { serviceDetailStep } from './service-detail.ts';
 import { servicesStep } from './services.ts';
@@ -43,6 +44,7 @@ export const analyticsDatasetSteps: DatasetStep[] = [
   serviceDetailStep,
   trendsStep,
   washReportStep,
+  operatorsStep,
   washDetailStep,
   buyerProfilesStep,
   buyersStep,
