@@ -85,6 +85,20 @@ const CASES = {
   ring: Array.from({ length: 3 }, (_, i) => addr(`ring-${i}`)),
   popular: Array.from({ length: 4 }, (_, i) => addr(`popular-${i}`)),
   organic: Array.from({ length: 60 }, (_, i) => addr(`organic-${i}`)),
+  // issue 29: one operator behind three sellers, an exchange burst, an event crowd, a platform, a funding cycle
+  operatorRoot: addr('operator-root'),
+  operatorRelay: addr('operator-relay'),
+  operatorSellers: Array.from({ length: 3 }, (_, i) => addr(`operator-seller-${i}`)),
+  operatorBuyers: Array.from({ length: 12 }, (_, i) => addr(`operator-buyer-${i}`)),
+  burstSeller: addr('burst-seller'),
+  burstBuyers: Array.from({ length: 12 }, (_, i) => addr(`burst-buyer-${i}`)),
+  burstOrganic: Array.from({ length: 3 }, (_, i) => addr(`burst-organic-${i}`)),
+  eventOrg: addr('event-org'),
+  eventSponsor: addr('event-sponsor'),
+  attendees: Array.from({ length: 15 }, (_, i) => addr(`attendee-${i}`)),
+  platform: addr('platform'),
+  platformSellers: Array.from({ length: 2 }, (_, i) => addr(`platform-seller-${i}`)),
+  cycleSellers: Array.from({ length: 2 }, (_, i) => addr(`cycle-seller-${i}`)),
 };
 
 function buildWorld(): World {
@@ -180,6 +194,78 @@ function buildWorld(): World {
     w.fund(r, EXCHANGE, 50, NOW.getTime() - 29 * DAY);
     const next = (i + 1) % CASES.ring.length;
     for (let k = 0; k < 40; k++) w.pay(r, CASES.ring[next]!, ringUrls[next]!, 1, NOW.getTime() - 28 * DAY + k * 6 * HOUR + i * MINUTE);
+  });
+
+  // one operator, three sellers: root -> relay -> sellers and 12 buyers; each buyer spreads its
+  // calls over the sellers (no seller gets most of any buyer); the sellers sweep to the root weekly
+  const opStart = NOW.getTime() - 30 * DAY;
+  w.fund(CASES.operatorRoot, EXCHANGE, 2000, opStart - 20 * DAY);
+  w.fund(CASES.operatorRelay, CASES.operatorRoot, 800, opStart - 10 * DAY);
+  const opUrls = CASES.operatorSellers.map((s, i) => {
+    w.fund(s, CASES.operatorRelay, 30, opStart - 5 * DAY + i * HOUR);
+    for (let d = 7; d < 30; d += 7) w.fund(CASES.operatorRoot, s, 5, opStart + d * DAY);
+    return w.service(s, 'other', 0.02, opStart - 3 * DAY, `op${i}`);
+  });
+  CASES.operatorBuyers.forEach((b, i) => {
+    w.fund(b, CASES.operatorRelay, 20 + i, opStart - DAY + i * 7 * HOUR);
+    const start = opStart + i * 1.5 * DAY;
+    for (let k = 0; k < 9; k++) {
+      const j = (i + k) % 3;
+      w.pay(b, CASES.operatorSellers[j]!, opUrls[j]!, 0.02, start + k * 0.8 * DAY + rnd() * HOUR);
+    }
+  });
+
+  // exchange burst: 12 fresh wallets funded by the exchange within two hours, near-equal amounts,
+  // that pay one new seller and are most of its buyers (three organic buyers too)
+  const burstAt = NOW.getTime() - 40 * DAY;
+  const burstUrl = w.service(CASES.burstSeller, 'ai_inference', 0.05, burstAt - 2 * DAY);
+  CASES.burstBuyers.forEach((b, i) => {
+    w.fund(b, EXCHANGE, 49.5 * (1 + ((i % 5) - 2) * 0.01), burstAt + i * 10 * MINUTE);
+    const start = burstAt + (1 + i) * 20 * HOUR;
+    for (let k = 0; k < 6; k++) w.pay(b, CASES.burstSeller, burstUrl, 0.05, start + k * DAY + rnd() * HOUR);
+  });
+  CASES.burstOrganic.forEach((o, i) => {
+    w.fund(o, EXCHANGE, 30 + 17 * i, burstAt - (10 + i) * DAY);
+    w.pay(o, CASES.burstSeller, burstUrl, 0.05, burstAt + (5 + i) * DAY);
+    w.pay(o, popular[i]!.seller, popular[i]!.url, 0.01, burstAt + (6 + i) * DAY);
+  });
+
+  // developer event (a crowd): one organisation funds 15 attendees the same amount within half an
+  // hour; each tries the sponsor's service and three popular ones, a few calls each
+  const eventAt = NOW.getTime() - 50 * DAY;
+  w.fund(CASES.eventOrg, EXCHANGE, 500, eventAt - 3 * DAY);
+  const sponsorUrl = w.service(CASES.eventSponsor, 'ai_inference', 0.01, eventAt - 10 * DAY);
+  CASES.attendees.forEach((a, i) => {
+    w.fund(a, CASES.eventOrg, 10, eventAt - 30 * MINUTE + i * MINUTE);
+    let t = eventAt + i * 2 * MINUTE;
+    for (let k = 0; k < 3; k++) w.pay(a, CASES.eventSponsor, sponsorUrl, 0.01, (t += 20_000));
+    for (let j = 0; j < 3; j++) {
+      const p = popular[(i + j) % popular.length]!;
+      t += 30 * MINUTE;
+      for (let k = 0; k < 3; k++) w.pay(a, p.seller, p.url, 0.01, (t += 20_000));
+    }
+  });
+
+  // a platform funding more wallets than any operator would (1,001): two of them are sellers,
+  // which the platform's key must not join into one operator
+  const platformAt = NOW.getTime() - 90 * DAY;
+  w.fund(CASES.platform, EXCHANGE, 100_000, platformAt - DAY);
+  for (let k = 0; k < 1001; k++) w.fund(addr(`platform-user-${k}`), CASES.platform, 5, platformAt + k * MINUTE);
+  CASES.platformSellers.forEach((s, i) => {
+    w.fund(s, CASES.platform, 5, platformAt + (2000 + i) * MINUTE);
+    const url = w.service(s, 'weather', 0.01, platformAt + 2 * DAY);
+    w.pay(CASES.organic[i]!, s, url, 0.01, platformAt + 3 * DAY);
+  });
+
+  // a funding cycle: two sellers that each first funded the other (bad input: must not loop)
+  const cycleAt = NOW.getTime() - 60 * DAY;
+  w.fund(CASES.cycleSellers[0]!, CASES.cycleSellers[1]!, 3, cycleAt);
+  w.fund(CASES.cycleSellers[1]!, CASES.cycleSellers[0]!, 3, cycleAt);
+  CASES.cycleSellers.forEach((s, i) => {
+    const url = w.service(s, 'news', 0.01, cycleAt + DAY);
+    w.pay(CASES.organic[10 + i]!, s, url, 0.01, cycleAt + 2 * DAY);
+    // and a seller that is also a buyer of the other
+    w.pay(s, CASES.cycleSellers[1 - i]!, `${url}-peer`, 0.01, cycleAt + 3 * DAY);
   });
   return w;
 }
@@ -381,6 +467,52 @@ describe('wash classifier on a hand-made world', () => {
       WHERE address IN (${CASES.organic.map(sqlString).join(', ')})`,
     );
     expect(r.organic).toBe(r.n);
+  });
+
+  it('joins three sellers funded through one relay into one operator and labels its spread buyers an operator cohort', async () => {
+    const ops = await c.runAndReadAll(
+      `SELECT DISTINCT operator_id, operator_sellers, operator_wash FROM seller_state
+        WHERE seller_address IN (${CASES.operatorSellers.map(sqlString).join(', ')})`,
+    );
+    const rows = ops.getRowObjectsJson();
+    expect(rows).toHaveLength(1);
+    expect(Number(rows[0]!.operator_sellers)).toBe(3);
+    expect(rows[0]!.operator_wash).toBe(true);
+    for (const b of CASES.operatorBuyers) {
+      const row = await buyerRow(c, b);
+      expect(row.label, b).toBe('suspected_wash');
+      expect(row.reason).toEqual(expect.arrayContaining(['operator_funded', 'operator_cohort']));
+      // no one seller gets most of its payments: only the operator does
+      expect(Number(row.top_service_share)).toBeLessThan(0.5);
+    }
+  });
+
+  it('labels a burst of near-equal exchange withdrawals that pays one seller a funding burst, and leaves its organic buyers alone', async () => {
+    for (const b of CASES.burstBuyers) {
+      const row = await buyerRow(c, b);
+      expect(row.label, b).toBe('suspected_wash');
+      expect(row.reason).toEqual(['funding_burst']);
+    }
+    for (const o of CASES.burstOrganic) expect((await buyerRow(c, o)).label, o).not.toBe('suspected_wash');
+  });
+
+  it("leaves an event's attendees (one funder, one amount, one start, spread over services) out of wash", async () => {
+    for (const a of CASES.attendees) expect((await buyerRow(c, a)).label, a).not.toBe('suspected_wash');
+  });
+
+  it('joins no sellers through a platform funding more wallets than any operator, and survives a funding cycle', async () => {
+    const state = async (sellers: string[]) =>
+      (
+        await c.runAndReadAll(
+          `SELECT seller_address, operator_id::VARCHAR AS op FROM seller_state WHERE seller_address IN (${sellers.map(sqlString).join(', ')})`,
+        )
+      ).getRowObjectsJson();
+    const platform = await state(CASES.platformSellers);
+    expect(platform).toHaveLength(2);
+    expect(platform[0]!.op).not.toBe(platform[1]!.op);
+    const cycle = await state(CASES.cycleSellers);
+    expect(cycle).toHaveLength(2);
+    expect(cycle[0]!.op).toBe(cycle[1]!.op);
   });
 
   it('refuses to run without the exchange list', async () => {
