@@ -9,32 +9,8 @@
  */
 import { step, cutoffSql, type SqlStep, type StepContext } from './plan.ts';
 import { THRESHOLDS as T } from '../catalog/wash-rules.ts';
+import { chainColumns, chainJoins, chainKeysSql, cut } from './funding-chain.ts';
 import { operatorSteps } from './operators.ts';
-
-const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1);
-
-/** f<i>: the i-th funder up the chain; x<i> / h<i>: it is an exchange / a hub. */
-function chainColumns(hops: number): string {
-  return range(hops)
-    .map((i) => `${i === 1 ? 'f.funder' : `u${i}.funder`} AS f${i}, e${i}.k IS NOT NULL AS x${i}, hb${i}.address IS NOT NULL AS h${i}`)
-    .join(',\n         ');
-}
-
-function chainJoins(hops: number): string {
-  return range(hops)
-    .map((i) => {
-      const funder = i === 1 ? 'f.funder' : `u${i}.funder`;
-      const up = i === 1 ? '' : `LEFT JOIN wc_first_fund u${i} ON u${i}.address = ${i === 2 ? 'f.funder' : `u${i - 1}.funder`}\n    `;
-      return `${up}LEFT JOIN wc_exchanges e${i} ON e${i}.k = hash(${funder})
-    LEFT JOIN wc_hubs hb${i} ON hb${i}.address = ${funder}`;
-    })
-    .join('\n    ');
-}
-
-/** The i-th funder is reached: no exchange (and, for roots, no hub) below or at it. */
-function cut(i: number, hubsToo: boolean): string {
-  return [`f${i} IS NOT NULL`, ...range(i).map((j) => `NOT x${j}`), ...(hubsToo ? range(i).map((j) => `NOT h${j}`) : [])].join(' AND ');
-}
 
 export function fundingSteps(ctx: StepContext): SqlStep[] {
   const now = cutoffSql(ctx);
@@ -87,9 +63,9 @@ SELECT w.funder AS address FROM (
       'wc_funding',
       `WITH c AS (
   SELECT f.address, f.funder, f.fund_time, f.fund_amount,
-         ${chainColumns(T.fundingMaxHops)}
+         ${chainColumns(T.fundingMaxHops, true)}
     FROM wc_first_fund f
-    ${chainJoins(T.fundingMaxHops)}
+    ${chainJoins(T.fundingMaxHops, true)}
 )
 SELECT hash(address) AS fk,
        funder AS first_funder,
@@ -97,13 +73,9 @@ SELECT hash(address) AS fk,
        fund_amount,
        x1 OR h1 AS funder_is_hub,
        -- funding links as they are (only exchanges cut them): did the seller fund this wallet?
-       list_filter([${range(T.fundingMaxHops)
-         .map((i) => `CASE WHEN ${cut(i, false)} THEN hash(f${i}) END`)
-         .join(', ')}], k -> k IS NOT NULL) AS links,
+       ${chainKeysSql(T.fundingMaxHops, false)} AS links,
        -- roots for third-party cohorts: hubs cut them too
-       list_filter([${range(T.fundingMaxHops)
-         .map((i) => `CASE WHEN ${cut(i, true)} THEN hash(f${i}) END`)
-         .join(', ')}], k -> k IS NOT NULL) AS roots,
+       ${chainKeysSql(T.fundingMaxHops, true)} AS roots,
        CASE WHEN ${cut(1, true)} THEN hash(f1) END AS r1
   FROM c`,
     ),

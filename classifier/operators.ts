@@ -1,5 +1,5 @@
 /**
- * Operators and funding bursts (docs/wash-methodology.md §12, issue 29).
+ * Operators and funding bursts (docs/wash-methodology.md §3.4, issue 29).
  *
  * An operator is the owner behind one or more sellers. Sellers are joined into one operator when
  * they share a funding key: a funder up their first-funding chains (only exchanges end a chain
@@ -26,31 +26,16 @@
  */
 import { cutoffSql, step, type SqlStep, type StepContext } from './plan.ts';
 import { THRESHOLDS as T } from '../catalog/wash-rules.ts';
+import { chainColumns, chainJoins, chainKeysSql } from './funding-chain.ts';
 
 /** Rounds of label propagation (seller -> key -> seller): components up to this many sellers apart in a chain of shared keys. */
 export const OPERATOR_ROUNDS = 4;
-
-const range = (n: number): number[] => Array.from({ length: n }, (_, i) => i + 1);
 
 /** Steps between wc_first_fund and wc_hubs: the operators (hub dedication is judged per operator). */
 export function operatorSteps(ctx: StepContext): SqlStep[] {
   const now = cutoffSql(ctx);
   const funding = ctx.scope.kind === 'all' ? 'wallet_funding' : ctx.scope.relations.funding;
   const hops = T.fundingMaxHops;
-  // the seller's first-funding chain, cut at the first exchange (hubs do not cut it: relays are what joins an operator)
-  const chainCols = range(hops)
-    .map((i) => `u${i}.funder AS f${i}, e${i}.k IS NOT NULL AS x${i}`)
-    .join(', ');
-  const chainJoins = range(hops)
-    .map(
-      (i) =>
-        `LEFT JOIN wc_first_fund u${i} ON u${i}.address = ${i === 1 ? 's.seller_address' : `u${i - 1}.funder`}
-    LEFT JOIN wc_exchanges e${i} ON e${i}.k = hash(u${i}.funder)`,
-    )
-    .join('\n    ');
-  const links = range(hops)
-    .map((i) => `CASE WHEN ${[`f${i} IS NOT NULL`, ...range(i).map((j) => `NOT x${j}`)].join(' AND ')} THEN hash(f${i}) END`)
-    .join(', ');
   let propagation = `l0 AS (SELECT DISTINCT sak, sak AS op FROM e)`;
   for (let r = 1; r <= OPERATOR_ROUNDS; r++) {
     propagation += `,
@@ -64,11 +49,13 @@ l${r} AS (SELECT e.sak, least(min(k.op), any_value(p.op)) AS op FROM e JOIN k${r
       `WITH s AS (
   SELECT DISTINCT sak, seller_address FROM wc_seller_keys
 ), c AS (
-  SELECT s.sak, ${chainCols}
-    FROM s
-    ${chainJoins}
+  -- the seller's first-funding chain, cut at the first exchange (hubs do not cut it: relays are
+  -- what joins an operator, and hubs are judged by operator)
+  SELECT s.sak, ${chainColumns(hops, false)}
+    FROM s LEFT JOIN wc_first_fund f ON f.address = s.seller_address
+    ${chainJoins(hops, false)}
 ), chain AS (
-  SELECT sak, list_filter([${links}], x -> x IS NOT NULL) AS links FROM c
+  SELECT sak, ${chainKeysSql(hops, false)} AS links FROM c
 ), sweeps AS (
   -- where a seller sends its takings (an exchange deposit is nobody's key)
   SELECT s.sak, hash(f.address) AS key

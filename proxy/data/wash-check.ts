@@ -24,6 +24,8 @@
  *               30-day volume on suspected_wash pairs
  *   similar_patterns  its seller flags, one per flag and chain
  * never seen: unlabeled, confidence 0, no signals, no patterns.
+ * operator (both views): the operator the free `operators` dataset lists for the seller (a buyer's:
+ *   its main seller's), through WashCheckContext.operatorOf (proxy/data/operators.ts); else null.
  *
  * `basis` says which of these the answer rests on, and `as_of` is the data's: payments after it
  * are not in any answer. Anonymous pattern ids are sha256 of a secret salt, the pattern type and the
@@ -55,12 +57,10 @@ export interface WashCheckBody {
   signals: WashCheckSignals;
   similar_patterns: Array<{ anonymous_id: string; pattern_type: string }>;
   /** The operator behind the seller (a seller's own; a buyer's main seller's), when the operators dataset lists one. */
-  operator: WashCheckOperator | null;
+  operator: OperatorRef | null;
   /** What this answer was computed from (see the module comment). */
   basis: string;
 }
-
-export type WashCheckOperator = OperatorRef;
 
 export interface WashCheckContext {
   /** A dataset of the snapshot; throws (503) when it is missing. */
