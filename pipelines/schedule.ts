@@ -98,6 +98,12 @@ interface Slotted {
    * `slot` (the newest) is what the run covers.
    */
   pending: { since: number; slot: number } | null;
+  /**
+   * When its last run started (0 before any): among entries owing the same slot, the one
+   * that waited longest goes first. Two entries of one cron can be marked due a slot apart when a
+   * tick straddles a second; with table order alone the first would then run twice in a row.
+   */
+  lastStarted: number;
 }
 
 export class Scheduler {
@@ -128,7 +134,7 @@ export class Scheduler {
       const savedAt = saved ? Date.parse(saved) : Number.NaN;
       let accounted: number | null = Number.isNaN(savedAt) ? null : savedAt;
       if (accounted === null && options.firstStart === 'wait') accounted = this.latestSlot(cron) ?? this.now();
-      return { entry, cron, accounted, pending: null };
+      return { entry, cron, accounted, pending: null, lastStarted: 0 };
     });
   }
 
@@ -160,13 +166,14 @@ export class Scheduler {
     const lanes = new Set(this.slots.map((s) => s.entry.service));
     for (const lane of lanes) {
       if (this.busy.has(lane)) continue;
-      // the oldest waiting slot of the lane first; table order breaks ties
+      // the oldest waiting slot of the lane first; then the entry that started longest ago; then table order
       const next = this.slots
         .filter((s) => s.entry.service === lane && s.pending !== null)
-        .sort((a, b) => a.pending!.since - b.pending!.since)[0];
+        .sort((a, b) => a.pending!.since - b.pending!.since || a.lastStarted - b.lastStarted)[0];
       if (!next) continue;
       const { slot } = next.pending!;
       next.pending = null;
+      next.lastStarted = this.now();
       const running = this.runOne(next, slot).finally(() => {
         this.busy.delete(lane);
         this.pump();
