@@ -147,6 +147,12 @@ describe('/.well-known/x402', () => {
       const res = await app(service).request(url, init);
       expect(res.status, url).toBe(402);
     }
+    // Bazaar's lastUpdated is an ISO-8601 string (x402-foundation/x402 #3067): the served snapshot's generation time
+    const health = (await (await get(service, '/health')).json()) as LooseJson;
+    for (const item of manifest.items as LooseJson[]) {
+      expect(item.lastUpdated, item.resource.url).toBe(new Date(health.snapshot.generated_at).toISOString());
+    }
+    expect(JSON.stringify(manifest)).not.toContain('$ref');
   });
 
   it('analytics: templated and POST resources are described the way the discovery drafts expect', async () => {

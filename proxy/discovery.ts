@@ -18,6 +18,8 @@ export interface DiscoveryContext {
   /** Pay-to address per network name ('base', 'polygon', 'solana', 'xrpl'). */
   payTo: Readonly<Record<string, string>>;
   settlementMode: 'local' | 'facilitator';
+  /** When the served snapshot was generated (ISO-8601): each item's Bazaar `lastUpdated`, omitted when nothing is served yet. */
+  lastUpdated?: string;
 }
 
 function paidResources(service: ServiceName): Array<{ endpoint: EndpointDecl; path: string; xrpl: boolean }> {
@@ -55,6 +57,8 @@ function discoveryItem(ctx: DiscoveryContext, endpoint: EndpointDecl, path: stri
     x402Version: 2 as const,
     input: { ...input, ...(templated ? { routeTemplate: path, pathParams } : {}) },
     output: { mimeType: endpoint.contentType ?? 'application/json' },
+    // Bazaar: an ISO-8601 string (x402-foundation/x402 #3067), the data behind the resource
+    ...(ctx.lastUpdated ? { lastUpdated: ctx.lastUpdated } : {}),
     price_usd: endpoint.priceUsd ?? null,
     network: xrpl ? 'xrpl' : null,
   };

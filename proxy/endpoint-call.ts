@@ -164,6 +164,7 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
         if (!options.payments)
           return notAvailable('The x402 paywall is not configured in this process, so there is no receipt signer to publish.');
         const { signer, payTo } = options.payments;
+        const generatedAt = reader.current()?.manifest.generated_at;
         return {
           status: 200,
           body: wellKnownX402({
@@ -172,6 +173,7 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
             signer,
             payTo: payToByNetworkName(payTo, SERVICE_INFO[service].networks),
             settlementMode: settings.settlement,
+            ...(generatedAt ? { lastUpdated: new Date(generatedAt).toISOString() } : {}),
           }),
         };
       }

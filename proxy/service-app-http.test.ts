@@ -202,16 +202,69 @@ describe('HEAD on a paid endpoint', () => {
   });
 });
 
-describe('the canonical endpoint in receipts and 402s', () => {
-  it('/api/v1/fx-rat%65 is paid and receipted as /api/v1/fx-rate', async () => {
-    const { url } = await serveService('korea');
-    const unpaid = await fetch(`${url}/api/v1/fx-rat%65`);
-    expect(unpaid.status).toBe(402);
-    expect(paymentRequiredOf(unpaid).resource.url).toBe(`${url}/api/v1/fx-rate`);
-    expect(((await unpaid.json()) as LooseJson).accepts[0].resource).toBe(`${url}/api/v1/fx-rate`);
+/** A GET with the request target exactly as given (fetch would resolve dot segments and absolute URLs first). */
+function rawGet(base: string, target: string): Promise<{ status: number; body: string }> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: hostname, port, path: target, method: 'GET', headers: { Host: `${hostname}:${port}` } });
+    req.on('response', (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => {
+        body += d;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
+describe('one spelling per resource (x402 path-bypass fixes)', () => {
+  it('refuses absolute-form targets and re-encoded paths with 400 before routing, paid or free', async () => {
+    const { url } = await serveService('korea');
+    const host = new URL(url).host;
+    for (const target of [
+      'http://evil.example/api/v1/fx-rate',
+      `http://${host}/api/v1/fx-rate`,
+      '/api/v1/fx-rat%65',
+      '/api/v1/fx%2Drate',
+      '/api%2Fv1/fx-rate',
+      '/api/v1%5Cfx-rate',
+      '//api/v1/fx-rate',
+      '/api/v1/./fx-rate',
+      '/api/v1/xrpl/../fx-rate',
+      '/api/v1/%2e%2e/v1/fx-rate',
+      '/api/v1/fx-rate%zz',
+      '/api/v1/symbol%73',
+    ]) {
+      const res = await rawGet(url, target);
+      expect(res.status, target).toBe(400);
+      expect(JSON.parse(res.body), target).toMatchObject({ error: 'bad_request_target' });
+    }
+    // a raw backslash never gets this far: the HTTP adapter refuses the target itself (400, no body)
+    expect((await rawGet(url, '/api/v1\\fx-rate')).status).toBe(400);
+    // the canonical spellings, and an escape that is needed, still route
+    expect((await rawGet(url, '/api/v1/fx-rate')).status).toBe(402);
+    expect((await rawGet(url, '/api/v1/symbols')).status).toBe(200);
+    expect((await rawGet(url, '/api/v1/kimchi-premium?symbol=%42TC')).status).toBe(402);
+  });
+
+  it('the canonical path is paid and receipted under its one name; a payment sent to a second spelling spends nothing', async () => {
+    const { url } = await serveService('korea');
     const header = pay('korea', 'fx-rate');
-    const res = await fetch(`${url}/api/v1/fx-rat%65`, { headers: { [header.name]: header.value } });
+    const refused = await new Promise<number>((resolve, reject) => {
+      const { hostname, port } = new URL(url);
+      const req = httpRequest({ host: hostname, port, path: '/api/v1/fx-rat%65', headers: { [header.name]: header.value } });
+      req.on('response', (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(refused).toBe(400);
+    const res = await fetch(`${url}/api/v1/fx-rate`, { headers: { [header.name]: header.value } });
     expect(res.status).toBe(200);
     const receipt = ((await res.json()) as LooseJson).receipt;
     expect(receipt.endpoint).toBe('/api/v1/fx-rate');
@@ -220,21 +273,26 @@ describe('the canonical endpoint in receipts and 402s', () => {
     expect(standard.payload.resourceUrl).toBe(`${url}/api/v1/fx-rate`);
   });
 
-  it('the XRPL variant and path parameters are canonical too (decoded, validated, re-encoded)', async () => {
+  it('the XRPL variant and path parameters: a needed escape is decoded, validated and re-encoded in the 402 and receipt', async () => {
     const korea = await serveService('korea');
-    const variant = await fetch(`${korea.url}/api/v1/xrpl/fx-rat%65`);
+    expect((await rawGet(korea.url, '/api/v1/xrpl/fx-rat%65')).status).toBe(400);
+    const variant = await fetch(`${korea.url}/api/v1/xrpl/fx-rate`);
     expect(variant.status).toBe(402);
     expect(paymentRequiredOf(variant).resource.url).toBe(`${korea.url}/api/v1/xrpl/fx-rate`);
 
     const analytics = await serveService('analytics');
-    const path = '/api/v1/categories/ai%5Finference/full-history';
+    expect((await rawGet(analytics.url, '/api/v1/categories/ai%5Finference/full-history')).status).toBe(400);
+    const path = '/api/v1/categories/ai_inference/full-history';
     const unpaid = await fetch(`${analytics.url}${path}`);
     expect(unpaid.status).toBe(402);
-    expect(paymentRequiredOf(unpaid).resource.url).toBe(`${analytics.url}/api/v1/categories/ai_inference/full-history`);
+    expect(paymentRequiredOf(unpaid).resource.url).toBe(`${analytics.url}${path}`);
     const header = pay('analytics', 'categories.full-history');
     const res = await fetch(`${analytics.url}${path}`, { headers: { [header.name]: header.value } });
     expect(res.status).toBe(200);
-    expect(((await res.json()) as LooseJson).receipt.endpoint).toBe('/api/v1/categories/ai_inference/full-history');
+    expect(((await res.json()) as LooseJson).receipt.endpoint).toBe(path);
+    // a category with a character that must be escaped still reaches validation (422 unknown category, not a routing 400)
+    const escaped = await rawGet(analytics.url, '/api/v1/categories/ai%20inference/full-history');
+    expect(escaped.status).toBe(422);
   });
 });
 

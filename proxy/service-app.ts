@@ -18,6 +18,7 @@ import { docsPageCache } from './docs-page.ts';
 import { koreaLandingHtml } from './korea-landing.ts';
 import { endpointCall, type EndpointAnswer, type EndpointCallOptions, type EndpointRequest } from './endpoint-call.ts';
 import { mountMcp } from './mcp.ts';
+import { canonicalRequestTarget } from './request-target.ts';
 import { answerWrongMethods } from './method-not-allowed.ts';
 import { clientIp } from './rate-limit.ts';
 import { rootDocument } from './root-document.ts';
@@ -145,6 +146,8 @@ export function serviceApp(options: ServiceAppOptions): Hono {
     await next();
   });
 
+  // before any route: one spelling per resource (request-target.ts)
+  app.use('*', canonicalRequestTarget());
   app.use('*', trailingSlashRedirect(service));
 
   app.get('/openapi.json', (c) => {

@@ -106,7 +106,8 @@ describe('a site build per snapshot version', () => {
     const res = await fetch(`${served.url}/data/${first}/${files[0]}`);
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toMatch(/immutable/);
-    expect((await fetch(`${served.url}/data/${first}/..%2Fmanifest.json`)).status).toBe(404);
+    // an encoded slash never reaches the file server (request-target.ts)
+    expect((await fetch(`${served.url}/data/${first}/..%2Fmanifest.json`)).status).toBe(400);
     expect((await fetch(`${served.url}/data/20990101T000000000Z-00000000/${files[0]}`)).status).toBe(404);
   });
 

@@ -83,12 +83,33 @@ describe('FacilitatorClient edge answers', () => {
       { method: 'POST', path: '/bad/verify', reply: { status: 400, json: { isValid: false, invalidReason: 'invalid_payload' } } },
       { method: 'POST', path: '/bad/settle', reply: { json: { success: true, transaction: '' } } },
       { method: 'POST', path: '/odd/verify', reply: { json: { hello: 'world' } } },
+      {
+        method: 'POST',
+        path: '/pending/settle',
+        reply: { status: 500, json: { success: false, errorReason: 'settlement_pending', transaction: `0x${'cd'.repeat(32)}`, payer: '0xdef' } },
+      },
+      { method: 'POST', path: '/hashfail/settle', reply: { json: { success: false, errorReason: 'receipt_timeout', transaction: '0x12' } } },
     ]);
   });
   afterAll(() => lb.close());
 
   it('follows a 308 redirect (x402.org/facilitator does this)', async () => {
     expect(await new FacilitatorClient({ url: `${lb.url}/old` }).verify(2, payload, requirements)).toEqual({ ok: true, payer: '0xdef' });
+  });
+
+  it('a failed /settle that names a transaction is pending (never "nothing moved"), whatever its status or reason', async () => {
+    expect(await new FacilitatorClient({ url: `${lb.url}/pending` }).settle(2, payload, requirements)).toMatchObject({
+      ok: false,
+      kind: 'pending',
+      code: 'settlement_pending',
+      transaction: `0x${'cd'.repeat(32)}`,
+      payer: '0xdef',
+    });
+    expect(await new FacilitatorClient({ url: `${lb.url}/hashfail` }).settle(2, payload, requirements)).toMatchObject({
+      kind: 'pending',
+      code: 'receipt_timeout',
+      transaction: '0x12',
+    });
   });
 
   it('a 400 with a verdict is a refusal; success without a transaction or a body without a verdict is not trusted', async () => {

@@ -23,11 +23,18 @@ export interface FacilitatorOptions {
 
 export type FacilitatorFailure = {
   ok: false;
-  kind: 'refused' | 'unavailable';
+  /**
+   * refused: a verdict, nothing moved. unavailable: no verdict. pending: /settle failed but names
+   * the transaction it broadcast (`settlement_pending`, x402-foundation/x402 #3083): the transfer
+   * may still land, so the payment must never be sent for settlement again.
+   */
+  kind: 'refused' | 'unavailable' | 'pending';
   /** Facilitator's reason code (refused) or what went wrong (unavailable: 'timeout', 'http_500', 'network_error', 'bad_response'). */
   code: string;
   message: string;
   payer?: string;
+  /** The broadcast transaction of a `pending` failure. */
+  transaction?: string;
 };
 
 export type VerifyResult = { ok: true; payer: string | null } | FacilitatorFailure;
@@ -124,6 +131,18 @@ export class FacilitatorClient {
       return { ok: true, transaction: body.transaction, payer: payer ?? null, network: body.network ?? null };
     }
     if (body.success) return this.#badAnswer('/settle', raw);
+    if (body.transaction) {
+      // broadcast but not confirmed (or failed after broadcasting): the hash is the only handle on it
+      const code = body.errorReason ?? 'settlement_pending';
+      return {
+        ok: false,
+        kind: 'pending',
+        code,
+        transaction: body.transaction,
+        message: `facilitator /settle broadcast transaction ${body.transaction} but did not confirm it: ${code}${body.errorMessage ? ` (${body.errorMessage})` : ''}`,
+        ...(payer ? { payer } : {}),
+      };
+    }
     const code = body.errorReason ?? 'settlement_failed';
     return {
       ok: false,

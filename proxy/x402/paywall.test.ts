@@ -390,6 +390,42 @@ describe('paywall, SETTLEMENT=facilitator', () => {
     expect(retry.status).toBe(200);
   });
 
+  it('/settle settlement_pending, confirmed on the one retry → served with that transaction', async () => {
+    fake.settle = 'pending_once';
+    const { app, paywall, served } = facilitatorSetup();
+    const res = await get(app, '/api/v1/fx-rate', paymentFor(paywall, { version: 2 }));
+    expect(res.status).toBe(200);
+    expect(served.count).toBe(1);
+    expect(fake.loopback.requests.map((r) => r.path)).toEqual(['/verify', '/settle', '/settle']);
+    expect((await json(res)).receipt.tx_hash).toBe(`0x${'ab'.repeat(32)}`);
+  });
+
+  it('/settle settlement_pending twice → 402 settlement_pending with the hash; the payment is held, never settled again', async () => {
+    fake.settle = 'pending';
+    const { app, paywall, served } = facilitatorSetup();
+    const headers = paymentFor(paywall, { version: 2 });
+    const res = await get(app, '/api/v1/fx-rate', headers);
+    const text = await res.text();
+    const body = JSON.parse(text);
+    expect([res.status, body.reason, body.facilitator_reason]).toEqual([402, 'settlement_pending', 'settlement_pending']);
+    expect(body.error).toMatch(/broadcast transaction 0xcdcd.*Nothing was served.*will not be settled again/);
+    expect(text).not.toContain('"value":42');
+    expect(served.count).toBe(1);
+    expect(decodeHeader(res.headers.get('PAYMENT-RESPONSE'))).toMatchObject({
+      success: false,
+      transaction: `0x${'cd'.repeat(32)}`,
+      errorReason: 'settlement_pending',
+    });
+    expect(fake.loopback.requests.map((r) => r.path)).toEqual(['/verify', '/settle', '/settle']);
+    // the same payment again, even once the facilitator is healthy: refused before any facilitator call
+    fake.settle = 'ok';
+    fake.loopback.reset();
+    const retry = await get(app, '/api/v1/fx-rate', headers);
+    expect([retry.status, (await json(retry)).reason]).toEqual([402, 'nonce_used']);
+    expect(fake.loopback.requests).toHaveLength(0);
+    expect(served.count).toBe(1);
+  });
+
   it('Solana: verified and settled by the facilitator; init() puts the fee payer into the requirements', async () => {
     const { app, paywall } = facilitatorSetup();
     expect(await paywall.init()).toEqual([

@@ -36,7 +36,10 @@
  * 6. 200 → settle: local mode marks the nonce used; facilitator mode calls /settle. A refused,
  *    failed, timed-out or 5xx settlement serves NOTHING: 402 with reason settlement_failed or
  *    facilitator_unavailable, the settlement header with success:false, and the nonce released
- *    (an authorization settles at most once on chain, so retrying the same header is safe).
+ *    (an authorization settles at most once on chain, so retrying the same header is safe). A
+ *    failure naming a broadcast transaction (`settlement_pending`) is settled once more (the
+ *    facilitator reconciles by that transaction); still pending, it serves nothing either, but the
+ *    nonce is marked used and the hash is in the settlement header: never broadcast twice.
  * 7. Attach the signed receipt (body `receipt` + `X-Receipt` base64 JSON) and PAYMENT-RESPONSE
  *    (v2 payment) or X-PAYMENT-RESPONSE (v1 payment), whose `extensions["offer-receipt"]` holds the
  *    standard EIP-712 receipt (offer-receipt.ts); mark the nonce used, with the answer kept for a
@@ -207,7 +210,7 @@ export function createPaywall(options: PaywallOptions): Paywall {
     resource: ResourceInfo & { receiptResource: string },
     extensions: Record<string, unknown>,
     failure: Pick<Rejection, 'reason' | 'message' | 'payer' | 'facilitatorReason'>,
-    settled?: { payment: DecodedPayment; offer: PaymentOffer; payer: string },
+    settled?: { payment: DecodedPayment; offer: PaymentOffer; payer: string; transaction?: string },
     status: 400 | 402 = 402,
   ): Promise<EndpointAnswer> {
     const body = paymentRequiredV1Body(offered, failure.reason, failure.message, {
@@ -222,7 +225,7 @@ export function createPaywall(options: PaywallOptions): Paywall {
     if (settled) {
       const h = settlementHeader(settled.payment.version, settled.offer.network, {
         success: false,
-        transaction: '',
+        transaction: settled.transaction ?? '',
         payer: settled.payer,
         errorReason: failure.reason,
         errorMessage: failure.message,
@@ -438,7 +441,35 @@ export function createPaywall(options: PaywallOptions): Paywall {
     try {
       if (facilitator) {
         const requirements = payment.version === 1 ? offer.v1 : offer.v2;
-        const settled = await facilitator.settle(payment.version, payment.raw, requirements);
+        let settled = await facilitator.settle(payment.version, payment.raw, requirements);
+        if (!settled.ok && settled.kind === 'pending') {
+          // Broadcast but not confirmed: ask once more, as the reference's resource server does
+          // (x402-foundation/x402 #3214); the facilitator reconciles by the transaction it holds
+          // for this payload instead of broadcasting again.
+          const first = settled;
+          settled = await facilitator.settle(payment.version, payment.raw, requirements);
+          if (!settled.ok && settled.kind !== 'refused') settled = { ...first, transaction: settled.transaction ?? first.transaction };
+        }
+        if (!settled.ok && settled.kind === 'pending') {
+          // The transfer may still land: the payment is held as used (never released, never sent
+          // for settlement again) and the hash goes to the payer and the log for reconciliation.
+          await store.markUsed(key, expiresAt);
+          console.error(`x402: settlement pending for payment ${short(key.nonce)}: transaction ${settled.transaction} (${settled.code})`);
+          return challenge(
+            offered,
+            resource,
+            extensions,
+            {
+              reason: 'settlement_pending',
+              message:
+                `${settled.message}. Nothing was served. The transfer may still confirm: this payment is held and will not be settled again ` +
+                '(a second broadcast could charge twice); keep the transaction hash from the settlement header to reconcile it',
+              facilitatorReason: settled.code,
+              ...(payer ? { payer } : {}),
+            },
+            { payment, offer, payer: payer ?? settled.payer ?? '', transaction: settled.transaction ?? '' },
+          );
+        }
         if (!settled.ok) {
           await store.release(key);
           const message =

@@ -51,6 +51,11 @@ export type RejectionReason =
   | 'facilitator_rejected'
   /** The facilitator answered /settle with success:false. */
   | 'settlement_failed'
+  /**
+   * /settle failed twice naming a broadcast transaction (in the settlement header): it may still
+   * land, so the payment is held as used and never sent for settlement again.
+   */
+  | 'settlement_pending'
   /** The facilitator could not be reached, timed out, or answered something that is not a verdict. */
   | 'facilitator_unavailable';
 

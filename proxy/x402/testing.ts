@@ -182,7 +182,11 @@ export async function serveOnLoopback(app: Hono): Promise<ServedApp> {
   };
 }
 
-export type FacilitatorBehaviour = 'ok' | 'refuse' | 'timeout' | 'http500' | 'not_json';
+/**
+ * pending: /settle says `settlement_pending` with a transaction hash every time; pending_once: the
+ * first /settle after it is set says so, the next ones succeed (a broadcast confirmed on the retry).
+ */
+export type FacilitatorBehaviour = 'ok' | 'refuse' | 'timeout' | 'http500' | 'not_json' | 'pending' | 'pending_once';
 
 export interface FakeFacilitator {
   url: string;
@@ -206,10 +210,17 @@ export async function fakeFacilitator(options: { feePayer?: string } = {}): Prom
     const b = req.body as { paymentRequirements?: { network?: string } };
     return b?.paymentRequirements?.network ?? '';
   };
-  const answer = (behaviour: FacilitatorBehaviour, good: Reply, refused: Reply): Reply => {
+  let pendingAnswered = false;
+  const answer = (behaviour: FacilitatorBehaviour, good: Reply, refused: Reply, pending: Reply = refused): Reply => {
     switch (behaviour) {
       case 'ok':
         return good;
+      case 'pending':
+        return pending;
+      case 'pending_once':
+        if (pendingAnswered) return good;
+        pendingAnswered = true;
+        return pending;
       case 'refuse':
         return refused;
       case 'timeout':
@@ -244,6 +255,16 @@ export async function fakeFacilitator(options: { feePayer?: string } = {}): Prom
               errorReason: 'invalid_exact_evm_transaction_failed',
               errorMessage: 'execution reverted',
               transaction: '',
+              network: networkOf(req),
+              payer: payerOf(req),
+            },
+          },
+          {
+            json: {
+              success: false,
+              errorReason: 'settlement_pending',
+              errorMessage: 'transaction broadcast, receipt not seen within 10 s',
+              transaction: `0x${'cd'.repeat(32)}`,
               network: networkOf(req),
               payer: payerOf(req),
             },
@@ -284,6 +305,7 @@ export async function fakeFacilitator(options: { feePayer?: string } = {}): Prom
     },
     set settle(v) {
       state.settle = v;
+      pendingAnswered = false;
     },
     get timeoutDelayMs() {
       return state.timeoutDelayMs;
