@@ -86,9 +86,16 @@ describe('FacilitatorClient edge answers', () => {
       {
         method: 'POST',
         path: '/pending/settle',
-        reply: { status: 500, json: { success: false, errorReason: 'settlement_pending', transaction: `0x${'cd'.repeat(32)}`, payer: '0xdef' } },
+        reply: {
+          status: 500,
+          json: { success: false, errorReason: 'settlement_pending', transaction: `0x${'cd'.repeat(32)}`, payer: '0xdef' },
+        },
       },
-      { method: 'POST', path: '/hashfail/settle', reply: { json: { success: false, errorReason: 'receipt_timeout', transaction: '0x12' } } },
+      {
+        method: 'POST',
+        path: '/hashfail/settle',
+        reply: { json: { success: false, errorReason: 'receipt_timeout', transaction: '0x12' } },
+      },
     ]);
   });
   afterAll(() => lb.close());
