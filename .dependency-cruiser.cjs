@@ -6,6 +6,9 @@
  *   classifier/      the wash classifier's SQL: the pipeline runs it over every payment, the
  *                    proxy's wash check over one address's published payments (one implementation)
  *   sources/         the raw tables and their contract; demo world, live adapters, file import
+ *   payments/        x402: a scheme per network kind (requirements, verify, describe), settlement,
+ *                    the paywall, nonce stores, receipts; the payer (client/) apart; above lib/ and
+ *                    catalog/ only, so the proxy, the scripts and the benchmarks share it
  *   snapshots/       the published files: writer, manifest, the verified reader
  *   pipelines/       the runner and the per-service steps
  *   site/, proxy/    what serves the snapshots
@@ -15,7 +18,7 @@
  * wire what it tests (a proxy test runs the pipeline to have a snapshot to serve). Cycles are
  * forbidden everywhere.
  *
- * Show the violations: npx depcruise --config .dependency-cruiser.cjs catalog classifier lib sources snapshots pipelines site proxy bench scripts
+ * Show the violations: npm run layers
  */
 const TEST = '\\.test\\.ts$';
 /** testing/ folders and testing.ts modules: helpers for tests and benchmarks. */
@@ -36,35 +39,49 @@ module.exports = {
       severity: 'error',
       comment: 'lib/ imports nothing of ours but lib/.',
       from: { path: '^lib/', pathNot: TEST },
-      to: { path: '^(catalog|classifier|sources|snapshots|pipelines|site|proxy|bench|scripts)/' },
+      to: { path: '^(catalog|classifier|payments|sources|snapshots|pipelines|site|proxy|bench|scripts)/' },
     },
     {
       name: 'catalog-above-lib-only',
       severity: 'error',
       comment: 'catalog/ imports only lib/ and catalog/.',
       from: { path: '^catalog/', pathNot: TEST },
-      to: { path: '^(classifier|sources|snapshots|pipelines|site|proxy|bench|scripts)/' },
+      to: { path: '^(classifier|payments|sources|snapshots|pipelines|site|proxy|bench|scripts)/' },
     },
     {
       name: 'classifier-above-catalog-only',
       severity: 'error',
       comment: 'classifier/ builds SQL over tables its caller names; it imports only lib/, catalog/ and classifier/.',
       from: { path: '^classifier/', pathNot: TEST },
-      to: { path: '^(sources|snapshots|pipelines|site|proxy|bench|scripts)/' },
+      to: { path: '^(payments|sources|snapshots|pipelines|site|proxy|bench|scripts)/' },
+    },
+    {
+      name: 'payments-above-catalog-only',
+      severity: 'error',
+      comment: 'payments/ imports only lib/, catalog/ and payments/: the proxy, MCP, the scripts and the benchmarks use it, never the other way round.',
+      from: { path: '^payments/', pathNot: TEST },
+      to: { path: '^(classifier|sources|snapshots|pipelines|site|proxy|bench|scripts)/' },
+    },
+    {
+      name: 'payments-server-not-client',
+      severity: 'error',
+      comment: 'The payer (payments/client/) signs payments; the server side never imports it (tests and testing/ helpers may, to pay).',
+      from: { path: '^payments/', pathNot: `(${TEST}|${TESTING}|^payments/client/)` },
+      to: { path: '^payments/client/' },
     },
     {
       name: 'snapshots-below-pipelines',
       severity: 'error',
       comment: 'snapshots/ imports only lib/, catalog/ and snapshots/: the pipelines write through it, the site and proxy read through it.',
       from: { path: '^snapshots/', pathNot: TEST },
-      to: { path: '^(classifier|sources|pipelines|site|proxy|bench|scripts)/' },
+      to: { path: '^(classifier|payments|sources|pipelines|site|proxy|bench|scripts)/' },
     },
     {
       name: 'sources-below-pipelines',
       severity: 'error',
       comment: 'sources/ fills the raw tables (sources/contract.ts); the pipelines call it, never the other way round.',
       from: { path: '^sources/', pathNot: TEST },
-      to: { path: '^(classifier|snapshots|pipelines|site|proxy|bench|scripts)/' },
+      to: { path: '^(classifier|payments|snapshots|pipelines|site|proxy|bench|scripts)/' },
     },
     {
       name: 'steps-read-raw-tables',
@@ -94,7 +111,7 @@ module.exports = {
       severity: 'error',
       comment: 'site/ builds from the published snapshots; it never reads the warehouse, runs pipeline code or imports the proxy.',
       from: { path: '^site/', pathNot: TEST },
-      to: { path: '^(classifier|sources|pipelines|proxy|bench|scripts)/' },
+      to: { path: '^(classifier|payments|sources|pipelines|proxy|bench|scripts)/' },
     },
     {
       name: 'site-through-the-reader',

@@ -42,9 +42,9 @@ import { parseHTML } from 'linkedom';
 import { findEndpoint } from '../catalog/index.ts';
 import type { EndpointDecl, ServiceName } from '../catalog/types.ts';
 import { loadSettings } from '../lib/config.ts';
-import { freshPaymentHeader } from '../proxy/x402/bench-support.ts';
-import { SETTLEMENT_BUFFER_SECONDS } from '../proxy/x402/eip3009.ts';
-import { payToTable, type PayToTable } from '../proxy/x402/networks.ts';
+import { freshPaymentHeader } from '../payments/testing/bench-support.ts';
+import { SETTLEMENT_BUFFER_SECONDS } from '../payments/eip3009.ts';
+import { payToTable, type PayToTable } from '../payments/networks.ts';
 import { loadVersion } from '../snapshots/reader.ts';
 import { formatTable, RESULTS_FILE, type RowInput, recordRun } from './table.ts';
 

@@ -1,11 +1,11 @@
 /**
  * The settlement networks and their stablecoins, declared once, and which of them each service
  * offers. The catalog's documents name them from here; the proxy builds payment requirements and
- * checks signatures against the same entries (proxy/x402/networks.ts adds the arithmetic).
+ * checks signatures against the same entries (payments/networks.ts adds the arithmetic).
  *
  * Nothing about a token is taken from a client: the EIP-712 domain of each USDC contract (name,
  * version, chainId, verifyingContract) is pinned here, and its domain separator is checked against
- * the on-chain DOMAIN_SEPARATOR() values in proxy/x402/networks.test.ts. The contracts are the
+ * the on-chain DOMAIN_SEPARATOR() values in payments/networks.test.ts. The contracts are the
  * ones the x402 reference implementation (`@x402/evm`) lists; RLUSD is Ripple's mainnet issue.
  */
 import type { ServiceName } from './types.ts';

@@ -34,7 +34,7 @@ export interface Settings {
   /**
    * x402 pay-to addresses (PAY_TO_EVM, PAY_TO_SOLANA, PAY_TO_XRPL); null = not configured. With
    * SETTLEMENT=local an unconfigured network is offered with the demo address from
-   * proxy/x402/networks.ts (marked as such); with SETTLEMENT=facilitator it is not offered at all.
+   * payments/networks.ts (marked as such); with SETTLEMENT=facilitator it is not offered at all.
    */
   payTo: { evm: string | null; solana: string | null; xrpl: string | null };
   /** RECEIPT_SIGNING_KEY (hex secp256k1 private key); null = generate one once and keep it in keysDir. */

@@ -1,7 +1,7 @@
 /**
  * The layering rules of .dependency-cruiser.cjs, checked over the tree: imports flow downhill and
  * nothing imports in a cycle. Show the same list from a shell with
- *   npx depcruise --config .dependency-cruiser.cjs catalog classifier lib sources snapshots pipelines site proxy bench scripts
+ *   npm run layers
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
-const LAYERS = ['catalog', 'classifier', 'lib', 'sources', 'snapshots', 'pipelines', 'site', 'proxy', 'bench', 'scripts'];
+const LAYERS = ['catalog', 'classifier', 'lib', 'payments', 'sources', 'snapshots', 'pipelines', 'site', 'proxy', 'bench', 'scripts'];
 
 /** One line per violation: rule, then the import (or the whole cycle). */
 async function violations(dirs: string[], options: ICruiseOptions, tsConfig: object = {}): Promise<string[]> {
@@ -35,7 +35,7 @@ describe('layers', () => {
     expect(await violations(LAYERS, { ...options, baseDir: ROOT }, extractTSConfig(join(ROOT, 'tsconfig.json')))).toEqual([]);
   });
 
-  it('the rules bite: an uphill import, a type-only cycle, a bypassed reader and a testing helper in production are reported; a test may reach up', async () => {
+  it('the rules bite: an uphill import, a type-only cycle, a bypassed reader, a testing helper in production, payments importing the proxy or its server the payer are reported; a test may reach up', async () => {
     const root = mkdtempSync(join(tmpdir(), 'layers-'));
     temps.push(root);
     const files: Record<string, string> = {
@@ -50,17 +50,27 @@ describe('layers', () => {
       'snapshots/writer.ts': `export const publish = 1;\n`,
       'snapshots/reader.ts': `export const load = 1;\n`,
       'site/page.ts': `import { publish } from '../snapshots/writer.ts';\nimport { load } from '../snapshots/reader.ts';\nexport const page = [publish, load];\n`,
+      // payments/ sits above lib/ and catalog/ only, and its server side never imports the payer
+      'proxy/endpoint.ts': `export interface Answer { status: number }\n`,
+      'payments/paywall.ts': `import type { Answer } from '../proxy/endpoint.ts';\nimport { pay } from './client/payer.ts';\nexport type A = Answer;\nexport const p = pay;\n`,
+      'payments/client/payer.ts': `export const pay = 1;\n`,
+      'payments/paywall.test.ts': `import { pay } from './client/payer.ts';\nimport type { Answer } from '../proxy/endpoint.ts';\nexport type A = Answer;\nexport const p = pay;\n`,
     };
     for (const [path, text] of Object.entries(files)) {
       mkdirSync(dirname(join(root, path)), { recursive: true });
       writeFileSync(join(root, path), text);
     }
     const options = await extractDepcruiseOptions(CONFIG);
-    const found = await violations(['lib', 'pipelines', 'sources', 'snapshots', 'site'], { ...options, baseDir: root });
+    const found = await violations(['lib', 'payments', 'pipelines', 'proxy', 'sources', 'snapshots', 'site'], {
+      ...options,
+      baseDir: root,
+    });
     expect(found).toEqual([
       'lib-is-the-bottom: lib/clock.ts → pipelines/runner.ts',
       'no-cycles: sources/a.ts → sources/b.ts → sources/a.ts',
       'no-test-code-in-production: sources/c.ts → sources/testing/fake.ts',
+      'payments-above-catalog-only: payments/paywall.ts → proxy/endpoint.ts',
+      'payments-server-not-client: payments/paywall.ts → payments/client/payer.ts',
       'site-through-the-reader: site/page.ts → snapshots/writer.ts',
     ]);
   });

@@ -5,8 +5,8 @@ import { successBodyJsonSchema } from '../catalog/openapi.ts';
 import type { EndpointDecl, ServiceName } from '../catalog/types.ts';
 import { sharedDemoSnapshots } from '../pipelines/testing/shared-demo.ts';
 import { demoApps, type DemoApps } from './testing/demo-apps.ts';
-import { withoutDescriptions } from './x402/bazaar.ts';
-import { decodeHeader, type LooseJson } from './x402/testing.ts';
+import { withoutDescriptions } from '../payments/bazaar.ts';
+import { decodeHeader, type LooseJson } from '../payments/testing/paywall.ts';
 
 const NOW = '2026-11-20T09:00:30Z';
 const ORIGIN = 'http://127.0.0.1:9';

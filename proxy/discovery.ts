@@ -7,8 +7,8 @@
 import { endpointsOf, mcpTools, SERVICE_INFO, xrplPath } from '../catalog/index.ts';
 import { jsonSchemaOf } from '../catalog/openapi.ts';
 import type { EndpointDecl, ServiceName } from '../catalog/types.ts';
-import { bazaarFor, bazaarServiceMetadata } from './x402/bazaar.ts';
-import type { ReceiptSignerInfo } from './x402/receipts.ts';
+import { bazaarFor, bazaarServiceMetadata } from '../payments/bazaar.ts';
+import type { ReceiptSignerInfo } from '../payments/receipts.ts';
 
 export interface DiscoveryContext {
   service: ServiceName;

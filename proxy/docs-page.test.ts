@@ -21,8 +21,8 @@ import { type LoadedSnapshot, SnapshotReader } from '../snapshots/reader.ts';
 import { closeSnapshotDuck } from './data/duck.ts';
 import { operationAnchor } from './docs-page.ts';
 import { createServiceApp } from './serve.ts';
-import { ReceiptSigner } from './x402/receipts.ts';
-import { decodeHeader, testPaymentParts } from './x402/testing.ts';
+import { ReceiptSigner } from '../payments/receipts.ts';
+import { decodeHeader, testPaymentParts } from '../payments/testing/paywall.ts';
 
 const NOW = new Date('2026-11-20T09:00:30Z');
 const ORIGIN = 'http://127.0.0.1:9';

@@ -11,6 +11,7 @@ import { SETTLEMENT_NETWORKS } from '../catalog/networks.ts';
 import { type JsonObject, type JsonValue, type OpenApiDocument, openApiDocument } from '../catalog/openapi.ts';
 import type { EndpointDecl, ServiceName } from '../catalog/types.ts';
 import type { LoadedSnapshot } from '../snapshots/reader.ts';
+import { schemeFor } from '../payments/schemes/index.ts';
 import { llmsTxt } from './discovery.ts';
 import { escapeHtml, freshnessHtml, markdownHtml, markdownInline, pageHtml, plainText } from './html-page.ts';
 import { freshnessOf, type ProductState, productState } from './product-status.ts';
@@ -473,13 +474,13 @@ function payCommand(ctx: DocsPageContext, document: OpenApiDocument): string {
   return `${command} --method ${endpoint.method} --data '${body}'`;
 }
 
-/** The environment variable `npm run pay` reads the payer's key from, per kind of network. */
-const PAYER_KEY_VARIABLE = { evm: 'PAYER_PRIVATE_KEY', solana: 'SOLANA_PAYER_KEY', xrpl: 'XRPL_PAYER_SEED' } as const;
-
 function howToPayHtml(ctx: DocsPageContext, document: OpenApiDocument): string {
   // only the networks this service accepts, and only their keys (analytics: base and solana)
   const networks = SERVICE_INFO[ctx.service].networks;
-  const variables = [...new Set(networks.map((n) => PAYER_KEY_VARIABLE[n.settlement.kind]))].map((v) => `<code>${v}</code>`);
+  // the variable `npm run pay` reads the payer's key from, per network's scheme
+  const variables = [...new Set(networks.map((n) => schemeFor(n.settlement).describe(n.settlement).payerKeyVariable))].map(
+    (v) => `<code>${v}</code>`,
+  );
   const xrpl = networks.some((n) => n.settlement.kind === 'xrpl');
   const payerKeys = variables.length > 1 ? `${variables.slice(0, -1).join(', ')} or ${variables.at(-1)}` : (variables[0] ?? '');
   return (
@@ -521,10 +522,8 @@ fetch(url,init).then(function(r){return r.text().then(function(text){out.textCon
 function networksJson(): string {
   const table: Record<string, { name: string; asset: string; decimals: number | null }> = {};
   for (const n of SETTLEMENT_NETWORKS) {
-    table[n.caip2] =
-      n.kind === 'xrpl'
-        ? { name: n.name, asset: n.rlusd.symbol, decimals: null }
-        : { name: n.name, asset: n.usdc.symbol, decimals: n.usdc.decimals };
+    const { asset, decimals } = schemeFor(n).describe(n);
+    table[n.caip2] = { name: n.name, asset, decimals };
   }
   // inside <script type="application/json">: '<' escaped so no value can close the element
   return JSON.stringify(table).replace(/</g, '\\u003c');

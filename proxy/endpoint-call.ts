@@ -21,9 +21,9 @@ import { healthDocument, type StoreHealth } from './health.ts';
 import { freeTierMemoryLimit, rateLimitedBody, rateLimitHeaders, type RateLimitStore } from './rate-limit.ts';
 import { etagMatches, ResponseCache, serialize, type CachedBody } from './response-cache.ts';
 import { rootDocument } from './root-document.ts';
-import { parseRequest, type ParsedRequest, type RawRequest } from './validation.ts';
-import { payToByNetworkName, type PayToTable } from './x402/networks.ts';
-import type { ReceiptSignerInfo } from './x402/receipts.ts';
+import { parseRequest, type ParsedRequest, type RawRequest } from '../catalog/request.ts';
+import type { GateAnswer, PaymentGate } from '../payments/gate.ts';
+import { payToByNetworkName } from '../payments/networks.ts';
 
 /** One call of an endpoint. */
 export interface EndpointRequest {
@@ -50,38 +50,8 @@ export interface EndpointRequest {
 }
 
 /** What to send back. */
-export interface EndpointAnswer {
-  status: number;
-  headers: Record<string, string>;
-  /** The body, serialized and ready to send; null for a 304. */
-  body: string | null;
-  /**
-   * The same before serialization, when the answer was built from a value (a paid 200 with its
-   * `receipt`, an error object); absent for text served from the response cache. For MCP.
-   */
-  json?: unknown;
-}
-
-/** The x402 paywall as an endpoint call uses it (proxy/x402/paywall.ts). */
-export interface PaymentGate {
-  /** The receipt signer, published in /.well-known/x402. */
-  readonly signer: ReceiptSignerInfo;
-  readonly payTo: PayToTable;
-  /**
-   * Asks for, verifies, reserves, settles and receipts the payment of one request around
-   * `serve`, which is called only after the payment verified and its nonce was reserved.
-   */
-  /**
-   * `input` (the validated parameters) names the endpoint canonically in the receipt and the 402,
-   * and tells a payment-identifier retry whether it asks for the same thing. `via` tells which
-   * resource a payment may name (an MCP tool's 402 names the tool).
-   */
-  handle(
-    request: Pick<EndpointRequest, 'endpoint' | 'xrpl' | 'url' | 'header'> & Partial<Pick<EndpointRequest, 'via'>>,
-    serve: () => Promise<DataResult>,
-    input?: ParsedRequest,
-  ): Promise<EndpointAnswer>;
-}
+/** An answer ready to send (payments/gate.ts). */
+export type EndpointAnswer = GateAnswer;
 
 export interface EndpointCallOptions {
   service: ServiceName;

@@ -12,7 +12,7 @@ import { sharedDemoSnapshots } from '../pipelines/testing/shared-demo.ts';
 import { listVersions, publicReason, SnapshotReader } from '../snapshots/reader.ts';
 import type { HealthDocument } from './health.ts';
 import { createServiceApp } from './serve.ts';
-import { testPaymentParts } from './x402/testing.ts';
+import { testPaymentParts } from '../payments/testing/paywall.ts';
 
 const NOW = '2026-11-20T09:00:30Z';
 let root: string;

@@ -16,11 +16,11 @@ import { loadSettings, type Settings } from '../lib/config.ts';
 import { sharedDemoSnapshots } from '../pipelines/testing/shared-demo.ts';
 import { SnapshotReader } from '../snapshots/reader.ts';
 import { createServiceApp } from './serve.ts';
-import { freshPaymentHeader } from './x402/bench-support.ts';
-import { FacilitatorClient } from './x402/facilitator.ts';
-import { payToTable } from './x402/networks.ts';
-import { ReceiptSigner, verifyReceipt } from './x402/receipts.ts';
-import { fakeFacilitator, type LooseJson, type ServedApp, serveOnLoopback, testPaymentParts } from './x402/testing.ts';
+import { freshPaymentHeader } from '../payments/testing/bench-support.ts';
+import { FacilitatorClient } from '../payments/facilitator.ts';
+import { payToTable } from '../payments/networks.ts';
+import { ReceiptSigner, verifyReceipt } from '../payments/receipts.ts';
+import { fakeFacilitator, type LooseJson, type ServedApp, serveOnLoopback, testPaymentParts } from '../payments/testing/paywall.ts';
 
 const NOW = '2026-11-20T09:00:30Z';
 const nowSeconds = Math.floor(new Date(NOW).getTime() / 1000);

@@ -18,10 +18,10 @@ import { type McpToolDecl, mcpTools } from '../catalog/index.ts';
 import { jsonSchemaOf, successBodyJsonSchema, successBodySchema } from '../catalog/openapi.ts';
 import { PaymentRequiredV2 } from '../catalog/schemas.ts';
 import type { EndpointDecl, ServiceName } from '../catalog/types.ts';
-import { bazaarForTool } from './x402/bazaar.ts';
+import { bazaarForTool } from '../payments/bazaar.ts';
 import { CORS_EXPOSE } from './cors.ts';
 import type { EndpointAnswer, EndpointCall } from './endpoint-call.ts';
-import type { RawRequest } from './validation.ts';
+import type { RawRequest } from '../catalog/request.ts';
 
 export interface McpOptions {
   service: ServiceName;

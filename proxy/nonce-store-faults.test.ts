@@ -25,8 +25,8 @@ import type { Settings } from '../lib/config.ts';
 import { servedUrl, startScript, type RunningScript } from '../lib/testing/script.ts';
 import type { HealthDocument } from './health.ts';
 import { mountExt4Image, mountSmallFs, type SmallFs } from './testing/small-fs.ts';
-import { freshPaymentHeader } from './x402/bench-support.ts';
-import { payToTable } from './x402/networks.ts';
+import { freshPaymentHeader } from '../payments/testing/bench-support.ts';
+import { payToTable } from '../payments/networks.ts';
 
 const PAID_PATH = '/api/v1/kimchi-premium?symbol=ETH';
 const FREE_PATH = '/api/v1/symbols';

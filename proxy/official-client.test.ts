@@ -17,7 +17,7 @@ import type { Settings } from '../lib/config.ts';
 import { sharedDemoSnapshots } from '../pipelines/testing/shared-demo.ts';
 import { SnapshotReader } from '../snapshots/reader.ts';
 import { createServiceApp, processParts } from './serve.ts';
-import { verifyReceipt } from './x402/receipts.ts';
+import { verifyReceipt } from '../payments/receipts.ts';
 
 const account = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d');
 

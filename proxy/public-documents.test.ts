@@ -15,8 +15,8 @@ import { readLatestPointer, SnapshotReader } from '../snapshots/reader.ts';
 import { sharedDemoSnapshots } from '../pipelines/testing/shared-demo.ts';
 import { createServiceApp } from './serve.ts';
 import { demoApps, type DemoApps } from './testing/demo-apps.ts';
-import { ReceiptSigner } from './x402/receipts.ts';
-import { testPaymentParts, type LooseJson } from './x402/testing.ts';
+import { ReceiptSigner } from '../payments/receipts.ts';
+import { testPaymentParts, type LooseJson } from '../payments/testing/paywall.ts';
 
 const NOW = '2026-11-20T09:00:30Z';
 const ORIGIN = 'http://127.0.0.1:9';

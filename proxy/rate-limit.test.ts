@@ -7,7 +7,7 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryRateLimit, rateLimitedBody, rateLimitHeaders, redisRateLimit } from './rate-limit.ts';
 import { redisInstalled, startRedis, type TestRedis } from './testing/redis.ts';
-import { redisClient, whenReady } from './x402/nonce-store-redis.ts';
+import { redisClient, whenReady } from '../payments/nonce-store-redis.ts';
 
 describe('memory rate limit', () => {
   it('allows N per window per key, then refuses with Retry-After; other keys are counted apart', async () => {

@@ -18,8 +18,8 @@ import { findEndpoint } from '../catalog/index.ts';
 import type { Settings } from '../lib/config.ts';
 import { servedUrl, startScript, type RunningScript } from '../lib/testing/script.ts';
 import { redisInstalled, startRedis, type RedisOptions, type TestRedis } from './testing/redis.ts';
-import { freshPaymentHeader } from './x402/bench-support.ts';
-import { payToTable } from './x402/networks.ts';
+import { freshPaymentHeader } from '../payments/testing/bench-support.ts';
+import { payToTable } from '../payments/networks.ts';
 
 const PAID_PATH = '/api/v1/kimchi-premium?symbol=ETH';
 let root: string;

@@ -14,10 +14,10 @@ import { handlersFor } from './data/index.ts';
 import type { RateLimitStore } from './rate-limit.ts';
 import { serviceApp } from './service-app.ts';
 import { buildStores, type Stores } from './stores.ts';
-import { sharedCrypto } from './x402/crypto-pool.ts';
-import { FacilitatorClient } from './x402/facilitator.ts';
-import { createPaywall, type PaymentParts } from './x402/paywall.ts';
-import { ReceiptSigner } from './x402/receipts.ts';
+import { sharedCrypto } from '../payments/crypto-pool.ts';
+import { FacilitatorClient } from '../payments/facilitator.ts';
+import { createPaywall, type PaymentParts } from '../payments/paywall.ts';
+import { ReceiptSigner } from '../payments/receipts.ts';
 
 /** What the services of one process share, built once (processParts) and handed to each app. */
 export interface ProcessParts extends PaymentParts {

@@ -16,12 +16,12 @@ import { loadSettings, type Settings } from '../lib/config.ts';
 import { sharedDemoSnapshots } from '../pipelines/testing/shared-demo.ts';
 import { SnapshotReader } from '../snapshots/reader.ts';
 import { createServiceApp, type ProcessParts } from './serve.ts';
-import { freshPaymentHeader } from './x402/bench-support.ts';
-import { payToTable } from './x402/networks.ts';
-import { FacilitatorClient } from './x402/facilitator.ts';
-import { fakeFacilitator, testPaymentParts } from './x402/testing.ts';
-import { xrplPayment } from './x402/testing/chains.ts';
-import { ReceiptSigner, verifyReceipt } from './x402/receipts.ts';
+import { freshPaymentHeader } from '../payments/testing/bench-support.ts';
+import { payToTable } from '../payments/networks.ts';
+import { FacilitatorClient } from '../payments/facilitator.ts';
+import { fakeFacilitator, testPaymentParts } from '../payments/testing/paywall.ts';
+import { xrplPayment } from '../payments/testing/chains.ts';
+import { ReceiptSigner, verifyReceipt } from '../payments/receipts.ts';
 
 const NOW = '2026-11-20T09:00:30Z';
 let settings: Settings;

@@ -24,7 +24,7 @@ import { clientIp } from './rate-limit.ts';
 import { rootDocument } from './root-document.ts';
 import { mountSite, type MountedSite } from './site.ts';
 import { trailingSlashRedirect } from './trailing-slash.ts';
-import { firstQueryValues, type RawRequest } from './validation.ts';
+import { firstQueryValues, type RawRequest } from '../catalog/request.ts';
 
 export interface ServiceAppOptions extends EndpointCallOptions {
   /**

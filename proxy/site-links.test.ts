@@ -15,8 +15,8 @@ import { siteBuildDir, siteDownloadDir } from '../lib/site-paths.ts';
 import { SnapshotReader } from '../snapshots/reader.ts';
 import { SnapshotWriter } from '../snapshots/writer.ts';
 import { createServiceApp, processParts } from './serve.ts';
-import { ReceiptSigner } from './x402/receipts.ts';
-import { serveOnLoopback, type ServedApp } from './x402/testing.ts';
+import { ReceiptSigner } from '../payments/receipts.ts';
+import { serveOnLoopback, type ServedApp } from '../payments/testing/paywall.ts';
 
 let root: string;
 let settings: Settings;

@@ -15,7 +15,7 @@ import { LineProgress } from '../pipelines/progress.ts';
 import { copyOfSharedDemo } from '../pipelines/testing/shared-demo.ts';
 import { readLatestPointer, SnapshotReader } from '../snapshots/reader.ts';
 import { createServiceApp, processParts } from './serve.ts';
-import { serveOnLoopback, type ServedApp } from './x402/testing.ts';
+import { serveOnLoopback, type ServedApp } from '../payments/testing/paywall.ts';
 
 const quiet = { progress: new LineProgress(() => {}), out: () => {} };
 let root: string;

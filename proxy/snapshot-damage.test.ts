@@ -25,9 +25,9 @@ import { listVersions, readLatestPointer, SnapshotReader } from '../snapshots/re
 import type { HealthDocument } from './health.ts';
 import { queryRows } from './data/duck.ts';
 import { createServiceApp } from './serve.ts';
-import { freshPaymentHeader } from './x402/bench-support.ts';
-import { payToTable } from './x402/networks.ts';
-import { testPaymentParts, type LooseJson } from './x402/testing.ts';
+import { freshPaymentHeader } from '../payments/testing/bench-support.ts';
+import { payToTable } from '../payments/networks.ts';
+import { testPaymentParts, type LooseJson } from '../payments/testing/paywall.ts';
 
 const NOW = '2026-11-20T10:00:30Z';
 const nowSeconds = Math.floor(new Date(NOW).getTime() / 1000);

@@ -28,7 +28,7 @@ import { MAX_MANIFEST_BYTES, MAX_POINTER_BYTES, MAX_TEXT_CHARS } from '../snapsh
 import { readLatestPointer, SnapshotReader } from '../snapshots/reader.ts';
 import type { HealthDocument } from './health.ts';
 import { createServiceApp } from './serve.ts';
-import { testPaymentParts } from './x402/testing.ts';
+import { testPaymentParts } from '../payments/testing/paywall.ts';
 
 const quiet = { progress: new LineProgress(() => {}), out: () => {} };
 const NOW = '2026-11-20T09:00:30Z';

@@ -23,10 +23,10 @@ import { SnapshotReader } from '../snapshots/reader.ts';
 import type { HealthDocument } from './health.ts';
 import { createServiceApp, processParts, type ProcessParts } from './serve.ts';
 import { redisInstalled, startRedis, type TestRedis } from './testing/redis.ts';
-import { freshPaymentHeader } from './x402/bench-support.ts';
-import { payToTable } from './x402/networks.ts';
-import { paymentIdentifierDeclaration } from './x402/payment-identifier.ts';
-import { serveOnLoopback, testPaymentParts, type ServedApp } from './x402/testing.ts';
+import { freshPaymentHeader } from '../payments/testing/bench-support.ts';
+import { payToTable } from '../payments/networks.ts';
+import { paymentIdentifierDeclaration } from '../payments/payment-identifier.ts';
+import { serveOnLoopback, testPaymentParts, type ServedApp } from '../payments/testing/paywall.ts';
 
 const NOW = '2026-11-20T09:00:30Z';
 const now = () => new Date(NOW);

@@ -19,9 +19,9 @@ import type { Redis } from 'ioredis';
 import type { Settings } from '../lib/config.ts';
 import type { StoreHealth } from './health.ts';
 import { FREE_TIER, freeTierMemoryLimit, memoryRateLimit, redisRateLimit, type RateLimitStore } from './rate-limit.ts';
-import { LmdbNonceStore } from './x402/nonce-store-lmdb.ts';
-import { persistenceRefusal, redisClient, RedisNonceStore, whenReady } from './x402/nonce-store-redis.ts';
-import { MemoryNonceStore, type NonceStore } from './x402/nonce-store.ts';
+import { LmdbNonceStore } from '../payments/nonce-store-lmdb.ts';
+import { persistenceRefusal, redisClient, RedisNonceStore, whenReady } from '../payments/nonce-store-redis.ts';
+import { MemoryNonceStore, type NonceStore } from '../payments/nonce-store.ts';
 
 export interface Stores {
   nonceStore: NonceStore;

@@ -4,9 +4,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Paywall } from '../proxy/x402/paywall.ts';
-import { canonicalDecimal } from '../proxy/x402/networks.ts';
-import { endpoint, localPaywall, MERCHANT, PAYER, PAYER_KEY_HEX, paidApp, serveOnLoopback, type ServedApp } from '../proxy/x402/testing.ts';
+import type { Paywall } from '../payments/paywall.ts';
+import { canonicalDecimal } from '../payments/networks.ts';
+import {
+  endpoint,
+  localPaywall,
+  MERCHANT,
+  PAYER,
+  PAYER_KEY_HEX,
+  paidApp,
+  serveOnLoopback,
+  type ServedApp,
+} from '../payments/testing/paywall.ts';
 
 const priceOf = (id: string) => canonicalDecimal(endpoint('korea', id).priceUsd!);
 import {
@@ -17,8 +26,8 @@ import {
   SOLANA_PAYER_SECRET,
   XRPL_PAYER_SEED,
   XRPL_PAYER_WALLET,
-} from '../proxy/x402/testing/chains.ts';
-import { DEMO_PAY_TO } from '../proxy/x402/networks.ts';
+} from '../payments/testing/chains.ts';
+import { DEMO_PAY_TO } from '../payments/networks.ts';
 import { pay, type PayIo } from './pay.ts';
 import { verifyReceiptCli } from './verify-receipt.ts';
 

@@ -29,8 +29,8 @@ import { hexToBytes } from '@noble/hashes/utils.js';
 import { createKeyPairSignerFromBytes, getBase58Encoder, type KeyPairSigner } from '@solana/kit';
 import { splitArgs, UsageError } from '../lib/args.ts';
 import { payerChainSettings, payerPrivateKey, type Secret } from '../lib/config.ts';
-import { addressOfPrivateKey, sameAddress } from '../proxy/x402/eip3009.ts';
-import { canonicalDecimal, findNetwork, toAtomicUnits, type SettlementNetwork } from '../proxy/x402/networks.ts';
+import { addressOfPrivateKey, sameAddress } from '../payments/eip3009.ts';
+import { canonicalDecimal, findNetwork, toAtomicUnits, type SettlementNetwork } from '../payments/networks.ts';
 import {
   type Challenge,
   chooseEvmOffer,
@@ -45,10 +45,10 @@ import {
   XrplWallet,
   xrplSequencing,
   type XrplSequencing,
-} from '../proxy/x402/payer.ts';
-import { verifyReceipt } from '../proxy/x402/receipts.ts';
-import { decodeBase64Json, isXrplVariantPath } from '../proxy/x402/wire.ts';
-import { compareDecimal } from '../proxy/x402/xrpl.ts';
+} from '../payments/client/payer.ts';
+import { verifyReceipt } from '../payments/receipts.ts';
+import { decodeBase64Json, isXrplVariantPath } from '../payments/wire.ts';
+import { compareDecimal } from '../payments/xrpl.ts';
 
 const USAGE = `usage: npm run pay -- <url> [--network base|polygon|base-sepolia|solana|xrpl] [--max-usd 0.10] [--signer PUBLIC_KEY_OR_ADDRESS]
                     [--x402-version 1|2] [--method GET|POST] [--data JSON] [--out FILE] [--verbose] [--xrpl-sequence N --xrpl-last-ledger N --xrpl-fee DROPS]

@@ -11,8 +11,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { splitArgs, UsageError } from '../lib/args.ts';
-import { verifyReceipt } from '../proxy/x402/receipts.ts';
-import { decodeBase64Json } from '../proxy/x402/wire.ts';
+import { verifyReceipt } from '../payments/receipts.ts';
+import { decodeBase64Json } from '../payments/wire.ts';
 
 const USAGE = `usage: npm run verify-receipt -- <receipt file | base64 X-Receipt value | JSON> (--manifest URL-or-file | --signer KEY)
   --manifest  the service's /.well-known/x402 (URL, e.g. http://127.0.0.1:4020/.well-known/x402, or a saved file)

@@ -14,7 +14,7 @@ import type { Settings } from '../lib/config.ts';
 import { openDatabase, queryJson, sqlString } from '../lib/duckdb.ts';
 import { sharedDemoSnapshots } from '../pipelines/testing/shared-demo.ts';
 import { createServiceApp, processParts } from '../proxy/serve.ts';
-import { serveOnLoopback, type ServedApp } from '../proxy/x402/testing.ts';
+import { serveOnLoopback, type ServedApp } from '../payments/testing/paywall.ts';
 import { SnapshotReader } from '../snapshots/reader.ts';
 
 const CHROMIUM = '/usr/bin/chromium';

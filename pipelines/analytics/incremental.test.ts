@@ -17,8 +17,8 @@ import { LineProgress } from '../progress.ts';
 import { findEndpoint } from '../../catalog/index.ts';
 import { createServiceApp } from '../../proxy/serve.ts';
 import { closeSnapshotDuck } from '../../proxy/data/duck.ts';
-import { ReceiptSigner } from '../../proxy/x402/receipts.ts';
-import { paidGet, paidPost, testPaymentParts } from '../../proxy/x402/testing.ts';
+import { ReceiptSigner } from '../../payments/receipts.ts';
+import { paidGet, paidPost, testPaymentParts } from '../../payments/testing/paywall.ts';
 import { SnapshotReader } from '../../snapshots/reader.ts';
 import { expectSameContent } from '../../snapshots/testing/same-content.ts';
 

@@ -20,8 +20,8 @@ import { openDatabase, queryJson, sqlString, type Database } from '../../lib/duc
 import { publishDemoSnapshots } from '../../pipelines/testing/demo-snapshots.ts';
 import { SnapshotReader, type LoadedSnapshot } from '../../snapshots/reader.ts';
 import { createServiceApp } from '../serve.ts';
-import { paidPost, testPaymentParts } from '../x402/testing.ts';
-import { ReceiptSigner } from '../x402/receipts.ts';
+import { paidPost, testPaymentParts } from '../../payments/testing/paywall.ts';
+import { ReceiptSigner } from '../../payments/receipts.ts';
 import { closeSnapshotDuck, queryRows } from './duck.ts';
 
 const NOW = '2026-11-20T09:00:30Z';

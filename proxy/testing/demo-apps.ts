@@ -10,8 +10,8 @@ import type { ServiceName } from '../../catalog/types.ts';
 import type { Settings } from '../../lib/config.ts';
 import { SnapshotReader } from '../../snapshots/reader.ts';
 import { createServiceApp } from '../serve.ts';
-import { ReceiptSigner } from '../x402/receipts.ts';
-import { testPaymentParts } from '../x402/testing.ts';
+import { ReceiptSigner } from '../../payments/receipts.ts';
+import { testPaymentParts } from '../../payments/testing/paywall.ts';
 
 export interface DemoApps {
   settings: Settings;

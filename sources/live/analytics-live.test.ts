@@ -11,7 +11,8 @@ import { SEGMENTS_DIR } from '../segments.ts';
 import { liveIngestSteps, type LiveIngestOptions } from './analytics-live.ts';
 import { testContext, type TestContext } from './testing/context.ts';
 import { baseFixtureIndex, evmNodeRoutes, type EvmNodeState } from './testing/evm-node.ts';
-import { fixture, startLoopback, type Loopback, type RecordedRequest, type Reply } from './testing/loopback.ts';
+import { startLoopback, type Loopback, type RecordedRequest, type Reply } from '../../lib/testing/loopback.ts';
+import { fixture } from './testing/fixtures.ts';
 import { solanaNodeRoutes } from './testing/solana-node.ts';
 
 type Page = { items: unknown[]; pagination?: { offset?: number } };

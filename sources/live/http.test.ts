@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createUpstream, redactUrl, UpstreamError } from './http.ts';
 import { createJsonRpc, JsonRpcError } from './json-rpc.ts';
-import { fixture, recordedRpcError, rpcResult, startLoopback, type Loopback, type Reply } from './testing/loopback.ts';
+import { recordedRpcError, rpcResult, startLoopback, type Loopback, type Reply } from '../../lib/testing/loopback.ts';
+import { fixture } from './testing/fixtures.ts';
 
 interface RecordedResponse {
   status: number;

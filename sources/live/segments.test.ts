@@ -18,7 +18,8 @@ import type { SnapshotManifest } from '../../snapshots/manifest.ts';
 import { expectSameContent } from '../../snapshots/testing/same-content.ts';
 import { SEGMENTS_DIR } from '../segments.ts';
 import { baseFixtureIndex, evmNodeRoutes, type EvmNodeState } from './testing/evm-node.ts';
-import { fixture, startLoopback, type Loopback, type RecordedRequest, type Reply, type Route } from './testing/loopback.ts';
+import { startLoopback, type Loopback, type RecordedRequest, type Reply, type Route } from '../../lib/testing/loopback.ts';
+import { fixture } from './testing/fixtures.ts';
 import { solanaFixtureIndex, solanaNodeRoutes, type SolanaNodeState } from './testing/solana-node.ts';
 
 type Page = { items: unknown[]; pagination?: { offset?: number } };

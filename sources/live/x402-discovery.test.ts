@@ -2,7 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { queryJson } from '../../lib/duckdb.ts';
 import { createUpstream } from './http.ts';
 import { testContext, type TestContext } from './testing/context.ts';
-import { fixture, startLoopback, type Loopback, type RecordedRequest, type Reply } from './testing/loopback.ts';
+import { startLoopback, type Loopback, type RecordedRequest, type Reply } from '../../lib/testing/loopback.ts';
+import { fixture } from './testing/fixtures.ts';
 import { categoryFromMetadata, crawlDiscovery, discoveryEndpoint, parseLastUpdated, writeDiscoveredServices } from './x402-discovery.ts';
 
 type Page = { items: unknown[]; pagination?: { limit?: number; offset?: number; total?: number } };

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createUpstream, UpstreamError, type Upstream } from '../http.ts';
 import { koreaFixture, recordedReply } from '../testing/korea-upstreams.ts';
-import { startLoopback, type Loopback, type Reply } from '../testing/loopback.ts';
+import { startLoopback, type Loopback, type Reply } from '../../../lib/testing/loopback.ts';
 import {
   activeBithumbAlerts,
   bithumbAlertFlagRows,

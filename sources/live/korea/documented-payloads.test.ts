@@ -12,7 +12,7 @@ import { loadSettings, type Settings } from '../../../lib/config.ts';
 import { parseArgs, runCli } from '../../../pipelines/cli.ts';
 import { LineProgress } from '../../../pipelines/progress.ts';
 import { createServiceApp } from '../../../proxy/serve.ts';
-import { testPaymentParts } from '../../../proxy/x402/testing.ts';
+import { testPaymentParts } from '../../../payments/testing/paywall.ts';
 import { loadLatest, SnapshotReader, type LoadedSnapshot } from '../../../snapshots/reader.ts';
 import { KOREA_FIXTURE_NOW, koreaFixture, startKoreaUpstreams, type KoreaUpstreamWorld } from '../testing/korea-upstreams.ts';
 

@@ -5,7 +5,8 @@
  * eth_getTransactionByHash and eth_getBlockByNumber (including 'finalized') answer from the
  * recorded blocks. `state` changes the chain head between runs.
  */
-import { fixture, recordedRpcError, rpcResult, type RecordedRequest, type Route } from './loopback.ts';
+import { recordedRpcError, rpcResult, type RecordedRequest, type Route } from '../../../lib/testing/loopback.ts';
+import { fixture } from './fixtures.ts';
 
 interface RecordedLog {
   address: string;

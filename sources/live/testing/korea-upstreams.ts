@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { NEWS_FIXTURE_FEEDS_FILE, startNewsUpstreams, type NewsUpstreamWorld } from './news-upstreams.ts';
-import { startLoopback, type Loopback, type RecordedRequest, type Reply } from './loopback.ts';
+import { startLoopback, type Loopback, type RecordedRequest, type Reply } from '../../../lib/testing/loopback.ts';
 
 const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'korea', 'fixtures');
 

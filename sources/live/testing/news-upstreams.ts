@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startLoopback, type Loopback, type RecordedRequest, type Reply } from './loopback.ts';
+import { startLoopback, type Loopback, type RecordedRequest, type Reply } from '../../../lib/testing/loopback.ts';
 
 export const NEWS_FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'korea', 'news', 'fixtures');
 /** A NEWS_FEEDS_FILE listing the recorded feeds, in the order their ties are broken. */

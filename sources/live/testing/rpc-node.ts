@@ -8,7 +8,7 @@ import { afterEach, beforeEach } from 'vitest';
 import { createUpstream, type Upstream } from '../http.ts';
 import { createJsonRpc, type JsonRpcClient } from '../json-rpc.ts';
 import { testContext, type TestContext } from './context.ts';
-import { startLoopback, type Loopback, type Route } from './loopback.ts';
+import { startLoopback, type Loopback, type Route } from '../../../lib/testing/loopback.ts';
 
 export interface RpcNode {
   server: Loopback;

@@ -4,7 +4,8 @@
  * only the first `visible` signatures of history existing yet; getTransaction answers from the
  * recorded jsonParsed transactions. Other relayers have no history.
  */
-import { fixture, rpcResult, type RecordedRequest, type Route } from './loopback.ts';
+import { rpcResult, type RecordedRequest, type Route } from '../../../lib/testing/loopback.ts';
+import { fixture } from './fixtures.ts';
 
 interface SignatureInfo {
   signature: string;
