@@ -3,8 +3,9 @@
  * and an MCP tool (mcp.ts) each build an EndpointRequest and send back the EndpointAnswer, so both
  * get the same checks in the same order:
  *
- *   rate limit (analytics free tier) → 422 validation → snapshot present → handler precheck (404
- *   before any payment is asked) → payment (paid endpoints) → handler → Cache-Control / ETag.
+ *   limit (analytics free tier) → validate (422) → built-ins → snapshot (503 when none) →
+ *   precheck (404 before any payment is asked) → pay (paid endpoints) → handle → cache headers
+ *   (Cache-Control / ETag); each a named stage below, run in that order by `execute`.
  *
  * Handlers read one snapshot version per request; an endpoint whose data is not in the snapshot
  * answers 503 with the reason, never invented data, and a paid endpoint never serves without a
@@ -14,7 +15,7 @@ import { SERVICE_INFO } from '../catalog/index.ts';
 import type { EndpointDecl, ServiceName } from '../catalog/types.ts';
 import type { Settings } from '../lib/config.ts';
 import type { LoadedSnapshot, SnapshotReader } from '../snapshots/reader.ts';
-import { notAvailable, type DataHandlers, type DataRequest, type DataResult } from './data/types.ts';
+import { notAvailable, type DataHandler, type DataHandlers, type DataRequest, type DataResult } from './data/types.ts';
 import { llmsTxt, wellKnownX402 } from './discovery.ts';
 import { docsPageCache } from './docs-page.ts';
 import { healthDocument, type StoreHealth } from './health.ts';
@@ -88,6 +89,14 @@ type OnGoodFiles<T> = { snap: LoadedSnapshot; value: T } | { snap: null; value: 
 /** An answer with a JSON body. */
 function jsonAnswer(status: number, headers: Record<string, string>, value: unknown): EndpointAnswer {
   return { status, headers: { ...headers, 'Content-Type': 'application/json' }, body: JSON.stringify(value), json: value };
+}
+
+/** Stage "cache headers" of a paid answer: a paid 200 is `private, no-store` and names the version that answered. */
+function paidCacheHeaders(paid: EndpointAnswer, servedFrom: LoadedSnapshot | null): EndpointAnswer {
+  const answer: EndpointAnswer = { ...paid, headers: { ...paid.headers } };
+  answer.headers['Cache-Control'] = paid.status === 200 ? 'private, no-store' : (paid.headers['Cache-Control'] ?? 'no-store');
+  if (servedFrom) answer.headers['X-Snapshot-Version'] = servedFrom.version;
+  return answer;
 }
 
 /** An answer and, for a free data answer, its key in the response cache. */
@@ -237,94 +246,134 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
     return null;
   };
 
-  /** The whole answer to one call of an endpoint, for HTTP and MCP alike. */
-  const execute = async (request: EndpointRequest): Promise<Outcome> => {
-    const { endpoint } = request;
-    const ifNoneMatch = request.header('if-none-match');
-    const headers: Record<string, string> = {};
-    // 1. free-tier limit: every request to a limited endpoint counts, valid or not
-    if (endpoint.rateLimited) {
-      const limited = await limit(request.ip, headers);
-      if (limited) return { answer: limited };
-    }
-    const withLimit = (o: Outcome): Outcome => ({ ...o, answer: { ...o.answer, headers: { ...headers, ...o.answer.headers } } });
+  // ---- the stages of one call, in order (execute below runs them; docs/architecture.md draws them)
 
-    // 2. validation
-    const parsed = parseRequest(endpoint, request.raw);
-    if (!parsed.ok) return withLimit({ answer: jsonAnswer(422, NO_STORE, { detail: parsed.detail }) });
-
-    // 3. built-in documents
+  /** Stage "built-ins": the documents the app computes itself (root, health, llms.txt, docs, /.well-known/x402); null for data endpoints. */
+  const builtInStage = (endpoint: EndpointDecl, request: EndpointRequest, ifNoneMatch: string | undefined): Outcome | null => {
     const own = builtIn(endpoint, new URL(request.url).origin);
-    if (own) {
-      const out = finish(endpoint, own, null, null, ifNoneMatch);
-      if (endpoint.id === 'health') {
-        out.answer.headers['Cache-Control'] = 'no-store';
-        if ((own.body as { status?: string }).status === 'no_data') out.answer.status = 503;
-      }
-      return withLimit(out);
+    if (!own) return null;
+    const out = finish(endpoint, own, null, null, ifNoneMatch);
+    if (endpoint.id === 'health') {
+      out.answer.headers['Cache-Control'] = 'no-store';
+      if ((own.body as { status?: string }).status === 'no_data') out.answer.status = 503;
     }
+    return out;
+  };
 
-    // 4. data from the snapshot
+  /** Stage "snapshot": the version to answer from and the endpoint's handler, or the 503 saying why there is none. */
+  const snapshotStage = (endpoint: EndpointDecl): { snap: LoadedSnapshot; handler: DataHandler } | Outcome => {
     const snap = reader.current();
-    const handler = handlers[endpoint.id];
     if (!snap) {
       const none = reader.damagedVersions().length
         ? damagedAnswer()
         : notAvailable(`No ${service} snapshot is published yet; run the pipeline (npm run pipeline -- ${service}).`);
-      return withLimit(finish(endpoint, none, null, null));
+      return finish(endpoint, none, null, null);
     }
+    const handler = handlers[endpoint.id];
     if (!handler) {
       const why =
         endpoint.dataset && !snap.datasets.has(endpoint.dataset)
           ? `The "${endpoint.dataset}" dataset is not computed by this build's pipeline yet.`
           : 'This endpoint is not served by this build yet.';
-      return withLimit(finish(endpoint, notAvailable(why), snap, null));
+      return finish(endpoint, notAvailable(why), snap, null);
     }
-    const requestOn = (s: LoadedSnapshot): DataRequest => ({ endpoint, ...parsed.value, snapshot: s, now: now() });
+    return { snap, handler };
+  };
+
+  /** A data endpoint's request on a snapshot version, once validated and past its precheck. */
+  interface Checked {
+    endpoint: EndpointDecl;
+    handler: DataHandler;
+    input: ParsedRequest;
+    /** The version the precheck passed on (a damaged one moves the request to a good one). */
+    snap: LoadedSnapshot;
+    /**
+     * The answer on `s`: the precheck again first when a damaged version moved the request to `s`,
+     * then `handle` (the handler's answer, unless the caller has it already).
+     */
+    answerOn: (s: LoadedSnapshot, handle?: () => Promise<DataResult>) => Promise<DataResult>;
+  }
+
+  /** Stage "precheck": the handler's 404 or 503 before any payment is asked; it reads files too, so a damaged one moves the request to a good version. */
+  const precheckStage = async (
+    endpoint: EndpointDecl,
+    found: { snap: LoadedSnapshot; handler: DataHandler },
+    input: ParsedRequest,
+  ): Promise<Checked | Outcome> => {
+    const { handler } = found;
+    const requestOn = (s: LoadedSnapshot): DataRequest => ({ endpoint, ...input, snapshot: s, now: now() });
     const precheckOn = async (s: LoadedSnapshot): Promise<DataResult | null> => (await handler.precheck?.(requestOn(s))) ?? null;
-    // the precheck reads files too (a row's existence): a damaged one moves the request to a good version
-    const checked = await onGoodFiles(snap, precheckOn);
-    if (!checked.snap) return withLimit(finish(endpoint, checked.value, null, null));
-    if (checked.value) return withLimit(finish(endpoint, checked.value, checked.snap, null));
+    const checked = await onGoodFiles(found.snap, precheckOn);
+    if (!checked.snap) return finish(endpoint, checked.value, null, null);
+    if (checked.value) return finish(endpoint, checked.value, checked.snap, null);
     const checkedOn = checked.snap;
-    /** The handler on `s`, after the precheck again when a damaged version moved the request to another one. */
-    const answerOn = async (s: LoadedSnapshot, handle: () => Promise<DataResult>): Promise<DataResult> =>
-      (s !== checkedOn ? await precheckOn(s) : null) ?? (await handle());
+    return {
+      endpoint,
+      handler,
+      input,
+      snap: checkedOn,
+      answerOn: async (s, handle = () => handler.handle(requestOn(s))) =>
+        (s !== checkedOn ? await precheckOn(s) : null) ?? (await handle()),
+    };
+  };
 
-    if (endpoint.access === 'free') {
-      const key = `${endpoint.id}|${JSON.stringify(parsed.value)}`;
-      const read = await onGoodFiles(checkedOn, (s) =>
-        answerOn(s, async () => (cache.get(s.version, key) ? ({ status: 200, body: '' } as const) : await handler.handle(requestOn(s)))),
-      );
-      return withLimit(finish(endpoint, read.value, read.snap, read.snap ? key : null, ifNoneMatch));
-    }
+  /** Stage "handle" (free endpoints): the handler's answer, or the cached serialization of it for this version and input. */
+  const handleStage = async (c: Checked, ifNoneMatch: string | undefined): Promise<Outcome> => {
+    const key = `${c.endpoint.id}|${JSON.stringify(c.input)}`;
+    const read = await onGoodFiles(c.snap, (s) =>
+      c.answerOn(s, async () =>
+        cache.get(s.version, key)
+          ? ({ status: 200, body: '' } as const)
+          : await c.handler.handle({ endpoint: c.endpoint, ...c.input, snapshot: s, now: now() }),
+      ),
+    );
+    return finish(c.endpoint, read.value, read.snap, read.snap ? key : null, ifNoneMatch);
+  };
 
-    // 5. paid: never data without a verified, unused payment
+  /**
+   * Stage "pay" (paid endpoints), around stage "handle": never data without a verified, unused
+   * payment. The paywall calls serve() after the payment is verified and reserved and settles only
+   * on a 200: a damaged file moves the answer to a good version, or makes it a 503 that releases
+   * the payment for a retry. The version that answered is the one X-Snapshot-Version names.
+   */
+  const payStage = async (c: Checked, request: EndpointRequest): Promise<Outcome> => {
     if (!options.payments) {
-      return withLimit({
-        answer: jsonAnswer(
-          503,
-          NO_STORE,
-          notAvailable(
-            'Paid endpoints are not open in this process: the x402 paywall is not configured, and no paid data is served without a verified payment.',
-          ).body,
-        ),
-      });
+      const why =
+        'Paid endpoints are not open in this process: the x402 paywall is not configured, and no paid data is served without a verified payment.';
+      return { answer: jsonAnswer(503, NO_STORE, notAvailable(why).body) };
     }
-    // The paywall calls serve() after the payment is verified and reserved and settles only on a
-    // 200: a damaged file moves the answer to a good version, or makes it a 503 that releases the
-    // payment for a retry. The version that answered is the one X-Snapshot-Version names.
-    let servedFrom: LoadedSnapshot | null = checkedOn;
+    let servedFrom: LoadedSnapshot | null = c.snap;
     const serve = async (): Promise<DataResult> => {
-      const read = await onGoodFiles(checkedOn, (s) => answerOn(s, () => handler.handle(requestOn(s))));
+      const read = await onGoodFiles(c.snap, c.answerOn);
       servedFrom = read.snap;
       return read.value;
     };
-    const paid = await options.payments.handle(request, serve, parsed.value);
-    const answer: EndpointAnswer = { ...paid, headers: { ...paid.headers } };
-    answer.headers['Cache-Control'] = paid.status === 200 ? 'private, no-store' : (paid.headers['Cache-Control'] ?? 'no-store');
-    if (paid.status === 200 && servedFrom) answer.headers['X-Snapshot-Version'] = (servedFrom as LoadedSnapshot).version;
-    return withLimit({ answer });
+    const paid = await options.payments.handle(request, serve, c.input);
+    return { answer: paidCacheHeaders(paid, paid.status === 200 ? servedFrom : null) };
+  };
+
+  /** The whole answer to one call of an endpoint, for HTTP and MCP alike: the stages in order. */
+  const execute = async (request: EndpointRequest): Promise<Outcome> => {
+    const { endpoint } = request;
+    const ifNoneMatch = request.header('if-none-match');
+    const headers: Record<string, string> = {};
+    // stage "limit": the free tier counts every request to a limited endpoint, valid or not
+    if (endpoint.rateLimited) {
+      const limited = await limit(request.ip, headers);
+      if (limited) return { answer: limited };
+    }
+    const withLimit = (o: Outcome): Outcome => ({ ...o, answer: { ...o.answer, headers: { ...headers, ...o.answer.headers } } });
+    // stage "validate": 422 with every problem
+    const parsed = parseRequest(endpoint, request.raw);
+    if (!parsed.ok) return withLimit({ answer: jsonAnswer(422, NO_STORE, { detail: parsed.detail }) });
+    const own = builtInStage(endpoint, request, ifNoneMatch);
+    if (own) return withLimit(own);
+    const found = snapshotStage(endpoint);
+    if ('answer' in found) return withLimit(found);
+    const checked = await precheckStage(endpoint, found, parsed.value);
+    if ('answer' in checked) return withLimit(checked);
+    // stage "cache headers" is finish() (free) and paidCacheHeaders (paid)
+    return withLimit(endpoint.access === 'free' ? await handleStage(checked, ifNoneMatch) : await payStage(checked, request));
   };
 
   /** Free data endpoints, whose answer depends on the URL and the snapshot version only. */
