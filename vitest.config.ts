@@ -1,4 +1,5 @@
 import { configDefaults, defineConfig } from 'vitest/config';
+import LongestFirst from './vitest.sequencer.ts';
 
 /**
  * Test files that assert wall-clock timings of child processes or timers (npm start serving
@@ -52,6 +53,8 @@ export default defineConfig({
     // machines this runs on, which left a core idle most of the run: ten pipeline and source
     // files took 198 s with one worker and 109-151 s with two.
     maxWorkers: '100%',
+    // the longest files first, across projects (vitest.sequencer.ts)
+    sequence: { sequencer: LongestFirst },
     // the demo snapshots the read-only tests share (pipelines/testing/shared-demo.ts)
     globalSetup: ['pipelines/testing/global-setup.ts'],
     projects: [
