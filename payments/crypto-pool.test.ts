@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { loadSettings } from '../lib/config.ts';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -48,6 +49,9 @@ describe('CRYPTO_WORKERS', () => {
     expect(workers('0')).toBe(0);
     expect(workers('3')).toBe(3);
     expect(workers(undefined)).toBe(workers('auto'));
+    // auto: inline up to 2 cores (measured cheaper there), one worker per core above
+    const cores = availableParallelism();
+    expect(workers('auto')).toBe(cores > 2 ? cores : 0);
     expect(() => workers('many')).toThrow(/CRYPTO_WORKERS must be "auto" or a number/);
     expect(() => workers('-1')).toThrow(/CRYPTO_WORKERS/);
   });

@@ -17,7 +17,8 @@
  * thread, so a payment is still reserved atomically after its signature checked out.
  *
  * CRYPTO_WORKERS (read by proxy/serve.ts): unset or "auto" = os.availableParallelism() when
- * that is at least 2, else inline; 0 = inline; n = n workers.
+ * that is more than 2, else inline (on 2 cores the workers cost more CPU per paid request than
+ * they save, lib/config.ts); 0 = inline; n = n workers.
  */
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';

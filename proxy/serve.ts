@@ -31,8 +31,8 @@ export interface ProcessParts extends PaymentParts {
 
 /**
  * The process's parts from the settings: the receipt signer (RECEIPT_SIGNING_KEY, or the key file
- * in KEYS_DIR), the payment crypto on CRYPTO_WORKERS worker threads (default "auto": one per core
- * when there are at least two; 0 = on the event loop), one nonce store for both services (paid to
+ * in KEYS_DIR), the payment crypto on CRYPTO_WORKERS worker threads (default "auto": inline up
+ * to 2 cores, one per core above; 0 = on the event loop), one nonce store for both services (paid to
  * the same addresses, so one payment must buy one response, not one from each) and the free-tier
  * limiter, both durable or shared as the settings say (proxy/stores.ts: LMDB in NONCE_DB_DIR, or
  * Redis with REDIS_URL), the facilitator client (SETTLEMENT=facilitator) and the wash pattern salt.
