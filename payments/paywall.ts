@@ -92,7 +92,7 @@ import {
 } from './wire.ts';
 import { ledgerReader } from './xrpl.ts';
 import { schemeFor } from './schemes/index.ts';
-import { settlePayment } from './settle.ts';
+import { settlePayment, type SettleOutcome } from './settle.ts';
 
 /** What every paywall of a process shares: built once (proxy/serve.ts processParts) and passed in. */
 export interface PaymentParts {
@@ -357,21 +357,8 @@ export function createPaywall(options: PaywallOptions): Paywall {
     // ---- single use: reserve before anyone else can use it
     const reserved = await store.reserve(key, expiresAt);
     if (reserved !== 'reserved') {
-      const fresh = scheme.describe(network).freshPayment;
-      let message: string;
-      if (reserved === 'in_flight') {
-        message = paymentId
-          ? `${what} is being used by another request right now; retry in a moment with the same payment and payment-identifier to get its answer`
-          : `${what} is being used by another request right now; each payment buys one response`;
-      } else if (paymentId) {
-        // payment-identifier: the same payment with the same id gets the first answer again
-        const replay = replayFor(await store.replayOf(key), paymentId, fingerprint);
-        if (replay.found) return { ...replay.answer, json: jsonOf(replay.answer) };
-        message = `${what} was already used for a response, and ${replay.why}; ${fresh}`;
-      } else {
-        message = `${what} was already used for a response; ${fresh}`;
-      }
-      return refuse(reject('nonce_used', message, payer ? { payer } : {}));
+      const seen = await alreadyUsed(reserved, key, { what, paymentId, fingerprint, fresh: scheme.describe(network).freshPayment });
+      return 'status' in seen ? seen : refuse(reject('nonce_used', seen.message, payer ? { payer } : {}));
     }
 
     // ---- the facilitator's verdict (facilitator mode), then serve
@@ -408,45 +395,21 @@ export function createPaywall(options: PaywallOptions): Paywall {
     try {
       const settled = await settlePayment(facilitator, payment, requirements, verified.localTransaction);
       if (settled.kind !== 'settled') {
-        const failed = { payment, offer, payer: payer ?? settled.payer ?? '' };
-        if (settled.kind === 'pending') {
-          // The transfer may still land: the payment is held as used (never released, never sent
-          // for settlement again) and the hash goes to the payer and the log for reconciliation.
-          settledOnChain = true;
-          await store.markUsed(key, expiresAt);
-          console.error(`x402: settlement pending for payment ${short(key.nonce)}: transaction ${settled.transaction} (${settled.code})`);
-          return challenge(
+        // pending: the transfer may still land, so the payment stays held (settledOnChain)
+        settledOnChain = settled.kind === 'pending';
+        return await settlementFailed(settled, key, expiresAt, (failure, transaction) =>
+          challenge(
             offered,
             resource,
             extensions,
+            { ...failure, ...(payer ? { payer } : {}) },
             {
-              reason: 'settlement_pending',
-              message:
-                `${settled.message}. Nothing was served. The transfer may still confirm: this payment is held and will not be settled again ` +
-                '(a second broadcast could charge twice); keep the transaction hash from the settlement header to reconcile it',
-              facilitatorReason: settled.code,
-              ...(payer ? { payer } : {}),
+              payment,
+              offer,
+              payer: payer ?? settled.payer ?? '',
+              transaction,
             },
-            { ...failed, transaction: settled.transaction },
-          );
-        }
-        await store.release(key);
-        const message =
-          settled.kind === 'refused'
-            ? `${settled.message}. Nothing was served; the facilitator reports that no transfer happened, so the payment is still unused and can be retried once the cause is fixed`
-            : `${settled.message}. Nothing was served. If the transfer shows up on chain anyway, repeat this request with the SAME payment header: ` +
-              'a payment settles at most once, so a retry cannot charge twice';
-        return challenge(
-          offered,
-          resource,
-          extensions,
-          {
-            reason: settled.kind === 'refused' ? 'settlement_failed' : 'facilitator_unavailable',
-            message,
-            facilitatorReason: settled.code,
-            ...(payer ? { payer } : {}),
-          },
-          failed,
+          ),
         );
       }
       settledOnChain = facilitator !== null;
@@ -477,6 +440,58 @@ export function createPaywall(options: PaywallOptions): Paywall {
     // LMDB, a round trip on Redis). With one, it waits, so a retry finds the stored answer.
     if (replay !== null) await marked;
     return answer;
+  }
+
+  /**
+   * Stage "reserve", when the payment's key is taken: the first answer again for a retry with the
+   * same payment-identifier (payment-identifier.ts), else why it cannot be used.
+   */
+  async function alreadyUsed(
+    reserved: 'in_flight' | 'used',
+    key: NonceKey,
+    p: { what: string; paymentId: string | null; fingerprint: string; fresh: string },
+  ): Promise<GateAnswer | { message: string }> {
+    if (reserved === 'in_flight') {
+      return {
+        message: p.paymentId
+          ? `${p.what} is being used by another request right now; retry in a moment with the same payment and payment-identifier to get its answer`
+          : `${p.what} is being used by another request right now; each payment buys one response`,
+      };
+    }
+    if (!p.paymentId) return { message: `${p.what} was already used for a response; ${p.fresh}` };
+    const replay = replayFor(await store.replayOf(key), p.paymentId, p.fingerprint);
+    if (replay.found) return { ...replay.answer, json: jsonOf(replay.answer) };
+    return { message: `${p.what} was already used for a response, and ${replay.why}; ${p.fresh}` };
+  }
+
+  /**
+   * Stage "settle" when it did not settle: nothing is served. Refused or unavailable: the payment
+   * is released (nothing moved, or a retry with the same header cannot charge twice). Pending: the
+   * transfer may still land, so the payment is held as used (never released, never sent for
+   * settlement again) and the hash goes to the payer and the log for reconciliation.
+   */
+  async function settlementFailed(
+    settled: Exclude<SettleOutcome, { kind: 'settled' }>,
+    key: NonceKey,
+    expiresAt: number,
+    answer: (failure: Pick<Rejection, 'reason' | 'message' | 'facilitatorReason'>, transaction: string) => Promise<GateAnswer>,
+  ): Promise<GateAnswer> {
+    if (settled.kind === 'pending') {
+      await store.markUsed(key, expiresAt);
+      console.error(`x402: settlement pending for payment ${short(key.nonce)}: transaction ${settled.transaction} (${settled.code})`);
+      const message =
+        `${settled.message}. Nothing was served. The transfer may still confirm: this payment is held and will not be settled again ` +
+        '(a second broadcast could charge twice); keep the transaction hash from the settlement header to reconcile it';
+      return answer({ reason: 'settlement_pending', message, facilitatorReason: settled.code }, settled.transaction);
+    }
+    await store.release(key);
+    const message =
+      settled.kind === 'refused'
+        ? `${settled.message}. Nothing was served; the facilitator reports that no transfer happened, so the payment is still unused and can be retried once the cause is fixed`
+        : `${settled.message}. Nothing was served. If the transfer shows up on chain anyway, repeat this request with the SAME payment header: ` +
+          'a payment settles at most once, so a retry cannot charge twice';
+    const reason = settled.kind === 'refused' ? 'settlement_failed' : 'facilitator_unavailable';
+    return answer({ reason, message, facilitatorReason: settled.code }, '');
   }
 
   /** Stage "receipt": the paid answer, with the signed receipt and the settlement header. */
