@@ -58,7 +58,8 @@ module.exports = {
     {
       name: 'payments-above-catalog-only',
       severity: 'error',
-      comment: 'payments/ imports only lib/, catalog/ and payments/: the proxy, MCP, the scripts and the benchmarks use it, never the other way round.',
+      comment:
+        'payments/ imports only lib/, catalog/ and payments/: the proxy, MCP, the scripts and the benchmarks use it, never the other way round.',
       from: { path: '^payments/', pathNot: TEST },
       to: { path: '^(classifier|sources|snapshots|pipelines|site|proxy|bench|scripts)/' },
     },

@@ -72,13 +72,9 @@ describe('LmdbNonceStore', () => {
     const dir = freshDir();
     const count = 200;
     const children = [0, 1].map(() =>
-      spawn(
-        process.execPath,
-        ['--import', 'tsx', join(import.meta.dirname, 'testing', 'lmdb-reserve-child.ts'), dir, String(count)],
-        {
-          stdio: ['pipe', 'pipe', 'inherit'],
-        },
-      ),
+      spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'testing', 'lmdb-reserve-child.ts'), dir, String(count)], {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      }),
     );
     const lines = children.map((child) => {
       const rl = createInterface({ input: child.stdout! });
