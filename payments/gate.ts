@@ -21,10 +21,18 @@ export interface GateAnswer {
   json?: unknown;
 }
 
-/** What the wrapped handler served: a 200 is paid for and receipted; anything else passes through unpaid. */
+/**
+ * What the wrapped handler served (the data handlers' DataResult, proxy/data/types.ts): a 200 is
+ * paid for and receipted; anything else passes through unpaid.
+ */
 export type ServedResult =
   | { status: 200; body: Record<string, unknown> | string; contentType?: string }
+  /** Unknown id / slug / symbol: JSON `{error: 'not_found', message}`. Checked before payment is asked. */
   | { status: 404; body: { error: 'not_found'; message: string } }
+  /**
+   * The dataset is missing from the snapshot (pipeline failed or not built): never invented data.
+   * `retryAfterSeconds` when waiting helps (the snapshot files were found damaged): sent as Retry-After.
+   */
   | { status: 503; body: { error: 'not_available'; message: string }; retryAfterSeconds?: number };
 
 /** What the paywall reads of a request. */

@@ -24,11 +24,10 @@
  * 1. No payment header → 402: v1 JSON body {x402Version: 1, error, reason, accepts} AND the v2
  *    PAYMENT-REQUIRED header, so both client generations can pay.
  * 2. Decode X-PAYMENT / PAYMENT-SIGNATURE strictly; match the offer (scheme, network, v2 accepted).
- * 3. Verify. EVM: in-process EIP-3009 check always (eip3009.ts); Solana: the partially signed
- *    transaction (solana.ts); XRPL: the signed Payment (xrpl.ts); plus the facilitator's /verify in
- *    facilitator mode. The
- *    signature check and the receipt signature of step 7 run where `crypto` says (crypto-pool.ts:
- *    inline, or worker threads; proxy/serve.ts follows CRYPTO_WORKERS).
+ * 3. Verify in process by the network's scheme (schemes/: EVM the EIP-3009 authorization, Solana
+ *    the partially signed transaction, XRPL the signed Payment), plus the facilitator's /verify in
+ *    facilitator mode. The signature check and the receipt signature of step 7 run where `crypto`
+ *    says (crypto-pool.ts: inline, or worker threads; proxy/serve.ts follows CRYPTO_WORKERS).
  * 4. Reserve the payment's nonce atomically (nonce-store.ts) — before the facilitator and before serve().
  *    A used payment retried with the same payment-identifier for the same request gets its kept
  *    answer back (payment-identifier.ts); otherwise 402 nonce_used.
@@ -120,9 +119,6 @@ export interface PaywallOptions extends PaymentParts {
   now?: () => Date;
   clockSkewSeconds?: number;
 }
-
-/** What the paywall reads of an endpoint call (endpoint-call.ts EndpointRequest). */
-type PaidRequest = GatedRequest;
 
 export interface Paywall extends PaymentGate {
   readonly settlement: 'local' | 'facilitator';
@@ -241,7 +237,7 @@ export function createPaywall(options: PaywallOptions): Paywall {
    * nothing served. Without the store a replay cannot be told from a fresh payment, so the paywall
    * fails closed; the payment was not used and can be sent again once the store is back.
    */
-  async function handle(request: PaidRequest, serve: () => Promise<ServedResult>, input?: ParsedRequest): Promise<GateAnswer> {
+  async function handle(request: GatedRequest, serve: () => Promise<ServedResult>, input?: ParsedRequest): Promise<GateAnswer> {
     try {
       return await handlePayment(request, serve, input);
     } catch (err) {
@@ -266,7 +262,7 @@ export function createPaywall(options: PaywallOptions): Paywall {
    * name the endpoint as the catalog declares it, never the path as typed, and the query from the
    * validated values, never the text as typed (resource-binding.ts).
    */
-  function resourceOf(request: PaidRequest, input: ParsedRequest | undefined) {
+  function resourceOf(request: GatedRequest, input: ParsedRequest | undefined) {
     const { endpoint } = request;
     const arrived = new URL(request.url);
     const path = canonicalPath(endpoint, request.xrpl, arrived.pathname, input?.params);
@@ -291,7 +287,7 @@ export function createPaywall(options: PaywallOptions): Paywall {
   }
 
   async function handlePayment(
-    request: PaidRequest,
+    request: GatedRequest,
     serve: () => Promise<ServedResult>,
     input: ParsedRequest | undefined,
   ): Promise<GateAnswer> {

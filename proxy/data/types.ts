@@ -8,6 +8,7 @@
  * upstream, and reads only the snapshot it is given.
  */
 import type { EndpointDecl } from '../../catalog/types.ts';
+import type { ServedResult } from '../../payments/gate.ts';
 import type { LoadedSnapshot } from '../../snapshots/reader.ts';
 
 export interface DataRequest {
@@ -24,15 +25,8 @@ export interface DataRequest {
   now: Date;
 }
 
-export type DataResult =
-  | { status: 200; body: Record<string, unknown> | string; contentType?: string }
-  /** Unknown id / slug / symbol: JSON `{error: 'not_found', message}`. Checked before payment is asked. */
-  | { status: 404; body: { error: 'not_found'; message: string } }
-  /**
-   * The dataset is missing from the snapshot (pipeline failed or not built): never invented data.
-   * `retryAfterSeconds` when waiting helps (the snapshot files were found damaged): sent as Retry-After.
-   */
-  | { status: 503; body: { error: 'not_available'; message: string }; retryAfterSeconds?: number };
+/** A handler's answer: the shape the paywall wraps (payments/gate.ts ServedResult: 200, 404 before payment, 503 never invented data). */
+export type DataResult = ServedResult;
 
 export interface DataHandler {
   /**
