@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { ANALYTICS_CHAINS, CATEGORIES, CATEGORY_SLUGS, WASH_LABELS } from './categories.ts';
 import { CHAIN_COVERAGE_NOTE } from './facilitators.ts';
 import { usdcNetworksText } from './networks.ts';
-import type { EndpointDecl, PaidEndpointInput } from './types.ts';
+import { type ColumnType, type DatasetShape, document, type EndpointDecl, type PaidEndpointInput, table } from './types.ts';
 import {
   HealthBody,
   PlainText,
@@ -620,6 +620,168 @@ export const ANALYTICS_RESPONSES = {
   FullHistoryBody,
   WashCheckBody,
 };
+
+// ------------------------------------------------------------------ datasets
+
+/**
+ * The services table's first columns: the list item of the services list (`ServiceListItem`, in its
+ * order; catalog.test.ts checks the order), with their Parquet types. The pipeline step selects
+ * them, the proxy's services index and the site read them from here.
+ */
+const SERVICE_LIST_ITEM_TYPES = {
+  id: 'INTEGER',
+  chain: 'VARCHAR',
+  seller_address: 'VARCHAR',
+  resource_url: 'VARCHAR',
+  name: 'VARCHAR',
+  description: 'VARCHAR',
+  category: 'VARCHAR',
+  price_amount: 'DOUBLE',
+  first_seen: 'VARCHAR',
+  tx_24h: 'INTEGER',
+  volume_24h: 'DOUBLE',
+  tx_total: 'INTEGER',
+  real_volume_pct: 'DOUBLE',
+  wash_pct: 'DOUBLE',
+  label_distribution: 'JSON',
+} as const satisfies Record<keyof typeof ServiceListItem.shape, ColumnType>;
+
+/** The services table's other columns: what the list filters and sorts on, and service facts other pages show. */
+const SERVICE_FILTER_TYPES = {
+  category_source: 'VARCHAR',
+  is_placeholder: 'BOOLEAN',
+  active: 'BOOLEAN',
+  price_bucket: 'VARCHAR',
+  name_sort: 'VARCHAR',
+  search_text: 'VARCHAR',
+  tx_prev_24h: 'INTEGER',
+  volume_prev_24h: 'DOUBLE',
+  tx_30d: 'INTEGER',
+  volume_30d: 'DOUBLE',
+  volume_total: 'DOUBLE',
+  unique_buyers_30d: 'INTEGER',
+  last_tx_at: 'VARCHAR',
+} as const;
+
+/** The list item fields of the services list, in order: what the proxy puts in `services[]`. */
+export const SERVICE_LIST_ITEM_COLUMNS = Object.keys(SERVICE_LIST_ITEM_TYPES) as (keyof typeof SERVICE_LIST_ITEM_TYPES)[];
+
+/**
+ * The shape of every analytics dataset (catalog/datasets.ts declares them): the writer checks it
+ * before publishing. The free documents are served as published, so their schema is the
+ * endpoint's response schema.
+ */
+export const ANALYTICS_DATASET_SHAPES = {
+  'landing-stats': document(LandingStatsBody),
+  categories: document(CategoriesBody),
+  trends: document(TrendsBody),
+  'wash-report': document(WashReportBody),
+  'buyer-profiles': table({
+    address: 'VARCHAR',
+    label: 'VARCHAR',
+    confidence: 'DOUBLE',
+    reason: 'VARCHAR[]',
+    reason_text: 'VARCHAR',
+    services_used: 'JSON',
+    vanity_cluster: 'JSON',
+    time_pattern: 'JSON',
+  }),
+  buyers: table({
+    address: 'VARCHAR',
+    label: 'VARCHAR',
+    confidence: 'DOUBLE',
+    reason: 'VARCHAR[]',
+    reason_text: 'VARCHAR',
+    tx_count: 'INTEGER',
+    volume: 'DOUBLE',
+    n_sellers: 'INTEGER',
+    top_service_share: 'DOUBLE',
+    vanity_strict: 'BOOLEAN',
+    vanity_broad: 'BOOLEAN',
+    vanity_cluster_size: 'INTEGER',
+    mean_interval_s: 'DOUBLE',
+    interval_cv: 'DOUBLE',
+    first_funder: 'VARCHAR',
+    first_time: 'VARCHAR',
+    last_time: 'VARCHAR',
+    signals: 'JSON',
+    top_seller_address: 'VARCHAR',
+    top_chain: 'VARCHAR',
+    top_cohort_uniform_amount: 'DOUBLE',
+    top_cohort_coordinated_start: 'DOUBLE',
+  }),
+  'category-detail': table({
+    slug: 'VARCHAR',
+    category: 'JSON',
+    daily_series: 'JSON',
+    top_services: 'JSON',
+  }),
+  'full-history': table({
+    category: 'VARCHAR',
+    time: 'VARCHAR',
+    services_count: 'INTEGER',
+    volume: 'DOUBLE',
+    tx_count: 'INTEGER',
+    real_volume_pct: 'DOUBLE',
+  }),
+  operators: table({
+    operator_id: 'VARCHAR',
+    sellers: 'JSON',
+    chains: 'JSON',
+    service_ids: 'JSON',
+    buyer_count: 'INTEGER',
+    volume: 'DOUBLE',
+    wash_volume_pct: 'DOUBLE',
+    operator_wallets: 'INTEGER',
+    burst_wallets: 'INTEGER',
+    evidence: 'JSON',
+  }),
+  'service-detail': table({
+    id: 'INTEGER',
+    service: 'JSON',
+    daily_series: 'JSON',
+    top_buyers: 'JSON',
+  }),
+  services: table({ ...SERVICE_LIST_ITEM_TYPES, ...SERVICE_FILTER_TYPES }),
+  transactions: table({
+    service_id: 'INTEGER',
+    tx_hash: 'VARCHAR',
+    chain: 'VARCHAR',
+    buyer: 'VARCHAR',
+    amount: 'DOUBLE',
+    time: 'VARCHAR',
+    total: 'INTEGER',
+  }),
+  'wash-check-sellers': table({
+    seller_address: 'VARCHAR',
+    payments: 'BIGINT',
+    label: 'VARCHAR',
+    confidence: 'DOUBLE',
+    wash_share: 'DOUBLE',
+    uniform_amount: 'DOUBLE',
+    coordinated_start: 'DOUBLE',
+    vanity_strict: 'BOOLEAN',
+    vanity_broad: 'BOOLEAN',
+    flags: 'STRUCT("chain" VARCHAR, flags VARCHAR[])[]',
+  }),
+  'wash-detail': table({
+    service_id: 'INTEGER',
+    buyers: 'JSON',
+    cohort_summary: 'JSON',
+  }),
+} satisfies Record<string, DatasetShape>;
+
+export type AnalyticsDatasetName = keyof typeof ANALYTICS_DATASET_SHAPES;
+type AnalyticsTables = {
+  [N in AnalyticsDatasetName as (typeof ANALYTICS_DATASET_SHAPES)[N] extends { kind: 'table' }
+    ? N
+    : never]: (typeof ANALYTICS_DATASET_SHAPES)[N];
+};
+/** A column name of an analytics table, checked at compile time: `ColumnOf<'services'>`. */
+export type ColumnOf<N extends keyof AnalyticsTables> = keyof AnalyticsTables[N]['columns'] & string;
+/** The columns of an analytics table, in file order. */
+export const columnsOf = <N extends keyof AnalyticsTables>(name: N): ColumnOf<N>[] =>
+  Object.keys(ANALYTICS_DATASET_SHAPES[name].columns) as ColumnOf<N>[];
 
 // ------------------------------------------------------------------ endpoints
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { ANALYTICS_PARAMS, ANALYTICS_RESPONSES, PRICE_BUCKETS, SERVICE_SORT_KEYS } from './analytics.ts';
+import { ANALYTICS_PARAMS, ANALYTICS_RESPONSES, PRICE_BUCKETS, SERVICE_LIST_ITEM_COLUMNS, SERVICE_SORT_KEYS } from './analytics.ts';
 import { CHAIN_COVERAGE } from './facilitators.ts';
 import { CATEGORY_SLUGS } from './categories.ts';
 import { DATASETS, datasetsOf, findDataset } from './datasets.ts';
@@ -526,6 +526,18 @@ describe('datasets', () => {
     expect(findDataset('analytics', 'services')?.staleAfterSeconds).toBe(3 * 3600);
     expect(findDataset('korea', 'nope')).toBeUndefined();
     expect(findDataset('analytics', 'kr-prices')).toBeUndefined();
+  });
+
+  it('every dataset declares its shape; the services table starts with the list item, in its order', () => {
+    for (const d of DATASETS) {
+      if (d.kind === 'table') expect(Object.keys(d.columns).length, d.name).toBeGreaterThan(0);
+      else expect(typeof d.document.safeParse, d.name).toBe('function');
+    }
+    const services = findDataset('analytics', 'services');
+    expect(services?.kind).toBe('table');
+    const listItem = Object.keys(ANALYTICS_RESPONSES.ServiceListItem.shape);
+    expect(services?.kind === 'table' && Object.keys(services.columns).slice(0, listItem.length)).toEqual(listItem);
+    expect(SERVICE_LIST_ITEM_COLUMNS).toEqual(listItem);
   });
 });
 

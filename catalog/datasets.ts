@@ -6,7 +6,9 @@
  * 15 minutes, macro daily: pipelines/schedule-table.ts) declares its own
  * `staleAfterSeconds`.
  */
-import type { DatasetDecl, ServiceName } from './types.ts';
+import { ANALYTICS_DATASET_SHAPES, type AnalyticsDatasetName } from './analytics.ts';
+import { KOREA_DATASET_SHAPES, type KoreaDatasetName } from './korea.ts';
+import type { DatasetDecl, DatasetShape, ServiceName } from './types.ts';
 
 const MIN_STALE_AFTER_SECONDS = 600;
 
@@ -16,7 +18,11 @@ const MIN_STALE_AFTER_SECONDS = 600;
  */
 export const TRANSACTIONS_PER_SERVICE = 3000;
 
-type DatasetInput = Omit<DatasetDecl, 'service' | 'staleAfterSeconds' | 'license' | 'publicDownload'> & {
+type DatasetInput<N extends string> = {
+  name: N;
+  description: string;
+  updateEverySeconds: number;
+  cohortState?: boolean;
   /** Free datasets are CC0 and published for download; paid ones are proprietary. */
   access: 'free' | 'paid';
   /** How old it may get, when three update intervals is wrong for it (say why beside it). */
@@ -28,10 +34,12 @@ export function derivedStaleAfterSeconds(updateEverySeconds: number): number {
   return Math.max(3 * updateEverySeconds, MIN_STALE_AFTER_SECONDS);
 }
 
-function dataset(service: ServiceName, input: DatasetInput): DatasetDecl {
+/** A dataset with its shape (catalog/korea.ts, catalog/analytics.ts: `*_DATASET_SHAPES`). */
+function dataset<N extends string>(service: ServiceName, shape: DatasetShape, input: DatasetInput<N>): DatasetDecl {
   const { access, ...rest } = input;
   return {
     service,
+    ...shape,
     ...rest,
     staleAfterSeconds: input.staleAfterSeconds ?? derivedStaleAfterSeconds(input.updateEverySeconds),
     license: access === 'free' && service === 'analytics' ? 'CC0-1.0' : 'proprietary',
@@ -39,8 +47,8 @@ function dataset(service: ServiceName, input: DatasetInput): DatasetDecl {
   };
 }
 
-const korea = (input: DatasetInput) => dataset('korea', input);
-const analytics = (input: DatasetInput) => dataset('analytics', input);
+const korea = (input: DatasetInput<KoreaDatasetName>) => dataset('korea', KOREA_DATASET_SHAPES[input.name], input);
+const analytics = (input: DatasetInput<AnalyticsDatasetName>) => dataset('analytics', ANALYTICS_DATASET_SHAPES[input.name], input);
 
 const MARKET = 60;
 const MACRO = 900;
@@ -65,56 +73,48 @@ export const DATASETS: DatasetDecl[] = [
   // ---------------------------------------------------------------- korea
   korea({
     name: 'kr-prices',
-    kind: 'table',
     access: 'paid',
     updateEverySeconds: MARKET,
     description: 'Last KRW price, 24-hour change and 24-hour KRW volume per symbol on Upbit and Bithumb.',
   }),
   korea({
     name: 'kimchi-premium',
-    kind: 'document',
     access: 'paid',
     updateEverySeconds: MARKET,
     description: 'Kimchi premium per symbol and exchange at the official FX rate and on the USDT basis, with the global reference price.',
   }),
   korea({
     name: 'stablecoin-premium',
-    kind: 'document',
     access: 'paid',
     updateEverySeconds: MARKET,
     description: 'USDT and USDC KRW prices per exchange against the official USD/KRW rate.',
   }),
   korea({
     name: 'fx-rate',
-    kind: 'document',
     access: 'paid',
     updateEverySeconds: MARKET,
     description: 'USD/KRW rate (KRW per 1 USD) with its provider and time.',
   }),
   korea({
     name: 'arbitrage-scanner',
-    kind: 'document',
     access: 'paid',
     updateEverySeconds: MARKET,
     description: 'Per-token kimchi premiums, reverse premiums, Upbit-Bithumb gaps and market share.',
   }),
   korea({
     name: 'exchange-alerts',
-    kind: 'document',
     access: 'paid',
     updateEverySeconds: MARKET,
     description: 'Listings, delistings, investment warnings and caution flags with first-seen times.',
   }),
   korea({
     name: 'market-movers',
-    kind: 'document',
     access: 'paid',
     updateEverySeconds: MARKET,
     description: '1-minute surges and crashes, volume spikes and the top 20 markets by 24-hour value.',
   }),
   korea({
     name: 'krw-macro-stress',
-    kind: 'document',
     access: 'paid',
     updateEverySeconds: MACRO,
     staleAfterSeconds: MACRO_STALE_AFTER,
@@ -122,28 +122,24 @@ export const DATASETS: DatasetDecl[] = [
   }),
   korea({
     name: 'kr-sentiment',
-    kind: 'document',
     access: 'paid',
     updateEverySeconds: SENTIMENT,
     description: 'English reading of Korean crypto market sentiment from exchange data and Korean news.',
   }),
   korea({
     name: 'market-read',
-    kind: 'document',
     access: 'paid',
     updateEverySeconds: AI_READ,
     description: 'AI market signal (BULLISH, BEARISH, NEUTRAL) with confidence, factors and token alerts.',
   }),
   korea({
     name: 'divergence',
-    kind: 'document',
     access: 'paid',
     updateEverySeconds: AI_READ,
     description: 'Global vs Korean price divergence of the 25 supported symbols, light and deep tiers (news signals, structured analysis).',
   }),
   korea({
     name: 'kr-news-kpop',
-    kind: 'document',
     access: 'paid',
     updateEverySeconds: NEWS,
     staleAfterSeconds: NEWS_STALE_AFTER,
@@ -151,7 +147,6 @@ export const DATASETS: DatasetDecl[] = [
   }),
   korea({
     name: 'kr-news-semiconductor',
-    kind: 'document',
     access: 'paid',
     updateEverySeconds: NEWS,
     staleAfterSeconds: NEWS_STALE_AFTER,
@@ -159,14 +154,12 @@ export const DATASETS: DatasetDecl[] = [
   }),
   korea({
     name: 'symbols',
-    kind: 'document',
     access: 'free',
     updateEverySeconds: REFERENCE,
     description: 'Symbols with a KRW market on Upbit or Bithumb, and the 25 divergence symbols.',
   }),
   korea({
     name: 'stats',
-    kind: 'document',
     access: 'free',
     updateEverySeconds: REFERENCE,
     description: 'Coverage per exchange and the time, size and kind of every dataset of the snapshot.',
@@ -175,7 +168,6 @@ export const DATASETS: DatasetDecl[] = [
   // ---------------------------------------------------------------- analytics, free (CC0)
   analytics({
     name: 'landing-stats',
-    kind: 'document',
     access: 'free',
     updateEverySeconds: ANALYTICS,
     description:
@@ -184,7 +176,6 @@ export const DATASETS: DatasetDecl[] = [
   }),
   analytics({
     name: 'categories',
-    kind: 'document',
     access: 'free',
     updateEverySeconds: ANALYTICS,
     description: 'All 33 categories with statistics.',
@@ -192,7 +183,6 @@ export const DATASETS: DatasetDecl[] = [
   }),
   analytics({
     name: 'category-detail',
-    kind: 'table',
     access: 'free',
     updateEverySeconds: ANALYTICS,
     description: 'Per category: statistics, 30-day daily series and top services.',
@@ -200,7 +190,6 @@ export const DATASETS: DatasetDecl[] = [
   }),
   analytics({
     name: 'services',
-    kind: 'table',
     access: 'free',
     updateEverySeconds: ANALYTICS,
     description: 'Every indexed x402 service with 24-hour and all-time activity, real and wash volume shares and label distribution.',
@@ -208,7 +197,6 @@ export const DATASETS: DatasetDecl[] = [
   }),
   analytics({
     name: 'service-detail',
-    kind: 'table',
     access: 'free',
     updateEverySeconds: ANALYTICS,
     description: 'Per service: 30-day daily series and top buyers.',
@@ -216,7 +204,6 @@ export const DATASETS: DatasetDecl[] = [
   }),
   analytics({
     name: 'trends',
-    kind: 'document',
     access: 'free',
     updateEverySeconds: ANALYTICS,
     description: '24-hour trends: new services, category movers, hot services.',
@@ -224,7 +211,6 @@ export const DATASETS: DatasetDecl[] = [
   }),
   analytics({
     name: 'wash-report',
-    kind: 'document',
     access: 'free',
     updateEverySeconds: ANALYTICS,
     description: 'Aggregate wash patterns, label distribution, anonymised case studies and wash share per category.',
@@ -233,7 +219,6 @@ export const DATASETS: DatasetDecl[] = [
 
   analytics({
     name: 'operators',
-    kind: 'table',
     access: 'free',
     updateEverySeconds: ANALYTICS,
     description:
@@ -244,7 +229,6 @@ export const DATASETS: DatasetDecl[] = [
   // ---------------------------------------------------------------- analytics, paid
   analytics({
     name: 'wash-detail',
-    kind: 'table',
     access: 'paid',
     updateEverySeconds: ANALYTICS,
     description: 'Per service: top 50 buyers with label, confidence and signals, and cohort signals.',
@@ -252,7 +236,6 @@ export const DATASETS: DatasetDecl[] = [
   }),
   analytics({
     name: 'buyer-profiles',
-    kind: 'table',
     access: 'paid',
     updateEverySeconds: ANALYTICS,
     description: 'Per buyer wallet: label, confidence, reasons, services used, vanity cluster, timing.',
@@ -260,7 +243,6 @@ export const DATASETS: DatasetDecl[] = [
   }),
   analytics({
     name: 'buyers',
-    kind: 'table',
     access: 'paid',
     updateEverySeconds: ANALYTICS,
     description: 'Per-address classification features and labels that the on-request wash check computes from.',
@@ -268,14 +250,12 @@ export const DATASETS: DatasetDecl[] = [
   }),
   analytics({
     name: 'transactions',
-    kind: 'table',
     access: 'paid',
     updateEverySeconds: ANALYTICS,
     description: `Payments of the last 30 days per service: the newest ${TRANSACTIONS_PER_SERVICE} of each, and in total the count of all of them.`,
   }),
   analytics({
     name: 'full-history',
-    kind: 'table',
     access: 'paid',
     updateEverySeconds: ANALYTICS,
     description: 'Hourly series per category over 365 days.',
@@ -284,7 +264,6 @@ export const DATASETS: DatasetDecl[] = [
   // the on-request wash check's point lookups (read by POST /api/v1/wash/check only)
   analytics({
     name: 'wash-check-sellers',
-    kind: 'table',
     access: 'paid',
     updateEverySeconds: ANALYTICS,
     description:

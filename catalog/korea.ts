@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { usdcNetworksText } from './networks.ts';
-import type { EndpointDecl, PaidEndpointInput } from './types.ts';
+import { type DatasetShape, document, type EndpointDecl, type PaidEndpointInput, table } from './types.ts';
 import {
   Analyst,
   HealthBody,
@@ -814,6 +814,96 @@ export const KOREA_RESPONSES = {
   KpopSummaryBody,
   SemiconductorNewsBody,
   SemiconductorSummaryBody,
+};
+
+// ------------------------------------------------------------------ datasets
+
+/** The kimchi-premium document's entry of one symbol: the endpoint's answer without the run's stamp and rate. */
+const KimchiPremiumEntry = KimchiPremiumBody.pick({
+  symbol: true,
+  korean_name: true,
+  global_price_usd: true,
+  global_source: true,
+  exchanges: true,
+}).extend({
+  stale_exchanges: UnavailableExchanges.describe(
+    'Exchanges whose price of this symbol was too far in time from the other inputs, with the reason.',
+  ),
+});
+
+/** kimchi-premium: every symbol's premium of one run; the endpoint answers one symbol of it. */
+const KimchiPremiumDocument = z.object({
+  ...dataStamp,
+  ...fxStamp,
+  symbols_count: z.number().int().min(0).describe('Symbols in `by_symbol`.'),
+  by_symbol: z.record(Ticker, KimchiPremiumEntry),
+  no_global_price: z.array(Ticker).describe('Listed symbols without a global reference price (no premium).'),
+  input_window: InputWindow,
+  stale: z.array(z.object({ symbol: Ticker, exchange: Exchange, reason: staleReason })),
+  unavailable_exchanges: UnavailableExchanges,
+});
+
+/** divergence: the deep answer of every divergence symbol of one run; the endpoints answer one (light: without news and analysis). */
+const DivergenceDocument = z.object({
+  ...dataStamp,
+  ...producedBy,
+  by_symbol: z.record(Ticker, DivergenceDeepBody.omit({ source: true, as_of: true, analyst: true, model: true })),
+  unavailable: z.record(Ticker, z.string()).describe('Divergence symbols without an answer, with the reason.'),
+});
+
+/** A news document: the newest articles, and the summary of the newest n articles for each n the endpoint's `limit` allows. */
+const SummaryCount = z.string().regex(/^\d+$/).describe('How many of the newest articles the summary covers.');
+const KpopNewsDocument = KpopNewsBody.omit({ count: true }).extend({ summaries: z.record(SummaryCount, z.object(summaryFields)) });
+const SemiconductorNewsDocument = SemiconductorNewsBody.omit({ count: true }).extend({
+  summaries: z.record(SummaryCount, z.object({ ...summaryFields, market_signal: SemiconductorSummaryBody.shape.market_signal })),
+});
+
+/** stats: coverage of the run; the endpoint adds every dataset's age from the manifest it serves. */
+const StatsDocument = StatsBody.pick({ source: true, as_of: true, coverage: true }).extend({
+  datasets: z.array(StatsBody.shape.datasets.element.pick({ name: true, as_of: true, rows: true, source: true })),
+});
+
+/**
+ * The shape of every korea dataset (catalog/datasets.ts declares them): the writer checks it before
+ * publishing, the handlers read their types from it. A document served as published has the
+ * endpoint's response schema.
+ */
+export const KOREA_DATASET_SHAPES = {
+  'kr-prices': table({
+    symbol: 'VARCHAR',
+    exchange: 'VARCHAR',
+    price_krw: 'DOUBLE',
+    change_24h_pct: 'DOUBLE',
+    volume_24h_krw: 'DOUBLE',
+    as_of: 'TIMESTAMP',
+    source: 'VARCHAR',
+  }),
+  'kimchi-premium': document(KimchiPremiumDocument),
+  'stablecoin-premium': document(StablecoinPremiumBody),
+  'fx-rate': document(FxRateBody),
+  'arbitrage-scanner': document(ArbitrageScannerBody),
+  'exchange-alerts': document(ExchangeAlertsBody),
+  'market-movers': document(MarketMoversBody),
+  'krw-macro-stress': document(KrwMacroStressBody),
+  'kr-sentiment': document(KrSentimentBody),
+  'market-read': document(MarketReadBody),
+  divergence: document(DivergenceDocument),
+  'kr-news-kpop': document(KpopNewsDocument),
+  'kr-news-semiconductor': document(SemiconductorNewsDocument),
+  symbols: document(SymbolsBody),
+  stats: document(StatsDocument),
+} satisfies Record<string, DatasetShape>;
+
+export type KoreaDatasetName = keyof typeof KOREA_DATASET_SHAPES;
+/** The documents of the korea datasets, by name, as their schemas type them. */
+export type KoreaDocuments = {
+  [N in KoreaDatasetName as (typeof KOREA_DATASET_SHAPES)[N] extends { kind: 'document' }
+    ? N
+    : never]: (typeof KOREA_DATASET_SHAPES)[N] extends {
+    document: infer S extends z.ZodType;
+  }
+    ? z.infer<S>
+    : never;
 };
 
 // ------------------------------------------------------------------ endpoints

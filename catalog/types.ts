@@ -60,14 +60,37 @@ export interface PaidEndpointInput extends Omit<EndpointDecl, 'service' | 'acces
 }
 
 /**
+ * A table column's type as DuckDB reads it back from the Parquet file (`DESCRIBE`), e.g.
+ * 'INTEGER', 'VARCHAR', 'JSON', 'VARCHAR[]', 'TIMESTAMP'.
+ */
+export type ColumnType = string;
+/** A table's columns in file order: name → type. */
+export type TableColumns = Readonly<Record<string, ColumnType>>;
+
+/**
+ * A dataset's shape, the contract between the pipeline step that writes it, the snapshot writer
+ * that checks it before publishing (snapshots/writer.ts: a mismatch fails the dataset and keeps the
+ * last good one) and everything that reads it (handlers, MCP tools, the site, the downloads).
+ * A table declares its columns; a document its zod schema (which the readers' types come from).
+ */
+export type DatasetShape<S extends z.ZodType = z.ZodType> = { kind: 'table'; columns: TableColumns } | { kind: 'document'; document: S };
+
+/** A table's shape: its columns in file order. */
+export const table = <const C extends TableColumns>(columns: C): { kind: 'table'; columns: C } => ({ kind: 'table', columns });
+/** A document's shape: the zod schema its JSON must parse with. */
+export const document = <S extends z.ZodType>(schema: S): { kind: 'document'; document: S } => ({ kind: 'document', document: schema });
+
+/** The column names of a table shape, in file order. */
+export const columnNames = (shape: { columns: TableColumns }): string[] => Object.keys(shape.columns);
+
+/**
  * A dataset of a service's snapshot: what a pipeline step produces and endpoints read.
  * `updateEverySeconds` is the schedule the pipeline is expected to keep; a dataset older than
  * `staleAfterSeconds` shows as stale in /health.
  */
-export interface DatasetDecl {
+export type DatasetDecl = DatasetShape & {
   service: ServiceName;
   name: string;
-  kind: 'table' | 'document';
   description: string;
   updateEverySeconds: number;
   staleAfterSeconds: number;
@@ -81,4 +104,4 @@ export interface DatasetDecl {
    * `cohort_state_as_of`.
    */
   cohortState?: boolean;
-}
+};

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadSettings, type Settings } from '../lib/config.ts';
 import { loadLatest } from '../snapshots/reader.ts';
+import type { DatasetMeta } from '../snapshots/writer.ts';
 import { parseArgs, runCli, UsageError } from './cli.ts';
 import { LineProgress, summaryTable } from './progress.ts';
 import { runPipeline, type ServicePipeline } from './runner.ts';
@@ -143,9 +144,43 @@ describe('demo pipelines', () => {
     expect(good.ok).toBe(true);
     const broken: ServicePipeline = {
       ...koreaPipeline,
-      datasetSteps: koreaPipeline.datasetSteps.map((s) =>
-        s.dataset === 'fx-rate' ? { dataset: 'fx-rate', run: () => Promise.reject(new Error('FX upstream answered HTTP 503')) } : s,
-      ),
+      datasetSteps: koreaPipeline.datasetSteps.map((s) => {
+        if (s.dataset === 'fx-rate') return { dataset: 'fx-rate', run: () => Promise.reject(new Error('FX upstream answered HTTP 503')) };
+        // a step whose output breaks its dataset's declared shape (catalog: KOREA_DATASET_SHAPES): a document
+        // with the rate as text, a table missing columns; the writer refuses both before anything is published
+        if (s.dataset === 'stablecoin-premium') {
+          return {
+            dataset: s.dataset,
+            run: (ctx) => {
+              const writer = ctx.writer;
+              const withTextRate = new Proxy(writer, {
+                get(target, key) {
+                  if (key === 'writeDocument') {
+                    return (name: string, doc: Record<string, unknown>, meta: DatasetMeta) =>
+                      target.writeDocument(name, { ...doc, fx_rate: String(doc.fx_rate) }, meta);
+                  }
+                  const value: unknown = Reflect.get(target, key);
+                  return typeof value === 'function' ? value.bind(target) : value;
+                },
+              });
+              return s.run({ ...ctx, writer: withTextRate });
+            },
+          };
+        }
+        if (s.dataset === 'kr-prices') {
+          return {
+            dataset: s.dataset,
+            run: (ctx) =>
+              ctx.writer.writeTable(
+                ctx.connection,
+                s.dataset,
+                "SELECT 'BTC' AS symbol, 'upbit' AS exchange, 1.0 AS price",
+                ctx.meta(s.dataset, ctx.now),
+              ),
+          };
+        }
+        return s;
+      }),
     };
     const later = parseArgs(['korea', '--now', '2026-11-20T09:05:00Z']);
     const result = await runPipeline(broken, later, settings, silent);
@@ -158,9 +193,18 @@ describe('demo pipelines', () => {
     expect(fx.carried_over?.reason).toMatch(/HTTP 503/);
     expect(fx.produced_in).toBe(good.manifest!.version);
     expect(fx.as_of).toBe('2026-11-20T09:00:00.000Z');
-    const prices = result.manifest!.datasets.find((d) => d.name === 'kr-prices')!;
-    expect(prices.as_of).toBe('2026-11-20T09:05:00.000Z');
+    const kimchi = result.manifest!.datasets.find((d) => d.name === 'kimchi-premium')!;
+    expect(kimchi.as_of).toBe('2026-11-20T09:05:00.000Z');
     expect(summaryTable(result.reports)).toMatch(/korea\/fx-rate\s+-\s+[\d.]+\s+carried-over: kept/);
+    // the shape errors: the last good files are served, the reason names the field or column
+    const stable = result.manifest!.datasets.find((d) => d.name === 'stablecoin-premium')!;
+    expect(stable.produced_in).toBe(good.manifest!.version);
+    expect(stable.carried_over?.reason).toMatch(/does not have its declared shape: fx_rate: .*number/);
+    const prices = result.manifest!.datasets.find((d) => d.name === 'kr-prices')!;
+    expect(prices.produced_in).toBe(good.manifest!.version);
+    expect(prices.carried_over?.reason).toMatch(/"kr-prices" column 3 is price DECIMAL.*declared price_krw DOUBLE/);
+    const served = await loadLatest(settings.snapshotsDir, 'korea');
+    expect(served!.datasets.get('kr-prices')!.entry.schema.map((c) => c.name)).toContain('volume_24h_krw');
   }, 120_000);
 });
 

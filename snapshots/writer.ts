@@ -23,6 +23,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { findDataset } from '../catalog/datasets.ts';
 import type { DataSource } from '../catalog/schemas.ts';
 import { queryJson, sqlString } from '../lib/duckdb.ts';
 import { pidAlive } from '../lib/pid.ts';
@@ -161,6 +162,14 @@ function jsonType(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   return typeof value;
+}
+
+/**
+ * A dataset whose content is not the shape its catalog declaration gives (catalog/datasets.ts):
+ * nothing of it is written; the runner then keeps the last good version of it.
+ */
+export class DatasetShapeError extends Error {
+  override name = 'DatasetShapeError';
 }
 
 /** `20261121T010203456Z` from a date. */
@@ -516,6 +525,7 @@ export class SnapshotWriter {
   /** Writes a JSON document to `<name>.json`. Rows = array length, or 1 for an object. */
   async writeDocument(name: string, document: unknown, meta: DatasetMeta): Promise<DatasetEntry> {
     this.assertOpen(name);
+    this.checkDocument(name, document);
     const file = `${name}.json`;
     const text = JSON.stringify(document);
     if (text === undefined) throw new Error(`dataset "${name}": document is not JSON-serializable`);
@@ -575,6 +585,53 @@ export class SnapshotWriter {
     return JSON.parse(readFileSync(join(this.tmpDir, entry.file), 'utf8')) as unknown;
   }
 
+  /** The declared shape of a dataset of this service; undefined for one the catalog does not declare (tests' own datasets). */
+  private declared(name: string) {
+    return this.options.service === 'korea' || this.options.service === 'analytics' ? findDataset(this.options.service, name) : undefined;
+  }
+
+  /** Throws DatasetShapeError unless the document parses with its declared schema. */
+  private checkDocument(name: string, document: unknown): void {
+    const decl = this.declared(name);
+    if (!decl) return;
+    if (decl.kind !== 'document') throw new DatasetShapeError(`dataset "${name}" is declared a table but was written as a document`);
+    const checked = decl.document.safeParse(document);
+    if (!checked.success) {
+      throw new DatasetShapeError(`dataset "${name}" does not have its declared shape: ${describeIssues(checked.error.issues)}`);
+    }
+  }
+
+  /**
+   * Throws DatasetShapeError unless a table's Parquet columns are its declared columns, in order and
+   * of the same types; its files are removed first, so nothing of it is published.
+   */
+  private checkColumns(name: string, file: string, schema: ColumnSchema[]): void {
+    const decl = this.declared(name);
+    if (!decl) return;
+    let problem: string | null = null;
+    if (decl.kind !== 'table') problem = 'is declared a document but was written as a table';
+    else {
+      const want = Object.entries(decl.columns);
+      const got = schema.map((c) => [c.name, c.type] as const);
+      const wrong = want.findIndex(([n, t], i) => got[i]?.[0] !== n || got[i]?.[1] !== t);
+      if (wrong >= 0) {
+        const [n, t] = want[wrong]!;
+        const had = got[wrong];
+        problem = had
+          ? `column ${wrong + 1} is ${had[0]} ${had[1]}, declared ${n} ${t}`
+          : `has ${got.length} columns, declared ${want.length} (missing ${n} ${t})`;
+      } else if (got.length > want.length) {
+        problem = `has undeclared columns ${got
+          .slice(want.length)
+          .map(([n]) => n)
+          .join(', ')}`;
+      }
+    }
+    if (problem === null) return;
+    rmSync(join(this.tmpDir, file), { recursive: true, force: true });
+    throw new DatasetShapeError(`dataset "${name}" ${problem}`);
+  }
+
   private async record(
     name: string,
     kind: DatasetEntry['kind'],
@@ -583,6 +640,7 @@ export class SnapshotWriter {
     meta: DatasetMeta,
     content: { rows: number; bytes: number; sha256: string; partitions?: DatasetPartitions },
   ): Promise<DatasetEntry> {
+    if (kind === 'table') this.checkColumns(name, file, schema);
     const entry: DatasetEntry = {
       name,
       kind,

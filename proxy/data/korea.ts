@@ -17,6 +17,7 @@
  * price) or a 503 (dataset missing from the snapshot; for kimchi-premium, no current premium
  * because the symbol's inputs were too far apart in time).
  */
+import type { KoreaDocuments } from '../../catalog/korea.ts';
 import type { LoadedDataset, LoadedSnapshot } from '../../snapshots/reader.ts';
 import { queryRows } from './duck.ts';
 import { notAvailable, notFound, type DataHandler, type DataHandlers, type DataRequest, type DataResult } from './types.ts';
@@ -33,10 +34,14 @@ function datasetOf(req: DataRequest, dataset: string): LoadedDataset | DataResul
   return req.snapshot.datasets.get(dataset) ?? missing(req.snapshot, dataset);
 }
 
-function documentOf(req: DataRequest, dataset: string): Doc | DataResult {
+/**
+ * A dataset's document, typed by its catalog schema (KOREA_DATASET_SHAPES): the writer published
+ * it only after it parsed with that schema.
+ */
+function documentOf<N extends keyof KoreaDocuments>(req: DataRequest, dataset: N): KoreaDocuments[N] | DataResult {
   const loaded = req.snapshot.datasets.get(dataset);
   if (!loaded || typeof loaded.document !== 'object' || loaded.document === null) return missing(req.snapshot, dataset);
-  return loaded.document as Doc;
+  return loaded.document as KoreaDocuments[N];
 }
 
 const isResult = (value: unknown): value is DataResult =>
@@ -67,7 +72,7 @@ function sliceHandler<T>(
 }
 
 /** An endpoint that serves its dataset's document as published. */
-function documentHandler(dataset: string): DataHandler {
+function documentHandler(dataset: keyof KoreaDocuments): DataHandler {
   return sliceHandler(
     (req) => documentOf(req, dataset),
     (doc) => doc,
@@ -78,22 +83,22 @@ const symbolOf = (req: DataRequest): string => String(req.query.symbol ?? 'BTC')
 
 // ------------------------------------------------------------------ kimchi-premium
 
-function kimchiEntry(req: DataRequest): { doc: Doc; entry: Doc } | DataResult {
+type KimchiDocument = KoreaDocuments['kimchi-premium'];
+
+function kimchiEntry(req: DataRequest): { doc: KimchiDocument; entry: KimchiDocument['by_symbol'][string] } | DataResult {
   const doc = documentOf(req, 'kimchi-premium');
   if (isResult(doc)) return doc;
   const symbol = symbolOf(req);
-  const entry = (doc.by_symbol as Record<string, Doc> | undefined)?.[symbol];
+  const entry = doc.by_symbol[symbol];
   if (entry) return { doc, entry };
   // Listed and priced, but the inputs of its premium are too far apart in time: no premium to sell.
-  const stale = ((doc.stale as Array<{ symbol: string; exchange: string; reason: string }> | undefined) ?? []).filter(
-    (s) => s.symbol === symbol,
-  );
+  const stale = doc.stale.filter((s) => s.symbol === symbol);
   if (stale.length) {
     return notAvailable(
       `No current kimchi premium for ${symbol} in snapshot ${req.snapshot.version}: ${stale.map((s) => `${s.exchange}: ${s.reason}`).join('; ')}. Try again after the next update.`,
     );
   }
-  if (((doc.no_global_price as string[] | undefined) ?? []).includes(symbol)) {
+  if (doc.no_global_price.includes(symbol)) {
     const hint =
       symbol === 'USDT' || symbol === 'USDC' ? ' Its premium against the official USD/KRW rate is at /api/v1/stablecoin-premium.' : '';
     return notFound(
@@ -115,10 +120,7 @@ const kimchiPremium: DataHandler = sliceHandler(kimchiEntry, ({ doc, entry }) =>
   global_source: entry.global_source,
   exchanges: entry.exchanges,
   // an exchange down for the whole run, or whose price for this symbol was too far in time from the other inputs
-  unavailable_exchanges: [
-    ...((doc.unavailable_exchanges as Doc[] | undefined) ?? []),
-    ...((entry.stale_exchanges as Doc[] | undefined) ?? []),
-  ],
+  unavailable_exchanges: [...doc.unavailable_exchanges, ...entry.stale_exchanges],
 }));
 
 // ------------------------------------------------------------------ kr-prices
@@ -193,13 +195,15 @@ const krPrices: DataHandler = {
 
 // ------------------------------------------------------------------ divergence
 
-function divergenceEntry(req: DataRequest): { doc: Doc; entry: Doc } | DataResult {
+type DivergenceDocument = KoreaDocuments['divergence'];
+
+function divergenceEntry(req: DataRequest): { doc: DivergenceDocument; entry: DivergenceDocument['by_symbol'][string] } | DataResult {
   const doc = documentOf(req, 'divergence');
   if (isResult(doc)) return doc;
   const symbol = symbolOf(req);
-  const entry = (doc.by_symbol as Record<string, Doc> | undefined)?.[symbol];
+  const entry = doc.by_symbol[symbol];
   if (entry) return { doc, entry };
-  const reason = (doc.unavailable as Record<string, string> | undefined)?.[symbol];
+  const reason = doc.unavailable[symbol];
   return notFound(
     `No divergence for ${symbol} in this snapshot: ${reason ?? 'it was not computed'}. /api/v1/symbols lists which of the 25 symbols Korean exchanges list.`,
   );
@@ -229,7 +233,7 @@ function newsHandler(dataset: 'kr-news-kpop' | 'kr-news-semiconductor', withSumm
     (req) => documentOf(req, dataset),
     (doc, req) => {
       const limit = Number(req.query.limit ?? 5);
-      const articles = ((doc.articles as Doc[] | undefined) ?? []).slice(0, limit);
+      const articles = doc.articles.slice(0, limit);
       const body: Doc = {
         source: doc.source,
         as_of: doc.as_of,
@@ -240,7 +244,7 @@ function newsHandler(dataset: 'kr-news-kpop' | 'kr-news-semiconductor', withSumm
         model: doc.model,
       };
       if (!withSummary) return body;
-      const summary = (doc.summaries as Record<string, Doc> | undefined)?.[String(articles.length)];
+      const summary = doc.summaries[String(articles.length)];
       if (!summary)
         return notAvailable(
           `The summary of the newest ${articles.length} articles is not in snapshot ${req.snapshot.version}. Try again after the next update.`,

@@ -4,8 +4,14 @@
  * once asked for. The services list filters and pages over it; the other handlers and the wash
  * check look ids and sellers up in it.
  */
-import type { PriceBucket, ServiceSortKey } from '../../catalog/analytics.ts';
-import type { AnalyticsChain, CategorySlug, WashLabel } from '../../catalog/categories.ts';
+import type { z } from 'zod';
+import {
+  type ANALYTICS_RESPONSES,
+  type ColumnOf,
+  type PriceBucket,
+  SERVICE_LIST_ITEM_COLUMNS,
+  type ServiceSortKey,
+} from '../../catalog/analytics.ts';
 import type { LoadedDataset, LoadedSnapshot } from '../../snapshots/reader.ts';
 import { dataset, parseJson, stampOf } from './dataset.ts';
 import { queryRows } from './duck.ts';
@@ -13,24 +19,8 @@ import { perVersion } from './version-cache.ts';
 
 export type Order = 'asc' | 'desc';
 
-/** A services list item: the fields of the catalog's list item schema, in order. */
-export interface ServiceListItem {
-  id: number;
-  chain: AnalyticsChain;
-  seller_address: string;
-  resource_url: string;
-  name: string;
-  description: string;
-  category: CategorySlug;
-  price_amount: number | null;
-  first_seen: string;
-  tx_24h: number;
-  volume_24h: number;
-  tx_total: number;
-  real_volume_pct: number;
-  wash_pct: number;
-  label_distribution: Partial<Record<WashLabel, number>>;
-}
+/** A services list item: the catalog's list item schema. */
+export type ServiceListItem = z.infer<typeof ANALYTICS_RESPONSES.ServiceListItem>;
 
 /** A service as the list filters and sorts it; `item` is what it returns. */
 export interface ServiceRecord {
@@ -69,29 +59,16 @@ interface ServiceRow extends Omit<ServiceListItem, 'resource_url' | 'name' | 'de
   volume_30d: number | null;
 }
 
-const SERVICE_COLUMNS = [
-  'id',
-  'chain',
-  'seller_address',
-  'resource_url',
-  'name',
-  'description',
-  'category',
-  'price_amount',
-  'first_seen',
-  'tx_24h',
-  'volume_24h',
-  'tx_total',
-  'real_volume_pct',
-  'wash_pct',
-  'label_distribution',
+/** What the index reads: the list item (catalog: SERVICE_LIST_ITEM_COLUMNS) and the columns the list filters and sorts on. */
+const SERVICE_COLUMNS: readonly ColumnOf<'services'>[] = [
+  ...SERVICE_LIST_ITEM_COLUMNS,
   'is_placeholder',
   'active',
   'price_bucket',
   'name_sort',
   'search_text',
   'volume_30d',
-] as const;
+];
 
 async function loadServices(data: LoadedDataset): Promise<ServicesIndex> {
   // one JSON text for the whole table: parsing it is several times faster than reading

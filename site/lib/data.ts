@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { z } from 'zod';
-import { ANALYTICS_ENDPOINTS, ANALYTICS_RESPONSES } from '../../catalog/analytics.ts';
+import { ANALYTICS_ENDPOINTS, ANALYTICS_RESPONSES, type ColumnOf, SERVICE_LIST_ITEM_COLUMNS } from '../../catalog/analytics.ts';
 import { CATEGORIES, type CategorySlug } from '../../catalog/categories.ts';
 import { loadSettings } from '../../lib/config.ts';
 import { openDatabase } from '../../lib/duckdb.ts';
@@ -182,9 +182,12 @@ function parseJson<T>(text: unknown, what: string): T {
   return JSON.parse(text) as T;
 }
 
-const SERVICE_COLUMNS = `id, chain, seller_address, resource_url, name, description, category, price_amount, first_seen,
-  tx_24h, volume_24h, tx_total, real_volume_pct, wash_pct, label_distribution::VARCHAR AS label_distribution,
-  price_bucket, is_placeholder, active, tx_30d, volume_30d`;
+/** What the site reads of the services table: the list item (label_distribution as JSON text) and the columns it filters on. */
+const SERVICE_COLUMNS = (
+  [...SERVICE_LIST_ITEM_COLUMNS, 'price_bucket', 'is_placeholder', 'active', 'tx_30d', 'volume_30d'] satisfies ColumnOf<'services'>[]
+)
+  .map((c) => (c === 'label_distribution' ? `${c}::VARCHAR AS ${c}` : c))
+  .join(', ');
 
 /** Every service, by 24-hour transactions descending, then id. */
 export const services = memo(async (): Promise<ServiceRow[]> => {

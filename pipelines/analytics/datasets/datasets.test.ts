@@ -26,7 +26,7 @@ import { assignCategorySql } from '../categorize.ts';
 import { HISTORY_HOURS } from './category-hourly.ts';
 import { attributedSql } from '../attribution.ts';
 import { analyticsDatasetSteps, analyticsPrepSteps, paymentPrepSteps } from './index.ts';
-import { SERVICE_LIST_ITEM_COLUMNS } from './services.ts';
+import { SERVICE_LIST_ITEM_COLUMNS } from '../../../catalog/analytics.ts';
 import { TRANSACTIONS_PER_SERVICE } from '../../../catalog/datasets.ts';
 import { bucketOf } from '../../../snapshots/partitions.ts';
 import { changePctSql, POINT_LOOKUP_ROW_GROUP } from './sql.ts';

@@ -6,34 +6,13 @@
  * label_distribution is a JSON object (label → fraction of 30-day volume).
  */
 import type { DatasetStep } from '../../runner.ts';
+import { columnsOf, SERVICE_LIST_ITEM_COLUMNS } from '../../../catalog/analytics.ts';
 import { tableStep } from './sql.ts';
 
-/** The list item fields of docs/services.md, "Services list", in order: what the proxy puts in `services[]`. */
-export const SERVICE_LIST_ITEM_COLUMNS = [
-  'id',
-  'chain',
-  'seller_address',
-  'resource_url',
-  'name',
-  'description',
-  'category',
-  'price_amount',
-  'first_seen',
-  'tx_24h',
-  'volume_24h',
-  'tx_total',
-  'real_volume_pct',
-  'wash_pct',
-  'label_distribution',
-] as const;
-
+/** The services table: its columns as the catalog declares them (ANALYTICS_DATASET_SHAPES.services), list item first. */
 export const servicesStep: DatasetStep = tableStep(
   'services',
-  () => `SELECT ${SERVICE_LIST_ITEM_COLUMNS.join(', ')},
-                category_source, is_placeholder, active, price_bucket, name_sort, search_text,
-                tx_prev_24h, volume_prev_24h, tx_30d, volume_30d, volume_total, unique_buyers_30d, last_tx_at
-           FROM service_facts
-          ORDER BY id`,
+  () => `SELECT ${columnsOf('services').join(', ')} FROM service_facts ORDER BY id`,
 );
 
 /** A service_facts row as the list item STRUCT of docs/services.md (plus `extra` name := expr fields), for to_json. */
