@@ -38,7 +38,7 @@ const ISOLATED = [
   'proxy/site.test.ts',
   'proxy/snapshot-planted.test.ts',
   'proxy/stores.test.ts',
-  'sources/live/segments.test.ts',
+  'sources/live/analytics/segments.test.ts',
   'sources/live/korea/documented-payloads.test.ts',
   'sources/live/korea/korea-live.test.ts',
 ];

@@ -21,7 +21,7 @@ import { koreaPipeline } from '../pipelines/korea/index.ts';
 import { checkKoreaRequest, demoReferences, koreaReplies } from '../pipelines/korea/testing/claude-replies.ts';
 import type { ProgressSink } from '../pipelines/progress.ts';
 import { runPipeline, type RunResult } from '../pipelines/runner.ts';
-import { koreaWorld } from '../sources/demo/korea-world.ts';
+import { koreaWorld } from '../sources/demo/korea/world.ts';
 import { startFakeMessagesApi } from '../sources/live/testing/fake-messages-api.ts';
 import { KOREA_FIXTURE_NOW, startKoreaUpstreams } from '../sources/live/testing/korea-upstreams.ts';
 import { NEWS_TOPICS, type NewsTopic } from '../sources/raw-tables.ts';

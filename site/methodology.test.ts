@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { RULE_CONFIDENCE, THRESHOLDS } from '../catalog/wash-rules.ts';
 import { evaluateChallengeWorld, evaluateWash, TARGETS, washEvalRecord } from '../pipelines/analytics/eval-wash.ts';
-import { ISSUE_29_CROWDS } from '../sources/demo/challenge/regimes.ts';
+import { ISSUE_29_CROWDS } from '../sources/demo/analytics/challenge/regimes.ts';
 import washEvalJson from './data/wash-eval.json' with { type: 'json' };
 import { methodologyModel, WashEvalRecordSchema } from './lib/methodology.ts';
 

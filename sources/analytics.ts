@@ -5,10 +5,10 @@
 import type { Settings } from '../lib/config.ts';
 import type { IngestStep, SourceSpec } from './contract.ts';
 import { worldIngestSteps } from './demo/ingest.ts';
-import { exchangeWalletRows } from './demo/x402-addresses.ts';
-import { x402World } from './demo/x402-world.ts';
+import { exchangeWalletRows } from './demo/analytics/addresses.ts';
+import { x402World } from './demo/analytics/world.ts';
 import { fileIngestSteps, importReportStep } from './file/analytics-files.ts';
-import { liveIngestSteps } from './live/analytics-live.ts';
+import { liveIngestSteps } from './live/analytics/index.ts';
 import { DEMO_TRUTH_TABLES, RAW_TABLES } from './raw-tables.ts';
 
 const DEMO_RAW = [

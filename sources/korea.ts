@@ -4,7 +4,7 @@
 import type { Settings } from '../lib/config.ts';
 import { unsupportedSource, type IngestStep, type SourceSpec } from './contract.ts';
 import { worldIngestSteps } from './demo/ingest.ts';
-import { koreaWorld } from './demo/korea-world.ts';
+import { koreaWorld } from './demo/korea/world.ts';
 import { koreaLiveIngestSteps } from './live/korea/index.ts';
 import { newsIngestStep } from './live/korea/news/index.ts';
 import { RAW_TABLES } from './raw-tables.ts';

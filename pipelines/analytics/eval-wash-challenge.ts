@@ -1,7 +1,7 @@
 /**
  * npm run eval:wash -- --challenge [--split in|ood|both] [--seed N] [--now ISO]
  *
- * Scores the wash classifier on the challenge world (sources/demo/challenge, issue 15): traffic
+ * Scores the wash classifier on the challenge world (sources/demo/analytics/challenge, issue 15): traffic
  * generated apart from the demo world the rules were written against, in an "in" split (parameters
  * in the ranges a rule writer would use) and an "ood" split (every parameter outside them). The
  * "ood" split is also eval:wash's out-of-distribution split (eval-wash.ts, which fails on a miss);
@@ -9,7 +9,7 @@
  * missed targets are marked MISSED and never change the exit code.
  */
 import { parseIntFlag, parseTimeFlag, splitArgs, UsageError } from '../../lib/args.ts';
-import { SPLITS, type Split } from '../../sources/demo/challenge/regimes.ts';
+import { SPLITS, type Split } from '../../sources/demo/analytics/challenge/regimes.ts';
 import { DEFAULT_EVAL_NOW, evaluateChallengeWorld, formatEval, type WashEval } from './eval-wash.ts';
 
 /** Generates, classifies and scores the challenge world of one split. */
@@ -19,7 +19,7 @@ export function evaluateChallenge(options: { seed: number; split: Split; now?: D
 
 export const CHALLENGE_USAGE = `usage: npm run eval:wash -- --challenge [--split in|ood|both] [--seed N] [--now ISO]
   --split  which challenge split to score (default both): in = the ranges a rule writer would use,
-           ood = every pattern parameter outside them (sources/demo/challenge/regimes.ts)
+           ood = every pattern parameter outside them (sources/demo/analytics/challenge/regimes.ts)
   --seed   challenge world seed (default 1)
   --now    the world's and the classifier's "now" (default ${DEFAULT_EVAL_NOW.toISOString()})
 A measurement: exits 0 whether or not the targets are met (they are marked MISSED).`;

@@ -6,7 +6,7 @@
  * - the usual split: the demo world's planted truth (the world the rules were written knowing,
  *   which also plants issue 15's patterns with parameters from the challenge world's "in" ranges),
  *   at the given seeds, held-out seeds marked;
- * - the out-of-distribution split: the challenge world's "ood" split (sources/demo/challenge), a
+ * - the out-of-distribution split: the challenge world's "ood" split (sources/demo/analytics/challenge), a
  *   generator written apart from the demo world whose every pattern parameter lies outside the "in"
  *   ranges.
  * Each world is generated into an in-memory DuckDB, the labels are made as the pipeline makes them
@@ -24,10 +24,10 @@ import { writeFileSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { WASH_LABELS, type WashLabel } from '../../catalog/categories.ts';
 import { parseIntFlag, parseTimeFlag, splitArgs, UsageError } from '../../lib/args.ts';
-import { ISSUE_29_CROWDS, LOOK_ALIKES, type Split } from '../../sources/demo/challenge/regimes.ts';
-import { challengeWorld } from '../../sources/demo/challenge/world.ts';
-import { exchangeWalletRows } from '../../sources/demo/x402-addresses.ts';
-import { x402World } from '../../sources/demo/x402-world.ts';
+import { ISSUE_29_CROWDS, LOOK_ALIKES, type Split } from '../../sources/demo/analytics/challenge/regimes.ts';
+import { challengeWorld } from '../../sources/demo/analytics/challenge/world.ts';
+import { exchangeWalletRows } from '../../sources/demo/analytics/addresses.ts';
+import { x402World } from '../../sources/demo/analytics/world.ts';
 import { DEMO_TRUTH_TABLES, RAW_TABLES } from '../../sources/raw-tables.ts';
 import { openWarehouse } from '../warehouse.ts';
 import { appendRows, queryJson } from '../../lib/duckdb.ts';

@@ -17,7 +17,7 @@ import { timestampSql } from '../../classifier/plan.ts';
 import { queryJson } from '../../lib/duckdb.ts';
 import { openWarehouse, type Warehouse } from '../warehouse.ts';
 import { DEFAULT_EVAL_NOW, loadChallengeWorld, loadDemoWorld } from './eval-wash.ts';
-import { ISSUE_29_CROWDS, ISSUE_29_WASH } from '../../sources/demo/challenge/regimes.ts';
+import { ISSUE_29_CROWDS, ISSUE_29_WASH } from '../../sources/demo/analytics/challenge/regimes.ts';
 import { dayStart, fundingEdgesSql, type LabelContext, labelRun } from './labels.ts';
 
 const HOUR = 3_600_000;

@@ -4,8 +4,8 @@
  */
 import { koreaIngestSteps } from '../../sources/korea.ts';
 import type { ServicePipeline } from '../runner.ts';
-import { newsTranslationStep } from './ai-products.ts';
-import { koreaDatasetSteps } from './datasets.ts';
+import { newsTranslationStep } from './datasets/ai-products.ts';
+import { koreaDatasetSteps } from './datasets/index.ts';
 import { newsStoreStep } from './news-store.ts';
 import { plausibilityStep } from './plausibility.ts';
 

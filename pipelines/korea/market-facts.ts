@@ -11,7 +11,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { MARKET_ALERT_TYPES } from '../../catalog/korea.ts';
 import type { PipelineContext } from '../runner.ts';
 import { queryJson } from '../../lib/duckdb.ts';
-import { MOVE_1M_PCT, VOLUME_SPIKE_RATIO } from './market-movers.ts';
+import { MOVE_1M_PCT, VOLUME_SPIKE_RATIO } from './datasets/market-movers.ts';
 import { TICKERS_SQL } from './premiums.ts';
 import { krwSumSql } from './sql.ts';
 

@@ -12,9 +12,9 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { currentMinute, parseIntFlag, parseTimeFlag, splitArgs, UsageError } from '../../lib/args.ts';
 import { appendRows, queryJson, sqlString, type Row } from '../../lib/duckdb.ts';
 import { DEMO_TRUTH_TABLES, RAW_TABLES, type RawTable } from '../raw-tables.ts';
-import { koreaWorld } from './korea-world.ts';
+import { koreaWorld } from './korea/world.ts';
 import { DEFAULT_SEED, type WorldOptions } from './world.ts';
-import { x402World } from './x402-world.ts';
+import { x402World } from './analytics/world.ts';
 
 const USAGE = 'usage: npm run demo-world -- --out DIR [korea|analytics|all] [--seed N] [--now ISO] [--scale N] [--format parquet|csv]';
 

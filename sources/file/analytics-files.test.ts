@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendRows, openDatabase, queryJson, sqlString, type Database } from '../../lib/duckdb.ts';
 import type { IngestContext } from '../contract.ts';
 import { exportWorld } from '../demo/cli.ts';
-import { x402World } from '../demo/x402-world.ts';
+import { x402World } from '../demo/analytics/world.ts';
 import { RAW_TABLES } from '../raw-tables.ts';
 import { fileIngestSteps, importReport, importReportStep, REJECT_REASONS, type ImportFileReport } from './analytics-files.ts';
 import { SEGMENTS_DIR } from './append-only.ts';

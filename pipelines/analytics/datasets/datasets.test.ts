@@ -17,7 +17,7 @@ import { CHAIN_COVERAGE } from '../../../catalog/facilitators.ts';
 import { datasetsOf } from '../../../catalog/datasets.ts';
 import type { SnapshotManifest } from '../../../snapshots/manifest.ts';
 import { SnapshotWriter } from '../../../snapshots/writer.ts';
-import { x402World } from '../../../sources/demo/x402-world.ts';
+import { x402World } from '../../../sources/demo/analytics/world.ts';
 import { DEMO_TRUTH_TABLES, RAW_TABLES } from '../../../sources/raw-tables.ts';
 import type { PipelineContext } from '../../runner.ts';
 import { openWarehouse } from '../../warehouse.ts';

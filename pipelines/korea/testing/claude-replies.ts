@@ -12,12 +12,12 @@ import type { AnalystTask } from '../../analyst/index.ts';
 import { SYSTEM_RULES, toolInputSchema } from '../../analyst/prompt.ts';
 import { toolNameOf } from '../../analyst/types.ts';
 import type { FakeMessagesRequest, FakeReply } from '../../../sources/live/testing/fake-messages-api.ts';
-import { koreaWorld } from '../../../sources/demo/korea-world.ts';
-import { deepTask, lightTask } from '../divergence.ts';
-import { SUMMARY_TASKS } from '../kr-news.ts';
-import { sentimentTask } from '../kr-sentiment.ts';
+import { koreaWorld } from '../../../sources/demo/korea/world.ts';
+import { deepTask, lightTask } from '../datasets/divergence.ts';
+import { SUMMARY_TASKS } from '../datasets/kr-news.ts';
+import { sentimentTask } from '../datasets/kr-sentiment.ts';
 import { macroNoteTask } from '../macro-note.ts';
-import { marketReadTask } from '../market-read.ts';
+import { marketReadTask } from '../datasets/market-read.ts';
 import { TRANSLATION_TASKS } from '../news-translation.ts';
 import { expandKoreanNumbers } from '../text/korean-numbers.ts';
 

@@ -5,10 +5,10 @@
  * so a topic added to the news module is tested here without an edit.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { koreaNews } from '../../../sources/demo/korea-world.ts';
-import { articlesOfDay, type NewsTone, type NewsTopic } from '../../../sources/demo/korea-news.ts';
-import { macroHistory } from '../../../sources/demo/korea-macro.ts';
-import { DAY_MS, KST_OFFSET_MS, isoDateOfDay, kstDayIndexOf, msOfDay } from '../../../sources/demo/korea-calendar.ts';
+import { koreaNews } from '../../../sources/demo/korea/world.ts';
+import { articlesOfDay, type NewsTone, type NewsTopic } from '../../../sources/demo/korea/news.ts';
+import { macroHistory } from '../../../sources/demo/korea/macro.ts';
+import { DAY_MS, KST_OFFSET_MS, isoDateOfDay, kstDayIndexOf, msOfDay } from '../../../sources/demo/korea/calendar.ts';
 import { checkNumbers } from './korean-numbers.ts';
 import { assignTopic, entitiesOf, keywordsOf, kpopRelevance, sentimentOf } from './lexicon.ts';
 import { englishAdvice } from './english-advice.ts';

@@ -1,0 +1,34 @@
+/**
+ * The korea datasets, one step each, in run order: the market datasets, then the AI products that
+ * read them, then symbols, and stats last (it reports the datasets written before it in the run).
+ * A step whose inputs the plausibility check refused fails with the reason, and keeps its last
+ * good version (plausibility.ts).
+ */
+import type { DatasetStep } from '../../runner.ts';
+import { aiProductSteps } from './ai-products.ts';
+import { arbitrageScannerStep } from './arbitrage-scanner.ts';
+import { exchangeAlertsStep } from './exchange-alerts.ts';
+import { fxRateStep } from './fx-rate.ts';
+import { kimchiPremiumStep } from './kimchi-premium.ts';
+import { krPricesStep } from './kr-prices.ts';
+import { krwMacroStressStep } from './krw-macro-stress.ts';
+import { marketMoversStep } from './market-movers.ts';
+import { guardedByPlausibility } from '../plausibility.ts';
+import { stablecoinPremiumStep } from './stablecoin-premium.ts';
+import { statsStep } from './stats.ts';
+import { symbolsStep } from './symbols.ts';
+
+export const koreaDatasetSteps: DatasetStep[] = [
+  krPricesStep,
+  fxRateStep,
+  kimchiPremiumStep,
+  stablecoinPremiumStep,
+  arbitrageScannerStep,
+  exchangeAlertsStep,
+  marketMoversStep,
+  krwMacroStressStep,
+  // kr-news-kpop, kr-news-semiconductor, kr-sentiment, market-read, divergence: read the documents above
+  ...aiProductSteps,
+  symbolsStep,
+  statsStep,
+].map(guardedByPlausibility);

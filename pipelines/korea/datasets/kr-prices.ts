@@ -1,0 +1,26 @@
+/**
+ * kr-prices (table): the last KRW price per symbol and exchange with 24h change and KRW volume.
+ * One exchange down still publishes the other's prices.
+ */
+import type { DatasetStep } from '../../runner.ts';
+import { TICKERS_SQL, marketAsOf } from '../premiums.ts';
+import { EXCHANGES, countRows, ensureRawTables, exchangeRankSql, missingInput } from '../sql.ts';
+
+export const krPricesStep: DatasetStep = {
+  dataset: 'kr-prices',
+  async run(ctx) {
+    const c = ctx.connection;
+    await ensureRawTables(c);
+    if ((await countRows(c, 'kr_tickers', 'price_krw > 0')) === 0) {
+      throw await missingInput(c, 'kr-prices', 'no Korean exchange prices (kr_tickers is empty)', EXCHANGES);
+    }
+    return ctx.writer.writeTable(
+      c,
+      'kr-prices',
+      `SELECT symbol, exchange, price_krw, change_24h_pct, volume_24h_krw, as_of, source
+         FROM ${TICKERS_SQL}
+        ORDER BY symbol, ${exchangeRankSql('exchange')}`,
+      ctx.meta('kr-prices', await marketAsOf(c)),
+    );
+  },
+};
