@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { ANALYTICS_PARAMS, ANALYTICS_RESPONSES, PRICE_BUCKETS, SERVICE_LIST_ITEM_COLUMNS, SERVICE_SORT_KEYS } from './analytics.ts';
+import {
+  ANALYTICS_DATASET_SHAPES,
+  ANALYTICS_PARAMS,
+  ANALYTICS_RESPONSES,
+  PRICE_BUCKETS,
+  SERVICE_LIST_ITEM_COLUMNS,
+  SERVICE_SORT_KEYS,
+} from './analytics.ts';
 import { CHAIN_COVERAGE } from './facilitators.ts';
 import { CATEGORY_SLUGS } from './categories.ts';
 import { DATASETS, datasetsOf, findDataset } from './datasets.ts';
@@ -15,7 +22,7 @@ import {
   paidEndpoints,
   xrplPath,
 } from './index.ts';
-import { KOREA_QUERIES, KOREA_RESPONSES } from './korea.ts';
+import { KOREA_DATASET_SHAPES, KOREA_QUERIES, KOREA_RESPONSES } from './korea.ts';
 import { PaymentRequiredBody, ValidationErrorBody } from './schemas.ts';
 import type { EndpointDecl } from './types.ts';
 
@@ -538,6 +545,17 @@ describe('datasets', () => {
     const listItem = Object.keys(ANALYTICS_RESPONSES.ServiceListItem.shape);
     expect(services?.kind === 'table' && Object.keys(services.columns).slice(0, listItem.length)).toEqual(listItem);
     expect(SERVICE_LIST_ITEM_COLUMNS).toEqual(listItem);
+    // a shape without a declaration is a dataset nobody publishes
+    expect(Object.keys(KOREA_DATASET_SHAPES).sort()).toEqual(
+      datasetsOf('korea')
+        .map((d) => d.name)
+        .sort(),
+    );
+    expect(Object.keys(ANALYTICS_DATASET_SHAPES).sort()).toEqual(
+      datasetsOf('analytics')
+        .map((d) => d.name)
+        .sort(),
+    );
   });
 });
 
