@@ -52,23 +52,3 @@ export const analyticsDatasetSteps: DatasetStep[] = [
   fullHistoryStep,
   ...washLookupSteps,
 ];
-
-export {
-  attributionStep,
-  buyerProfilesStep,
-  buyersStep,
-  categoriesStep,
-  categoryDetailStep,
-  categoryHourlyStep,
-  fullHistoryStep,
-  landingStatsStep,
-  rollupsStep,
-  serviceCatalogStep,
-  serviceDetailStep,
-  serviceRegistryStep,
-  servicesStep,
-  transactionsStep,
-  trendsStep,
-  washDetailStep,
-  washReportStep,
-};
