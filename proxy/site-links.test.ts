@@ -40,10 +40,11 @@ beforeAll(async () => {
     NONCE_DB_DIR: join(root, 'nonces'),
     CRYPTO_WORKERS: '0',
   });
-  // a published analytics version (the real writer), so the service serves its build
+  // a published analytics version (the real writer), so the service serves its build; a dataset of
+  // the test's own (the writer checks the catalog's datasets against their shapes, not this one)
   const writer = await SnapshotWriter.begin({ root: settings.snapshotsDir, service: 'analytics', codeVersion: 'test' });
   await writer.writeDocument(
-    'landing-stats',
+    'site-links-probe',
     { services: 1 },
     { source: 'demo', asOf: new Date(), license: 'CC0-1.0', description: 'test' },
   );
