@@ -7,6 +7,7 @@
  * so the formula tests run the same SQL on tiny hand-made raw tables in an in-memory database.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { KoreaDatasetName } from '../../catalog/korea.ts';
 import { RAW_TABLES, type SourceKind } from '../../sources/raw-tables.ts';
 import type { DatasetStep, PipelineContext } from '../runner.ts';
 import { queryJson } from '../../lib/duckdb.ts';
@@ -22,7 +23,7 @@ export const runOf = (ctx: PipelineContext): KoreaRun => ({ now: ctx.now, source
 
 /** The dataset step that writes `build`'s document as `dataset`, stamped with the document's as_of. */
 export function documentStep(
-  dataset: string,
+  dataset: KoreaDatasetName,
   build: (c: DuckDBConnection, run: KoreaRun) => Promise<Record<string, unknown>>,
 ): DatasetStep {
   return {

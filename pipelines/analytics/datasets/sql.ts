@@ -7,6 +7,7 @@
  * Money is summed as integer micro-USDC (amount_micro BIGINT): integer sums do not depend on the
  * order DuckDB's threads combine partial sums, so the same input gives byte-identical files.
  */
+import type { AnalyticsDatasetName } from '../../../catalog/analytics.ts';
 import { PRICE_BUCKETS, PRICE_BUCKET_BOUNDS } from '../../../catalog/analytics.ts';
 import { CATEGORIES, WASH_LABELS } from '../../../catalog/categories.ts';
 import type { DatasetStep, PipelineContext } from '../../runner.ts';
@@ -208,7 +209,7 @@ export const ADDRESS_PARTITIONS = {
  * it reads by address is partitioned by it (ADDRESS_PARTITIONS: its `orderBy` orders the rows
  * within each part, so those tables' queries have no ORDER BY).
  */
-export function tableStep(dataset: string, select: (ctx: PipelineContext) => string | Promise<string>): DatasetStep {
+export function tableStep(dataset: AnalyticsDatasetName, select: (ctx: PipelineContext) => string | Promise<string>): DatasetStep {
   const sizes: Partial<Record<string, number>> = POINT_LOOKUP_ROW_GROUP;
   const partitions: Partial<Record<string, PartitionBy>> = ADDRESS_PARTITIONS;
   const rowGroupSize = sizes[dataset];
@@ -224,7 +225,10 @@ export function tableStep(dataset: string, select: (ctx: PipelineContext) => str
 }
 
 /** The dataset step that writes `build`'s document as the JSON document `dataset`, stamped with the run's time. */
-export function documentStep(dataset: string, build: (ctx: PipelineContext) => Promise<Record<string, unknown>>): DatasetStep {
+export function documentStep(
+  dataset: AnalyticsDatasetName,
+  build: (ctx: PipelineContext) => Promise<Record<string, unknown>>,
+): DatasetStep {
   return {
     dataset,
     run: async (ctx) => ctx.writer.writeDocument(dataset, await build(ctx), ctx.meta(dataset, ctx.now)),
