@@ -7,7 +7,15 @@ import { z } from 'zod';
 import { ANALYTICS_CHAINS, CATEGORIES, CATEGORY_SLUGS, WASH_LABELS } from './categories.ts';
 import { CHAIN_COVERAGE_NOTE } from './facilitators.ts';
 import { usdcNetworksText } from './networks.ts';
-import { type ColumnType, type DatasetShape, document, type EndpointDecl, type PaidEndpointInput, table } from './types.ts';
+import {
+  type ColumnType,
+  type DatasetShape,
+  document,
+  type TableColumns,
+  type EndpointDecl,
+  type PaidEndpointInput,
+  table,
+} from './types.ts';
 import {
   HealthBody,
   PlainText,
@@ -782,6 +790,20 @@ export type ColumnOf<N extends keyof AnalyticsTables> = keyof AnalyticsTables[N]
 /** The columns of an analytics table, in file order. */
 export const columnsOf = <N extends keyof AnalyticsTables>(name: N): ColumnOf<N>[] =>
   Object.keys(ANALYTICS_DATASET_SHAPES[name].columns) as ColumnOf<N>[];
+
+/**
+ * A SELECT list of columns of an analytics table, checked against its declaration at compile time
+ * (a renamed column fails every reader's build). `jsonAsText` reads the columns declared JSON as
+ * VARCHAR, for a reader that parses them itself.
+ */
+export function selectList<N extends keyof AnalyticsTables>(
+  table: N,
+  columns: readonly ColumnOf<N>[],
+  options: { jsonAsText?: boolean } = {},
+): string {
+  const types: TableColumns = ANALYTICS_DATASET_SHAPES[table].columns;
+  return columns.map((c) => (options.jsonAsText && types[c] === 'JSON' ? `${c}::VARCHAR AS ${c}` : c)).join(', ');
+}
 
 // ------------------------------------------------------------------ endpoints
 

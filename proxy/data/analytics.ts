@@ -14,7 +14,7 @@
  * - The wash check is computed per request from published rows (wash-check.ts).
  */
 import type { z } from 'zod';
-import { ANALYTICS_PARAMS } from '../../catalog/analytics.ts';
+import { ANALYTICS_PARAMS, selectList } from '../../catalog/analytics.ts';
 import type { CategorySlug } from '../../catalog/categories.ts';
 import { TRANSACTIONS_PER_SERVICE } from '../../catalog/datasets.ts';
 import { CHAIN_COVERAGE } from '../../catalog/facilitators.ts';
@@ -131,7 +131,8 @@ interface CategoryDetailRow {
 async function categoryDetails(snapshot: LoadedSnapshot): Promise<Map<string, CategoryDetailRow>> {
   const data = dataset(snapshot, 'category-detail');
   return perVersion(snapshot, 'category-detail', async () => {
-    const rows = await queryRows('SELECT slug, category, daily_series, top_services FROM read_parquet($path)', { path: data.path });
+    const columns = selectList('category-detail', ['slug', 'category', 'daily_series', 'top_services']);
+    const rows = await queryRows(`SELECT ${columns} FROM read_parquet($path)`, { path: data.path });
     return new Map(
       rows.map((r) => [
         String(r.slug),
@@ -347,7 +348,7 @@ const serviceTransactions: DataHandler = {
       // column holds every payment of the window, so there the rows are counted.
       const stored = data.entry.schema.some((c) => c.name === 'total');
       const rows = await queryRows(
-        `SELECT tx_hash, chain, buyer, amount, time, ${stored ? 'total' : '(SELECT count(*) FROM read_parquet($path) WHERE service_id = $id)::INTEGER AS total'}
+        `SELECT ${selectList('transactions', ['tx_hash', 'chain', 'buyer', 'amount', 'time'])}, ${stored ? 'total' : '(SELECT count(*) FROM read_parquet($path) WHERE service_id = $id)::INTEGER AS total'}
            FROM read_parquet($path) WHERE service_id = $id
           LIMIT ${TRANSACTIONS_LIMIT}`,
         { path: data.path, id },
@@ -371,7 +372,8 @@ const fullHistory: DataHandler = {
       const slug = slugOf(req);
       const data = dataset(req.snapshot, 'full-history');
       const points = await queryRows(
-        'SELECT time, services_count, volume, tx_count, real_volume_pct FROM read_parquet($path) WHERE category = $slug ORDER BY time',
+        `SELECT ${selectList('full-history', ['time', 'services_count', 'volume', 'tx_count', 'real_volume_pct'])}
+           FROM read_parquet($path) WHERE category = $slug ORDER BY time`,
         { path: data.path, slug },
       );
       if (points.length === 0) return notFound(`No hourly history for category "${slug}" in this snapshot.`);

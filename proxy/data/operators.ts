@@ -4,6 +4,7 @@
  * loaded once per snapshot version into a map by seller address. A snapshot without the dataset
  * (published before it existed) answers null.
  */
+import { selectList } from '../../catalog/analytics.ts';
 import type { LoadedSnapshot } from '../../snapshots/reader.ts';
 import { parquetSql } from '../../snapshots/reader.ts';
 import { queryRows } from './duck.ts';
@@ -19,7 +20,8 @@ async function loadOperators(snapshot: LoadedSnapshot): Promise<Map<string, Oper
   const bySeller = new Map<string, OperatorRef>();
   const data = snapshot.datasets.get('operators');
   if (!data || data.entry.kind !== 'table') return bySeller;
-  const rows = await queryRows(`SELECT operator_id, sellers::VARCHAR AS sellers, evidence::VARCHAR AS evidence FROM ${parquetSql(data)}`);
+  const columns = selectList('operators', ['operator_id', 'sellers', 'evidence'], { jsonAsText: true });
+  const rows = await queryRows(`SELECT ${columns} FROM ${parquetSql(data)}`);
   for (const row of rows) {
     const ref: OperatorRef = {
       id: String(row.operator_id),

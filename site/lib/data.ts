@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { z } from 'zod';
-import { ANALYTICS_ENDPOINTS, ANALYTICS_RESPONSES, type ColumnOf, SERVICE_LIST_ITEM_COLUMNS } from '../../catalog/analytics.ts';
+import { ANALYTICS_ENDPOINTS, ANALYTICS_RESPONSES, SERVICE_LIST_ITEM_COLUMNS, selectList } from '../../catalog/analytics.ts';
 import { CATEGORIES, type CategorySlug } from '../../catalog/categories.ts';
 import { loadSettings } from '../../lib/config.ts';
 import { openDatabase } from '../../lib/duckdb.ts';
@@ -183,11 +183,11 @@ function parseJson<T>(text: unknown, what: string): T {
 }
 
 /** What the site reads of the services table: the list item (label_distribution as JSON text) and the columns it filters on. */
-const SERVICE_COLUMNS = (
-  [...SERVICE_LIST_ITEM_COLUMNS, 'price_bucket', 'is_placeholder', 'active', 'tx_30d', 'volume_30d'] satisfies ColumnOf<'services'>[]
-)
-  .map((c) => (c === 'label_distribution' ? `${c}::VARCHAR AS ${c}` : c))
-  .join(', ');
+const SERVICE_COLUMNS = selectList(
+  'services',
+  [...SERVICE_LIST_ITEM_COLUMNS, 'price_bucket', 'is_placeholder', 'active', 'tx_30d', 'volume_30d'],
+  { jsonAsText: true },
+);
 
 /** Every service, by 24-hour transactions descending, then id. */
 export const services = memo(async (): Promise<ServiceRow[]> => {
@@ -228,7 +228,8 @@ export const servicesIndexJson = memo(async (): Promise<string> => {
 const serviceDetailTexts = memo(async (): Promise<Map<number, [string, string, string]>> => {
   const connection = await duck();
   const reader = await connection.runAndReadAll(
-    `SELECT id, service::VARCHAR, daily_series::VARCHAR, top_buyers::VARCHAR FROM ${await tableSource('service-detail')}`,
+    `SELECT ${selectList('service-detail', ['id', 'service', 'daily_series', 'top_buyers'], { jsonAsText: true })}
+       FROM ${await tableSource('service-detail')}`,
   );
   const byId = new Map<number, [string, string, string]>();
   for (const [id, service, daily, buyers] of reader.getRows()) {
@@ -254,7 +255,7 @@ export const operatorsBySeller = memo(async (): Promise<Map<string, OperatorRow>
   if (!(await snapshot()).datasets.has('operators')) return bySeller;
   const connection = await duck();
   const reader = await connection.runAndReadAll(
-    `SELECT to_json(struct_pack(operator_id, sellers, service_ids, buyer_count, volume, wash_volume_pct, evidence))::VARCHAR
+    `SELECT to_json(struct_pack(${selectList('operators', ['operator_id', 'sellers', 'service_ids', 'buyer_count', 'volume', 'wash_volume_pct', 'evidence'])}))::VARCHAR
        FROM ${await tableSource('operators')}`,
   );
   for (const [text] of reader.getRows()) {
@@ -282,7 +283,8 @@ export async function serviceDetail(id: number): Promise<ServiceDetail | null> {
 const categoryDetails = memo(async (): Promise<Map<string, CategoryDetail>> => {
   const connection = await duck();
   const reader = await connection.runAndReadAll(
-    `SELECT slug, category::VARCHAR, daily_series::VARCHAR, top_services::VARCHAR FROM ${await tableSource('category-detail')}`,
+    `SELECT ${selectList('category-detail', ['slug', 'category', 'daily_series', 'top_services'], { jsonAsText: true })}
+       FROM ${await tableSource('category-detail')}`,
   );
   const bySlug = new Map<string, CategoryDetail>();
   for (const [slug, category, daily, top] of reader.getRows()) {
