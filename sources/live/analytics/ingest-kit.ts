@@ -1,0 +1,103 @@
+/**
+ * What every analytics ingest step is made of. index.ts builds one kit per run and hands it to
+ * each step module of `steps/`: the settings (a missing one fails only the step that needs it,
+ * naming it), the options (tests pass their own registry, tuning and `sleep`), the facilitator
+ * registry and its relayers, the upstream clients with their politeness defaults, and the run
+ * whose payment segments share one import batch (segments.ts).
+ */
+import type { Settings, UpstreamSetting } from '../../../lib/config.ts';
+import type { IngestContext, IngestStep } from '../../contract.ts';
+import { FACILITATOR_REGISTRY, relayersOf, type FacilitatorRegistry } from '../../../catalog/facilitators.ts';
+import type { EvmFundingOptions, EvmIndexerOptions } from './evm-indexer.ts';
+import type { UpstreamOptions } from '../http.ts';
+import { LIVE_REQUIRED } from '../required-settings.ts';
+import { viewsOverCommitted, type LiveRun, type LiveTable } from './segments.ts';
+import type { SolanaIndexerOptions } from './solana-indexer.ts';
+import type { DiscoveryOptions } from './x402-discovery.ts';
+
+type ClientTuning = Partial<Omit<UpstreamOptions, 'name' | 'baseUrl'>>;
+
+export interface LiveIngestOptions {
+  /** The facilitator registry (default: catalog/facilitators.json); tests pass their own. */
+  registry?: FacilitatorRegistry;
+  discovery?: Partial<DiscoveryOptions>;
+  evm?: Partial<EvmIndexerOptions>;
+  funding?: Partial<EvmFundingOptions>;
+  solana?: Partial<SolanaIndexerOptions>;
+  /** Applied to every upstream client after its own defaults (tests inject `sleep`). */
+  upstream?: ClientTuning;
+}
+
+/** A setting the step needs is not set: the message names it and says what it should hold. */
+export class MissingSettingError extends Error {
+  constructor(
+    readonly setting: UpstreamSetting,
+    purpose: string,
+  ) {
+    super(`${setting} is not set: ${purpose}`);
+    this.name = 'MissingSettingError';
+  }
+}
+
+export const PURPOSE: Partial<Record<UpstreamSetting, string>> = LIVE_REQUIRED.analytics;
+
+function requiredSetting(settings: Settings, setting: UpstreamSetting): string {
+  const url = settings.upstreams[setting];
+  if (!url) throw new MissingSettingError(setting, PURPOSE[setting] ?? 'this live step needs it');
+  return url;
+}
+
+// Per-upstream politeness: discovery servers 429 quickly (x402scan backs off on them); public
+// RPCs allow a few requests per second per IP.
+const CLIENT_DEFAULTS: Record<'discovery' | 'base' | 'solana', ClientTuning> = {
+  discovery: { timeoutMs: 30_000, concurrency: 1, minIntervalMs: 250 },
+  base: { timeoutMs: 30_000, concurrency: 4, minIntervalMs: 50 },
+  solana: { timeoutMs: 30_000, concurrency: 4, minIntervalMs: 100 },
+};
+
+/** A segment that could not be written fails the step; the views still read the segments committed before. */
+export async function appendOrKeep(
+  ctx: IngestContext,
+  append: () => Promise<{ rows: number }>,
+  table: LiveTable,
+): Promise<{ rows: number }> {
+  try {
+    return await append();
+  } catch (err) {
+    await viewsOverCommitted(ctx, table).catch(() => 0);
+    throw err;
+  }
+}
+
+export function firstLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+}
+
+export interface AnalyticsIngestKit {
+  settings: Settings;
+  options: LiveIngestOptions;
+  registry: FacilitatorRegistry;
+  relayers: ReturnType<typeof relayersOf>;
+  /** The run: the steps' segments share its import batch. */
+  run: LiveRun;
+  /** An upstream client's options: its kind's politeness defaults, the run's overrides, its name and base URL. */
+  client(kind: keyof typeof CLIENT_DEFAULTS, name: string, baseUrl: string): UpstreamOptions;
+  /** A setting the step needs; MissingSettingError, naming it, when it is not set. */
+  required(setting: UpstreamSetting): string;
+}
+
+/** A step module: makes its step from the run's kit. */
+export type AnalyticsIngestStep = (kit: AnalyticsIngestKit) => IngestStep;
+
+export function analyticsIngestKit(settings: Settings, options: LiveIngestOptions = {}): AnalyticsIngestKit {
+  const registry = options.registry ?? FACILITATOR_REGISTRY;
+  return {
+    settings,
+    options,
+    registry,
+    relayers: relayersOf(registry),
+    run: {},
+    client: (kind, name, baseUrl) => ({ ...CLIENT_DEFAULTS[kind], ...options.upstream, name, baseUrl }),
+    required: (setting) => requiredSetting(settings, setting),
+  };
+}
