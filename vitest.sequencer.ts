@@ -23,6 +23,7 @@ const LONGEST = [
   'pipelines/analytics/labels.test.ts',
   'sources/demo/analytics/world.test.ts',
   'sources/demo/korea/world.test.ts',
+  'lib/typecheck.test.ts',
   'sources/demo/analytics/challenge/challenge.test.ts',
   'site/content-pages.test.ts',
   'pipelines/analytics/datasets/datasets.test.ts',
