@@ -15,7 +15,7 @@ import { endpointsOf, findEndpoint, mcpTools, paidEndpoints, xrplPath } from '..
 import { loadSettings, type Settings } from '../lib/config.ts';
 import { sharedDemoSnapshots } from '../pipelines/testing/shared-demo.ts';
 import { SnapshotReader } from '../snapshots/reader.ts';
-import { createServiceApp, type ProcessParts } from './serve.ts';
+import { createServiceApp, processParts, type ProcessParts } from './serve.ts';
 import { freshPaymentHeader } from '../payments/testing/bench-support.ts';
 import { payToTable } from '../payments/networks.ts';
 import { FacilitatorClient } from '../payments/facilitator.ts';
@@ -159,6 +159,61 @@ describe('payments on every paid endpoint', () => {
         expect(body.receipt).toMatchObject({ network: 'xrpl', currency: 'RLUSD' });
         expect(e.response.safeParse(body).success, url).toBe(true);
       }
+    } finally {
+      await facilitator.close();
+    }
+  });
+
+  it('SETTLEMENT=facilitator and /settle stays settlement_pending: nothing served, 402 with the hash; after a restart the payment is still spent', async () => {
+    const facilitator = await fakeFacilitator();
+    const now = () => new Date(NOW);
+    const s = loadSettings({
+      SNAPSHOTS_DIR: settings.snapshotsDir,
+      WAREHOUSE_DIR: settings.warehouseDir,
+      KEYS_DIR: join(root, 'keys'),
+      NONCE_DB_DIR: join(root, 'nonces-settlement-pending'),
+      SETTLEMENT: 'facilitator',
+      FACILITATOR_URL: facilitator.url,
+      PAY_TO_EVM: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+      CRYPTO_WORKERS: '0',
+    });
+    // the process's parts as proxy/serve.ts builds them: the LMDB nonce store and the facilitator client from the settings
+    const start = async () => {
+      const parts = processParts(s, { now });
+      const reader = new SnapshotReader(s.snapshotsDir, 'korea');
+      readers.push(reader);
+      await reader.refresh();
+      return { parts, app: await createServiceApp('korea', reader, s, parts, { now }) };
+    };
+    try {
+      const endpoint = findEndpoint('korea', 'fx-rate')!;
+      const header = freshPaymentHeader({
+        endpoint,
+        payTo: payToTable(s),
+        version: 2,
+        now: nowSeconds,
+        resourceUrl: `http://localhost${endpoint.path}`,
+      });
+      const first = await start();
+      facilitator.settle = 'pending';
+      const res = await first.app.request(endpoint.path, { headers: { [header.name]: header.value } });
+      const text = await res.text();
+      expect([res.status, (JSON.parse(text) as { reason: string }).reason]).toEqual([402, 'settlement_pending']);
+      // the 402 body names the fields (its outputSchema), never a value of them
+      expect(text).not.toMatch(/"rate":\d/);
+      const settled = JSON.parse(Buffer.from(res.headers.get('payment-response')!, 'base64').toString('utf8')) as Record<string, unknown>;
+      expect(settled).toMatchObject({ success: false, transaction: `0x${'cd'.repeat(32)}`, errorReason: 'settlement_pending' });
+      expect(facilitator.loopback.requests.map((r) => r.path).filter((p) => p !== '/supported')).toEqual(['/verify', '/settle', '/settle']);
+      await first.parts.stores?.close();
+
+      // a restart over the same nonce store, the facilitator healthy again: refused before any facilitator call
+      facilitator.settle = 'ok';
+      facilitator.loopback.reset();
+      const second = await start();
+      const again = await second.app.request(endpoint.path, { headers: { [header.name]: header.value } });
+      expect([again.status, ((await again.json()) as { reason: string }).reason]).toEqual([402, 'nonce_used']);
+      expect(facilitator.loopback.requests.map((r) => r.path).filter((p) => p !== '/supported')).toEqual([]);
+      await second.parts.stores?.close();
     } finally {
       await facilitator.close();
     }
