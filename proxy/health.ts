@@ -7,7 +7,7 @@ import { datasetsOf, findDataset } from '../catalog/datasets.ts';
 import type { ServiceName } from '../catalog/types.ts';
 import type { Settings } from '../lib/config.ts';
 import type { AiUsage } from '../snapshots/manifest.ts';
-import type { LoadedSnapshot, SnapshotReader } from '../snapshots/reader.ts';
+import { absenceReason, type LoadedSnapshot, type SnapshotReader } from '../snapshots/reader.ts';
 
 export interface DatasetHealth {
   name: string;
@@ -195,7 +195,7 @@ export function datasetFreshness(service: ServiceName, snap: LoadedSnapshot | nu
       if (snap.datasets.has(decl.name)) continue;
       const endpoints = endpointsReading(service, decl.name);
       if (endpoints.length === 0) continue;
-      const reason = 'not in the snapshot: the pipeline has not computed it yet (or its first run failed)';
+      const reason = `not in the snapshot: ${absenceReason(snap, decl.name)}`;
       unavailable.push({ name: decl.name, endpoints, reason });
       degraded.push({
         dataset: decl.name,

@@ -7,7 +7,7 @@
  */
 import { findDataset } from '../catalog/datasets.ts';
 import type { EndpointDecl } from '../catalog/types.ts';
-import type { LoadedSnapshot } from '../snapshots/reader.ts';
+import { absenceReason, type LoadedSnapshot } from '../snapshots/reader.ts';
 import { LICENSES } from '../snapshots/manifest.ts';
 
 export type ProductState =
@@ -33,7 +33,7 @@ export function productState(
   if (!snapshot.datasets.has(endpoint.dataset))
     return {
       kind: 'unavailable',
-      reason: `The "${endpoint.dataset}" dataset is not in the snapshot served: the pipeline has not computed it yet (or its first run failed).`,
+      reason: `The "${endpoint.dataset}" dataset is not in the snapshot served: ${absenceReason(snapshot, endpoint.dataset)}.`,
     };
   if (!handled.has(endpoint.id)) return { kind: 'unavailable', reason: 'This endpoint is not served by this build yet.' };
   const entry = snapshot.manifest.datasets.find((d) => d.name === endpoint.dataset);

@@ -16,6 +16,7 @@
  * (MAX_MANIFEST_BYTES, MAX_POINTER_BYTES) are refused before they are read: a link or a huge file
  * planted in a snapshot folder is refused, never followed, walked or parsed.
  */
+import { columnsProblem, declaredDataset, documentProblem } from './shape.ts';
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, lstat as lstatCallback, readdirSync, watch, type FSWatcher, type Stats } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
@@ -158,6 +159,19 @@ export interface LoadedSnapshot {
   loadedAt: Date;
   /** Set when latest.json named a version that failed its checks and an older one is served. */
   fallbackReason: string | null;
+  /**
+   * Datasets of the version left out of `datasets` because their file does not have the shape the
+   * catalog declares (written by another version of the code: snapshots/shape.ts), with why.
+   */
+  withheld?: ReadonlyMap<string, string>;
+}
+
+/** Why a catalog dataset is not in a loaded version: withheld for its shape, or not computed. */
+export function absenceReason(snapshot: LoadedSnapshot, name: string): string {
+  const withheld = snapshot.withheld?.get(name);
+  return withheld
+    ? `its file in this version is not the shape this server reads (${withheld}); the next pipeline run writes it again`
+    : 'the pipeline has not computed it yet (or its first run failed)';
 }
 
 export class SnapshotVerificationError extends Error {
@@ -318,9 +332,28 @@ export async function loadVersion(root: string, service: string, version: string
     if (entry.kind === 'document') loaded.document = document;
     datasets.set(entry.name, loaded);
   }
+  // a file of the catalog's datasets whose shape is not the declared one (an older build wrote it):
+  // left out, so a handler answers 503 with the reason instead of reading what it was not written for
+  const withheld = new Map<string, string>();
+  for (const [name, d] of datasets) {
+    const decl = declaredDataset(service, name);
+    const problem = !decl ? null : d.entry.kind === 'table' ? columnsProblem(decl, d.entry.schema) : documentProblem(decl, d.document);
+    if (problem === null) continue;
+    withheld.set(name, `"${name}" ${problem}`);
+    datasets.delete(name);
+  }
   const paths = stampedPaths(manifest);
   const stamp = paths.map((p) => `${p}:${stats.get(p) ?? 'gone'}`).join('|');
-  const loaded: LoadedSnapshot = { service, version, dir, manifest, datasets, loadedAt: new Date(), fallbackReason: null };
+  const loaded: LoadedSnapshot = {
+    service,
+    version,
+    dir,
+    manifest,
+    datasets,
+    loadedAt: new Date(),
+    fallbackReason: null,
+    ...(withheld.size ? { withheld } : {}),
+  };
   loadedFiles.set(loaded, { stamp, paths, manifestSha256: sha });
   return loaded;
 }

@@ -4,9 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { findDataset } from '../catalog/datasets.ts';
+import { KOREA_RESPONSES } from '../catalog/korea.ts';
 import { MAX_TEXT_CHARS } from './manifest.ts';
 import { SnapshotWriter } from './writer.ts';
-import { listVersions, loadLatest, readLatestPointer, SnapshotReader, sha256File } from './reader.ts';
+import { absenceReason, listVersions, loadLatest, readLatestPointer, SnapshotReader, sha256File } from './reader.ts';
 
 const meta = {
   source: 'demo' as const,
@@ -414,5 +417,46 @@ describe('a publish killed midway', () => {
     await assertServesCompleteVersion(root, 'last');
     expect(readdirSync(join(root, 'crashy')).filter((n) => n.startsWith('.'))).toEqual([]);
     expect(JSON.parse(readFileSync(join(root, 'crashy', 'latest.json'), 'utf8')).service).toBe('crashy');
+  });
+});
+
+describe('datasets against the shapes the catalog declares (snapshots/shape.ts)', () => {
+  const fx = { source: 'demo', as_of: '2026-11-20T12:00:00Z', pair: 'USDKRW', rate: 1381.46, unit: 'KRW per 1 USD', provider: 'demo' };
+
+  it('refuses a new file without its shape; a file a build with another shape wrote is withheld by the reader, never kept or carried over', async () => {
+    const root = freshRoot();
+    const at = new Date('2026-11-20T12:00:00Z');
+    const writer = await SnapshotWriter.begin({ root, service: 'korea', codeVersion: 'test', generatedAt: at });
+    await expect(writer.writeDocument('fx-rate', { ...fx, rate: 'high' }, meta)).rejects.toThrow(
+      /"fx-rate" does not have its declared shape: rate: .*number/,
+    );
+    await expect(writer.writeTable(connection, 'kr-prices', 'SELECT symbol FROM prices ORDER BY symbol', meta)).rejects.toThrow(
+      /"kr-prices" has 1 columns, declared 7 \(missing exchange VARCHAR\)/,
+    );
+    expect(existsSync(join(writer.tmpDir, 'kr-prices.parquet'))).toBe(false);
+    await writer.writeDocument('fx-rate', fx, meta);
+    await writer.publish({ nextExpectedUpdate: new Date(at.getTime() + 60_000) });
+
+    // the same store read by a build whose fx-rate has one more field
+    const decl = findDataset('korea', 'fx-rate') as { document: z.ZodType };
+    const declared = decl.document;
+    decl.document = KOREA_RESPONSES.FxRateBody.extend({ spread_pct: z.number() });
+    try {
+      const loaded = (await loadLatest(root, 'korea'))!;
+      expect(loaded.datasets.has('fx-rate')).toBe(false);
+      expect(absenceReason(loaded, 'fx-rate')).toMatch(/not the shape this server reads .*spread_pct/);
+      const next = await SnapshotWriter.begin({
+        root,
+        service: 'korea',
+        codeVersion: 'test',
+        generatedAt: new Date(at.getTime() + 60_000),
+      });
+      expect(await next.keep('fx-rate')).toBeNull();
+      expect(await next.carryOver('fx-rate', 'FX upstream answered HTTP 503')).toBeNull();
+      next.abort();
+    } finally {
+      decl.document = declared;
+    }
+    expect((await loadLatest(root, 'korea'))!.datasets.has('fx-rate')).toBe(true);
   });
 });

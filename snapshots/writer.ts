@@ -23,7 +23,6 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { findDataset } from '../catalog/datasets.ts';
 import type { DataSource } from '../catalog/schemas.ts';
 import { queryJson, sqlString } from '../lib/duckdb.ts';
 import { pidAlive } from '../lib/pid.ts';
@@ -61,6 +60,7 @@ import {
 } from './partitions.ts';
 import { readLatestPointer, sha256File } from './reader.ts';
 import { readRegularFileSync } from './regular-file.ts';
+import { columnsProblem, declaredDataset, documentProblem } from './shape.ts';
 
 export type PublishStage =
   | 'begin'
@@ -565,6 +565,8 @@ export class SnapshotWriter {
     const from = join(this.serviceDir, this.previous.version);
     const files = datasetFiles(prev);
     if (!files.every((f) => existsSync(join(from, f.file)))) return null;
+    // written by code whose shape of it was another: recomputed (kept) or left out (carried over), never served as it is
+    if (this.previousShapeProblem(prev, from) !== null) return null;
     if (prev.partitions) mkdirSync(join(this.tmpDir, prev.file));
     for (const f of files) linkOrCopy(join(from, f.file), join(this.tmpDir, f.file));
     const { carried_over: _previousFailure, ...rest } = prev;
@@ -585,20 +587,11 @@ export class SnapshotWriter {
     return JSON.parse(readFileSync(join(this.tmpDir, entry.file), 'utf8')) as unknown;
   }
 
-  /** The declared shape of a dataset of this service; undefined for one the catalog does not declare (tests' own datasets). */
-  private declared(name: string) {
-    return this.options.service === 'korea' || this.options.service === 'analytics' ? findDataset(this.options.service, name) : undefined;
-  }
-
   /** Throws DatasetShapeError unless the document parses with its declared schema. */
   private checkDocument(name: string, document: unknown): void {
-    const decl = this.declared(name);
-    if (!decl) return;
-    if (decl.kind !== 'document') throw new DatasetShapeError(`dataset "${name}" is declared a table but was written as a document`);
-    const checked = decl.document.safeParse(document);
-    if (!checked.success) {
-      throw new DatasetShapeError(`dataset "${name}" does not have its declared shape: ${describeIssues(checked.error.issues)}`);
-    }
+    const decl = declaredDataset(this.options.service, name);
+    const problem = decl ? documentProblem(decl, document) : null;
+    if (problem) throw new DatasetShapeError(`dataset "${name}" ${problem}`);
   }
 
   /**
@@ -606,30 +599,23 @@ export class SnapshotWriter {
    * of the same types; its files are removed first, so nothing of it is published.
    */
   private checkColumns(name: string, file: string, schema: ColumnSchema[]): void {
-    const decl = this.declared(name);
-    if (!decl) return;
-    let problem: string | null = null;
-    if (decl.kind !== 'table') problem = 'is declared a document but was written as a table';
-    else {
-      const want = Object.entries(decl.columns);
-      const got = schema.map((c) => [c.name, c.type] as const);
-      const wrong = want.findIndex(([n, t], i) => got[i]?.[0] !== n || got[i]?.[1] !== t);
-      if (wrong >= 0) {
-        const [n, t] = want[wrong]!;
-        const had = got[wrong];
-        problem = had
-          ? `column ${wrong + 1} is ${had[0]} ${had[1]}, declared ${n} ${t}`
-          : `has ${got.length} columns, declared ${want.length} (missing ${n} ${t})`;
-      } else if (got.length > want.length) {
-        problem = `has undeclared columns ${got
-          .slice(want.length)
-          .map(([n]) => n)
-          .join(', ')}`;
-      }
-    }
+    const decl = declaredDataset(this.options.service, name);
+    const problem = decl ? columnsProblem(decl, schema) : null;
     if (problem === null) return;
     rmSync(join(this.tmpDir, file), { recursive: true, force: true });
     throw new DatasetShapeError(`dataset "${name}" ${problem}`);
+  }
+
+  /** Why the previous version's file of a dataset may not be reused (its shape is not the declared one), or null. */
+  private previousShapeProblem(prev: DatasetEntry, from: string): string | null {
+    const decl = declaredDataset(this.options.service, prev.name);
+    if (!decl) return null;
+    if (prev.kind === 'table') return columnsProblem(decl, prev.schema);
+    try {
+      return documentProblem(decl, JSON.parse(readFileSync(join(from, prev.file), 'utf8')));
+    } catch (err) {
+      return `cannot be read: ${(err as Error).message}`;
+    }
   }
 
   private async record(

@@ -2,7 +2,7 @@
  * Reading one dataset of a snapshot for the analytics handlers: the dataset or the error that
  * becomes a 503 (never invented data), its data stamp, and its JSON text columns.
  */
-import type { LoadedDataset, LoadedSnapshot } from '../../snapshots/reader.ts';
+import { absenceReason, type LoadedDataset, type LoadedSnapshot } from '../../snapshots/reader.ts';
 
 /** A dataset the handler needs is not in the snapshot; the handler answers 503 with the message. */
 export class DatasetMissing extends Error {}
@@ -11,7 +11,7 @@ export function dataset(snapshot: LoadedSnapshot, name: string): LoadedDataset {
   const data = snapshot.datasets.get(name);
   if (!data) {
     throw new DatasetMissing(
-      `The "${name}" dataset is not in snapshot ${snapshot.version} (its pipeline step failed or has not run yet); try again after the next update.`,
+      `The "${name}" dataset is not in snapshot ${snapshot.version}: ${absenceReason(snapshot, name)}. Try again after the next update.`,
     );
   }
   return data;

@@ -18,7 +18,7 @@
  * because the symbol's inputs were too far apart in time).
  */
 import type { KoreaDocuments } from '../../catalog/korea.ts';
-import type { LoadedDataset, LoadedSnapshot } from '../../snapshots/reader.ts';
+import { absenceReason, type LoadedDataset, type LoadedSnapshot } from '../../snapshots/reader.ts';
 import { queryRows } from './duck.ts';
 import { notAvailable, notFound, type DataHandler, type DataHandlers, type DataRequest, type DataResult } from './types.ts';
 
@@ -26,7 +26,7 @@ type Doc = Record<string, unknown>;
 
 function missing(snapshot: LoadedSnapshot, dataset: string): DataResult {
   return notAvailable(
-    `The "${dataset}" dataset is not in snapshot ${snapshot.version}: the pipeline has not computed it yet. Try again after the next update.`,
+    `The "${dataset}" dataset is not in snapshot ${snapshot.version}: ${absenceReason(snapshot, dataset)}. Try again after the next update.`,
   );
 }
 
