@@ -80,9 +80,6 @@ export const table = <const C extends TableColumns>(columns: C): { kind: 'table'
 /** A document's shape: the zod schema its JSON must parse with. */
 export const document = <S extends z.ZodType>(schema: S): { kind: 'document'; document: S } => ({ kind: 'document', document: schema });
 
-/** The column names of a table shape, in file order. */
-export const columnNames = (shape: { columns: TableColumns }): string[] => Object.keys(shape.columns);
-
 /**
  * A dataset of a service's snapshot: what a pipeline step produces and endpoints read.
  * `updateEverySeconds` is the schedule the pipeline is expected to keep; a dataset older than

@@ -75,6 +75,11 @@ export interface Upstream {
 }
 
 /** Any failure talking to an upstream; the message is safe to log (no secrets). */
+/** The first line of an error's message: what a run's notes and ingest_failures record of it. */
+export function firstLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+}
+
 export class UpstreamError extends Error {
   constructor(
     readonly upstream: string,

@@ -10,6 +10,7 @@ import type { IngestContext, IngestStep } from '../../contract.ts';
 import { FACILITATOR_REGISTRY, relayersOf, type FacilitatorRegistry } from '../../../catalog/facilitators.ts';
 import type { EvmFundingOptions, EvmIndexerOptions } from './evm-indexer.ts';
 import type { UpstreamOptions } from '../http.ts';
+
 import { LIVE_REQUIRED } from '../required-settings.ts';
 import { viewsOverCommitted, type LiveRun, type LiveTable } from './segments.ts';
 import type { SolanaIndexerOptions } from './solana-indexer.ts';
@@ -67,10 +68,6 @@ export async function appendOrKeep(
     await viewsOverCommitted(ctx, table).catch(() => 0);
     throw err;
   }
-}
-
-export function firstLine(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
 }
 
 export interface AnalyticsIngestKit {

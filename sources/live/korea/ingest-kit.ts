@@ -7,7 +7,7 @@
  * the others.
  */
 import type { Settings } from '../../../lib/config.ts';
-import type { UpstreamOptions } from '../http.ts';
+import { firstLine, type UpstreamOptions } from '../http.ts';
 import type { IngestContext, IngestStep } from '../../contract.ts';
 import type { Row } from '../../../lib/duckdb.ts';
 import { clientOptions, type ClientTuning, type KoreaClient } from './clients.ts';
@@ -98,10 +98,6 @@ export function ingestKit(settings: Settings, overrides: KoreaLiveOverrides = {}
       },
     }),
   };
-}
-
-export function firstLine(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
 }
 
 /** Runs `work`; on failure records it for `upstream` and rethrows. */

@@ -6,11 +6,11 @@
 import type { IngestContext } from '../../../contract.ts';
 import { chainCoverage } from '../../../../catalog/facilitators.ts';
 import { RAW_TABLES } from '../../../raw-tables.ts';
-import { withUpstream } from '../../http.ts';
+import { firstLine, withUpstream } from '../../http.ts';
 import { createJsonRpc } from '../../json-rpc.ts';
 import { DEFAULT_EVM_OPTIONS, indexEvmSettlements } from '../evm-indexer.ts';
 import { notIndexedReason } from '../facilitators.ts';
-import { type AnalyticsIngestStep, appendOrKeep, firstLine, MissingSettingError, PURPOSE } from '../ingest-kit.ts';
+import { type AnalyticsIngestStep, appendOrKeep, MissingSettingError, PURPOSE } from '../ingest-kit.ts';
 import { appendLiveSegment, indexerPositions, LIVE_TRANSACTIONS } from '../segments.ts';
 import { DEFAULT_SOLANA_OPTIONS, indexSolanaSettlements } from '../solana-indexer.ts';
 

@@ -16,7 +16,7 @@ import type { Settings } from '../../../../lib/config.ts';
 import type { IngestContext, IngestStep } from '../../../contract.ts';
 import type { Row } from '../../../../lib/duckdb.ts';
 import { RAW_TABLES } from '../../../raw-tables.ts';
-import { withUpstream } from '../../http.ts';
+import { firstLine, withUpstream } from '../../http.ts';
 import type { ClientTuning } from '../clients.ts';
 import { clearIngestFailures, recordIngestFailure, type KoreaUpstreamName } from '../ingest-failures.ts';
 import { replaceRows, resetRows } from '../raw-rows.ts';
@@ -72,10 +72,6 @@ interface SourceResult {
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
-
-function firstLine(err: unknown): string {
-  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
-}
 
 /** Replaces every secret value in a message (an upstream may echo request headers in an error body). */
 function scrubber(secrets: readonly string[]): (text: string) => string {

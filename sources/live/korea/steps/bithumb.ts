@@ -2,6 +2,7 @@
  * ingest:bithumb: the legacy ALL_KRW tickers, the v1 market list (with its warnings) and the
  * 경보제 alerts, 3 requests. The three calls feed different rows: one that fails loses only its own.
  */
+import { firstLine } from '../../http.ts';
 import type { Row } from '../../../../lib/duckdb.ts';
 import { RAW_TABLES as T } from '../../../raw-tables.ts';
 import {
@@ -17,7 +18,7 @@ import {
   fetchBithumbTickers,
 } from '../bithumb.ts';
 import { withUpstream } from '../clients.ts';
-import { firstLine, type KoreaIngestStep, StepFeeds } from '../ingest-kit.ts';
+import { type KoreaIngestStep, StepFeeds } from '../ingest-kit.ts';
 
 // The three Bithumb calls feed different rows: one that fails loses only its own (a failed alert
 // feed keeps the prices), and is recorded under its own name.

@@ -2,11 +2,12 @@
  * ingest:candles_1m: Upbit 1-minute candles of the top markets by KRW volume, with what is left of
  * the run's request budget (1 to 5 requests). Stablecoins are quotes, not movers: they get none.
  */
+import { firstLine } from '../../http.ts';
 import { queryJson, type Row } from '../../../../lib/duckdb.ts';
 import { RAW_TABLES as T } from '../../../raw-tables.ts';
 import { withUpstream } from '../clients.ts';
 import { ingestFailureReason } from '../ingest-failures.ts';
-import { firstLine, type KoreaIngestStep, noteSkipped, recorded } from '../ingest-kit.ts';
+import { type KoreaIngestStep, noteSkipped, recorded } from '../ingest-kit.ts';
 import { ensureRawTable, replaceRows } from '../raw-rows.ts';
 import { fetchUpbitCandles, upbitCandleRows, upbitCooloff } from '../upbit.ts';
 import { upbitBanned } from './upbit.ts';

@@ -3,11 +3,12 @@
  * FRED and Naver Finance, 0 to 2 requests a run (the backfill is not counted). The kept history
  * still makes macro_daily when a refresh fails; the step then fails so the run says so.
  */
+import { firstLine } from '../../http.ts';
 import { RAW_TABLES as T } from '../../../raw-tables.ts';
 import { textClient } from '../clients.ts';
 import { fetchFredSeries } from '../fred.ts';
 import { recordIngestFailure } from '../ingest-failures.ts';
-import { firstLine, type KoreaIngestStep, noteSkipped } from '../ingest-kit.ts';
+import { type KoreaIngestStep, noteSkipped } from '../ingest-kit.ts';
 import {
   MACRO_UNITS,
   materializeMacroDaily,

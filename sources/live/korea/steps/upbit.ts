@@ -2,10 +2,11 @@
  * ingest:upbit: the Upbit market list (with market_event flags) and the KRW tickers, 2 requests.
  * After a 418 ban no Upbit request is made until the cool-off ends (live_upstream_cooloff).
  */
+import { firstLine } from '../../http.ts';
 import type { IngestContext } from '../../../contract.ts';
 import { RAW_TABLES as T } from '../../../raw-tables.ts';
 import { withUpstream } from '../clients.ts';
-import { firstLine, type KoreaIngestStep, StepFeeds } from '../ingest-kit.ts';
+import { type KoreaIngestStep, StepFeeds } from '../ingest-kit.ts';
 import { INGEST_FAILURES, INGEST_SKIPPED_ROWS, recordIngestFailure } from '../ingest-failures.ts';
 import {
   fetchUpbitMarkets,
