@@ -1,8 +1,8 @@
 /**
- * npm run bench [-- analytics [--large]|korea|proxy|site|soak|foundation [soak options]]
+ * npm run bench [-- analytics [--large]|korea|proxy|site|probe|soak|foundation [soak options]]
  *
  * A benchmark, not a test: prints timings and peak memory next to a baseline measured in the same
- * run. With no name it runs analytics, korea, proxy, site and soak in turn; each benchmark returns
+ * run. With no name it runs analytics, korea, proxy, site, probe and soak in turn; each benchmark returns
  * its figures as rows (figure, value, baseline, ratio, target, holds: bench/table.ts), which replace
  * that benchmark's rows in bench/results.json as soon as it finishes, and the whole table is printed
  * at the end. With a name it runs that one and updates its rows. A target missed shows as NO in
@@ -477,6 +477,11 @@ const benches: Record<BenchName, Run> = {
   site: async () => {
     const { benchSite } = await import('./site.ts');
     return { rows: await benchSite() };
+  },
+  probe: async () => {
+    const { benchProbe } = await import('./probe.ts');
+    const endpoints = process.env.BENCH_PROBE_ENDPOINTS;
+    return { rows: await benchProbe(), note: endpoints ? `BENCH_PROBE_ENDPOINTS=${endpoints}` : undefined };
   },
   soak,
 };

@@ -35,8 +35,8 @@ export interface IngestStep {
   name: string;
   /** Raw tables this step (re)creates; they are dropped before the run so a failure leaves no stale rows. */
   tables: readonly string[];
-  /** Returns the rows it loaded. */
-  run(ctx: IngestContext): Promise<number>;
+  /** Returns the rows it loaded, or those and a line for the run table (what the step did and why). */
+  run(ctx: IngestContext): Promise<number | { rows: number; detail: string }>;
 }
 
 /** A source this service cannot read (yet): a usage error, not a failed run. */
@@ -44,4 +44,9 @@ export class UnsupportedSourceError extends Error {}
 
 export function unsupportedSource(service: string, source: string, when: string): never {
   throw new UnsupportedSourceError(`${service}: --source ${source} is not available yet (${when}); use --source demo`);
+}
+
+/** The rows an ingest step reported, whether or not it added a line for the run table. */
+export function rowsOf(done: number | { rows: number }): number {
+  return typeof done === 'number' ? done : done.rows;
 }

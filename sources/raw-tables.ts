@@ -162,6 +162,25 @@ export const RAW_TABLES = {
     ['time', 'TIMESTAMP'],
     ['source', 'VARCHAR'],
   ]),
+  // What the prober saw when it asked a resource for its price without paying
+  // (sources/live/analytics/prober.ts): the last 8 days, one row per probe.
+  x402_probes: t('analytics', 'x402_probes', 'Unpaid probes of indexed resources: status, latency and the 402 offer.', [
+    ['resource_url', 'VARCHAR'],
+    ['probed_at', 'TIMESTAMP'],
+    ['method', 'VARCHAR'],
+    ['outcome', 'VARCHAR'], // offer | open | no_offer | invalid_offer | http_error | rate_limited | timeout | too_large | dns_error | tls_error | connect_error | private_address | redirect_loop | bad_url | deferred
+    ['status', 'BIGINT'], // HTTP status of the final answer, NULL when none came
+    ['ttfb_ms', 'DOUBLE'],
+    ['total_ms', 'DOUBLE'],
+    ['redirects', 'BIGINT'],
+    ['error', 'VARCHAR'], // the failure's code or a short reason
+    ['x402_version', 'BIGINT'],
+    // JSON array, one element per accepted payment: {network, chain, asset, amount (atomic, text),
+    // pay_to, eip712_name, eip712_version, signable}; NULL without an offer
+    ['offers', 'VARCHAR'],
+    ['bazaar', 'BOOLEAN'],
+    ['source', 'VARCHAR'],
+  ]),
   // Funding analysis stops at exchange hot wallets: otherwise every user who withdrew from the
   // same exchange would look like one operator's cohort. Empty when the source has no list.
   exchange_wallets: t(

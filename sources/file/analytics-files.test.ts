@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendRows, openDatabase, queryJson, sqlString, type Database } from '../../lib/duckdb.ts';
-import type { IngestContext } from '../contract.ts';
+import { type IngestContext, rowsOf } from '../contract.ts';
 import { exportWorld } from '../demo/cli.ts';
 import { x402World } from '../demo/analytics/world.ts';
 import { RAW_TABLES } from '../raw-tables.ts';
@@ -64,7 +64,7 @@ async function runImport(
   const results: StepResult[] = [];
   for (const step of steps) {
     try {
-      results.push({ name: step.name, rows: await step.run(ctx), error: null });
+      results.push({ name: step.name, rows: rowsOf(await step.run(ctx)), error: null });
     } catch (err) {
       results.push({ name: step.name, rows: null, error: (err as Error).message });
     }

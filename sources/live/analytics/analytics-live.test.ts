@@ -14,6 +14,7 @@ import { baseFixtureIndex, evmNodeRoutes, type EvmNodeState } from '../testing/e
 import { startLoopback, type Loopback, type RecordedRequest, type Reply } from '../../../lib/testing/loopback.ts';
 import { fixture } from '../testing/fixtures.ts';
 import { solanaNodeRoutes } from '../testing/solana-node.ts';
+import { type IngestStep, rowsOf } from '../../contract.ts';
 
 type Page = { items: unknown[]; pagination?: { offset?: number } };
 const PAGES: Page[] = [0, 1, 2].map((i) => fixture<Page>(`discovery-page-${i}.json`));
@@ -28,6 +29,8 @@ const options: LiveIngestOptions = {
   evm: { startBlock: fx.startBlock, initialLogRange: 16 },
   funding: { lookbackBlocks: 2000, walletsPerQuery: 2 },
   upstream: { sleep: async () => {}, minIntervalMs: 0 },
+  // the fixture's resources are public names: offline, every name is unknown (probes.test.ts probes a loopback fleet)
+  probe: { resolve: async () => Promise.reject(Object.assign(new Error('offline'), { code: 'ENOTFOUND' })) },
 };
 
 let server: Loopback;
@@ -47,6 +50,20 @@ afterEach(async () => {
   t.close();
 });
 
+/** The steps by name (ingest:<raw table>). */
+function named(steps: IngestStep[]): Record<'ingest:x402_services' | 'ingest:x402_transactions' | 'ingest:wallet_funding', IngestStep> {
+  const step = (name: string): IngestStep => {
+    const found = steps.find((s) => s.name === name);
+    if (!found) throw new Error(`no step ${name}`);
+    return found;
+  };
+  return {
+    'ingest:x402_services': step('ingest:x402_services'),
+    'ingest:x402_transactions': step('ingest:x402_transactions'),
+    'ingest:wallet_funding': step('ingest:wallet_funding'),
+  };
+}
+
 const env = (over: Record<string, string | undefined> = {}) =>
   loadSettings({
     X402_DISCOVERY_URL: `${server.url}/facilitator`,
@@ -60,6 +77,7 @@ describe('liveIngestSteps', () => {
     const steps = liveIngestSteps(loadSettings({}));
     expect(steps.map((s) => [s.name, s.tables])).toEqual([
       ['ingest:x402_services', ['x402_services']],
+      ['ingest:x402_probes', ['x402_probes']],
       ['ingest:x402_transactions', ['x402_transactions']],
       ['ingest:wallet_funding', ['wallet_funding']],
       ['ingest:exchange_wallets', ['exchange_wallets']],
@@ -72,13 +90,15 @@ describe('liveIngestSteps', () => {
     const requests: Record<string, number> = {};
     for (const step of liveIngestSteps(env(), options)) {
       server.reset();
-      counts.push(await step.run(ctx));
+      counts.push(rowsOf(await step.run(ctx)));
       requests[step.name] = server.requests.length;
     }
-    expect(counts).toEqual([8, 7, 2, 0]); // 8 services; 5 Base + 2 Solana settlements; 2 funded buyers; no exchange list
+    // 8 services; 7 probes (one per resource URL; every name unknown offline); 5 Base + 2 Solana settlements; 2 funded buyers; no exchange list
+    expect(counts).toEqual([8, 7, 7, 2, 0]);
     // discovery: 3 pages; transactions: Base 12 + Solana 9 signature lists + 4 transactions; funding: 2 batches + 1 block.
     expect(requests).toEqual({
       'ingest:x402_services': 3,
+      'ingest:x402_probes': 0,
       'ingest:x402_transactions': 25,
       'ingest:wallet_funding': 3,
       'ingest:exchange_wallets': 0,
@@ -119,16 +139,16 @@ describe('liveIngestSteps', () => {
   });
 
   it('fails only the steps that need a missing setting, naming it', async () => {
-    const steps = liveIngestSteps(env({ BASE_RPC_URL: '' }), options);
+    const steps = named(liveIngestSteps(env({ BASE_RPC_URL: '' }), options));
     const ctx = t.at(NOW);
-    await expect(steps[0]!.run(ctx)).resolves.toBe(8);
-    await expect(steps[1]!.run(ctx)).rejects.toThrow(
+    await expect(steps['ingest:x402_services'].run(ctx)).resolves.toBe(8);
+    await expect(steps['ingest:x402_transactions'].run(ctx)).rejects.toThrow(
       /^BASE_RPC_URL is not set: the live x402_transactions and wallet_funding steps need a Base JSON-RPC URL/,
     );
     // Solana was still indexed and what is known is in the table.
     const [tx] = await queryJson(t.warehouse.connection, `SELECT count(*)::INTEGER AS n FROM x402_transactions`);
     expect(tx!.n).toBe(2);
-    await expect(steps[2]!.run(ctx)).rejects.toThrow(/^BASE_RPC_URL is not set/);
+    await expect(steps['ingest:wallet_funding'].run(ctx)).rejects.toThrow(/^BASE_RPC_URL is not set/);
 
     const noDiscovery = liveIngestSteps(env({ X402_DISCOVERY_URL: undefined }), options);
     await expect(noDiscovery[0]!.run(ctx)).rejects.toThrow(/^X402_DISCOVERY_URL is not set: /);
@@ -159,6 +179,7 @@ describe('liveIngestSteps', () => {
       expect(result.ok).toBe(false);
       expect(result.reports.map((r) => [r.name, r.status])).toEqual([
         ['ingest:x402_services', 'failed'],
+        ['ingest:x402_probes', 'ok'], // nothing listed, nothing probed
         ['ingest:x402_transactions', 'failed'],
         ['ingest:wallet_funding', 'failed'],
         ['ingest:exchange_wallets', 'ok'],
@@ -166,7 +187,7 @@ describe('liveIngestSteps', () => {
       expect(result.reports[0]!.detail).toMatch(
         /^x402-discovery: GET http:\/\/127\.0\.0\.1:\d+\/nowhere\/discovery\/resources\?type=http&limit=4&offset=0 failed with HTTP 404/,
       );
-      expect(result.reports[1]!.detail).toMatch(/^BASE_RPC_URL is not set/);
+      expect(result.reports[2]!.detail).toMatch(/^BASE_RPC_URL is not set/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -182,8 +203,8 @@ describe('liveIngestSteps', () => {
     const segmentFiles = () => readdirSync(join(t.warehouseDir!, SEGMENTS_DIR)).sort();
     /** The transactions and funding steps of one run. */
     const indexRun = async (at: string, over: LiveIngestOptions = {}) => {
-      const steps = liveIngestSteps(env(), { ...options, ...over });
-      for (const step of [steps[1]!, steps[2]!]) await step.run(t.at(new Date(at)));
+      const steps = named(liveIngestSteps(env(), { ...options, ...over }));
+      for (const step of [steps['ingest:x402_transactions'], steps['ingest:wallet_funding']]) await step.run(t.at(new Date(at)));
     };
     const list = async (sql: string) => (await rows(sql)).map((r) => String(r.p));
     /** The payments of a relation, as `<chain>:<tx_hash>`, sorted. */

@@ -13,6 +13,7 @@ import { DEFAULT_EVM_OPTIONS, indexEvmSettlements, type EvmIndexerOptions } from
 import { DEFAULT_SOLANA_OPTIONS, indexSolanaSettlements } from './solana-indexer.ts';
 import { baseFixtureIndex, evmNodeRoutes } from '../testing/evm-node.ts';
 import { useRpcNode } from '../testing/rpc-node.ts';
+import { rowsOf } from '../../contract.ts';
 
 const fx = baseFixtureIndex();
 const RPC_PATH = '/rpc';
@@ -113,8 +114,8 @@ describe('facilitator scope', () => {
     const step = liveIngestSteps(settings, {
       evm: { startBlock: fx.startBlock, initialLogRange: 64 },
       upstream: { sleep: async () => {} },
-    })[1]!;
-    const rows = await step.run(node.t.at(new Date('2026-03-02T01:00:00Z')));
+    }).find((s) => s.name === 'ingest:x402_transactions')!;
+    const rows = rowsOf(await step.run(node.t.at(new Date('2026-03-02T01:00:00Z'))));
     expect(rows).toBeGreaterThan(0);
     expect(node.t.logs).toContain(
       'arbitrum: not indexed: no facilitator relayer is registered for arbitrum in the facilitator registry, so no transfer there counts as an x402 payment',

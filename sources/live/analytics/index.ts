@@ -1,5 +1,6 @@
 /**
- * The analytics pipeline's live source: the x402 discovery catalog, settlements on the chains the
+ * The analytics pipeline's live source: the x402 discovery catalog, an unpaid probe of every
+ * listed resource (prober.ts, at most every 10 minutes, kept 8 days), settlements on the chains the
  * facilitator registry covers (Base, and Solana when SOLANA_RPC_URL is set; every other chain is
  * logged as not indexed, with the reason) and buyer funding, each as one ingest step that (re)creates its raw table with `source` = 'live',
  * and an empty exchange_wallets (live data has no exchange list yet).
@@ -18,12 +19,19 @@ import { type AnalyticsIngestStep, analyticsIngestKit, type LiveIngestOptions } 
 import { discoveryStep } from './steps/discovery.ts';
 import { exchangeWalletsStep } from './steps/exchange-wallets.ts';
 import { fundingStep } from './steps/funding.ts';
+import { probesStep } from './steps/probes.ts';
 import { transactionsStep } from './steps/transactions.ts';
 
 export type { LiveIngestOptions } from './ingest-kit.ts';
 
 /** The ingest steps in run order, one module each under steps/ (made from the run's kit, ingest-kit.ts). */
-const ANALYTICS_INGEST_STEPS: readonly AnalyticsIngestStep[] = [discoveryStep, transactionsStep, fundingStep, exchangeWalletsStep];
+const ANALYTICS_INGEST_STEPS: readonly AnalyticsIngestStep[] = [
+  discoveryStep,
+  probesStep,
+  transactionsStep,
+  fundingStep,
+  exchangeWalletsStep,
+];
 
 export function liveIngestSteps(settings: Settings, options: LiveIngestOptions = {}): IngestStep[] {
   const kit = analyticsIngestKit(settings, options);

@@ -13,6 +13,7 @@ import type { UpstreamOptions } from '../http.ts';
 
 import { LIVE_REQUIRED } from '../required-settings.ts';
 import { viewsOverCommitted, type LiveRun, type LiveTable } from './segments.ts';
+import type { ProberOptions } from './prober.ts';
 import type { SolanaIndexerOptions } from './solana-indexer.ts';
 import type { DiscoveryOptions } from './x402-discovery.ts';
 
@@ -25,6 +26,8 @@ export interface LiveIngestOptions {
   evm?: Partial<EvmIndexerOptions>;
   funding?: Partial<EvmFundingOptions>;
   solana?: Partial<SolanaIndexerOptions>;
+  /** The prober's tuning (tests and loopback benches allow loopback and shorten timeouts). */
+  probe?: Partial<Omit<ProberOptions, 'onResult'>>;
   /** Applied to every upstream client after its own defaults (tests inject `sleep`). */
   upstream?: ClientTuning;
 }

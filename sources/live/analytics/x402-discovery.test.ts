@@ -65,6 +65,7 @@ describe('crawlDiscovery', () => {
       category: 'weather',
       price_amount: 0.01,
       last_updated: new Date(1772323200 * 1000),
+      method: 'GET', // v1 accepts[].outputSchema.input.method: how the prober calls it
     });
     // CDP's mixed shape: CAIP-2 network with maxAmountRequired; long top-level description; ISO lastUpdated.
     expect(byKey.get('base https://x402.newsapi.dev/headlines')).toMatchObject({
@@ -74,8 +75,9 @@ describe('crawlDiscovery', () => {
       price_amount: 0.005,
       last_updated: new Date('2026-02-27T09:15:04.005Z'),
     });
-    // v2 Solana with `amount`; lastUpdated in milliseconds; metadata name and an aliased category.
+    // v2 Solana with `amount`; lastUpdated in milliseconds; metadata name and an aliased category; no declared method.
     expect(byKey.get('solana https://sol.pricefeed.io/api/price/SOL')).toMatchObject({
+      method: null,
       seller_address: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin', // base58 keeps its case
       name: 'SOL price feed',
       category: 'financial_data',

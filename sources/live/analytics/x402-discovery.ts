@@ -36,6 +36,7 @@ const AcceptSchema = z.object({
   payTo: z.string().min(1),
   asset: z.string().optional().nullable(),
   description: z.string().optional().nullable(),
+  outputSchema: z.unknown().optional(),
 });
 type Accept = z.infer<typeof AcceptSchema>;
 
@@ -47,6 +48,7 @@ const ItemSchema = z.object({
   lastUpdated: z.union([z.number(), z.string()]).optional().nullable(),
   metadata: z.record(z.string(), z.unknown()).optional().nullable(),
   description: z.string().optional().nullable(),
+  extensions: z.record(z.string(), z.unknown()).optional().nullable(),
 });
 type Item = z.infer<typeof ItemSchema>;
 
@@ -72,6 +74,20 @@ export interface DiscoveredService {
   category: CategorySlug | null;
   price_amount: number | null;
   last_updated: Date | null;
+  /** The HTTP method the listing declares (Bazaar input), null when it declares none: how the prober calls it. */
+  method: string | null;
+}
+
+const HTTP_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD']);
+const InputSchema = z.object({ input: z.object({ method: z.string() }).partial() }).partial();
+
+/** The method a listing declares: v2 extensions.bazaar.info.input, else v1 accepts[].outputSchema.input. */
+export function declaredMethod(item: Pick<Item, 'extensions'>, accept: Pick<Accept, 'outputSchema'>): string | null {
+  const bazaar = z.object({ info: InputSchema }).safeParse(item.extensions?.bazaar);
+  const v1 = InputSchema.safeParse(accept.outputSchema);
+  const method = (bazaar.success ? bazaar.data.info.input?.method : undefined) ?? (v1.success ? v1.data.input?.method : undefined);
+  const upper = method?.trim().toUpperCase();
+  return upper && HTTP_METHODS.has(upper) ? upper : null;
 }
 
 export interface DiscoveryCounts {
@@ -213,6 +229,7 @@ export function servicesFromItem(item: Item, counts: Pick<DiscoveryCounts, 'inva
     category: categoryFromMetadata(item.metadata),
     price_amount: priceUsd(chain, accept),
     last_updated: lastUpdated,
+    method: declaredMethod(item, accept),
   }));
 }
 
@@ -289,6 +306,7 @@ const DISCOVERY_CRAWL: RawTable = {
     ['category', 'VARCHAR'],
     ['price_amount', 'DOUBLE'],
     ['last_updated', 'TIMESTAMP'],
+    ['method', 'VARCHAR'],
   ],
 };
 
@@ -297,6 +315,10 @@ export const DISCOVERY_SEEN_DDL = `CREATE TABLE IF NOT EXISTS discovery_seen (
   chain VARCHAR NOT NULL, resource_url VARCHAR NOT NULL,
   first_seen TIMESTAMP NOT NULL, last_seen TIMESTAMP NOT NULL, last_updated TIMESTAMP,
   PRIMARY KEY (chain, resource_url))`;
+
+/** Kept across runs: the method each listing declares, for the prober (probes.ts). */
+export const DISCOVERY_INPUTS_DDL = `CREATE TABLE IF NOT EXISTS discovery_inputs (
+  resource_url VARCHAR PRIMARY KEY, method VARCHAR)`;
 
 /**
  * Records the crawl in `discovery_seen` (first_seen set once, at `seenAt`) and (re)creates
@@ -311,7 +333,17 @@ export async function writeDiscoveredServices(
   await loadScratch(
     connection,
     DISCOVERY_CRAWL,
-    services.map((s) => [s.chain, s.seller_address, s.resource_url, s.name, s.description, s.category, s.price_amount, s.last_updated]),
+    services.map((s) => [
+      s.chain,
+      s.seller_address,
+      s.resource_url,
+      s.name,
+      s.description,
+      s.category,
+      s.price_amount,
+      s.last_updated,
+      s.method,
+    ]),
   );
   const at = seenAt.toISOString();
   await inTransaction(connection, async () => {
@@ -330,6 +362,11 @@ export async function writeDiscoveredServices(
         ORDER BY s.first_seen, c.chain, c.resource_url`,
     );
   });
+  // how to call each listed resource, for the prober (probes.ts): the crawl's word replaces the last one
+  await connection.run(DISCOVERY_INPUTS_DDL);
+  await connection.run(
+    `INSERT OR REPLACE INTO discovery_inputs SELECT resource_url, min(method) FROM discovery_crawl WHERE method IS NOT NULL GROUP BY resource_url`,
+  );
   await connection.run('DROP TABLE IF EXISTS discovery_crawl');
   return services.length;
 }

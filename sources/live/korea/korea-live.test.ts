@@ -18,6 +18,7 @@ import {
   type WorldRequest,
 } from '../testing/korea-upstreams.ts';
 import { ingestFailureReason, koreaLiveIngestSteps, type KoreaLiveOverrides } from './index.ts';
+import { rowsOf } from '../../contract.ts';
 
 const NO_WAIT: KoreaLiveOverrides = { upstream: { sleep: async () => {} } };
 const MINUTE = 60_000;
@@ -51,7 +52,7 @@ async function ingest(now: Date = KOREA_FIXTURE_NOW, overrides: KoreaLiveOverrid
   const t0 = performance.now();
   for (const step of steps) {
     try {
-      out[step.name] = await step.run(ctx);
+      out[step.name] = rowsOf(await step.run(ctx));
     } catch (err) {
       out[step.name] = (err as Error).message;
     }

@@ -14,6 +14,7 @@ import {
   startNewsUpstreams,
   type NewsUpstreamWorld,
 } from '../../testing/news-upstreams.ts';
+import { rowsOf } from '../../../contract.ts';
 
 const NO_WAIT: NewsLiveOverrides = { upstream: { sleep: async () => {} } };
 const MINUTE = 60_000;
@@ -47,7 +48,7 @@ async function ingest(
   });
   for (const table of step.tables) await t.warehouse.connection.run(`DROP TABLE IF EXISTS ${table}`);
   try {
-    return await step.run(t.at(now));
+    return rowsOf(await step.run(t.at(now)));
   } catch (err) {
     return (err as Error).message;
   }
