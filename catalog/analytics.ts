@@ -86,6 +86,11 @@ const ServicesQuery = z.object({
   min_real_pct: numberParam({ min: 0, max: 100, description: 'Only services whose real_volume_pct is at least this (0 to 100).' }),
   max_wash_pct: numberParam({ min: 0, max: 100, description: 'Only services whose wash_pct is at most this (0 to 100).' }),
   active_only: boolParam(false, 'Only services with at least one transaction in the last 24 hours.'),
+  min_grade: oneOf(
+    ['A', 'B', 'C', 'D', 'F'],
+    'Only services whose trust_grade is this or better (A best, F worst); services without a grade (not enough evidence) are left out.',
+  ).optional(),
+  live_only: boolParam(false, 'Only services that answered an unpaid probe in the last 24 hours.'),
   show_placeholder: boolParam(
     false,
     "Include services the index flags as placeholders or tests (category test_dummy, test-like names such as 'test', 'hello world' or 'example', URLs on localhost, example.com or ngrok); hidden by default, so set it to list category test_dummy.",
@@ -144,6 +149,20 @@ const ServiceListItem = z.object({
   real_volume_pct: percent0to100('Share of volume from organic_user and ai_agent buyers, last 30 days'),
   wash_pct: percent0to100('Share of volume from suspected_wash buyers, last 30 days'),
   label_distribution: LabelDistribution,
+  trust_grade: z
+    .enum(['A', 'B', 'C', 'D', 'F'])
+    .nullable()
+    .describe(
+      'Trust grade A-F from unpaid probes, payTo integrity, price honesty, wash share, age and buyers (the free service-health dataset has the evidence); null when there is not enough evidence.',
+    ),
+  uptime_7d_pct: z.number().nullable().describe('Percent of unpaid probes of the last 7 days that got an answer; null when never probed.'),
+  latency_p50_ms: z.number().nullable().describe('Median total time of those answers (ms).'),
+  latency_p99_ms: z.number().nullable().describe('99th percentile of the same (ms).'),
+  payto_consistent: z
+    .boolean()
+    .nullable()
+    .describe("The payTo the service offers is where this resource's payments settled; null when no payment names the resource."),
+  last_probe_at: z.string().nullable().describe('Time of the newest probe, ISO 8601 UTC; null when never probed.'),
 });
 
 const CategoryStats = z.object({
@@ -245,6 +264,8 @@ const ServicesListBody = z.object({
       min_real_pct: z.number().nullable(),
       max_wash_pct: z.number().nullable(),
       active_only: z.boolean(),
+      min_grade: z.enum(['A', 'B', 'C', 'D', 'F']).nullable(),
+      live_only: z.boolean(),
       show_placeholder: z.boolean(),
       sort: z.enum(SERVICE_SORT_KEYS),
       order: z.enum(['asc', 'desc']),
@@ -612,9 +633,99 @@ export const OperatorsRow = z.object({
   evidence: z.array(z.string()).describe('Why it is listed: shared_funding, operator_cohort, funding_burst.'),
 });
 
+/** A row of the free service-health dataset (docs/wash-methodology.md §13): what to know before paying a service. */
+export const TRUST_GRADES = ['A', 'B', 'C', 'D', 'F'] as const;
+export const HEALTH_FLAGS = ['dead', 'flaky', 'slow', 'unsignable', 'moved_payout', 'decoy', 'price_trap'] as const;
+export const ServiceHealthRow = z.object({
+  service_id: z.number().int().describe('Service identifier (services.id).'),
+  chain: z.string().describe('Chain the service takes payment on.'),
+  resource_url: z.string().describe('URL of the indexed endpoint (what the prober asks).'),
+  live: z.boolean().describe('At least one probe got an answer (a 402 offer, a 2xx) in the last 24 hours.'),
+  last_probe_at: z.string().nullable().describe('Time of the newest probe, ISO 8601 UTC; null when never probed.'),
+  last_outcome: z
+    .string()
+    .nullable()
+    .describe(
+      'What the newest probe got: offer, open, no_offer, invalid_offer, http_error, timeout, too_large, dns_error, tls_error, connect_error, private_address, redirect_loop, bad_url.',
+    ),
+  probes_7d: z.number().int().describe('Probes in the last 7 days (deferred ones and 429s left out).'),
+  uptime_7d_pct: z.number().nullable().describe('Percent of those probes that got an answer; null when never probed.'),
+  latency_p50_ms: z.number().nullable().describe('Median total time of the answered probes of 7 days (ms).'),
+  latency_p90_ms: z.number().nullable().describe('90th percentile of the same (ms).'),
+  latency_p99_ms: z.number().nullable().describe('99th percentile of the same (ms).'),
+  offer_network: z.string().nullable().describe("Network of the newest offer on the service's chain (CAIP-2 or v1 name)."),
+  offer_scheme: z.string().nullable().describe('Its scheme: exact, upto, ...'),
+  offer_pay_to: z.string().nullable().describe('The payTo it names.'),
+  offer_amount_usd: z.number().nullable().describe('The amount it asks, in USD (USDC, 6 decimals).'),
+  signable: z
+    .boolean()
+    .nullable()
+    .describe("Whether a client can sign it (an EVM offer needs the token's EIP-712 domain); null where not judged."),
+  listed_pay_to: z.string().describe('The payTo of the listing (discovery).'),
+  listed_price_usd: z.number().nullable().describe('The price of the listing, USD.'),
+  payto_moved: z.boolean().describe('More than one payTo offered within 7 days.'),
+  payto_moved_at: z.string().nullable().describe('When the newest payTo first showed, ISO 8601 UTC.'),
+  payto_consistent: z
+    .boolean()
+    .nullable()
+    .describe(
+      "The offered payTo is where this resource's payments of 30 days settled; null when no payment names the resource (not judged).",
+    ),
+  decoy: z.boolean().describe('One payTo all week, never the listed one nor where the payments settled.'),
+  settled_payments_30d: z.number().int().describe('Payments of 30 days the facilitator attributed to this resource URL.'),
+  price_drift_pct: z
+    .number()
+    .nullable()
+    .describe('The offered amount against the median settled amount (at least 3 payments), else the listed price, in percent.'),
+  price_trap: z.boolean().describe('An exact-scheme offer more than 1.5 times that reference.'),
+  flags: z
+    .array(z.enum(HEALTH_FLAGS))
+    .describe('What a buyer should know: dead, flaky, slow, unsignable, moved_payout, decoy, price_trap.'),
+  grade: z.enum(TRUST_GRADES).nullable().describe('Trust grade A-F; null when there is not enough evidence (the evidence says so).'),
+  grade_score: z.number().nullable().describe("The grade's points out of 100."),
+  evidence: z.array(z.string()).describe('Every fact the grade rests on, in words.'),
+  recommendation: z.enum(['pay', 'caution', 'avoid']).describe('pay (A, B), caution (C, D or no grade), avoid (F).'),
+});
+
+const H = ServiceHealthRow.shape;
+/** The paid preflight's answer: service-health's row for one service, shaped for a buyer about to pay. */
+const PreflightBody = z.object({
+  ...dataStamp,
+  ...cohortStamp,
+  service_id: H.service_id,
+  resource_url: H.resource_url,
+  live: H.live,
+  grade: H.grade,
+  grade_score: H.grade_score,
+  recommendation: H.recommendation,
+  flags: H.flags,
+  evidence: H.evidence,
+  offer: z
+    .object({
+      network: z.string().describe('Network of the newest offer (CAIP-2 or v1 name).'),
+      scheme: z.string().nullable().describe('Its scheme: exact, upto, ...'),
+      pay_to: z.string().describe('The payTo it names.'),
+      amount_usd: z.number().nullable().describe('The amount it asks, USD.'),
+      signable: H.signable,
+    })
+    .nullable()
+    .describe("The newest offer the prober read on the service's chain; null when none in 7 days."),
+  listed_pay_to: H.listed_pay_to,
+  payto_consistent: H.payto_consistent,
+  payto_moved: H.payto_moved,
+  price_drift_pct: H.price_drift_pct,
+  uptime_7d_pct: H.uptime_7d_pct,
+  latency_ms: z
+    .object({ p50: H.latency_p50_ms, p90: H.latency_p90_ms, p99: H.latency_p99_ms })
+    .describe('Total time of the answered probes of 7 days, percentiles (ms).'),
+  probes_7d: H.probes_7d,
+  last_probe_at: H.last_probe_at,
+});
+
 /** Response schemas, exported for the proxy, the pipelines and tests. */
 export const ANALYTICS_RESPONSES = {
   ServiceListItem,
+  PreflightBody,
   LandingStatsBody,
   CategoriesBody,
   CategoryDetailBody,
@@ -652,6 +763,12 @@ const SERVICE_LIST_ITEM_TYPES = {
   real_volume_pct: 'DOUBLE',
   wash_pct: 'DOUBLE',
   label_distribution: 'JSON',
+  trust_grade: 'VARCHAR',
+  uptime_7d_pct: 'DOUBLE',
+  latency_p50_ms: 'DOUBLE',
+  latency_p99_ms: 'DOUBLE',
+  payto_consistent: 'BOOLEAN',
+  last_probe_at: 'VARCHAR',
 } as const satisfies Record<keyof typeof ServiceListItem.shape, ColumnType>;
 
 /** The services table's other columns: what the list filters and sorts on, and service facts other pages show. */
@@ -669,6 +786,7 @@ const SERVICE_FILTER_TYPES = {
   volume_total: 'DOUBLE',
   unique_buyers_30d: 'INTEGER',
   last_tx_at: 'VARCHAR',
+  probe_live: 'BOOLEAN',
 } as const;
 
 /** The list item fields of the services list, in order: what the proxy puts in `services[]`. */
@@ -751,6 +869,38 @@ export const ANALYTICS_DATASET_SHAPES = {
     top_buyers: 'JSON',
   }),
   services: table({ ...SERVICE_LIST_ITEM_TYPES, ...SERVICE_FILTER_TYPES }),
+  'service-health': table({
+    service_id: 'INTEGER',
+    chain: 'VARCHAR',
+    resource_url: 'VARCHAR',
+    live: 'BOOLEAN',
+    last_probe_at: 'VARCHAR',
+    last_outcome: 'VARCHAR',
+    probes_7d: 'INTEGER',
+    uptime_7d_pct: 'DOUBLE',
+    latency_p50_ms: 'DOUBLE',
+    latency_p90_ms: 'DOUBLE',
+    latency_p99_ms: 'DOUBLE',
+    offer_network: 'VARCHAR',
+    offer_scheme: 'VARCHAR',
+    offer_pay_to: 'VARCHAR',
+    offer_amount_usd: 'DOUBLE',
+    signable: 'BOOLEAN',
+    listed_pay_to: 'VARCHAR',
+    listed_price_usd: 'DOUBLE',
+    payto_moved: 'BOOLEAN',
+    payto_moved_at: 'VARCHAR',
+    payto_consistent: 'BOOLEAN',
+    decoy: 'BOOLEAN',
+    settled_payments_30d: 'INTEGER',
+    price_drift_pct: 'DOUBLE',
+    price_trap: 'BOOLEAN',
+    flags: 'JSON',
+    grade: 'VARCHAR',
+    grade_score: 'DOUBLE',
+    evidence: 'JSON',
+    recommendation: 'VARCHAR',
+  }),
   transactions: table({
     service_id: 'INTEGER',
     tx_hash: 'VARCHAR',
@@ -997,6 +1147,26 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
     pathParams: IdPath,
     response: WashDetailBody,
     dataset: 'wash-detail',
+  }),
+  paid({
+    id: 'services.preflight',
+    tags: ['x402', 'analytics', 'trust', 'services'],
+    method: 'GET',
+    path: '/api/v1/services/:id/preflight',
+    summary: 'Before you pay a service: is it up, is its offer honest, and its trust grade A-F with the evidence.',
+    description:
+      "One service's check before paying it: live or not (unpaid probes every 10 minutes, 7-day uptime and latency p50/p90/p99), the offer it answers with, whether its payTo is where its payments settle and whether it moved, the price against what payments settled at, flags (dead, flaky, slow, unsignable, moved_payout, decoy, price_trap), a trust grade A-F with every fact it rests on (null with 'not enough evidence' when there is too little) and a recommendation: pay, caution or avoid. The same data is free in bulk as the service-health dataset; this is one service, now. An id that is not indexed gets 404 before any payment is asked." +
+      DATA_NOTE,
+    priceUsd: '0.001',
+    cacheTtlSeconds: 300,
+    pathParams: IdPath,
+    response: PreflightBody,
+    dataset: 'service-health',
+    mcpTool: {
+      name: 'x402_preflight',
+      description:
+        'Check an x402 service before paying it: live, 7-day uptime and latency, its offer, payTo integrity, price drift, flags and a trust grade A-F with evidence and a pay/caution/avoid recommendation.',
+    },
   }),
   paid({
     id: 'buyers.profile',

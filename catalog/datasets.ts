@@ -196,6 +196,14 @@ export const DATASETS: DatasetDecl[] = [
     cohortState: true,
   }),
   analytics({
+    name: 'service-health',
+    access: 'free',
+    updateEverySeconds: ANALYTICS,
+    description:
+      'Before you pay: per service, 7-day uptime and latency p50/p90/p99 from unpaid probes, the live offer, whether its payTo is where its payments settle, price drift, flags (dead, flaky, slow, unsignable, moved payout, decoy, price trap) and a trust grade A-F with the evidence it rests on.',
+    cohortState: true,
+  }),
+  analytics({
     name: 'service-detail',
     access: 'free',
     updateEverySeconds: ANALYTICS,

@@ -1,6 +1,6 @@
 /**
  * The analytics service's sources: which ingest steps fill its raw tables (x402_services,
- * x402_transactions, wallet_funding, exchange_wallets) for each kind of source.
+ * x402_transactions, wallet_funding, x402_probes, exchange_wallets) for each kind of source.
  */
 import type { Settings } from '../lib/config.ts';
 import type { IngestStep, SourceSpec } from './contract.ts';
@@ -15,9 +15,11 @@ const DEMO_RAW = [
   ['services', RAW_TABLES.x402_services],
   ['transactions', RAW_TABLES.x402_transactions],
   ['funding', RAW_TABLES.wallet_funding],
+  ['probes', RAW_TABLES.x402_probes],
   // The planted truth stays in the warehouse for evaluation; no step publishes it.
   ['truthBuyers', DEMO_TRUTH_TABLES.demo_truth_buyers],
   ['truthPairs', DEMO_TRUTH_TABLES.demo_truth_pairs],
+  ['truthServices', DEMO_TRUTH_TABLES.demo_truth_services],
   ['exchangeWallets', RAW_TABLES.exchange_wallets],
 ] as const;
 

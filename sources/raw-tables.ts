@@ -176,7 +176,7 @@ export const RAW_TABLES = {
     ['error', 'VARCHAR'], // the failure's code or a short reason
     ['x402_version', 'BIGINT'],
     // JSON array, one element per accepted payment: {network, chain, asset, amount (atomic, text),
-    // pay_to, eip712_name, eip712_version, signable}; NULL without an offer
+    // pay_to, eip712_name, eip712_version, signable, scheme}; NULL without an offer
     ['offers', 'VARCHAR'],
     ['bazaar', 'BOOLEAN'],
     ['source', 'VARCHAR'],
@@ -209,6 +209,17 @@ export const DEMO_TRUTH_TABLES = {
     ['difficulty', 'VARCHAR'], // easy | medium | hard
     ['group_id', 'VARCHAR'], // cohort / ring / operator id, NULL for independent wallets
   ]),
+  demo_truth_services: t(
+    'analytics',
+    'demo_truth_services',
+    'Planted health of every demo listing (what its probes and payments should reveal).',
+    [
+      ['resource_url', 'VARCHAR'],
+      ['chain', 'VARCHAR'],
+      ['pattern', 'VARCHAR'], // healthy | dead | flaky | slow | unsignable | moved_payout | decoy | price_trap (sources/demo/analytics/health.ts)
+      ['since', 'TIMESTAMP'], // when it started, for dead, moved_payout and price_trap; NULL otherwise
+    ],
+  ),
   demo_truth_pairs: t('analytics', 'demo_truth_pairs', 'Planted label of every demo (buyer, seller) pair.', [
     ['address', 'VARCHAR'],
     ['seller_address', 'VARCHAR'],

@@ -102,6 +102,7 @@ describe('every analytics data endpoint has a handler', () => {
       'trends',
       'wash-report',
       'services.wash-detail',
+      'services.preflight',
       'buyers.profile',
       'services.transactions',
       'categories.full-history',
@@ -158,6 +159,8 @@ describe('services list', () => {
       min_real_pct: null,
       max_wash_pct: null,
       active_only: false,
+      min_grade: null,
+      live_only: false,
       show_placeholder: false,
       sort: 'tx_24h',
       order: 'desc',
@@ -183,7 +186,33 @@ describe('services list', () => {
       'real_volume_pct',
       'wash_pct',
       'label_distribution',
+      'trust_grade',
+      'uptime_7d_pct',
+      'latency_p50_ms',
+      'latency_p99_ms',
+      'payto_consistent',
+      'last_probe_at',
     ]);
+  });
+
+  it('filters by trust grade and liveness: min_grade B keeps A and B only, live_only those probed up in 24 hours', async () => {
+    const [counts] = await queryRows(
+      `SELECT count(*) FILTER (WHERE trust_grade IN ('A', 'B') AND NOT is_placeholder)::INTEGER AS ab,
+              count(*) FILTER (WHERE probe_live AND NOT is_placeholder)::INTEGER AS live,
+              count(*) FILTER (WHERE NOT is_placeholder)::INTEGER AS all_of_them FROM read_parquet($p)`,
+      { p: table('services') },
+    );
+    const graded = await ok('services.list', { query: { min_grade: 'B', page_size: '200' } });
+    expect(graded.pagination.total).toBe(counts?.ab);
+    expect(graded.pagination.total).toBeLessThan(Number(counts?.all_of_them));
+    expect(graded.services.every((s: ServiceListItem) => s.trust_grade === 'A' || s.trust_grade === 'B')).toBe(true);
+    expect(graded.filters_applied).toMatchObject({ min_grade: 'B', live_only: false });
+    const live = await ok('services.list', { query: { live_only: 'true' } });
+    expect(live.pagination.total).toBe(counts?.live);
+    expect(live.pagination.total).toBeLessThan(Number(counts?.all_of_them));
+    // F is the lowest: every graded service, none without a grade
+    const any = await ok('services.list', { query: { min_grade: 'F', page_size: '200' } });
+    expect(any.services.every((s: ServiceListItem) => s.trust_grade !== null)).toBe(true);
   });
 
   it('hides placeholders unless asked, and the summary totals every match', async () => {
@@ -343,6 +372,26 @@ describe('service detail and the paid service slices', () => {
     expect(body.buyers.length).toBeLessThanOrEqual(50);
     const quiet = await ok('services.wash-detail', { params: { id: quietId } });
     expect(quiet.buyers).toEqual([]);
+  });
+
+  it('sells a preflight: the service-health row of one service, grade and evidence included; 404 before payment for an unknown id', async () => {
+    const body = await ok('services.preflight', { params: { id } });
+    expect(body).toMatchObject({ service_id: id, source: 'demo', as_of: NOW.toISOString() });
+    expect(['pay', 'caution', 'avoid']).toContain(body.recommendation);
+    expect(body.evidence.length).toBeGreaterThan(0);
+    // the same facts as the free dataset's row and the services list item
+    const [row] = await queryRows(`SELECT grade, live, uptime_7d_pct FROM read_parquet($path) WHERE service_id = $id`, {
+      path: snapshot.datasets.get('service-health')!.path,
+      id,
+    });
+    expect(body.grade).toBe(row?.grade);
+    expect(body.live).toBe(row?.live);
+    expect(body.uptime_7d_pct).toBe(row?.uptime_7d_pct);
+    const item = (await servicesIndex(snapshot)).byId.get(id)!.item;
+    expect(item.trust_grade).toBe(body.grade);
+    expect(item.latency_p50_ms).toBe(body.latency_ms.p50);
+    const missing = await call('services.preflight', { params: { id: 999_999 } });
+    expect(missing).toMatchObject({ status: 404, precheck: true });
   });
 
   it('labels the free top 10 buyers as wash-detail does, without confidence or signals', async () => {

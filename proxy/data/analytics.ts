@@ -44,7 +44,7 @@ export async function warmAnalytics(snapshot: LoadedSnapshot): Promise<void> {
 
 // ------------------------------------------------------------------ services list
 
-type Defaulted = 'sort' | 'order' | 'page' | 'page_size' | 'active_only' | 'show_placeholder';
+type Defaulted = 'sort' | 'order' | 'page' | 'page_size' | 'active_only' | 'live_only' | 'show_placeholder';
 /** The parsed query with the defaulted fields never undefined. */
 export type ServicesQuery = Omit<ParsedServicesQuery, Defaulted> & { [K in Defaulted]-?: NonNullable<ParsedServicesQuery[K]> };
 type ParsedServicesQuery = z.output<typeof ANALYTICS_PARAMS.ServicesQuery>;
@@ -65,6 +65,7 @@ export function parseServicesQuery(raw: Record<string, unknown>): ServicesQuery 
     page: defaulted(q.page, 'page'),
     page_size: defaulted(q.page_size, 'page_size'),
     active_only: defaulted(q.active_only, 'active_only'),
+    live_only: defaulted(q.live_only, 'live_only'),
     show_placeholder: defaulted(q.show_placeholder, 'show_placeholder'),
   };
 }
@@ -72,6 +73,8 @@ export function parseServicesQuery(raw: Record<string, unknown>): ServicesQuery 
 function matches(s: ServiceRecord, q: ServicesQuery, search: string | null): boolean {
   if (!q.show_placeholder && s.isPlaceholder) return false;
   if (q.active_only && !s.active) return false;
+  if (q.live_only && !s.probeLive) return false;
+  if (q.min_grade !== undefined && !(s.item.trust_grade !== null && s.item.trust_grade <= q.min_grade)) return false;
   if (q.category !== undefined && s.item.category !== q.category) return false;
   if (q.chain !== undefined && s.item.chain !== q.chain) return false;
   if (q.price_bucket !== undefined && s.priceBucket !== q.price_bucket) return false;
@@ -110,6 +113,8 @@ export function servicesPage(index: ServicesIndex, q: ServicesQuery): Record<str
       min_real_pct: q.min_real_pct ?? null,
       max_wash_pct: q.max_wash_pct ?? null,
       active_only: q.active_only,
+      min_grade: q.min_grade ?? null,
+      live_only: q.live_only,
       show_placeholder: q.show_placeholder,
       sort: q.sort,
       order: q.order,
@@ -292,6 +297,78 @@ const washDetail: DataHandler = {
     }),
 };
 
+/** The paid preflight: one service's service-health row, as a buyer about to pay reads it. */
+const preflight: DataHandler = {
+  precheck: async (req) => requireDatasets(req, ['service-health']) ?? serviceExists(req),
+  handle: (req) =>
+    guarded(async () => {
+      const id = idOf(req);
+      const columns = selectList(
+        'service-health',
+        [
+          'resource_url',
+          'live',
+          'grade',
+          'grade_score',
+          'recommendation',
+          'flags',
+          'evidence',
+          'offer_network',
+          'offer_scheme',
+          'offer_pay_to',
+          'offer_amount_usd',
+          'signable',
+          'listed_pay_to',
+          'payto_consistent',
+          'payto_moved',
+          'price_drift_pct',
+          'uptime_7d_pct',
+          'latency_p50_ms',
+          'latency_p90_ms',
+          'latency_p99_ms',
+          'probes_7d',
+          'last_probe_at',
+        ],
+        { jsonAsText: true },
+      );
+      const r = await rowByKey(req.snapshot, 'service-health', 'service_id', id, columns);
+      if (!r) return notFound(`No service with id ${id} is indexed (see /api/v1/services).`);
+      const num = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+      return {
+        status: 200,
+        body: {
+          ...labelStampOf(dataset(req.snapshot, 'service-health')),
+          service_id: id,
+          resource_url: r.resource_url,
+          live: r.live,
+          grade: r.grade,
+          grade_score: num(r.grade_score),
+          recommendation: r.recommendation,
+          flags: parseJson(r.flags, `service-health ${id}`),
+          evidence: parseJson(r.evidence, `service-health ${id}`),
+          offer:
+            r.offer_pay_to === null
+              ? null
+              : {
+                  network: r.offer_network,
+                  scheme: r.offer_scheme,
+                  pay_to: r.offer_pay_to,
+                  amount_usd: num(r.offer_amount_usd),
+                  signable: r.signable,
+                },
+          listed_pay_to: r.listed_pay_to,
+          payto_consistent: r.payto_consistent,
+          payto_moved: r.payto_moved,
+          price_drift_pct: num(r.price_drift_pct),
+          uptime_7d_pct: num(r.uptime_7d_pct),
+          latency_ms: { p50: num(r.latency_p50_ms), p90: num(r.latency_p90_ms), p99: num(r.latency_p99_ms) },
+          probes_7d: num(r.probes_7d),
+          last_probe_at: r.last_probe_at,
+        },
+      };
+    }),
+};
+
 const buyerProfile: DataHandler = {
   precheck: (req) =>
     requireDatasets(req, ['buyer-profiles']) ??
@@ -405,6 +482,7 @@ export function analyticsHandlers(options: AnalyticsHandlerOptions): DataHandler
     trends: documentHandler('trends'),
     'wash-report': documentHandler('wash-report'),
     'services.wash-detail': washDetail,
+    'services.preflight': preflight,
     'buyers.profile': buyerProfile,
     'services.transactions': serviceTransactions,
     'categories.full-history': fullHistory,

@@ -27,6 +27,8 @@ export interface ServiceRecord {
   item: ServiceListItem;
   isPlaceholder: boolean;
   active: boolean;
+  /** Answered an unpaid probe in the last 24 hours (the live_only filter). */
+  probeLive: boolean;
   priceBucket: PriceBucket;
   nameSort: string;
   searchText: string;
@@ -53,6 +55,7 @@ interface ServiceRow extends Omit<ServiceListItem, 'resource_url' | 'name' | 'de
   label_distribution: ServiceListItem['label_distribution'] | null;
   is_placeholder: boolean;
   active: boolean;
+  probe_live: boolean | null;
   price_bucket: PriceBucket;
   name_sort: string | null;
   search_text: string | null;
@@ -64,6 +67,7 @@ const SERVICE_COLUMNS: readonly ColumnOf<'services'>[] = [
   ...SERVICE_LIST_ITEM_COLUMNS,
   'is_placeholder',
   'active',
+  'probe_live',
   'price_bucket',
   'name_sort',
   'search_text',
@@ -96,11 +100,18 @@ async function loadServices(data: LoadedDataset): Promise<ServicesIndex> {
       real_volume_pct: r.real_volume_pct,
       wash_pct: r.wash_pct,
       label_distribution: r.label_distribution ?? {},
+      trust_grade: r.trust_grade,
+      uptime_7d_pct: r.uptime_7d_pct,
+      latency_p50_ms: r.latency_p50_ms,
+      latency_p99_ms: r.latency_p99_ms,
+      payto_consistent: r.payto_consistent,
+      last_probe_at: r.last_probe_at,
     };
     return {
       item,
       isPlaceholder: r.is_placeholder === true,
       active: r.active === true,
+      probeLive: r.probe_live === true,
       priceBucket: r.price_bucket,
       nameSort: r.name_sort ?? '',
       searchText: r.search_text ?? '',

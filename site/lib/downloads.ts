@@ -35,7 +35,7 @@ import {
 import { basename, dirname, join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
-import { ANALYTICS_RESPONSES, OperatorsRow } from '../../catalog/analytics.ts';
+import { ANALYTICS_RESPONSES, OperatorsRow, ServiceHealthRow } from '../../catalog/analytics.ts';
 import { jsonSchemaOf, type JsonObject, type JsonValue } from '../../catalog/openapi.ts';
 import { openDatabase, queryJson, sqlString } from '../../lib/duckdb.ts';
 import type { DatasetEntry } from '../../snapshots/manifest.ts';
@@ -329,6 +329,7 @@ const PLANS: Record<string, Plan> = {
   trends: { kind: 'document', body: R.TrendsBody, at: [], rows: 'one' },
   'wash-report': { kind: 'document', body: R.WashReportBody, at: [], rows: 'one' },
   operators: { kind: 'table', body: OperatorsRow, at: [], omit: [], descriptions: {} },
+  'service-health': { kind: 'table', body: ServiceHealthRow, at: [], omit: [], descriptions: {} },
 };
 
 /** The typed SELECT of a dataset and the shape of each column it yields. */

@@ -2,7 +2,8 @@
  * npm run demo-world -- --out DIR [korea|analytics|all] [--seed N] [--now ISO] [--scale N] [--format parquet|csv]
  *
  * Writes the demo world to files. The analytics part uses the file-import layout of the analytics
- * pipeline (`services`, `transactions`, `funding`), so `--source file:DIR` reads it back; the
+ * pipeline (`services`, `transactions`, `funding`, and `probes`: what the prober saw), so
+ * `--source file:DIR` reads it back; the
  * planted ground truth goes to `DIR/truth/`, beside the data and never inside it. The korea part
  * writes one file per raw table under `DIR/korea/`. A `world.json` records the parameters.
  */
@@ -72,9 +73,11 @@ export async function exportWorld(args: ExportArgs): Promise<{ file: string; row
       await save(RAW_TABLES.x402_services, world.services, args.out, 'services');
       await save(RAW_TABLES.x402_transactions, world.transactions, args.out, 'transactions');
       await save(RAW_TABLES.wallet_funding, world.funding, args.out, 'funding');
+      await save(RAW_TABLES.x402_probes, world.probes, args.out, 'probes');
       rmSync(join(args.out, 'truth'), { recursive: true, force: true });
       await save(DEMO_TRUTH_TABLES.demo_truth_buyers, world.truthBuyers, join(args.out, 'truth'), 'buyers');
       await save(DEMO_TRUTH_TABLES.demo_truth_pairs, world.truthPairs, join(args.out, 'truth'), 'pairs');
+      await save(DEMO_TRUTH_TABLES.demo_truth_services, world.truthServices, join(args.out, 'truth'), 'services');
     }
     if (args.parts.includes('korea')) {
       const world = koreaWorld(args);
@@ -93,7 +96,8 @@ export async function exportWorld(args: ExportArgs): Promise<{ file: string; row
           scale: args.scale,
           format: args.format,
           files: written.map((w) => ({ file: w.file.slice(args.out.length + 1), rows: w.rows })),
-          truth_note: 'truth/ holds the planted label of every buyer and pair; it is for evaluation only.',
+          truth_note:
+            'truth/ holds the planted label of every buyer and pair and the planted health of every listing (dead, flaky, slow, unsignable, moved_payout, decoy, price_trap); it is for evaluation only.',
         },
         null,
         2,

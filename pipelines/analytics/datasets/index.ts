@@ -7,6 +7,7 @@
  *   attribution        tx_attributed: payment → service, with its pair key (the classifier reads the keys)
  * labelPrepSteps run after the classifier's pair_labels, buyer_labels and seller_cohorts exist:
  *   analytics_rollups  pair_label_codes, service_buyer_stats, service_daily, service_facts, category_facts, label_summary_30d
+ *   service_health     the probes, payTo integrity and trust grade per service (service-health.ts), joined into service_facts
  *   category_hourly    the 365-day hourly history (kept across runs)
  *   release_payments   drops tx_attributed: the datasets read the rollups, not the payments
  * analyticsPrepSteps is both lists in order, for a run whose labels are already there.
@@ -25,6 +26,7 @@ import { landingStatsStep } from './landing-stats.ts';
 import { operatorsStep } from './operators.ts';
 import { rollupsStep } from './rollups.ts';
 import { serviceDetailStep } from './service-detail.ts';
+import { serviceHealthPrepStep, serviceHealthStep } from './service-health.ts';
 import { servicesStep } from './services.ts';
 import { transactionsStep } from './transactions.ts';
 import { trendsStep } from './trends.ts';
@@ -33,7 +35,7 @@ import { washLookupSteps } from './wash-lookups.ts';
 import { washReportStep } from './wash-report.ts';
 
 export const paymentPrepSteps: PrepareStep[] = [serviceRegistryStep, serviceCatalogStep, attributionStep];
-export const labelPrepSteps: PrepareStep[] = [rollupsStep, categoryHourlyStep, releasePaymentsStep];
+export const labelPrepSteps: PrepareStep[] = [rollupsStep, serviceHealthPrepStep, categoryHourlyStep, releasePaymentsStep];
 export const analyticsPrepSteps: PrepareStep[] = [...paymentPrepSteps, ...labelPrepSteps];
 
 export const analyticsDatasetSteps: DatasetStep[] = [
@@ -41,6 +43,7 @@ export const analyticsDatasetSteps: DatasetStep[] = [
   categoriesStep,
   categoryDetailStep,
   servicesStep,
+  serviceHealthStep,
   serviceDetailStep,
   trendsStep,
   washReportStep,

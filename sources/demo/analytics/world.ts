@@ -2,8 +2,9 @@
  * The analytics half of the demo world: a seeded simulator of x402 services, their buyers and
  * settlements, with the ground truth kept beside the data (docs/wash-methodology.md §11.8).
  *
- * x402World({ seed, now, scale }) returns the rows of x402_services, x402_transactions and
- * wallet_funding (raw-tables.ts) and of demo_truth_buyers and demo_truth_pairs. Same options, same
+ * x402World({ seed, now, scale }) returns the rows of x402_services, x402_transactions,
+ * wallet_funding and x402_probes (raw-tables.ts) and of demo_truth_buyers, demo_truth_pairs and
+ * demo_truth_services (the planted service health, health.ts). Same options, same
  * rows in the same order. At scale 1: about 1,070 services (340 sellers), 14,100 buyers (4,000 of
  * them paying in the last 30 days) and 300,000-330,000 transactions over the 400 days before `now`;
  * services, buyers and transactions grow linearly with `scale`. Below scale 0.12 the catalog keeps a
@@ -43,6 +44,7 @@ import { plantChallengePatterns } from './challenge-patterns.ts';
 import { plantPatterns } from './patterns.ts';
 import { PlanBook, type PlanContext } from './plans.ts';
 import { transactionRows } from './transactions.ts';
+import { demoHealth } from './health.ts';
 
 export { X402_EXCHANGE_WALLETS, X402_AGENT_PLATFORM_WALLETS, X402_FACILITATOR_RELAYERS } from './addresses.ts';
 export type { TruthLabel, Difficulty } from './plans.ts';
@@ -58,6 +60,10 @@ export interface X402World {
   truthBuyers: Row[];
   /** demo_truth_pairs columns: one row per (buyer, seller_address, chain) with payments. */
   truthPairs: Row[];
+  /** x402_probes columns: 7 days of unpaid probes of every listing (health.ts), by probed_at. */
+  probes: Row[];
+  /** demo_truth_services columns: the planted health of every listing. */
+  truthServices: Row[];
 }
 
 /** Column names of the five tables, for writers that append rows. */
@@ -67,6 +73,8 @@ export const X402_WORLD_COLUMNS = {
   funding: RAW_TABLES.wallet_funding.columns.map(([c]) => c),
   truthBuyers: DEMO_TRUTH_TABLES.demo_truth_buyers.columns.map(([c]) => c),
   truthPairs: DEMO_TRUTH_TABLES.demo_truth_pairs.columns.map(([c]) => c),
+  probes: RAW_TABLES.x402_probes.columns.map(([c]) => c),
+  truthServices: DEMO_TRUTH_TABLES.demo_truth_services.columns.map(([c]) => c),
 } as const;
 
 export function x402World(opts: WorldOptions): X402World {
@@ -89,6 +97,7 @@ export function x402World(opts: WorldOptions): X402World {
   planHonestPopulations(ctx, seed);
   planVerifiers(ctx, Rng.stream(seed, 'x402:verifiers'), scaled(14, scale));
   catalog.blankSomeCategories();
+  const health = demoHealth(catalog, seed, now);
 
   return {
     services: catalog.rows(),
@@ -96,5 +105,7 @@ export function x402World(opts: WorldOptions): X402World {
     funding: ctx.book.fundingRows(),
     truthBuyers: ctx.book.truthBuyerRows(),
     truthPairs: ctx.book.truthPairRows(),
+    probes: health.probes,
+    truthServices: health.truthServices,
   };
 }

@@ -37,6 +37,7 @@ export function probeRow(r: ProbeResult): Row {
           eip712_name: a.eip712Name,
           eip712_version: a.eip712Version,
           signable: a.signable,
+          scheme: a.scheme,
         })),
       )
     : null;

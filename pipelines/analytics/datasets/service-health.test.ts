@@ -1,0 +1,193 @@
+/**
+ * service-health two ways. (1) A fleet of real HTTP sellers on loopback, probed round after round
+ * by the live probe step (the real prober), judged by the dataset's SQL with payments written by
+ * hand: an honest seller, a decoy, a moved payout, a price trap, a dead port and a flaky server,
+ * none of them made by the demo world the SQL was tuned on. (2) The run's shared demo snapshot
+ * against the planted truth: each planted kind found with precision and recall >= 0.95.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, queryJson, type Database } from '../../../lib/duckdb.ts';
+import { loadLatest } from '../../../snapshots/reader.ts';
+import { probeIndexedResources } from '../../../sources/live/analytics/probes.ts';
+import { sharedDemo } from '../../testing/shared-demo.ts';
+import { serviceHealthSql } from './service-health.ts';
+import { nowSql } from './sql.ts';
+
+const USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
+const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
+const LISTED = { good: addr(1), decoy: addr(2), moved: addr(3), trap: addr(4), dead: addr(5), flaky: addr(6) };
+const ELSEWHERE = addr(0xdead);
+const T0 = Date.parse('2026-11-20T00:00:00Z');
+const ROUNDS = 10; // every 3 hours: 27 hours of history
+
+describe('service-health on a loopback fleet probed by the live step', () => {
+  let server: Server;
+  let base = '';
+  let db: Database;
+  const hits: Record<string, number> = {};
+  const offer = (payTo: string, amount: string) =>
+    Buffer.from(
+      JSON.stringify({
+        x402Version: 2,
+        resource: { url: 'x' },
+        accepts: [{ scheme: 'exact', network: 'eip155:8453', amount, asset: USDC, payTo, extra: { name: 'USD Coin', version: '2' } }],
+      }),
+    ).toString('base64');
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      const path = (req.url ?? '').slice(1);
+      hits[path] = (hits[path] ?? 0) + 1;
+      const n = hits[path];
+      const pay = (payTo: string, amount = '10000') => {
+        res.writeHead(402, { 'payment-required': offer(payTo, amount) });
+        res.end('{}');
+      };
+      if (path === 'good') return pay(LISTED.good);
+      if (path === 'decoy') return pay(ELSEWHERE); // never the listed payTo, never where its payments went
+      if (path === 'moved') return pay(n <= 4 ? LISTED.moved : ELSEWHERE); // moves after the fourth round
+      if (path === 'trap') return pay(LISTED.trap, '100000'); // 0.10 USD where it lists and settles 0.01
+      if (path === 'flaky' && n % 2 === 0) {
+        res.writeHead(503);
+        res.end();
+        return;
+      }
+      if (path === 'flaky') return pay(LISTED.flaky);
+      res.writeHead(404);
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // a port nothing listens on
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const deadUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/dead`;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+
+    db = await openDatabase(':memory:', { threads: '1' });
+    const c = db.connection;
+    const urls: Record<keyof typeof LISTED, string> = {
+      good: `${base}/good`,
+      decoy: `${base}/decoy`,
+      moved: `${base}/moved`,
+      trap: `${base}/trap`,
+      dead: deadUrl,
+      flaky: `${base}/flaky`,
+    };
+    const rows = Object.entries(urls).map(
+      ([k, url], i) => `(${i + 1}, 'base', '${LISTED[k as keyof typeof LISTED]}', '${url}', 0.01, TIMESTAMP '2026-10-01', false)`,
+    );
+    await c.run(`CREATE TABLE service_catalog (id INTEGER, chain VARCHAR, seller_address VARCHAR, resource_url VARCHAR,
+                   price_amount DOUBLE, first_seen TIMESTAMP, is_placeholder BOOLEAN);
+                 INSERT INTO service_catalog VALUES ${rows.join(', ')};
+                 CREATE TABLE x402_services AS SELECT chain, seller_address, resource_url FROM service_catalog;
+                 CREATE TABLE service_facts AS SELECT id, 0.0 AS wash_pct, 20 AS tx_30d, 12 AS unique_buyers_30d FROM service_catalog;
+                 CREATE TEMP TABLE attribution_urls AS SELECT hash(chain, resource_url) AS url_h, id FROM service_catalog;
+                 -- 20 payments of 0.01 per service in the last 30 days, each to the listed payTo, the facilitator naming the resource
+                 CREATE TABLE x402_transactions AS
+                   SELECT s.chain, s.seller_address, 0.01 AS amount, TIMESTAMP '2026-11-10' + INTERVAL (i) HOUR AS time, s.resource_url
+                     FROM service_catalog s, range(20) r(i)`);
+    for (let i = 0; i < ROUNDS; i++) {
+      await probeIndexedResources(c, new Date(T0 + i * 3 * 3_600_000), {
+        allowLoopback: true,
+        perHostPerSecond: 50,
+        totalTimeoutMs: 3_000,
+      });
+    }
+  }, 60_000);
+  afterAll(async () => {
+    db?.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('flags each misbehaving seller for what it does, grades the honest one A, and says why', async () => {
+    const now = nowSql({ now: new Date(T0 + (ROUNDS - 1) * 3 * 3_600_000 + 60_000) });
+    const rows = await queryJson(db.connection, `SELECT * FROM (${serviceHealthSql(now)})`);
+    const by = Object.fromEntries(rows.map((r) => [String(r.resource_url).split('/').pop(), r]));
+    const flags = (k: string) => JSON.parse(String(by[k]?.flags)) as string[];
+    expect(flags('good')).toEqual([]);
+    expect(by.good).toMatchObject({
+      grade: 'A',
+      recommendation: 'pay',
+      live: true,
+      probes_7d: ROUNDS,
+      uptime_7d_pct: 100,
+      payto_consistent: true,
+    });
+    expect(JSON.parse(String(by.good?.evidence))).toContain('payTo matches where 20 payments of 30 days settled');
+
+    expect(flags('decoy')).toEqual(['decoy']);
+    expect(by.decoy).toMatchObject({ grade: 'F', recommendation: 'avoid', payto_consistent: false, offer_pay_to: ELSEWHERE });
+
+    expect(flags('moved')).toEqual(['moved_payout']);
+    expect(by.moved).toMatchObject({ payto_moved: true, payto_consistent: false, offer_pay_to: ELSEWHERE, decoy: false });
+    expect(['C', 'D', 'F']).toContain(by.moved?.grade);
+
+    expect(flags('trap')).toEqual(['price_trap']);
+    expect(by.trap).toMatchObject({ price_drift_pct: 900, offer_amount_usd: 0.1 });
+    expect(['D', 'F']).toContain(by.trap?.grade);
+
+    expect(flags('dead')).toEqual(['dead']);
+    expect(by.dead).toMatchObject({ grade: 'F', live: false, uptime_7d_pct: 0, last_outcome: 'connect_error' });
+
+    expect(flags('flaky')).toEqual(['flaky']);
+    expect(by.flaky?.uptime_7d_pct).toBe(50);
+  });
+
+  it('gives no grade on too little evidence, and says so', async () => {
+    // two rounds only (the first two), judged right after them
+    const now = nowSql({ now: new Date(T0 + 3 * 3_600_000 + 60_000) });
+    const rows = await queryJson(db.connection, `SELECT resource_url, grade, evidence, recommendation FROM (${serviceHealthSql(now)})`);
+    for (const r of rows) {
+      expect(r.grade).toBeNull();
+      expect(r.recommendation).toBe('caution');
+      expect(String(r.evidence)).toMatch(/not enough evidence: 2 probes in 7 days/);
+    }
+  });
+});
+
+describe('service-health on the demo world against its planted truth', () => {
+  it('finds dead, moved-payout, decoy and price-trap services (and the others) with precision and recall >= 0.95', async () => {
+    const shared = await sharedDemo();
+    const snap = (await loadLatest(shared.snapshotsDir, 'analytics'))!;
+    const file = snap.datasets.get('service-health')!.path;
+    const instance = await DuckDBInstance.create(join(shared.warehouseDir, 'analytics.duckdb'), { access_mode: 'READ_ONLY' });
+    const c = await instance.connect();
+    try {
+      const patterns = ['dead', 'moved_payout', 'decoy', 'price_trap', 'flaky', 'slow', 'unsignable'];
+      const scores = await queryJson(
+        c,
+        `WITH h AS (SELECT resource_url, flags::VARCHAR[] AS flags FROM read_parquet('${file}'))
+         SELECT p.pattern,
+                count(*) FILTER (WHERE t.pattern = p.pattern AND list_contains(h.flags, p.pattern))::INTEGER AS tp,
+                count(*) FILTER (WHERE t.pattern <> p.pattern AND list_contains(h.flags, p.pattern))::INTEGER AS fp,
+                count(*) FILTER (WHERE t.pattern = p.pattern AND NOT list_contains(h.flags, p.pattern))::INTEGER AS fn
+           FROM h JOIN demo_truth_services t USING (resource_url), (SELECT unnest([${patterns.map((p) => `'${p}'`).join(', ')}]) AS pattern) p
+          GROUP BY p.pattern ORDER BY p.pattern`,
+      );
+      expect(scores).toHaveLength(patterns.length);
+      for (const s of scores) {
+        const tp = Number(s.tp);
+        expect(tp, `${s.pattern} planted`).toBeGreaterThanOrEqual(3);
+        expect(tp / (tp + Number(s.fp)), `${s.pattern} precision`).toBeGreaterThanOrEqual(0.95);
+        expect(tp / (tp + Number(s.fn)), `${s.pattern} recall`).toBeGreaterThanOrEqual(0.95);
+      }
+      // dead and decoy services are graded F; most healthy ones A or B
+      const [grades] = await queryJson(
+        c,
+        `SELECT count(*) FILTER (WHERE t.pattern IN ('dead', 'decoy') AND h.grade <> 'F')::INTEGER AS bad_not_f,
+                count(*) FILTER (WHERE t.pattern = 'healthy' AND h.grade IN ('A', 'B'))::DOUBLE / count(*) FILTER (WHERE t.pattern = 'healthy') AS healthy_ab
+           FROM read_parquet('${file}') h JOIN demo_truth_services t USING (resource_url)`,
+      );
+      expect(grades?.bad_not_f).toBe(0);
+      expect(Number(grades?.healthy_ab)).toBeGreaterThan(0.8);
+    } finally {
+      c.closeSync();
+      instance.closeSync();
+    }
+  }, 240_000);
+});
