@@ -27,6 +27,7 @@ import {
   intParam,
   isoDate,
   isoDateTime,
+  isoDateTimeOrNull,
   numberParam,
   oneOf,
   percent,
@@ -162,7 +163,7 @@ const ServiceListItem = z.object({
     .boolean()
     .nullable()
     .describe("The payTo the service offers is where this resource's payments settled; null when no payment names the resource."),
-  last_probe_at: z.string().nullable().describe('Time of the newest probe, ISO 8601 UTC; null when never probed.'),
+  last_probe_at: isoDateTimeOrNull('Time of the newest probe; null when never probed.'),
 });
 
 const CategoryStats = z.object({
@@ -641,7 +642,7 @@ export const ServiceHealthRow = z.object({
   chain: z.string().describe('Chain the service takes payment on.'),
   resource_url: z.string().describe('URL of the indexed endpoint (what the prober asks).'),
   live: z.boolean().describe('At least one probe got an answer (a 402 offer, a 2xx) in the last 24 hours.'),
-  last_probe_at: z.string().nullable().describe('Time of the newest probe, ISO 8601 UTC; null when never probed.'),
+  last_probe_at: isoDateTimeOrNull('Time of the newest probe; null when never probed.'),
   last_outcome: z
     .string()
     .nullable()
@@ -664,7 +665,7 @@ export const ServiceHealthRow = z.object({
   listed_pay_to: z.string().describe('The payTo of the listing (discovery).'),
   listed_price_usd: z.number().nullable().describe('The price of the listing, USD.'),
   payto_moved: z.boolean().describe('More than one payTo offered within 7 days.'),
-  payto_moved_at: z.string().nullable().describe('When the newest payTo first showed, ISO 8601 UTC.'),
+  payto_moved_at: isoDateTimeOrNull('When the newest payTo first showed; null when it did not move.'),
   payto_consistent: z
     .boolean()
     .nullable()
@@ -685,6 +686,16 @@ export const ServiceHealthRow = z.object({
   grade_score: z.number().nullable().describe("The grade's points out of 100."),
   evidence: z.array(z.string()).describe('Every fact the grade rests on, in words.'),
   recommendation: z.enum(['pay', 'caution', 'avoid']).describe('pay (A, B), caution (C, D or no grade), avoid (F).'),
+  daily_7d: z
+    .array(
+      z.object({
+        date: z.string().describe('Day (UTC), YYYY-MM-DD.'),
+        probes: z.number().int().describe('Probes that day.'),
+        uptime_pct: z.number().describe('Percent of them answered.'),
+        latency_p50_ms: z.number().nullable().describe('Median total time of the answers (ms).'),
+      }),
+    )
+    .describe('Per UTC day of the 7: probes, uptime and median latency, oldest first.'),
 });
 
 const H = ServiceHealthRow.shape;
@@ -900,6 +911,7 @@ export const ANALYTICS_DATASET_SHAPES = {
     grade_score: 'DOUBLE',
     evidence: 'JSON',
     recommendation: 'VARCHAR',
+    daily_7d: 'JSON',
   }),
   transactions: table({
     service_id: 'INTEGER',

@@ -41,7 +41,15 @@ const KOREA_TOOLS = [
   'get_available_symbols',
   'check_health',
 ];
-const ANALYTICS_TOOLS = ['x402_get_categories', 'x402_get_service', 'x402_check_wash', 'x402_search_services', 'x402_get_trends'];
+const ANALYTICS_TOOLS = [
+  'x402_get_categories',
+  'x402_get_service',
+  'x402_check_wash',
+  'x402_search_services',
+  'x402_get_trends',
+  // beyond the spec's five: issue 31's paid preflight
+  'x402_preflight',
+];
 
 const KOREA_PRICES: Record<string, string> = {
   '/api/v1/kimchi-premium': '0.001',
@@ -68,6 +76,8 @@ const ANALYTICS_PRICES: Record<string, string> = {
   'GET /api/v1/services/:id/transactions': '0.01',
   'GET /api/v1/categories/:slug/full-history': '0.02',
   'POST /api/v1/wash/check': '0.05',
+  // beyond the spec's five: issue 31's check before paying a service
+  'GET /api/v1/services/:id/preflight': '0.001',
 };
 
 const EVM_ADDRESS = '0x857b06519E91e3A54538791bDbb0E22373e36b66';
@@ -103,7 +113,7 @@ describe('endpoint counts', () => {
     expect(korea.every((e) => e.method === 'GET')).toBe(true);
   });
 
-  it('analytics: 7 free rate-limited data endpoints, 3 free service endpoints, 5 paid', () => {
+  it("analytics: 7 free rate-limited data endpoints, 3 free service endpoints, 5 paid and issue 31's preflight", () => {
     const analytics = endpointsOf('analytics');
     const freeData = analytics.filter((e) => e.access === 'free' && e.dataset !== null);
     expect(freeData.map((e) => e.path).sort()).toEqual(
@@ -121,7 +131,7 @@ describe('endpoint counts', () => {
     const freeService = analytics.filter((e) => e.access === 'free' && e.dataset === null);
     expect(freeService.map((e) => e.path).sort()).toEqual(['/.well-known/x402', '/health', '/llms.txt']);
     expect(freeService.every((e) => !e.rateLimited)).toBe(true);
-    expect(paidEndpoints('analytics')).toHaveLength(5);
+    expect(paidEndpoints('analytics')).toHaveLength(6);
     expect(analytics.some((e) => e.xrplVariant)).toBe(false);
   });
 
@@ -138,7 +148,8 @@ describe('endpoint counts', () => {
       analyticsFreeData: count('analytics', (e) => e.access === 'free' && e.dataset !== null),
       analyticsPaid: count('analytics', (e) => e.access === 'paid'),
       analyticsMcpTools: count('analytics', (e) => e.mcpTool !== undefined),
-    }).toEqual({ koreaPaid: 16, koreaMcpTools: 13, analyticsFreeData: 7, analyticsPaid: 5, analyticsMcpTools: 5 });
+      // analytics: the spec's 5 paid endpoints and 5 tools, and issue 31's preflight (an endpoint and its tool)
+    }).toEqual({ koreaPaid: 16, koreaMcpTools: 13, analyticsFreeData: 7, analyticsPaid: 6, analyticsMcpTools: 6 });
   });
 });
 
@@ -327,6 +338,7 @@ describe('analytics parameters', () => {
   it('services list: defaults', () => {
     expect(services.parse({})).toEqual({
       active_only: false,
+      live_only: false,
       show_placeholder: false,
       sort: 'tx_24h',
       order: 'desc',
@@ -344,6 +356,8 @@ describe('analytics parameters', () => {
       min_real_pct: '12.5',
       max_wash_pct: '40',
       active_only: 'true',
+      min_grade: 'B',
+      live_only: 'true',
       show_placeholder: '1',
       sort: 'volume_24h',
       order: 'asc',
@@ -358,6 +372,8 @@ describe('analytics parameters', () => {
       min_real_pct: 12.5,
       max_wash_pct: 40,
       active_only: true,
+      min_grade: 'B',
+      live_only: true,
       show_placeholder: true,
       sort: 'volume_24h',
       order: 'asc',
@@ -479,6 +495,7 @@ describe('datasets', () => {
         'categories',
         'category-detail',
         'services',
+        'service-health',
         'service-detail',
         'trends',
         'wash-report',
@@ -681,6 +698,12 @@ describe('response schemas', () => {
           real_volume_pct: 80,
           wash_pct: 10,
           label_distribution: { organic_user: 0.8, suspected_wash: 0.1, unlabeled: 0.1 },
+          trust_grade: 'A',
+          uptime_7d_pct: 99.7,
+          latency_p50_ms: 180,
+          latency_p99_ms: 720,
+          payto_consistent: null,
+          last_probe_at: '2026-07-01T00:00:00Z',
         },
       ],
       pagination: { page: 1, page_size: 50, total: 1, total_pages: 1 },
@@ -693,6 +716,8 @@ describe('response schemas', () => {
         min_real_pct: null,
         max_wash_pct: null,
         active_only: false,
+        min_grade: null,
+        live_only: false,
         show_placeholder: false,
         sort: 'tx_24h',
         order: 'desc',

@@ -57,6 +57,13 @@ export interface Settings {
    */
   siteBuild: boolean;
   /**
+   * PROBES (default on): a live analytics run asks every listed resource for its price without
+   * paying, at most once per 10 minutes (docs/x402-indexing.md, "Probing services"); off keeps the
+   * probe history as it is (a machine that must not make outbound requests to sellers, or a test
+   * of the indexers that should not resolve the fixtures' public names).
+   */
+  probes: boolean;
+  /**
    * REDIS_URL (redis:// or rediss://, may carry a password): when set, the nonce store and the
    * free-tier rate limiter live in this Redis, shared by every proxy instance using it; null = LMDB
    * in nonceDbDir and the limiter in memory.
@@ -302,6 +309,13 @@ const ENV = z.object({
   KEYS_DIR: text,
   NONCE_DB_DIR: text,
   SITE_DIR: text,
+  PROBES: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(['on', 'off'], must('"on" or "off"')))
+    .transform((v) => v === 'on')
+    .default(true),
   SITE_BUILD: z
     .string()
     .trim()
@@ -456,6 +470,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     nonceDbDir: resolve(e.NONCE_DB_DIR ?? resolve(snapshotsDir, '..', 'nonces')),
     siteDir: resolve(e.SITE_DIR ?? resolve(snapshotsDir, '..', 'site')),
     siteBuild: e.SITE_BUILD,
+    probes: e.PROBES,
     redisUrl: e.REDIS_URL,
     nonceStoreAllowVolatile: e.NONCE_STORE_ALLOW_VOLATILE,
     trustProxy: e.TRUST_PROXY,

@@ -101,7 +101,7 @@ describe('Bazaar discovery extension', () => {
           checked++;
         }
       }
-      expect(checked).toBe(service === 'korea' ? 32 : 5);
+      expect(checked).toBe(service === 'korea' ? 32 : 6);
     },
   );
 

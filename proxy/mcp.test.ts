@@ -97,7 +97,7 @@ describe('MCP tools', () => {
     '%s: every tool called with its defaults passes the strict client (data, or the PaymentRequired of a paid tool)',
     async (service) => {
       const c = await client(service);
-      const args: Record<string, Record<string, unknown>> = { x402_get_service: { id: 1 } };
+      const args: Record<string, Record<string, unknown>> = { x402_get_service: { id: 1 }, x402_preflight: { id: 1 } };
       for (const tool of mcpTools(service)) {
         const result = await c.callTool({ name: tool.name, arguments: args[tool.name] ?? {} });
         const structured = result.structuredContent as LooseJson;

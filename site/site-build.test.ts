@@ -12,6 +12,7 @@ import { siteBuildDir } from '../lib/site-paths.ts';
 import { sharedDemo } from '../pipelines/testing/shared-demo.ts';
 import { readLatestPointer } from '../snapshots/reader.ts';
 import { formatInt, formatPct } from './lib/format.ts';
+import { escapeHtml } from './lib/html.ts';
 
 let root: string;
 let out: string;
@@ -124,6 +125,23 @@ describe('site build for a demo snapshot', () => {
     expect(html).toContain(`/api/v1/services/${row!.id}/transactions`);
     expect(html).toContain('$0.005');
     expect(html).toContain('data-testid="label-distribution"');
+  });
+
+  it('a service page shows its trust grade, the evidence it rests on and the 7-day latency chart, as service-health publishes them', async () => {
+    const rows = (
+      await db.connection.runAndReadAll(
+        `SELECT service_id, grade, evidence::VARCHAR AS evidence, flags::VARCHAR AS flags FROM read_parquet(${sqlString(join(snapshotDir, 'service-health.parquet'))})
+          WHERE grade IS NOT NULL ORDER BY grade DESC, service_id LIMIT 1`,
+      )
+    ).getRowObjectsJson() as { service_id: number; grade: string; evidence: string; flags: string }[];
+    const h = rows[0]!;
+    const html = page(`services/${h.service_id}.html`);
+    const gradeLine = /data-testid="trust-grade">(.*?)<\/p>/s.exec(html)![1]!;
+    expect(gradeLine).toContain(`grade ${h.grade}`);
+    const evidence = /data-testid="trust-evidence">(.*?)<\/ul>/s.exec(html)![1]!;
+    for (const line of JSON.parse(h.evidence) as string[]) expect(evidence).toContain(escapeHtml(line));
+    for (const flag of JSON.parse(h.flags) as string[]) expect(gradeLine).toContain(flag.replace('_', ' '));
+    expect(html).toMatch(/data-testid="chart-service-latency"[^>]*>\s*<svg(?=[^>]*role="img")/);
   });
 
   it("a service whose seller an operator runs names the operator and links its other services; a lone seller's page has no operator section", async () => {

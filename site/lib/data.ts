@@ -14,7 +14,14 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import type { z } from 'zod';
-import { ANALYTICS_ENDPOINTS, ANALYTICS_RESPONSES, SERVICE_LIST_ITEM_COLUMNS, selectList } from '../../catalog/analytics.ts';
+import {
+  ANALYTICS_ENDPOINTS,
+  ANALYTICS_RESPONSES,
+  type ColumnOf,
+  SERVICE_LIST_ITEM_COLUMNS,
+  ServiceHealthRow,
+  selectList,
+} from '../../catalog/analytics.ts';
 import { CATEGORIES, type CategorySlug } from '../../catalog/categories.ts';
 import { loadSettings } from '../../lib/config.ts';
 import { openDatabase } from '../../lib/duckdb.ts';
@@ -263,6 +270,25 @@ export const operatorsBySeller = memo(async (): Promise<Map<string, OperatorRow>
     for (const seller of row.sellers) bySeller.set(seller, row);
   }
   return bySeller;
+});
+
+/** A service's row of the free service-health dataset, as its page shows it (catalog: ServiceHealthRow). */
+export type ServiceHealth = z.infer<typeof ServiceHealthRow>;
+
+/** service-health rows by service id (empty for a snapshot without the dataset). */
+export const serviceHealthById = memo(async (): Promise<Map<number, ServiceHealth>> => {
+  const byId = new Map<number, ServiceHealth>();
+  if (!(await snapshot()).datasets.has('service-health')) return byId;
+  const connection = await duck();
+  const columns = Object.keys(ServiceHealthRow.shape) as ColumnOf<'service-health'>[];
+  const reader = await connection.runAndReadAll(
+    `SELECT to_json(struct_pack(${selectList('service-health', columns)}))::VARCHAR FROM ${await tableSource('service-health')}`,
+  );
+  for (const [text] of reader.getRows()) {
+    const row = parseJson<ServiceHealth>(text, 'service-health row');
+    byId.set(row.service_id, row);
+  }
+  return byId;
 });
 
 /** Ids of every service with a detail page. */

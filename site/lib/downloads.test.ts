@@ -13,7 +13,17 @@ import { sharedDemoSnapshots } from '../../pipelines/testing/shared-demo.ts';
 import { loadLatest, type LoadedSnapshot } from '../../snapshots/reader.ts';
 import { DOWNLOADS_INDEX_FILE, type DownloadsIndex, readDownloadsIndex, writeDownloads } from './downloads.ts';
 
-const FREE = ['categories', 'category-detail', 'landing-stats', 'operators', 'service-detail', 'services', 'trends', 'wash-report'];
+const FREE = [
+  'categories',
+  'category-detail',
+  'landing-stats',
+  'operators',
+  'service-detail',
+  'service-health',
+  'services',
+  'trends',
+  'wash-report',
+];
 
 let root: string;
 let snapshot: LoadedSnapshot;

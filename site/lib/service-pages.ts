@@ -19,9 +19,11 @@ import {
   operatorsBySeller,
   serviceDetail,
   serviceIds,
+  serviceHealthById,
   serviceOffers,
   type OperatorRow,
   type ServiceDetail,
+  type ServiceHealth,
   type ServiceOffer,
 } from './data.ts';
 import { formatDate, formatInt, formatPct, formatTime, formatUsd, labelText } from './format.ts';
@@ -147,8 +149,48 @@ function operatorSection(id: number, op: OperatorRow | undefined): string {
   );
 }
 
+const RECOMMENDATION: Record<ServiceHealth['recommendation'], string> = {
+  pay: 'safe to pay on this evidence',
+  caution: 'pay with caution',
+  avoid: 'avoid',
+};
+
+/** "Before you pay": the trust grade, what it rests on, the flags, the offer and 7 days of probe latency. */
+function healthSection(h: ServiceHealth | undefined): string {
+  const head = '<section aria-labelledby="h-health"><h2 id="h-health">Before you pay</h2>';
+  if (!h) return `${head}<p>No probe data in this snapshot.</p></section>`;
+  const latencySvg = miniBars(
+    h.daily_7d.map((d) => ({ date: d.date, value: d.latency_p50_ms ?? 0 })),
+    { title: 'Median latency of unpaid probes per day, last 7 days (ms)', format: (v) => `${formatInt(v)} ms` },
+  );
+  const grade = h.grade === null ? 'no grade (not enough evidence)' : `grade ${h.grade}`;
+  return (
+    head +
+    `<p data-testid="trust-grade"><strong>${escapeHtml(grade)}</strong>: ${escapeHtml(RECOMMENDATION[h.recommendation])}` +
+    (h.flags.length > 0 ? `. Flags: ${escapeHtml(h.flags.map((f) => f.replace('_', ' ')).join(', '))}.` : '.') +
+    '</p>' +
+    figures([
+      { label: 'live (answered in 24 hours)', value: h.live ? 'yes' : 'no', testid: 'probe-live' },
+      { label: 'uptime, 7 days', value: formatPct(h.uptime_7d_pct) },
+      { label: 'latency p50', value: h.latency_p50_ms === null ? '–' : `${formatInt(h.latency_p50_ms)} ms` },
+      { label: 'latency p99', value: h.latency_p99_ms === null ? '–' : `${formatInt(h.latency_p99_ms)} ms` },
+      { label: 'payTo where payments settle', value: h.payto_consistent === null ? 'not judged' : h.payto_consistent ? 'yes' : 'no' },
+    ]) +
+    `<ul data-testid="trust-evidence">${h.evidence.map((e) => `<li>${escapeHtml(e)}</li>`).join('')}</ul>` +
+    (h.daily_7d.length > 0 ? chart(latencySvg, 'Median latency of unpaid probes per day (UTC), ms.', 'chart-service-latency') : '') +
+    `<p>Last probe: ${escapeHtml(formatTime(h.last_probe_at))}. How the grade is made: <a href="/methodology/#service-health">methodology</a>.</p>` +
+    '</section>'
+  );
+}
+
 /** The main content of one service's page. */
-export function serviceMainHtml(id: number, detail: ServiceDetail, offers: readonly ServiceOffer[], operator?: OperatorRow): string {
+export function serviceMainHtml(
+  id: number,
+  detail: ServiceDetail,
+  offers: readonly ServiceOffer[],
+  operator?: OperatorRow,
+  health?: ServiceHealth,
+): string {
   const { service: s, daily_series: daily, top_buyers: buyers } = detail;
   const txSvg = miniBars(
     daily.map((d) => ({ date: d.date, value: d.tx_count })),
@@ -188,6 +230,7 @@ export function serviceMainHtml(id: number, detail: ServiceDetail, offers: reado
       { label: 'real share of volume', value: formatPct(s.real_volume_pct) },
       { label: 'wash share of volume', value: formatPct(s.wash_pct) },
     ]) +
+    healthSection(health) +
     '<section aria-labelledby="h-daily"><h2 id="h-daily">Last 30 days</h2>' +
     chart(txSvg, 'Transactions per day (UTC).', 'chart-service-tx') +
     chart(volumeSvg, 'Volume per day in USDC (UTC).', 'chart-service-volume') +
@@ -207,6 +250,7 @@ export async function writeServicePages(outDir: string): Promise<number> {
   const { parts } = parseShell(readFileSync(shellPath, 'utf8'));
   const ids = await serviceIds();
   const operators = await operatorsBySeller();
+  const health = await serviceHealthById();
   for (const id of ids) {
     const detail = await serviceDetail(id);
     if (!detail) throw new Error(`service ${id} has no detail row`);
@@ -217,7 +261,7 @@ export async function writeServicePages(outDir: string): Promise<number> {
       parts[1] +
       escapeHtml(s.description || `x402 service ${s.name}`) +
       parts[2] +
-      serviceMainHtml(id, detail, serviceOffers(id), operators.get(detail.service.seller_address)) +
+      serviceMainHtml(id, detail, serviceOffers(id), operators.get(detail.service.seller_address), health.get(id)) +
       parts[3];
     // Synchronous writes: one file each, no directory per page (see astro.config.mjs), about 50 µs apiece here.
     writeFileSync(join(outDir, 'services', `${id}.html`), html);

@@ -23,8 +23,10 @@ describe('demo-world export', () => {
       'services.csv',
       'transactions.csv',
       'funding.csv',
+      'probes.csv',
       'truth/buyers.csv',
       'truth/pairs.csv',
+      'truth/services.csv',
     ]);
     for (const f of first) expect(sha(f.file)).toBe(sha(b + f.file.slice(a.length)));
     const header = readFileSync(join(a, 'transactions.csv'), 'utf8').split('\n', 1)[0];

@@ -718,6 +718,8 @@ describe('analytics datasets on the demo world', () => {
         min_real_pct: null,
         max_wash_pct: null,
         active_only: false,
+        min_grade: null,
+        live_only: false,
         show_placeholder: false,
         sort: 'tx_24h',
         order: 'desc',

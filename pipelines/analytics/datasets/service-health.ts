@@ -11,19 +11,21 @@
  * Facts, per service:
  *   uptime_7d_pct   answered probes (a 402 offer, a 2xx, a 402 without a readable offer) over
  *                   probes, 429s left out; live = one answered in the last 24 hours
- *   latency_*_ms    total time of the answered probes, 7 days
+ *   latency_*_ms    total time of the answered probes, 7 days; daily_7d: probes, uptime and p50 per UTC day
  *   offer_*         the newest offer on the service's own chain
  *   payto_moved     the offered payTo changed within the 7 days (payto_moved_at: when the newest one first showed)
  *   payto_consistent  the offered payTo is where the resource's payments settled (null: no such payment in 30 days)
  *   decoy           the offer names a payTo that is neither the listing's nor where the payments went, all week
  *   price_drift_pct the offer's amount against the median settled amount (at least 3 payments), else the
  *                   listed price; price_trap: an exact-scheme offer over 1.5x that reference
- * Grade: 100 points less what the evidence costs (docs), A >= 90, B >= 80, C >= 65, D >= 50, else F;
- * dead or decoy is F, a price trap D at best. Fewer than 8 probes, or probes spanning under 24 hours:
+ * Grade: 100 points less what the evidence costs (catalog/trust-grade.ts holds every threshold and
+ * point), A >= 90, B >= 80, C >= 65, D >= 50, else F; dead or decoy is F, a price trap D at best.
+ * Fewer than 8 probes, or probes spanning under 24 hours:
  * no grade, the evidence says "not enough evidence". recommendation: pay (A, B), caution (C, D, no
  * grade), avoid (F).
  */
 import { columnsOf } from '../../../catalog/analytics.ts';
+import { TRUST_GRADE as G } from '../../../catalog/trust-grade.ts';
 import { createTableSql, queryJson } from '../../../lib/duckdb.ts';
 import { RAW_TABLES } from '../../../sources/raw-tables.ts';
 import type { DatasetStep, PrepareStep } from '../../runner.ts';
@@ -35,6 +37,8 @@ const OFFER_JSON =
 /** Two addresses of one chain are the same: Solana base58 is case-sensitive, EVM hex is not. */
 const sameAddress = (chain: string, a: string, b: string): string =>
   `(CASE WHEN ${chain} = 'solana' THEN ${a} = ${b} ELSE lower(${a}) = lower(${b}) END)`;
+
+const P = G.penalties;
 
 export function serviceHealthSql(now: string): string {
   return `
@@ -61,6 +65,16 @@ export function serviceHealthSql(now: string): string {
              quantile_cont(total_ms, 0.9) FILTER (WHERE up) AS p90,
              quantile_cont(total_ms, 0.99) FILTER (WHERE up) AS p99
         FROM probes GROUP BY resource_url
+    ),
+    daily AS (
+      SELECT resource_url,
+             to_json(list(struct_pack(
+               date := strftime(day, '%Y-%m-%d'), probes := n, uptime_pct := round(100.0 * up / n, 2)::DOUBLE,
+               latency_p50_ms := round(p50, 1)::DOUBLE) ORDER BY day)) AS daily_7d
+        FROM (SELECT resource_url, date_trunc('day', probed_at) AS day, count(*)::INTEGER AS n, count(*) FILTER (WHERE up)::INTEGER AS up,
+                     quantile_cont(total_ms, 0.5) FILTER (WHERE up) AS p50
+                FROM probes GROUP BY ALL)
+       GROUP BY resource_url
     ),
     offers AS (
       SELECT p.resource_url, p.probed_at, o.chain, o.network, o.scheme, o.pay_to, o.signable,
@@ -103,13 +117,14 @@ export function serviceHealthSql(now: string): string {
     ),
     facts AS (
       SELECT s.*, ps.probes_7d, ps.up_7d, coalesce(ps.up_24h, false) AS live, ps.last_probe_time, ps.last_outcome, ps.first_probe_time,
-             ps.p50, ps.p90, ps.p99,
+             ps.p50, ps.p90, ps.p99, d.daily_7d,
              os.pay_to AS offer_pay_to, os.amount_usd AS offer_amount_usd, os.scheme AS offer_scheme, os.network AS offer_network,
              os.signable, coalesce(os.pay_tos, 0) AS pay_tos, os.ever_listing_pay_to, m.moved_at,
              coalesce(st.settled_payments_30d, 0) AS settled_payments_30d, st.offer_pay_to_settled,
-             CASE WHEN st.settled_payments_30d >= 3 THEN st.settled_mean_median ELSE s.price_amount END AS reference_usd
+             CASE WHEN st.settled_payments_30d >= ${G.minSettledForPrice} THEN st.settled_mean_median ELSE s.price_amount END AS reference_usd
         FROM svc s
         LEFT JOIN probe_stats ps ON ps.resource_url = s.resource_url
+        LEFT JOIN daily d ON d.resource_url = s.resource_url
         LEFT JOIN offer_stats os ON os.id = s.id
         LEFT JOIN moved m ON m.id = s.id
         LEFT JOIN settle_stats st ON st.id = s.id
@@ -117,7 +132,7 @@ export function serviceHealthSql(now: string): string {
     judged AS (
       SELECT *,
              CASE WHEN probes_7d > 0 THEN round(100.0 * up_7d / probes_7d, 2) END AS uptime,
-             coalesce(probes_7d, 0) >= 8 AND last_probe_time - first_probe_time >= INTERVAL 24 HOUR AS enough,
+             coalesce(probes_7d, 0) >= ${G.minProbes} AND last_probe_time - first_probe_time >= INTERVAL ${G.minSpanHours} HOUR AS enough,
              pay_tos > 1 AS payto_moved,
              CASE WHEN offer_pay_to IS NULL OR settled_payments_30d = 0 THEN NULL ELSE offer_pay_to_settled END AS payto_consistent,
              offer_pay_to IS NOT NULL AND pay_tos = 1 AND NOT coalesce(ever_listing_pay_to, false)
@@ -129,27 +144,28 @@ export function serviceHealthSql(now: string): string {
     flagged AS (
       SELECT *,
              coalesce(probes_7d > 0 AND NOT live, false) AS dead,
-             coalesce(live AND uptime < 90, false) AS flaky,
-             coalesce(p50 > 2000, false) AS slow,
+             coalesce(live AND uptime < ${G.flakyBelowUptimePct}, false) AS flaky,
+             coalesce(p50 > ${G.slowP50Ms}, false) AS slow,
              coalesce(signable = false, false) AS unsignable,
-             coalesce(coalesce(offer_scheme, 'exact') = 'exact' AND drift > 50, false) AS price_trap
+             coalesce(coalesce(offer_scheme, 'exact') = 'exact' AND drift > ${G.priceTrapDriftPct}, false) AS price_trap
         FROM judged
     ),
     scored AS (
       SELECT *,
              CASE WHEN NOT enough THEN NULL
                   WHEN dead OR decoy THEN 0.0
-                  ELSE least(CASE WHEN price_trap THEN 55.0 ELSE 100.0 END,
+                  ELSE least(CASE WHEN price_trap THEN ${G.priceTrapCap}.0 ELSE 100.0 END,
                          100.0
-                         - least(40.0, greatest(0.0, 99.0 - coalesce(uptime, 0)) * 2)
-                         - CASE WHEN slow THEN 15 ELSE 0 END
-                         - CASE WHEN p99 > 5000 THEN 10 ELSE 0 END
-                         - CASE WHEN payto_moved THEN 25 ELSE 0 END
-                         - CASE WHEN unsignable THEN 30 ELSE 0 END
-                         - CASE WHEN payto_consistent = false THEN 25 ELSE 0 END
-                         - CASE WHEN tx_30d >= 10 AND wash_pct >= 50 THEN 30 WHEN tx_30d >= 10 AND wash_pct >= 20 THEN 15 ELSE 0 END
-                         - CASE WHEN first_seen > ${now} - INTERVAL 14 DAY THEN 10 ELSE 0 END
-                         - CASE WHEN tx_30d > 0 AND buyers_30d < 3 THEN 5 ELSE 0 END)
+                         - least(${G.maxUptimePenalty}.0, greatest(0.0, ${G.uptimeTargetPct}.0 - coalesce(uptime, 0)) * ${G.pointsPerUptimePoint})
+                         - CASE WHEN slow THEN ${P.slow} ELSE 0 END
+                         - CASE WHEN p99 > ${G.slowP99Ms} THEN ${P.slowP99} ELSE 0 END
+                         - CASE WHEN payto_moved THEN ${P.movedPayout} ELSE 0 END
+                         - CASE WHEN unsignable THEN ${P.unsignable} ELSE 0 END
+                         - CASE WHEN payto_consistent = false THEN ${P.paytoInconsistent} ELSE 0 END
+                         - CASE WHEN tx_30d >= ${G.washMinPayments} AND wash_pct >= ${G.washHighPct} THEN ${P.washHigh}
+                                WHEN tx_30d >= ${G.washMinPayments} AND wash_pct >= ${G.washSomePct} THEN ${P.washSome} ELSE 0 END
+                         - CASE WHEN first_seen > ${now} - INTERVAL ${G.youngDays} DAY THEN ${P.young} ELSE 0 END
+                         - CASE WHEN tx_30d > 0 AND buyers_30d < ${G.fewBuyers} THEN ${P.fewBuyers} ELSE 0 END)
              END AS score
         FROM flagged
     )
@@ -165,10 +181,10 @@ export function serviceHealthSql(now: string): string {
              CASE WHEN dead THEN 'dead' END, CASE WHEN flaky THEN 'flaky' END, CASE WHEN slow THEN 'slow' END,
              CASE WHEN unsignable THEN 'unsignable' END, CASE WHEN payto_moved THEN 'moved_payout' END,
              CASE WHEN decoy THEN 'decoy' END, CASE WHEN price_trap THEN 'price_trap' END], x -> x IS NOT NULL)) AS flags,
-           CASE WHEN score IS NULL THEN NULL WHEN score >= 90 THEN 'A' WHEN score >= 80 THEN 'B' WHEN score >= 65 THEN 'C'
-                WHEN score >= 50 THEN 'D' ELSE 'F' END AS grade,
+           CASE WHEN score IS NULL THEN NULL WHEN score >= ${G.cuts.A} THEN 'A' WHEN score >= ${G.cuts.B} THEN 'B' WHEN score >= ${G.cuts.C} THEN 'C'
+                WHEN score >= ${G.cuts.D} THEN 'D' ELSE 'F' END AS grade,
            round(score, 1)::DOUBLE AS grade_score,
-           to_json(CASE WHEN NOT enough THEN ['not enough evidence: ' || coalesce(probes_7d, 0) || ' probes in 7 days (a grade needs 8 over at least 24 hours)']
+           to_json(CASE WHEN NOT enough THEN ['not enough evidence: ' || coalesce(probes_7d, 0) || ' probes in 7 days (a grade needs ${G.minProbes} over at least ${G.minSpanHours} hours)']
              ELSE list_filter([
                'uptime ' || uptime || ' % over ' || probes_7d || ' probes in 7 days' || CASE WHEN dead THEN '; no answer in the last 24 hours' ELSE '' END,
                CASE WHEN p50 IS NOT NULL THEN 'latency p50 ' || round(p50)::INTEGER || ' ms, p99 ' || round(p99)::INTEGER || ' ms' END,
@@ -180,13 +196,14 @@ export function serviceHealthSql(now: string): string {
                     WHEN offer_pay_to IS NOT NULL THEN 'no payment of 30 days names this resource: payTo not checked against settlements' END,
                CASE WHEN drift IS NOT NULL THEN 'offer ' || offer_amount_usd || ' USD, ' ||
                     CASE WHEN drift = 0 THEN 'as ' ELSE (CASE WHEN drift > 0 THEN '+' ELSE '' END) || drift || ' % against ' END ||
-                    CASE WHEN settled_payments_30d >= 3 THEN 'settled payments' ELSE 'the listed price' END END,
+                    CASE WHEN settled_payments_30d >= ${G.minSettledForPrice} THEN 'settled payments' ELSE 'the listed price' END END,
                CASE WHEN unsignable THEN 'the offer has no EIP-712 domain a client can sign with' END,
-               CASE WHEN tx_30d >= 10 THEN 'wash share ' || wash_pct || ' % of 30-day volume' END,
-               CASE WHEN first_seen > ${now} - INTERVAL 14 DAY THEN 'listed less than 14 days ago' END,
+               CASE WHEN tx_30d >= ${G.washMinPayments} THEN 'wash share ' || wash_pct || ' % of 30-day volume' END,
+               CASE WHEN first_seen > ${now} - INTERVAL ${G.youngDays} DAY THEN 'listed less than ${G.youngDays} days ago' END,
                CASE WHEN tx_30d > 0 THEN buyers_30d || ' buyers in 30 days' END
              ], x -> x IS NOT NULL) END) AS evidence,
-           CASE WHEN score IS NULL THEN 'caution' WHEN score >= 80 THEN 'pay' WHEN score >= 50 THEN 'caution' ELSE 'avoid' END AS recommendation
+           CASE WHEN score IS NULL THEN 'caution' WHEN score >= ${G.payFrom} THEN 'pay' WHEN score >= ${G.cautionFrom} THEN 'caution' ELSE 'avoid' END AS recommendation,
+           coalesce(daily_7d, '[]'::JSON) AS daily_7d
       FROM scored
      ORDER BY service_id`;
 }

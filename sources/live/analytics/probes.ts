@@ -73,7 +73,7 @@ export interface ProbeStepResult {
 export async function probeIndexedResources(
   c: DuckDBConnection,
   now: Date,
-  options: Partial<Omit<ProberOptions, 'onResult'>> = {},
+  options: Partial<Omit<ProberOptions, 'onResult'>> & { off?: boolean } = {},
   log: (message: string) => void = () => {},
 ): Promise<ProbeStepResult> {
   await c.run(createTableSql(RAW_TABLES.x402_probes, LIVE_PROBES).replace('CREATE OR REPLACE TABLE', 'CREATE TABLE IF NOT EXISTS'));
@@ -82,7 +82,9 @@ export async function probeIndexedResources(
   const lastAt = last?.at === null || last?.at === undefined ? null : Number(last.at);
   let round: ProbeRoundStats | null = null;
   let detail: string;
-  if (lastAt !== null && now.getTime() - lastAt < PROBE_EVERY_MS - 30_000) {
+  if (options.off) {
+    detail = 'no round: PROBES=off (the history as it is)';
+  } else if (lastAt !== null && now.getTime() - lastAt < PROBE_EVERY_MS - 30_000) {
     detail = `no round: the last one was ${Math.round((now.getTime() - lastAt) / 60_000)} min ago (every ${PROBE_EVERY_MS / 60_000} min)`;
   } else {
     const hasServices = await queryJson(c, `SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = 'x402_services'`);
@@ -106,14 +108,13 @@ export async function probeIndexedResources(
       batch = [];
       await appendRows(c, RAW_TABLES.x402_probes, rows, { tableName: LIVE_PROBES });
     };
-    // the run's clock: probe times read as the run's now plus the time spent (the same as the wall clock in a live run)
-    const offset = now.getTime() - Date.now();
     round = await probeRound(targets, {
       deadlineMs: PROBE_ROUND_DEADLINE_MS,
-      now: () => Date.now() + offset,
       ...options,
       onResult: async (r) => {
-        batch.push(probeRow(r));
+        // a round belongs to its run: its probes carry the run's time (the datasets' windows end at
+        // the run's now; a probe made a few seconds into the run would otherwise fall outside them)
+        batch.push(probeRow({ ...r, probedAt: now }));
         if (batch.length >= BATCH) await flush();
       },
     });

@@ -79,6 +79,8 @@ afterEach(() => {
 function env(root: string): Record<string, string> {
   return {
     SITE_BUILD: 'off',
+    // the fixtures list public names: no probe rounds here (probes.test.ts probes a loopback fleet)
+    PROBES: 'off',
     SNAPSHOTS_DIR: join(root, 'snapshots'),
     WAREHOUSE_DIR: join(root, 'warehouse'),
     X402_DISCOVERY_URL: `${server.url}/facilitator`,

@@ -8,7 +8,7 @@ export const probesStep: AnalyticsIngestStep = (kit) => ({
   name: 'ingest:x402_probes',
   tables: [RAW_TABLES.x402_probes.name],
   async run(ctx: IngestContext) {
-    const done = await probeIndexedResources(ctx.connection, ctx.now, kit.options.probe, ctx.log);
+    const done = await probeIndexedResources(ctx.connection, ctx.now, { ...kit.options.probe, off: !kit.settings.probes }, ctx.log);
     return { rows: done.rows, detail: done.detail };
   },
 });
