@@ -50,7 +50,7 @@ import { loadSettings } from '../lib/config.ts';
 import { REDIS_SERVER, redisInstalled, startRedis, type TestRedis } from '../proxy/testing/redis.ts';
 import type { LoadOptions, LoadResult } from './load.ts';
 import type { RowInput, Target } from './table.ts';
-import type { LoadedDataset } from '../snapshots/reader.ts';
+import type { LoadedDataset, LoadedSnapshot } from '../snapshots/reader.ts';
 import type { WashCheckContext } from '../proxy/data/wash-check.ts';
 
 const CONNECTIONS = 32;
@@ -389,7 +389,57 @@ export async function benchProxy(): Promise<RowInput[]> {
 // ------------------------------------------------------------------ the wash check
 
 /** The wash check's figures (a plain object: the bench's table takes them as they are). */
+/** The paid preflight's data part (its handler: the service's service-health row by id), at the same snapshot. */
+export interface PreflightFigures {
+  calls: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+/**
+ * Times the preflight handler (issue 31: paid preflight p99 <= 20 ms at 10M payments) over 500
+ * service ids of the snapshot, 2 at a time, after a warm-up; the payment check and receipt that
+ * every paid request adds are measured by the paid fx-rate runs above. The file-imported bench
+ * world has no probes, so every row says "not enough evidence"; the lookup is the same one.
+ */
+async function timePreflights(snapshot: LoadedSnapshot): Promise<PreflightFigures> {
+  const { analyticsHandlers } = await import('../proxy/data/analytics.ts');
+  const { servicesIndex } = await import('../proxy/data/services-index.ts');
+  const { findEndpoint } = await import('../catalog/index.ts');
+  const endpoint = findEndpoint('analytics', 'services.preflight');
+  if (!endpoint) throw new Error('no services.preflight endpoint in the catalog');
+  const handler = analyticsHandlers({ patternSalt: 'bench' })['services.preflight']!;
+  const ids = (await servicesIndex(snapshot)).records.map((r) => r.item.id);
+  const pick = Array.from({ length: 500 }, (_, i) => ids[(i * 7919) % ids.length]!);
+  const call = async (id: number) => {
+    const res = await handler.handle({ endpoint, query: {}, params: { id }, body: undefined, snapshot, now: new Date() });
+    if (res.status !== 200) throw new Error(`preflight ${id}: ${res.status}`);
+  };
+  for (const id of pick.slice(0, 10)) await call(id);
+  const times: number[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 2 }, async () => {
+      while (next < pick.length) {
+        const id = pick[next++]!;
+        const t = performance.now();
+        await call(id);
+        times.push(performance.now() - t);
+      }
+    }),
+  );
+  const s = [...times].sort((a, b) => a - b);
+  const at = (p: number) => s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+  const figures = { calls: s.length, p50Ms: at(50), p99Ms: at(99) };
+  console.log(
+    `  paid preflight (handler), ${figures.calls} services, 2 at a time: p50 ${figures.p50Ms.toFixed(2)} ms, p99 ${figures.p99Ms.toFixed(2)} ms (target <= 20)`,
+  );
+  return figures;
+}
+
 export interface WashCheckFigures {
+  /** The preflight timed at the same snapshot (benchWashCheck sets it). */
+  preflight?: PreflightFigures;
   /** Payments in the generated world the snapshot was published from. */
   transactions: number;
   /** Addresses checked (timed), as buyers and as sellers. */
@@ -458,6 +508,7 @@ export async function benchWashCheck(transactions = Number(process.env.BENCH_WAS
       operatorOf: (seller) => operatorOfSeller(snapshot, seller),
     };
     const figures = await timeWashChecks(ctx, transactions);
+    figures.preflight = await timePreflights(snapshot);
     reader.close();
     await closeSnapshotDuck();
     return figures;
@@ -551,5 +602,15 @@ export function washCheckRows(f: WashCheckFigures): RowInput[] {
     { figure: `wash check: sellers p99 (${at})`, value: f.sellerP99Ms, unit: 'ms', target: target(WASH_TARGETS.sellerP99Ms) },
     { figure: `wash check: p99, buyers and sellers (${at})`, value: f.p99Ms, unit: 'ms' },
     { figure: 'wash check: process CPU per check (all threads)', value: f.cpuMsPerCheck, unit: 'ms' },
+    ...(f.preflight
+      ? [
+          {
+            figure: `paid preflight, its data (the handler; payment as in the paid runs above), p99 (${(f.transactions / 1e6).toLocaleString('en-US')}M payments, 500 services, 2 at a time)`,
+            value: f.preflight.p99Ms,
+            unit: 'ms',
+            target: { on: 'value' as const, op: '<=' as const, limit: 20, source: 'issue 31' },
+          },
+        ]
+      : []),
   ];
 }
