@@ -696,6 +696,13 @@ export const ServiceHealthRow = z.object({
       }),
     )
     .describe('Per UTC day of the 7: probes, uptime and median latency, oldest first.'),
+  seller_grade: z
+    .enum(TRUST_GRADES)
+    .nullable()
+    .describe(
+      "The seller's grade (this payTo on this chain): its graded services' scores weighted by 30-day payments; F with any decoy, a price trap caps it; null when none is graded.",
+    ),
+  seller_evidence: z.array(z.string()).describe("What the seller's grade rests on."),
 });
 
 const H = ServiceHealthRow.shape;
@@ -731,6 +738,9 @@ const PreflightBody = z.object({
     .describe('Total time of the answered probes of 7 days, percentiles (ms).'),
   probes_7d: H.probes_7d,
   last_probe_at: H.last_probe_at,
+  seller: z
+    .object({ address: H.listed_pay_to, grade: H.seller_grade, evidence: H.seller_evidence })
+    .describe("The listing's seller (payTo) and its grade over all its services."),
 });
 
 /** Response schemas, exported for the proxy, the pipelines and tests. */
@@ -912,6 +922,8 @@ export const ANALYTICS_DATASET_SHAPES = {
     evidence: 'JSON',
     recommendation: 'VARCHAR',
     daily_7d: 'JSON',
+    seller_grade: 'VARCHAR',
+    seller_evidence: 'JSON',
   }),
   transactions: table({
     service_id: 'INTEGER',

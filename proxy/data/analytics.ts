@@ -328,6 +328,8 @@ const preflight: DataHandler = {
           'latency_p99_ms',
           'probes_7d',
           'last_probe_at',
+          'seller_grade',
+          'seller_evidence',
         ],
         { jsonAsText: true },
       );
@@ -364,6 +366,7 @@ const preflight: DataHandler = {
           latency_ms: { p50: num(r.latency_p50_ms), p90: num(r.latency_p90_ms), p99: num(r.latency_p99_ms) },
           probes_7d: num(r.probes_7d),
           last_probe_at: r.last_probe_at,
+          seller: { address: r.listed_pay_to, grade: r.seller_grade, evidence: parseJson(r.seller_evidence, `service-health ${id}`) },
         },
       };
     }),

@@ -178,6 +178,7 @@ function healthSection(h: ServiceHealth | undefined): string {
     ]) +
     `<ul data-testid="trust-evidence">${h.evidence.map((e) => `<li>${escapeHtml(e)}</li>`).join('')}</ul>` +
     (h.daily_7d.length > 0 ? chart(latencySvg, 'Median latency of unpaid probes per day (UTC), ms.', 'chart-service-latency') : '') +
+    `<p data-testid="seller-grade">Seller (this payTo, all its services): ${escapeHtml(h.seller_grade === null ? 'no grade' : `grade ${h.seller_grade}`)}; ${escapeHtml(h.seller_evidence.join('; '))}.</p>` +
     `<p>Last probe: ${escapeHtml(formatTime(h.last_probe_at))}. How the grade is made: <a href="/methodology/#service-health">methodology</a>.</p>` +
     '</section>'
   );

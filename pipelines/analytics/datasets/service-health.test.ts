@@ -119,6 +119,10 @@ describe('service-health on a loopback fleet probed by the live step', () => {
       payto_consistent: true,
     });
     expect(JSON.parse(String(by.good?.evidence))).toContain('payTo matches where 20 payments of 30 days settled');
+    // each service has a seller of its own here: the seller's grade is its service's, a decoy's F
+    expect(by.good?.seller_grade).toBe('A');
+    expect(by.decoy?.seller_grade).toBe('F');
+    expect(JSON.parse(String(by.decoy?.seller_evidence))).toContain('decoy offers on services 2');
 
     expect(flags('decoy')).toEqual(['decoy']);
     expect(by.decoy).toMatchObject({ grade: 'F', recommendation: 'avoid', payto_consistent: false, offer_pay_to: ELSEWHERE });

@@ -23,6 +23,8 @@
  * Fewer than 8 probes, or probes spanning under 24 hours:
  * no grade, the evidence says "not enough evidence". recommendation: pay (A, B), caution (C, D, no
  * grade), avoid (F).
+ * Seller grade (seller_grade, seller_evidence on each of its services' rows): the mean score of
+ * its graded services weighted by 30-day payments; any decoy makes it F, any price trap caps it.
  */
 import { columnsOf } from '../../../catalog/analytics.ts';
 import { TRUST_GRADE as G } from '../../../catalog/trust-grade.ts';
@@ -39,6 +41,11 @@ const sameAddress = (chain: string, a: string, b: string): string =>
   `(CASE WHEN ${chain} = 'solana' THEN ${a} = ${b} ELSE lower(${a}) = lower(${b}) END)`;
 
 const P = G.penalties;
+
+/** The grade of a score (null: no grade). */
+const gradeSql = (score: string): string =>
+  `CASE WHEN ${score} IS NULL THEN NULL WHEN ${score} >= ${G.cuts.A} THEN 'A' WHEN ${score} >= ${G.cuts.B} THEN 'B' WHEN ${score} >= ${G.cuts.C} THEN 'C'
+        WHEN ${score} >= ${G.cuts.D} THEN 'D' ELSE 'F' END`;
 
 export function serviceHealthSql(now: string): string {
   return `
@@ -168,6 +175,23 @@ export function serviceHealthSql(now: string): string {
                          - CASE WHEN tx_30d > 0 AND buyers_30d < ${G.fewBuyers} THEN ${P.fewBuyers} ELSE 0 END)
              END AS score
         FROM flagged
+    ),
+    -- the seller's grade: the transaction-weighted mean of its graded services' scores; a decoy
+    -- among them makes it F, a price trap caps it as it caps the service
+    sellers AS (
+      SELECT chain, seller_address,
+             count(*)::INTEGER AS services, count(score)::INTEGER AS graded,
+             sum(score * (tx_30d + 1)) / nullif(sum(tx_30d + 1) FILTER (WHERE score IS NOT NULL), 0) AS mean_score,
+             list(id ORDER BY id) FILTER (WHERE decoy) AS decoys,
+             list(id ORDER BY id) FILTER (WHERE price_trap) AS traps,
+             list(id ORDER BY id) FILTER (WHERE dead) AS dead_ids
+        FROM scored GROUP BY chain, seller_address
+    ),
+    seller_grades AS (
+      SELECT *,
+             CASE WHEN graded = 0 THEN NULL WHEN len(coalesce(decoys, [])) > 0 THEN 0.0
+                  WHEN len(coalesce(traps, [])) > 0 THEN least(mean_score, ${G.priceTrapCap}.0) ELSE mean_score END AS seller_score
+        FROM sellers
     )
     SELECT id AS service_id, chain, resource_url,
            live, strftime(last_probe_time, '%Y-%m-%dT%H:%M:%SZ') AS last_probe_at, last_outcome,
@@ -181,8 +205,7 @@ export function serviceHealthSql(now: string): string {
              CASE WHEN dead THEN 'dead' END, CASE WHEN flaky THEN 'flaky' END, CASE WHEN slow THEN 'slow' END,
              CASE WHEN unsignable THEN 'unsignable' END, CASE WHEN payto_moved THEN 'moved_payout' END,
              CASE WHEN decoy THEN 'decoy' END, CASE WHEN price_trap THEN 'price_trap' END], x -> x IS NOT NULL)) AS flags,
-           CASE WHEN score IS NULL THEN NULL WHEN score >= ${G.cuts.A} THEN 'A' WHEN score >= ${G.cuts.B} THEN 'B' WHEN score >= ${G.cuts.C} THEN 'C'
-                WHEN score >= ${G.cuts.D} THEN 'D' ELSE 'F' END AS grade,
+           ${gradeSql('score')} AS grade,
            round(score, 1)::DOUBLE AS grade_score,
            to_json(CASE WHEN NOT enough THEN ['not enough evidence: ' || coalesce(probes_7d, 0) || ' probes in 7 days (a grade needs ${G.minProbes} over at least ${G.minSpanHours} hours)']
              ELSE list_filter([
@@ -203,8 +226,16 @@ export function serviceHealthSql(now: string): string {
                CASE WHEN tx_30d > 0 THEN buyers_30d || ' buyers in 30 days' END
              ], x -> x IS NOT NULL) END) AS evidence,
            CASE WHEN score IS NULL THEN 'caution' WHEN score >= ${G.payFrom} THEN 'pay' WHEN score >= ${G.cautionFrom} THEN 'caution' ELSE 'avoid' END AS recommendation,
-           coalesce(daily_7d, '[]'::JSON) AS daily_7d
-      FROM scored
+           coalesce(daily_7d, '[]'::JSON) AS daily_7d,
+           ${gradeSql('sg.seller_score')} AS seller_grade,
+           to_json(CASE WHEN sg.graded = 0 THEN ['not enough evidence: none of its ' || sg.services || ' services has a grade']
+             ELSE list_filter([
+               sg.graded || ' of ' || sg.services || ' services graded, mean score ' || round(sg.mean_score, 1) || ' (weighted by 30-day payments)',
+               CASE WHEN len(coalesce(sg.decoys, [])) > 0 THEN 'decoy offers on services ' || array_to_string(sg.decoys, ', ') END,
+               CASE WHEN len(coalesce(sg.traps, [])) > 0 THEN 'price traps on services ' || array_to_string(sg.traps, ', ') END,
+               CASE WHEN len(coalesce(sg.dead_ids, [])) > 0 THEN 'dead services: ' || array_to_string(sg.dead_ids, ', ') END
+             ], x -> x IS NOT NULL) END) AS seller_evidence
+      FROM scored s JOIN seller_grades sg USING (chain, seller_address)
      ORDER BY service_id`;
 }
 
