@@ -46,9 +46,16 @@ const [outcomes] = await queryJson(
   c,
   `SELECT count(*)::BIGINT AS n, count(*) FILTER (WHERE outcome = 'offer')::BIGINT AS offers FROM x402_probes`,
 );
-// warm-up: the first 10 % of the targets
-const warm = samples.find((s) => s.done >= urls.length * 0.1) ?? samples[0];
-const end = samples.at(-1);
+// RSS saws up and down with each garbage collection: compare medians of the one-second samples,
+// the second tenth of the targets (after warm-up) against the last tenth
+const median = (xs: number[]): number | null => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? null : (s[Math.floor(s.length / 2)] as number);
+};
+const between = (lo: number, hi: number) =>
+  samples.filter((s) => s.done >= urls.length * lo && s.done < urls.length * hi).map((s) => s.rss);
+const warmRss = median(between(0.1, 0.2));
+const endRss = median(between(0.9, 1.01));
 process.stdout.write(
   `${JSON.stringify({
     targets: urls.length,
@@ -57,10 +64,16 @@ process.stdout.write(
     seconds: result.round?.seconds ?? null,
     maxInFlight: result.round?.maxInFlight ?? null,
     deferred: result.round?.deferred ?? null,
-    rssWarmMb: warm ? warm.rss / 2 ** 20 : null,
-    rssEndMb: end ? end.rss / 2 ** 20 : null,
+    rssWarmMb: warmRss === null ? null : warmRss / 2 ** 20,
+    rssEndMb: endRss === null ? null : endRss / 2 ** 20,
     rssMaxMb: Math.max(...samples.map((s) => s.rss)) / 2 ** 20,
     maxRssMb: process.resourceUsage().maxRSS / 1024,
+    // RSS at each tenth of the targets, to tell a leak (growing all along) from caches filling once
+    rssByTenth: Array.from({ length: 10 }, (_, i) => {
+      const s = samples.find((x) => x.done >= (urls.length * (i + 1)) / 10) ?? samples.at(-1);
+      return s ? Math.round(s.rss / 2 ** 20) : null;
+    }),
+    heapUsedMb: Math.round(process.memoryUsage().heapUsed / 2 ** 20),
   })}\n`,
 );
 db.close();

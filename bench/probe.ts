@@ -6,8 +6,9 @@
  *
  * Figures and targets: the round's wall time (<= 10 minutes; baseline: the least time the per-host
  * limit allows, targets / (hosts x 2 per second)), sockets open at once at the fleet (<= 64),
- * requests per host in any second (<= 2), RSS at the end against RSS after the first 10 % of the
- * targets (<= 1.1x), and payment headers sent (0).
+ * requests per host in any second (<= 2), the prober's RSS over the last tenth of the targets
+ * against the second tenth (medians of one-second samples: RSS saws with every garbage collection;
+ * <= 1.1x), and payment headers sent (0).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -33,6 +34,8 @@ interface ProbeChild {
   rssEndMb: number;
   rssMaxMb: number;
   maxRssMb: number;
+  rssByTenth: (number | null)[];
+  heapUsedMb: number;
 }
 interface FleetStats {
   maxPerHostPerSecond: number;
@@ -76,7 +79,10 @@ export async function benchProbe(): Promise<RowInput[]> {
     console.log(
       `  ${round.rows} probes (${round.offers} offers, ${round.deferred} deferred) in ${round.seconds.toFixed(1)} s (floor ${floor.toFixed(0)} s); ` +
         `fleet: ${seen.requests} requests, at most ${seen.maxOpenConnections} connections open, ${seen.maxPerHostPerSecond} per host per second, ` +
-        `${seen.paymentHeaders} payment headers; prober RSS ${round.rssWarmMb.toFixed(0)} MiB after warm-up, ${round.rssEndMb.toFixed(0)} MiB at the end, peak ${round.maxRssMb.toFixed(0)} MiB`,
+        `${seen.paymentHeaders} payment headers; prober RSS (medians) ${round.rssWarmMb.toFixed(0)} MiB after warm-up, ${round.rssEndMb.toFixed(0)} MiB at the end, peak ${round.maxRssMb.toFixed(0)} MiB`,
+    );
+    console.log(
+      `  prober RSS at each tenth of the targets (MiB): ${round.rssByTenth.join(', ')}; heap used at the end ${round.heapUsedMb} MiB`,
     );
     const n = ENDPOINTS.toLocaleString('en-US');
     return [
@@ -106,7 +112,8 @@ export async function benchProbe(): Promise<RowInput[]> {
         target: { on: 'value', op: '<=', limit: PER_HOST, source: SOURCE },
       },
       {
-        figure: 'probe round: prober RSS at the end (baseline: after the first 10 % of targets)',
+        figure:
+          'probe round: prober RSS, median over the last tenth of the targets (baseline: median over the second tenth, after warm-up)',
         value: round.rssEndMb,
         unit: 'MiB',
         baseline: round.rssWarmMb,
