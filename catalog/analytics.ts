@@ -134,6 +134,26 @@ const LabelDistribution = z
     "Fraction (0 to 1) of the service's volume over the last 30 days per buyer label; only labels with traffic appear; fractions add up to 1.",
   );
 
+export const TRUST_GRADES = ['A', 'B', 'C', 'D', 'F'] as const;
+/** What the unpaid probes say of a service (docs/wash-methodology.md §13): the services list item and the service-health row share these fields. */
+const PROBE_FACTS = {
+  last_probe_at: isoDateTimeOrNull('Time of the newest probe; null when never probed.'),
+  uptime_7d_pct: z
+    .number()
+    .nullable()
+    .describe(
+      'Percent of the unpaid probes of the last 7 days (deferred ones and 429s left out) that got an answer; null when never probed.',
+    ),
+  latency_p50_ms: z.number().nullable().describe('Median total time of the answered probes of 7 days (ms).'),
+  latency_p99_ms: z.number().nullable().describe('99th percentile of the same (ms).'),
+  payto_consistent: z
+    .boolean()
+    .nullable()
+    .describe(
+      "The offered payTo is where this resource's payments of 30 days settled; null when no payment names the resource (not judged).",
+    ),
+};
+
 const ServiceListItem = z.object({
   id: z.number().int().describe('Service identifier, stable across updates.'),
   chain: Chain,
@@ -151,19 +171,16 @@ const ServiceListItem = z.object({
   wash_pct: percent0to100('Share of volume from suspected_wash buyers, last 30 days'),
   label_distribution: LabelDistribution,
   trust_grade: z
-    .enum(['A', 'B', 'C', 'D', 'F'])
+    .enum(TRUST_GRADES)
     .nullable()
     .describe(
       'Trust grade A-F from unpaid probes, payTo integrity, price honesty, wash share, age and buyers (the free service-health dataset has the evidence); null when there is not enough evidence.',
     ),
-  uptime_7d_pct: z.number().nullable().describe('Percent of unpaid probes of the last 7 days that got an answer; null when never probed.'),
-  latency_p50_ms: z.number().nullable().describe('Median total time of those answers (ms).'),
-  latency_p99_ms: z.number().nullable().describe('99th percentile of the same (ms).'),
-  payto_consistent: z
-    .boolean()
-    .nullable()
-    .describe("The payTo the service offers is where this resource's payments settled; null when no payment names the resource."),
-  last_probe_at: isoDateTimeOrNull('Time of the newest probe; null when never probed.'),
+  uptime_7d_pct: PROBE_FACTS.uptime_7d_pct,
+  latency_p50_ms: PROBE_FACTS.latency_p50_ms,
+  latency_p99_ms: PROBE_FACTS.latency_p99_ms,
+  payto_consistent: PROBE_FACTS.payto_consistent,
+  last_probe_at: PROBE_FACTS.last_probe_at,
 });
 
 const CategoryStats = z.object({
@@ -635,14 +652,13 @@ export const OperatorsRow = z.object({
 });
 
 /** A row of the free service-health dataset (docs/wash-methodology.md §13): what to know before paying a service. */
-export const TRUST_GRADES = ['A', 'B', 'C', 'D', 'F'] as const;
 export const HEALTH_FLAGS = ['dead', 'flaky', 'slow', 'unsignable', 'moved_payout', 'decoy', 'price_trap'] as const;
 export const ServiceHealthRow = z.object({
   service_id: z.number().int().describe('Service identifier (services.id).'),
   chain: z.string().describe('Chain the service takes payment on.'),
   resource_url: z.string().describe('URL of the indexed endpoint (what the prober asks).'),
   live: z.boolean().describe('At least one probe got an answer (a 402 offer, a 2xx) in the last 24 hours.'),
-  last_probe_at: isoDateTimeOrNull('Time of the newest probe; null when never probed.'),
+  last_probe_at: PROBE_FACTS.last_probe_at,
   last_outcome: z
     .string()
     .nullable()
@@ -650,10 +666,10 @@ export const ServiceHealthRow = z.object({
       'What the newest probe got: offer, open, no_offer, invalid_offer, http_error, timeout, too_large, dns_error, tls_error, connect_error, private_address, redirect_loop, bad_url.',
     ),
   probes_7d: z.number().int().describe('Probes in the last 7 days (deferred ones and 429s left out).'),
-  uptime_7d_pct: z.number().nullable().describe('Percent of those probes that got an answer; null when never probed.'),
-  latency_p50_ms: z.number().nullable().describe('Median total time of the answered probes of 7 days (ms).'),
+  uptime_7d_pct: PROBE_FACTS.uptime_7d_pct,
+  latency_p50_ms: PROBE_FACTS.latency_p50_ms,
   latency_p90_ms: z.number().nullable().describe('90th percentile of the same (ms).'),
-  latency_p99_ms: z.number().nullable().describe('99th percentile of the same (ms).'),
+  latency_p99_ms: PROBE_FACTS.latency_p99_ms,
   offer_network: z.string().nullable().describe("Network of the newest offer on the service's chain (CAIP-2 or v1 name)."),
   offer_scheme: z.string().nullable().describe('Its scheme: exact, upto, ...'),
   offer_pay_to: z.string().nullable().describe('The payTo it names.'),
@@ -666,12 +682,7 @@ export const ServiceHealthRow = z.object({
   listed_price_usd: z.number().nullable().describe('The price of the listing, USD.'),
   payto_moved: z.boolean().describe('More than one payTo offered within 7 days.'),
   payto_moved_at: isoDateTimeOrNull('When the newest payTo first showed; null when it did not move.'),
-  payto_consistent: z
-    .boolean()
-    .nullable()
-    .describe(
-      "The offered payTo is where this resource's payments of 30 days settled; null when no payment names the resource (not judged).",
-    ),
+  payto_consistent: PROBE_FACTS.payto_consistent,
   decoy: z.boolean().describe('One payTo all week, never the listed one nor where the payments settled.'),
   settled_payments_30d: z.number().int().describe('Payments of 30 days the facilitator attributed to this resource URL.'),
   price_drift_pct: z

@@ -277,6 +277,17 @@ function autoWorkers(): number {
  * Every environment variable the services, pipelines and pay client read, by name: what each
  * accepts and its default. Unset and blank mean the same (`FOO=` in an env file is "the default").
  */
+/** A switch written "on" or "off" (any case), read as a boolean. */
+function onOrOff(dflt: boolean) {
+  return z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(['on', 'off'], must('"on" or "off"')))
+    .transform((v) => v === 'on')
+    .default(dflt);
+}
+
 const ENV = z.object({
   SNAPSHOTS_DIR: z.string().default('snapshots/store'),
   WAREHOUSE_DIR: z.string().default('warehouse'),
@@ -309,20 +320,8 @@ const ENV = z.object({
   KEYS_DIR: text,
   NONCE_DB_DIR: text,
   SITE_DIR: text,
-  PROBES: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .pipe(z.enum(['on', 'off'], must('"on" or "off"')))
-    .transform((v) => v === 'on')
-    .default(true),
-  SITE_BUILD: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .pipe(z.enum(['on', 'off'], must('"on" or "off"')))
-    .transform((v) => v === 'on')
-    .default(true),
+  PROBES: onOrOff(true),
+  SITE_BUILD: onOrOff(true),
   REDIS_URL: z
     .string()
     .trim()
