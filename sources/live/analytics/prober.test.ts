@@ -325,6 +325,45 @@ describe('probeRound safety and pacing', () => {
     expect(fleet.seen).toHaveLength(0);
   });
 
+  it('checks every address a name resolves to, inside the connection: a name resolving to a private or link-local address is never connected to', async () => {
+    const fleet = new Fleet(routes);
+    const base = await fleet.listen();
+    const port = new URL(base).port;
+    const results: ProbeResult[] = [];
+    // a hosts file as a test resolver: a public-looking name pointing at loopback (allowed here), one at a
+    // private address, one with a private address beside the loopback one (rebinding-style), and IPv6 link-local
+    const hosts: Record<string, { address: string; family: number }[]> = {
+      'seller.test': [{ address: '127.0.0.1', family: 4 }],
+      'internal.test': [{ address: '10.0.0.5', family: 4 }],
+      'mixed.test': [
+        { address: '127.0.0.1', family: 4 },
+        { address: '192.168.1.20', family: 4 },
+      ],
+      'linklocal.test': [{ address: 'fe80::1', family: 6 }],
+    };
+    await probeRound(
+      Object.keys(hosts).map((h) => ({ url: `http://${h}:${port}/v2` })),
+      {
+        allowLoopback: true,
+        resolve: async (name) => {
+          const found = hosts[name];
+          if (!found) throw Object.assign(new Error(name), { code: 'ENOTFOUND' });
+          return found;
+        },
+        onResult: (r) => void results.push(r),
+      },
+    );
+    await fleet.close();
+    const outcome = Object.fromEntries(results.map((r) => [new URL(r.url).hostname, r.outcome]));
+    expect(outcome).toEqual({
+      'seller.test': 'offer',
+      'internal.test': 'private_address',
+      'mixed.test': 'private_address',
+      'linklocal.test': 'private_address',
+    });
+    expect(fleet.seen).toHaveLength(1);
+  });
+
   it('starts at most 2 requests per second per host, and spreads slots across hosts', async () => {
     const a = new Fleet(routes);
     const b = new Fleet(routes);
