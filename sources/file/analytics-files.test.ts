@@ -94,12 +94,14 @@ describe('file import: good CSV files', () => {
       { name: 'ingest:x402_transactions', rows: 4, error: null },
       { name: 'ingest:wallet_funding', rows: 2, error: null },
       { name: 'ingest:exchange_wallets', rows: 2, error: null },
+      { name: 'ingest:x402_probes', rows: 0, error: null }, // no probes file: no trust grades
     ]);
     expect(run.report.map((r) => [r.table, r.format, r.rows_read, r.rows_loaded, r.rows_rejected, r.first_rejects.length])).toEqual([
       ['x402_services', 'csv', 3, 3, 0, 0],
       ['x402_transactions', 'csv', 4, 4, 0, 0],
       ['wallet_funding', 'csv', 2, 2, 0, 0],
       ['exchange_wallets', 'csv', 2, 2, 0, 0],
+      ['x402_probes', null, 0, 0, 0, 0],
     ]);
     expect(run.report[0]!.ignored_columns).toEqual(['notes']);
     expect(run.report[0]!.notes).toEqual(['ignored extra column(s): notes']);
@@ -342,7 +344,7 @@ describe('file import: bad rows', () => {
 
   it('a second import replaces the report and the rows of the first', async () => {
     const again = await runImport(join(FIXTURES, 'good'), run.w);
-    expect(again.report.map((r) => r.rows_rejected)).toEqual([0, 0, 0, 0]);
+    expect(again.report.map((r) => r.rows_rejected)).toEqual([0, 0, 0, 0, 0]);
     const [n] = await rows(run.w, `SELECT count(*)::INTEGER AS n FROM import_rejects`);
     expect(n!.n).toBe(0);
     run = await runImport(join(FIXTURES, 'bad'), run.w); // restore for any later test in this block
@@ -450,7 +452,7 @@ describe('file import: a malformed row in a large CSV (issue 16, fault 5)', () =
     const { run, tx, lines } = await importEdited((l) => {
       l[9] = l[9]!.replace(/^0x/, '"0x');
     });
-    expect(run.steps.map((s) => s.error)).toEqual([null, null, null, null]);
+    expect(run.steps.map((s) => s.error)).toEqual([null, null, null, null, null]);
     expect(tx!.first_rejects).toEqual([{ line: 10, reason: 'row: malformed quoting', value: lines[9]!.slice(0, 200) }]);
     expect([tx!.rows_read, tx!.rows_loaded, tx!.rows_rejected]).toEqual([dataLines, dataLines - 1, 1]);
     const [n] = await rows(run.w, 'SELECT count(*)::INTEGER AS n FROM x402_transactions');
@@ -463,7 +465,7 @@ describe('file import: a malformed row in a large CSV (issue 16, fault 5)', () =
       l[4] = `${l[4]},extra`; // line 5
       l[far - 1] = l[far - 1]!.replace(',base,', ',"base,'); // line 200000: a quote opened mid-row
     });
-    expect(run.steps.map((s) => s.error)).toEqual([null, null, null, null]);
+    expect(run.steps.map((s) => s.error)).toEqual([null, null, null, null, null]);
     expect(tx!.first_rejects.map((r) => [r.line, r.reason])).toEqual([
       [5, 'row: too many fields'],
       [far, 'row: malformed quoting'],
@@ -500,6 +502,7 @@ describe('file import: Parquet', () => {
       ['ingest:x402_transactions', 1, null],
       ['ingest:wallet_funding', 0, null],
       ['ingest:exchange_wallets', 0, null],
+      ['ingest:x402_probes', 0, null],
     ]);
     expect(rejectsOf(run.report, 'services.parquet')).toEqual([[3, 'seller_address: malformed address for chain', 'not-an-address']]);
     expect(rejectsOf(run.report, 'transactions.parquet')).toEqual([
@@ -563,6 +566,7 @@ describe('file import: Parquet read in place', () => {
       ['ingest:x402_transactions', 2, null],
       ['ingest:wallet_funding', 0, null],
       ['ingest:exchange_wallets', 0, null],
+      ['ingest:x402_probes', 0, null],
     ]);
     expect(rejectsOf(run.report, 'transactions.parquet')).toEqual([
       [3, 'tx_hash: duplicate within chain', hash(1)],
@@ -629,6 +633,41 @@ describe('file import: files that cannot be imported', () => {
   });
 });
 
+describe('file import: probes', () => {
+  it('loads good probe rows and rejects bad ones with their reason; the service-health grade reads them', async () => {
+    const dir = tempDir();
+    for (const f of ['services.csv', 'transactions.csv']) copyFileSync(join(FIXTURES, 'good', f), join(dir, f));
+    const url = 'https://api.weatherly.xyz/v1/forecast';
+    const offers = '"[{""network"":""eip155:8453"",""chain"":""base"",""amount"":""10000"",""pay_to"":""0xabc""}]"';
+    writeFileSync(
+      join(dir, 'probes.csv'),
+      [
+        'resource_url,probed_at,method,outcome,status,ttfb_ms,total_ms,redirects,error,x402_version,offers,bazaar',
+        `${url},2026-01-10T00:00:00Z,GET,offer,402,80.5,90,0,,2,${offers},TRUE`,
+        `${url},2026-01-10T03:00:00Z,GET,timeout,,,15000,0,UND_ERR_HEADERS_TIMEOUT,,,`,
+        `${url},2026-01-10T06:00:00Z,GET,exploded,402,1,1,0,,2,,false`,
+        `${url},2026-01-10T09:00:00Z,GET,offer,-402,1,1,0,,2,,false`,
+        `${url},2026-01-10T12:00:00Z,GET,offer,402,1,1,0,,2,{not json,false`,
+        `${url},2026-01-10T15:00:00Z,GET,offer,402,1,1,0,,2,,maybe`,
+      ].join('\n') + '\n',
+    );
+    const run = await runImport(dir);
+    expect(run.steps.find((s) => s.name === 'ingest:x402_probes')).toEqual({ name: 'ingest:x402_probes', rows: 2, error: null });
+    expect(rejectsOf(run.report, 'probes.csv').map(([line, reason]) => [line, reason])).toEqual([
+      [4, 'outcome: not one of the prober outcomes'],
+      [5, 'status: not a whole number of at least 0'],
+      [6, 'offers: not JSON'],
+      [7, 'bazaar: not true, false, 1 or 0'],
+    ]);
+    expect(
+      await rows(run.w, `SELECT outcome, status::INTEGER AS status, total_ms, bazaar, source FROM x402_probes ORDER BY probed_at`),
+    ).toEqual([
+      { outcome: 'offer', status: 402, total_ms: 90, bazaar: true, source: 'file' },
+      { outcome: 'timeout', status: null, total_ms: 15000, bazaar: null, source: 'file' },
+    ]);
+  });
+});
+
 describe('file import: round trip of the demo world', () => {
   const now = new Date('2026-01-15T00:00:00Z');
   let expected: Database;
@@ -640,8 +679,9 @@ describe('file import: round trip of the demo world', () => {
     await appendRows(expected.connection, RAW_TABLES.x402_services, world.services, { create: true });
     await appendRows(expected.connection, RAW_TABLES.x402_transactions, world.transactions, { create: true });
     await appendRows(expected.connection, RAW_TABLES.wallet_funding, world.funding, { create: true });
+    await appendRows(expected.connection, RAW_TABLES.x402_probes, world.probes, { create: true });
     // the import reads an empty value as a missing one (CSV cannot tell "" from nothing)
-    for (const table of [RAW_TABLES.x402_services, RAW_TABLES.x402_transactions, RAW_TABLES.wallet_funding]) {
+    for (const table of [RAW_TABLES.x402_services, RAW_TABLES.x402_transactions, RAW_TABLES.wallet_funding, RAW_TABLES.x402_probes]) {
       const text = table.columns.filter(([, type]) => type === 'VARCHAR').map(([name]) => `${name} = nullif(${name}, '')`);
       await expected.connection.run(`UPDATE ${table.name} SET ${text.join(', ')}`);
     }
@@ -653,11 +693,11 @@ describe('file import: round trip of the demo world', () => {
       const written = await exportWorld({ out: dir, parts: ['analytics'], format, seed: 42, now, scale: 1 });
       const run = await runImport(dir);
       expect(run.steps.every((s) => s.error === null)).toBe(true);
-      // the export writes no exchange list
+      // the export writes no exchange list; its probes load as the prober's history
       expect(run.report.filter((r) => r.format !== null).map((r) => [r.file, r.rows_loaded, r.rows_rejected])).toEqual(
-        written.slice(0, 3).map((f) => [f.file, f.rows, 0]),
+        written.slice(0, 4).map((f) => [f.file, f.rows, 0]),
       );
-      for (const table of ['x402_services', 'x402_transactions', 'wallet_funding']) {
+      for (const table of ['x402_services', 'x402_transactions', 'wallet_funding', 'x402_probes']) {
         const file = `${table}_expected`;
         // the expected rows live in another in-memory database: bring them over through Parquet
         const path = join(tempDir(), `${file}.parquet`);

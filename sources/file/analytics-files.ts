@@ -12,6 +12,7 @@
  * | transactions | tx_hash, chain, buyer, seller_address, amount, time | resource_url, facilitator |
  * | funding | address, funder, amount, time | |
  * | exchange_wallets | address | name |
+ * | probes | resource_url, probed_at, outcome | method, status, ttfb_ms, total_ms, redirects, error, x402_version, offers, bazaar |
  *
  * - chain: base | solana | polygon | arbitrum (case-insensitive). Addresses: EVM `0x` + 40 hex
  *   (stored lowercase), Solana base58 of 32–44 characters (case kept). Funding has no chain
@@ -28,6 +29,10 @@
  *   again is a reject; the first row in file order loads.
  * - exchange_wallets lists exchange (CEX) hot wallets: the classifier does not take wallets funded
  *   by the same exchange for one operator's cohort. Without the file the list is empty.
+ * - probes are unpaid probes of the resources (x402_probes in raw-tables.ts, what the demo export
+ *   writes): outcome one of the prober's outcomes; status, redirects, x402_version whole numbers;
+ *   ttfb_ms, total_ms decimals; offers a JSON array; bazaar true/false/1/0. Without the file no
+ *   service has a trust grade (not enough evidence).
  *
  * Every row that cannot be loaded is written to `import_rejects(file, line, reason, value)` with
  * one of REJECT_REASONS; nothing is dropped silently and a bad row never stops the run. `line` is
@@ -51,7 +56,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { ANALYTICS_CHAINS, CATEGORY_SLUGS } from '../../catalog/categories.ts';
 import { createTableSql, queryJson, sqlString } from '../../lib/duckdb.ts';
 import type { IngestContext, IngestStep } from '../contract.ts';
-import { RAW_TABLES, type RawTable } from '../raw-tables.ts';
+import { PROBE_OUTCOMES, RAW_TABLES, type RawTable } from '../raw-tables.ts';
 import { importAppendOnly, sqlList, type FileImport, type LoadedFile, type SeenKeys } from './append-only.ts';
 
 // ------------------------------------------------------------------------------ file layout
@@ -64,6 +69,10 @@ type ColumnKind =
   | 'text'
   | 'category'
   | 'amount' // decimal, not negative
+  | 'count' // integer, not negative
+  | 'flag' // true or false (1 or 0)
+  | 'json' // JSON text
+  | 'outcome' // one of the prober's outcomes (sources/live/analytics/prober.ts)
   | 'time';
 
 interface FileColumn {
@@ -75,7 +84,7 @@ interface FileColumn {
 
 interface FileTable {
   /** File name without extension. */
-  name: 'services' | 'transactions' | 'funding' | 'exchange_wallets';
+  name: 'services' | 'transactions' | 'funding' | 'exchange_wallets' | 'probes';
   raw: RawTable;
   /** A missing optional file leaves its raw table empty. */
   optional: boolean;
@@ -143,6 +152,26 @@ const FILE_TABLES: readonly FileTable[] = [
     columns: [col('address', 'anyAddress'), col('name', 'text', false)],
     unique: { columns: ['address'], reason: 'address: duplicate' },
   },
+  {
+    name: 'probes',
+    raw: RAW_TABLES.x402_probes,
+    optional: true,
+    whenAbsent: 'no probes for this source: every service without a trust grade (not enough evidence)',
+    columns: [
+      col('resource_url', 'text'),
+      col('probed_at', 'time'),
+      col('method', 'text', false),
+      col('outcome', 'outcome'),
+      col('status', 'count', false),
+      col('ttfb_ms', 'amount', false),
+      col('total_ms', 'amount', false),
+      col('redirects', 'count', false),
+      col('error', 'text', false),
+      col('x402_version', 'count', false),
+      col('offers', 'json', false),
+      col('bazaar', 'flag', false),
+    ],
+  },
 ];
 
 // Regular expressions (RE2, matched against the whole trimmed value).
@@ -174,6 +203,10 @@ const reason = {
   negative: (c: string) => `${c}: negative`,
   time: (c: string) => `${c}: not ISO 8601 with Z or offset, or a date`,
   category: 'category: not one of the 33 categories',
+  notCount: (c: string) => `${c}: not a whole number of at least 0`,
+  notFlag: (c: string) => `${c}: not true, false, 1 or 0`,
+  notJson: (c: string) => `${c}: not JSON`,
+  outcome: 'outcome: not one of the prober outcomes',
 };
 
 /** Every reason `import_rejects` can hold, for documentation and tests. */
@@ -190,6 +223,10 @@ export const REJECT_REASONS: readonly string[] = [
         if (c.kind === 'amount') out.push(reason.notDecimal(c.name), reason.negative(c.name));
         if (c.kind === 'time') out.push(reason.time(c.name));
         if (c.kind === 'category') out.push(reason.category);
+        if (c.kind === 'count') out.push(reason.notCount(c.name));
+        if (c.kind === 'flag') out.push(reason.notFlag(c.name));
+        if (c.kind === 'json') out.push(reason.notJson(c.name));
+        if (c.kind === 'outcome') out.push(reason.outcome);
         return out;
       }),
       ...(table.unique ? [table.unique.reason] : []),
@@ -503,7 +540,10 @@ async function parquetView(
   // names, nothing rejected or changed, numbers and times in types the view casts as the import
   // does (a TIMESTAMPTZ is converted, not cast: not plain)
   const plainCast = (k: FileColumn, found: { type: string }, type: string) =>
-    found.type === type || (k.kind === 'amount' && NUMERIC_TYPE.test(found.type)) || (k.kind === 'time' && TIMESTAMP_TYPE.test(found.type));
+    found.type === type ||
+    (k.kind === 'amount' && NUMERIC_TYPE.test(found.type)) ||
+    (k.kind === 'count' && INTEGER_TYPE.test(found.type)) ||
+    (k.kind === 'time' && TIMESTAMP_TYPE.test(found.type));
   const identity =
     rejected === 0 &&
     changes.size === 0 &&
@@ -727,6 +767,7 @@ function csvReader(source: SourceFile): string {
 const NUMERIC_TYPE =
   /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|FLOAT|DOUBLE|DECIMAL\(\d+,\d+\))$/;
 const TIMESTAMP_TYPE = /^(DATE|TIMESTAMP|TIMESTAMP_S|TIMESTAMP_MS|TIMESTAMP_NS)$/;
+const INTEGER_TYPE = /^(TINYINT|SMALLINT|INTEGER|BIGINT|UTINYINT|USMALLINT|UINTEGER)$/;
 const TIMESTAMPTZ_TYPE = 'TIMESTAMP WITH TIME ZONE';
 
 interface ColumnSql {
@@ -769,6 +810,27 @@ function columnSql(k: FileColumn, found: { name: string; type: string } | undefi
         [`isnan(${v}) OR isinf(${v})`, reason.notDecimal(k.name)],
         [`${v} < 0`, reason.negative(k.name)],
       ],
+      text: `CAST(${x} AS VARCHAR)`,
+      present: `${x} IS NOT NULL`,
+    };
+  }
+  if (k.kind === 'count' && INTEGER_TYPE.test(found.type)) {
+    return {
+      select: [`${id} AS ${x}`],
+      value: `CAST(${x} AS BIGINT)`,
+      checks: [
+        ...(k.required ? ([[`${x} IS NULL`, reason.missing(k.name)]] as [string, string][]) : []),
+        [`${v} < 0`, reason.notCount(k.name)],
+      ],
+      text: `CAST(${x} AS VARCHAR)`,
+      present: `${x} IS NOT NULL`,
+    };
+  }
+  if (k.kind === 'flag' && found.type === 'BOOLEAN') {
+    return {
+      select: [`${id} AS ${x}`],
+      value: x,
+      checks: k.required ? [[`${x} IS NULL`, reason.missing(k.name)]] : [],
       text: `CAST(${x} AS VARCHAR)`,
       present: `${x} IS NOT NULL`,
     };
@@ -830,6 +892,18 @@ function columnSql(k: FileColumn, found: { name: string; type: string } | undefi
         [`${v} IS NULL OR NOT regexp_full_match(${t}, '${DECIMAL}')`, reason.notDecimal(k.name)],
         [`${v} < 0`, reason.negative(k.name)],
       ]);
+    case 'count':
+      return text(`CASE WHEN regexp_full_match(${t}, '[0-9]{1,18}') THEN CAST(${t} AS BIGINT) END`, [
+        [`${v} IS NULL`, reason.notCount(k.name)],
+      ]);
+    case 'flag':
+      return text(`CASE WHEN lower(${t}) IN ('true', '1') THEN true WHEN lower(${t}) IN ('false', '0') THEN false END`, [
+        [`${v} IS NULL`, reason.notFlag(k.name)],
+      ]);
+    case 'json':
+      return text(t, [[`NOT coalesce(json_valid(${t}), false)`, reason.notJson(k.name)]]);
+    case 'outcome':
+      return text(`lower(${t})`, [[`${v} NOT IN (${PROBE_OUTCOMES.map(sqlString).join(', ')})`, reason.outcome]]);
     case 'time':
       // The offset is required, so the TIMESTAMPTZ cast is exact whatever the session time zone;
       // epoch_us then gives the UTC instant. A date alone is midnight UTC.
@@ -861,10 +935,12 @@ function viewValueSql(k: FileColumn, found: { name: string; type: string } | und
   if (!found) return 'NULL';
   const id = quoteIdent(found.name);
   if (k.kind === 'amount' && NUMERIC_TYPE.test(found.type)) return id;
+  if (k.kind === 'count' && INTEGER_TYPE.test(found.type)) return id;
+  if (k.kind === 'flag' && found.type === 'BOOLEAN') return id;
   if (k.kind === 'time' && found.type === TIMESTAMPTZ_TYPE) return `make_timestamp(epoch_us(${id}))`;
   if (k.kind === 'time' && TIMESTAMP_TYPE.test(found.type)) return id;
   const asText = textOf(found);
-  if (!changes && k.kind !== 'amount' && k.kind !== 'time') return asText;
+  if (!changes && k.kind !== 'amount' && k.kind !== 'time' && k.kind !== 'count' && k.kind !== 'flag') return asText;
   const t = `nullif(${trimmed(asText)}, '')`;
   switch (k.kind) {
     case 'chain':
@@ -881,6 +957,14 @@ function viewValueSql(k: FileColumn, found: { name: string; type: string } | und
       return t;
     case 'amount':
       return `CAST(${t} AS DOUBLE)`;
+    case 'count':
+      return `CAST(${t} AS BIGINT)`;
+    case 'flag':
+      return `lower(${t}) IN ('true', '1')`;
+    case 'json':
+      return t;
+    case 'outcome':
+      return `lower(${t})`;
     case 'time':
       // validated: a date (midnight UTC) or ISO 8601 with Z or an offset, any case
       return `CASE WHEN length(${t}) = 10 THEN CAST(CAST(${t} AS DATE) AS TIMESTAMP) ELSE make_timestamp(epoch_us(CAST(upper(${t}) AS TIMESTAMPTZ))) END`;

@@ -35,29 +35,12 @@ import { Agent, request } from 'undici';
 import { z } from 'zod';
 import type { AnalyticsChain } from '../../../catalog/categories.ts';
 import { SETTLEMENT_NETWORKS } from '../../../catalog/networks.ts';
+import type { ProbeOutcome } from '../../raw-tables.ts';
 import { chainOfNetwork, normalizeAddress } from './chains.ts';
 
 export const PROBE_USER_AGENT = 'x402-analytics-prober/1 (+https://github.com/; free price check, never pays)';
 
-/** What became of one probe. */
-export const PROBE_OUTCOMES = [
-  'offer', // a 402 with a readable x402 offer
-  'open', // 2xx without payment: the resource is free (or its paywall is broken)
-  'no_offer', // a 402 without any readable offer
-  'invalid_offer', // a 402 whose offer does not decode (bad base64, not JSON, no accepts)
-  'http_error', // another status (4xx, 5xx, an unfollowed 3xx)
-  'rate_limited', // 429: the host asked us to wait (a 503 is down, an http_error, and its Retry-After is honoured too)
-  'timeout', // connect, headers or the whole request took too long (hangs, slowloris, endless bodies)
-  'too_large', // the body passed the cap
-  'dns_error',
-  'tls_error',
-  'connect_error', // refused, reset, unreachable
-  'private_address', // the name or a redirect points at a private, loopback or link-local address
-  'redirect_loop', // more redirects than allowed, or back to a URL already visited
-  'bad_url', // not an http(s) URL
-  'deferred', // not probed this round: the host's Retry-After or the round's deadline
-] as const;
-export type ProbeOutcome = (typeof PROBE_OUTCOMES)[number];
+export { PROBE_OUTCOMES, type ProbeOutcome } from '../../raw-tables.ts';
 
 /** The request a listing declares. */
 export interface ProbeTarget {
