@@ -287,3 +287,13 @@ export function datasetsOf(service: ServiceName): DatasetDecl[] {
 export function findDataset(service: ServiceName, name: string): DatasetDecl | undefined {
   return DATASETS.find((d) => d.service === service && d.name === name);
 }
+
+/**
+ * The analytics datasets made from payments and labels: every one but service-health, which the
+ * 10-minute probe run (`--datasets service-health`) remakes from fresh probes and what the last
+ * full run kept. The ingest and prepare steps only these read declare them, so the probe run skips
+ * them (sources/contract.ts, IngestStep.datasets).
+ */
+export const ANALYTICS_PAYMENT_DATASETS: readonly string[] = DATASETS.filter(
+  (d) => d.service === 'analytics' && d.name !== 'service-health',
+).map((d) => d.name);

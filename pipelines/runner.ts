@@ -61,6 +61,8 @@ export interface PrepareStep {
   name: string;
   /** Tables this step (re)creates; they are dropped before the run so a failure leaves no stale rows. */
   tables: readonly string[];
+  /** As IngestStep.datasets: a run restricted to other datasets skips the step. */
+  datasets?: readonly string[];
   /** Rows made, or rows and a line for the run table (what the step decided and why). */
   run(ctx: PipelineContext): Promise<number | { rows: number; detail: string }>;
 }
@@ -231,11 +233,20 @@ export async function runPipeline(
       },
     };
 
+    // a run restricted to some datasets skips the steps only other datasets read (their tables stay)
+    const wanted = params.datasets;
+    const needed = (datasets: readonly string[] | undefined): boolean => !wanted || !datasets || datasets.some((d) => wanted.includes(d));
     const steps = [
-      ...ingest.map((step) => ({ label: step.name, tables: step.tables, run: () => step.run(ctx) })),
-      ...pipeline.prepareSteps.map((step) => ({ label: `prepare:${step.name}`, tables: step.tables, run: () => step.run(ctx) })),
+      ...ingest.map((step) => ({ label: step.name, tables: step.tables, needed: needed(step.datasets), run: () => step.run(ctx) })),
+      ...pipeline.prepareSteps.map((step) => ({
+        label: `prepare:${step.name}`,
+        tables: step.tables,
+        needed: needed(step.datasets),
+        run: () => step.run(ctx),
+      })),
     ];
     for (const step of steps) {
+      if (!step.needed) continue;
       for (const table of step.tables) await warehouse.connection.run(`DROP TABLE IF EXISTS ${table}`);
     }
     for (const step of steps) {
@@ -243,6 +254,13 @@ export async function runPipeline(
       const report: StepReport = { service, name: step.label, status: 'running', rows: null, seconds: null, detail: null };
       reports.push(report);
       progress.start(report);
+      if (!step.needed) {
+        report.status = 'skipped';
+        report.detail = "not read by this run's datasets: its tables stay as the last run made them";
+        report.seconds = 0;
+        progress.finish(report);
+        continue;
+      }
       const t0 = performance.now();
       try {
         const done = await step.run();
@@ -344,7 +362,7 @@ export async function runPipeline(
     progress.note(
       `${service}: published ${manifest.version} (${manifest.datasets.length} datasets) in ${((performance.now() - publishStarted) / 1000).toFixed(2)}s`,
     );
-    const ok = reports.every((r) => r.status === 'ok' || r.status === 'kept');
+    const ok = reports.every((r) => r.status === 'ok' || r.status === 'kept' || r.status === 'skipped');
     return { service, reports, manifest, ok, error: null, ai };
   } catch (err) {
     writer?.abort();

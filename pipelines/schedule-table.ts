@@ -43,15 +43,18 @@ const KOREA_MACRO = ['krw-macro-stress'] as const;
 export type ScheduleTableName = 'production' | 'demo';
 
 export const SCHEDULE_TABLES: Record<ScheduleTableName, readonly ScheduleEntry[]> = {
-  // Market data every 5 minutes, news every 15, analytics hourly, macro daily (after the Korean
-  // market's 15:30 KST close, so the day's KRX data is in).
+  // Market data every 5 minutes, news every 15, analytics hourly and its probes every 10 minutes,
+  // macro daily (after the Korean market's 15:30 KST close, so the day's KRX data is in).
   production: [
     { name: 'korea-market', service: 'korea', cron: '*/5 * * * *', datasets: KOREA_MARKET },
     { name: 'korea-news', service: 'korea', cron: '*/15 * * * *', datasets: KOREA_NEWS },
     { name: 'korea-macro', service: 'korea', cron: '30 7 * * *', datasets: KOREA_MACRO },
     { name: 'analytics', service: 'analytics', cron: '0 * * * *', datasets: 'all' },
+    // unpaid probes of every listed service and the grades they feed, between the hourly runs
+    // (the ingest and prepare steps only payments feed are skipped: catalog/datasets.ts, ANALYTICS_PAYMENT_DATASETS)
+    { name: 'analytics-probes', service: 'analytics', cron: '*/10 * * * *', datasets: ['service-health'] },
   ],
-  // `npm start`'s demo refresh: the same groups, faster, so a visitor sees the data move.
+  // `npm start`'s demo refresh (the demo world's probes come with each analytics run): the same groups, faster, so a visitor sees the data move.
   demo: [
     { name: 'korea-market', service: 'korea', cron: '* * * * *', datasets: KOREA_MARKET },
     { name: 'korea-news', service: 'korea', cron: '*/5 * * * *', datasets: KOREA_NEWS },

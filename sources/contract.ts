@@ -35,6 +35,12 @@ export interface IngestStep {
   name: string;
   /** Raw tables this step (re)creates; they are dropped before the run so a failure leaves no stale rows. */
   tables: readonly string[];
+  /**
+   * The datasets that read what this step makes, when not all of them: a run restricted to other
+   * datasets (`--datasets`, a scheduled group) skips the step and leaves its tables as the last run
+   * made them. Absent: every run needs it.
+   */
+  datasets?: readonly string[];
   /** Returns the rows it loaded, or those and a line for the run table (what the step did and why). */
   run(ctx: IngestContext): Promise<number | { rows: number; detail: string }>;
 }

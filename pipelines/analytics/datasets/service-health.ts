@@ -28,6 +28,7 @@
  */
 import { columnsOf } from '../../../catalog/analytics.ts';
 import { TRUST_GRADE as G } from '../../../catalog/trust-grade.ts';
+import type { DuckDBConnection } from '@duckdb/node-api';
 import { createTableSql, queryJson } from '../../../lib/duckdb.ts';
 import { RAW_TABLES } from '../../../sources/raw-tables.ts';
 import type { DatasetStep, PrepareStep } from '../../runner.ts';
@@ -47,13 +48,28 @@ const gradeSql = (score: string): string =>
   `CASE WHEN ${score} IS NULL THEN NULL WHEN ${score} >= ${G.cuts.A} THEN 'A' WHEN ${score} >= ${G.cuts.B} THEN 'B' WHEN ${score} >= ${G.cuts.C} THEN 'C'
         WHEN ${score} >= ${G.cuts.D} THEN 'D' ELSE 'F' END`;
 
+/**
+ * What the grade reads besides the probes, kept in the warehouse by the full analytics run
+ * (saveHealthInputs): per service its listing and 30-day figures (service_health_inputs), and
+ * per service and payee the payments of 30 days the facilitator attributed to its resource URL
+ * (service_settled). The 10-minute probe run (`--datasets service-health`) reads them as the last
+ * full run left them: its probes are fresh, its payments at most an hour old.
+ */
+export async function saveHealthInputs(c: DuckDBConnection, now: string): Promise<void> {
+  await c.run(`CREATE OR REPLACE TABLE service_health_inputs AS
+    SELECT s.id, s.chain, s.seller_address, s.resource_url, s.price_amount, s.first_seen,
+           coalesce(f.wash_pct, 0) AS wash_pct, coalesce(f.tx_30d, 0) AS tx_30d, coalesce(f.unique_buyers_30d, 0) AS buyers_30d
+      FROM service_catalog s LEFT JOIN service_facts f ON f.id = s.id`);
+  await c.run(`CREATE OR REPLACE TABLE service_settled AS
+    SELECT u.id, t.seller_address AS payee, count(*)::INTEGER AS payments, median(t.amount) AS median_amount
+      FROM x402_transactions t JOIN attribution_urls u ON u.url_h = hash(t.chain, t.resource_url)
+     WHERE t.resource_url IS NOT NULL AND t.time > ${now} - INTERVAL 30 DAY AND t.time <= ${now}
+     GROUP BY ALL`);
+}
+
 export function serviceHealthSql(now: string): string {
   return `
-    WITH svc AS (
-      SELECT s.id, s.chain, s.seller_address, s.resource_url, s.price_amount, s.first_seen, s.is_placeholder,
-             coalesce(f.wash_pct, 0) AS wash_pct, coalesce(f.tx_30d, 0) AS tx_30d, coalesce(f.unique_buyers_30d, 0) AS buyers_30d
-        FROM service_catalog s LEFT JOIN service_facts f ON f.id = s.id
-    ),
+    WITH svc AS (SELECT * FROM service_health_inputs),
     probes AS (
       SELECT resource_url, probed_at, outcome, total_ms, offers,
              outcome IN ('offer', 'open', 'no_offer', 'invalid_offer') AS up
@@ -108,12 +124,7 @@ export function serviceHealthSql(now: string): string {
        WHERE os.pay_tos > 1
        GROUP BY s.id
     ),
-    settled AS (
-      SELECT u.id, t.seller_address AS payee, count(*)::INTEGER AS payments, median(t.amount) AS median_amount
-        FROM x402_transactions t JOIN attribution_urls u ON u.url_h = hash(t.chain, t.resource_url)
-       WHERE t.resource_url IS NOT NULL AND t.time > ${now} - INTERVAL 30 DAY AND t.time <= ${now}
-       GROUP BY ALL
-    ),
+    settled AS (SELECT * FROM service_settled),
     settle_stats AS (
       SELECT s.id,
              sum(x.payments)::INTEGER AS settled_payments_30d,
@@ -261,17 +272,32 @@ export const serviceHealthPrepStep: PrepareStep = {
       await c.run(createTableSql(RAW_TABLES.x402_probes).replace('CREATE OR REPLACE TABLE', 'CREATE OR REPLACE TEMP TABLE'));
       detail = 'no probes from this source: every service without a grade (not enough evidence)';
     }
+    const [facts] = await queryJson(
+      c,
+      `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = 'service_facts' AND temporary`,
+    );
+    const fullRun = Number(facts?.n ?? 0) > 0;
+    if (fullRun) await saveHealthInputs(c, nowSql(ctx));
+    else {
+      const [kept] = await queryJson(c, `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = 'service_health_inputs'`);
+      if (Number(kept?.n ?? 0) === 0)
+        throw new Error('service_health: no full analytics run has kept its inputs yet (run `npm run pipeline -- analytics` first)');
+      detail = 'the listings, 30-day figures and settlements of the last full run';
+    }
     await c.run(`CREATE OR REPLACE TEMP TABLE service_health AS ${serviceHealthSql(nowSql(ctx))}`);
-    await c.run(`CREATE OR REPLACE TEMP TABLE service_facts_health AS
-      SELECT f.*, ${LIST_COLUMNS} FROM service_facts f LEFT JOIN service_health h ON h.service_id = f.id`);
-    await c.run('DROP TABLE temp.service_facts');
-    await c.run('ALTER TABLE service_facts_health RENAME TO service_facts');
+    if (fullRun) {
+      await c.run(`CREATE OR REPLACE TEMP TABLE service_facts_health AS
+        SELECT f.*, ${LIST_COLUMNS} FROM service_facts f LEFT JOIN service_health h ON h.service_id = f.id`);
+      await c.run('DROP TABLE temp.service_facts');
+      await c.run('ALTER TABLE service_facts_health RENAME TO service_facts');
+    }
     const [row] = await queryJson(
       c,
       `SELECT count(*)::INTEGER AS n, count(grade)::INTEGER AS graded, count(*) FILTER (WHERE live)::INTEGER AS live FROM service_health`,
     );
     const n = Number(row?.n ?? 0);
-    return { rows: n, detail: detail || `${Number(row?.graded ?? 0)} of ${n} graded, ${Number(row?.live ?? 0)} live` };
+    const counts = `${Number(row?.graded ?? 0)} of ${n} graded, ${Number(row?.live ?? 0)} live`;
+    return { rows: n, detail: detail ? `${counts}; ${detail}` : counts };
   },
 };
 

@@ -13,6 +13,7 @@
  * The pipeline CLI refuses a live run without the settings required-settings.ts lists before any
  * step runs; called directly, a missing setting fails only the step that needs it, naming it.
  */
+import { ANALYTICS_PAYMENT_DATASETS } from '../../../catalog/datasets.ts';
 import type { Settings } from '../../../lib/config.ts';
 import type { IngestStep } from '../../contract.ts';
 import { type AnalyticsIngestStep, analyticsIngestKit, type LiveIngestOptions } from './ingest-kit.ts';
@@ -35,5 +36,9 @@ const ANALYTICS_INGEST_STEPS: readonly AnalyticsIngestStep[] = [
 
 export function liveIngestSteps(settings: Settings, options: LiveIngestOptions = {}): IngestStep[] {
   const kit = analyticsIngestKit(settings, options);
-  return ANALYTICS_INGEST_STEPS.map((make) => make(kit));
+  // only the probes feed the 10-minute probe run (--datasets service-health): the others are skipped there
+  return ANALYTICS_INGEST_STEPS.map((make) => {
+    const step = make(kit);
+    return make === probesStep ? step : { ...step, datasets: ANALYTICS_PAYMENT_DATASETS };
+  });
 }
