@@ -389,6 +389,12 @@ export async function benchProxy(): Promise<RowInput[]> {
 // ------------------------------------------------------------------ the wash check
 
 /** The wash check's figures (a plain object: the bench's table takes them as they are). */
+/** The p-th percentile (nearest rank) of `xs`; NaN when empty. */
+function percentile(xs: readonly number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length === 0 ? Number.NaN : s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+}
+
 /** The paid preflight's data part (its handler: the service's service-health row by id), at the same snapshot. */
 export interface PreflightFigures {
   calls: number;
@@ -428,9 +434,7 @@ async function timePreflights(snapshot: LoadedSnapshot): Promise<PreflightFigure
       }
     }),
   );
-  const s = [...times].sort((a, b) => a - b);
-  const at = (p: number) => s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
-  const figures = { calls: s.length, p50Ms: at(50), p99Ms: at(99) };
+  const figures = { calls: times.length, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99) };
   console.log(
     `  paid preflight (handler), ${figures.calls} services, 2 at a time: p50 ${figures.p50Ms.toFixed(2)} ms, p99 ${figures.p99Ms.toFixed(2)} ms (target <= 20)`,
   );
@@ -558,10 +562,6 @@ export async function timeWashChecks(ctx: WashCheckContext, transactions: number
   );
   const wall = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
-  const pct = (xs: number[], p: number) => {
-    const s = [...xs].sort((a, b) => a - b);
-    return s.length === 0 ? Number.NaN : s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
-  };
   const of = (seller: boolean) => times.filter((t) => t.seller === seller).map((t) => t.ms);
   const all = times.map((t) => t.ms);
   const figures: WashCheckFigures = {
@@ -571,12 +571,12 @@ export async function timeWashChecks(ctx: WashCheckContext, transactions: number
     maxPayments,
     concurrency,
     checksPerSecond: times.length / wall,
-    p50Ms: pct(all, 50),
-    p99Ms: pct(all, 99),
-    maxMs: pct(all, 100),
-    buyerP50Ms: pct(of(false), 50),
-    buyerP99Ms: pct(of(false), 99),
-    sellerP99Ms: pct(of(true), 99),
+    p50Ms: percentile(all, 50),
+    p99Ms: percentile(all, 99),
+    maxMs: percentile(all, 100),
+    buyerP50Ms: percentile(of(false), 50),
+    buyerP99Ms: percentile(of(false), 99),
+    sellerP99Ms: percentile(of(true), 99),
     cpuMsPerCheck: (cpu.user + cpu.system) / 1000 / times.length,
   };
   const f = (x: number) => x.toFixed(1);

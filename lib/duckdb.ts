@@ -16,8 +16,28 @@ export interface TableShape {
   columns: ReadonlyArray<readonly [name: string, type: string]>;
 }
 
-export function createTableSql(table: TableShape, name = table.name): string {
-  return `CREATE OR REPLACE TABLE ${name} (${table.columns.map(([c, ty]) => `${c} ${ty}`).join(', ')})`;
+/** How createTableSql creates: replacing a table of that name (default), only when there is none, or as a TEMP table (replacing). */
+export type CreateMode = 'replace' | 'if-not-exists' | 'temp';
+
+export function createTableSql(table: TableShape, name = table.name, mode: CreateMode = 'replace'): string {
+  const create = {
+    replace: 'CREATE OR REPLACE TABLE',
+    'if-not-exists': 'CREATE TABLE IF NOT EXISTS',
+    temp: 'CREATE OR REPLACE TEMP TABLE',
+  }[mode];
+  return `${create} ${name} (${table.columns.map(([c, ty]) => `${c} ${ty}`).join(', ')})`;
+}
+
+/** Whether a table (or, with `orView`, a view) of that name exists; `temporary` limits it to TEMP ones. */
+export async function tableExists(
+  c: DuckDBConnection,
+  name: string,
+  options: { temporary?: boolean; orView?: boolean } = {},
+): Promise<boolean> {
+  const only = options.temporary ? ' AND temporary' : '';
+  const views = options.orView ? ` UNION ALL SELECT 1 FROM duckdb_views() WHERE view_name = $name${only}` : '';
+  const reader = await c.runAndReadAll(`SELECT 1 FROM duckdb_tables() WHERE table_name = $name${only}${views} LIMIT 1`, { name });
+  return reader.getRows().length > 0;
 }
 
 export interface Database {

@@ -39,6 +39,22 @@ export const PROBE_OUTCOMES = [
 ] as const;
 export type ProbeOutcome = (typeof PROBE_OUTCOMES)[number];
 
+/** One element of x402_probes.offers (a JSON array): an accepted payment of the offer a probe read. */
+export interface ProbeOfferJson {
+  network: string;
+  /** The indexed chain, null for a network the index does not cover. */
+  chain: string | null;
+  asset: string | null;
+  /** Atomic units, as the offer states them. */
+  amount: string | null;
+  pay_to: string;
+  eip712_name: string | null;
+  eip712_version: string | null;
+  /** Whether a client can sign it; null where not judged. */
+  signable: boolean | null;
+  scheme: string | null;
+}
+
 export interface RawTable extends TableShape {
   service: 'korea' | 'analytics';
   description: string;

@@ -65,7 +65,7 @@ export const NEWS_STORE: RawTable = {
 export const MAX_TRANSLATION_ATTEMPTS = 2;
 
 export async function ensureNewsStore(c: DuckDBConnection): Promise<void> {
-  await c.run(createTableSql(NEWS_STORE).replace('CREATE OR REPLACE TABLE', 'CREATE TABLE IF NOT EXISTS'));
+  await c.run(createTableSql(NEWS_STORE, NEWS_STORE.name, 'if-not-exists'));
 }
 
 interface IncomingArticle {
@@ -88,7 +88,7 @@ interface IncomingArticle {
 /** Merges this run's news_articles into news_store; returns the number of new articles. */
 export async function mergeNews(c: DuckDBConnection, now: Date): Promise<number> {
   await ensureNewsStore(c);
-  await c.run(createTableSql(RAW_TABLES.news_articles).replace('CREATE OR REPLACE TABLE', 'CREATE TABLE IF NOT EXISTS'));
+  await c.run(createTableSql(RAW_TABLES.news_articles, RAW_TABLES.news_articles.name, 'if-not-exists'));
   const incoming = (await queryJson(
     c,
     `SELECT a.article_id, a.topic, strftime(a.published_at, '%Y-%m-%dT%H:%M:%SZ') AS published_at, a.url, a.canonical_url,

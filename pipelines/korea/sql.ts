@@ -10,7 +10,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { KoreaDatasetName } from '../../catalog/korea.ts';
 import { RAW_TABLES, type SourceKind } from '../../sources/raw-tables.ts';
 import type { DatasetStep, PipelineContext } from '../runner.ts';
-import { queryJson } from '../../lib/duckdb.ts';
+import { queryJson, tableExists } from '../../lib/duckdb.ts';
 
 /** What a korea dataset needs to know about its run besides the warehouse. */
 export interface KoreaRun {
@@ -84,10 +84,7 @@ export async function ensureRawTables(c: DuckDBConnection): Promise<void> {
   }
 }
 
-export async function tableExists(c: DuckDBConnection, name: string): Promise<boolean> {
-  const rows = await queryJson(c, `SELECT 1 FROM duckdb_tables() WHERE table_name = ${quote(name)} LIMIT 1`);
-  return rows.length > 0;
-}
+export { tableExists };
 
 /**
  * `ingest_failures(upstream, error, at)` as a relation: the live source writes one row per

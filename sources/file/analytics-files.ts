@@ -801,49 +801,25 @@ function columnSql(k: FileColumn, found: { name: string; type: string } | undefi
   if (!found) return { select: [`NULL::VARCHAR AS ${t}`], value: `NULL`, checks: [], text: t, present: 'false' };
   const id = quoteIdent(found.name);
   const x = `x_${k.name}`;
+  // a column the Parquet file stores natively: its value as it is, checked where it must be
+  const native = (value: string, checks: [string, string][] = []): ColumnSql => ({
+    select: [`${id} AS ${x}`],
+    value,
+    checks: [...(k.required ? ([[`${x} IS NULL`, reason.missing(k.name)]] as [string, string][]) : []), ...checks],
+    text: `CAST(${x} AS VARCHAR)`,
+    present: `${x} IS NOT NULL`,
+  });
   if (k.kind === 'amount' && NUMERIC_TYPE.test(found.type)) {
-    return {
-      select: [`${id} AS ${x}`],
-      value: `CAST(${x} AS DOUBLE)`,
-      checks: [
-        ...(k.required ? ([[`${x} IS NULL`, reason.missing(k.name)]] as [string, string][]) : []),
-        [`isnan(${v}) OR isinf(${v})`, reason.notDecimal(k.name)],
-        [`${v} < 0`, reason.negative(k.name)],
-      ],
-      text: `CAST(${x} AS VARCHAR)`,
-      present: `${x} IS NOT NULL`,
-    };
+    return native(`CAST(${x} AS DOUBLE)`, [
+      [`isnan(${v}) OR isinf(${v})`, reason.notDecimal(k.name)],
+      [`${v} < 0`, reason.negative(k.name)],
+    ]);
   }
-  if (k.kind === 'count' && INTEGER_TYPE.test(found.type)) {
-    return {
-      select: [`${id} AS ${x}`],
-      value: `CAST(${x} AS BIGINT)`,
-      checks: [
-        ...(k.required ? ([[`${x} IS NULL`, reason.missing(k.name)]] as [string, string][]) : []),
-        [`${v} < 0`, reason.notCount(k.name)],
-      ],
-      text: `CAST(${x} AS VARCHAR)`,
-      present: `${x} IS NOT NULL`,
-    };
-  }
-  if (k.kind === 'flag' && found.type === 'BOOLEAN') {
-    return {
-      select: [`${id} AS ${x}`],
-      value: x,
-      checks: k.required ? [[`${x} IS NULL`, reason.missing(k.name)]] : [],
-      text: `CAST(${x} AS VARCHAR)`,
-      present: `${x} IS NOT NULL`,
-    };
-  }
+  if (k.kind === 'count' && INTEGER_TYPE.test(found.type)) return native(`CAST(${x} AS BIGINT)`, [[`${v} < 0`, reason.notCount(k.name)]]);
+  if (k.kind === 'flag' && found.type === 'BOOLEAN') return native(x);
   if (k.kind === 'time' && (TIMESTAMP_TYPE.test(found.type) || found.type === TIMESTAMPTZ_TYPE)) {
-    return {
-      select: [`${id} AS ${x}`],
-      // a TIMESTAMPTZ is an instant: epoch_us gives it in UTC whatever the session time zone
-      value: found.type === TIMESTAMPTZ_TYPE ? `make_timestamp(epoch_us(${x}))` : `CAST(${x} AS TIMESTAMP)`,
-      checks: k.required ? [[`${x} IS NULL`, reason.missing(k.name)]] : [],
-      text: `CAST(${x} AS VARCHAR)`,
-      present: `${x} IS NOT NULL`,
-    };
+    // a TIMESTAMPTZ is an instant: epoch_us gives it in UTC whatever the session time zone
+    return native(found.type === TIMESTAMPTZ_TYPE ? `make_timestamp(epoch_us(${x}))` : `CAST(${x} AS TIMESTAMP)`);
   }
   const asText = textOf(found);
   const select = [`nullif(${trimmed(asText)}, '') AS ${t}`, `${asText} AS r_${k.name}`];

@@ -29,7 +29,7 @@
 import { columnsOf } from '../../../catalog/analytics.ts';
 import { TRUST_GRADE as G } from '../../../catalog/trust-grade.ts';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { createTableSql, queryJson } from '../../../lib/duckdb.ts';
+import { createTableSql, queryJson, tableExists } from '../../../lib/duckdb.ts';
 import { RAW_TABLES } from '../../../sources/raw-tables.ts';
 import type { DatasetStep, PrepareStep } from '../../runner.ts';
 import { nowSql, tableStep } from './sql.ts';
@@ -265,22 +265,15 @@ export const serviceHealthPrepStep: PrepareStep = {
   tables: [],
   async run(ctx) {
     const c = ctx.connection;
-    const [probes] = await queryJson(c, `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = 'x402_probes'`);
-    const [views] = await queryJson(c, `SELECT count(*)::INTEGER AS n FROM duckdb_views() WHERE view_name = 'x402_probes'`);
     let detail = '';
-    if (Number(probes?.n ?? 0) + Number(views?.n ?? 0) === 0) {
-      await c.run(createTableSql(RAW_TABLES.x402_probes).replace('CREATE OR REPLACE TABLE', 'CREATE OR REPLACE TEMP TABLE'));
+    if (!(await tableExists(c, 'x402_probes', { orView: true }))) {
+      await c.run(createTableSql(RAW_TABLES.x402_probes, RAW_TABLES.x402_probes.name, 'temp'));
       detail = 'no probes from this source: every service without a grade (not enough evidence)';
     }
-    const [facts] = await queryJson(
-      c,
-      `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = 'service_facts' AND temporary`,
-    );
-    const fullRun = Number(facts?.n ?? 0) > 0;
+    const fullRun = await tableExists(c, 'service_facts', { temporary: true });
     if (fullRun) await saveHealthInputs(c, nowSql(ctx));
     else {
-      const [kept] = await queryJson(c, `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE table_name = 'service_health_inputs'`);
-      if (Number(kept?.n ?? 0) === 0)
+      if (!(await tableExists(c, 'service_health_inputs')))
         throw new Error('service_health: no full analytics run has kept its inputs yet (run `npm run pipeline -- analytics` first)');
       detail = 'the listings, 30-day figures and settlements of the last full run';
     }

@@ -19,6 +19,8 @@
  */
 import type { AnalyticsChain } from '../../../catalog/categories.ts';
 import type { Row } from '../../../lib/duckdb.ts';
+import type { ProbeOfferJson } from '../../raw-tables.ts';
+import { USDC } from '../../live/analytics/chains.ts';
 import { Rng } from '../random.ts';
 import { addressFamily, newAddress } from './addresses.ts';
 import type { Catalog, Service } from './catalog.ts';
@@ -30,17 +32,15 @@ const DAY = 86_400_000;
 const ROUND_MS = 3 * 3_600_000;
 const HISTORY_DAYS = 7;
 
-/** x402 v2 network ids and USDC per chain, as a live offer names them. */
+/**
+ * x402 v2 network ids per chain, as a live offer names them, with USDC (chains.ts); `domain`: an EVM
+ * offer carries the EIP-712 domain; `pinned`: the prober knows that token's domain (catalog/networks.ts).
+ */
 const NETWORK: Record<AnalyticsChain, { network: string; asset: string; domain: boolean; pinned: boolean }> = {
-  base: { network: 'eip155:8453', asset: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913', domain: true, pinned: true },
-  polygon: { network: 'eip155:137', asset: '0x3c499c542cef5e3811e1192ce70d8cc03d5c3359', domain: true, pinned: true },
-  arbitrum: { network: 'eip155:42161', asset: '0xaf88d065e77c8cc2239327c5edb3a432268e5831', domain: true, pinned: false },
-  solana: {
-    network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
-    asset: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
-    domain: false,
-    pinned: false,
-  },
+  base: { network: 'eip155:8453', asset: USDC.base, domain: true, pinned: true },
+  polygon: { network: 'eip155:137', asset: USDC.polygon, domain: true, pinned: true },
+  arbitrum: { network: 'eip155:42161', asset: USDC.arbitrum, domain: true, pinned: false },
+  solana: { network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', asset: USDC.solana, domain: false, pinned: false },
 };
 
 interface Plant {
@@ -158,18 +158,17 @@ function probeRow(s: Service, plant: Plant | null, t: number, median: number, rn
   const amount = Math.round(price * 1e6 * (pattern === 'price_trap' && active ? 10 : 1));
   const payTo = (pattern === 'decoy' || (pattern === 'moved_payout' && active)) && plant?.otherPayTo ? plant.otherPayTo : s.sellerAddress;
   const domain = net.domain && pattern !== 'unsignable';
-  const offers = JSON.stringify([
-    {
-      network: net.network,
-      chain: s.chain,
-      asset: net.asset,
-      amount: String(Math.max(1, amount)),
-      pay_to: payTo,
-      eip712_name: domain ? 'USD Coin' : null,
-      eip712_version: domain ? '2' : null,
-      signable: net.domain ? (domain ? (net.pinned ? true : null) : false) : null,
-      scheme: s.pricing === 'upto' ? 'upto' : 'exact',
-    },
-  ]);
+  const offer: ProbeOfferJson = {
+    network: net.network,
+    chain: s.chain,
+    asset: net.asset,
+    amount: String(Math.max(1, amount)),
+    pay_to: payTo,
+    eip712_name: domain ? 'USD Coin' : null,
+    eip712_version: domain ? '2' : null,
+    signable: net.domain ? (domain ? (net.pinned ? true : null) : false) : null,
+    scheme: s.pricing === 'upto' ? 'upto' : 'exact',
+  };
+  const offers = JSON.stringify([offer]);
   return row('offer', 402, total, null, offers);
 }

@@ -12,8 +12,8 @@
  * run right after the 10-minute probe run) reads the history as it is.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { appendRows, createTableSql, queryJson, type Row } from '../../../lib/duckdb.ts';
-import { RAW_TABLES } from '../../raw-tables.ts';
+import { appendRows, createTableSql, queryJson, type Row, tableExists } from '../../../lib/duckdb.ts';
+import { type ProbeOfferJson, RAW_TABLES } from '../../raw-tables.ts';
 import { DISCOVERY_INPUTS_DDL } from './x402-discovery.ts';
 import { type ProberOptions, type ProbeResult, type ProbeRoundStats, probeRound, type ProbeTarget } from './prober.ts';
 
@@ -28,17 +28,19 @@ export const LIVE_PROBES = 'live_probes';
 export function probeRow(r: ProbeResult): Row {
   const offers = r.offer
     ? JSON.stringify(
-        r.offer.accepts.map((a) => ({
-          network: a.network,
-          chain: a.chain,
-          asset: a.asset,
-          amount: a.amount,
-          pay_to: a.payTo,
-          eip712_name: a.eip712Name,
-          eip712_version: a.eip712Version,
-          signable: a.signable,
-          scheme: a.scheme,
-        })),
+        r.offer.accepts.map(
+          (a): ProbeOfferJson => ({
+            network: a.network,
+            chain: a.chain,
+            asset: a.asset,
+            amount: a.amount,
+            pay_to: a.payTo,
+            eip712_name: a.eip712Name,
+            eip712_version: a.eip712Version,
+            signable: a.signable,
+            scheme: a.scheme,
+          }),
+        ),
       )
     : null;
   return [
@@ -76,7 +78,7 @@ export async function probeIndexedResources(
   options: Partial<Omit<ProberOptions, 'onResult'>> & { off?: boolean } = {},
   log: (message: string) => void = () => {},
 ): Promise<ProbeStepResult> {
-  await c.run(createTableSql(RAW_TABLES.x402_probes, LIVE_PROBES).replace('CREATE OR REPLACE TABLE', 'CREATE TABLE IF NOT EXISTS'));
+  await c.run(createTableSql(RAW_TABLES.x402_probes, LIVE_PROBES, 'if-not-exists'));
   await c.run(DISCOVERY_INPUTS_DDL);
   const [last] = await queryJson(c, `SELECT epoch_ms(max(probed_at))::DOUBLE AS at FROM ${LIVE_PROBES} WHERE outcome <> 'deferred'`);
   const lastAt = last?.at === null || last?.at === undefined ? null : Number(last.at);
@@ -87,20 +89,18 @@ export async function probeIndexedResources(
   } else if (lastAt !== null && now.getTime() - lastAt < PROBE_EVERY_MS - 30_000) {
     detail = `no round: the last one was ${Math.round((now.getTime() - lastAt) / 60_000)} min ago (every ${PROBE_EVERY_MS / 60_000} min)`;
   } else {
-    const hasServices = await queryJson(c, `SELECT count(*) AS n FROM duckdb_tables() WHERE table_name = 'x402_services'`);
-    const targets: ProbeTarget[] =
-      Number(hasServices[0]?.n ?? 0) === 0
-        ? []
-        : (
-            await queryJson(
-              c,
-              `WITH urls AS (SELECT DISTINCT resource_url FROM x402_services WHERE resource_url IS NOT NULL),
+    const targets: ProbeTarget[] = !(await tableExists(c, 'x402_services'))
+      ? []
+      : (
+          await queryJson(
+            c,
+            `WITH urls AS (SELECT DISTINCT resource_url FROM x402_services WHERE resource_url IS NOT NULL),
                     latest AS (SELECT resource_url, max(probed_at) AS at FROM ${LIVE_PROBES} WHERE outcome <> 'deferred' GROUP BY ALL)
                SELECT u.resource_url AS url, coalesce(i.method, 'GET') AS method
                  FROM urls u LEFT JOIN latest l USING (resource_url) LEFT JOIN discovery_inputs i USING (resource_url)
                 ORDER BY l.at NULLS FIRST, u.resource_url`,
-            )
-          ).map((r) => ({ url: String(r.url), method: String(r.method) }));
+          )
+        ).map((r) => ({ url: String(r.url), method: String(r.method) }));
     let batch: Row[] = [];
     const flush = async (): Promise<void> => {
       if (batch.length === 0) return;
