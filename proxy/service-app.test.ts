@@ -295,6 +295,26 @@ describe('payments on every paid endpoint', () => {
     expect(((await unknown.json()) as { error: string }).error).toBe('not_found');
   });
 
+  it('analytics preflight: 422 for a malformed id and 404 for an unknown one before payment, 402 unpaid, 200 with its body and receipt once paid, the replay refused', async () => {
+    const app = await appFor('analytics');
+    const bad = await app.request('/api/v1/services/abc/preflight');
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as { detail: Array<{ loc: string[] }> }).detail[0]!.loc).toEqual(['path', 'id']);
+    expect((await app.request('/api/v1/services/99999999/preflight')).status).toBe(404);
+    expect((await app.request('/api/v1/services/1/preflight')).status).toBe(402);
+    const header = pay('analytics', 'services.preflight');
+    const res = await app.request('/api/v1/services/1/preflight', { headers: { [header.name]: header.value } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toMatch(/private|no-store/);
+    const body = (await res.json()) as Record<string, unknown>;
+    const parsed = findEndpoint('analytics', 'services.preflight')!.response.safeParse(body);
+    expect(parsed.success, parsed.success ? '' : JSON.stringify(parsed.error.issues.slice(0, 2))).toBe(true);
+    expect(body).toMatchObject({ service_id: 1, source: 'demo' });
+    expect(body.receipt).toBeTruthy();
+    const replay = await app.request('/api/v1/services/1/preflight', { headers: { [header.name]: header.value } });
+    expect(replay.status).toBe(402);
+  });
+
   it('analytics: malformed address, unknown sort key and oversized page get 422; unknown id 404', async () => {
     const app = await appFor('analytics');
     const address = await app.request('/api/v1/buyers/0x123/profile');
