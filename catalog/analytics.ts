@@ -652,7 +652,7 @@ export const OperatorsRow = z.object({
 });
 
 /** A row of the free service-health dataset (docs/wash-methodology.md §13): what to know before paying a service. */
-export const HEALTH_FLAGS = ['dead', 'flaky', 'slow', 'unsignable', 'moved_payout', 'decoy', 'price_trap'] as const;
+export const HEALTH_FLAGS = ['dead', 'flaky', 'slow', 'unsignable', 'moved_payout', 'rotating_payto', 'decoy', 'price_trap'] as const;
 export const ServiceHealthRow = z.object({
   service_id: z.number().int().describe('Service identifier (services.id).'),
   chain: z.string().describe('Chain the service takes payment on.'),
@@ -680,10 +680,17 @@ export const ServiceHealthRow = z.object({
     .describe("Whether a client can sign it (an EVM offer needs the token's EIP-712 domain); null where not judged."),
   listed_pay_to: z.string().describe('The payTo of the listing (discovery).'),
   listed_price_usd: z.number().nullable().describe('The price of the listing, USD.'),
-  payto_moved: z.boolean().describe('More than one payTo offered within 7 days.'),
+  payto_moved: z.boolean().describe('The offered payTo changed within 7 days (two addresses; three or more is rotation).'),
   payto_moved_at: isoDateTimeOrNull('When the newest payTo first showed; null when it did not move.'),
+  payto_rotates: z
+    .boolean()
+    .describe(
+      'Three or more payTo addresses offered within 7 days: a pool or a new deposit address per sale. Not a fault: its payments are attributed through the payees it offered and settled to and, for one address per sale, through its facilitator and amount.',
+    ),
   payto_consistent: PROBE_FACTS.payto_consistent,
-  decoy: z.boolean().describe('One payTo all week, never the listed one nor where the payments settled.'),
+  decoy: z
+    .boolean()
+    .describe('Its offered payTo (one all week, or a rotating pool that repeats) is never the listed one nor where the payments settled.'),
   settled_payments_30d: z.number().int().describe('Payments of 30 days the facilitator attributed to this resource URL.'),
   price_drift_pct: z
     .number()
@@ -692,7 +699,7 @@ export const ServiceHealthRow = z.object({
   price_trap: z.boolean().describe('An exact-scheme offer more than 1.5 times that reference.'),
   flags: z
     .array(z.enum(HEALTH_FLAGS))
-    .describe('What a buyer should know: dead, flaky, slow, unsignable, moved_payout, decoy, price_trap.'),
+    .describe('What a buyer should know: dead, flaky, slow, unsignable, moved_payout, rotating_payto, decoy, price_trap.'),
   grade: z.enum(TRUST_GRADES).nullable().describe('Trust grade A-F; null when there is not enough evidence (the evidence says so).'),
   grade_score: z.number().nullable().describe("The grade's points out of 100."),
   evidence: z.array(z.string()).describe('Every fact the grade rests on, in words.'),
@@ -742,6 +749,7 @@ const PreflightBody = z.object({
   listed_pay_to: H.listed_pay_to,
   payto_consistent: H.payto_consistent,
   payto_moved: H.payto_moved,
+  payto_rotates: H.payto_rotates,
   price_drift_pct: H.price_drift_pct,
   uptime_7d_pct: H.uptime_7d_pct,
   latency_ms: z
@@ -922,6 +930,7 @@ export const ANALYTICS_DATASET_SHAPES = {
     listed_price_usd: 'DOUBLE',
     payto_moved: 'BOOLEAN',
     payto_moved_at: 'VARCHAR',
+    payto_rotates: 'BOOLEAN',
     payto_consistent: 'BOOLEAN',
     decoy: 'BOOLEAN',
     settled_payments_30d: 'INTEGER',
@@ -1190,7 +1199,7 @@ export const ANALYTICS_ENDPOINTS: EndpointDecl[] = [
     path: '/api/v1/services/:id/preflight',
     summary: 'Before you pay a service: is it up, is its offer honest, and its trust grade A-F with the evidence.',
     description:
-      "One service's check before paying it: live or not (unpaid probes every 10 minutes, 7-day uptime and latency p50/p90/p99), the offer it answers with, whether its payTo is where its payments settle and whether it moved, the price against what payments settled at, flags (dead, flaky, slow, unsignable, moved_payout, decoy, price_trap), a trust grade A-F with every fact it rests on (null with 'not enough evidence' when there is too little) and a recommendation: pay, caution or avoid. The same data is free in bulk as the service-health dataset; this is one service, now. An id that is not indexed gets 404 before any payment is asked." +
+      "One service's check before paying it: live or not (unpaid probes every 10 minutes, 7-day uptime and latency p50/p90/p99), the offer it answers with, whether its payTo is where its payments settle and whether it moved, the price against what payments settled at, flags (dead, flaky, slow, unsignable, moved_payout, rotating_payto, decoy, price_trap), a trust grade A-F with every fact it rests on (null with 'not enough evidence' when there is too little) and a recommendation: pay, caution or avoid. The same data is free in bulk as the service-health dataset; this is one service, now. An id that is not indexed gets 404 before any payment is asked." +
       DATA_NOTE,
     priceUsd: '0.001',
     cacheTtlSeconds: 300,

@@ -16,6 +16,9 @@ export const TRUST_GRADE = {
   flakyBelowUptimePct: 90,
   slowP50Ms: 2_000,
   priceTrapDriftPct: 50,
+  /** This many payTo addresses offered within 7 days is rotation (a pool, or one per sale), not a move; a new one on at least freshShare of the offers is one per sale. */
+  rotationMinPayTos: 3,
+  freshShare: 0.9,
   /** The price reference is the median settled amount from this many payments on, else the listed price. */
   minSettledForPrice: 3,
   /** Points taken from 100. */

@@ -64,9 +64,11 @@ export function byServiceStep(table: ByServiceTable): DatasetStep {
         c,
         `SELECT count(*)::INTEGER AS n FROM duckdb_views() WHERE temporary AND view_name = 'attributed_by_import'`,
       );
+      // the listings and the payees learned for them (attribution.ts): either moves which service a payment is
+      const fp = (table: string) => `(SELECT {'n': count(*), 'h': coalesce(sum(hash(t) >> 8), 0)} FROM ${table} t)`;
       const [inputsRow] = await queryJson(
         c,
-        `SELECT {'n': count(*), 'h': coalesce(sum(hash(t) >> 8), 0)}::VARCHAR AS h FROM service_catalog t`,
+        `SELECT [${['service_catalog', 'attribution_prices', 'attribution_sellers', 'attribution_facilitators'].map(fp).join(', ')}]::VARCHAR AS h`,
       );
       const inputs = String(inputsRow?.h);
       const [batchRow] = await queryJson(

@@ -261,11 +261,21 @@ describe('analytics datasets on a hand-made world', () => {
     run = await runSteps(whDir, snapRoot, NOW, (c) => loadTiny(c, tinyTransactions()));
   }, 60_000);
 
-  it("attributes each payment by resource URL, then price, then the seller's first listing", async () => {
+  it("attributes each payment by resource URL, then price, then the seller's first listing, then a payee learned for the resource", async () => {
     const wh = await openWarehouse(tempDir('attr-'), 'analytics');
     try {
       // attribution is a TEMP table of the run: rerun the prep steps to look at it
-      await loadTiny(wh.connection, tinyTransactions());
+      // the current-weather resource listed a second time with another payTo (a rotating payout), and two
+      // payments to that payTo the facilitator did not name the resource of
+      const S8 = '0x' + '58'.repeat(20);
+      await loadTiny(wh.connection, [
+        ...tinyTransactions(),
+        tx('0xt15', 'base', B(1), S8, 0.01, -90 * 60_000, null),
+        tx('0xt16', 'base', B(2), S8, 0.07, -95 * 60_000, null),
+      ]);
+      await appendRows(wh.connection, RAW_TABLES.x402_services, [
+        ['base', S8, URL.current, 'Current weather', 'Current temperature and conditions.', 'weather', 0.01, at(-5 * DAY), 'demo'],
+      ]);
       const ctx = { now: NOW, connection: wh.connection, log: () => {} } as unknown as PipelineContext;
       for (const step of paymentPrepSteps) await step.run(ctx);
       // tx_attributed keeps numbers only: attribute again with the hashes to look at it
@@ -291,7 +301,12 @@ describe('analytics datasets on a hand-made world', () => {
         ['0xt12', 2, 'resource_url'],
         ['0xt13', 1, 'resource_url'],
         ['0xt14', 5, 'price_match'],
+        ['0xt15', 2, 'learned_payee'],
+        ['0xt16', 2, 'learned_payee'],
       ]);
+      // still one service per resource: the second listing split nothing
+      const [services] = await queryJson(wh.connection, 'SELECT count(*)::INTEGER AS n FROM service_catalog');
+      expect(services!.n).toBe(TINY_SERVICES.length);
     } finally {
       wh.close();
     }

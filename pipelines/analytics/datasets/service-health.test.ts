@@ -18,12 +18,26 @@ import { copyOfSharedDemo, sharedDemo } from '../../testing/shared-demo.ts';
 import { DEMO_NOW } from '../../testing/demo-snapshots.ts';
 import { parseArgs, runCli } from '../../cli.ts';
 import { LineProgress } from '../../progress.ts';
+import { attributedSql, attributionRules, buildAttributionLookups } from '../attribution.ts';
 import { saveHealthInputs, serviceHealthSql } from './service-health.ts';
 import { nowSql } from './sql.ts';
 
 const USDC = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913';
 const addr = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
-const LISTED = { good: addr(1), decoy: addr(2), moved: addr(3), trap: addr(4), dead: addr(5), flaky: addr(6) };
+/** A pool the payTo rotates over (its payments settle there), and three addresses a rotating decoy names (never paid). */
+const POOL = [addr(0x7001), addr(0x7002), addr(0x7003)];
+const FAKE = [addr(0xbad1), addr(0xbad2), addr(0xbad3)];
+const LISTED = {
+  good: addr(1),
+  decoy: addr(2),
+  moved: addr(3),
+  trap: addr(4),
+  dead: addr(5),
+  flaky: addr(6),
+  pool: POOL[0]!,
+  deposit: addr(7), // the address discovery happened to see: a deposit address, never paid
+  rotdecoy: addr(8),
+};
 const ELSEWHERE = addr(0xdead);
 const T0 = Date.parse('2026-11-20T00:00:00Z');
 const ROUNDS = 10; // every 3 hours: 27 hours of history
@@ -61,6 +75,9 @@ describe('service-health on a loopback fleet probed by the live step', () => {
         return;
       }
       if (path === 'flaky') return pay(LISTED.flaky);
+      if (path === 'pool') return pay(POOL[n % 3]!); // rotates over the pool its payments settle to
+      if (path === 'deposit') return pay(addr(0x9000 + n)); // a new deposit address on every ask
+      if (path === 'rotdecoy') return pay(FAKE[n % 3]!); // rotates over addresses no payment ever reached
       res.writeHead(404);
       res.end();
     });
@@ -81,6 +98,9 @@ describe('service-health on a loopback fleet probed by the live step', () => {
       trap: `${base}/trap`,
       dead: deadUrl,
       flaky: `${base}/flaky`,
+      pool: `${base}/pool`,
+      deposit: `${base}/deposit`,
+      rotdecoy: `${base}/rotdecoy`,
     };
     const rows = Object.entries(urls).map(
       ([k, url], i) => `(${i + 1}, 'base', '${LISTED[k as keyof typeof LISTED]}', '${url}', 0.01, TIMESTAMP '2026-10-01', false)`,
@@ -91,11 +111,15 @@ describe('service-health on a loopback fleet probed by the live step', () => {
                  CREATE TABLE x402_services AS SELECT chain, seller_address, resource_url FROM service_catalog;
                  CREATE TABLE service_facts AS SELECT id, 0.0 AS wash_pct, 20 AS tx_30d, 12 AS unique_buyers_30d FROM service_catalog;
                  CREATE TEMP TABLE attribution_urls AS SELECT hash(chain, resource_url) AS url_h, id FROM service_catalog;
-                 -- 20 payments of 0.01 per service in the last 30 days, each to the listed payTo, the facilitator naming the resource
+                 -- 20 payments of 0.01 per service in the last 30 days, the facilitator F1 naming the resource: each to
+                 -- the listed payTo, but the pool's over its pool and the deposit service's each to a new address
                  CREATE TABLE x402_transactions AS
-                   SELECT s.chain, s.seller_address, 0.01 AS amount, TIMESTAMP '2026-11-10' + INTERVAL (i) HOUR AS time, s.resource_url
+                   SELECT s.chain,
+                          CASE WHEN s.resource_url LIKE '%/pool' THEN ['${POOL.join("', '")}'][1 + i % 3]
+                               WHEN s.resource_url LIKE '%/deposit' THEN '0x' || lpad(lower(to_hex(20480 + i)), 40, '0')
+                               ELSE s.seller_address END AS seller_address,
+                          0.01 AS amount, TIMESTAMP '2026-11-10' + INTERVAL (i) HOUR AS time, s.resource_url, 'F1' AS facilitator
                      FROM service_catalog s, range(20) r(i)`);
-    await saveHealthInputs(c, nowSql({ now: new Date(T0 + ROUNDS * 3 * 3_600_000) }));
     for (let i = 0; i < ROUNDS; i++) {
       await probeIndexedResources(c, new Date(T0 + i * 3 * 3_600_000), {
         allowLoopback: true,
@@ -103,6 +127,9 @@ describe('service-health on a loopback fleet probed by the live step', () => {
         totalTimeoutMs: 3_000,
       });
     }
+    // as a full run does after its probes: the attribution step's lookups (service_settled among them), then the health inputs
+    await buildAttributionLookups(c, nowSql({ now: new Date(T0 + ROUNDS * 3 * 3_600_000) }));
+    await saveHealthInputs(c);
   }, 60_000);
   afterAll(async () => {
     db?.close();
@@ -145,6 +172,54 @@ describe('service-health on a loopback fleet probed by the live step', () => {
 
     expect(flags('flaky')).toEqual(['flaky']);
     expect(by.flaky?.uptime_7d_pct).toBe(50);
+
+    // rotation is not a move: a pool its payments settle to is consistent, a new address per ask is not judged
+    expect(flags('pool')).toEqual(['rotating_payto']);
+    expect(by.pool).toMatchObject({ grade: 'A', payto_rotates: true, payto_moved: false, payto_consistent: true, decoy: false });
+    expect(flags('deposit')).toEqual(['rotating_payto']);
+    expect(by.deposit).toMatchObject({ grade: 'A', payto_rotates: true, payto_moved: false, payto_consistent: null, decoy: false });
+    expect(JSON.parse(String(by.deposit?.evidence))).toContain(
+      `the payTo rotates: ${ROUNDS} addresses in ${ROUNDS} offers of 7 days, a new one almost every time (its payments are attributed through its facilitator and amount)`,
+    );
+    // a pool that repeats but was never paid, while the payments went to the listing's payTo: a decoy all the same
+    expect(flags('rotdecoy')).toEqual(['rotating_payto', 'decoy']);
+    expect(by.rotdecoy).toMatchObject({ grade: 'F', decoy: true, payto_consistent: false });
+  });
+
+  it("attributes a rotating service's payments without a resource URL through the payees it offered and its facilitator", async () => {
+    const c = db.connection;
+    const id = async (k: string) => Number((await queryJson(c, `SELECT id FROM service_catalog WHERE resource_url LIKE '%/${k}'`))[0]?.id);
+    const fresh = (n: number) => addr(0x6000 + n);
+    await c.run(`CREATE OR REPLACE TEMP TABLE unreported AS
+      SELECT * FROM (VALUES
+        ('p1', 'base', '${POOL[1]}', 0.01, 'F1'),  -- a pool address, the listed price
+        ('p2', 'base', '${POOL[2]}', 0.05, 'F2'),  -- a pool address at another price
+        ('p3', 'base', '${addr(0x9000 + 3)}', 0.01, 'F1'), -- an address the prober was offered
+        ('d1', 'base', '${fresh(1)}', 0.01, 'F1'), -- a new address, the deposit service's facilitator and amount
+        ('d2', 'base', '${fresh(2)}', 0.01, 'F2'), -- another facilitator
+        ('d3', 'base', '${fresh(3)}', 0.02, 'F1'), -- another amount
+        ('d4', 'solana', '${fresh(4)}', 0.01, 'F1'), -- another chain
+        ('g1', 'base', '${LISTED.good}', 0.01, 'F1')
+      ) v(tx_hash, chain, seller_address, amount, facilitator)`);
+    const rows = await queryJson(
+      c,
+      `SELECT tx_hash, service_id, attribution_source::VARCHAR AS source
+         FROM (${attributedSql(
+           `(SELECT tx_hash, chain, 'buyer' AS buyer, seller_address, amount, TIMESTAMP '2026-11-20' AS time, NULL::VARCHAR AS resource_url, facilitator FROM unreported)`,
+           ['tx_hash'],
+           await attributionRules(c),
+         )}) ORDER BY tx_hash`,
+    );
+    expect(rows.map((r) => [r.tx_hash, r.service_id, r.source])).toEqual([
+      ['d1', await id('deposit'), 'facilitator_price'],
+      ['d2', null, 'unmatched'],
+      ['d3', null, 'unmatched'],
+      ['d4', null, 'unmatched'],
+      ['g1', await id('good'), 'price_match'],
+      ['p1', await id('pool'), 'learned_payee'],
+      ['p2', await id('pool'), 'learned_payee'],
+      ['p3', await id('deposit'), 'learned_payee'],
+    ]);
   });
 
   it('gives no grade on too little evidence, and says so', async () => {

@@ -49,22 +49,18 @@ const gradeSql = (score: string): string =>
         WHEN ${score} >= ${G.cuts.D} THEN 'D' ELSE 'F' END`;
 
 /**
- * What the grade reads besides the probes, kept in the warehouse by the full analytics run
- * (saveHealthInputs): per service its listing and 30-day figures (service_health_inputs), and
- * per service and payee the payments of 30 days the facilitator attributed to its resource URL
- * (service_settled). The 10-minute probe run (`--datasets service-health`) reads them as the last
- * full run left them: its probes are fresh, its payments at most an hour old.
+ * What the grade reads besides the probes, kept in the warehouse by the full analytics run: per
+ * service its listing and 30-day figures (service_health_inputs, here), and per service, payee and
+ * facilitator the payments of 30 days the facilitator attributed to its resource URL
+ * (service_settled, made by the attribution step: attribution.ts). The 10-minute probe run
+ * (`--datasets service-health`) reads them as the last full run left them: its probes are fresh,
+ * its payments at most an hour old.
  */
-export async function saveHealthInputs(c: DuckDBConnection, now: string): Promise<void> {
+export async function saveHealthInputs(c: DuckDBConnection): Promise<void> {
   await c.run(`CREATE OR REPLACE TABLE service_health_inputs AS
     SELECT s.id, s.chain, s.seller_address, s.resource_url, s.price_amount, s.first_seen,
            coalesce(f.wash_pct, 0) AS wash_pct, coalesce(f.tx_30d, 0) AS tx_30d, coalesce(f.unique_buyers_30d, 0) AS buyers_30d
       FROM service_catalog s LEFT JOIN service_facts f ON f.id = s.id`);
-  await c.run(`CREATE OR REPLACE TABLE service_settled AS
-    SELECT u.id, t.seller_address AS payee, count(*)::INTEGER AS payments, median(t.amount) AS median_amount
-      FROM x402_transactions t JOIN attribution_urls u ON u.url_h = hash(t.chain, t.resource_url)
-     WHERE t.resource_url IS NOT NULL AND t.time > ${now} - INTERVAL 30 DAY AND t.time <= ${now}
-     GROUP BY ALL`);
 }
 
 export function serviceHealthSql(now: string): string {
@@ -113,6 +109,7 @@ export function serviceHealthSql(now: string): string {
              arg_max(o.network, o.probed_at) AS network,
              arg_max(o.signable, o.probed_at) AS signable,
              count(DISTINCT CASE WHEN s.chain = 'solana' THEN o.pay_to ELSE lower(o.pay_to) END)::INTEGER AS pay_tos,
+             count(*)::INTEGER AS offers_7d,
              bool_or(${sameAddress('s.chain', 'o.pay_to', 's.seller_address')}) AS ever_listing_pay_to
         FROM svc s JOIN offers o ON o.resource_url = s.resource_url AND o.chain = s.chain
        GROUP BY s.id
@@ -121,7 +118,7 @@ export function serviceHealthSql(now: string): string {
       SELECT s.id, min(o.probed_at) AS moved_at
         FROM svc s JOIN offer_stats os ON os.id = s.id
         JOIN offers o ON o.resource_url = s.resource_url AND o.chain = s.chain AND ${sameAddress('s.chain', 'o.pay_to', 'os.pay_to')}
-       WHERE os.pay_tos > 1
+       WHERE os.pay_tos > 1 AND os.pay_tos < ${G.rotationMinPayTos}
        GROUP BY s.id
     ),
     settled AS (SELECT * FROM service_settled),
@@ -133,11 +130,18 @@ export function serviceHealthSql(now: string): string {
         FROM svc s JOIN settled x ON x.id = s.id LEFT JOIN offer_stats os ON os.id = s.id
        GROUP BY s.id
     ),
+    -- a rotating payTo: whether any address it offered in 7 days is one its payments settled to
+    offered_settled AS (
+      SELECT DISTINCT s.id
+        FROM svc s JOIN offers o ON o.resource_url = s.resource_url AND o.chain = s.chain
+        JOIN settled x ON x.id = s.id AND ${sameAddress('s.chain', 'x.payee', 'o.pay_to')}
+    ),
     facts AS (
       SELECT s.*, ps.probes_7d, ps.up_7d, coalesce(ps.up_24h, false) AS live, ps.last_probe_time, ps.last_outcome, ps.first_probe_time,
              ps.p50, ps.p90, ps.p99, d.daily_7d,
              os.pay_to AS offer_pay_to, os.amount_usd AS offer_amount_usd, os.scheme AS offer_scheme, os.network AS offer_network,
-             os.signable, coalesce(os.pay_tos, 0) AS pay_tos, os.ever_listing_pay_to, m.moved_at,
+             os.signable, coalesce(os.pay_tos, 0) AS pay_tos, coalesce(os.offers_7d, 0) AS offers_7d, os.ever_listing_pay_to, m.moved_at,
+             ox.id IS NOT NULL AS any_offered_settled,
              coalesce(st.settled_payments_30d, 0) AS settled_payments_30d, st.offer_pay_to_settled,
              CASE WHEN st.settled_payments_30d >= ${G.minSettledForPrice} THEN st.settled_mean_median ELSE s.price_amount END AS reference_usd
         FROM svc s
@@ -146,18 +150,32 @@ export function serviceHealthSql(now: string): string {
         LEFT JOIN offer_stats os ON os.id = s.id
         LEFT JOIN moved m ON m.id = s.id
         LEFT JOIN settle_stats st ON st.id = s.id
+        LEFT JOIN offered_settled ox ON ox.id = s.id
+    ),
+    rotation AS (
+      SELECT *,
+             pay_tos >= ${G.rotationMinPayTos} AS rotates,
+             pay_tos >= ${G.rotationMinPayTos} AND pay_tos >= ${G.freshShare} * offers_7d AS fresh_each_time
+        FROM facts
     ),
     judged AS (
       SELECT *,
              CASE WHEN probes_7d > 0 THEN round(100.0 * up_7d / probes_7d, 2) END AS uptime,
              coalesce(probes_7d, 0) >= ${G.minProbes} AND last_probe_time - first_probe_time >= INTERVAL ${G.minSpanHours} HOUR AS enough,
-             pay_tos > 1 AS payto_moved,
-             CASE WHEN offer_pay_to IS NULL OR settled_payments_30d = 0 THEN NULL ELSE offer_pay_to_settled END AS payto_consistent,
-             offer_pay_to IS NOT NULL AND pay_tos = 1 AND NOT coalesce(ever_listing_pay_to, false)
-               AND NOT coalesce(offer_pay_to_settled, false) AS decoy,
+             pay_tos > 1 AND NOT rotates AS payto_moved,
+             -- rotating: consistent when any offered address is where payments settled; a new address per
+             -- sale cannot be checked that way (the probes' addresses are never paid): null
+             CASE WHEN offer_pay_to IS NULL OR settled_payments_30d = 0 THEN NULL
+                  WHEN rotates AND any_offered_settled THEN true
+                  WHEN rotates AND fresh_each_time THEN NULL
+                  WHEN rotates THEN false
+                  ELSE offer_pay_to_settled END AS payto_consistent,
+             offer_pay_to IS NOT NULL AND NOT coalesce(ever_listing_pay_to, false)
+               AND ((pay_tos = 1 AND NOT coalesce(offer_pay_to_settled, false))
+                    OR (rotates AND NOT fresh_each_time AND settled_payments_30d > 0 AND NOT any_offered_settled)) AS decoy,
              CASE WHEN offer_amount_usd IS NOT NULL AND reference_usd > 0
                   THEN round(100.0 * (offer_amount_usd - reference_usd) / reference_usd, 2) END AS drift
-        FROM facts
+        FROM rotation
     ),
     flagged AS (
       SELECT *,
@@ -210,12 +228,12 @@ export function serviceHealthSql(now: string): string {
            round(p50, 1)::DOUBLE AS latency_p50_ms, round(p90, 1)::DOUBLE AS latency_p90_ms, round(p99, 1)::DOUBLE AS latency_p99_ms,
            offer_network, offer_scheme, offer_pay_to, offer_amount_usd::DOUBLE AS offer_amount_usd, signable,
            seller_address AS listed_pay_to, price_amount::DOUBLE AS listed_price_usd,
-           payto_moved, strftime(moved_at, '%Y-%m-%dT%H:%M:%SZ') AS payto_moved_at, payto_consistent, decoy,
+           payto_moved, strftime(moved_at, '%Y-%m-%dT%H:%M:%SZ') AS payto_moved_at, rotates AS payto_rotates, payto_consistent, decoy,
            settled_payments_30d::INTEGER AS settled_payments_30d, drift::DOUBLE AS price_drift_pct, price_trap,
            to_json(list_filter([
              CASE WHEN dead THEN 'dead' END, CASE WHEN flaky THEN 'flaky' END, CASE WHEN slow THEN 'slow' END,
              CASE WHEN unsignable THEN 'unsignable' END, CASE WHEN payto_moved THEN 'moved_payout' END,
-             CASE WHEN decoy THEN 'decoy' END, CASE WHEN price_trap THEN 'price_trap' END], x -> x IS NOT NULL)) AS flags,
+             CASE WHEN rotates THEN 'rotating_payto' END, CASE WHEN decoy THEN 'decoy' END, CASE WHEN price_trap THEN 'price_trap' END], x -> x IS NOT NULL)) AS flags,
            ${gradeSql('score')} AS grade,
            round(score, 1)::DOUBLE AS grade_score,
            to_json(CASE WHEN NOT enough THEN ['not enough evidence: ' || coalesce(probes_7d, 0) || ' probes in 7 days (a grade needs ${G.minProbes} over at least ${G.minSpanHours} hours)']
@@ -224,9 +242,13 @@ export function serviceHealthSql(now: string): string {
                CASE WHEN p50 IS NOT NULL THEN 'latency p50 ' || round(p50)::INTEGER || ' ms, p99 ' || round(p99)::INTEGER || ' ms' END,
                CASE WHEN offer_pay_to IS NULL THEN 'no readable offer in 7 days' END,
                CASE WHEN payto_moved THEN 'the offered payTo changed on ' || strftime(moved_at, '%Y-%m-%d') END,
+               CASE WHEN rotates THEN 'the payTo rotates: ' || pay_tos || ' addresses in ' || offers_7d || ' offers of 7 days' ||
+                    CASE WHEN fresh_each_time THEN ', a new one almost every time (its payments are attributed through its facilitator and amount)'
+                         ELSE ' (its payments are attributed through the addresses it offered and settled to)' END END,
                CASE WHEN decoy THEN 'the offered payTo is neither the listed one nor where its payments settle' END,
                CASE WHEN payto_consistent THEN 'payTo matches where ' || settled_payments_30d || ' payments of 30 days settled'
                     WHEN payto_consistent = false THEN 'payTo differs from where ' || settled_payments_30d || ' payments of 30 days settled'
+                    WHEN rotates AND settled_payments_30d > 0 THEN 'a new payTo per sale: not checked against where ' || settled_payments_30d || ' payments of 30 days settled'
                     WHEN offer_pay_to IS NOT NULL THEN 'no payment of 30 days names this resource: payTo not checked against settlements' END,
                CASE WHEN drift IS NOT NULL THEN 'offer ' || offer_amount_usd || ' USD, ' ||
                     CASE WHEN drift = 0 THEN 'as ' ELSE (CASE WHEN drift > 0 THEN '+' ELSE '' END) || drift || ' % against ' END ||
@@ -271,7 +293,7 @@ export const serviceHealthPrepStep: PrepareStep = {
       detail = 'no probes from this source: every service without a grade (not enough evidence)';
     }
     const fullRun = await tableExists(c, 'service_facts', { temporary: true });
-    if (fullRun) await saveHealthInputs(c, nowSql(ctx));
+    if (fullRun) await saveHealthInputs(c);
     else {
       if (!(await tableExists(c, 'service_health_inputs')))
         throw new Error('service_health: no full analytics run has kept its inputs yet (run `npm run pipeline -- analytics` first)');

@@ -10,15 +10,16 @@
  */
 import { TRANSACTIONS_PER_SERVICE } from '../../../catalog/datasets.ts';
 import type { DatasetStep } from '../../runner.ts';
-import { attributedSql } from '../attribution.ts';
+import { attributedSql, attributionRules } from '../attribution.ts';
 import { isoSql, moneySql, nowSql, tableStep, windows } from './sql.ts';
 
-export const transactionsStep: DatasetStep = tableStep('transactions', (ctx) => {
+export const transactionsStep: DatasetStep = tableStep('transactions', async (ctx) => {
   const now = nowSql(ctx);
+  const rules = await attributionRules(ctx.connection);
   const w = windows(now);
   return `WITH a AS MATERIALIZED (
             SELECT service_id, tx_hash, chain, buyer, amount_micro, time
-              FROM (${attributedSql(`x402_transactions WHERE time <= ${now} AND ${w.last30d('time')}`, ['tx_hash', 'buyer'])})
+              FROM (${attributedSql(`x402_transactions WHERE time <= ${now} AND ${w.last30d('time')}`, ['tx_hash', 'buyer'], rules)})
              WHERE service_id IS NOT NULL
           ),
           counted AS (SELECT service_id, count(*)::INTEGER AS total FROM a GROUP BY service_id),
