@@ -32,6 +32,10 @@
  * issue 28 (buyers p50 <= 20 ms and p99 <= 100 ms, sellers p99 <= 300 ms). It returns its figures
  * as a plain object.
  *
+ * Then the kimchi premium archive (bench/premium-archive.ts, issue 32): the history of 90 days of
+ * hours and the 365-day stats of one symbol, p99 per request (<= 30 ms each), on an archive of 250
+ * symbols x 4 exchanges and two years, and the archive's size per year (<= 2 GB).
+ *
  * BENCH_DURATION_SECONDS shortens (or lengthens) every run, e.g. 1 to check the bench works.
  *
  * Returns its figures as rows of the benchmark table (bench/table.ts), targets from issue 13: the
@@ -49,6 +53,7 @@ import { payToTable } from '../payments/networks.ts';
 import { loadSettings } from '../lib/config.ts';
 import { REDIS_SERVER, redisInstalled, startRedis, type TestRedis } from '../proxy/testing/redis.ts';
 import type { LoadOptions, LoadResult } from './load.ts';
+import { benchPremiumArchive } from './premium-archive.ts';
 import type { RowInput, Target } from './table.ts';
 import type { LoadedDataset, LoadedSnapshot } from '../snapshots/reader.ts';
 import type { WashCheckContext } from '../proxy/data/wash-check.ts';
@@ -378,6 +383,8 @@ export async function benchProxy(): Promise<RowInput[]> {
     });
     // WASH-CHECK ROWS: the wash check (below), at BENCH_WASH_TRANSACTIONS (default 10M)
     rows.push(...washCheckRows(await benchWashCheck()));
+    // PREMIUM-ARCHIVE ROWS: the kimchi premium archive's history and stats (bench/premium-archive.ts)
+    rows.push(...(await benchPremiumArchive()));
     return rows;
   } finally {
     for (const c of children) await stop(c);

@@ -40,6 +40,14 @@ const KOREA_TOOLS = [
   'get_global_vs_korea_divergence_deep',
   'get_available_symbols',
   'check_health',
+  // beyond the spec's 13: issue 32's tools for the macro stress, the four news products and the premium archive
+  'get_krw_macro_stress',
+  'get_kr_news_kpop',
+  'get_kr_news_kpop_summary',
+  'get_kr_news_semiconductor',
+  'get_kr_news_semiconductor_summary',
+  'get_kimchi_premium_history',
+  'get_kimchi_premium_stats',
 ];
 const ANALYTICS_TOOLS = [
   'x402_get_categories',
@@ -68,6 +76,9 @@ const KOREA_PRICES: Record<string, string> = {
   '/api/v1/kr-news/kpop-summary': '0.05',
   '/api/v1/kr-news/semiconductor': '0.02',
   '/api/v1/kr-news/semiconductor-summary': '0.10',
+  // beyond the spec: issue 32's premium archive
+  '/api/v1/kimchi-premium/history': '0.01',
+  '/api/v1/kimchi-premium/stats': '0.01',
 };
 
 const ANALYTICS_PRICES: Record<string, string> = {
@@ -100,7 +111,7 @@ function pathParams(service: 'korea' | 'analytics', id: string): z.ZodObject {
 }
 
 describe('endpoint counts', () => {
-  it('korea: 7 free and 16 paid endpoints, all paid ones with an XRPL variant', () => {
+  it("korea: 7 free and 16 paid endpoints and issue 32's two archive endpoints, all paid ones with an XRPL variant", () => {
     const korea = endpointsOf('korea');
     expect(
       korea
@@ -108,7 +119,7 @@ describe('endpoint counts', () => {
         .map((e) => e.path)
         .sort(),
     ).toEqual(['/', '/.well-known/x402', '/llms.txt', '/health', '/api/v1/symbols', '/api/v1/stats', '/docs'].sort());
-    expect(paidEndpoints('korea')).toHaveLength(16);
+    expect(paidEndpoints('korea')).toHaveLength(18);
     expect(paidEndpoints('korea').every((e) => e.xrplVariant === true)).toBe(true);
     expect(korea.every((e) => e.method === 'GET')).toBe(true);
   });
@@ -148,8 +159,10 @@ describe('endpoint counts', () => {
       analyticsFreeData: count('analytics', (e) => e.access === 'free' && e.dataset !== null),
       analyticsPaid: count('analytics', (e) => e.access === 'paid'),
       analyticsMcpTools: count('analytics', (e) => e.mcpTool !== undefined),
+      // korea: the spec's 16 paid endpoints and 13 tools, and issue 32's archive (two endpoints and their tools)
+      // and tools for the macro stress and the four news products;
       // analytics: the spec's 5 paid endpoints and 5 tools, and issue 31's preflight (an endpoint and its tool)
-    }).toEqual({ koreaPaid: 16, koreaMcpTools: 13, analyticsFreeData: 7, analyticsPaid: 6, analyticsMcpTools: 6 });
+    }).toEqual({ koreaPaid: 18, koreaMcpTools: 20, analyticsFreeData: 7, analyticsPaid: 6, analyticsMcpTools: 6 });
   });
 });
 
@@ -483,6 +496,10 @@ describe('datasets', () => {
         'kr-news-semiconductor',
         'symbols',
         'stats',
+        // issue 32: the premium archive
+        'kimchi-premium-1m',
+        'kimchi-premium-1h',
+        'kimchi-premium-1d',
       ].sort(),
     );
     expect(
@@ -515,7 +532,7 @@ describe('datasets', () => {
     for (const d of datasetsOf('korea')) {
       expect(d.license).toBe('proprietary');
       expect(d.publicDownload).toBe(d.name === 'symbols' || d.name === 'stats');
-      expect(d.kind).toBe(d.name === 'kr-prices' ? 'table' : 'document');
+      expect(d.kind).toBe(d.name === 'kr-prices' || d.name.startsWith('kimchi-premium-') ? 'table' : 'document');
     }
     const paid = ['wash-detail', 'buyer-profiles', 'buyers', 'transactions', 'full-history', 'wash-check-sellers'];
     for (const d of datasetsOf('analytics')) {

@@ -83,6 +83,14 @@ export const DATASETS: DatasetDecl[] = [
     updateEverySeconds: MARKET,
     description: 'Kimchi premium per symbol and exchange at the official FX rate and on the USDT basis, with the global reference price.',
   }),
+  ...(['1m', '1h', '1d'] as const).map((interval) =>
+    korea({
+      name: `kimchi-premium-${interval}`,
+      access: 'paid',
+      updateEverySeconds: MARKET,
+      description: `The kimchi premium archive per ${{ '1m': 'minute (kept 7 days)', '1h': 'hour (kept 2 years; closed hours)', '1d': 'UTC day (kept for ever; closed days)' }[interval]}, per exchange and symbol: mean, min, max, last and minutes observed.`,
+    }),
+  ),
   korea({
     name: 'stablecoin-premium',
     access: 'paid',

@@ -20,6 +20,7 @@ import {
   isoDateTimeOrNull,
   oneOf,
   percent,
+  percent0to100,
   intParam,
 } from './schemas.ts';
 
@@ -27,7 +28,12 @@ import {
  * Endpoints that look a well-formed symbol up in the exchange listings: an unlisted one gets 404
  * (checked before payment is asked). The divergence endpoints take an enum instead (422).
  */
-export const SYMBOL_LOOKUP_ENDPOINT_IDS: readonly string[] = ['kimchi-premium', 'kr-prices'];
+export const SYMBOL_LOOKUP_ENDPOINT_IDS: readonly string[] = [
+  'kimchi-premium',
+  'kr-prices',
+  'kimchi-premium-history',
+  'kimchi-premium-stats',
+];
 
 import { DIVERGENCE_SYMBOLS } from './symbols.ts';
 export { DIVERGENCE_SYMBOLS, type DivergenceSymbol } from './symbols.ts';
@@ -73,8 +79,99 @@ const PricesQuery = z.object({ symbol: symbolParam, exchange: exchangeParam });
 const DivergenceQuery = z.object({ symbol: divergenceSymbolParam });
 const NewsQuery = z.object({ limit: limitParam });
 
+/**
+ * The kimchi premium archive (pipelines/korea/archive.ts, docs/upstreams-korea.md "Premium
+ * archive"): what it keeps, how the history endpoint pages and the stats endpoint's windows, each
+ * with the series it is computed over. Buckets, row groups and the fold threshold shape the
+ * published Parquet (partitioned by symbol).
+ */
+export const PREMIUM_ARCHIVE = {
+  intervals: ['1m', '1h', '1d'] as const,
+  /** Days each interval is kept; null: for ever. */
+  keepDays: { '1m': 7, '1h': 730, '1d': null } as Record<'1m' | '1h' | '1d', number | null>,
+  /** Points (time, exchange) per page at most. */
+  pageMax: 2000,
+  /** The range a history request without `from` covers, ending at `to`. */
+  defaultSpanDays: { '1m': 1, '1h': 30, '1d': 365 } as Record<'1m' | '1h' | '1d', number>,
+  windows: {
+    '1h': { hours: 1, series: '1m' },
+    '24h': { hours: 24, series: '1m' },
+    '7d': { hours: 7 * 24, series: '1h' },
+    '30d': { hours: 30 * 24, series: '1h' },
+    '90d': { hours: 90 * 24, series: '1h' },
+    '365d': { hours: 365 * 24, series: '1h' },
+  } as const,
+  buckets: 64,
+  rowGroupSize: 8192,
+  foldMinRows: 200_000,
+};
+export type PremiumInterval = (typeof PREMIUM_ARCHIVE.intervals)[number];
+export type PremiumWindow = keyof typeof PREMIUM_ARCHIVE.windows;
+const PREMIUM_WINDOWS = Object.keys(PREMIUM_ARCHIVE.windows) as PremiumWindow[];
+
+/** A history page's cursor: base64url of the last point's time (ISO) and exchange, joined by '|'. */
+export function decodeHistoryCursor(cursor: string): { t: string; exchange: string } | null {
+  if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) return null;
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  const [t, exchange, ...rest] = text.split('|');
+  if (rest.length > 0 || !t || !exchange || !/^[a-z]{1,20}$/.test(exchange) || Number.isNaN(Date.parse(t))) return null;
+  if (!z.iso.datetime({ offset: true }).safeParse(t).success) return null;
+  return { t, exchange };
+}
+export const encodeHistoryCursor = (t: string, exchange: string): string => Buffer.from(`${t}|${exchange}`, 'utf8').toString('base64url');
+
+const timeParam = (description: string) =>
+  z
+    .union([z.iso.datetime({ offset: true }), z.iso.date()], {
+      error: (iss) => `Expected an ISO 8601 time (2026-11-20T09:00:00Z) or date (2026-11-20), got ${JSON.stringify(iss.input)}`,
+    })
+    .optional()
+    .describe(description);
+
+const HistoryQuery = z
+  .object({
+    symbol: symbolParam,
+    interval: z.preprocess(
+      toLower,
+      oneOf(
+        PREMIUM_ARCHIVE.intervals,
+        "Points per minute ('1m', kept 7 days), hour ('1h', kept 2 years) or UTC day ('1d', kept for ever).",
+      ).default('1h'),
+    ),
+    from: timeParam(
+      "Start of the range (inclusive; a date is its 00:00 UTC). Default: `to` less 1 day ('1m'), 30 days ('1h') or 365 days ('1d').",
+    ),
+    to: timeParam('End of the range (exclusive; a date is its 00:00 UTC). Default: now.'),
+    limit: intParam({
+      min: 1,
+      max: PREMIUM_ARCHIVE.pageMax,
+      default: PREMIUM_ARCHIVE.pageMax,
+      description: `Points per page, 1 to ${PREMIUM_ARCHIVE.pageMax}.`,
+    }),
+    cursor: z
+      .string()
+      .refine((c) => decodeHistoryCursor(c) !== null, {
+        error: 'Not a cursor this endpoint gave out: pass `next_cursor` of the previous page as it is',
+      })
+      .optional()
+      .describe('`next_cursor` of the previous page: the next points of the same query.'),
+  })
+  .superRefine((q, ctx) => {
+    if (q.from && q.to && Date.parse(q.from) >= Date.parse(q.to)) {
+      ctx.addIssue({ code: 'custom', path: ['from'], message: `from (${q.from}) must be before to (${q.to})` });
+    }
+  });
+
+const StatsQuery = z.object({
+  symbol: symbolParam,
+  window: z.preprocess(
+    toLower,
+    oneOf(PREMIUM_WINDOWS, "The window ending now: '1h' and '24h' over minute points, '7d' to '365d' over hourly points.").default('24h'),
+  ),
+});
+
 /** Query schemas, exported for tests and the MCP tools. */
-export const KOREA_QUERIES = { SymbolQuery, PricesQuery, DivergenceQuery, NewsQuery };
+export const KOREA_QUERIES = { SymbolQuery, PricesQuery, DivergenceQuery, NewsQuery, HistoryQuery, StatsQuery };
 
 // ------------------------------------------------------------------ response pieces
 
@@ -256,6 +353,62 @@ const KimchiPremiumBody = z.object({
     )
     .describe('One entry per Korean exchange listing the symbol, Upbit first.'),
   unavailable_exchanges: UnavailableExchanges,
+});
+
+const PremiumPoint = z.object({
+  t: isoDateTime('Start of the minute, hour or UTC day (UTC).'),
+  exchange: Exchange,
+  premium_pct: percent('Kimchi premium at the official FX rate, mean of the minutes observed in the interval'),
+  min_pct: percent('Lowest minute in the interval'),
+  max_pct: percent('Highest minute in the interval'),
+  last_pct: percent('Last minute in the interval'),
+  samples: z.number().int().min(1).describe('Minutes observed in the interval (a run every minute observes 60 an hour).'),
+});
+
+const PremiumHistoryBody = z.object({
+  ...dataStamp,
+  symbol: Ticker,
+  interval: z.enum(PREMIUM_ARCHIVE.intervals).describe('Points per minute, hour or UTC day.'),
+  from: isoDateTime('Start of the range (inclusive).'),
+  to: isoDateTime('End of the range (exclusive).'),
+  count: z.number().int().min(0).describe('Points on this page.'),
+  points: z
+    .array(PremiumPoint)
+    .max(PREMIUM_ARCHIVE.pageMax)
+    .describe(
+      `Oldest first, one per (time, exchange) the archive holds, at most ${PREMIUM_ARCHIVE.pageMax} a page. Hours and days appear once closed; a time without a point had no premium observed (an exchange down, inputs too far apart in time, or no run).`,
+    ),
+  next_cursor: z.string().nullable().describe('Pass as `cursor` with the same query for the next page; null on the last page.'),
+  kept: z.string().describe('How long this interval is kept.'),
+});
+
+const PremiumStatsEntry = z.object({
+  exchange: Exchange,
+  current_pct: percent('The newest minute point (the premium now)').nullable(),
+  current_at: isoDateTimeOrNull('Its time.'),
+  percentile: z
+    .number()
+    .min(0)
+    .max(100)
+    .nullable()
+    .describe("Share of the window's points below the current premium, percent 0 to 100; null without a current premium or points."),
+  mean: percent("Mean of the window's points").nullable(),
+  stdev: percent('Sample standard deviation of the points').nullable(),
+  zscore: z.number().nullable().describe('(current - mean) / stdev; null when stdev is 0 or unknown.'),
+  min: percent('Lowest point').nullable(),
+  max: percent('Highest point').nullable(),
+  samples: z.number().int().min(0).describe('Points in the window.'),
+  coverage_pct: percent0to100('Points in the window over the points a full window has (one per minute or hour)'),
+});
+
+const PremiumStatsBody = z.object({
+  ...dataStamp,
+  symbol: Ticker,
+  window: z.enum(PREMIUM_WINDOWS as [PremiumWindow, ...PremiumWindow[]]).describe('The window, ending at the newest point.'),
+  series_interval: z.enum(PREMIUM_ARCHIVE.intervals).describe("The points the figures are over: '1m' for 1h and 24h, '1h' for longer."),
+  from: isoDateTime('Start of the window (exclusive).'),
+  to: isoDateTime('End of the window (inclusive): the newest minute archived.'),
+  exchanges: z.array(PremiumStatsEntry).describe('One entry per Korean exchange with points in the window, Upbit first.'),
 });
 
 const StablecoinPremiumBody = z.object({
@@ -800,6 +953,8 @@ export const KOREA_RESPONSES = {
   StatsBody,
   KrPricesBody,
   KimchiPremiumBody,
+  PremiumHistoryBody,
+  PremiumStatsBody,
   StablecoinPremiumBody,
   FxRateBody,
   ArbitrageScannerBody,
@@ -868,6 +1023,18 @@ const StatsDocument = StatsBody.pick({ source: true, as_of: true, coverage: true
  * publishing, the handlers read their types from it. A document served as published has the
  * endpoint's response schema.
  */
+/** The archive's published rows (pipelines/korea/archive.ts), one table per interval, partitioned by symbol. */
+const PREMIUM_ARCHIVE_TABLE = table({
+  symbol: 'VARCHAR',
+  exchange: 'VARCHAR',
+  t: 'TIMESTAMP',
+  premium_pct: 'DOUBLE',
+  min_pct: 'DOUBLE',
+  max_pct: 'DOUBLE',
+  last_pct: 'DOUBLE',
+  samples: 'INTEGER',
+});
+
 export const KOREA_DATASET_SHAPES = {
   'kr-prices': table({
     symbol: 'VARCHAR',
@@ -879,6 +1046,10 @@ export const KOREA_DATASET_SHAPES = {
     source: 'VARCHAR',
   }),
   'kimchi-premium': document(KimchiPremiumDocument),
+  ...(Object.fromEntries(PREMIUM_ARCHIVE.intervals.map((i) => [`kimchi-premium-${i}`, PREMIUM_ARCHIVE_TABLE])) as Record<
+    `kimchi-premium-${PremiumInterval}`,
+    typeof PREMIUM_ARCHIVE_TABLE
+  >),
   'stablecoin-premium': document(StablecoinPremiumBody),
   'fx-rate': document(FxRateBody),
   'arbitrage-scanner': document(ArbitrageScannerBody),
@@ -1052,6 +1223,49 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     },
   }),
   paid({
+    id: 'kimchi-premium-history',
+    tags: ['crypto', 'korea', 'kimchi-premium', 'history', 'market-data'],
+    method: 'GET',
+    path: '/api/v1/kimchi-premium/history',
+    summary: 'Kimchi premium history of one token per minute, hour or day, per exchange.',
+    description:
+      'The archived kimchi premium of `symbol` on each Korean exchange: per minute (kept 7 days), per hour (2 years) or per UTC day (for ever), each point the mean of the minutes observed in it with their min, max, last and count. ' +
+      `Oldest first, at most \`limit\` (default and most ${PREMIUM_ARCHIVE.pageMax}) points a page; \`next_cursor\` continues the same query. Hours and days appear once closed; minutes older than 7 days and hours older than 2 years are not served. ` +
+      'A range whose `from` is not before `to`, an unknown interval or a cursor this endpoint did not give out gets 422; a symbol the archive has never seen gets 404, both before any payment is asked.' +
+      DATA_NOTE,
+    priceUsd: '0.01',
+    cacheTtlSeconds: 60,
+    query: HistoryQuery,
+    response: PremiumHistoryBody,
+    dataset: 'kimchi-premium-1h',
+    mcpTool: {
+      name: 'get_kimchi_premium_history',
+      description:
+        'Kimchi premium history of a token (default BTC) per minute, hour or day and exchange, from the archive; paged with next_cursor.',
+    },
+  }),
+  paid({
+    id: 'kimchi-premium-stats',
+    tags: ['crypto', 'korea', 'kimchi-premium', 'history', 'statistics'],
+    method: 'GET',
+    path: '/api/v1/kimchi-premium/stats',
+    summary: 'Where the kimchi premium stands now against its own history: percentile, mean, stdev, z-score.',
+    description:
+      'For `symbol` on each Korean exchange over a window ending now (1h and 24h over minute points, 7d to 365d over hourly points): the current premium, its percentile within the window, the mean, standard deviation, z-score, min, max, the number of points and the coverage (points over a full window). ' +
+      'An unknown window gets 422 and a symbol the archive has never seen 404, before any payment is asked.' +
+      DATA_NOTE,
+    priceUsd: '0.01',
+    cacheTtlSeconds: 60,
+    query: StatsQuery,
+    response: PremiumStatsBody,
+    dataset: 'kimchi-premium-1h',
+    mcpTool: {
+      name: 'get_kimchi_premium_stats',
+      description:
+        'Kimchi premium of a token now against its history (window 1h to 365d): percentile, mean, stdev, z-score, min, max, coverage, per exchange.',
+    },
+  }),
+  paid({
     id: 'stablecoin-premium',
     tags: ['crypto', 'korea', 'stablecoins', 'kimchi-premium', 'market-data'],
     method: 'GET',
@@ -1137,6 +1351,10 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     cacheTtlSeconds: 900,
     response: KrwMacroStressBody,
     dataset: 'krw-macro-stress',
+    mcpTool: {
+      name: 'get_krw_macro_stress',
+      description: 'KRW macro stress score 0-100 with regime, USD/KRW direction and its five components.',
+    },
   }),
   paid({
     id: 'arbitrage-scanner',
@@ -1272,6 +1490,7 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     query: NewsQuery,
     response: KpopNewsBody,
     dataset: 'kr-news-kpop',
+    mcpTool: { name: 'get_kr_news_kpop', description: 'Latest Korean K-pop news translated to English (limit 1-10).' },
   }),
   paid({
     id: 'kr-news-kpop-summary',
@@ -1288,6 +1507,10 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     query: NewsQuery,
     response: KpopSummaryBody,
     dataset: 'kr-news-kpop',
+    mcpTool: {
+      name: 'get_kr_news_kpop_summary',
+      description: 'Korean K-pop news in English with an AI summary, themes, trending names and overall sentiment.',
+    },
   }),
   paid({
     id: 'kr-news-semiconductor',
@@ -1304,6 +1527,10 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     query: NewsQuery,
     response: SemiconductorNewsBody,
     dataset: 'kr-news-semiconductor',
+    mcpTool: {
+      name: 'get_kr_news_semiconductor',
+      description: 'Latest Korean semiconductor-industry news translated to English (limit 1-10).',
+    },
   }),
   paid({
     id: 'kr-news-semiconductor-summary',
@@ -1320,5 +1547,9 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     query: NewsQuery,
     response: SemiconductorSummaryBody,
     dataset: 'kr-news-semiconductor',
+    mcpTool: {
+      name: 'get_kr_news_semiconductor_summary',
+      description: 'Korean semiconductor news in English with an AI summary, themes and a market signal (bullish, bearish, neutral).',
+    },
   }),
 ];

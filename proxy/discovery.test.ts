@@ -101,7 +101,8 @@ describe('Bazaar discovery extension', () => {
           checked++;
         }
       }
-      expect(checked).toBe(service === 'korea' ? 32 : 6);
+      // korea: 18 paid endpoints (the spec's 16 and issue 32's archive two) and their XRPL variants
+      expect(checked).toBe(service === 'korea' ? 36 : 6);
     },
   );
 

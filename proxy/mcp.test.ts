@@ -175,6 +175,37 @@ describe('MCP tools', () => {
     expect((again.structuredContent as LooseJson).error).toMatch(/nonce_used/);
   });
 
+  it.each([
+    ['get_krw_macro_stress', 'krw-macro-stress', {}],
+    ['get_kr_news_semiconductor_summary', 'kr-news-semiconductor-summary', { limit: 3 }],
+    ['get_kr_news_kpop', 'kr-news-kpop', { limit: 2 }],
+  ] as const)('issue 32: %s is paid like its endpoint and answers its body', async (name, id, args) => {
+    const c = await client('korea');
+    const unpaid = await c.callTool({ name, arguments: args });
+    expect(unpaid.isError).toBe(true);
+    const required = unpaid.structuredContent as LooseJson;
+    const endpoint = findEndpoint('korea', id)!;
+    expect(required.accepts[0].amount).toBe(String(Math.round(Number(endpoint.priceUsd) * 1e6)));
+    const header = freshPaymentHeader({
+      endpoint,
+      payTo: payToTable(settings),
+      version: 2,
+      now: nowSeconds,
+      resourceUrl: `mcp://tool/${name}`,
+    });
+    const payment = {
+      ...JSON.parse(Buffer.from(header.value, 'base64').toString('utf8')),
+      resource: required.resource,
+      extensions: required.extensions,
+    };
+    const paid = await c.callTool({ name, arguments: args, _meta: { 'x402/payment': payment } });
+    expect(paid.isError).toBeFalsy();
+    const body = paid.structuredContent as LooseJson;
+    expect(endpoint.response.safeParse(body).success).toBe(true);
+    expect(verifyReceipt(body.receipt, signer.info.public_key).ok).toBe(true);
+    if ('limit' in args) expect(body.articles.length).toBeLessThanOrEqual(args.limit);
+  });
+
   it('a refused settlement answers the PaymentRequired with the settlement response in _meta', async () => {
     const facilitator = await fakeFacilitator();
     const reader = new SnapshotReader(settings.snapshotsDir, 'korea');

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { endpointsOf, findEndpoint, mcpTools, paidEndpoints, xrplPath } from '../catalog/index.ts';
 import { loadSettings, type Settings } from '../lib/config.ts';
 import { sharedDemoSnapshots } from '../pipelines/testing/shared-demo.ts';
-import { SnapshotReader } from '../snapshots/reader.ts';
+import { loadLatest, SnapshotReader } from '../snapshots/reader.ts';
 import { createServiceApp, processParts, type ProcessParts } from './serve.ts';
 import { freshPaymentHeader } from '../payments/testing/bench-support.ts';
 import { payToTable } from '../payments/networks.ts';
@@ -99,6 +99,8 @@ describe('payments on every paid endpoint', () => {
     const app = await appFor('korea');
     const paths: Record<string, string> = {
       'kimchi-premium': '?symbol=ETH',
+      'kimchi-premium-history': '?symbol=ETH&interval=1h',
+      'kimchi-premium-stats': '?symbol=ETH&window=7d',
       'kr-prices': '?symbol=ETH',
       'global-vs-korea-divergence': '?symbol=XRP',
       'global-vs-korea-divergence-deep': '?symbol=SOL',
@@ -108,7 +110,8 @@ describe('payments on every paid endpoint', () => {
       'kr-news-semiconductor-summary': '?limit=1',
     };
     const paid = paidEndpoints('korea');
-    expect(paid).toHaveLength(16);
+    // the spec's 16 and issue 32's archive: the premium history and its statistics
+    expect(paid).toHaveLength(18);
     for (const e of paid) {
       const url = e.path + (paths[e.id] ?? '');
       expect((await app.request(url)).status, url).toBe(402);
@@ -225,7 +228,7 @@ describe('payments on every paid endpoint', () => {
       receipt_signer: { public_key: string };
       resources: string[];
     };
-    expect(manifest.resources.length).toBe(32);
+    expect(manifest.resources.length).toBe(36); // 18 paid endpoints and their XRPL variants
     const header = pay('korea', 'kimchi-premium');
     const res = await app.request('/api/v1/kimchi-premium?symbol=eth', { headers: { [header.name]: header.value } });
     expect(res.status).toBe(200);
@@ -356,6 +359,96 @@ describe('payments on every paid endpoint', () => {
       expect(res.status).toBe(400); // no payment payload at all: the x402 HTTP transport's "Invalid Payment"
       expect(((await res.json()) as { reason: string }).reason).toMatch(/malformed_payload|header_too_large/);
     }
+  });
+});
+
+describe('the kimchi premium archive through the app', () => {
+  const get = async (app: Hono, url: string) => {
+    const header = pay('korea', url.includes('/stats') ? 'kimchi-premium-stats' : 'kimchi-premium-history');
+    const res = await app.request(url, { headers: { [header.name]: header.value } });
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
+  };
+
+  it('pages a history by next_cursor to exactly the points of one page, oldest first, within the range', async () => {
+    const app = await appFor('korea');
+    const query = '/api/v1/kimchi-premium/history?symbol=BTC&interval=1h&from=2026-11-10T00:00:00Z&to=2026-11-20T00:00:00Z';
+    const whole = await get(app, `${query}&limit=2000`);
+    expect(whole.status).toBe(200);
+    expect(whole.body.next_cursor).toBeNull();
+    const points = whole.body.points as Array<{ t: string; exchange: string; samples: number }>;
+    // 10 days of closed hours on both exchanges (the demo's archive holds 14 days of hours)
+    expect(points).toHaveLength(10 * 24 * 2);
+    expect(points.every((p) => p.t >= '2026-11-10T00:00:00Z' && p.t < '2026-11-20T00:00:00Z')).toBe(true);
+    expect(points.map((p) => `${p.t}|${p.exchange}`)).toEqual(points.map((p) => `${p.t}|${p.exchange}`).sort());
+    expect(points.every((p) => p.samples === 60)).toBe(true);
+    const paged: unknown[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const page = await get(app, `${query}&limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.status).toBe(200);
+      expect(page.body.count).toBe((page.body.points as unknown[]).length);
+      paged.push(...(page.body.points as unknown[]));
+      cursor = page.body.next_cursor as string | null;
+      pages += 1;
+    } while (cursor && pages < 20);
+    expect(pages).toBe(5);
+    expect(paged).toEqual(points);
+  });
+
+  it('answers stats that the archive files give when computed another way', async () => {
+    const app = await appFor('korea');
+    const { status, body } = await get(app, '/api/v1/kimchi-premium/stats?symbol=BTC&window=7d');
+    expect(status).toBe(200);
+    expect(body.series_interval).toBe('1h');
+    const loaded = (await loadLatest(settings.snapshotsDir, 'korea'))!;
+    const files = (n: string) =>
+      `[${loaded.datasets
+        .get(n)!
+        .files.map((f) => `'${f}'`)
+        .join(', ')}]`;
+    const instance = await DuckDBInstance.create(':memory:');
+    const c = await instance.connect();
+    try {
+      const reader = await c.runAndReadAll(
+        `WITH cur AS (SELECT exchange, arg_max(last_pct, t) AS cur, max(t) AS last_t FROM read_parquet(${files('kimchi-premium-1m')}) WHERE symbol = 'BTC' GROUP BY exchange),
+              newest AS (SELECT max(last_t) AS n_t FROM cur),
+              pts AS (SELECT h.exchange, h.premium_pct AS p FROM read_parquet(${files('kimchi-premium-1h')}) h, newest
+                       WHERE h.symbol = 'BTC' AND h.t > newest.n_t - INTERVAL 7 DAY AND h.t <= newest.n_t)
+         SELECT pts.exchange, count(*) AS n, avg(p) AS mean, stddev_samp(p) AS sd, 100.0 * count(*) FILTER (WHERE p < cur.cur) / count(*) AS pct,
+                (any_value(cur.cur) - avg(p)) / stddev_samp(p) AS z
+           FROM pts JOIN cur USING (exchange) GROUP BY pts.exchange ORDER BY pts.exchange DESC`,
+      );
+      const expected = reader.getRowObjectsJson();
+      expect(body.exchanges.map((e: Record<string, unknown>) => e.exchange)).toEqual(['upbit', 'bithumb']);
+      for (const [i, e] of (body.exchanges as Array<Record<string, number>>).entries()) {
+        const x = expected[i]!;
+        expect(e.samples).toBe(Number(x.n));
+        expect(e.mean).toBeCloseTo(Number(x.mean), 3);
+        expect(e.stdev).toBeCloseTo(Number(x.sd), 3);
+        expect(e.percentile).toBeCloseTo(Number(x.pct), 1);
+        expect(e.zscore).toBeCloseTo(Number(x.z), 2);
+        expect(e.coverage_pct).toBeCloseTo(Math.min(100, (100 * Number(x.n)) / (7 * 24)), 1);
+      }
+    } finally {
+      c.closeSync();
+      instance.closeSync();
+    }
+  });
+
+  it('refuses a bad range, interval, window or cursor (422) and an unknown symbol (404) before payment', async () => {
+    const app = await appFor('korea');
+    const status = async (url: string) => (await app.request(url)).status;
+    expect(await status('/api/v1/kimchi-premium/history?interval=5m')).toBe(422);
+    expect(await status('/api/v1/kimchi-premium/history?from=2026-11-20&to=2026-11-19')).toBe(422);
+    expect(await status('/api/v1/kimchi-premium/history?from=yesterday')).toBe(422);
+    expect(await status('/api/v1/kimchi-premium/history?cursor=bm90LWEtY3Vyc29y')).toBe(422);
+    expect(await status('/api/v1/kimchi-premium/history?limit=2001')).toBe(422);
+    expect(await status('/api/v1/kimchi-premium/stats?window=2d')).toBe(422);
+    expect(await status('/api/v1/kimchi-premium/history?symbol=NOPECOIN')).toBe(404);
+    expect(await status('/api/v1/kimchi-premium/stats?symbol=NOPECOIN')).toBe(404);
+    expect(await status('/api/v1/xrpl/kimchi-premium/stats?symbol=NOPECOIN')).toBe(404);
+    expect(await status('/api/v1/kimchi-premium/history?symbol=BTC')).toBe(402);
   });
 });
 
@@ -577,7 +670,7 @@ describe('MCP', () => {
   }
 
   it.each([
-    ['korea', 13],
+    ['korea', 20], // the spec's 13 and issue 32's seven (macro stress, four news products, the archive's two)
     ['analytics', 6], // the spec's 5 and issue 31's paid x402_preflight
   ] as const)('%s lists its %i tools with the catalog input schemas', async (service, n) => {
     const c = await client(await appFor(service));

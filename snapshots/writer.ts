@@ -226,6 +226,24 @@ export class SnapshotWriter {
     return (await sha256File(path)) === entry.sha256 ? path : null;
   }
 
+  /**
+   * The live version's files of dataset `name` (parts and deltas of a partitioned one), absolute
+   * paths, when every one is there with the size its manifest names; else null. Sizes only: a step
+   * reading a few facts from them (the newest time) need not hash them all, and the reader checks
+   * every sha256 when it loads the version.
+   */
+  previousPaths(name: string): string[] | null {
+    const entry = this.previous?.datasets.find((d) => d.name === name);
+    if (!this.previous || !entry) return null;
+    const files = datasetFiles(entry).map((f) => ({ path: join(this.serviceDir, this.previous!.version, f.file), bytes: f.bytes }));
+    try {
+      if (files.some((f) => statSync(f.path).size !== f.bytes)) return null;
+    } catch {
+      return null;
+    }
+    return files.map((f) => f.path);
+  }
+
   datasetNames(): string[] {
     return [...this.entries.keys()];
   }

@@ -4,6 +4,7 @@
 import type { Settings } from '../lib/config.ts';
 import { unsupportedSource, type IngestStep, type SourceSpec } from './contract.ts';
 import { worldIngestSteps } from './demo/ingest.ts';
+import { demoPremiumHistoryStep } from './demo/korea/premium-history.ts';
 import { koreaWorld } from './demo/korea/world.ts';
 import { koreaLiveIngestSteps } from './live/korea/index.ts';
 import { newsIngestStep } from './live/korea/news/index.ts';
@@ -23,7 +24,10 @@ const KOREA_RAW = [
 export function koreaIngestSteps(source: SourceSpec, settings: Settings): IngestStep[] {
   switch (source.kind) {
     case 'demo':
-      return worldIngestSteps(KOREA_RAW, (ctx) => koreaWorld({ seed: ctx.seed, now: ctx.now, scale: ctx.scale }));
+      return [
+        ...worldIngestSteps(KOREA_RAW, (ctx) => koreaWorld({ seed: ctx.seed, now: ctx.now, scale: ctx.scale })),
+        demoPremiumHistoryStep,
+      ];
     case 'live':
       return [...koreaLiveIngestSteps(settings), newsIngestStep(settings)];
     case 'file':

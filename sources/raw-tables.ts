@@ -145,6 +145,20 @@ export const RAW_TABLES = {
       ['source', 'VARCHAR'],
     ],
   ),
+  // The demo world's premium archive before its first run (sources/demo/korea/premium-history.ts):
+  // merged once into the warehouse archive (pipelines/korea/archive.ts). No live source writes it.
+  kr_premium_history: t('korea', 'kr_premium_history', 'Kimchi premium history the archive starts from (demo backfill).', [
+    ['interval', 'VARCHAR'], // 1m | 1h | 1d
+    ['t', 'TIMESTAMP'], // start of the minute, hour or UTC day
+    ['exchange', 'VARCHAR'],
+    ['symbol', 'VARCHAR'],
+    ['premium_pct', 'DOUBLE'], // mean over the interval, percent
+    ['min_pct', 'DOUBLE'],
+    ['max_pct', 'DOUBLE'],
+    ['last_pct', 'DOUBLE'],
+    ['samples', 'BIGINT'], // minutes observed in it
+    ['source', 'VARCHAR'],
+  ]),
   news_articles: t(
     'korea',
     'news_articles',

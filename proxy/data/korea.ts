@@ -17,8 +17,15 @@
  * price) or a 503 (dataset missing from the snapshot; for kimchi-premium, no current premium
  * because the symbol's inputs were too far apart in time).
  */
-import type { KoreaDocuments } from '../../catalog/korea.ts';
-import { absenceReason, type LoadedDataset, type LoadedSnapshot } from '../../snapshots/reader.ts';
+import {
+  decodeHistoryCursor,
+  encodeHistoryCursor,
+  type KoreaDocuments,
+  PREMIUM_ARCHIVE,
+  type PremiumInterval,
+  type PremiumWindow,
+} from '../../catalog/korea.ts';
+import { absenceReason, type LoadedDataset, type LoadedSnapshot, parquetSql } from '../../snapshots/reader.ts';
 import { queryRows } from './duck.ts';
 import { notAvailable, notFound, type DataHandler, type DataHandlers, type DataRequest, type DataResult } from './types.ts';
 
@@ -193,6 +200,180 @@ const krPrices: DataHandler = {
   },
 };
 
+// ------------------------------------------------------------------ the premium archive
+
+const DAY_MS = 86_400_000;
+/** A time as DuckDB TIMESTAMP text (UTC, no zone): what the archive's t is compared with. */
+const tsText = (d: Date): string => d.toISOString().replace('T', ' ').replace('Z', '');
+const isoSecond = (d: Date): string => `${d.toISOString().slice(0, 19)}Z`;
+const KEPT: Record<PremiumInterval, string> = { '1m': '7 days', '1h': '2 years', '1d': 'for ever' };
+
+/** Whether the archive dataset holds a row of `symbol` (the parts of its bucket and the deltas). */
+async function holdsSymbol(data: LoadedDataset, symbol: string): Promise<boolean> {
+  const rows = await queryRows(`SELECT 1 AS x FROM ${parquetSql(data, [symbol])} WHERE symbol = $symbol LIMIT 1`, { symbol });
+  return rows.length > 0;
+}
+
+/**
+ * The archive datasets a request reads, present (else the 503) and, when `check`, holding the
+ * symbol (else the 404): the precheck checks before payment; the answer, on the same version, need
+ * not ask again.
+ */
+async function archiveFor(req: DataRequest, intervals: readonly PremiumInterval[], check: boolean): Promise<LoadedDataset[] | DataResult> {
+  const found: LoadedDataset[] = [];
+  for (const interval of intervals) {
+    const data = datasetOf(req, `kimchi-premium-${interval}`);
+    if (isResult(data)) return data;
+    found.push(data);
+  }
+  if (!check) return found;
+  const symbol = symbolOf(req);
+  for (const data of found) if (await holdsSymbol(data, symbol)) return found;
+  return notFound(
+    `The kimchi premium archive has no point of ${symbol}: no Korean exchange listed it with a global reference price while it was recording. /api/v1/symbols lists the symbols traded now.`,
+  );
+}
+
+const historyIntervals = (req: DataRequest): PremiumInterval[] => {
+  const interval = req.query.interval as PremiumInterval;
+  return interval === '1m' ? ['1m'] : [interval, '1m'];
+};
+
+const premiumHistory: DataHandler = {
+  async precheck(req) {
+    const found = await archiveFor(req, historyIntervals(req), true);
+    return isResult(found) ? found : null;
+  },
+  async handle(req) {
+    const found = await archiveFor(req, historyIntervals(req), false);
+    if (isResult(found)) return found;
+    const data = found[0]!;
+    const interval = req.query.interval as PremiumInterval;
+    const symbol = symbolOf(req);
+    const to = req.query.to ? new Date(String(req.query.to)) : new Date(Math.floor(req.now.getTime() / 1000) * 1000);
+    const asked = req.query.from
+      ? new Date(String(req.query.from))
+      : new Date(to.getTime() - PREMIUM_ARCHIVE.defaultSpanDays[interval] * DAY_MS);
+    // what the archive keeps of this interval, counted back from the data's time: older points may
+    // still sit in the published parts until they are next written whole, and are not served
+    const keep = PREMIUM_ARCHIVE.keepDays[interval];
+    const oldest = keep === null ? null : Date.parse(data.entry.as_of) - keep * DAY_MS;
+    const from = oldest !== null && asked.getTime() < oldest ? new Date(oldest) : asked;
+    const limit = Number(req.query.limit ?? PREMIUM_ARCHIVE.pageMax);
+    const cursor = req.query.cursor ? decodeHistoryCursor(String(req.query.cursor)) : null;
+    const after = cursor ? 'AND (t > $ct::TIMESTAMP OR (t = $ct::TIMESTAMP AND exchange > $ce))' : '';
+    // the page as one JSON text built by DuckDB: converting 2,000 rows value by value costs more than the query
+    const [row] = await queryRows(
+      `SELECT to_json(coalesce(list(struct_pack(t := strftime(t, '%Y-%m-%dT%H:%M:%SZ'), exchange := exchange, premium_pct := premium_pct,
+                                                min_pct := min_pct, max_pct := max_pct, last_pct := last_pct, samples := samples)
+                                    ORDER BY t, exchange), []))::VARCHAR AS points
+         FROM (SELECT * FROM ${parquetSql(data, [symbol])}
+                WHERE symbol = $symbol AND t >= $from::TIMESTAMP AND t < $to::TIMESTAMP ${after}
+                ORDER BY t, exchange LIMIT ${limit + 1})`,
+      {
+        symbol,
+        from: tsText(from),
+        to: tsText(to),
+        ...(cursor ? { ct: tsText(new Date(cursor.t)), ce: cursor.exchange } : {}),
+      },
+    );
+    const rows = JSON.parse(String(row?.points ?? '[]')) as Array<Record<string, unknown>>;
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return ok({
+      source: data.entry.source,
+      as_of: data.entry.as_of,
+      symbol,
+      interval,
+      from: isoSecond(from),
+      to: isoSecond(to),
+      count: page.length,
+      points: page,
+      next_cursor: rows.length > limit && last ? encodeHistoryCursor(String(last.t), String(last.exchange)) : null,
+      kept: KEPT[interval],
+    });
+  },
+};
+
+const statsIntervals = (req: DataRequest): PremiumInterval[] => {
+  const series = PREMIUM_ARCHIVE.windows[req.query.window as PremiumWindow].series;
+  return series === '1m' ? ['1m'] : ['1m', series];
+};
+
+const premiumStats: DataHandler = {
+  async precheck(req) {
+    const found = await archiveFor(req, statsIntervals(req), true);
+    return isResult(found) ? found : null;
+  },
+  async handle(req) {
+    const found = await archiveFor(req, statsIntervals(req), false);
+    if (isResult(found)) return found;
+    const [minutes, series = minutes] = found as [LoadedDataset, LoadedDataset?];
+    const window = req.query.window as PremiumWindow;
+    const { hours, series: seriesInterval } = PREMIUM_ARCHIVE.windows[window];
+    const symbol = symbolOf(req);
+    // the window ends at the archive's newest minute (the run that published it); the current premium
+    // is each exchange's newest minute within the hour before it, none when the exchange has gone quiet
+    const to = new Date(minutes!.entry.as_of);
+    const from = new Date(to.getTime() - hours * 3_600_000);
+    const expected = seriesInterval === '1m' ? hours * 60 : hours;
+    const rows = await queryRows(
+      `WITH cur AS (
+         SELECT exchange, arg_max(last_pct, t) AS current_pct, strftime(max(t), '%Y-%m-%dT%H:%M:%SZ') AS current_at
+           FROM ${parquetSql(minutes!, [symbol])}
+          WHERE symbol = $symbol AND t > $to::TIMESTAMP - INTERVAL 1 HOUR AND t <= $to::TIMESTAMP
+          GROUP BY exchange
+       ),
+       pts AS (
+         SELECT exchange, premium_pct AS p FROM ${parquetSql(series!, [symbol])}
+          WHERE symbol = $symbol AND t > $from::TIMESTAMP AND t <= $to::TIMESTAMP
+       ),
+       agg AS (
+         SELECT p.exchange, count(*)::INTEGER AS samples, avg(p.p) AS mean, stddev_samp(p.p) AS stdev, min(p.p) AS min, max(p.p) AS max,
+                count(*) FILTER (WHERE p.p < c.current_pct)::INTEGER AS below
+           FROM pts p LEFT JOIN cur c USING (exchange) GROUP BY p.exchange
+       )
+       SELECT coalesce(a.exchange, c.exchange) AS exchange, c.current_pct, c.current_at, coalesce(a.samples, 0) AS samples,
+              a.mean, a.stdev, a.min, a.max, coalesce(a.below, 0) AS below
+         FROM agg a FULL JOIN cur c USING (exchange)`,
+      { symbol, from: tsText(from), to: tsText(to) },
+    );
+    if (rows.length === 0) return notFound(`The kimchi premium archive has no point of ${symbol} in the ${window} window.`);
+    const round = (x: unknown, digits = 4): number | null => (x === null || x === undefined ? null : Number(Number(x).toFixed(digits)));
+    const rank = (e: string) => (e === 'upbit' ? 0 : e === 'bithumb' ? 1 : 2);
+    const exchanges = rows
+      .map((r) => {
+        const samples = Number(r.samples);
+        const cur = r.current_pct === null ? null : Number(r.current_pct);
+        const stdev = r.stdev === null ? null : Number(r.stdev);
+        return {
+          exchange: String(r.exchange),
+          current_pct: round(cur),
+          current_at: r.current_at === null ? null : String(r.current_at),
+          percentile: cur === null || samples === 0 ? null : round((100 * Number(r.below)) / samples, 2),
+          mean: round(r.mean),
+          stdev: round(stdev),
+          zscore: cur === null || stdev === null || stdev === 0 || r.mean === null ? null : round((cur - Number(r.mean)) / stdev, 3),
+          min: round(r.min),
+          max: round(r.max),
+          samples,
+          coverage_pct: round(Math.min(100, (100 * samples) / expected), 2)!,
+        };
+      })
+      .sort((a, b) => rank(a.exchange) - rank(b.exchange) || (a.exchange < b.exchange ? -1 : 1));
+    return ok({
+      source: series!.entry.source,
+      as_of: series!.entry.as_of,
+      symbol,
+      window,
+      series_interval: seriesInterval,
+      from: isoSecond(from),
+      to: isoSecond(to),
+      exchanges,
+    });
+  },
+};
+
 // ------------------------------------------------------------------ divergence
 
 type DivergenceDocument = KoreaDocuments['divergence'];
@@ -286,6 +467,8 @@ export const koreaHandlers: DataHandlers = {
   'kimchi-premium': kimchiPremium,
   'stablecoin-premium': documentHandler('stablecoin-premium'),
   'kr-prices': krPrices,
+  'kimchi-premium-history': premiumHistory,
+  'kimchi-premium-stats': premiumStats,
   'fx-rate': documentHandler('fx-rate'),
   'arbitrage-scanner': documentHandler('arbitrage-scanner'),
   'exchange-alerts': documentHandler('exchange-alerts'),

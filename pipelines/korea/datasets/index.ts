@@ -5,6 +5,7 @@
  * good version (plausibility.ts).
  */
 import type { DatasetStep } from '../../runner.ts';
+import { premiumArchiveSteps } from '../archive.ts';
 import { aiProductSteps } from './ai-products.ts';
 import { arbitrageScannerStep } from './arbitrage-scanner.ts';
 import { exchangeAlertsStep } from './exchange-alerts.ts';
@@ -22,6 +23,8 @@ export const koreaDatasetSteps: DatasetStep[] = [
   krPricesStep,
   fxRateStep,
   kimchiPremiumStep,
+  // the archive: this run's premiums recorded in the warehouse, its three datasets published
+  ...premiumArchiveSteps,
   stablecoinPremiumStep,
   arbitrageScannerStep,
   exchangeAlertsStep,
