@@ -672,6 +672,7 @@ describe('response schemas', () => {
       regime: 'caution',
       direction: 'stable',
       usdkrw_change_5d_pct: 0.1,
+      usdkrw_now: { rate: 1387.5, source: 'dunamu', as_of: asOf },
       components: [
         component('us_rate_stress', 0.25),
         component('risk_sentiment', 0.25),

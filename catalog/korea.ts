@@ -706,6 +706,12 @@ const KrwMacroStressBody = z.object({
       'USD/KRW change over the last 5 trading days: +0.3 % or more krw_weakening, -0.3 % or less strengthening, otherwise (or unknown) stable.',
     ),
   usdkrw_change_5d_pct: percent('USD/KRW change over the last 5 trading days (FRED DEXKOUS)').nullable(),
+  usdkrw_now: z
+    .object({ rate: FxRate, source: fxStamp.fx_source, as_of: fxStamp.fx_as_of })
+    .nullable()
+    .describe(
+      "The run's official USD/KRW, the same rate /api/v1/fx-rate and the premiums of the run use; the fx_momentum component reads FRED's daily closes up to data_date (its inputs.usdkrw), which can differ from it. Null when the run has no rate.",
+    ),
   components: z
     .array(
       z.object({
@@ -791,7 +797,11 @@ const KrSentimentBody = z.object({
     .object({
       datasets: z.array(z.string()).describe('Datasets of this snapshot the exchange figures come from.'),
       exchanges: z.array(Exchange).describe('Korean exchanges whose data was used.'),
-      news_articles: z.number().int().min(0).describe('Korean crypto-market articles of the last 24 hours read.'),
+      news_articles: z
+        .number()
+        .int()
+        .min(0)
+        .describe("Korean crypto-market articles of the last 24 hours read: the run's whole article set (the newest 50 go to the model)."),
       news_window_hours: z.literal(24),
       news_sentiment_score: z
         .number()
@@ -870,7 +880,17 @@ const DivergenceDeepBody = DivergenceBody.extend({
   news_signals: z
     .object({
       window_hours: z.literal(24),
-      article_count: z.number().int().describe('Korean articles in the window that mention the token or the market.'),
+      articles_in_window: z
+        .number()
+        .int()
+        .min(0)
+        .describe(
+          "The run's article set: every Korean crypto-market article of the 24 hours (kr-sentiment's inputs.news_articles for the same run).",
+        ),
+      article_count: z
+        .number()
+        .int()
+        .describe('Of those, the articles that mention the token, or none of the 25 symbols (news about the market in general).'),
       top_keywords: z.array(z.string()).describe('Most frequent keywords (English), most frequent first.'),
       sentiment_score: z.number().min(-1).max(1).nullable().describe('-1 negative to +1 positive; null without articles.'),
     })
@@ -880,7 +900,11 @@ const DivergenceDeepBody = DivergenceBody.extend({
       korean_market_drivers: z.array(z.string().min(1).max(200)).min(1).max(5).describe('What drives the Korean price.'),
       global_context: z.string().min(1).max(600).describe('What the global market is doing.'),
       action_suggestion: z.string().min(1).max(400).describe('What to watch or do next; informational, not financial advice.'),
-      confidence: z.enum(['low', 'medium', 'high']).describe('Confidence rating of the analysis.'),
+      confidence: z
+        .enum(['low', 'medium', 'high'])
+        .describe(
+          'Confidence rating of the analysis: how far its inputs agree and how much there is (both exchanges agreeing, news volume, the news tone against the gap; the rules analyst\'s rule is in the README, "AI and news").',
+        ),
       model: ModelName.describe('The Claude model that wrote the analysis (the deep model); null for the rules analyst.'),
     })
     .describe('Structured AI analysis.'),

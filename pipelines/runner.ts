@@ -48,6 +48,12 @@ export interface PipelineContext extends IngestContext, RunParams {
   analyst: Analyst;
   /** Metadata for a dataset of this service from the catalog, with this run's source and time (and who wrote its AI fields). */
   meta(dataset: string, asOf: Date | string, ai?: DatasetAi): DatasetMeta;
+  /**
+   * Names the inputs every dataset this run computes rests on (korea: the price snapshot, the FX
+   * rate and the article set: pipelines/korea/run-picture.ts); meta() adds them to each dataset
+   * written after, and the manifest carries them (`inputs`).
+   */
+  setRunInputs(inputs: Record<string, string>): void;
   /** Whether a dataset with a cadence is due in this run (see DatasetStep.cadence). */
   isDue(dataset: string): boolean;
 }
@@ -199,6 +205,7 @@ export async function runPipeline(
     });
     const log = (m: string) => progress.note(`${service}: ${m}`);
     const analyst = createAnalyst(settings, warehouse.connection, params.now, log);
+    let runInputs: Record<string, string> | null = null;
     const liveWriter = writer;
     const ctx: PipelineContext = {
       ...params,
@@ -210,6 +217,9 @@ export async function runPipeline(
       settings,
       analyst,
       log,
+      setRunInputs(inputs) {
+        runInputs = { ...inputs };
+      },
       meta(dataset, asOf, ai) {
         const decl = findDataset(service, dataset);
         if (!decl) throw new Error(`dataset ${service}/${dataset} is not declared in catalog/datasets.ts`);
@@ -221,6 +231,7 @@ export async function runPipeline(
           description: decl.description,
           ...(ai ? { ai } : {}),
           ...cohort,
+          ...(runInputs ? { inputs: runInputs } : {}),
         };
       },
       isDue(dataset) {

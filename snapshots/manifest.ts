@@ -159,6 +159,12 @@ export const DatasetEntry = z
      * labels their cohort evidence (a cohort's new members count from the next day).
      */
     cohort_state_as_of: SHORT.optional(),
+    /**
+     * The inputs of the run that computed this file, each named by its time, size and a digest
+     * (korea: `prices`, `fx`, `articles`): two datasets with the same inputs rest on one picture of
+     * the market (pipelines/korea/run-picture.ts).
+     */
+    inputs: z.record(SHORT, SHORT).optional(),
     /** A partitioned table: its parts (the module comment). Absent for a single file. */
     partitions: DatasetPartitions.optional(),
   })

@@ -100,6 +100,8 @@ export interface DatasetMeta {
   ai?: DatasetAi;
   /** Datasets resting on the wash labels: when their cohort evidence was taken (the day state). */
   cohortStateAsOf?: Date | string;
+  /** The inputs of the run that computed it, by name (korea: prices, fx, articles). */
+  inputs?: Record<string, string>;
 }
 
 /** How writeTable spreads a table over parts (snapshots/partitions.ts). */
@@ -661,6 +663,7 @@ export class SnapshotWriter {
       produced_in: '', // filled with the version name at publish
       ...(meta.ai ? { ai: meta.ai } : {}),
       ...(meta.cohortStateAsOf ? { cohort_state_as_of: isoOf(meta.cohortStateAsOf) } : {}),
+      ...(meta.inputs ? { inputs: meta.inputs } : {}),
       ...(content.partitions ? { partitions: content.partitions } : {}),
     };
     this.entries.set(name, entry);

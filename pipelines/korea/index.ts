@@ -8,6 +8,7 @@ import { newsTranslationStep } from './datasets/ai-products.ts';
 import { koreaDatasetSteps } from './datasets/index.ts';
 import { newsStoreStep } from './news-store.ts';
 import { plausibilityStep } from './plausibility.ts';
+import { runPictureStep } from './run-picture.ts';
 
 export const koreaPipeline: ServicePipeline = {
   service: 'korea',
@@ -16,7 +17,8 @@ export const koreaPipeline: ServicePipeline = {
   // Every source's news_articles are merged into the kept news store (news-store.ts), and their
   // translation starts while the market datasets are computed (ai-products.ts). The inputs are
   // held against their bounds before any dataset reads them (plausibility.ts).
-  prepareSteps: [plausibilityStep, newsStoreStep, newsTranslationStep],
+  // The run's picture (one price snapshot, FX rate and article set) is named for the manifest (run-picture.ts).
+  prepareSteps: [plausibilityStep, newsStoreStep, newsTranslationStep, runPictureStep],
   // one step per dataset, stats last, each refused while an input it reads is (datasets.ts)
   datasetSteps: koreaDatasetSteps,
 };

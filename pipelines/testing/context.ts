@@ -23,6 +23,7 @@ export function analyticsDemoContext(options: { connection: DuckDBConnection; wr
     analyst: new RulesAnalyst(),
     isDue: () => true,
     log: () => {},
+    setRunInputs: () => {},
     meta(dataset, asOf) {
       const decl = findDataset('analytics', dataset);
       if (!decl) throw new Error(`dataset ${dataset} is not in the catalog`);

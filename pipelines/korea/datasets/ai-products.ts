@@ -12,8 +12,9 @@
 import type { DatasetAi } from '../../../snapshots/manifest.ts';
 import type { DatasetStep, PipelineContext, PrepareStep } from '../../runner.ts';
 import { queryJson } from '../../../lib/duckdb.ts';
-import { deepTask, divergenceFacts, lightTask, newsSignals, NEWS_SIGNAL_HOURS, type DeepInput } from './divergence.ts';
-import { articlesOf, newsDocument } from './kr-news.ts';
+import { deepTask, divergenceFacts, lightTask, newsSignals, type DeepInput } from './divergence.ts';
+import { newsDocument } from './kr-news.ts';
+import { runArticles } from '../run-picture.ts';
 import { HEADLINES_LIMIT, NEWS_WINDOW_HOURS, newsScore, sentimentTask } from './kr-sentiment.ts';
 import { marketFacts, premiumsOf, type MarketFacts } from '../market-facts.ts';
 import { marketReadTask } from './market-read.ts';
@@ -107,7 +108,8 @@ class AiRun {
 
   private async sentiment(): Promise<ProductDocument> {
     const market = await this.requireMarket('kr-sentiment');
-    const news = await articlesOf(this.ctx, 'crypto', { limit: 50, sinceHours: NEWS_WINDOW_HOURS, publishable: false });
+    // the run's whole article set (run-picture.ts): the count and tone every product of the run reports
+    const news = await runArticles(this.ctx);
     const answer = await this.ctx.analyst.run(sentimentTask, { market, news });
     const btc = market.majors.find((m) => m.symbol === 'BTC');
     return {
@@ -174,7 +176,7 @@ class AiRun {
         `divergence: none of the 25 symbols has a ${why ? `current premium in this run (${why})` : 'global reference price in this run'}; the last good version stays live`,
       );
     }
-    const news = await articlesOf(this.ctx, 'crypto', { limit: 200, sinceHours: NEWS_SIGNAL_HOURS, publishable: false });
+    const news = await runArticles(this.ctx);
     const names = new Map(facts.map((f) => [f.symbol, f.korean_name]));
     const btc = market.majors.find((m) => m.symbol === 'BTC');
     const deepInputs: DeepInput[] = facts.map((f) => {

@@ -41,6 +41,8 @@ export interface DivergenceFacts {
 
 export interface NewsSignals {
   window_hours: 24;
+  /** The run's whole article set (run-picture.ts). */
+  articles_in_window: number;
   article_count: number;
   top_keywords: string[];
   sentiment_score: number | null;
@@ -140,6 +142,7 @@ export function newsSignals(
     related,
     signals: {
       window_hours: 24,
+      articles_in_window: articles.length,
       article_count: related.length,
       top_keywords: mostFrequent(
         related.map((a) => a.keywords),
@@ -220,19 +223,67 @@ export function rulesDeepAnalysis(input: DeepInput): DeepAnswer {
     (btc !== null && f.symbol !== 'BTC' ? `, with BTC at $${btc}` : '') +
     (input.market.btc_change_24h_pct !== null ? `; BTC moved ${pct(input.market.btc_change_24h_pct)} on Upbit over 24 hours` : '') +
     '.';
-  const gap = f.divergence_pct;
-  const action =
-    gap === null
-      ? `Watch for a Korean listing of ${f.symbol}; until then there is no Korean price to compare. Informational, not financial advice.`
-      : f.market_divergence_pct !== null && Math.abs(gap - f.market_divergence_pct) >= 1
-        ? `Watch whether the ${pct(gap)} gap moves back toward the market-wide premium of ${pct(f.market_divergence_pct)}. Informational, not financial advice.`
-        : `The gap is in line with the market-wide premium; watch the USDT premium and Korean news flow for a change. Informational, not financial advice.`;
   return {
     korean_market_drivers: drivers.slice(0, 5),
     global_context: globalContext,
-    action_suggestion: action,
-    confidence: f.exchanges.length === 2 && news.article_count >= 3 ? 'high' : f.exchanges.length > 0 ? 'medium' : 'low',
+    action_suggestion: deepAction(input),
+    confidence: deepConfidence(input),
   };
+}
+
+const EXCHANGE_NAME: Record<string, string> = { upbit: 'Upbit', bithumb: 'Bithumb' };
+
+/**
+ * The rules' confidence (docs/ai.md): from how far the inputs agree and how much there is. A point
+ * when both exchanges price the token within 0.5 points of each other; a point for 5 or more
+ * articles about it or the market (half for 2-4); a point when the news tone agrees with where the
+ * gap stands against the market-wide premium (both above, both below, or both about level: within
+ * 0.2). High from 2.5 points, medium from 1.5, else low; no Korean price is low.
+ */
+export function deepConfidence(input: DeepInput): 'low' | 'medium' | 'high' {
+  const { facts: f, news } = input;
+  if (f.exchanges.length === 0 || f.divergence_pct === null) return 'low';
+  let points = 0;
+  const [a, b] = f.exchanges;
+  if (a && b && Math.abs(a.divergence_pct - b.divergence_pct) <= 0.5) points += 1;
+  points += news.article_count >= 5 ? 1 : news.article_count >= 2 ? 0.5 : 0;
+  const rel = f.market_divergence_pct === null ? null : f.divergence_pct - f.market_divergence_pct;
+  const tone = news.sentiment_score;
+  if (rel !== null && tone !== null) {
+    const level = (x: number) => (Math.abs(x) < 0.2 ? 0 : Math.sign(x));
+    if (level(rel) === level(tone)) points += 1;
+  }
+  return points >= 2.5 ? 'high' : points >= 1.5 ? 'medium' : 'low';
+}
+
+/** What to watch for this token: its own gap, the exchange that prices it higher, its alert and its news. */
+export function deepAction(input: DeepInput): string {
+  const { facts: f, news } = input;
+  const tail = ' Informational, not financial advice.';
+  const gap = f.divergence_pct;
+  if (gap === null) return `Watch for a Korean listing of ${f.symbol}; until then there is no Korean price to compare.${tail}`;
+  const parts: string[] = [];
+  const market = f.market_divergence_pct;
+  const [hi, lo] = [...f.exchanges].sort((x, y) => y.divergence_pct - x.divergence_pct);
+  const spread = hi && lo ? hi.divergence_pct - lo.divergence_pct : 0;
+  if (market !== null && f.symbol !== 'BTC' && Math.abs(gap - market) >= 1) {
+    parts.push(`Watch whether ${f.symbol}'s ${pct(gap)} Korean premium moves back toward the market-wide ${pct(market)}`);
+  } else if (market !== null && f.symbol !== 'BTC') {
+    parts.push(`${f.symbol} trades in line with the market-wide premium (${pct(gap)} against ${pct(market)}); watch for it to break away`);
+  } else {
+    parts.push(`Watch ${f.symbol}'s ${pct(gap)} premium against the USDT premium, which sets the market-wide level`);
+  }
+  if (hi && lo && spread >= 0.3) {
+    parts.push(
+      `${EXCHANGE_NAME[hi.exchange] ?? hi.exchange} prices it ${spread.toFixed(2)} points above ${EXCHANGE_NAME[lo.exchange] ?? lo.exchange}`,
+    );
+  }
+  const alert = input.alerts[0];
+  if (alert) parts.push(`an exchange alert is open: ${alert.message.replace(/\.$/, '')}`);
+  if (news.top_keywords.length) parts.push(`its Korean news is about ${news.top_keywords.slice(0, 2).join(' and ')}`);
+  let text = `${parts.join('; ')}.`;
+  if (text.length + tail.length > 400) text = `${parts.slice(0, 2).join('; ')}.`;
+  return `${text}${tail}`;
 }
 
 export const deepTask: AnalystTask<DeepInput, DeepAnswer> = {

@@ -16,6 +16,8 @@ import { marketScore, type MarketFacts } from '../market-facts.ts';
 export const SENTIMENT_THRESHOLD = 0.15;
 export const NEWS_WINDOW_HOURS = 24;
 export const HEADLINES_LIMIT = 8;
+/** The newest articles of the set the model reads (the count and the lexicon tone are over the whole set). */
+export const PROMPT_ARTICLES = 50;
 
 const Body = KOREA_RESPONSES.KrSentimentBody.shape;
 const SentimentAnswer = z.strictObject({
@@ -28,7 +30,7 @@ export type SentimentAnswer = z.infer<typeof SentimentAnswer>;
 
 export interface SentimentInput {
   market: MarketFacts;
-  /** Korean crypto-market articles of the last 24 hours, newest first. */
+  /** The run's article set: every Korean crypto-market article of the last 24 hours, newest first (run-picture.ts). */
   news: StoredArticle[];
 }
 
@@ -75,7 +77,7 @@ export function rulesSentiment(input: SentimentInput): SentimentAnswer {
 export const sentimentTask: AnalystTask<SentimentInput, SentimentAnswer> = {
   name: 'kr-sentiment',
   tier: 'deep',
-  promptVersion: 1,
+  promptVersion: 2,
   description: 'Record the sentiment of the Korean crypto market: label, score, summary paragraph and key drivers.',
   instructions:
     'Judge the mood of the Korean crypto market from the exchange figures in the facts and the Korean crypto news of the last 24 hours (the untrusted texts). ' +
@@ -92,11 +94,16 @@ export const sentimentTask: AnalystTask<SentimentInput, SentimentAnswer> = {
       alerts: market.alerts.slice(0, 8).map((a) => a.message),
       macro: market.macro,
     },
-    news: news.map((a, i) => ({ id: `n${i + 1}`, published_at: a.published_at, publisher: a.source_en, lexicon_sentiment: a.sentiment })),
+    news_articles_24h: news.length,
+    news: news
+      .slice(0, PROMPT_ARTICLES)
+      .map((a, i) => ({ id: `n${i + 1}`, published_at: a.published_at, publisher: a.source_en, lexicon_sentiment: a.sentiment })),
     news_lexicon_score: newsScore(news),
   }),
   untrusted: ({ news }) =>
-    news.map((a, i) => ({ id: `n${i + 1}`, source: a.source_en, title: a.title_en ?? a.title_kr, body: a.summary_en ?? a.body_kr })),
+    news
+      .slice(0, PROMPT_ARTICLES)
+      .map((a, i) => ({ id: `n${i + 1}`, source: a.source_en, title: a.title_en ?? a.title_kr, body: a.summary_en ?? a.body_kr })),
   rules: rulesSentiment,
   maxTokens: 1200,
 };

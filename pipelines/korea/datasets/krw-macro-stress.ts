@@ -25,6 +25,7 @@ import type { DatasetStep } from '../../runner.ts';
 import { queryJson } from '../../../lib/duckdb.ts';
 import { RulesAnalyst, type Analyst } from '../../analyst/index.ts';
 import { macroNoteTask } from '../macro-note.ts';
+import { FX_SQL } from '../premiums.ts';
 import type { MacroComponentFacts, MacroStressFacts } from '../rules-analyst.ts';
 import {
   countRows,
@@ -384,10 +385,13 @@ export async function krwMacroStressDocument(
   };
   const answer = await analyst.run(macroNoteTask, facts);
   const { score_5d_ago: _unused, ...rest } = body;
+  // the run's official rate, the one fx-rate and the premiums use (run-picture.ts); the component reads FRED's daily closes
+  const [fx] = await queryJson(c, `SELECT rate, provider, strftime(as_of, '%Y-%m-%dT%H:%M:%SZ') AS as_of FROM ${FX_SQL}`);
   return {
     source: run.sourceKind,
     as_of: run.now.toISOString(),
     ...rest,
+    usdkrw_now: fx ? { rate: Number(fx.rate), source: String(fx.provider), as_of: String(fx.as_of) } : null,
     note: answer.value.note,
     analyst: answer.analyst,
     model: answer.model,

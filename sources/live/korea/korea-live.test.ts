@@ -422,6 +422,7 @@ describe('the korea pipeline with --source live', () => {
         ['prepare:plausibility', 'ok'],
         ['prepare:news_store', 'ok'],
         ['prepare:news_translations', 'ok'],
+        ['prepare:run_picture', 'ok'],
       ]);
       expect(result.manifest).not.toBeNull();
       expect(world.counts().budgeted).toBeLessThanOrEqual(12);
