@@ -23,34 +23,13 @@ import type { DataRequest } from '../proxy/data/types.ts';
 import { loadLatest } from '../snapshots/reader.ts';
 import { SnapshotWriter } from '../snapshots/writer.ts';
 import type { RowInput } from './table.ts';
+import { percentile, timedCalls } from './timing.ts';
 
 const SYMBOLS = 250;
 const EXCHANGES = ['upbit', 'bithumb', 'coinone', 'korbit'];
 const NOW = '2026-11-20 09:00:00';
 const YEARS = 2;
 const CALLS = 400;
-
-function percentile(xs: readonly number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? Number.NaN : s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
-}
-
-/** Runs `calls` two at a time and returns each call's milliseconds. */
-async function timed(calls: Array<() => Promise<void>>): Promise<number[]> {
-  const times: number[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 2 }, async () => {
-      while (next < calls.length) {
-        const call = calls[next++]!;
-        const t = performance.now();
-        await call();
-        times.push(performance.now() - t);
-      }
-    }),
-  );
-  return times;
-}
 
 export async function benchPremiumArchive(): Promise<RowInput[]> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-premium-archive-'));
@@ -135,14 +114,14 @@ export async function benchPremiumArchive(): Promise<RowInput[]> {
         cursor = (body.next_cursor as string | null) ?? undefined;
       } while (cursor);
     }
-    const historyTimes = await timed(
+    const historyTimes = await timedCalls(
       cursors.map(
         ({ i, cursor }) =>
           () =>
             call({ endpoint: history, query: historyQuery(i, cursor) }).then(() => {}),
       ),
     );
-    const statsTimes = await timed(
+    const statsTimes = await timedCalls(
       Array.from({ length: CALLS }, (_, i) => () => call({ endpoint: stats, query: { symbol: symbol(i), window: '365d' } }).then(() => {})),
     );
     await closeSnapshotDuck();

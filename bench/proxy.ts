@@ -54,6 +54,7 @@ import { loadSettings } from '../lib/config.ts';
 import { REDIS_SERVER, redisInstalled, startRedis, type TestRedis } from '../proxy/testing/redis.ts';
 import type { LoadOptions, LoadResult } from './load.ts';
 import { benchPremiumArchive } from './premium-archive.ts';
+import { percentile, timedCalls } from './timing.ts';
 import type { RowInput, Target } from './table.ts';
 import type { LoadedDataset, LoadedSnapshot } from '../snapshots/reader.ts';
 import type { WashCheckContext } from '../proxy/data/wash-check.ts';
@@ -396,11 +397,6 @@ export async function benchProxy(): Promise<RowInput[]> {
 // ------------------------------------------------------------------ the wash check
 
 /** The wash check's figures (a plain object: the bench's table takes them as they are). */
-/** The p-th percentile (nearest rank) of `xs`; NaN when empty. */
-function percentile(xs: readonly number[], p: number): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length === 0 ? Number.NaN : s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
-}
 
 /** The paid preflight's data part (its handler: the service's service-health row by id), at the same snapshot. */
 export interface PreflightFigures {
@@ -429,18 +425,7 @@ async function timePreflights(snapshot: LoadedSnapshot): Promise<PreflightFigure
     if (res.status !== 200) throw new Error(`preflight ${id}: ${res.status}`);
   };
   for (const id of pick.slice(0, 10)) await call(id);
-  const times: number[] = [];
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: 2 }, async () => {
-      while (next < pick.length) {
-        const id = pick[next++]!;
-        const t = performance.now();
-        await call(id);
-        times.push(performance.now() - t);
-      }
-    }),
-  );
+  const times = await timedCalls(pick.map((id) => () => call(id)));
   const figures = { calls: times.length, p50Ms: percentile(times, 50), p99Ms: percentile(times, 99) };
   console.log(
     `  paid preflight (handler), ${figures.calls} services, 2 at a time: p50 ${figures.p50Ms.toFixed(2)} ms, p99 ${figures.p99Ms.toFixed(2)} ms (target <= 20)`,
