@@ -642,7 +642,9 @@ describe('response schemas', () => {
       fx_as_of: asOf,
       global_price_usd: 65300,
       global_source: 'binance',
-      exchanges: [{ exchange: 'upbit', price_krw: 91_200_000, premium_pct: 0.658, usdt_krw: 1392, usdt_premium_pct: 0.333 }],
+      exchanges: [
+        { exchange: 'upbit', price_krw: 91_200_000, premium_pct: 0.658, last_trade_at: asOf, usdt_krw: 1392, usdt_premium_pct: 0.333 },
+      ],
       unavailable_exchanges: [],
     };
     expect(KOREA_RESPONSES.KimchiPremiumBody.safeParse(body).success).toBe(true);

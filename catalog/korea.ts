@@ -203,7 +203,7 @@ const fxStamp = {
  * clock differences between venues; the official rate within `fxHours` of the Korean price, since
  * bank rates do not move over a weekend and a Korean holiday and er-api publishes once a day.
  */
-export const PREMIUM_INPUT_WINDOW = { pricesMinutes: 10, fxHours: 96 } as const;
+export const PREMIUM_INPUT_WINDOW = { pricesMinutes: 10, fxHours: 96, tradeMinutes: 60 } as const;
 
 /** The time windows a premium's inputs must fall in, as the premium documents state them. */
 const InputWindow = z
@@ -212,6 +212,11 @@ const InputWindow = z
       .number()
       .describe('Prices one figure combines (Korean, global, USDT, the other exchange) are at most this many minutes apart.'),
     fx_hours: z.number().describe('The USD/KRW rate is at most this many hours from the Korean price it converts.'),
+    trade_minutes: z
+      .number()
+      .describe(
+        'A Korean price whose last trade (where the exchange says when: Upbit, Korbit) is more than this many minutes before it is stale: no premium rests on it.',
+      ),
   })
   .describe('A figure is computed only from inputs within these windows of each other; otherwise it is listed in `stale` with the reason.');
 
@@ -326,6 +331,19 @@ const KrPricesBody = z.object({
         change_24h_pct: percent('Change against the previous close'),
         volume_24h_krw: Krw('24-hour traded value'),
         as_of: isoDateTime('Exchange time of the price (UTC).'),
+        last_trade_at: isoDateTimeOrNull(
+          'When the last trade behind the price happened (UTC); null when the exchange does not say (Bithumb).',
+        ),
+        trade_age_seconds: z
+          .number()
+          .int()
+          .nullable()
+          .describe('Seconds from that trade to the price time: how old the price really is; null when unknown.'),
+        stale: z
+          .boolean()
+          .describe(
+            `The last trade is more than ${PREMIUM_INPUT_WINDOW.tradeMinutes} minutes before the price time: shown, but no premium rests on it.`,
+          ),
       }),
     )
     .describe('One entry per exchange that lists the symbol (and matches `exchange`).'),
@@ -344,6 +362,7 @@ const KimchiPremiumBody = z.object({
         exchange: Exchange,
         price_krw: Krw('Last price on the Korean exchange'),
         premium_pct: percent('Kimchi premium at the official FX rate: (price_krw / fx_rate) / global_price_usd - 1'),
+        last_trade_at: isoDateTimeOrNull('When the last trade behind price_krw happened (UTC); null when the exchange does not say.'),
         usdt_krw: Krw("The exchange's KRW-USDT price used for the USDT basis").nullable(),
         usdt_premium_pct: percent(
           'Premium on the USDT basis: (price_krw / usdt_krw) / global_price_usd - 1; null when the exchange has no USDT market. ' +
@@ -1067,6 +1086,9 @@ export const KOREA_DATASET_SHAPES = {
     change_24h_pct: 'DOUBLE',
     volume_24h_krw: 'DOUBLE',
     as_of: 'TIMESTAMP',
+    last_trade_at: 'TIMESTAMP',
+    trade_age_seconds: 'BIGINT',
+    stale: 'BOOLEAN',
     source: 'VARCHAR',
   }),
   'kimchi-premium': document(KimchiPremiumDocument),

@@ -431,7 +431,7 @@ describe('datasets against the shapes the catalog declares (snapshots/shape.ts)'
       /"fx-rate" does not have its declared shape: rate: .*number/,
     );
     await expect(writer.writeTable(connection, 'kr-prices', 'SELECT symbol FROM prices ORDER BY symbol', meta)).rejects.toThrow(
-      /"kr-prices" has 1 columns, declared 7 \(missing exchange VARCHAR\)/,
+      /"kr-prices" has 1 columns, declared 10 \(missing exchange VARCHAR\)/,
     );
     expect(existsSync(join(writer.tmpDir, 'kr-prices.parquet'))).toBe(false);
     await writer.writeDocument('fx-rate', fx, meta);

@@ -94,6 +94,9 @@ export const RAW_TABLES = {
     ['volume_24h_base', 'DOUBLE'],
     ['volume_24h_krw', 'DOUBLE'],
     ['as_of', 'TIMESTAMP'], // the exchange's time of the price (Upbit timestamp, Bithumb data.date)
+    // when the last trade behind the price happened (Upbit trade_timestamp, Korbit lastTradedAt; the
+    // demo's last minute with a trade); NULL when the exchange does not say (Bithumb, Coinone)
+    ['last_trade_at', 'TIMESTAMP'],
     ['source', 'VARCHAR'],
   ]),
   global_prices: t('korea', 'global_prices', 'Global USD(T) reference price per symbol (Binance spot, OKX fallback).', [

@@ -44,9 +44,9 @@ async function newRun(): Promise<void> {
   }
 }
 
-// exchange, symbol, price, 24h KRW volume
-function ticker(exchange: string, symbol: string, price: number, volume = 1e9, at: Date = T0): Row {
-  return [exchange, symbol, price, price, price, price, 0, volume / price, volume, at, 'demo'];
+// exchange, symbol, price, 24h KRW volume, price time, last trade time
+function ticker(exchange: string, symbol: string, price: number, volume = 1e9, at: Date = T0, lastTrade: Date | null = at): Row {
+  return [exchange, symbol, price, price, price, price, 0, volume / price, volume, at, lastTrade, 'demo'];
 }
 function market(exchange: string, symbol: string, at: Date = T0): Row {
   return [exchange, symbol, `KRW-${symbol}`, `${symbol}-kr`, `${symbol}-en`, at, 'demo'];
@@ -79,8 +79,22 @@ describe('premiums', () => {
     expect(btc).toMatchObject({ global_price_usd: 65300, global_source: 'binance' });
     expect(btc.exchanges).toEqual([
       // (91,200,000 / 1,387.5) / 65,300 - 1 = +0.6581 %;  (91,200,000 / 1,392) / 65,300 - 1 = +0.3327 %
-      { exchange: 'upbit', price_krw: 91_200_000, premium_pct: 0.6581, usdt_krw: 1392, usdt_premium_pct: 0.3327 },
-      { exchange: 'bithumb', price_krw: 91_171_000, premium_pct: 0.6261, usdt_krw: 1393, usdt_premium_pct: 0.2288 },
+      {
+        exchange: 'upbit',
+        price_krw: 91_200_000,
+        premium_pct: 0.6581,
+        last_trade_at: '2026-11-20T09:00:00Z',
+        usdt_krw: 1392,
+        usdt_premium_pct: 0.3327,
+      },
+      {
+        exchange: 'bithumb',
+        price_krw: 91_171_000,
+        premium_pct: 0.6261,
+        last_trade_at: '2026-11-20T09:00:00Z',
+        usdt_krw: 1393,
+        usdt_premium_pct: 0.2288,
+      },
     ]);
     // USDT has no global reference: not a kimchi-premium symbol, said so for the 404
     expect(doc.no_global_price).toEqual(['USDT']);
@@ -130,6 +144,28 @@ describe('premiums', () => {
     await expect(arbitrageScannerDocument(c, run())).rejects.toThrow(
       /no bithumb prices.*\(bithumb: HTTP 503.*last good version stays live/,
     );
+  });
+
+  it('a price whose last trade is more than 60 minutes old is stale: no premium rests on it, the reason says so', async () => {
+    await workedExample();
+    // Bithumb's BTC price still shows, but its last trade was 3 hours before it; Upbit's does not say when it traded
+    await c.run(`DELETE FROM kr_tickers WHERE symbol = 'BTC'`);
+    await put('kr_tickers', [
+      ticker('upbit', 'BTC', 91_200_000, 300e9, T0, null),
+      ticker('bithumb', 'BTC', 91_171_000, 60e9, T0, new Date(T0.getTime() - 3 * 3_600_000)),
+    ]);
+    const doc = await kimchiPremiumDocument(c, run());
+    const btc = (doc.by_symbol as Record<string, { exchanges: { exchange: string; last_trade_at: string | null }[] }>).BTC!;
+    expect(btc.exchanges.map((e) => [e.exchange, e.last_trade_at])).toEqual([['upbit', null]]);
+    expect(doc.stale).toEqual([
+      {
+        symbol: 'BTC',
+        exchange: 'bithumb',
+        reason:
+          'the last bithumb trade (2026-11-20T06:00:00Z) is 3.0 hours before its price (2026-11-20T09:00:00Z); a premium uses a price traded within 60 minutes',
+      },
+    ]);
+    expect(doc.input_window).toEqual({ prices_minutes: 10, fx_hours: 96, trade_minutes: 60 });
   });
 
   it('inputs missing: a clear error naming the upstream failure, so the last good version stays live', async () => {
@@ -239,7 +275,14 @@ describe('arbitrage scanner', () => {
     const only = (doc.by_symbol as Record<string, { exchanges: unknown[] }>).ONLY!;
     // (1,450 / 1,387.5) / 1 - 1 = +4.5045 %; USDT basis (1,450 / 1,393) / 1 - 1 = +4.0919 %
     expect(only.exchanges).toEqual([
-      { exchange: 'bithumb', price_krw: 1450, premium_pct: 4.5045, usdt_krw: 1393, usdt_premium_pct: 4.0919 },
+      {
+        exchange: 'bithumb',
+        price_krw: 1450,
+        premium_pct: 4.5045,
+        last_trade_at: '2026-11-20T09:00:00Z',
+        usdt_krw: 1393,
+        usdt_premium_pct: 4.0919,
+      },
     ]);
   });
 });

@@ -43,6 +43,11 @@ export const NAMES_SQL = `(SELECT symbol,
 /** Prices one premium combines are at most this far apart; the rate at most FX_WINDOW_HOURS from the price (catalog/korea.ts says why). */
 export const PRICE_WINDOW_MINUTES = PREMIUM_INPUT_WINDOW.pricesMinutes;
 export const FX_WINDOW_HOURS = PREMIUM_INPUT_WINDOW.fxHours;
+export const TRADE_WINDOW_MINUTES = PREMIUM_INPUT_WINDOW.tradeMinutes;
+
+/** Whether a price rests on a trade older than the window before it (NULL when the exchange does not say when it traded). */
+export const tradeStaleSql = (priceTime: string, tradeTime: string): string =>
+  `(epoch(${priceTime}) - epoch(${tradeTime}) > ${TRADE_WINDOW_MINUTES * 60})`;
 
 const secondsApart = (a: string, b: string): string => `abs(epoch(${a}) - epoch(${b}))`;
 
@@ -75,7 +80,7 @@ export function rateApartReasonSql(priceLabel: string, priceTime: string, provid
 }
 
 /** The windows as a document field. */
-export const INPUT_WINDOW_SQL = `struct_pack(prices_minutes := ${PRICE_WINDOW_MINUTES}, fx_hours := ${FX_WINDOW_HOURS})`;
+export const INPUT_WINDOW_SQL = `struct_pack(prices_minutes := ${PRICE_WINDOW_MINUTES}, fx_hours := ${FX_WINDOW_HOURS}, trade_minutes := ${TRADE_WINDOW_MINUTES})`;
 
 /**
  * Every (exchange, symbol) with a global reference, with the three premiums as unrounded
@@ -89,13 +94,16 @@ export const PREMIUM_ROWS_SQL = `(
          CASE WHEN r.stale_reason IS NULL AND r.usdt_fresh THEN (r.price_krw / r.usdt_krw) / r.global_price_usd - 1 END AS kimchi_usdt,
          CASE WHEN r.stale_reason IS NULL AND r.usdt_fresh THEN r.usdt_krw / r.fx_rate - 1 END AS stablecoin
     FROM (
-      SELECT t.exchange, t.symbol, t.price_krw, t.volume_24h_krw, t.change_24h_pct, t.as_of AS price_as_of,
+      SELECT t.exchange, t.symbol, t.price_krw, t.volume_24h_krw, t.change_24h_pct, t.as_of AS price_as_of, t.last_trade_at,
              g.price_usd AS global_price_usd, g.venue AS global_source, g.as_of AS global_as_of,
              fx.rate AS fx_rate, fx.as_of AS fx_as_of, u.usdt_krw, u.usdt_as_of,
              coalesce(${pricesTogetherSql('t.as_of', 'u.usdt_as_of')}, false) AS usdt_fresh,
              nullif(concat_ws('; ',
                ${pricesApartReasonSql(`'the ' || g.venue || ' global price'`, 'g.as_of', `'the ' || t.exchange || ' price'`, 't.as_of')},
-               ${rateApartReasonSql(`'the ' || t.exchange || ' price'`, 't.as_of', 'fx.provider', 'fx.as_of')}), '') AS stale_reason
+               ${rateApartReasonSql(`'the ' || t.exchange || ' price'`, 't.as_of', 'fx.provider', 'fx.as_of')},
+               CASE WHEN ${tradeStaleSql('t.as_of', 't.last_trade_at')} THEN
+                 'the last ' || t.exchange || ' trade (' || ${isoSql('t.last_trade_at')} || ') is ' || ${spanSql('(epoch(t.as_of) - epoch(t.last_trade_at))')}
+                   || ' before its price (' || ${isoSql('t.as_of')} || '); a premium uses a price traded within ${TRADE_WINDOW_MINUTES} minutes' END), '') AS stale_reason
         FROM ${TICKERS_SQL} t
         JOIN ${GLOBAL_SQL} g ON g.symbol = t.symbol
        CROSS JOIN ${FX_SQL} fx

@@ -139,6 +139,9 @@ interface PriceRow {
   change_24h_pct: number;
   volume_24h_krw: number;
   as_of: string;
+  last_trade_at: string | null;
+  trade_age_seconds: number | null;
+  stale: boolean;
 }
 
 /** The kr-prices table of one snapshot version, read once (it holds one row per market). */
@@ -148,7 +151,8 @@ function pricesOf(dataset: LoadedDataset): Promise<PriceRow[]> {
   let rows = priceTables.get(dataset);
   if (!rows) {
     rows = queryRows(
-      `SELECT symbol, exchange, price_krw, change_24h_pct, volume_24h_krw, strftime(as_of, '%Y-%m-%dT%H:%M:%SZ') AS as_of
+      `SELECT symbol, exchange, price_krw, change_24h_pct, volume_24h_krw, strftime(as_of, '%Y-%m-%dT%H:%M:%SZ') AS as_of,
+              strftime(last_trade_at, '%Y-%m-%dT%H:%M:%SZ') AS last_trade_at, trade_age_seconds::INTEGER AS trade_age_seconds, stale
          FROM read_parquet($path)
         ORDER BY symbol, list_position(['upbit', 'bithumb'], exchange)`,
       { path: dataset.path },
@@ -195,6 +199,9 @@ const krPrices: DataHandler = {
         change_24h_pct: r.change_24h_pct,
         volume_24h_krw: r.volume_24h_krw,
         as_of: r.as_of,
+        last_trade_at: r.last_trade_at,
+        trade_age_seconds: r.trade_age_seconds,
+        stale: r.stale,
       })),
     });
   },

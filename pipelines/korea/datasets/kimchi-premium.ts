@@ -28,7 +28,7 @@ import {
   marketAsOf,
   requirePremiumInputs,
 } from '../premiums.ts';
-import { documentStep, exchangeRankSql, pctSql, queryDocument, unavailableExchangesSql, type KoreaRun } from '../sql.ts';
+import { documentStep, exchangeRankSql, isoSql, pctSql, queryDocument, unavailableExchangesSql, type KoreaRun } from '../sql.ts';
 
 export async function kimchiPremiumDocument(c: DuckDBConnection, run: KoreaRun): Promise<Record<string, unknown>> {
   await requirePremiumInputs(c, 'kimchi-premium', { global: true });
@@ -48,6 +48,7 @@ export async function kimchiPremiumDocument(c: DuckDBConnection, run: KoreaRun):
                   exchange := p.exchange,
                   price_krw := p.price_krw,
                   premium_pct := ${pctSql('p.kimchi')},
+                  last_trade_at := ${isoSql('p.last_trade_at')},
                   usdt_krw := p.usdt_krw,
                   usdt_premium_pct := ${pctSql('p.kimchi_usdt')}
                 ) ORDER BY ${exchangeRankSql('p.exchange')}),

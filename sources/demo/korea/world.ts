@@ -160,6 +160,8 @@ function simulateMarket(w: WorldWindow, exchange: KoreaExchange, listing: Market
   let volumeBase = 0;
   let volumeKrw = 0;
   let lastRawClose = -1;
+  /** The last minute with a trade (-1: none in the window). */
+  let lastTradeMinute = -1;
   let rateHour = -1;
   let expectedKrw = 0;
   let tradeChance = 0;
@@ -192,6 +194,7 @@ function simulateMarket(w: WorldWindow, exchange: KoreaExchange, listing: Market
     volumeBase += turnover / rawVwap;
     volumeKrw += turnover;
     lastRawClose = rawClose;
+    lastTradeMinute = m;
     if (m >= firstCandle) {
       const open = roundKrw(rawOpen, stable);
       const close = roundKrw(rawClose, stable);
@@ -222,6 +225,8 @@ function simulateMarket(w: WorldWindow, exchange: KoreaExchange, listing: Market
     roundVolume(volumeBase),
     round2(volumeKrw),
     w.now,
+    // the last trade: within its minute (a trade near its end); none in the window: the window's start at the latest
+    new Date(lastTradeMinute >= 0 ? msOfMinute(lastTradeMinute) + 45_000 : msOfMinute(firstTraded)),
     SOURCE,
   ];
   return { ticker, candles };

@@ -58,6 +58,7 @@ describe('Bithumb ALL_KRW (every number a string)', () => {
       295.59234594,
       26949449771.5081,
       new Date('2026-07-30T07:41:04.588Z'),
+      null, // ALL_KRW does not say when the last trade was
       'live',
     ]);
     const shib = bithumbTickerRows(tickers, AT).find((r) => r[1] === 'SHIB')!;

@@ -171,6 +171,7 @@ export function bithumbTickerRows(tickers: BithumbTickers, receivedAt: Date): Ro
     c.units_traded_24H,
     c.acc_trade_value_24H,
     asOf,
+    null, // the ALL_KRW ticker does not say when the last trade was
     SOURCE,
   ]);
 }

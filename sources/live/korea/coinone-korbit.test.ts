@@ -78,6 +78,7 @@ describe('Coinone public API v2', () => {
       199.68043318,
       18235570040.1592,
       new Date('2026-07-30T07:41:03.912Z'),
+      null, // Coinone's ticker does not say when the last trade was
       'live',
     ]);
     const bySymbol = (s: string) => rows.find((r) => r[1] === s)!;
@@ -111,7 +112,7 @@ describe('Coinone public API v2', () => {
     await serve([['/public/v2/ticker_new/KRW', { json: documented }]]);
     const tickers = await call('coinone', new RequestBudget(12), (up) => fetchCoinoneTickers(up));
     expect(coinoneTickerRows(tickers.rows)).toEqual([
-      ['coinone', 'BTC', 3833000, 0, 3845000, 3819000, null, 163.3828, 10000, new Date(1499341142000), 'live'],
+      ['coinone', 'BTC', 3833000, 0, 3845000, 3819000, null, 163.3828, 10000, new Date(1499341142000), null, 'live'],
     ]);
   });
 
@@ -247,6 +248,7 @@ describe('Korbit Open API v2', () => {
       41.28371822,
       3763910452.92716,
       new Date('2026-07-30T07:41:02.318Z'),
+      new Date('2026-07-30T07:41:02.318Z'), // Korbit's time is the last trade's
       'live',
     ]);
     const bySymbol = (s: string) => rows.find((r) => r[1] === s)!;

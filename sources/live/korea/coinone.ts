@@ -148,6 +148,7 @@ export function coinoneTickerRows(tickers: readonly CoinoneTicker[]): Row[] {
       t.target_volume,
       t.quote_volume,
       new Date(t.timestamp),
+      null, // `timestamp` is refreshed on quiet markets too: the ticker does not say when the last trade was
       SOURCE,
     ]);
 }

@@ -204,7 +204,7 @@ describe('the live korea run on payloads in the exchanges documented formats', (
 
     // premiums only from inputs of the same minutes: XRP (global price 2 h older) and ETH on Upbit (a 2024 price) are stale, with the reason
     const kimchi = doc<Kimchi>(run.snap, 'kimchi-premium');
-    expect(kimchi.input_window).toEqual({ prices_minutes: 10, fx_hours: 96 });
+    expect(kimchi.input_window).toEqual({ prices_minutes: 10, fx_hours: 96, trade_minutes: 60 });
     expect(kimchi.stale.map((s) => [s.symbol, s.exchange])).toEqual([
       ['ETH', 'upbit'],
       ['XRP', 'upbit'],

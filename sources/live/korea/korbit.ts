@@ -143,6 +143,7 @@ export function korbitTickerRows(tickers: readonly KorbitTicker[]): Row[] {
       t.volume,
       t.quoteVolume,
       new Date(t.lastTradedAt),
+      new Date(t.lastTradedAt), // the ticker has no snapshot time: the last trade is the price's time
       SOURCE,
     ]);
 }

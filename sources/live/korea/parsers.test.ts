@@ -84,7 +84,7 @@ describe('Upbit market_event flags', () => {
     expect(unknown).toEqual(['market_warning "WATCH" is not a documented value, kept as other (KRW-ODD)']);
   });
 
-  it('turns the fractional signed_change_rate into percent and keeps rolling 24h turnover', () => {
+  it('turns the fractional signed_change_rate into percent, keeps rolling 24h turnover and the last trade time', () => {
     const tickers = z.array(UpbitTicker).parse(koreaFixture('upbit-ticker-all-krw.json'));
     const btc = upbitTickerRows(tickers).find((r) => r[1] === 'BTC')!;
     expect(btc).toEqual([
@@ -98,6 +98,7 @@ describe('Upbit market_event flags', () => {
       814.34496604,
       74674126733.71954,
       new Date(1785397260707),
+      new Date(1785397260652), // trade_timestamp: the last trade, 55 ms before the snapshot
       'live',
     ]);
   });

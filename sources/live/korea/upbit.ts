@@ -53,6 +53,8 @@ export const UpbitTicker = z.object({
   acc_trade_price_24h: Num,
   /** When Upbit built the snapshot: the price's source time. */
   timestamp: EpochMs,
+  /** When the last trade happened (differs from `timestamp` on a quiet market); absent in some recordings. */
+  trade_timestamp: EpochMs.optional(),
 });
 export type UpbitTicker = z.infer<typeof UpbitTicker>;
 
@@ -144,6 +146,7 @@ export function upbitTickerRows(tickers: readonly UpbitTicker[]): Row[] {
       t.acc_trade_volume_24h,
       t.acc_trade_price_24h,
       new Date(t.timestamp),
+      t.trade_timestamp === undefined ? null : new Date(t.trade_timestamp),
       SOURCE,
     ]);
   }
