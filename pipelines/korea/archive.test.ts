@@ -15,6 +15,9 @@ import { parseArgs, runCli } from '../cli.ts';
 import { LineProgress } from '../progress.ts';
 import { DEMO_NOW } from '../testing/demo-snapshots.ts';
 import { copyOfSharedDemo } from '../testing/shared-demo.ts';
+import { findEndpoint } from '../../catalog/index.ts';
+import { closeSnapshotDuck } from '../../proxy/data/duck.ts';
+import { koreaHandlers } from '../../proxy/data/korea.ts';
 
 const MINUTE = 60_000;
 const at = (ms: number) => new Date(Date.parse(DEMO_NOW) + ms).toISOString();
@@ -94,6 +97,22 @@ describe('the kimchi premium archive across korea runs', () => {
     }
     // closed hours only are published
     expect((await published(snap, '1h')).every((l) => l.split('|')[2]! < DEMO_NOW.slice(0, 13))).toBe(true);
+    // the history endpoint's handler reads the parts and the delta in time order, the new minute last
+    const endpoint = findEndpoint('korea', 'kimchi-premium-history')!;
+    const res = await koreaHandlers['kimchi-premium-history']!.handle({
+      endpoint,
+      query: { symbol: 'BTC', interval: '1m', from: at(-3 * 60 * MINUTE), to: at(5 * MINUTE), limit: 2000 },
+      params: {},
+      body: undefined,
+      snapshot: snap,
+      now: new Date(at(5 * MINUTE)),
+    });
+    expect(res.status).toBe(200);
+    const points = (res.body as { points: Array<{ t: string; exchange: string }> }).points;
+    const keys = points.map((p) => `${p.t}|${p.exchange}`);
+    expect(keys).toEqual([...keys].sort());
+    expect(points.at(-1)!.t).toBe(`${minute}:00Z`);
+    await closeSnapshotDuck();
   }, 120_000);
 
   it('loses nothing with the snapshot directory gone, nor with --rebuild', async () => {
