@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { PREMIUM_ARCHIVE } from '../catalog/korea.ts';
 import { findEndpoint } from '../catalog/index.ts';
 import { openDatabase } from '../lib/duckdb.ts';
-import { ensureArchive } from '../pipelines/korea/archive.ts';
+import { ARCHIVE_WRITE_OPTIONS, archiveRowsSql, ensureArchive } from '../pipelines/korea/archive.ts';
 import { closeSnapshotDuck } from '../proxy/data/duck.ts';
 import { koreaHandlers } from '../proxy/data/korea.ts';
 import type { DataRequest } from '../proxy/data/types.ts';
@@ -65,12 +65,9 @@ export async function benchPremiumArchive(): Promise<RowInput[]> {
       const entry = await writer.writeTable(
         c,
         `kimchi-premium-${interval}`,
-        `SELECT symbol, exchange, t, premium_pct, min_pct, max_pct, last_pct, samples FROM premium_${interval}`,
+        archiveRowsSql(interval),
         { source: 'demo', asOf: new Date(`${NOW.replace(' ', 'T')}Z`), license: 'proprietary', description: 'bench' },
-        {
-          partitionBy: { key: 'symbol', buckets: PREMIUM_ARCHIVE.buckets, orderBy: 'symbol, t, exchange' },
-          rowGroupSize: PREMIUM_ARCHIVE.rowGroupSize,
-        },
+        ARCHIVE_WRITE_OPTIONS,
       );
       bytes[interval] = entry.bytes;
     }

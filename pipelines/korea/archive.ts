@@ -97,11 +97,18 @@ export async function recordPremiums(c: DuckDBConnection, source: string): Promi
   return { minute, merged };
 }
 
+/** How the archive's datasets are written: partitioned by symbol, sorted by symbol, time, exchange. */
+export const ARCHIVE_WRITE_OPTIONS = {
+  partitionBy: { key: 'symbol', buckets: PREMIUM_ARCHIVE.buckets, orderBy: 'symbol, t, exchange' },
+  rowGroupSize: PREMIUM_ARCHIVE.rowGroupSize,
+};
+
 /** Rows an interval publishes: every minute up to the run's; hours and days once closed. */
 const closedSql = (interval: PremiumInterval, minute: Date): string =>
   interval === '1m' ? `t <= ${timestampSql(minute)}` : `t < date_trunc('${UNIT[interval]}', ${timestampSql(minute)})`;
 
-const selectSql = (interval: PremiumInterval, where: string): string =>
+/** The published rows of an interval's warehouse table matching `where` (the bench publishes with it too). */
+export const archiveRowsSql = (interval: PremiumInterval, where = 'true'): string =>
   `SELECT symbol, exchange, t, premium_pct, min_pct, max_pct, last_pct, samples FROM ${table(interval)} WHERE ${where}`;
 
 /**
@@ -112,8 +119,7 @@ async function publishInterval(ctx: PipelineContext, interval: PremiumInterval, 
   const c = ctx.connection;
   const name = archiveDataset(interval);
   const meta = ctx.meta(name, minute);
-  const partitionBy = { key: 'symbol', buckets: PREMIUM_ARCHIVE.buckets, orderBy: 'symbol, t, exchange' };
-  const options = { partitionBy, rowGroupSize: PREMIUM_ARCHIVE.rowGroupSize };
+  const options = ARCHIVE_WRITE_OPTIONS;
   let why = whole;
   const previous = ctx.writer.previousManifest?.datasets.find((d) => d.name === name);
   const paths = why ? null : ctx.writer.previousPaths(name);
@@ -125,12 +131,12 @@ async function publishInterval(ctx: PipelineContext, interval: PremiumInterval, 
     const after = last?.t ? `t > TIMESTAMP ${sqlString(String(last.t))}` : 'true';
     const [fresh] = await queryJson(
       c,
-      `SELECT count(*)::BIGINT AS n FROM (${selectSql(interval, `${closedSql(interval, minute)} AND ${after}`)})`,
+      `SELECT count(*)::BIGINT AS n FROM (${archiveRowsSql(interval, `${closedSql(interval, minute)} AND ${after}`)})`,
     );
     if (deltas + Number(fresh?.n ?? 0) > Math.max(PREMIUM_ARCHIVE.foldMinRows, parts / 4))
       why = 'the deltas reached a quarter of the parts';
     else {
-      const entry = await ctx.writer.appendTable(c, name, selectSql(interval, `${closedSql(interval, minute)} AND ${after}`), meta, {
+      const entry = await ctx.writer.appendTable(c, name, archiveRowsSql(interval, `${closedSql(interval, minute)} AND ${after}`), meta, {
         ...options,
         mergeDeltas: true,
       });
@@ -139,7 +145,7 @@ async function publishInterval(ctx: PipelineContext, interval: PremiumInterval, 
     }
   }
   ctx.log(`${name}: written whole (${why})`);
-  return ctx.writer.writeTable(c, name, selectSql(interval, closedSql(interval, minute)), meta, options);
+  return ctx.writer.writeTable(c, name, archiveRowsSql(interval, closedSql(interval, minute)), meta, options);
 }
 
 /** The run's minute and whether the dataset must be written whole, once recordPremiums ran in this run (the 1h and 1d steps read it). */

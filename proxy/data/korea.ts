@@ -213,7 +213,11 @@ const DAY_MS = 86_400_000;
 /** A time as DuckDB TIMESTAMP text (UTC, no zone): what the archive's t is compared with. */
 const tsText = (d: Date): string => d.toISOString().replace('T', ' ').replace('Z', '');
 const isoSecond = (d: Date): string => `${d.toISOString().slice(0, 19)}Z`;
-const KEPT: Record<PremiumInterval, string> = { '1m': '7 days', '1h': '2 years', '1d': 'for ever' };
+/** How long an interval is kept, in words, from PREMIUM_ARCHIVE.keepDays. */
+const keptText = (interval: PremiumInterval): string => {
+  const days = PREMIUM_ARCHIVE.keepDays[interval];
+  return days === null ? 'for ever' : days % 365 === 0 ? `${days / 365} years` : `${days} days`;
+};
 
 /** Whether the archive dataset holds a row of `symbol` (the parts of its bucket and the deltas). */
 async function holdsSymbol(data: LoadedDataset, symbol: string): Promise<boolean> {
@@ -314,7 +318,7 @@ const premiumHistory: DataHandler = {
       count: page.length,
       points: page,
       next_cursor: rows.length > limit && last ? encodeHistoryCursor(String(last.t), String(last.exchange)) : null,
-      kept: KEPT[interval],
+      kept: keptText(interval),
     });
   },
 };
