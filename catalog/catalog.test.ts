@@ -285,9 +285,10 @@ describe('korea parameters', () => {
     }
   });
 
-  it('exchange: upbit, bithumb or all (default all)', () => {
+  it('exchange: upbit, bithumb, coinone, korbit or all (default all)', () => {
     const prices = query('korea', 'kr-prices');
-    expect(prices.safeParse({ exchange: 'coinone' }).success).toBe(false);
+    expect(prices.safeParse({ exchange: 'gopax' }).success).toBe(false);
+    expect(prices.parse({ exchange: 'Korbit' })).toEqual({ symbol: 'BTC', exchange: 'korbit' });
     expect(prices.parse({ exchange: 'upbit' })).toEqual({ symbol: 'BTC', exchange: 'upbit' });
     expect(prices.parse({})).toEqual({ symbol: 'BTC', exchange: 'all' });
   });
@@ -645,6 +646,22 @@ describe('response schemas', () => {
       exchanges: [
         { exchange: 'upbit', price_krw: 91_200_000, premium_pct: 0.658, last_trade_at: asOf, usdt_krw: 1392, usdt_premium_pct: 0.333 },
       ],
+      index: {
+        premium_pct: 0.658,
+        price_krw: 91_200_000,
+        global_price_usd: 65300,
+        global_venues: ['binance'],
+        exchanges: [{ exchange: 'upbit', weight_pct: 100 }],
+      },
+      korea_index: {
+        premium_pct: 0.71,
+        symbols: 180,
+        volume_24h_krw: 1.2e12,
+        exchanges_used: ['upbit'],
+        exchanges: [{ exchange: 'upbit', symbols: 180, volume_24h_krw: 1.2e12, weight_pct: 100 }],
+        left_out: [{ exchange: 'korbit', reason: 'korbit: HTTP 503' }],
+        method: 'volume-weighted',
+      },
       unavailable_exchanges: [],
     };
     expect(KOREA_RESPONSES.KimchiPremiumBody.safeParse(body).success).toBe(true);

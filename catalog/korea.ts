@@ -38,7 +38,15 @@ export const SYMBOL_LOOKUP_ENDPOINT_IDS: readonly string[] = [
 import { DIVERGENCE_SYMBOLS } from './symbols.ts';
 export { DIVERGENCE_SYMBOLS, type DivergenceSymbol } from './symbols.ts';
 
-export const KOREAN_EXCHANGES = ['upbit', 'bithumb'] as const;
+/**
+ * The Korean exchanges whose prices we read, in the order every list shows them (Upbit first).
+ * Upbit and Bithumb also give their market lists, caution flags, alerts and 1-minute candles
+ * (LISTING_EXCHANGES); Coinone and Korbit give prices only.
+ */
+export const KOREAN_EXCHANGES = ['upbit', 'bithumb', 'coinone', 'korbit'] as const;
+export type KoreanExchange = (typeof KOREAN_EXCHANGES)[number];
+/** The exchanges whose market lists, flags, alerts and candles we read. */
+export const LISTING_EXCHANGES = ['upbit', 'bithumb'] as const;
 
 const DATA_NOTE =
   " Every response carries `source` ('live' = real exchange data, 'demo' = the built-in simulator used when the " +
@@ -69,7 +77,7 @@ const divergenceSymbolParam = z.preprocess(
 
 const exchangeParam = z.preprocess(
   toLower,
-  oneOf(['upbit', 'bithumb', 'all'], "Korean exchange: 'upbit', 'bithumb' or 'all' for both.").default('all'),
+  oneOf([...KOREAN_EXCHANGES, 'all'], "Korean exchange: 'upbit', 'bithumb', 'coinone', 'korbit' or 'all' for every one.").default('all'),
 );
 
 const limitParam = intParam({ min: 1, max: 10, default: 5, description: 'Number of articles to return, 1 to 10.' });
@@ -87,6 +95,10 @@ const NewsQuery = z.object({ limit: limitParam });
  */
 export const PREMIUM_ARCHIVE = {
   intervals: ['1m', '1h', '1d'] as const,
+  /** The archive's `exchange` of the Korea premium index (per symbol; symbol MARKET_INDEX_SYMBOL for the market-wide one). */
+  indexExchange: 'korea' as const,
+  /** The archive's `symbol` of the market-wide Korea premium index. */
+  marketIndexSymbol: 'ALL' as const,
   /** Days each interval is kept; null: for ever. */
   keepDays: { '1m': 7, '1h': 730, '1d': null } as Record<'1m' | '1h' | '1d', number | null>,
   /** Points (time, exchange) per page at most. */
@@ -222,6 +234,10 @@ const InputWindow = z
 
 const staleReason = z.string().describe('Which inputs, their times and how far apart they are.');
 
+/** A list of Korean exchanges with the reason each is named. */
+const UnavailableExchangesOf = (description: string) =>
+  z.array(z.object({ exchange: Exchange, reason: z.string().describe('Why, as the run saw it.') })).describe(description);
+
 const UnavailableExchanges = z
   .array(
     z.object({
@@ -234,7 +250,7 @@ const UnavailableExchanges = z
     }),
   )
   .describe(
-    'Korean exchanges missing from this run (upstream down, or for kimchi-premium a price too far in time from the global price or the rate): the figures come from the other exchange only. Empty when both answered.',
+    'Korean exchanges missing from this run (upstream down, or for kimchi-premium a price too far in time from the global price or the rate): the figures come from the other exchanges only. Empty when every exchange answered.',
   );
 
 // ------------------------------------------------------------------ free responses
@@ -274,8 +290,13 @@ const StatsBody = z.object({
         .array(
           z.object({
             exchange: Exchange,
-            available: z.boolean().describe('Whether the last run had both the market list and prices of the exchange.'),
-            tokens: z.number().int().describe('KRW markets listed on the exchange.'),
+            available: z
+              .boolean()
+              .describe('Whether the last run had the prices of the exchange, and for Upbit and Bithumb its market list too.'),
+            tokens: z
+              .number()
+              .int()
+              .describe('KRW markets listed on the exchange (Upbit and Bithumb; 0 for the price-only Coinone and Korbit).'),
             priced: z.number().int().describe('KRW markets with a last price.'),
             with_global_price: z.number().int().describe('Priced markets whose token has a global reference price.'),
             with_candles: z.number().int().describe('Markets with 1-minute candles in the last run.'),
@@ -321,7 +342,7 @@ const StatsBody = z.object({
 const KrPricesBody = z.object({
   ...dataStamp,
   symbol: Ticker,
-  exchange: z.enum(['upbit', 'bithumb', 'all']).describe('Exchange filter as requested.'),
+  exchange: z.enum([...KOREAN_EXCHANGES, 'all']).describe('Exchange filter as requested.'),
   prices: z
     .array(
       z.object({
@@ -349,6 +370,50 @@ const KrPricesBody = z.object({
     .describe('One entry per exchange that lists the symbol (and matches `exchange`).'),
 });
 
+/** The Korea premium index of one symbol (pipelines/korea/premiums.ts INDEX_ROWS_SQL). */
+const SymbolIndex = z
+  .object({
+    premium_pct: percent(
+      "Korea premium index of the symbol: the KRW price weighted by each exchange's 24-hour KRW volume, at the official rate, against the volume-weighted global price",
+    ),
+    price_krw: Krw('Volume-weighted Korean price'),
+    global_price_usd: Usd("Global price weighted by each venue's 24-hour USD volume"),
+    global_venues: z.array(z.string()).describe("Global venues in the global price, e.g. ['binance', 'okx']."),
+    exchanges: z
+      .array(z.object({ exchange: Exchange, weight_pct: percent("The exchange's share of the symbol's Korean 24-hour KRW volume") }))
+      .describe(
+        'The Korean exchanges in the index of this symbol and their weights, Upbit first; an exchange left out has a stale price, no volume or no price.',
+      ),
+  })
+  .nullable()
+  .describe('The Korea premium index of this symbol; null when no exchange has a fresh, traded price of it with 24-hour volume.');
+
+/** The market-wide Korea premium index of one run. */
+const KoreaIndex = z
+  .object({
+    premium_pct: percent(
+      "Market-wide Korea premium index: the symbols' indices weighted by their Korean 24-hour KRW volume, stablecoins left out",
+    ).nullable(),
+    symbols: z.number().int().min(0).describe('Symbols in the index.'),
+    volume_24h_krw: Krw('Korean 24-hour KRW volume of the symbols in the index').nullable(),
+    exchanges_used: z.array(Exchange).describe('The exchanges the index rests on, Upbit first: an index from one exchange says so here.'),
+    exchanges: z
+      .array(
+        z.object({
+          exchange: Exchange,
+          symbols: z.number().int().describe('Symbols this exchange contributes.'),
+          volume_24h_krw: Krw('Its 24-hour KRW volume in the index'),
+          weight_pct: percent("Its share of the index's volume"),
+        }),
+      )
+      .describe('Per exchange used.'),
+    left_out: UnavailableExchangesOf(
+      'Korean exchanges with no weight in the index this run, with the reason (down, every price stale, prices refused as implausible).',
+    ),
+    method: z.string().describe('How the index is computed.'),
+  })
+  .describe('The Korea premium index over every Korean exchange read (Upbit, Bithumb, Coinone, Korbit).');
+
 const KimchiPremiumBody = z.object({
   ...dataStamp,
   symbol: Ticker,
@@ -371,12 +436,18 @@ const KimchiPremiumBody = z.object({
       }),
     )
     .describe('One entry per Korean exchange listing the symbol, Upbit first.'),
+  index: SymbolIndex,
+  korea_index: KoreaIndex,
   unavailable_exchanges: UnavailableExchanges,
 });
 
+const ArchiveExchange = z
+  .enum([...KOREAN_EXCHANGES, PREMIUM_ARCHIVE.indexExchange])
+  .describe(`Korean exchange, or '${PREMIUM_ARCHIVE.indexExchange}': the Korea premium index (volume-weighted over the exchanges).`);
+
 const PremiumPoint = z.object({
   t: isoDateTime('Start of the minute, hour or UTC day (UTC).'),
-  exchange: Exchange,
+  exchange: ArchiveExchange,
   premium_pct: percent('Kimchi premium at the official FX rate, mean of the minutes observed in the interval'),
   min_pct: percent('Lowest minute in the interval'),
   max_pct: percent('Highest minute in the interval'),
@@ -402,7 +473,7 @@ const PremiumHistoryBody = z.object({
 });
 
 const PremiumStatsEntry = z.object({
-  exchange: Exchange,
+  exchange: ArchiveExchange,
   current_pct: percent('The newest minute point (the premium now)').nullable(),
   current_at: isoDateTimeOrNull('Its time.'),
   percentile: z
@@ -890,7 +961,9 @@ const DivergenceBody = z.object({
       }),
     )
     .describe('Korean exchanges listing the symbol; empty when none does.'),
-  divergence_pct: percent('Mean divergence over the listed exchanges; null when no Korean exchange lists the symbol').nullable(),
+  divergence_pct: percent(
+    "The symbol's Korea premium index: the exchanges' prices weighted by their 24-hour KRW volume against the volume-weighted global price; null when no Korean exchange lists the symbol",
+  ).nullable(),
   summary: z.string().min(1).max(400).describe('One to two sentence AI summary of the divergence.'),
   ...producedBy,
 });
@@ -1023,6 +1096,7 @@ const KimchiPremiumEntry = KimchiPremiumBody.pick({
   global_price_usd: true,
   global_source: true,
   exchanges: true,
+  index: true,
 }).extend({
   stale_exchanges: UnavailableExchanges.describe(
     'Exchanges whose price of this symbol was too far in time from the other inputs, with the reason.',
@@ -1036,6 +1110,7 @@ const KimchiPremiumDocument = z.object({
   symbols_count: z.number().int().min(0).describe('Symbols in `by_symbol`.'),
   by_symbol: z.record(Ticker, KimchiPremiumEntry),
   no_global_price: z.array(Ticker).describe('Listed symbols without a global reference price (no premium).'),
+  korea_index: KoreaIndex,
   input_window: InputWindow,
   stale: z.array(z.object({ symbol: Ticker, exchange: Exchange, reason: staleReason })),
   unavailable_exchanges: UnavailableExchanges,

@@ -141,7 +141,7 @@ describe('korea specifics', () => {
 
   it('symbol, exchange and divergence symbol show allowed values and defaults', () => {
     expect(parameter(operation('korea', '/api/v1/kr-prices'), 'exchange').schema).toMatchObject({
-      enum: ['upbit', 'bithumb', 'all'],
+      enum: ['upbit', 'bithumb', 'coinone', 'korbit', 'all'],
       default: 'all',
     });
     expect(parameter(operation('korea', '/api/v1/kimchi-premium'), 'symbol').schema).toMatchObject({

@@ -158,6 +158,8 @@ export class Secret {
 export const UPSTREAM_SETTINGS = [
   'UPBIT_BASE_URL',
   'BITHUMB_BASE_URL',
+  'COINONE_BASE_URL',
+  'KORBIT_BASE_URL',
   'BINANCE_BASE_URL',
   'OKX_BASE_URL',
   'FX_BASE_URL',

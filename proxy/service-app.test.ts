@@ -283,7 +283,7 @@ describe('payments on every paid endpoint', () => {
     const notInt = await app.request('/api/v1/kr-news/kpop?limit=2.5');
     expect(((await notInt.json()) as { detail: Array<{ type: string }> }).detail[0]!.type).toBe('int_from_float');
 
-    const exchange = await app.request('/api/v1/kr-prices?exchange=coinone');
+    const exchange = await app.request('/api/v1/kr-prices?exchange=gopax');
     expect(exchange.status).toBe(422);
     expect(((await exchange.json()) as { detail: Array<{ loc: string[]; type: string }> }).detail[0]).toMatchObject({
       loc: ['query', 'exchange'],
@@ -376,8 +376,8 @@ describe('the kimchi premium archive through the app', () => {
     expect(whole.status).toBe(200);
     expect(whole.body.next_cursor).toBeNull();
     const points = whole.body.points as Array<{ t: string; exchange: string; samples: number }>;
-    // 10 days of closed hours on both exchanges (the demo's archive holds 14 days of hours)
-    expect(points).toHaveLength(10 * 24 * 2);
+    // 10 days of closed hours on the four exchanges and the Korea index (the demo's archive holds 14 days of hours)
+    expect(points).toHaveLength(10 * 24 * 5);
     expect(points.every((p) => p.t >= '2026-11-10T00:00:00Z' && p.t < '2026-11-20T00:00:00Z')).toBe(true);
     expect(points.map((p) => `${p.t}|${p.exchange}`)).toEqual(points.map((p) => `${p.t}|${p.exchange}`).sort());
     expect(points.every((p) => p.samples === 60)).toBe(true);
@@ -392,7 +392,7 @@ describe('the kimchi premium archive through the app', () => {
       cursor = page.body.next_cursor as string | null;
       pages += 1;
     } while (cursor && pages < 20);
-    expect(pages).toBe(5);
+    expect(pages).toBe(12);
     expect(paged).toEqual(points);
   });
 
@@ -417,10 +417,11 @@ describe('the kimchi premium archive through the app', () => {
                        WHERE h.symbol = 'BTC' AND h.t > newest.n_t - INTERVAL 7 DAY AND h.t <= newest.n_t)
          SELECT pts.exchange, count(*) AS n, avg(p) AS mean, stddev_samp(p) AS sd, 100.0 * count(*) FILTER (WHERE p < cur.cur) / count(*) AS pct,
                 (any_value(cur.cur) - avg(p)) / stddev_samp(p) AS z
-           FROM pts JOIN cur USING (exchange) GROUP BY pts.exchange ORDER BY pts.exchange DESC`,
+           FROM pts JOIN cur USING (exchange) GROUP BY pts.exchange
+          ORDER BY list_position(['upbit', 'bithumb', 'coinone', 'korbit', 'korea'], pts.exchange)`,
       );
       const expected = reader.getRowObjectsJson();
-      expect(body.exchanges.map((e: Record<string, unknown>) => e.exchange)).toEqual(['upbit', 'bithumb']);
+      expect(body.exchanges.map((e: Record<string, unknown>) => e.exchange)).toEqual(['upbit', 'bithumb', 'coinone', 'korbit', 'korea']);
       for (const [i, e] of (body.exchanges as Array<Record<string, number>>).entries()) {
         const x = expected[i]!;
         expect(e.samples).toBe(Number(x.n));

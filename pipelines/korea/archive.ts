@@ -11,7 +11,8 @@
  * (official-FX kimchi premium, percent, 4 decimals), min/max/last over them, samples how many
  * minutes were observed. Each run:
  *   1. writes its own minute: every pair of PREMIUM_ROWS_SQL with a premium (a pair whose inputs
- *      are too far apart in time has none and is not archived: never a stale premium);
+ *      are too far apart in time has none and is not archived: never a stale premium), and the
+ *      Korea premium index as exchange 'korea': per symbol, and the market-wide one as symbol 'ALL';
  *   2. merges the demo world's history (kr_premium_history) where the archive has no row, once;
  *   3. rolls the minutes of this hour and the previous one up into hours, and the hours of this
  *      day and the previous one into days (weighted by samples), replacing those rows;
@@ -27,7 +28,9 @@ import { PREMIUM_ARCHIVE, type PremiumInterval } from '../../catalog/korea.ts';
 import { queryJson, sqlString, tableExists } from '../../lib/duckdb.ts';
 import type { DatasetEntry } from '../../snapshots/manifest.ts';
 import type { DatasetStep, PipelineContext } from '../runner.ts';
-import { marketAsOf, PREMIUM_ROWS_SQL, requirePremiumInputs } from './premiums.ts';
+import { INDEX_ROWS_SQL, MARKET_INDEX_SQL, marketAsOf, PREMIUM_ROWS_SQL, requirePremiumInputs } from './premiums.ts';
+
+const INDEX = PREMIUM_ARCHIVE.indexExchange;
 import { ensureRawTables, runOf, timestampSql } from './sql.ts';
 
 const COLUMNS = `t TIMESTAMP, exchange VARCHAR, symbol VARCHAR, premium_pct DOUBLE, min_pct DOUBLE, max_pct DOUBLE,
@@ -57,7 +60,11 @@ export async function recordPremiums(c: DuckDBConnection, source: string): Promi
   await c.run(`DELETE FROM premium_1m WHERE t = ${m}`);
   await c.run(`INSERT INTO premium_1m
     SELECT ${m}, exchange, symbol, p, p, p, p, 1, ${sqlString(source)}
-      FROM (SELECT exchange, symbol, round(kimchi * 100, 4) AS p FROM ${PREMIUM_ROWS_SQL} WHERE kimchi IS NOT NULL)
+      FROM (SELECT exchange, symbol, round(kimchi * 100, 4) AS p FROM ${PREMIUM_ROWS_SQL} WHERE kimchi IS NOT NULL
+            UNION ALL
+            SELECT ${sqlString(INDEX)}, symbol, round(index * 100, 4) FROM ${INDEX_ROWS_SQL}
+            UNION ALL
+            SELECT ${sqlString(INDEX)}, ${sqlString(PREMIUM_ARCHIVE.marketIndexSymbol)}, round(index * 100, 4) FROM ${MARKET_INDEX_SQL} WHERE index IS NOT NULL)
      ORDER BY exchange, symbol`);
   let merged = 0;
   for (const interval of PREMIUM_ARCHIVE.intervals) {

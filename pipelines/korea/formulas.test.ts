@@ -98,7 +98,11 @@ describe('premiums', () => {
     ]);
     // USDT has no global reference: not a kimchi-premium symbol, said so for the 404
     expect(doc.no_global_price).toEqual(['USDT']);
-    expect(doc.unavailable_exchanges).toEqual([]);
+    // the worked example has no Coinone or Korbit prices: named, never silently counted
+    expect(doc.unavailable_exchanges).toEqual([
+      { exchange: 'coinone', reason: 'no coinone data in this run' },
+      { exchange: 'korbit', reason: 'no korbit data in this run' },
+    ]);
   });
 
   it('stablecoin premium: 1,392 / 1,387.5 - 1 = +0.3243 %', async () => {
@@ -140,7 +144,11 @@ describe('premiums', () => {
     const doc = await kimchiPremiumDocument(c, run());
     const btc = (doc.by_symbol as Record<string, { exchanges: { exchange: string }[] }>).BTC!;
     expect(btc.exchanges.map((e) => e.exchange)).toEqual(['upbit']);
-    expect(doc.unavailable_exchanges).toEqual([{ exchange: 'bithumb', reason: 'bithumb: HTTP 503 from /public/ticker/ALL_KRW' }]);
+    expect(doc.unavailable_exchanges).toEqual([
+      { exchange: 'bithumb', reason: 'bithumb: HTTP 503 from /public/ticker/ALL_KRW' },
+      { exchange: 'coinone', reason: 'no coinone data in this run' },
+      { exchange: 'korbit', reason: 'no korbit data in this run' },
+    ]);
     await expect(arbitrageScannerDocument(c, run())).rejects.toThrow(
       /no bithumb prices.*\(bithumb: HTTP 503.*last good version stays live/,
     );
@@ -177,6 +185,102 @@ describe('premiums', () => {
     );
     await newRun();
     await expect(stablecoinPremiumDocument(c, run())).rejects.toThrow(/no Korean exchange prices/);
+  });
+});
+
+describe('the Korea premium index', () => {
+  // Four exchanges quote BTC; the index weights their prices by 24h KRW volume, the global side by venue volume.
+  async function fourExchanges(): Promise<void> {
+    await put('fx_rates', [fx(1400)]);
+    await put('global_prices', [
+      [...globalPrice('BTC', 65000, 'binance').slice(0, 2), 3e9, 'binance', T0, 'demo'],
+      [...globalPrice('BTC', 65100, 'okx').slice(0, 2), 1e9, 'okx', T0, 'demo'],
+      [...globalPrice('ETH', 3000, 'binance').slice(0, 2), 1e9, 'binance', T0, 'demo'],
+      // 10 % away from Binance: a bad tick, left out of the global price
+      [...globalPrice('ETH', 3300, 'okx').slice(0, 2), 1e9, 'okx', T0, 'demo'],
+      [...globalPrice('USDC', 1, 'binance').slice(0, 2), 1e9, 'binance', T0, 'demo'],
+    ]);
+    await put('kr_tickers', [
+      ticker('upbit', 'BTC', 92_000_000, 600e9),
+      ticker('bithumb', 'BTC', 92_200_000, 300e9),
+      ticker('coinone', 'BTC', 91_800_000, 60e9),
+      ticker('korbit', 'BTC', 92_100_000, 40e9),
+      ticker('upbit', 'ETH', 4_250_000, 100e9),
+      // Korbit's ETH last traded 2 hours ago: stale, so no weight
+      ticker('korbit', 'ETH', 4_000_000, 5e9, T0, new Date(T0.getTime() - 2 * 3_600_000)),
+      ticker('upbit', 'USDC', 1410, 500e9),
+    ]);
+  }
+
+  it('per symbol: the volume-weighted Korean price against the volume-weighted global price', async () => {
+    await fourExchanges();
+    const doc = await kimchiPremiumDocument(c, run());
+    const btc = (doc.by_symbol as Record<string, { index: Record<string, unknown> }>).BTC!.index;
+    // Korean: (600 x 92.0 + 300 x 92.2 + 60 x 91.8 + 40 x 92.1) / 1000 = 92.052 M KRW; global (3 x 65000 + 65100) / 4 = 65025 USD
+    const korean = (600 * 92_000_000 + 300 * 92_200_000 + 60 * 91_800_000 + 40 * 92_100_000) / 1000;
+    const global = (3 * 65000 + 65100) / 4;
+    expect(btc).toEqual({
+      premium_pct: Math.round((korean / 1400 / global - 1) * 1e6) / 1e4,
+      price_krw: 92_052_000,
+      global_price_usd: 65025,
+      global_venues: ['binance', 'okx'],
+      exchanges: [
+        { exchange: 'upbit', weight_pct: 60 },
+        { exchange: 'bithumb', weight_pct: 30 },
+        { exchange: 'coinone', weight_pct: 6 },
+        { exchange: 'korbit', weight_pct: 4 },
+      ],
+    });
+    const eth = (doc.by_symbol as Record<string, { index: Record<string, unknown> }>).ETH!.index;
+    expect(eth).toMatchObject({ global_price_usd: 3000, global_venues: ['binance'], exchanges: [{ exchange: 'upbit', weight_pct: 100 }] });
+    expect(eth.premium_pct).toBeCloseTo((4_250_000 / 1400 / 3000 - 1) * 100, 4);
+  });
+
+  it('market-wide: the symbols weighted by Korean volume, stablecoins out; the exchanges used and left out are named', async () => {
+    await fourExchanges();
+    const doc = await kimchiPremiumDocument(c, run());
+    const index = doc.korea_index as Record<string, unknown>;
+    const korean = (600 * 92_000_000 + 300 * 92_200_000 + 60 * 91_800_000 + 40 * 92_100_000) / 1000;
+    const btc = korean / 1400 / ((3 * 65000 + 65100) / 4) - 1;
+    const eth = 4_250_000 / 1400 / 3000 - 1;
+    expect(index.premium_pct).toBeCloseTo(((1000 * btc + 100 * eth) / 1100) * 100, 4);
+    expect(index).toMatchObject({
+      symbols: 2,
+      volume_24h_krw: 1100e9,
+      exchanges_used: ['upbit', 'bithumb', 'coinone', 'korbit'],
+      left_out: [],
+    });
+    expect((index.exchanges as Array<Record<string, unknown>>).map((e) => [e.exchange, e.symbols, e.weight_pct])).toEqual([
+      ['upbit', 2, 63.64],
+      ['bithumb', 1, 27.27],
+      ['coinone', 1, 5.45],
+      ['korbit', 1, 3.64],
+    ]);
+  });
+
+  it('an exchange down or entirely stale has no weight, and the index says which and why: never one exchange shown as four', async () => {
+    await put('fx_rates', [fx(1400)]);
+    await put('global_prices', [globalPrice('BTC', 65000)]);
+    await put('kr_tickers', [
+      ticker('upbit', 'BTC', 92_000_000, 600e9),
+      ticker('korbit', 'BTC', 92_100_000, 40e9, new Date(T0.getTime() - 3 * 3_600_000)),
+    ]);
+    await c.run(`CREATE TABLE ingest_failures (upstream VARCHAR, error VARCHAR, "at" TIMESTAMP)`);
+    await c.run(
+      `INSERT INTO ingest_failures VALUES ('coinone', 'coinone: GET /public/v2/ticker_new/KRW failed with HTTP 503', '2026-11-20 09:00:00')`,
+    );
+    const doc = await kimchiPremiumDocument(c, run());
+    const index = doc.korea_index as {
+      exchanges_used: string[];
+      left_out: Array<{ exchange: string; reason: string }>;
+      premium_pct: number;
+    };
+    expect(index.exchanges_used).toEqual(['upbit']);
+    expect(index.premium_pct).toBeCloseTo((92_000_000 / 1400 / 65000 - 1) * 100, 4);
+    expect(index.left_out.map((l) => l.exchange)).toEqual(['bithumb', 'coinone', 'korbit']);
+    expect(index.left_out[0]!.reason).toBe('no bithumb prices with 24-hour volume and a global reference in this run');
+    expect(index.left_out[1]!.reason).toBe('coinone: GET /public/v2/ticker_new/KRW failed with HTTP 503');
+    expect(index.left_out[2]!.reason).toMatch(/^every korbit price is stale: the binance global price .* are 3\.0 hours apart/);
   });
 });
 

@@ -77,7 +77,7 @@ describe('fault 4: an absurd FX rate and an absurd Upbit price between two live 
     expect(entry('fx-rate').carried_over?.reason).toBe(`implausible input: ${fxReason}`);
     expect(entry('fx-rate').produced_in).toBe(good.version);
     expect(entry('kr-prices').carried_over?.reason).toMatch(
-      /^implausible input: upbit BTC 91,200,000,000 KRW is 99,900\.0 % above the last good 91,200,000, 99,931\.8 % above bithumb 91,171,000 and 100,558\.1 % above the global price at the official rate [\d,]+$/,
+      /^implausible input: upbit BTC 91,200,000,000 KRW is 99,900\.0 % above the last good 91,200,000, 99,931\.8 % above the median of bithumb, coinone and korbit 91,171,000 and 100,558\.1 % above the global price at the official rate [\d,]+$/,
     );
     expect(entry('kimchi-premium').carried_over?.reason).toBe(`implausible input: ${fxReason}; also refused: upbit prices (BTC)`);
     for (const name of ['stablecoin-premium', 'arbitrage-scanner', 'market-movers']) {
@@ -114,6 +114,33 @@ describe('fault 4: an absurd FX rate and an absurd Upbit price between two live 
     const third = await run(new Date(later.getTime() + 60_000));
     expect(third.exitCode).toBe(0);
     expect(third.results[0]!.manifest!.datasets.filter((d) => d.carried_over)).toEqual([]);
+
+    // Korbit quotes every price a thousand times too high and Coinone is down: neither holds back a
+    // dataset; both are left out of the Korea index with the reason, which rests on Upbit and Bithumb
+    world.reset();
+    const korbit = koreaFixture<{ data: Array<Record<string, unknown>> }>('korbit/tickers.json');
+    world.fault('korbit', '/v2/tickers', {
+      json: { ...korbit, data: korbit.data.map((t) => ({ ...t, close: String(Number(t.close) * 1000) })) },
+    });
+    world.fault('coinone', '/public/v2/ticker_new/KRW', { status: 503, text: 'Service Unavailable' });
+    const fourth = await run(new Date(later.getTime() + 120_000));
+    const fourthManifest = fourth.results[0]!.manifest!;
+    expect(fourthManifest.datasets.filter((d) => d.carried_over).map((d) => d.name)).toEqual([]);
+    const after = new SnapshotReader(settings.snapshotsDir, 'korea');
+    await after.refresh();
+    const index = after.current()!.datasets.get('kimchi-premium')!.document as {
+      korea_index: { exchanges_used: string[]; left_out: Array<{ exchange: string; reason: string }> };
+      by_symbol: Record<string, { exchanges: Array<{ exchange: string }> }>;
+    };
+    expect(index.korea_index.exchanges_used).toEqual(['upbit', 'bithumb']);
+    expect(index.korea_index.left_out.map((l) => l.exchange)).toEqual(['coinone', 'korbit']);
+    expect(index.korea_index.left_out[0]!.reason).toMatch(/^coinone: GET .*ticker_new\/KRW failed after 3 attempts: HTTP 503/);
+    expect(index.korea_index.left_out[1]!.reason).toMatch(
+      /^korbit: 7 of its 7 prices are implausible, so none is used \(korbit [A-Z]+ [\d,.]+ KRW is [\d,.]+ % above the last good/,
+    );
+    expect(index.by_symbol.BTC!.exchanges.map((e) => e.exchange)).toEqual(['upbit', 'bithumb']);
+    expect(fourth.progress.join('\n')).toMatch(/set aside korbit prices: korbit: 7 of its 7 prices are implausible/);
+    after.close();
   });
 });
 

@@ -19,7 +19,7 @@ import type { DatasetStep, PrepareStep } from '../runner.ts';
 import { queryJson } from '../../lib/duckdb.ts';
 import { KOREA_INPUT_BOUNDS, STABLECOINS, type KoreaInput, type MacroSeriesBound } from './plausibility-bounds.ts';
 import { FX_SQL, GLOBAL_SQL, TICKERS_SQL } from './premiums.ts';
-import { ensureRawTables, quote, tableExists } from './sql.ts';
+import { ensureRawTables, exchangeRankSql, LISTING_EXCHANGES, quote, tableExists } from './sql.ts';
 
 /** This run's refusals (dropped with the run's tables). */
 export const REFUSED_INPUTS = 'refused_inputs';
@@ -188,7 +188,9 @@ async function checkGlobalPrices(c: DuckDBConnection, run: Run, fxRate: number |
 }
 
 /** Korean prices per exchange: against the last good value, the other exchange and the global price at the official rate. */
-async function checkKrPrices(c: DuckDBConnection, run: Run, fxRate: number | null): Promise<Refusal[]> {
+type KrRefusal = Refusal & { symbols: string[]; priced: number };
+
+async function checkKrPrices(c: DuckDBConnection, run: Run, fxRate: number | null): Promise<KrRefusal[]> {
   const b = B.krPrices;
   const stable = STABLECOINS.map(quote).join(', ');
   const fx = fxRate ?? 'NULL';
@@ -197,14 +199,17 @@ async function checkKrPrices(c: DuckDBConnection, run: Run, fxRate: number | nul
      WITH t AS (SELECT exchange, symbol, price_krw, as_of FROM ${TICKERS_SQL}),
           r AS (SELECT t.exchange, t.symbol, t.price_krw, t.as_of,
                        lg.value AS last_good,
-                       o.exchange AS other_exchange, o.price_krw AS other_price,
+                       o.other_exchange, o.other_price,
                        CASE WHEN t.symbol IN (${stable}) THEN ${fx}
                             WHEN g.refused THEN NULL
                             ELSE g.price_usd * ${fx} END AS global_krw
                   FROM t
                   LEFT JOIN ${lastGoodSql(run, 'krPrices')} lg
                          ON lg.key = t.exchange || ':' || t.symbol AND ${withinSeconds('lg.as_of', 't.as_of', b.lastGood.maxAgeSeconds)}
-                  LEFT JOIN t o ON o.symbol = t.symbol AND o.exchange <> t.exchange
+                  -- the other exchanges' median: one bad exchange of four never moves it far
+                  LEFT JOIN LATERAL (SELECT median(o.price_krw) AS other_price,
+                                            string_agg(o.exchange, ', ' ORDER BY ${exchangeRankSql('o.exchange')}) AS other_exchange
+                                       FROM t o WHERE o.symbol = t.symbol AND o.exchange <> t.exchange) o ON true
                   LEFT JOIN plausibility_global g ON g.symbol = t.symbol)
      SELECT *, (CASE WHEN symbol IN (${stable})
                      THEN ${refusedByVotesSql(['last_good', 'other_price', 'global_krw'].map((ref) => agreesSql('price_krw', ref, b.stablecoin.maxRatio)))}
@@ -223,9 +228,10 @@ async function checkKrPrices(c: DuckDBConnection, run: Run, fxRate: number | nul
   );
   const refused = await queryJson(
     c,
-    `SELECT exchange, symbol, price_krw, last_good, other_exchange, other_price, global_krw,
-            count(*) OVER (PARTITION BY exchange)::INTEGER AS n
-       FROM plausibility_kr WHERE refused
+    `SELECT * FROM (
+       SELECT exchange, symbol, price_krw, last_good, other_exchange, other_price, global_krw, refused,
+              count(*) OVER (PARTITION BY exchange)::INTEGER AS n_priced
+         FROM plausibility_kr) WHERE refused
       ORDER BY exchange, abs(ln(price_krw / coalesce(last_good, other_price, global_krw))) DESC, symbol`,
   );
   const byExchange = new Map<string, Array<Record<string, unknown>>>();
@@ -238,7 +244,7 @@ async function checkKrPrices(c: DuckDBConnection, run: Run, fxRate: number | nul
         ...(r.last_good === null ? [] : [`${deviation(value, Number(r.last_good))} the last good ${num(Number(r.last_good))}`]),
         ...(r.other_price === null
           ? []
-          : [`${deviation(value, Number(r.other_price))} ${String(r.other_exchange)} ${num(Number(r.other_price))}`]),
+          : [`${deviation(value, Number(r.other_price))} ${others(String(r.other_exchange))} ${num(Number(r.other_price))}`]),
         ...(r.global_krw === null
           ? []
           : [
@@ -253,8 +259,47 @@ async function checkKrPrices(c: DuckDBConnection, run: Run, fxRate: number | nul
       subject: exchange,
       reason: withMore(described, symbols),
       short: `${exchange} prices (${named(symbols)})`,
+      symbols,
+      priced: Number(rows[0]!.n_priced),
     };
   });
+}
+
+/** This run's Coinone and Korbit prices set aside as implausible (exchange, symbol, reason); dropped with the run's tables. */
+export const SET_ASIDE_PRICES = 'set_aside_prices';
+
+/**
+ * Coinone and Korbit feed the premiums and the Korea index but no product rests on them alone: a
+ * refused price of theirs is set aside (its kr_tickers row removed for this run, the reason kept
+ * in set_aside_prices) instead of holding back every market dataset. An exchange with more than
+ * half of its prices refused answers nonsense: all its prices are set aside and the reason
+ * recorded as its failure, so every document names it among the unavailable exchanges.
+ */
+async function setAsidePrices(c: DuckDBConnection, refusals: ReadonlyArray<KrRefusal>, now: Date): Promise<void> {
+  await c.run(`CREATE OR REPLACE TABLE ${SET_ASIDE_PRICES} (exchange VARCHAR, symbol VARCHAR, reason VARCHAR)`);
+  for (const r of refusals) {
+    const whole = r.symbols.length * 2 > r.priced;
+    const reason = whole
+      ? `${r.subject}: ${r.symbols.length} of its ${r.priced} prices are implausible, so none is used (${r.reason})`
+      : r.reason;
+    await c.run(
+      `INSERT INTO ${SET_ASIDE_PRICES} SELECT DISTINCT exchange, symbol, $reason FROM kr_tickers
+        WHERE exchange = $exchange AND (${whole} OR list_contains($symbols::VARCHAR[], symbol))`,
+      { reason: reason.slice(0, 500), exchange: r.subject, symbols: JSON.stringify(r.symbols) },
+    );
+    await c.run(`DELETE FROM kr_tickers WHERE exchange = $exchange AND (${whole} OR list_contains($symbols::VARCHAR[], symbol))`, {
+      exchange: r.subject,
+      symbols: JSON.stringify(r.symbols),
+    });
+    if (whole) {
+      await c.run(`CREATE TABLE IF NOT EXISTS ingest_failures (upstream VARCHAR, error VARCHAR, "at" TIMESTAMP)`);
+      await c.run(`INSERT INTO ingest_failures VALUES ($upstream, $error, $at::TIMESTAMP)`, {
+        upstream: r.subject,
+        error: reason.slice(0, 500),
+        at: now.toISOString(),
+      });
+    }
+  }
 }
 
 /**
@@ -315,6 +360,12 @@ async function checkMacro(c: DuckDBConnection, run: Run): Promise<Refusal[]> {
   });
 }
 
+/** 'bithumb', or 'the median of bithumb, coinone and korbit'. */
+function others(list: string): string {
+  const names = list.split(', ');
+  return names.length > 1 ? `the median of ${joinAnd(names)}` : list;
+}
+
 function joinAnd(parts: readonly string[]): string {
   if (parts.length <= 1) return parts.join('');
   return `${parts.slice(0, -1).join(', ')} and ${parts.at(-1)}`;
@@ -338,16 +389,23 @@ export async function checkKoreaInputs(c: DuckDBConnection, run: Run): Promise<R
   const fx = await checkFx(c, run);
   const global = await checkGlobalPrices(c, run, fx.rate);
   const kr = await checkKrPrices(c, run, fx.rate);
+  const listing = (exchange: string) => (LISTING_EXCHANGES as readonly string[]).includes(exchange);
+  await setAsidePrices(
+    c,
+    kr.filter((r) => !listing(r.subject)),
+    run.now,
+  );
   const macro = await checkMacro(c, run);
   for (const t of ['plausibility_accepted', 'plausibility_global', 'plausibility_kr', 'plausibility_macro']) {
     await c.run(`DROP TABLE IF EXISTS ${t}`);
   }
-  return [...(fx.refusal ? [fx.refusal] : []), ...(global ? [global] : []), ...kr, ...macro];
+  const blocking: Refusal[] = kr.filter((r) => listing(r.subject)).map(({ symbols: _s, priced: _p, ...r }) => r);
+  return [...(fx.refusal ? [fx.refusal] : []), ...(global ? [global] : []), ...blocking, ...macro];
 }
 
 export const plausibilityStep: PrepareStep = {
   name: 'plausibility',
-  tables: [REFUSED_INPUTS],
+  tables: [REFUSED_INPUTS, SET_ASIDE_PRICES],
   async run(ctx) {
     const c = ctx.connection;
     const refusals = await checkKoreaInputs(c, { now: ctx.now, sourceKind: ctx.sourceKind });
@@ -355,6 +413,9 @@ export const plausibilityStep: PrepareStep = {
     for (const r of refusals) {
       await c.run(`INSERT INTO ${REFUSED_INPUTS} VALUES ($input, $subject, $reason, $short)`, { ...r });
       ctx.log(`refused ${KOREA_INPUT_BOUNDS[r.input].label} input: ${r.reason}`);
+    }
+    for (const r of await queryJson(c, `SELECT exchange, any_value(reason) AS reason FROM ${SET_ASIDE_PRICES} GROUP BY ALL ORDER BY 1`)) {
+      ctx.log(`set aside ${String(r.exchange)} prices: ${String(r.reason)}`);
     }
     return refusals.length;
   },

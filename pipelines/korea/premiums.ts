@@ -19,6 +19,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { PREMIUM_INPUT_WINDOW } from '../../catalog/korea.ts';
 import { queryJson } from '../../lib/duckdb.ts';
+import { STABLECOINS } from './plausibility-bounds.ts';
 import { EXCHANGES, countRows, ensureRawTables, exchangeRankSql, isoSql, missingInput } from './sql.ts';
 
 /** The official rate of the run: the newest USDKRW row. */
@@ -109,6 +110,65 @@ export const PREMIUM_ROWS_SQL = `(
        CROSS JOIN ${FX_SQL} fx
         LEFT JOIN (SELECT exchange, price_krw AS usdt_krw, as_of AS usdt_as_of FROM ${TICKERS_SQL} WHERE symbol = 'USDT') u
                ON u.exchange = t.exchange) r)`;
+
+/** How far a second global venue's price may be from the reference (GLOBAL_SQL, plausibility-checked) to enter the index's global price. */
+export const GLOBAL_VENUE_AGREEMENT = 0.05;
+
+/**
+ * The index's global side: per symbol, the venues' USD(T) prices (the newest per venue) weighted
+ * by their 24-hour USD volume (a plain mean when no venue reports one). A venue more than
+ * GLOBAL_VENUE_AGREEMENT from the plausibility-checked reference (GLOBAL_SQL) is left out.
+ */
+export const GLOBAL_VWAP_SQL = `(
+  SELECT v.symbol,
+         CASE WHEN sum(coalesce(v.volume_24h_usd, 0)) > 0
+              THEN sum(v.price_usd * coalesce(v.volume_24h_usd, 0)) / sum(coalesce(v.volume_24h_usd, 0))
+              ELSE avg(v.price_usd) END AS price_usd,
+         list(v.venue ORDER BY coalesce(list_position(['binance', 'okx'], v.venue), 3), v.venue) AS venues
+    FROM (SELECT * FROM global_prices WHERE price_usd > 0
+          QUALIFY row_number() OVER (PARTITION BY symbol, venue ORDER BY as_of DESC) = 1) v
+    JOIN ${GLOBAL_SQL} g ON g.symbol = v.symbol
+   WHERE abs(ln(v.price_usd / g.price_usd)) <= ln(1 + ${GLOBAL_VENUE_AGREEMENT})
+   GROUP BY v.symbol)`;
+
+/**
+ * The Korea premium index per symbol: the Korean KRW price weighted by each exchange's 24-hour KRW
+ * volume, over the exchanges whose premium could be computed (PREMIUM_ROWS_SQL: fresh, traded,
+ * plausible), at the official rate, against the volume-weighted global price:
+ *
+ *   index = (sum_e v_e * P_e / sum_e v_e) / FX / P_global_vw - 1
+ *
+ * Columns: symbol, index (fraction), price_krw, volume_krw, global_price_usd, global_venues,
+ * exchanges [{exchange, volume_krw}] (Upbit first). An exchange without 24-hour volume has no
+ * weight and is not in it.
+ */
+export const INDEX_ROWS_SQL = `(
+  SELECT k.*, (k.price_krw / fx.rate) / gv.price_usd - 1 AS index, gv.price_usd AS global_price_usd, gv.venues AS global_venues
+    FROM (SELECT symbol, sum(volume_24h_krw * price_krw) / sum(volume_24h_krw) AS price_krw, sum(volume_24h_krw) AS volume_krw,
+                 list(struct_pack(exchange := exchange, volume_krw := volume_24h_krw) ORDER BY ${exchangeRankSql('exchange')}) AS exchanges
+            FROM ${PREMIUM_ROWS_SQL} WHERE kimchi IS NOT NULL AND volume_24h_krw > 0
+           GROUP BY symbol) k
+    JOIN ${GLOBAL_VWAP_SQL} gv ON gv.symbol = k.symbol
+   CROSS JOIN ${FX_SQL} fx)`;
+
+/** Symbols the market-wide index leaves out: the stablecoins (their premium is stablecoin-premium's). */
+export const INDEX_EXCLUDED_SYMBOLS = STABLECOINS;
+
+/**
+ * The market-wide Korea premium index: the per-symbol indices weighted by their Korean 24-hour
+ * KRW volume, stablecoins left out. One row (NULL index when no symbol has one); `exchanges` is
+ * every exchange with weight, with its KRW volume and symbols.
+ */
+export const MARKET_INDEX_SQL = `(
+  SELECT sum(i.index * i.volume_krw) / nullif(sum(i.volume_krw), 0) AS index,
+         count(*)::INTEGER AS symbols, sum(i.volume_krw) AS volume_krw,
+         (SELECT list(struct_pack(exchange := exchange, symbols := symbols, volume_krw := volume_krw) ORDER BY ${exchangeRankSql('exchange')})
+            FROM (SELECT e.exchange, count(*)::INTEGER AS symbols, sum(e.volume_krw) AS volume_krw
+                    FROM ${INDEX_ROWS_SQL} x, unnest(x.exchanges) u(e)
+                   WHERE x.symbol NOT IN (${INDEX_EXCLUDED_SYMBOLS.map((s) => `'${s}'`).join(', ')})
+                   GROUP BY e.exchange)) AS exchanges
+    FROM ${INDEX_ROWS_SQL} i
+   WHERE i.symbol NOT IN (${INDEX_EXCLUDED_SYMBOLS.map((s) => `'${s}'`).join(', ')}))`;
 
 /** Upstream names (ingest_failures) that supply each input, for the "inputs missing" reasons. */
 export const FX_UPSTREAMS = ['fx', 'dunamu', 'er-api', 'frankfurter', 'naver:fx'] as const;

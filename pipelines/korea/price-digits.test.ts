@@ -34,7 +34,9 @@ beforeAll(async () => {
     const c = wh.connection;
     for (const r of await queryJson(c, 'SELECT exchange, symbol, price_krw FROM kr_tickers'))
       krw.set(`${r.exchange} ${r.symbol}`, Number(r.price_krw));
-    for (const r of await queryJson(c, 'SELECT symbol, price_usd FROM global_prices')) usd.set(String(r.symbol), Number(r.price_usd));
+    // the reference is Binance's where it quotes the symbol (the premiums' global price), else OKX's
+    for (const r of await queryJson(c, "SELECT symbol, price_usd FROM global_prices ORDER BY venue = 'binance'"))
+      usd.set(String(r.symbol), Number(r.price_usd));
     for (const r of await queryJson(
       c,
       `SELECT exchange, symbol, strftime(minute, '%Y-%m-%dT%H:%M:%SZ') AS minute, close_krw FROM candles_1m`,

@@ -7,7 +7,7 @@
  * so the formula tests run the same SQL on tiny hand-made raw tables in an in-memory database.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { KoreaDatasetName } from '../../catalog/korea.ts';
+import { KOREAN_EXCHANGES, LISTING_EXCHANGES, type KoreaDatasetName } from '../../catalog/korea.ts';
 import { RAW_TABLES, type SourceKind } from '../../sources/raw-tables.ts';
 import type { DatasetStep, PipelineContext } from '../runner.ts';
 import { queryJson, tableExists } from '../../lib/duckdb.ts';
@@ -35,11 +35,15 @@ export function documentStep(
   };
 }
 
-/** The two Korean exchanges, in the order every list of this service shows them. */
-export const EXCHANGES = ['upbit', 'bithumb'] as const;
+/** The Korean exchanges whose prices we read, in the order every list of this service shows them. */
+export const EXCHANGES = KOREAN_EXCHANGES;
+export { LISTING_EXCHANGES };
 
-/** Sort key of an exchange column: upbit before bithumb. */
-export const exchangeRankSql = (col: string): string => `list_position(['upbit', 'bithumb'], ${col})`;
+/** Sort key of an exchange column: upbit, bithumb, coinone, korbit. */
+export const exchangeRankSql = (col: string): string => `list_position(${sqlList(EXCHANGES)}, ${col})`;
+
+/** A list of strings as a SQL list literal: ['upbit', 'bithumb']. */
+export const sqlList = (items: readonly string[]): string => `[${items.map((i) => `'${i.replaceAll("'", "''")}'`).join(', ')}]`;
 
 /** Quotes a string as a SQL literal. */
 export const quote = (s: string): string => `'${s.replaceAll("'", "''")}'`;
@@ -62,6 +66,10 @@ export const PRICE_SIGNIFICANT_DIGITS = 8;
 export function roundPrice(price: number): number {
   return Number.isFinite(price) ? Number(price.toPrecision(PRICE_SIGNIFICANT_DIGITS)) : price;
 }
+
+/** A computed price rounded to PRICE_SIGNIFICANT_DIGITS significant digits in SQL (roundPrice's twin; NULL and 0 stay). */
+export const priceSql = (expr: string): string =>
+  `(CASE WHEN (${expr}) > 0 THEN round(${expr}, (${PRICE_SIGNIFICANT_DIGITS} - 1 - floor(log10(${expr})))::INTEGER) ELSE ${expr} END)`;
 
 /** A fraction shown as a percent rounded to 4 decimals (0.0065812 → 0.6581); percentages keep fixed decimals, prices do not (roundPrice). */
 export const pctSql = (fraction: string, decimals = 4): string => `round(100 * (${fraction}), ${decimals})`;
@@ -147,7 +155,12 @@ export async function countRows(c: DuckDBConnection, from: string, where = 'true
  * count when their upstream starts with the exchange's name, or is `<also>:<exchange>` (e.g.
  * candles:upbit). Datasets that can answer from one exchange publish with it and name the other.
  */
-export async function unavailableExchangesSql(c: DuckDBConnection, table = 'kr_tickers', also?: string): Promise<string> {
+export async function unavailableExchangesSql(
+  c: DuckDBConnection,
+  table = 'kr_tickers',
+  also?: string,
+  exchanges: readonly string[] = EXCHANGES,
+): Promise<string> {
   const failures = await failuresSql(c);
   const alsoMatch = also ? ` OR lower(f.upstream) = ${quote(also + ':')} || e.exchange` : '';
   const what = also ?? 'data';
@@ -158,7 +171,7 @@ export async function unavailableExchangesSql(c: DuckDBConnection, table = 'kr_t
                    FROM ${failures} f WHERE starts_with(lower(f.upstream), e.exchange)${alsoMatch}),
                 'no ' || e.exchange || ' ${what} in this run')
             ) ORDER BY e.rank))
-          FROM (SELECT exchange, ${exchangeRankSql('exchange')} AS rank FROM (VALUES ('upbit'), ('bithumb')) v(exchange)) e
+          FROM (SELECT exchange, ${exchangeRankSql('exchange')} AS rank FROM unnest(${sqlList(exchanges)}) v(exchange)) e
          WHERE NOT EXISTS (SELECT 1 FROM ${table} t WHERE t.exchange = e.exchange)), '[]'::JSON)`;
 }
 

@@ -118,7 +118,7 @@ describe('korea handlers on a demo snapshot', () => {
     expect(typeof body.as_of).toBe('string');
   });
 
-  it('kimchi-premium slices one symbol, with both exchanges and the identity between the bases', async () => {
+  it('kimchi-premium slices one symbol, with every exchange, its Korea index and the identity between the bases', async () => {
     const body = await okBody(request('kimchi-premium', { symbol: 'eth' }));
     expect(body.symbol).toBe('ETH');
     const exchanges = body.exchanges as {
@@ -128,10 +128,17 @@ describe('korea handlers on a demo snapshot', () => {
       usdt_krw: number;
       usdt_premium_pct: number;
     }[];
-    expect(exchanges.map((e) => e.exchange)).toEqual(['upbit', 'bithumb']);
+    expect(exchanges.map((e) => e.exchange)).toEqual(['upbit', 'bithumb', 'coinone', 'korbit']);
     const upbit = exchanges[0]!;
     const expected = (upbit.price_krw / Number(body.fx_rate) / Number(body.global_price_usd) - 1) * 100;
     expect(upbit.premium_pct).toBeCloseTo(expected, 3);
+    // the symbol's index lies within its exchanges' premiums; the market-wide one names the four exchanges
+    const index = body.index as { premium_pct: number; exchanges: Array<{ exchange: string; weight_pct: number }> };
+    const premiums = exchanges.map((e) => e.premium_pct);
+    expect(index.premium_pct).toBeGreaterThanOrEqual(Math.min(...premiums) - 0.05);
+    expect(index.premium_pct).toBeLessThanOrEqual(Math.max(...premiums) + 0.05);
+    expect(index.exchanges.reduce((a, e) => a + e.weight_pct, 0)).toBeCloseTo(100, 0);
+    expect((body.korea_index as { exchanges_used: string[] }).exchanges_used).toEqual(['upbit', 'bithumb', 'coinone', 'korbit']);
   });
 
   it('kimchi-premium: 404 before payment for an unlisted symbol and for one without a global price', async () => {
@@ -148,7 +155,7 @@ describe('korea handlers on a demo snapshot', () => {
 
   it('kr-prices filters by exchange and answers 404 for an unknown symbol or an exchange that does not list it', async () => {
     const both = await okBody(request('kr-prices', { symbol: 'BTC' }));
-    expect((both.prices as { exchange: string }[]).map((p) => p.exchange)).toEqual(['upbit', 'bithumb']);
+    expect((both.prices as { exchange: string }[]).map((p) => p.exchange)).toEqual(['upbit', 'bithumb', 'coinone', 'korbit']);
     const upbit = await okBody(request('kr-prices', { symbol: 'btc', exchange: 'UPBIT' }));
     expect(upbit).toMatchObject({ symbol: 'BTC', exchange: 'upbit', prices: [{ exchange: 'upbit', symbol: 'BTC' }] });
     expect(await call(request('kr-prices', { symbol: 'NOPE1' }))).toMatchObject({ status: 404 });

@@ -20,6 +20,7 @@
 import {
   decodeHistoryCursor,
   encodeHistoryCursor,
+  KOREAN_EXCHANGES,
   type KoreaDocuments,
   PREMIUM_ARCHIVE,
   type PremiumInterval,
@@ -112,7 +113,9 @@ function kimchiEntry(req: DataRequest): { doc: KimchiDocument; entry: KimchiDocu
       `${symbol} trades on a Korean exchange but has no global reference price (no Binance or OKX market), so it has no kimchi premium.${hint}`,
     );
   }
-  return notFound(`No Korean exchange (Upbit, Bithumb) lists ${symbol}; /api/v1/symbols lists every symbol with a KRW market.`);
+  return notFound(
+    `No Korean exchange (Upbit, Bithumb, Coinone, Korbit) lists ${symbol}; /api/v1/symbols lists every symbol with a KRW market.`,
+  );
 }
 
 const kimchiPremium: DataHandler = sliceHandler(kimchiEntry, ({ doc, entry }) => ({
@@ -126,6 +129,8 @@ const kimchiPremium: DataHandler = sliceHandler(kimchiEntry, ({ doc, entry }) =>
   global_price_usd: entry.global_price_usd,
   global_source: entry.global_source,
   exchanges: entry.exchanges,
+  index: entry.index,
+  korea_index: doc.korea_index,
   // an exchange down for the whole run, or whose price for this symbol was too far in time from the other inputs
   unavailable_exchanges: [...doc.unavailable_exchanges, ...entry.stale_exchanges],
 }));
@@ -154,7 +159,7 @@ function pricesOf(dataset: LoadedDataset): Promise<PriceRow[]> {
       `SELECT symbol, exchange, price_krw, change_24h_pct, volume_24h_krw, strftime(as_of, '%Y-%m-%dT%H:%M:%SZ') AS as_of,
               strftime(last_trade_at, '%Y-%m-%dT%H:%M:%SZ') AS last_trade_at, trade_age_seconds::INTEGER AS trade_age_seconds, stale
          FROM read_parquet($path)
-        ORDER BY symbol, list_position(['upbit', 'bithumb'], exchange)`,
+        ORDER BY symbol, list_position(${JSON.stringify(KOREAN_EXCHANGES).replaceAll('"', "'")}, exchange)`,
       { path: dataset.path },
     ).then((r) => r as unknown as PriceRow[]);
     priceTables.set(dataset, rows);
@@ -170,7 +175,9 @@ async function pricesFor(req: DataRequest): Promise<{ dataset: LoadedDataset; pr
   const exchange = String(req.query.exchange ?? 'all');
   const listed = (await pricesOf(dataset)).filter((r) => r.symbol === symbol);
   if (listed.length === 0) {
-    return notFound(`No Korean exchange (Upbit, Bithumb) lists ${symbol}; /api/v1/symbols lists every symbol with a KRW market.`);
+    return notFound(
+      `No Korean exchange (Upbit, Bithumb, Coinone, Korbit) lists ${symbol}; /api/v1/symbols lists every symbol with a KRW market.`,
+    );
   }
   const prices = exchange === 'all' ? listed : listed.filter((r) => r.exchange === exchange);
   if (prices.length === 0) {

@@ -30,7 +30,7 @@ import {
   rateApartReasonSql,
   requirePremiumInputs,
 } from '../premiums.ts';
-import { documentStep, EXCHANGES, countRows, krwSumSql, missingInput, pctSql, queryDocument, type KoreaRun } from '../sql.ts';
+import { documentStep, LISTING_EXCHANGES, countRows, krwSumSql, missingInput, pctSql, queryDocument, type KoreaRun } from '../sql.ts';
 
 /** Upbit-Bithumb gaps listed in exchange_gaps: larger than this in absolute value (percent). */
 export const GAP_THRESHOLD_PCT = 0.3;
@@ -84,7 +84,8 @@ export const MARKET_SHARE_SQL = `(
 
 export async function arbitrageScannerDocument(c: DuckDBConnection, run: KoreaRun): Promise<Record<string, unknown>> {
   await requirePremiumInputs(c, 'arbitrage-scanner', { global: true });
-  for (const exchange of EXCHANGES) {
+  // The scanner sets Upbit and Bithumb side by side (the spec's columns); Coinone and Korbit are in the index.
+  for (const exchange of LISTING_EXCHANGES) {
     if ((await countRows(c, TICKERS_SQL, `exchange = '${exchange}'`)) === 0) {
       throw await missingInput(c, 'arbitrage-scanner', `no ${exchange} prices, so there is nothing to compare`, [exchange]);
     }

@@ -13,7 +13,7 @@
  * endpoint answers 404 for it before any payment is asked).
  */
 import { z } from 'zod';
-import { DIVERGENCE_SYMBOLS, KOREA_RESPONSES } from '../../../catalog/korea.ts';
+import { DIVERGENCE_SYMBOLS, KOREA_RESPONSES, type KoreanExchange } from '../../../catalog/korea.ts';
 import type { AnalystTask } from '../../analyst/index.ts';
 import { mostFrequent, type StoredArticle } from './kr-news.ts';
 import type { MarketAlert } from '../market-facts.ts';
@@ -33,7 +33,8 @@ export interface DivergenceFacts {
   global_price_usd: number;
   global_source: string;
   fx_rate: number;
-  exchanges: Array<{ exchange: 'upbit' | 'bithumb'; price_krw: number; price_usd: number; divergence_pct: number }>;
+  exchanges: Array<{ exchange: KoreanExchange; price_krw: number; price_usd: number; divergence_pct: number }>;
+  /** The symbol's Korea premium index (volume-weighted over the exchanges); the exchanges' mean when it has none. */
   divergence_pct: number | null;
   /** The market-wide reference: BTC's divergence (premium) on Upbit, or Bithumb. */
   market_divergence_pct: number | null;
@@ -74,7 +75,8 @@ export function divergenceFacts(
         korean_name: string | null;
         global_price_usd: number;
         global_source: string;
-        exchanges: Array<{ exchange: 'upbit' | 'bithumb'; price_krw: number; premium_pct: number }>;
+        exchanges: Array<{ exchange: KoreanExchange; price_krw: number; premium_pct: number }>;
+        index?: { premium_pct: number } | null;
       }
     >;
     stale?: ReadonlyArray<{ symbol: string; exchange: string; reason: string }>;
@@ -95,7 +97,7 @@ export function divergenceFacts(
     if (!entry) {
       unavailable[symbol] = listedAnywhere.has(symbol)
         ? `${symbol} has no global reference price (no Binance or OKX USDT market) in this run`
-        : `${symbol} has no KRW market on Upbit or Bithumb and no global reference price in this run`;
+        : `${symbol} has no KRW market on a Korean exchange we read and no global reference price in this run`;
       continue;
     }
     const exchanges = entry.exchanges.map((e) => ({
@@ -111,7 +113,12 @@ export function divergenceFacts(
       global_source: entry.global_source,
       fx_rate: kimchi.fx_rate,
       exchanges,
-      divergence_pct: exchanges.length ? r4(exchanges.reduce((a, e) => a + e.divergence_pct, 0) / exchanges.length) : null,
+      divergence_pct:
+        entry.index?.premium_pct !== undefined
+          ? r4(entry.index.premium_pct)
+          : exchanges.length
+            ? r4(exchanges.reduce((a, e) => a + e.divergence_pct, 0) / exchanges.length)
+            : null,
       market_divergence_pct: market === null ? null : r4(market),
     });
   }
@@ -161,14 +168,14 @@ type LightAnswer = { summaries: Array<{ symbol: string; summary: string }> };
 
 export function rulesLightSummary(f: DivergenceFacts): string {
   if (f.exchanges.length === 0) {
-    return `${f.symbol} has no KRW market on Upbit or Bithumb, so there is no Korean price to compare with its global price of $${f.global_price_usd} (${f.global_source}).`;
+    return `${f.symbol} has no KRW market on a Korean exchange we read, so there is no Korean price to compare with its global price of $${f.global_price_usd} (${f.global_source}).`;
   }
-  const per = f.exchanges.map((e) => `${e.exchange === 'upbit' ? 'Upbit' : 'Bithumb'} ${pct(e.divergence_pct)}`).join(', ');
+  const per = f.exchanges.map((e) => `${EXCHANGE_NAME[e.exchange]} ${pct(e.divergence_pct)}`).join(', ');
   const against =
     f.market_divergence_pct === null || f.symbol === 'BTC'
       ? ''
       : ` That is ${Math.abs(f.divergence_pct! - f.market_divergence_pct).toFixed(2)} points ${f.divergence_pct! >= f.market_divergence_pct ? 'above' : 'below'} the market-wide BTC premium of ${pct(f.market_divergence_pct)}.`;
-  return `${f.symbol} trades ${pct(f.divergence_pct!)} against its global price in Korea on average (${per}), at ${f.fx_rate} KRW per USD.${against}`;
+  return `${f.symbol} trades ${pct(f.divergence_pct!)} against its global price in Korea, volume-weighted (${per}), at ${f.fx_rate} KRW per USD.${against}`;
 }
 
 export const lightTask: AnalystTask<{ symbols: DivergenceFacts[] }, LightAnswer> = {
@@ -207,7 +214,7 @@ export function rulesDeepAnalysis(input: DeepInput): DeepAnswer {
       );
     }
   } else {
-    drivers.push(`${f.symbol} has no KRW market on Upbit or Bithumb.`);
+    drivers.push(`${f.symbol} has no KRW market on a Korean exchange we read.`);
   }
   if (input.usdt_premium_pct !== null)
     drivers.push(`USDT trades at ${pct(input.usdt_premium_pct)} against the official rate, part of every KRW premium.`);
@@ -231,11 +238,11 @@ export function rulesDeepAnalysis(input: DeepInput): DeepAnswer {
   };
 }
 
-const EXCHANGE_NAME: Record<string, string> = { upbit: 'Upbit', bithumb: 'Bithumb' };
+const EXCHANGE_NAME: Record<KoreanExchange, string> = { upbit: 'Upbit', bithumb: 'Bithumb', coinone: 'Coinone', korbit: 'Korbit' };
 
 /**
  * The rules' confidence (docs/ai.md): from how far the inputs agree and how much there is. A point
- * when both exchanges price the token within 0.5 points of each other; a point for 5 or more
+ * when the exchanges (two or more) price the token within 0.5 points of each other; a point for 5 or more
  * articles about it or the market (half for 2-4); a point when the news tone agrees with where the
  * gap stands against the market-wide premium (both above, both below, or both about level: within
  * 0.2). High from 2.5 points, medium from 1.5, else low; no Korean price is low.
@@ -244,8 +251,8 @@ export function deepConfidence(input: DeepInput): 'low' | 'medium' | 'high' {
   const { facts: f, news } = input;
   if (f.exchanges.length === 0 || f.divergence_pct === null) return 'low';
   let points = 0;
-  const [a, b] = f.exchanges;
-  if (a && b && Math.abs(a.divergence_pct - b.divergence_pct) <= 0.5) points += 1;
+  const gaps = f.exchanges.map((e) => e.divergence_pct);
+  if (gaps.length >= 2 && Math.max(...gaps) - Math.min(...gaps) <= 0.5) points += 1;
   points += news.article_count >= 5 ? 1 : news.article_count >= 2 ? 0.5 : 0;
   const rel = f.market_divergence_pct === null ? null : f.divergence_pct - f.market_divergence_pct;
   const tone = news.sentiment_score;
@@ -274,9 +281,7 @@ export function deepAction(input: DeepInput): string {
     parts.push(`Watch ${f.symbol}'s ${pct(gap)} premium against the USDT premium, which sets the market-wide level`);
   }
   if (hi && lo && spread >= 0.3) {
-    parts.push(
-      `${EXCHANGE_NAME[hi.exchange] ?? hi.exchange} prices it ${spread.toFixed(2)} points above ${EXCHANGE_NAME[lo.exchange] ?? lo.exchange}`,
-    );
+    parts.push(`${EXCHANGE_NAME[hi.exchange]} prices it ${spread.toFixed(2)} points above ${EXCHANGE_NAME[lo.exchange]}`);
   }
   const alert = input.alerts[0];
   if (alert) parts.push(`an exchange alert is open: ${alert.message.replace(/\.$/, '')}`);

@@ -25,7 +25,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { DatasetStep } from '../../runner.ts';
 import { queryJson } from '../../../lib/duckdb.ts';
 import {
-  EXCHANGES,
+  LISTING_EXCHANGES,
   countRows,
   documentStep,
   ensureRawTables,
@@ -164,7 +164,7 @@ export async function exchangeAlertsDocument(c: DuckDBConnection, run: KoreaRun)
       (await countRows(c, 'kr_markets')) === 0
         ? 'no market lists (kr_markets is empty)'
         : 'no market list newer than the last one recorded';
-    throw await missingInput(c, 'exchange-alerts', why, EXCHANGES);
+    throw await missingInput(c, 'exchange-alerts', why, LISTING_EXCHANGES);
   }
   const [observed] = await queryJson(c, `SELECT ${isoSql('max(observed_at)')} AS observed_at FROM alert_observed`);
   const asOf = String(observed!.observed_at);
@@ -213,7 +213,7 @@ export async function exchangeAlertsDocument(c: DuckDBConnection, run: KoreaRun)
                             ${flagFields('h')}, ended_at := ${isoSql('h.ended_at')}
                           ) ORDER BY h.ended_at DESC, ${exchangeRankSql('h.exchange')}, h.symbol, h.flag)
                             FROM market_flag_history h ${names} WHERE h.ended_at > ${since}), []),
-       unavailable_exchanges := ${await unavailableExchangesSql(c, 'alert_observed')}
+       unavailable_exchanges := ${await unavailableExchangesSql(c, 'alert_observed', undefined, LISTING_EXCHANGES)}
      )) AS doc`,
   );
   return { source: run.sourceKind, as_of: asOf, ...body };

@@ -22,6 +22,7 @@ import type { DatasetStep } from '../../runner.ts';
 import { NAMES_SQL, TICKERS_SQL, marketAsOf } from '../premiums.ts';
 import {
   EXCHANGES,
+  LISTING_EXCHANGES,
   countRows,
   documentStep,
   ensureRawTables,
@@ -80,7 +81,7 @@ export async function marketMoversDocument(c: DuckDBConnection, run: KoreaRun): 
     throw await missingInput(c, 'market-movers', 'no Korean exchange prices (kr_tickers is empty)', EXCHANGES);
   }
   if ((await countRows(c, 'candles_1m')) === 0) {
-    throw await missingInput(c, 'market-movers', 'no 1-minute candles (candles_1m is empty)', EXCHANGES);
+    throw await missingInput(c, 'market-movers', 'no 1-minute candles (candles_1m is empty)', LISTING_EXCHANGES);
   }
   const asOf = await marketAsOf(c);
   const asOfSql = timestampSql(new Date(asOf));
@@ -141,7 +142,7 @@ export async function marketMoversDocument(c: DuckDBConnection, run: KoreaRun): 
                                         FROM ${TICKERS_SQL} t LEFT JOIN ${NAMES_SQL} n ON n.symbol = t.symbol
                                        GROUP BY t.symbol)
                                ORDER BY volume_24h_krw DESC, symbol LIMIT ${TOP_VOLUME_LIMIT})),
-       unavailable_exchanges := ${await unavailableExchangesSql(c, '(SELECT exchange FROM kr_tickers INTERSECT SELECT exchange FROM candles_1m)', 'candles')}
+       unavailable_exchanges := ${await unavailableExchangesSql(c, '(SELECT exchange FROM kr_tickers INTERSECT SELECT exchange FROM candles_1m)', 'candles', LISTING_EXCHANGES)}
      )) AS doc`,
   );
   return { source: run.sourceKind, as_of: asOf, ...body };

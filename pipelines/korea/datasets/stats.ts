@@ -10,6 +10,8 @@ import type { DatasetStep } from '../../runner.ts';
 import { GLOBAL_SQL, TICKERS_SQL } from '../premiums.ts';
 import {
   EXCHANGES,
+  LISTING_EXCHANGES,
+  sqlList,
   countRows,
   ensureRawTables,
   exchangeRankSql,
@@ -24,7 +26,7 @@ import {
 export async function coverageDocument(c: DuckDBConnection): Promise<{ coverage: Record<string, unknown>; as_of: string }> {
   await ensureRawTables(c);
   if ((await countRows(c, 'kr_markets')) === 0) {
-    throw await missingInput(c, 'stats', 'no market lists (kr_markets is empty), so no coverage to report', EXCHANGES);
+    throw await missingInput(c, 'stats', 'no market lists (kr_markets is empty), so no coverage to report', LISTING_EXCHANGES);
   }
   const failures = await failuresSql(c);
   const skipped = await skippedRowsSql(c);
@@ -48,7 +50,7 @@ export async function coverageDocument(c: DuckDBConnection): Promise<{ coverage:
                                    || ' that could not be read (' || s.problems || ')', '; ' ORDER BY s.upstream, s.list)
                    FROM ${skipped} s
                   WHERE starts_with(lower(s.upstream), e.exchange) OR lower(s.upstream) = 'candles:' || e.exchange)), '') AS problems
-         FROM (VALUES ('upbit'), ('bithumb')) e(exchange))
+         FROM unnest(${sqlList(EXCHANGES)}) e(exchange))
      SELECT to_json(struct_pack(
        as_of := (SELECT ${isoSql('max(observed_at)')} FROM kr_markets),
        coverage := struct_pack(
@@ -56,7 +58,7 @@ export async function coverageDocument(c: DuckDBConnection): Promise<{ coverage:
          tokens_on_both := (SELECT count(*) FROM (SELECT symbol FROM kr_markets GROUP BY symbol HAVING count(DISTINCT exchange) = 2))::INTEGER,
          tokens_with_global_price := (SELECT count(DISTINCT k.symbol) FROM kr_markets k JOIN ${GLOBAL_SQL} g ON g.symbol = k.symbol)::INTEGER,
          exchanges := (SELECT list(struct_pack(
-                          exchange := exchange, available := tokens > 0 AND priced > 0,
+                          exchange := exchange, available := priced > 0 AND (tokens > 0 OR NOT list_contains(${sqlList(LISTING_EXCHANGES)}, exchange)),
                           tokens := tokens, priced := priced, with_global_price := with_global_price,
                           with_candles := with_candles, flagged := flagged, as_of := as_of, problems := problems
                         ) ORDER BY rank) FROM per))

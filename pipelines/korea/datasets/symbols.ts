@@ -1,7 +1,7 @@
 /** symbols (free): tradeable KRW symbols with the exchanges that list them, and the divergence set. */
 import { DIVERGENCE_SYMBOLS } from '../../../catalog/index.ts';
 import type { DatasetStep } from '../../runner.ts';
-import { EXCHANGES, countRows, ensureRawTables, exchangeRankSql, isoSql, missingInput, queryDocument, quote } from '../sql.ts';
+import { LISTING_EXCHANGES, countRows, ensureRawTables, exchangeRankSql, isoSql, missingInput, queryDocument, quote } from '../sql.ts';
 
 export const symbolsStep: DatasetStep = {
   dataset: 'symbols',
@@ -9,7 +9,7 @@ export const symbolsStep: DatasetStep = {
     const c = ctx.connection;
     await ensureRawTables(c);
     if ((await countRows(c, 'kr_markets')) === 0) {
-      throw await missingInput(c, 'symbols', 'no market lists (kr_markets is empty)', EXCHANGES);
+      throw await missingInput(c, 'symbols', 'no market lists (kr_markets is empty)', LISTING_EXCHANGES);
     }
     const divergence = DIVERGENCE_SYMBOLS.map((s, i) => `(${quote(s)}, ${i + 1})`).join(', ');
     const body = await queryDocument(

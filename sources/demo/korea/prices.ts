@@ -12,7 +12,14 @@ import { gaussian, interpolateDaily, minutePath, ouWalk } from './walks.ts';
 import type { MacroHistory } from './macro.ts';
 import type { ListingCalendar } from './listings.ts';
 import { msOfMinute } from './calendar.ts';
-import { KOREA_EXCHANGES, KOREA_TOKENS, type KoreaExchange, type KoreaToken } from './tokens.ts';
+import {
+  KOREA_EXCHANGES,
+  KOREA_TOKENS,
+  type KoreaExchange,
+  type KoreaPriceExchange,
+  type KoreaPriceOnlyExchange,
+  type KoreaToken,
+} from './tokens.ts';
 
 // ------------------------------------------------------------------ tick sizes
 
@@ -219,11 +226,12 @@ export function premiumWindow(
   backdrop: PremiumBackdrop,
   token: KoreaToken,
   dynamics: TokenDynamics,
-  exchange: KoreaExchange,
+  exchange: KoreaPriceExchange,
   out: Float64Array = new Float64Array(backdrop.m1 - backdrop.m0 + 1),
 ): Float64Array {
   const { m0, m1 } = backdrop;
-  const offset = exchange === 'bithumb' ? dynamics.bithumbPremiumOffset : 0;
+  const offset =
+    exchange === 'upbit' ? 0 : exchange === 'bithumb' ? dynamics.bithumbPremiumOffset : priceOnlyPremiumOffset(seed, token, exchange);
   if (token.stablecoin) {
     for (let i = 0; i < out.length; i++) out[i] = backdrop.stablecoin[i]! + offset;
     return out;
@@ -243,6 +251,12 @@ export function premiumWindow(
     out[i] = backdrop.stablecoin[i]! + backdrop.kimchiSpread[i]! + base + tokenDrift;
   }
   return out;
+}
+
+/** Coinone's or Korbit's premium minus Upbit's (fraction): a few tenths of a percent, less for the majors. */
+function priceOnlyPremiumOffset(seed: number, token: KoreaToken, exchange: KoreaPriceOnlyExchange): number {
+  const sd = token.stablecoin ? 0.0004 : token.popularity < 12 ? 0.0012 : 0.003;
+  return sd * gaussian(Rng.stream(seed, `korea:premium-offset:${exchange}:${token.symbol}`));
 }
 
 // ------------------------------------------------------------------ per-minute exchange noise
@@ -273,7 +287,7 @@ export function emptyMinuteNoise(n: number): MinuteNoise {
 /** Fill `into` (or a new buffer) with the draws of minutes m0..m1; every slot gets written. */
 export function minuteNoise(
   seed: number,
-  exchange: KoreaExchange,
+  exchange: KoreaPriceExchange,
   symbol: string,
   m0: number,
   m1: number,
@@ -565,8 +579,13 @@ export function shockOffsets(
 // ------------------------------------------------------------------ traded volume
 
 /** Usual 24h KRW turnover of a market: Zipf-like in popularity, Upbit bigger than Bithumb. */
-export function baseDailyVolumeKrw(seed: number, token: KoreaToken, exchange: KoreaExchange): number {
+export function baseDailyVolumeKrw(seed: number, token: KoreaToken, exchange: KoreaPriceExchange): number {
   const rng = Rng.stream(seed, `korea:volume:${exchange}:${token.symbol}`);
+  if (exchange === 'coinone' || exchange === 'korbit') {
+    // A share of what Upbit trades: Coinone a few percent, Korbit about half of that.
+    const share = (exchange === 'coinone' ? 0.05 : 0.025) * Math.exp(0.5 * gaussian(rng));
+    return baseDailyVolumeKrw(seed, token, token.exchanges.includes('upbit') || !token.exchanges.length ? 'upbit' : 'bithumb') * share;
+  }
   const TOP: Readonly<Record<string, number>> = { BTC: 3.2e11, XRP: 2.8e11, ETH: 1.8e11, USDT: 1.5e11, SOL: 7e10, DOGE: 5.5e10 };
   const top = TOP[token.symbol];
   const homeOnHere = token.exchanges.includes(exchange);
@@ -582,7 +601,7 @@ export function baseDailyVolumeKrw(seed: number, token: KoreaToken, exchange: Ko
 }
 
 /** Day-to-day variation of a market's turnover (mean 1). */
-export function dailyVolumeFactor(seed: number, token: KoreaToken, exchange: KoreaExchange, day: number): number {
+export function dailyVolumeFactor(seed: number, token: KoreaToken, exchange: KoreaPriceExchange, day: number): number {
   return Math.exp(0.35 * gaussian(Rng.stream(seed, `korea:volume:${exchange}:${token.symbol}:d${day}`)) - 0.06);
 }
 

@@ -4,8 +4,23 @@
  * removes listings around it over time, so the table stays meaningful at any date.
  */
 
+/** The exchanges whose market lists, flags and candles the demo keeps (the listing calendar's). */
 export type KoreaExchange = 'upbit' | 'bithumb';
 export const KOREA_EXCHANGES: readonly KoreaExchange[] = ['upbit', 'bithumb'];
+
+/** Coinone and Korbit: the demo gives their prices only, as the live source does. */
+export type KoreaPriceOnlyExchange = 'coinone' | 'korbit';
+export const KOREA_PRICE_ONLY_EXCHANGES: readonly KoreaPriceOnlyExchange[] = ['coinone', 'korbit'];
+export type KoreaPriceExchange = KoreaExchange | KoreaPriceOnlyExchange;
+
+/**
+ * Whether a price-only exchange quotes a token listed on Upbit or Bithumb: Coinone the 90 most
+ * traded and the core tokens, Korbit the 45 most traded and the core tokens (both list fewer
+ * markets than Upbit and Bithumb).
+ */
+export function pricedOn(exchange: KoreaPriceOnlyExchange, token: KoreaToken): boolean {
+  return token.core || token.popularity < (exchange === 'coinone' ? 90 : 45);
+}
 
 export type GlobalVenue = 'binance' | 'okx';
 

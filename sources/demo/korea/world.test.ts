@@ -34,6 +34,8 @@ const TABLES: readonly KoreaRawTable[] = [
 const NULLABLE: Readonly<Record<string, readonly string[]>> = {
   market_flags: ['started_at', 'ends_at'],
   macro_daily: ['value'],
+  // Coinone does not say when it last traded (the demo follows the live source)
+  kr_tickers: ['last_trade_at'],
 };
 
 function column(table: KoreaRawTable, name: string): number {
@@ -216,9 +218,32 @@ describe('koreaWorld token universe', () => {
     const w = world();
     const markets = w.kr_markets.map((r) => `${String(r[0])}:${String(r[1])}`).sort();
     const tickers = w.kr_tickers.map((r) => `${String(r[0])}:${String(r[1])}`).sort();
-    expect(tickers).toEqual(markets);
+    const listing = (key: string) => key.startsWith('upbit:') || key.startsWith('bithumb:');
+    expect(tickers.filter(listing)).toEqual(markets);
     const marketSet = new Set(markets);
     for (const row of w.candles_1m) expect(marketSet.has(`${String(row[0])}:${String(row[1])}`)).toBe(true);
+  });
+
+  it('Coinone and Korbit quote part of what Upbit or Bithumb list (prices only), Korbit fewer, within a few percent of Upbit', () => {
+    const w = world();
+    const listed = new Set(w.kr_markets.map((r) => String(r[1])));
+    const on = (exchange: string) => w.kr_tickers.filter((r) => r[0] === exchange);
+    const coinone = on('coinone');
+    const korbit = on('korbit');
+    expect(coinone.length).toBeGreaterThan(40);
+    expect(korbit.length).toBeGreaterThan(20);
+    expect(korbit.length).toBeLessThan(coinone.length);
+    for (const row of [...coinone, ...korbit]) expect(listed.has(String(row[1]))).toBe(true);
+    const upbit = new Map(on('upbit').map((r) => [String(r[1]), Number(r[2])]));
+    for (const row of [...coinone, ...korbit]) {
+      const u = upbit.get(String(row[1]));
+      if (u !== undefined) expect(Math.abs(Number(row[2]) / u - 1), `${String(row[0])} ${String(row[1])}`).toBeLessThan(0.06);
+    }
+    // smaller books than Upbit's: their KRW volume of BTC is a few percent of Upbit's
+    const btc = (rows: Row[]) => Number(rows.find((r) => r[1] === 'BTC')![8]);
+    expect(btc(coinone) / btc(on('upbit'))).toBeLessThan(0.2);
+    expect(coinone.every((r) => r[10] === null)).toBe(true);
+    expect(korbit.every((r) => r[10] instanceof Date)).toBe(true);
   });
 });
 

@@ -9,6 +9,8 @@
  */
 
 import type { WorldOptions } from '../world.ts';
+import { Rng } from '../random.ts';
+import { gaussian } from './walks.ts';
 import type { Row } from '../../../lib/duckdb.ts';
 import { DAY_MS, EARLIEST_NOW_MS, MINUTES_PER_DAY, dayIndexOf, minuteIndexOf, msOfMinute } from './calendar.ts';
 import { marketFlagsAt } from './flags.ts';
@@ -44,7 +46,15 @@ import {
   type PremiumBackdrop,
   type TokenDynamics,
 } from './prices.ts';
-import { KOREA_EXCHANGES, KOREA_TOKENS, KOREA_TOKEN_BY_SYMBOL, type KoreaExchange } from './tokens.ts';
+import {
+  KOREA_EXCHANGES,
+  KOREA_PRICE_ONLY_EXCHANGES,
+  KOREA_TOKENS,
+  KOREA_TOKEN_BY_SYMBOL,
+  type KoreaExchange,
+  type KoreaPriceExchange,
+  pricedOn,
+} from './tokens.ts';
 
 export { DIVERGENCE_SYMBOLS, KOREA_TOKENS, type KoreaExchange, type KoreaToken } from './tokens.ts';
 
@@ -122,7 +132,14 @@ function marketKey(exchange: KoreaExchange, symbol: string): string {
  * Simulate one market over the last 24 hours: minute prices from the global path, FX, premium,
  * bid-ask bounce and shocks; a candle for each minute that saw a trade; the 24h ticker from them.
  */
-function simulateMarket(w: WorldWindow, exchange: KoreaExchange, listing: MarketListing, dynamics: TokenDynamics): MarketRows {
+function simulateMarket(
+  w: WorldWindow,
+  exchange: KoreaPriceExchange,
+  listing: MarketListing,
+  dynamics: TokenDynamics,
+  /** Coinone and Korbit: the market whose shocks they follow (arbitrage carries a jump over), and no candles. */
+  follows?: KoreaExchange,
+): MarketRows {
   const { token } = listing;
   const { m0, mNow } = w;
   const n = mNow - m0 + 1;
@@ -130,9 +147,9 @@ function simulateMarket(w: WorldWindow, exchange: KoreaExchange, listing: Market
   const { scratch } = w;
   const premium = premiumWindow(w.seed, w.premiums, token, dynamics, exchange, scratch.premium);
   const noise = minuteNoise(w.seed, exchange, token.symbol, m0, mNow, scratch.noise);
-  const shocks = w.shocksByMarket.get(marketKey(exchange, token.symbol)) ?? [];
+  const shocks = w.shocksByMarket.get(marketKey(follows ?? (exchange as KoreaExchange), token.symbol)) ?? [];
   const jumps = shockOffsets(shocks, m0, mNow, scratch.jumps);
-  const microSd = dynamics.microSd * (exchange === 'bithumb' ? 1.3 : 1);
+  const microSd = dynamics.microSd * (exchange === 'upbit' ? 1 : exchange === 'bithumb' ? 1.3 : 1.6);
 
   const price = scratch.price;
   for (let i = 0; i < n; i++) {
@@ -150,7 +167,7 @@ function simulateMarket(w: WorldWindow, exchange: KoreaExchange, listing: Market
   const dayFactors = [0, 1, 2].map((k) => dailyVolumeFactor(w.seed, token, exchange, firstDay + k));
   const minuteSd = Math.sqrt((dynamics.beta * MARKET_DAILY_SD) ** 2 + dynamics.idioDailySd ** 2) / Math.sqrt(DAY_MINUTES);
   const firstTraded = listing.listedSince === -Infinity ? m0 : Math.max(m0, minuteIndexOf(listing.listedSince));
-  const firstCandle = mNow - w.candleMinutes;
+  const firstCandle = follows ? mNow : mNow - w.candleMinutes;
   const stable = token.stablecoin;
 
   const candles: Row[] = [];
@@ -225,8 +242,9 @@ function simulateMarket(w: WorldWindow, exchange: KoreaExchange, listing: Market
     roundVolume(volumeBase),
     round2(volumeKrw),
     w.now,
-    // the last trade: within its minute (a trade near its end); none in the window: the window's start at the latest
-    new Date(lastTradeMinute >= 0 ? msOfMinute(lastTradeMinute) + 45_000 : msOfMinute(firstTraded)),
+    // the last trade: within its minute (a trade near its end); none in the window: the window's start at
+    // the latest. Coinone does not say when it last traded (sources/live/korea/coinone-korbit.md).
+    exchange === 'coinone' ? null : new Date(lastTradeMinute >= 0 ? msOfMinute(lastTradeMinute) + 45_000 : msOfMinute(firstTraded)),
     SOURCE,
   ];
   return { ticker, candles };
@@ -392,19 +410,32 @@ export function koreaWorld(opts: WorldOptions): Record<KoreaRawTable, Row[]> {
     }
   }
 
+  // Coinone and Korbit quote part of what Upbit or Bithumb list (prices only: no market list, flags or candles).
+  for (const exchange of KOREA_PRICE_ONLY_EXCHANGES) {
+    const seen = new Set<string>();
+    for (const lead of KOREA_EXCHANGES) {
+      for (const listing of listings.markets[lead]) {
+        const { token } = listing;
+        if (seen.has(token.symbol) || !pricedOn(exchange, token)) continue;
+        seen.add(token.symbol);
+        krTickers.push(simulateMarket(w, exchange, listing, dynamics.get(token.symbol)!, lead).ticker);
+      }
+    }
+  }
+
   const globalPrices: Row[] = [];
   const today = dayIndexOf(nowMs);
   for (const token of KOREA_TOKENS) {
     if (token.globalVenue === null || !listedAnywhere.has(token.symbol)) continue;
     const logUsd = w.global.logUsd(token, dynamics.get(token.symbol)!);
-    globalPrices.push([
-      token.symbol,
-      roundUsd(Math.exp(logUsd[logUsd.length - 1]!)),
-      Math.round(globalDailyVolumeUsd(seed, token, today)),
-      token.globalVenue,
-      now,
-      SOURCE,
-    ]);
+    const usd = Math.exp(logUsd[logUsd.length - 1]!);
+    const volume = globalDailyVolumeUsd(seed, token, today);
+    globalPrices.push([token.symbol, roundUsd(usd), Math.round(volume), token.globalVenue, now, SOURCE]);
+    // OKX also quotes Binance's tokens, a few basis points away, with about a quarter of the volume.
+    if (token.globalVenue === 'binance') {
+      const rng = Rng.stream(seed, `korea:okx:${token.symbol}:${mNow}`);
+      globalPrices.push([token.symbol, roundUsd(usd * (1 + 0.0004 * gaussian(rng))), Math.round(volume * 0.25), 'okx', now, SOURCE]);
+    }
   }
 
   const fxRates: Row[] = [['USDKRW', round2(Math.exp(w.logFx[w.logFx.length - 1]!)), 'demo', now, SOURCE]];

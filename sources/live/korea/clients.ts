@@ -13,6 +13,8 @@ export type ClientTuning = Partial<Omit<UpstreamOptions, 'name' | 'baseUrl'>>;
 export const PUBLIC_BASE_URLS = {
   UPBIT_BASE_URL: 'https://api.upbit.com',
   BITHUMB_BASE_URL: 'https://api.bithumb.com',
+  COINONE_BASE_URL: 'https://api.coinone.co.kr',
+  KORBIT_BASE_URL: 'https://api.korbit.co.kr',
   BINANCE_BASE_URL: 'https://api.binance.com',
   OKX_BASE_URL: 'https://www.okx.com',
   FX_BASE_URL: 'https://quotation-api-cdn.dunamu.com,https://open.er-api.com',
@@ -20,7 +22,18 @@ export const PUBLIC_BASE_URLS = {
   NAVER_FINANCE_BASE_URL: 'https://api.finance.naver.com',
 } as const satisfies Partial<Record<UpstreamSetting, string>>;
 
-export type KoreaClient = 'upbit' | 'upbit-candles' | 'bithumb' | 'binance' | 'okx' | 'dunamu' | 'er-api' | 'fred' | 'naver';
+export type KoreaClient =
+  | 'upbit'
+  | 'upbit-candles'
+  | 'bithumb'
+  | 'coinone'
+  | 'korbit'
+  | 'binance'
+  | 'okx'
+  | 'dunamu'
+  | 'er-api'
+  | 'fred'
+  | 'naver';
 
 // The run repeats every minute: few retries, short timeouts, and a failed upstream waits for the
 // next run. Upbit candles share one 10/s group: starts 120 ms apart stay under it.
@@ -28,6 +41,9 @@ const TUNING: Record<KoreaClient, ClientTuning> = {
   upbit: { timeoutMs: 10_000, retries: 2, concurrency: 2, backoffBaseMs: 500 },
   'upbit-candles': { timeoutMs: 10_000, retries: 2, concurrency: 2, minIntervalMs: 120, backoffBaseMs: 500 },
   bithumb: { timeoutMs: 10_000, retries: 2, concurrency: 3 },
+  // one ticker call a run each: far under Coinone's 1,200/min and Korbit's 50/s
+  coinone: { timeoutMs: 10_000, retries: 2, concurrency: 2 },
+  korbit: { timeoutMs: 10_000, retries: 2, concurrency: 2 },
   binance: { timeoutMs: 10_000, retries: 1 },
   okx: { timeoutMs: 10_000, retries: 1 },
   dunamu: { timeoutMs: 10_000, retries: 1 },
@@ -40,6 +56,8 @@ const SETTING: Record<KoreaClient, keyof typeof PUBLIC_BASE_URLS> = {
   upbit: 'UPBIT_BASE_URL',
   'upbit-candles': 'UPBIT_BASE_URL',
   bithumb: 'BITHUMB_BASE_URL',
+  coinone: 'COINONE_BASE_URL',
+  korbit: 'KORBIT_BASE_URL',
   binance: 'BINANCE_BASE_URL',
   okx: 'OKX_BASE_URL',
   dunamu: 'FX_BASE_URL',

@@ -26,7 +26,6 @@
 import { z } from 'zod';
 import type { Row } from '../../../lib/duckdb.ts';
 import { UpstreamError, type Upstream } from '../http.ts';
-import type { ClientTuning } from './clients.ts';
 import { knownOr, labelBy, readRows, unknownValues, type Known, type RowsRead } from './lenient.ts';
 import { shownUrl } from './shown-url.ts';
 import {
@@ -45,11 +44,6 @@ import {
 } from './exchange-book.ts';
 
 const SOURCE = 'live';
-
-export const COINONE_PUBLIC_BASE_URL = 'https://api.coinone.co.kr';
-
-/** Suggested client tuning once wired (clients.ts): one ticker call a run, well under 1,200/min. */
-export const COINONE_TUNING: ClientTuning = { timeoutMs: 10_000, retries: 2, concurrency: 2 };
 
 // ------------------------------------------------------------------------------------ Coinone
 

@@ -111,15 +111,20 @@ describe('the live korea run on payloads in the exchanges documented formats', (
       expect(prices).toContain(`bithumb ${symbol}`);
     }
     const kimchi = doc<Kimchi>(run.snap, 'kimchi-premium');
-    expect(kimchi.stale).toEqual([]);
+    // Korbit's SHIB last traded 2 hours before the run: its price is from another time than the global one
+    expect(kimchi.stale.map((s) => [s.symbol, s.exchange])).toEqual([['SHIB', 'korbit']]);
     expect(kimchi.by_symbol.BTC!.exchanges.map((e) => [e.exchange, e.price_krw])).toEqual([
       ['upbit', 91200000],
       ['bithumb', 91171000],
+      ['coinone', 91180000],
+      ['korbit', 91160000],
     ]);
     expect(kimchi.by_symbol.BTC!.exchanges.every((e) => Math.abs(e.premium_pct - 0.66) < 0.05)).toBe(true);
     expect(doc<{ premiums: Array<{ exchange: string }> }>(run.snap, 'stablecoin-premium').premiums.map((p) => p.exchange)).toEqual([
       'upbit',
       'bithumb',
+      'coinone',
+      'korbit',
     ]);
     // the alert feed without warning_step is read: its alerts are active flags
     expect(
@@ -207,17 +212,20 @@ describe('the live korea run on payloads in the exchanges documented formats', (
     expect(kimchi.input_window).toEqual({ prices_minutes: 10, fx_hours: 96, trade_minutes: 60 });
     expect(kimchi.stale.map((s) => [s.symbol, s.exchange])).toEqual([
       ['ETH', 'upbit'],
+      ['SHIB', 'korbit'],
       ['XRP', 'upbit'],
       ['XRP', 'bithumb'],
+      ['XRP', 'coinone'],
+      ['XRP', 'korbit'],
     ]);
     expect(kimchi.stale[0]!.reason).toMatch(
       /^the binance global price \(2026-07-30T07:41:04Z\) and the upbit price \(2024-03-13T11:10:37Z\) are 869 days apart; a premium combines prices at most 10 minutes apart; the USD\/KRW rate \(dunamu, 2026-07-30T07:40:12Z\) is 869 days from the upbit price \(2024-03-13T11:10:37Z\); a premium uses a rate at most 96 hours from the price$/,
     );
-    expect(kimchi.stale[1]!.reason).toMatch(
+    expect(kimchi.stale[2]!.reason).toMatch(
       /^the binance global price \(2026-07-30T05:41:04Z\) and the upbit price \(2026-07-30T07:41:0\dZ\) are 120 minutes apart; a premium combines prices at most 10 minutes apart$/,
     );
     expect(kimchi.by_symbol.XRP).toBeUndefined();
-    expect(kimchi.by_symbol.ETH!.exchanges.map((e) => e.exchange)).toEqual(['bithumb']);
+    expect(kimchi.by_symbol.ETH!.exchanges.map((e) => e.exchange)).toEqual(['bithumb', 'coinone', 'korbit']);
     expect(kimchi.by_symbol.ETH!.stale_exchanges).toEqual([{ exchange: 'upbit', reason: kimchi.stale[0]!.reason }]);
     const scanner = doc<{
       tokens: Array<{ symbol: string; upbit_premium_pct: number | null }>;
@@ -255,10 +263,10 @@ describe('the live korea run on payloads in the exchanges documented formats', (
     const run = await liveRun();
     const kimchi = doc<Kimchi>(run.snap, 'kimchi-premium');
     expect(kimchi.by_symbol).toEqual({});
-    expect(kimchi.stale.length).toBe(12); // 6 symbols with a global price on 2 exchanges
+    expect(kimchi.stale.length).toBe(24); // 6 symbols with a global price on 4 exchanges
     for (const s of kimchi.stale) {
       expect(s.reason).toMatch(
-        /^the USD\/KRW rate \(dunamu, 2026-07-20T06:00:00Z\) is 10 days from the (upbit|bithumb) price \(2026-07-30T07:41:0\dZ\); a premium uses a rate at most 96 hours from the price$/,
+        /^(the binance global price .* a premium combines prices at most 10 minutes apart; )?the USD\/KRW rate \(dunamu, 2026-07-20T06:00:00Z\) is 10 days from the (upbit|bithumb|coinone|korbit) price \(2026-07-30T0[57]:\d\d:\d\dZ\); a premium uses a rate at most 96 hours from the price$/,
       );
     }
     const stable = doc<{ premiums: unknown[]; stale: Array<{ stablecoin: string; exchange: string; reason: string }> }>(
@@ -266,7 +274,7 @@ describe('the live korea run on payloads in the exchanges documented formats', (
       'stablecoin-premium',
     );
     expect(stable.premiums).toEqual([]);
-    expect(stable.stale.map((s) => `${s.stablecoin} ${s.exchange}`)).toEqual(['USDT upbit', 'USDT bithumb']);
+    expect(stable.stale.map((s) => `${s.stablecoin} ${s.exchange}`)).toEqual(['USDT upbit', 'USDT bithumb', 'USDT coinone', 'USDT korbit']);
     // the products that read the premiums say why they have none (no version to keep yet)
     for (const name of ['divergence', 'market-read']) {
       expect(run.step(name).detail, name).toMatch(

@@ -4,7 +4,9 @@
  *
  *   ingest:upbit          kr_markets, market_flags, kr_tickers (exchange upbit)     2 requests
  *   ingest:bithumb        kr_markets, market_flags, kr_tickers (exchange bithumb)   3 requests
- *   ingest:global_prices  global_prices: Binance, OKX when Binance fails            1 (2)
+ *   ingest:coinone        kr_tickers (exchange coinone): prices only                1
+ *   ingest:korbit         kr_tickers (exchange korbit): prices only                 1
+ *   ingest:global_prices  global_prices: Binance and OKX                            2
  *   ingest:fx_rates       fx_rates: Dunamu, er-api when Dunamu fails                1 (2)
  *   ingest:macro_daily    macro_daily from the kept history, extended incrementally 0-2 (backfill free)
  *   ingest:candles_1m     Upbit 1-minute candles of the top markets by KRW volume   what is left, 1-5
@@ -12,9 +14,9 @@
  * Korean news (news_articles) has its own step and cadence, outside this budget: news/index.ts,
  * added by the korea pipeline (pipelines/korea/index.ts) after these steps.
  *
- * A run stays within 12 upstream requests (backfill excluded): the fixed feeds take 7, the macro
+ * A run stays within 15 upstream requests (backfill excluded): the fixed feeds take 10, the macro
  * refresh at most 2 while leaving 3 for candles, and the candles take the rest (at most 5), so a
- * Binance or Dunamu fallback, or a retry, costs a candle market rather than the budget. Candles
+ * Dunamu fallback, or a retry, costs a candle market rather than the budget. Candles
  * always get at least one market: a run whose fixed feeds spent the whole budget on retries goes
  * over by that one request.
  *
@@ -32,6 +34,7 @@ import type { IngestStep } from '../../contract.ts';
 import { ingestKit, type KoreaIngestStep, type KoreaLiveOverrides } from './ingest-kit.ts';
 import { bithumbStep } from './steps/bithumb.ts';
 import { candlesStep } from './steps/candles.ts';
+import { coinoneStep, korbitStep } from './steps/price-only.ts';
 import { fxRatesStep } from './steps/fx-rates.ts';
 import { globalPricesStep } from './steps/global-prices.ts';
 import { macroStep } from './steps/macro.ts';
@@ -45,7 +48,16 @@ export type { KoreaLiveOverrides } from './ingest-kit.ts';
  * The ingest steps in run order, one module each under steps/ (made from the run's kit,
  * ingest-kit.ts). Candles come last: they take what the others left of the request budget.
  */
-const KOREA_INGEST_STEPS: readonly KoreaIngestStep[] = [upbitStep, bithumbStep, globalPricesStep, fxRatesStep, macroStep, candlesStep];
+const KOREA_INGEST_STEPS: readonly KoreaIngestStep[] = [
+  upbitStep,
+  bithumbStep,
+  coinoneStep,
+  korbitStep,
+  globalPricesStep,
+  fxRatesStep,
+  macroStep,
+  candlesStep,
+];
 
 export function koreaLiveIngestSteps(settings: Settings, overrides: KoreaLiveOverrides = {}): IngestStep[] {
   const kit = ingestKit(settings, overrides);

@@ -38,6 +38,8 @@ export type KoreaUpstreamName =
   | 'bithumb'
   | 'bithumb:markets'
   | 'bithumb:alerts'
+  | 'coinone'
+  | 'korbit'
   | 'binance'
   | 'okx'
   | 'dunamu'

@@ -39,7 +39,7 @@ export interface KoreaLiveOptions {
 }
 
 export const DEFAULT_KOREA_LIVE_OPTIONS: KoreaLiveOptions = {
-  requestBudget: 12,
+  requestBudget: 15,
   candles: { maxMarkets: 5, reserve: 3, minutes: 60 },
   macro: DEFAULT_MACRO_OPTIONS,
   upstream: {},

@@ -27,7 +27,6 @@ import { z } from 'zod';
 import type { Row } from '../../../lib/duckdb.ts';
 import { describeIssues } from '../../../lib/zod-issues.ts';
 import { UpstreamError, type Upstream } from '../http.ts';
-import type { ClientTuning } from './clients.ts';
 import {
   changePct,
   DecimalValue,
@@ -45,11 +44,6 @@ import { knownOr, labelBy, readRows, unknownValues, type Known, type RowsRead } 
 import { shownUrl } from './shown-url.ts';
 
 const SOURCE = 'live';
-
-export const KORBIT_PUBLIC_BASE_URL = 'https://api.korbit.co.kr';
-
-/** Suggested client tuning once wired (clients.ts): far under 50 requests a second. */
-export const KORBIT_TUNING: ClientTuning = { timeoutMs: 10_000, retries: 2, concurrency: 2 };
 
 /** 'BTC' → 'btc_krw'; a pair already spelled 'base_quote' is lower-cased and kept. */
 export function korbitPair(symbol: string): string {

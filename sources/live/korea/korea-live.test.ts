@@ -71,6 +71,8 @@ describe('koreaLiveIngestSteps against the recorded upstreams', () => {
     expect(steps.map((s) => [s.name, s.tables])).toEqual([
       ['ingest:upbit', ['kr_markets', 'market_flags', 'kr_tickers', 'ingest_failures', 'ingest_skipped_rows']],
       ['ingest:bithumb', ['kr_markets', 'market_flags', 'kr_tickers', 'bithumb_alert_steps']],
+      ['ingest:coinone', ['kr_tickers']],
+      ['ingest:korbit', ['kr_tickers']],
       ['ingest:global_prices', ['global_prices']],
       ['ingest:fx_rates', ['fx_rates']],
       ['ingest:macro_daily', ['macro_daily']],
@@ -78,31 +80,45 @@ describe('koreaLiveIngestSteps against the recorded upstreams', () => {
     ]);
   });
 
-  it('fills every market raw table in one run within 5 s and 12 requests, the macro backfill excluded', async () => {
+  it('fills every market raw table in one run within 5 s and 15 requests, the macro backfill excluded', async () => {
     const run = await ingest(KOREA_FIXTURE_NOW, {}); // real pacing and real sleeps
     expect(run.seconds).toBeLessThan(5);
     expect(run.steps).toEqual({
       'ingest:upbit': 66, // 30 markets + 6 flags + 30 tickers
       'ingest:bithumb': 68, // 29 markets + 6 flags + 29 tickers + 4 alert steps
-      'ingest:global_prices': 29,
+      'ingest:coinone': 7, // 8 tickers, one without a last price skipped
+      'ingest:korbit': 7, // 8 tickers, one never traded skipped
+      'ingest:global_prices': 56, // Binance 29 + OKX 27
       'ingest:fx_rates': 1,
       'ingest:macro_daily': 3646,
       'ingest:candles_1m': 295,
     });
-    // The budget: Upbit 2 + Bithumb 3 + Binance 1 + Dunamu 1 + 5 candle markets = 12; FRED 3 + Naver 2 are the backfill.
-    expect(budgeted(run)).toBe(12);
-    expect(world.counts()).toMatchObject({ total: 17, backfill: 5, budgeted: 12 });
+    // The budget: Upbit 2 + Bithumb 3 + Coinone 1 + Korbit 1 + Binance 1 + OKX 1 + Dunamu 1 + 5 candle markets = 15;
+    // FRED 3 + Naver 2 are the backfill.
+    expect(budgeted(run)).toBe(15);
+    expect(world.counts()).toMatchObject({ total: 20, backfill: 5, budgeted: 15 });
     expect(paths(run, 'upbit').filter((p) => p.startsWith('/v1/candles'))).toHaveLength(5);
 
     expect(await rows(`SELECT exchange, count(*)::INTEGER AS n, min(source) AS source FROM kr_tickers GROUP BY ALL ORDER BY 1`)).toEqual([
       { exchange: 'bithumb', n: 29, source: 'live' },
+      { exchange: 'coinone', n: 7, source: 'live' },
+      { exchange: 'korbit', n: 7, source: 'live' },
       { exchange: 'upbit', n: 30, source: 'live' },
+    ]);
+    // Korbit says when each pair last traded; Coinone does not.
+    expect(
+      await rows(`SELECT exchange, price_krw, strftime(last_trade_at, '%H:%M:%S') AS traded FROM kr_tickers
+                   WHERE symbol = 'BTC' AND exchange IN ('coinone', 'korbit') ORDER BY 1`),
+    ).toEqual([
+      { exchange: 'coinone', price_krw: 91180000, traded: null },
+      { exchange: 'korbit', price_krw: 91160000, traded: '07:41:02' },
     ]);
     expect(await rows(`SELECT rate, provider, strftime(as_of, '%Y-%m-%dT%H:%M:%SZ') AS as_of, source FROM fx_rates`)).toEqual([
       { rate: 1387.5, provider: 'dunamu', as_of: '2026-07-30T07:40:12Z', source: 'live' },
     ]);
-    expect(await rows(`SELECT symbol, price_usd, venue FROM global_prices WHERE symbol IN ('BTC', 'WAVES')`)).toEqual([
+    expect(await rows(`SELECT symbol, price_usd, venue FROM global_prices WHERE symbol IN ('BTC', 'WAVES') ORDER BY venue`)).toEqual([
       { symbol: 'BTC', price_usd: 65300, venue: 'binance' },
+      { symbol: 'BTC', price_usd: 65266, venue: 'okx' },
     ]);
     // Candles of the top 5 markets by 24h KRW turnover, stablecoins aside; the open 07:41 minute is left out.
     expect(
@@ -134,7 +150,7 @@ describe('koreaLiveIngestSteps against the recorded upstreams', () => {
     expect(await count(`SELECT * FROM ingest_failures`)).toBe(0);
   });
 
-  it('falls back to OKX when Binance answers 451, and takes the extra request from the candles', async () => {
+  it('keeps the OKX prices alone when Binance answers 451, within the budget', async () => {
     world.fault('binance', '/api/v3/ticker/24hr', recordedReply('binance-451.json'));
     const run = await ingest();
     expect(run.steps['ingest:global_prices']).toBe(27); // OKX lists fewer of the pairs
@@ -145,8 +161,8 @@ describe('koreaLiveIngestSteps against the recorded upstreams', () => {
     expect(String(failure!.error)).toMatch(
       /^binance: GET .*\/api\/v3\/ticker\/24hr\?type=MINI failed with HTTP 451: .*restricted location/,
     );
-    expect(run.steps['ingest:candles_1m']).toBe(236); // 4 markets
-    expect(budgeted(run)).toBe(12);
+    expect(run.steps['ingest:candles_1m']).toBe(295); // a 451 is not retried: the candles keep their 5 markets
+    expect(budgeted(run)).toBe(15);
   });
 
   it('leaves global_prices empty, with both reasons, when OKX fails too', async () => {
@@ -177,14 +193,18 @@ describe('koreaLiveIngestSteps against the recorded upstreams', () => {
     const run = await ingest();
     expect(run.steps['ingest:upbit']).toMatch(/^upbit: GET .*\/v1\/ticker\/all\?quote_currencies=KRW failed after 3 attempts: HTTP 500/);
     // The tables exist; Upbit's prices are missing, its market list (another call, which answered) and Bithumb's rows are there.
-    expect(await rows(`SELECT exchange, count(*)::INTEGER AS n FROM kr_tickers GROUP BY ALL`)).toEqual([{ exchange: 'bithumb', n: 29 }]);
+    expect(await rows(`SELECT exchange, count(*)::INTEGER AS n FROM kr_tickers GROUP BY ALL ORDER BY 1`)).toEqual([
+      { exchange: 'bithumb', n: 29 },
+      { exchange: 'coinone', n: 7 },
+      { exchange: 'korbit', n: 7 },
+    ]);
     expect(await rows(`SELECT exchange, count(*)::INTEGER AS n FROM kr_markets GROUP BY ALL ORDER BY 1`)).toEqual([
       { exchange: 'bithumb', n: 29 },
       { exchange: 'upbit', n: 30 },
     ]);
     expect(await count(`SELECT * FROM market_flags WHERE exchange = 'upbit'`)).toBe(6);
     expect(await rows(`SELECT upstream FROM ingest_failures WHERE upstream LIKE 'upbit%' ORDER BY 1`)).toEqual([{ upstream: 'upbit' }]);
-    expect(run.steps['ingest:global_prices']).toBe(29);
+    expect(run.steps['ingest:global_prices']).toBe(56);
     expect(run.steps['ingest:fx_rates']).toBe(1);
     expect(run.steps['ingest:macro_daily']).toBe(3646);
     // Candles need the Upbit tickers to choose markets: that step fails with the reason, and asks nothing.
@@ -230,7 +250,11 @@ describe('koreaLiveIngestSteps against the recorded upstreams', () => {
     expect(run.steps['ingest:bithumb']).toMatch(
       /^bithumb: GET .*\/public\/ticker\/ALL_KRW answered HTTP 200 with status 5600 \("Too many connections"\)/,
     );
-    expect(await rows(`SELECT DISTINCT exchange FROM kr_tickers`)).toEqual([{ exchange: 'upbit' }]);
+    expect(await rows(`SELECT DISTINCT exchange FROM kr_tickers ORDER BY 1`)).toEqual([
+      { exchange: 'coinone' },
+      { exchange: 'korbit' },
+      { exchange: 'upbit' },
+    ]);
     // the market list and the alerts are other calls: they answered and are kept
     expect(await count(`SELECT * FROM kr_markets WHERE exchange = 'bithumb'`)).toBe(29);
     expect(await count(`SELECT * FROM bithumb_alert_steps`)).toBe(4);
@@ -249,7 +273,7 @@ describe('koreaLiveIngestSteps against the recorded upstreams', () => {
     // an undocumented API: a quote with no `timestamp` and no `currencyUnit` is read by its date and time (KST)
     world.fault('fx', '/v1/forex/recent', { json: [{ code: 'FRX.KRWUSD', basePrice: 1387.5, date: '2026-07-30', time: '16:40:12' }] });
     const run = await ingest();
-    expect(run.steps['ingest:global_prices']).toBe(29);
+    expect(run.steps['ingest:global_prices']).toBe(56);
     expect(await rows(`SELECT upstream, list, skipped, total, problems FROM ingest_skipped_rows ORDER BY 1`)).toEqual([
       {
         upstream: 'binance',
@@ -257,6 +281,15 @@ describe('koreaLiveIngestSteps against the recorded upstreams', () => {
         skipped: 1,
         total: 34,
         problems: 'BADUSDT: lastPrice: expected a decimal number in a string',
+      },
+      // the recorded Coinone and Korbit answers each hold a pair listed but never priced
+      { upstream: 'coinone', list: 'tickers', skipped: 1, total: 8, problems: 'newt: last: expected a decimal number, got ""' },
+      {
+        upstream: 'korbit',
+        list: 'tickers',
+        skipped: 1,
+        total: 8,
+        problems: 'newt_krw: close: expected a positive price; lastTradedAt: expected epoch milliseconds, got null',
       },
       { upstream: 'naver:000660', list: 'observations', skipped: 1, total: 3, problems: expect.stringMatching(/^row 2 is not \[yyyyMMdd/) },
       { upstream: 'naver:005930', list: 'observations', skipped: 1, total: 3, problems: expect.stringMatching(/^row 2 is not \[yyyyMMdd/) },
@@ -278,7 +311,7 @@ describe('koreaLiveIngestSteps against the recorded upstreams', () => {
     });
     const second = await ingest(new Date(KOREA_FIXTURE_NOW.getTime() + MINUTE));
     expect(second.steps['ingest:global_prices']).toBe(27);
-    expect(await rows(`SELECT upstream, skipped, problems FROM ingest_skipped_rows`)).toEqual([
+    expect(await rows(`SELECT upstream, skipped, problems FROM ingest_skipped_rows WHERE upstream = 'okx'`)).toEqual([
       { upstream: 'okx', skipped: 1, problems: 'BAD-USDT: ts: Invalid input: expected string, received undefined' },
     ]);
   });
@@ -335,7 +368,7 @@ describe('macro history: backfilled once, then extended incrementally', () => {
       ['DGS3', '2026-07-29', '2026-07-31', false],
       ['VIXCLS', '2026-07-29', '2026-07-31', false],
     ]);
-    expect(budgeted(second)).toBe(12); // 7 + 2 macro + 3 candle markets
+    expect(budgeted(second)).toBe(15); // 10 + 2 macro + 3 candle markets
     expect(t.logs.some((l) => l.includes('3 due series left for the next run'))).toBe(true);
     const third = await ingest(new Date(next.getTime() + MINUTE));
     expect(macroRequests(third).map((q) => [q.query.id ?? q.query.symbol, q.query.cosd ?? q.query.startTime])).toEqual([
@@ -414,6 +447,8 @@ describe('the korea pipeline with --source live', () => {
       expect(ingestReports).toEqual([
         ['ingest:upbit', 'ok'],
         ['ingest:bithumb', 'failed'],
+        ['ingest:coinone', 'ok'],
+        ['ingest:korbit', 'ok'],
         ['ingest:global_prices', 'ok'],
         ['ingest:fx_rates', 'ok'],
         ['ingest:macro_daily', 'ok'],
@@ -425,7 +460,7 @@ describe('the korea pipeline with --source live', () => {
         ['prepare:run_picture', 'ok'],
       ]);
       expect(result.manifest).not.toBeNull();
-      expect(world.counts().budgeted).toBeLessThanOrEqual(12);
+      expect(world.counts().budgeted).toBeLessThanOrEqual(15);
       // without a Claude key, live articles are published in Korean with the English marked unavailable, never invented
       const snap = (await loadLatest(settings.snapshotsDir, 'korea'))!;
       for (const name of ['kr-news-kpop', 'kr-news-semiconductor']) {

@@ -1,5 +1,5 @@
 /**
- * The korea upstream world on 127.0.0.1: Upbit, Bithumb, Binance, OKX, FX (Dunamu and er-api on
+ * The korea upstream world on 127.0.0.1: Upbit, Bithumb, Coinone, Korbit, Binance, OKX, FX (Dunamu and er-api on
  * one port), FRED and Naver Finance, each on its own loopback port, serving the recorded payloads
  * in sources/live/korea/fixtures in the upstreams' exact formats, and counting every request.
  *
@@ -42,7 +42,7 @@ export function recordedReply(name: string): Reply {
   return { status: r.status, headers: r.headers, text: r.body };
 }
 
-export type KoreaServer = 'upbit' | 'bithumb' | 'binance' | 'okx' | 'fx' | 'fred' | 'naver';
+export type KoreaServer = 'upbit' | 'bithumb' | 'coinone' | 'korbit' | 'binance' | 'okx' | 'fx' | 'fred' | 'naver';
 
 export interface WorldRequest {
   upstream: KoreaServer;
@@ -65,6 +65,8 @@ export interface KoreaUpstreamWorld {
   env: Record<
     | 'UPBIT_BASE_URL'
     | 'BITHUMB_BASE_URL'
+    | 'COINONE_BASE_URL'
+    | 'KORBIT_BASE_URL'
     | 'BINANCE_BASE_URL'
     | 'OKX_BASE_URL'
     | 'FX_BASE_URL'
@@ -86,7 +88,7 @@ export interface KoreaUpstreamWorld {
   fault(upstream: KoreaServer, path: string, reply: Reply | Reply[]): void;
   heal(): void;
   /** Removes a symbol from an exchange's market list and tickers (a delisting between runs). */
-  delist(exchange: 'upbit' | 'bithumb', symbol: string): void;
+  delist(exchange: 'upbit' | 'bithumb' | 'coinone' | 'korbit', symbol: string): void;
   /**
    * Upbit and Bithumb answer the `*-documented.json` payloads: the fields and encodings of the
    * exchanges' documentation examples (no Bithumb `data.date`, no alert `warning_step`), 7 KRW
@@ -203,6 +205,21 @@ export async function startKoreaUpstreams(options: { macroThrough?: string } = {
       },
       '/v1/market/virtual_asset_warning': () => json(koreaFixture('bithumb-virtual-asset-warning.json')),
     },
+    coinone: {
+      '/public/v2/ticker_new/KRW': () => {
+        const body = koreaFixture<{ tickers: Array<{ target_currency: string }> }>('coinone/ticker-new-krw.json');
+        return json({ ...body, tickers: body.tickers.filter((t) => listed('coinone', t.target_currency.toUpperCase())) });
+      },
+    },
+    korbit: {
+      '/v2/tickers': () => {
+        const body = koreaFixture<{ data: Array<{ symbol: string }> }>('korbit/tickers.json');
+        return json(
+          { ...body, data: body.data.filter((t) => listed('korbit', t.symbol.split('_')[0]!.toUpperCase())) },
+          { ratelimit: 'limit=50, remaining=49, reset=1', 'ratelimit-policy': '50;w=1' },
+        );
+      },
+    },
     binance: {
       '/api/v3/ticker/24hr': () => json(koreaFixture('binance-ticker-24hr-mini.json'), { 'x-mbx-used-weight-1m': '80' }),
     },
@@ -277,6 +294,8 @@ export async function startKoreaUpstreams(options: { macroThrough?: string } = {
       NEWS_FEEDS_FILE: NEWS_FIXTURE_FEEDS_FILE,
       UPBIT_BASE_URL: servers.upbit.url,
       BITHUMB_BASE_URL: servers.bithumb.url,
+      COINONE_BASE_URL: servers.coinone.url,
+      KORBIT_BASE_URL: servers.korbit.url,
       BINANCE_BASE_URL: servers.binance.url,
       OKX_BASE_URL: servers.okx.url,
       FX_BASE_URL: servers.fx.url,
