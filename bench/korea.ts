@@ -78,7 +78,7 @@ export async function benchKorea(): Promise<RowInput[]> {
       const ingest = result.reports.filter((r) => r.name.startsWith('ingest:')).reduce((s, r) => s + (r.seconds ?? 0), 0);
       console.log(`${run.label}`);
       console.log(
-        `  ${wall.toFixed(3)} s wall (ingest steps ${ingest.toFixed(3)} s); requests: ${c.budgeted} budgeted, ${c.backfill} backfill, ${c.total} total`,
+        `  ${wall.toFixed(3)} s wall (ingest steps ${ingest.toFixed(3)} s); requests: ${c.budgeted} budgeted, ${c.books} order books and wallets, ${c.backfill} backfill, ${c.total} total`,
       );
       console.log(
         `  by upstream: ${Object.entries(c.byUpstream)
@@ -93,6 +93,7 @@ export async function benchKorea(): Promise<RowInput[]> {
         { figure: `${run.short}: wall`, value: result.manifest ? wall : null, unit: 's', target: target(5) },
         { figure: `${run.short}: budgeted upstream requests`, value: c.budgeted, unit: '', target: target(15) },
       );
+      rows.push({ figure: `${run.short}: order book and wallet requests (apart from the budget)`, value: c.books, unit: '' });
       // Every exchange is asked less in a whole run (one a minute) than its limit allows in one second.
       for (const [exchange, limit] of Object.entries(EXCHANGE_LIMITS)) {
         const n = c.byUpstream[exchange as keyof typeof c.byUpstream];

@@ -48,6 +48,7 @@ const KOREA_TOOLS = [
   'get_kr_news_semiconductor_summary',
   'get_kimchi_premium_history',
   'get_kimchi_premium_stats',
+  'get_arbitrage_executable',
 ];
 const ANALYTICS_TOOLS = [
   'x402_get_categories',
@@ -79,6 +80,8 @@ const KOREA_PRICES: Record<string, string> = {
   // beyond the spec: issue 32's premium archive
   '/api/v1/kimchi-premium/history': '0.01',
   '/api/v1/kimchi-premium/stats': '0.01',
+  // and the executable premium
+  '/api/v1/arbitrage/executable': '0.01',
 };
 
 const ANALYTICS_PRICES: Record<string, string> = {
@@ -111,15 +114,27 @@ function pathParams(service: 'korea' | 'analytics', id: string): z.ZodObject {
 }
 
 describe('endpoint counts', () => {
-  it("korea: 7 free and 16 paid endpoints and issue 32's two archive endpoints, all paid ones with an XRPL variant", () => {
+  it("korea: 7 free and 16 paid endpoints, the free daily preview, and issue 32's archive and executable endpoints, all paid ones with an XRPL variant", () => {
     const korea = endpointsOf('korea');
     expect(
       korea
         .filter((e) => e.access === 'free')
         .map((e) => e.path)
         .sort(),
-    ).toEqual(['/', '/.well-known/x402', '/llms.txt', '/health', '/api/v1/symbols', '/api/v1/stats', '/docs'].sort());
-    expect(paidEndpoints('korea')).toHaveLength(18);
+    ).toEqual(
+      [
+        '/',
+        '/.well-known/x402',
+        '/llms.txt',
+        '/health',
+        '/api/v1/symbols',
+        '/api/v1/stats',
+        '/docs',
+        // the free daily preview of the Korea premium index (CC0)
+        '/api/v1/kimchi-premium/daily',
+      ].sort(),
+    );
+    expect(paidEndpoints('korea')).toHaveLength(19);
     expect(paidEndpoints('korea').every((e) => e.xrplVariant === true)).toBe(true);
     expect(korea.every((e) => e.method === 'GET')).toBe(true);
   });
@@ -159,10 +174,10 @@ describe('endpoint counts', () => {
       analyticsFreeData: count('analytics', (e) => e.access === 'free' && e.dataset !== null),
       analyticsPaid: count('analytics', (e) => e.access === 'paid'),
       analyticsMcpTools: count('analytics', (e) => e.mcpTool !== undefined),
-      // korea: the spec's 16 paid endpoints and 13 tools, and issue 32's archive (two endpoints and their tools)
-      // and tools for the macro stress and the four news products;
+      // korea: the spec's 16 paid endpoints and 13 tools, and issue 32's archive (two endpoints and their tools),
+      // the executable premium (an endpoint and its tool) and tools for the macro stress and the four news products;
       // analytics: the spec's 5 paid endpoints and 5 tools, and issue 31's preflight (an endpoint and its tool)
-    }).toEqual({ koreaPaid: 18, koreaMcpTools: 20, analyticsFreeData: 7, analyticsPaid: 6, analyticsMcpTools: 6 });
+    }).toEqual({ koreaPaid: 19, koreaMcpTools: 21, analyticsFreeData: 7, analyticsPaid: 6, analyticsMcpTools: 6 });
   });
 });
 
@@ -501,6 +516,11 @@ describe('datasets', () => {
         'kimchi-premium-1m',
         'kimchi-premium-1h',
         'kimchi-premium-1d',
+        // the free daily preview of the archive's index (CC0)
+        'kimchi-premium-daily',
+        // issue 32: the executable premium and the books it walks
+        'arbitrage-executable',
+        'order-books',
       ].sort(),
     );
     expect(
@@ -531,9 +551,12 @@ describe('datasets', () => {
 
   it('licenses, downloads and kinds', () => {
     for (const d of datasetsOf('korea')) {
-      expect(d.license).toBe('proprietary');
-      expect(d.publicDownload).toBe(d.name === 'symbols' || d.name === 'stats');
-      expect(d.kind).toBe(d.name === 'kr-prices' || d.name.startsWith('kimchi-premium-') ? 'table' : 'document');
+      // the daily preview is the one korea dataset dedicated to the public domain
+      expect(d.license).toBe(d.name === 'kimchi-premium-daily' ? 'CC0-1.0' : 'proprietary');
+      expect(d.publicDownload).toBe(d.name === 'symbols' || d.name === 'stats' || d.name === 'kimchi-premium-daily');
+      expect(d.kind).toBe(
+        d.name === 'kr-prices' || d.name === 'order-books' || d.name.startsWith('kimchi-premium-') ? 'table' : 'document',
+      );
     }
     const paid = ['wash-detail', 'buyer-profiles', 'buyers', 'transactions', 'full-history', 'wash-check-sellers'];
     for (const d of datasetsOf('analytics')) {

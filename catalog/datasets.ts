@@ -25,6 +25,11 @@ type DatasetInput<N extends string> = {
   cohortState?: boolean;
   /** Free datasets are CC0 and published for download; paid ones are proprietary. */
   access: 'free' | 'paid';
+  /**
+   * A free korea dataset dedicated to the public domain: korea's other free datasets (symbols,
+   * stats) are published for download but stay proprietary; analytics' free ones are all CC0.
+   */
+  cc0?: true;
   /** How old it may get, when three update intervals is wrong for it (say why beside it). */
   staleAfterSeconds?: number;
 };
@@ -36,13 +41,13 @@ export function derivedStaleAfterSeconds(updateEverySeconds: number): number {
 
 /** A dataset with its shape (catalog/korea.ts, catalog/analytics.ts: `*_DATASET_SHAPES`). */
 function dataset<N extends string>(service: ServiceName, shape: DatasetShape, input: DatasetInput<N>): DatasetDecl {
-  const { access, ...rest } = input;
+  const { access, cc0, ...rest } = input;
   return {
     service,
     ...shape,
     ...rest,
     staleAfterSeconds: input.staleAfterSeconds ?? derivedStaleAfterSeconds(input.updateEverySeconds),
-    license: access === 'free' && service === 'analytics' ? 'CC0-1.0' : 'proprietary',
+    license: access === 'free' && (service === 'analytics' || cc0) ? 'CC0-1.0' : 'proprietary',
     publicDownload: access === 'free',
   };
 }
@@ -102,6 +107,20 @@ export const DATASETS: DatasetDecl[] = [
     access: 'paid',
     updateEverySeconds: MARKET,
     description: 'USD/KRW rate (KRW per 1 USD) with its provider and time.',
+  }),
+  korea({
+    name: 'arbitrage-executable',
+    access: 'paid',
+    updateEverySeconds: MARKET,
+    description:
+      'The executable kimchi premium of the most traded symbols: routes between the Korean exchanges and Binance at 1k, 10k and 100k USD.',
+  }),
+  korea({
+    name: 'order-books',
+    access: 'paid',
+    updateEverySeconds: MARKET,
+    description:
+      'Order book levels within 2 % of mid of the most traded symbols on the Korean exchanges and Binance (what the executable premium walks).',
   }),
   korea({
     name: 'arbitrage-scanner',
@@ -171,6 +190,14 @@ export const DATASETS: DatasetDecl[] = [
     access: 'free',
     updateEverySeconds: REFERENCE,
     description: 'Coverage per exchange and the time, size and kind of every dataset of the snapshot.',
+  }),
+  korea({
+    name: 'kimchi-premium-daily',
+    access: 'free',
+    cc0: true,
+    updateEverySeconds: MARKET,
+    description:
+      'Free daily preview (CC0): the Korea premium index per closed UTC day, market-wide and of the 20 largest symbols, one day delayed, the last 365 days, each day with the exchanges it rests on.',
   }),
 
   // ---------------------------------------------------------------- analytics, free (CC0)

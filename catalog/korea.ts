@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { usdcNetworksText } from './networks.ts';
+import { EXECUTABLE } from './korea-executable.ts';
 import { type DatasetShape, document, type EndpointDecl, type PaidEndpointInput, table } from './types.ts';
 import {
   Analyst,
@@ -121,6 +122,37 @@ export type PremiumInterval = (typeof PREMIUM_ARCHIVE.intervals)[number];
 export type PremiumWindow = keyof typeof PREMIUM_ARCHIVE.windows;
 const PREMIUM_WINDOWS = Object.keys(PREMIUM_ARCHIVE.windows) as PremiumWindow[];
 
+/**
+ * The free daily preview of the Korea premium index (docs/upstreams-korea.md, "Free daily
+ * preview"): the market-wide index and the `symbols` largest symbols' index per closed UTC day,
+ * `delayedDays` behind (a day is published once it closed at least that many days before the
+ * run), the last `keepDays` days, CC0. The minutes, hours and today stay paid.
+ */
+export const KIMCHI_PREMIUM_DAILY = {
+  delayedDays: 1 as const,
+  keepDays: 365,
+  symbols: 20,
+  /** `?format=`: the JSON answer, or the same rows as CSV or as the published Parquet file. */
+  formats: ['json', 'csv', 'parquet'] as const,
+};
+export type DailyPreviewFormat = (typeof KIMCHI_PREMIUM_DAILY.formats)[number];
+
+/** The newest day the preview publishes at `asOf`: the UTC day before yesterday (2026-11-18 at 2026-11-20T09:00:00Z). */
+export function dailyPreviewThrough(asOf: Date | string): string {
+  const day = Math.floor(new Date(asOf).getTime() / 86_400_000) - KIMCHI_PREMIUM_DAILY.delayedDays - 1;
+  return new Date(day * 86_400_000).toISOString().slice(0, 10);
+}
+
+const DailyPreviewQuery = z.object({
+  format: z.preprocess(
+    toLower,
+    oneOf(
+      KIMCHI_PREMIUM_DAILY.formats,
+      "'json' (default), 'csv' (one row per series and day: symbol, rank, day, premium_pct, min_pct, max_pct, samples, exchanges, source) or 'parquet' (the published file, the same rows).",
+    ).default('json'),
+  ),
+});
+
 /** A history page's cursor: base64url of the last point's time (ISO) and exchange, joined by '|'. */
 export function decodeHistoryCursor(cursor: string): { t: string; exchange: string } | null {
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(cursor)) return null;
@@ -182,8 +214,18 @@ const StatsQuery = z.object({
   ),
 });
 
+const ExecutableQuery = z.object({
+  symbol: symbolParam,
+  size_usd: intParam({
+    min: EXECUTABLE.minSizeUsd,
+    max: EXECUTABLE.maxSizeUsd,
+    default: EXECUTABLE.scannerSizeUsd,
+    description: `Trade size in USD, ${EXECUTABLE.minSizeUsd} to ${EXECUTABLE.maxSizeUsd.toLocaleString('en-US')}: what is spent on the buying side.`,
+  }),
+});
+
 /** Query schemas, exported for tests and the MCP tools. */
-export const KOREA_QUERIES = { SymbolQuery, PricesQuery, DivergenceQuery, NewsQuery, HistoryQuery, StatsQuery };
+export const KOREA_QUERIES = { SymbolQuery, PricesQuery, DivergenceQuery, NewsQuery, HistoryQuery, StatsQuery, ExecutableQuery };
 
 // ------------------------------------------------------------------ response pieces
 
@@ -335,6 +377,55 @@ const StatsBody = z.object({
       generated_at: isoDateTime('When the snapshot was published.'),
     })
     .describe('The snapshot this answer comes from.'),
+});
+
+/** One UTC day of the free daily preview. */
+const PremiumDay = z.object({
+  day: isoDate('The UTC day.'),
+  premium_pct: percent('Korea premium index, the mean of the minutes observed in the day'),
+  min_pct: percent('Lowest minute of the day'),
+  max_pct: percent('Highest minute of the day'),
+  samples: z.number().int().min(1).describe('Minutes observed in the day (1,440 when the pipeline observed every minute).'),
+  exchanges: z
+    .array(Exchange)
+    .describe(
+      'The Korean exchanges with a premium point that day (of this symbol; for the market-wide index, of any symbol but the stablecoins), Upbit first: what the day rests on. An index from one exchange names one.',
+    ),
+});
+
+const PremiumDailyBody = z.object({
+  ...dataStamp,
+  license: z.literal('CC0-1.0').describe('Public domain (CC0 1.0): use it for anything, no attribution needed.'),
+  delayed_days: z
+    .literal(KIMCHI_PREMIUM_DAILY.delayedDays)
+    .describe('A day is published once it closed at least this many days before as_of (the newest days and the minutes stay paid).'),
+  through: isoDate('The newest day published: the UTC day before yesterday at as_of (it closed at least 24 hours before as_of).'),
+  market: z
+    .array(PremiumDay)
+    .max(KIMCHI_PREMIUM_DAILY.keepDays)
+    .describe(
+      `The market-wide Korea premium index (the symbols' indices weighted by Korean 24-hour KRW volume, stablecoins out) per UTC day, oldest first, the last ${KIMCHI_PREMIUM_DAILY.keepDays} days at most.`,
+    ),
+  symbols: z
+    .array(
+      z.object({
+        symbol: Ticker,
+        rank: z
+          .number()
+          .int()
+          .min(1)
+          .max(KIMCHI_PREMIUM_DAILY.symbols)
+          .describe('Rank by Korean 24-hour KRW volume at as_of, 1 the largest.'),
+        days: z
+          .array(PremiumDay)
+          .max(KIMCHI_PREMIUM_DAILY.keepDays)
+          .describe("The symbol's Korea premium index per UTC day, oldest first."),
+      }),
+    )
+    .max(KIMCHI_PREMIUM_DAILY.symbols)
+    .describe(
+      `The ${KIMCHI_PREMIUM_DAILY.symbols} largest symbols by Korean 24-hour KRW volume at as_of (stablecoins out) that have a day published, largest first.`,
+    ),
 });
 
 // ------------------------------------------------------------------ paid responses
@@ -542,6 +633,73 @@ const premiumOn = (exchange: string) =>
     `Kimchi premium on ${exchange}: (${exchange.toLowerCase()}_krw / fx_rate) / global_price_usd - 1; null without a ${exchange} market or a global price`,
   ).nullable();
 
+/** One route of the executable premium (catalog/korea-executable.ts). */
+const ExecutableRoute = z.object({
+  exchange: Exchange,
+  direction: z
+    .enum(EXECUTABLE.directions)
+    .describe(
+      "'buy_global_sell_korea': buy on Binance, move the coins, sell on the Korean exchange (pays when the premium is positive); 'buy_korea_sell_global': the reverse.",
+    ),
+  size_usd: z.number().describe('USD spent on the buying side.'),
+  buy_on: z.string().describe('Where the coins are bought.'),
+  sell_on: z.string().describe('Where they are sold.'),
+  quoted_premium_pct: percent('The Korean book mid against the Binance book mid at the official rate'),
+  fillable: z.boolean().describe(`Whether both books hold the size within ${EXECUTABLE.bandPct} % of their mid.`),
+  max_size_usd: z
+    .number()
+    .describe(
+      `The most both books hold within ${EXECUTABLE.bandPct} % of their mid (USD): the buying side's asks, the selling side's bids.`,
+    ),
+  buy_avg_price_usd: z
+    .number()
+    .nullable()
+    .describe('Average price paid walking the asks (USD; KRW at the official rate); null when not fillable.'),
+  sell_avg_price_usd: z.number().nullable().describe('Average price received walking the bids (USD); null when not fillable.'),
+  fees_pct: percent('Both taker fees (the default rate of a regular account, catalog/korea-fees.ts)'),
+  withdrawal_fee: z
+    .number()
+    .nullable()
+    .describe(
+      'Withdrawal fee of the buying exchange in coins (its cheapest open network); null when it publishes none without a key (Upbit, Binance).',
+    ),
+  withdrawal_fee_usd: z.number().nullable().describe('The withdrawal fee at the buying price (USD).'),
+  withdrawal_fee_known: z.boolean().describe('False: the net leaves the withdrawal fee out, for want of a public figure.'),
+  withdraw_open: z.boolean().nullable().describe('Withdrawals of the coin open on the buying exchange (any network); null when unknown.'),
+  deposit_open: z.boolean().nullable().describe('Deposits of the coin open on the selling exchange (any network); null when unknown.'),
+  transfer_open: z.boolean().nullable().describe('Both open; false when either is closed; null when either is unknown.'),
+  net_pct: percent('Return of the route after walking both books, both taker fees and the withdrawal fee: > 0 pays').nullable(),
+});
+
+const ExecutableFee = z.object({
+  exchange: z.string(),
+  taker_pct: z.number().describe('Default taker fee, percent.'),
+  source: z.string().describe('Where the fee is published.'),
+  as_of: z.string().describe('The date the source states (or was read).'),
+});
+
+const ExecutableStamp = {
+  band_pct: z.number().describe('Books are walked within this many percent of their mid.'),
+  global_venue: z.literal(EXECUTABLE.globalVenue).describe('The global side of every route (its USDT at 1 USD).'),
+  fees: z.array(ExecutableFee).describe('The taker fees used.'),
+  unavailable: z
+    .array(z.object({ exchange: z.string(), reason: z.string() }))
+    .describe('Books or wallet statuses missing from this run, and wallet statuses no exchange publishes without a key, with the reason.'),
+};
+
+const ArbitrageExecutableBody = z.object({
+  ...dataStamp,
+  ...fxStamp,
+  symbol: Ticker,
+  size_usd: z.number().describe('The size asked (USD).'),
+  ...ExecutableStamp,
+  books_as_of: z.array(z.object({ exchange: z.string(), as_of: isoDateTime('Time of the book.') })).describe('The books walked.'),
+  routes: z.array(ExecutableRoute).describe('Per Korean exchange with a book of the symbol, both directions, Upbit first.'),
+  best: ExecutableRoute.nullable().describe(
+    'The fillable route with the highest net whose transfer is not known to be closed; null when none.',
+  ),
+});
+
 const ArbitrageScannerBody = z.object({
   ...dataStamp,
   ...fxStamp,
@@ -581,6 +739,18 @@ const ArbitrageScannerBody = z.object({
         upbit_share_pct: percent("Upbit's share of the token's combined 24-hour KRW volume").nullable(),
         bithumb_share_pct: percent("Bithumb's share of the token's combined 24-hour KRW volume").nullable(),
         investment_warning: z.boolean().describe('Under an investment warning on either exchange.'),
+        executable: ExecutableRoute.pick({
+          exchange: true,
+          direction: true,
+          size_usd: true,
+          net_pct: true,
+          fillable: true,
+          transfer_open: true,
+        })
+          .nullable()
+          .describe(
+            `The best route at ${EXECUTABLE.scannerSizeUsd.toLocaleString('en-US')} USD (as /api/v1/arbitrage/executable gives it): the fillable one with the highest net whose transfer is not known to be closed; null for a token without order books this run (the most traded ones have them).`,
+          ),
       }),
     )
     .describe(
@@ -1067,6 +1237,7 @@ const SemiconductorSummaryBody = SemiconductorNewsBody.extend({
 export const KOREA_RESPONSES = {
   SymbolsBody,
   StatsBody,
+  PremiumDailyBody,
   KrPricesBody,
   KimchiPremiumBody,
   PremiumHistoryBody,
@@ -1131,6 +1302,38 @@ const SemiconductorNewsDocument = SemiconductorNewsBody.omit({ count: true }).ex
   summaries: z.record(SummaryCount, z.object({ ...summaryFields, market_signal: SemiconductorSummaryBody.shape.market_signal })),
 });
 
+/** arbitrage-executable: every route of the symbols with books, at the published sizes; the endpoint walks the order-books table for any size. */
+const ArbitrageExecutableDocument = z.object({
+  ...dataStamp,
+  ...fxStamp,
+  ...ExecutableStamp,
+  sizes_usd: z.array(z.number()).describe('The sizes of `routes`.'),
+  symbols: z.array(Ticker).describe('Symbols with books on Binance and at least one Korean exchange this run.'),
+  books: z
+    .array(
+      z.object({
+        exchange: z.string(),
+        symbol: Ticker,
+        as_of: isoDateTime('Time of the book.'),
+        bid_levels: z.number().int(),
+        ask_levels: z.number().int(),
+      }),
+    )
+    .describe('The books read this run.'),
+  wallets: z
+    .array(
+      z.object({
+        exchange: z.string(),
+        symbol: Ticker,
+        deposit_open: z.boolean().nullable(),
+        withdraw_open: z.boolean().nullable(),
+        withdrawal_fee: z.number().nullable().describe('Cheapest open network, in coins.'),
+      }),
+    )
+    .describe('Wallet status per exchange and symbol where published without a key.'),
+  routes: z.array(ExecutableRoute.extend({ symbol: Ticker })).describe('By symbol, exchange (Upbit first), direction and size.'),
+});
+
 /** stats: coverage of the run; the endpoint adds every dataset's age from the manifest it serves. */
 const StatsDocument = StatsBody.pick({ source: true, as_of: true, coverage: true }).extend({
   datasets: z.array(StatsBody.shape.datasets.element.pick({ name: true, as_of: true, rows: true, source: true })),
@@ -1174,6 +1377,17 @@ export const KOREA_DATASET_SHAPES = {
   'stablecoin-premium': document(StablecoinPremiumBody),
   'fx-rate': document(FxRateBody),
   'arbitrage-scanner': document(ArbitrageScannerBody),
+  'arbitrage-executable': document(ArbitrageExecutableDocument),
+  'order-books': table({
+    exchange: 'VARCHAR',
+    symbol: 'VARCHAR',
+    side: 'VARCHAR',
+    level: 'BIGINT',
+    price: 'DOUBLE',
+    qty: 'DOUBLE',
+    quote: 'VARCHAR',
+    as_of: 'TIMESTAMP',
+  }),
   'exchange-alerts': document(ExchangeAlertsBody),
   'market-movers': document(MarketMoversBody),
   'krw-macro-stress': document(KrwMacroStressBody),
@@ -1184,6 +1398,18 @@ export const KOREA_DATASET_SHAPES = {
   'kr-news-semiconductor': document(SemiconductorNewsDocument),
   symbols: document(SymbolsBody),
   stats: document(StatsDocument),
+  // the free daily preview (KIMCHI_PREMIUM_DAILY): symbol 'ALL' is the market-wide index (rank NULL)
+  'kimchi-premium-daily': table({
+    symbol: 'VARCHAR',
+    rank: 'INTEGER',
+    day: 'DATE',
+    premium_pct: 'DOUBLE',
+    min_pct: 'DOUBLE',
+    max_pct: 'DOUBLE',
+    samples: 'INTEGER',
+    exchanges: 'VARCHAR[]',
+    source: 'VARCHAR',
+  }),
 } satisfies Record<string, DatasetShape>;
 
 export type KoreaDatasetName = keyof typeof KOREA_DATASET_SHAPES;
@@ -1302,6 +1528,24 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     cacheTtlSeconds: 300,
     response: StatsBody,
     dataset: 'stats',
+  }),
+  korea({
+    id: 'kimchi-premium-daily',
+    method: 'GET',
+    path: '/api/v1/kimchi-premium/daily',
+    summary: 'Free daily preview: the Korea premium index and its 20 largest symbols per UTC day, one day delayed, CC0.',
+    description:
+      `The Korea premium index per closed UTC day, free and public domain (CC0): market-wide and for the ${KIMCHI_PREMIUM_DAILY.symbols} largest symbols by Korean 24-hour KRW volume (stablecoins out), ` +
+      `each day's mean, min and max of the minutes observed and how many, over the last ${KIMCHI_PREMIUM_DAILY.keepDays} days. One day delayed: the newest day is the UTC day before yesterday (\`through\`); today, yesterday, the minutes and hours, the exchanges' own premiums and the other symbols are in the paid archive (/api/v1/kimchi-premium/history). ` +
+      'Each day names the Korean exchanges it rests on: an index from one exchange says one, never four. ' +
+      "`?format=csv` gives the same rows as CSV (one per series and day; symbol 'ALL' is the market-wide index) and `?format=parquet` the published Parquet file." +
+      DATA_NOTE,
+    access: 'free',
+    cacheTtlSeconds: 300,
+    query: DailyPreviewQuery,
+    response: PremiumDailyBody,
+    dataset: 'kimchi-premium-daily',
+    downloadFormats: ['csv', 'parquet'],
   }),
   korea({
     id: 'docs',
@@ -1485,7 +1729,7 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     summary: 'Per-token kimchi premiums, reverse premiums, Upbit-Bithumb gaps and market share.',
     description:
       "Every token with a KRW market on Upbit or Bithumb, side by side: the kimchi premium on each exchange (highest first), a reverse-premium flag (cheaper in Korea than globally), the Upbit-Bithumb last-price gap, and each exchange's share of the token's 24-hour KRW volume; " +
-      'plus the most negative premiums, the gaps above 0.3 % and the overall market share of the two exchanges. Last prices, not executable spreads; fees and transfer status are not included. ' +
+      'plus the most negative premiums, the gaps above 0.3 % and the overall market share of the two exchanges. Premiums are on last prices; each token with order books this run also carries its best executable route at 10,000 USD (books, fees, wallets: /api/v1/arbitrage/executable). ' +
       'It compares both exchanges, so when one is down the previous scan is served (see /health).' +
       DATA_NOTE,
     priceUsd: '0.01',
@@ -1495,6 +1739,28 @@ export const KOREA_ENDPOINTS: EndpointDecl[] = [
     mcpTool: {
       name: 'get_arbitrage_scanner',
       description: 'Scan all Korean-listed tokens for kimchi premiums, reverse premiums, Upbit-Bithumb gaps and market share.',
+    },
+  }),
+  paid({
+    id: 'arbitrage-executable',
+    tags: ['crypto', 'korea', 'arbitrage', 'kimchi-premium', 'order-book'],
+    method: 'GET',
+    path: '/api/v1/arbitrage/executable',
+    summary: 'The kimchi premium you can actually execute at a size: both order books, fees, withdrawal fee, wallet status.',
+    description:
+      `For \`symbol\` and \`size_usd\`, every route between a Korean exchange (Upbit, Bithumb, Coinone, Korbit) and Binance, both ways: the average prices walking both order books within ${EXECUTABLE.bandPct} % of their mid, both default taker fees, the withdrawal fee of the buying exchange, whether withdrawals and deposits are open on both sides, and the net return (> 0 pays); ` +
+      'the most a size can be within the books, and the best route. A withdrawal fee or wallet status an exchange publishes only to API key holders (Upbit, Binance) is null and said so, never guessed. ' +
+      'Books are read for the most traded symbols each run; another symbol gets 404 before any payment is asked.' +
+      DATA_NOTE,
+    priceUsd: '0.01',
+    cacheTtlSeconds: 60,
+    query: ExecutableQuery,
+    response: ArbitrageExecutableBody,
+    dataset: 'arbitrage-executable',
+    mcpTool: {
+      name: 'get_arbitrage_executable',
+      description:
+        'The executable kimchi premium of a token at a trade size (USD): order-book walk, taker and withdrawal fees, wallet status, net return per route between Korean exchanges and Binance.',
     },
   }),
   paid({

@@ -156,7 +156,7 @@ describe('korea specifics', () => {
 
   it('XRPL variants exist for every paid endpoint and no free one', () => {
     const xrplPaths = Object.keys(doc.paths).filter((p) => p.startsWith('/api/v1/xrpl/'));
-    expect(xrplPaths).toHaveLength(18); // the spec's 16 and issue 32's archive two
+    expect(xrplPaths).toHaveLength(19); // the spec's 16 and issue 32's archive two and executable premium
     expect(doc.paths['/api/v1/xrpl/symbols']).toBeUndefined();
     const op = operation('korea', '/api/v1/xrpl/kimchi-premium');
     expect(op['x-price-usd']).toBe('0.001');

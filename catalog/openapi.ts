@@ -16,7 +16,7 @@ import {
   ValidationErrorBody,
   withReceipt,
 } from './schemas.ts';
-import type { EndpointDecl, ServiceName } from './types.ts';
+import { DOWNLOAD_MEDIA_TYPES, type DownloadFormat, type EndpointDecl, type ServiceName } from './types.ts';
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
@@ -132,6 +132,8 @@ export function successBodyJsonSchema(endpoint: EndpointDecl): JsonObject {
 }
 const successSchemas = new WeakMap<EndpointDecl, JsonObject>();
 
+const DOWNLOAD_NAMES: Record<DownloadFormat, string> = { csv: 'CSV', parquet: 'Parquet' };
+
 function successResponse(endpoint: EndpointDecl): JsonObject {
   const headers: JsonObject = {
     'Cache-Control': {
@@ -152,6 +154,13 @@ function successResponse(endpoint: EndpointDecl): JsonObject {
   }
   const content: JsonObject = { [mediaType(endpoint)]: { schema: documentedBodySchema(endpoint) } };
   let description = endpoint.access === 'paid' ? 'The data, with a signed receipt of the payment.' : 'The data.';
+  // a download of the same data (?format=csv, parquet) is another media type of the same 200
+  const formats = endpoint.downloadFormats ?? [];
+  for (const format of formats) {
+    const media = DOWNLOAD_MEDIA_TYPES[format].split(';')[0]!;
+    content[media] = { schema: { type: 'string', contentMediaType: media, description: `The same data, with ?format=${format}.` } };
+  }
+  if (formats.length) description = `The data as JSON; ${formats.map((f) => `?format=${f} gives it as ${DOWNLOAD_NAMES[f]}`).join(', ')}.`;
   if (endpoint.service === 'korea' && endpoint.id === 'root') {
     // the root is JSON by the specification; a browser asking for HTML first gets the landing page
     content['text/html'] = { schema: { type: 'string', description: 'The landing page for people, when Accept prefers text/html.' } };

@@ -11,6 +11,10 @@ export const SERVICES: readonly ServiceName[] = ['korea', 'analytics'];
 
 export type HttpMethod = 'GET' | 'POST';
 
+/** A download of a free endpoint's data besides its JSON answer, with its media type. */
+export const DOWNLOAD_MEDIA_TYPES = { csv: 'text/csv; charset=utf-8', parquet: 'application/vnd.apache.parquet' } as const;
+export type DownloadFormat = keyof typeof DOWNLOAD_MEDIA_TYPES;
+
 export interface EndpointDecl {
   service: ServiceName;
   /** Stable id, unique within the service, e.g. 'kimchi-premium', 'services.detail'. */
@@ -45,6 +49,8 @@ export interface EndpointDecl {
   rateLimited?: boolean;
   /** Response media type; JSON unless stated. */
   contentType?: 'application/json' | 'text/plain' | 'text/html';
+  /** Besides the JSON answer, the same rows as these downloads, chosen with `?format=` (which the query declares). */
+  downloadFormats?: readonly DownloadFormat[];
   /** Topical tags for discovery catalogues (the 402's `resource.tags`): paid endpoints, at most 5 of 32 characters. */
   tags?: readonly string[];
 }

@@ -101,8 +101,8 @@ describe('Bazaar discovery extension', () => {
           checked++;
         }
       }
-      // korea: 18 paid endpoints (the spec's 16 and issue 32's archive two) and their XRPL variants
-      expect(checked).toBe(service === 'korea' ? 36 : 6);
+      // korea: 19 paid endpoints (the spec's 16, issue 32's archive two and executable premium) and their XRPL variants
+      expect(checked).toBe(service === 'korea' ? 38 : 6);
     },
   );
 

@@ -12,10 +12,10 @@
  * verified, unused payment. Nothing a client sends makes a 500.
  */
 import { SERVICE_INFO } from '../catalog/index.ts';
-import type { EndpointDecl, ServiceName } from '../catalog/types.ts';
+import { DOWNLOAD_MEDIA_TYPES, type EndpointDecl, type ServiceName } from '../catalog/types.ts';
 import type { Settings } from '../lib/config.ts';
 import type { LoadedSnapshot, SnapshotReader } from '../snapshots/reader.ts';
-import { notAvailable, type DataHandler, type DataHandlers, type DataRequest, type DataResult } from './data/types.ts';
+import { notAvailable, type DataHandler, type DataHandlers, type DataRequest, type DataResult, type FreeResult } from './data/types.ts';
 import { llmsTxt, wellKnownX402 } from './discovery.ts';
 import { docsPageCache } from './docs-page.ts';
 import { healthDocument, type StoreHealth } from './health.ts';
@@ -51,8 +51,8 @@ export interface EndpointRequest {
 }
 
 /** What to send back. */
-/** An answer ready to send (payments/gate.ts). */
-export type EndpointAnswer = GateAnswer;
+/** An answer ready to send (payments/gate.ts); a free download's body is its bytes. */
+export type EndpointAnswer = Omit<GateAnswer, 'body'> & { body: string | Uint8Array<ArrayBuffer> | null };
 
 export interface EndpointCallOptions {
   service: ServiceName;
@@ -164,7 +164,7 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
   /** A 200 with Cache-Control and ETag (304 when If-None-Match names it), or the error as JSON. */
   const finish = (
     endpoint: EndpointDecl,
-    result: DataResult,
+    result: FreeResult,
     snap: LoadedSnapshot | null,
     cacheKey: string | null,
     ifNoneMatch?: string,
@@ -196,6 +196,9 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
     if (snap) headers['X-Snapshot-Version'] = snap.version;
     if (etagMatches(ifNoneMatch, cached.etag)) return { status: 304, headers, body: null };
     headers['Content-Type'] = cached.contentType;
+    // a download (?format=csv, parquet) is saved as <dataset>.<format>
+    const download = endpoint.downloadFormats?.find((f) => DOWNLOAD_MEDIA_TYPES[f] === cached.contentType);
+    if (download && endpoint.dataset) headers['Content-Disposition'] = `attachment; filename="${endpoint.dataset}.${download}"`;
     return { status: 200, headers, body: cached.text };
   };
 
@@ -289,9 +292,9 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
     snap: LoadedSnapshot;
     /**
      * The answer on `s`: the precheck again first when a damaged version moved the request to `s`,
-     * then `handle` (the handler's answer, unless the caller has it already).
+     * then `handle` (the handler's answer, unless the caller has it already; a free one may be a file).
      */
-    answerOn: (s: LoadedSnapshot, handle?: () => Promise<DataResult>) => Promise<DataResult>;
+    answerOn: (s: LoadedSnapshot, handle?: () => Promise<FreeResult>) => Promise<FreeResult>;
   }
 
   /** Stage "precheck": the handler's 404 or 503 before any payment is asked; it reads files too, so a damaged one moves the request to a good version. */
@@ -317,6 +320,10 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
     };
   };
 
+  /** A free handler's answer: the download's bytes when the request asks for a file, else its data. */
+  const freeAnswer = async (handler: DataHandler, req: DataRequest): Promise<FreeResult> =>
+    (await handler.file?.(req)) ?? handler.handle(req);
+
   /** Stage "handle" (free endpoints): the handler's answer, or the cached serialization of it for this version and input. */
   const handleStage = async (c: Checked, ifNoneMatch: string | undefined): Promise<Outcome> => {
     const key = `${c.endpoint.id}|${JSON.stringify(c.input)}`;
@@ -324,7 +331,7 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
       c.answerOn(s, async () =>
         cache.get(s.version, key)
           ? ({ status: 200, body: '' } as const)
-          : await c.handler.handle({ endpoint: c.endpoint, ...c.input, snapshot: s, now: now() }),
+          : await freeAnswer(c.handler, { endpoint: c.endpoint, ...c.input, snapshot: s, now: now() }),
       ),
     );
     return finish(c.endpoint, read.value, read.snap, read.snap ? key : null, ifNoneMatch);
@@ -346,7 +353,7 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
     const serve = async (): Promise<DataResult> => {
       const read = await onGoodFiles(c.snap, c.answerOn);
       servedFrom = read.snap;
-      return read.value;
+      return 'file' in read.value ? notAvailable('A paid endpoint answers JSON; this one answered a file.') : read.value;
     };
     const paid = await options.payments.handle(request, serve, c.input);
     return { answer: paidCacheHeaders(paid, paid.status === 200 ? servedFrom : null) };

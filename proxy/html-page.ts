@@ -102,6 +102,8 @@ th,td{border:1px solid var(--line);padding:.3rem .5rem;text-align:left;vertical-
 th{background:#f6f6f6}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 details{margin:.4rem 0}
+figure{margin:1rem 0 1.5rem}
+figcaption h3{margin:.2rem 0 .3rem}
 summary{cursor:pointer;font-weight:600}
 ul.schema{list-style:none;padding-left:1.1rem;border-left:1px dotted var(--line);margin:.3rem 0}
 ul.schema>li{margin:.35rem 0}

@@ -21,6 +21,8 @@ export interface KoreaLandingContext {
   handled: ReadonlySet<string>;
   settlement: Settings['settlement'];
   now: Date;
+  /** The free daily preview's section (charts, downloads; proxy/korea-daily-charts.ts), or null when the snapshot has none. */
+  dailyPreview?: string | null;
 }
 
 /**
@@ -30,13 +32,15 @@ export interface KoreaLandingContext {
 const SALES_GROUPS: ReadonlyArray<{ title: string; blurb: string; ids: readonly string[] }> = [
   {
     title: 'Prices, premiums and FX',
-    blurb: 'Upbit and Bithumb KRW prices, the kimchi premium against the global price, the stablecoin premium and USD/KRW.',
-    ids: ['kimchi-premium', 'stablecoin-premium', 'kr-prices', 'fx-rate'],
+    blurb:
+      'Upbit, Bithumb, Coinone and Korbit KRW prices, the kimchi premium and the Korea premium index against the global price, its archive, the stablecoin premium and USD/KRW.',
+    ids: ['kimchi-premium', 'kimchi-premium-history', 'kimchi-premium-stats', 'stablecoin-premium', 'kr-prices', 'fx-rate'],
   },
   {
     title: 'Market scans',
-    blurb: 'Every token at once: arbitrage gaps, exchange notices and warnings, and the fastest movers.',
-    ids: ['arbitrage-scanner', 'exchange-alerts', 'market-movers'],
+    blurb:
+      'Every token at once: arbitrage gaps, the premium you can execute at a size (order books, fees, wallets), exchange notices and warnings, and the fastest movers.',
+    ids: ['arbitrage-scanner', 'arbitrage-executable', 'exchange-alerts', 'market-movers'],
   },
   {
     title: 'AI analysis',
@@ -154,6 +158,7 @@ function contentsHtml(ctx: KoreaLandingContext): string {
     .join('');
   return (
     '<nav class="toc" aria-label="Contents"><h2>On this page</h2><ul>' +
+    (ctx.dailyPreview ? '<li><a href="#preview">Free daily Korea premium</a></li>' : '') +
     `<li><a href="#sells">What the service sells</a><ul>${groups}</ul></li>` +
     '<li><a href="#free">Free endpoints</a></li><li><a href="#freshness">Data freshness</a></li><li><a href="#pay">How to pay</a></li></ul>' +
     '<h2>Documents</h2><ul><li><a href="/docs">API reference</a></li><li><a href="/openapi.json">OpenAPI 3.1</a></li>' +
@@ -172,6 +177,9 @@ export function koreaLandingHtml(ctx: KoreaLandingContext): string {
     `MCP: <code>${escapeHtml(ctx.baseUrl)}/mcp</code></p></header>` +
     `<div class="layout">${contentsHtml(ctx)}<main>` +
     `<div class="desc">${markdownHtml(info.description)}</div>` +
+    (ctx.dailyPreview
+      ? `<section aria-labelledby="preview"><h2 id="preview">Free daily Korea premium</h2>${ctx.dailyPreview}</section>`
+      : '') +
     `<section aria-labelledby="sells"><h2 id="sells">What the service sells</h2><p>Prices in USD per call, the same on every network; every product is also sold under <code>/api/v1/xrpl/…</code> for RLUSD on XRPL.</p>${salesHtml(ctx)}</section>` +
     `<section aria-labelledby="free"><h2 id="free">Free endpoints</h2>${freeHtml()}</section>` +
     `<section aria-labelledby="freshness"><h2 id="freshness">Data freshness</h2>${

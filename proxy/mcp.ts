@@ -94,7 +94,8 @@ function toolOutput(tool: McpToolDecl): z.ZodType {
 function toolResult(tool: McpToolDecl, answer: EndpointAnswer) {
   const { endpoint } = tool;
   const toolName = tool.name;
-  const text = answer.body ?? '';
+  // a tool answers text: a download's bytes (an endpoint's ?format=parquet) as base64
+  const text = answer.body instanceof Uint8Array ? Buffer.from(answer.body).toString('base64') : (answer.body ?? '');
   if (answer.status === 200) {
     let structured: Record<string, unknown> | undefined;
     try {

@@ -5,7 +5,7 @@
  * earlier run, and the snapshot's freshness. Nothing here reads a file; it looks at the loaded
  * snapshot only.
  */
-import { findDataset } from '../catalog/datasets.ts';
+import { DATASETS, findDataset } from '../catalog/datasets.ts';
 import type { EndpointDecl } from '../catalog/types.ts';
 import { absenceReason, type LoadedSnapshot } from '../snapshots/reader.ts';
 import { LICENSES } from '../snapshots/manifest.ts';
@@ -74,6 +74,13 @@ function licenseShown(manifest: LoadedSnapshot['manifest']): Freshness['license'
   const free = manifest.datasets.some((d) => d.license === 'CC0-1.0');
   if (!free || manifest.license.id === 'CC0-1.0') return { name: manifest.license.name, url: manifest.license.url };
   const cc0 = LICENSES['CC0-1.0'];
+  // korea's free reference datasets (symbols, stats) are not CC0: name the datasets that are
+  const freeNames = new Set(DATASETS.filter((x) => x.service === manifest.service && x.publicDownload).map((x) => x.name));
+  const otherFree = manifest.datasets.some((d) => d.license !== 'CC0-1.0' && freeNames.has(d.name));
+  if (otherFree) {
+    const names = manifest.datasets.filter((d) => d.license === 'CC0-1.0').map((d) => d.name);
+    return { name: `${cc0.name} for ${names.join(', ')}; the rest is proprietary`, url: cc0.url };
+  }
   return { name: `${cc0.name} for the free data; paid answers are sold per call`, url: cc0.url };
 }
 

@@ -104,7 +104,7 @@ describe('korea root document and endpoints', () => {
       snapshot: { version: string };
     };
     const paid = body.endpoints.filter((e) => e.access === 'paid');
-    expect(paid).toHaveLength(18); // the spec's 16 and issue 32's archive two
+    expect(paid).toHaveLength(19); // the spec's 16, issue 32's archive two and executable premium
     expect(paid.find((e) => e.path === '/api/v1/kimchi-premium')?.price_usd).toBe('0.001');
     expect(paid.find((e) => e.path === '/api/v1/market-read')?.price_usd).toBe('0.10');
     expect(paid.every((e) => e.xrpl_path?.startsWith('/api/v1/xrpl/'))).toBe(true);

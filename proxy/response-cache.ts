@@ -3,10 +3,11 @@
  * an answer cannot change within one version, and a new version drops every entry of the old.
  */
 import { createHash } from 'node:crypto';
-import type { DataResult } from './data/types.ts';
+import type { FreeResult } from './data/types.ts';
 
 export interface CachedBody {
-  text: string;
+  /** The body: text, or a download's bytes. */
+  text: string | Uint8Array<ArrayBuffer>;
   etag: string;
   contentType: string;
 }
@@ -36,7 +37,14 @@ export class ResponseCache {
 }
 
 /** The text, weak ETag and content type of a 200 data answer. */
-export function serialize(result: Extract<DataResult, { status: 200 }>): CachedBody {
+export function serialize(result: Extract<FreeResult, { status: 200 }>): CachedBody {
+  if ('file' in result) {
+    return {
+      text: result.file,
+      etag: `W/"${createHash('sha1').update(result.file).digest('base64url').slice(0, 22)}"`,
+      contentType: result.contentType,
+    };
+  }
   const isText = typeof result.body === 'string';
   const text = isText ? (result.body as string) : JSON.stringify(result.body);
   const contentType = result.contentType ?? (isText ? 'text/plain; charset=utf-8' : 'application/json');

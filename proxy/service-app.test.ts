@@ -110,8 +110,8 @@ describe('payments on every paid endpoint', () => {
       'kr-news-semiconductor-summary': '?limit=1',
     };
     const paid = paidEndpoints('korea');
-    // the spec's 16 and issue 32's archive: the premium history and its statistics
-    expect(paid).toHaveLength(18);
+    // the spec's 16 and issue 32's: the premium history and its statistics, the executable premium
+    expect(paid).toHaveLength(19);
     for (const e of paid) {
       const url = e.path + (paths[e.id] ?? '');
       expect((await app.request(url)).status, url).toBe(402);
@@ -228,7 +228,7 @@ describe('payments on every paid endpoint', () => {
       receipt_signer: { public_key: string };
       resources: string[];
     };
-    expect(manifest.resources.length).toBe(36); // 18 paid endpoints and their XRPL variants
+    expect(manifest.resources.length).toBe(38); // 19 paid endpoints and their XRPL variants
     const header = pay('korea', 'kimchi-premium');
     const res = await app.request('/api/v1/kimchi-premium?symbol=eth', { headers: { [header.name]: header.value } });
     expect(res.status).toBe(200);
@@ -282,6 +282,12 @@ describe('payments on every paid endpoint', () => {
 
     const notInt = await app.request('/api/v1/kr-news/kpop?limit=2.5');
     expect(((await notInt.json()) as { detail: Array<{ type: string }> }).detail[0]!.type).toBe('int_from_float');
+
+    const size = await app.request('/api/v1/arbitrage/executable?symbol=BTC&size_usd=50');
+    expect(size.status).toBe(422);
+    expect(((await size.json()) as { detail: Array<{ loc: string[] }> }).detail[0]!.loc).toEqual(['query', 'size_usd']);
+    const noBooks = await app.request('/api/v1/arbitrage/executable?symbol=NOPE1');
+    expect(noBooks.status).toBe(404);
 
     const exchange = await app.request('/api/v1/kr-prices?exchange=gopax');
     expect(exchange.status).toBe(422);
@@ -671,7 +677,7 @@ describe('MCP', () => {
   }
 
   it.each([
-    ['korea', 20], // the spec's 13 and issue 32's seven (macro stress, four news products, the archive's two)
+    ['korea', 21], // the spec's 13 and issue 32's eight (macro stress, four news products, the archive's two, the executable premium)
     ['analytics', 6], // the spec's 5 and issue 31's paid x402_preflight
   ] as const)('%s lists its %i tools with the catalog input schemas', async (service, n) => {
     const c = await client(await appFor(service));

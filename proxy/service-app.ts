@@ -15,6 +15,7 @@ import { openApiDocument } from '../catalog/openapi.ts';
 import type { EndpointDecl } from '../catalog/types.ts';
 import { CORS_EXPOSE, CORS_PREFLIGHT } from './cors.ts';
 import { docsPageCache } from './docs-page.ts';
+import { dailyPreviewSectionHtml } from './korea-daily-charts.ts';
 import { koreaLandingHtml } from './korea-landing.ts';
 import { endpointCall, type EndpointAnswer, type EndpointCallOptions, type EndpointRequest } from './endpoint-call.ts';
 import { mountMcp } from './mcp.ts';
@@ -186,8 +187,11 @@ export function serviceApp(options: ServiceAppOptions): Hono {
         return next();
       c.header('Cache-Control', 'public, max-age=300');
       const now = options.now?.() ?? new Date();
+      const snapshot = reader.current();
+      // the free daily preview's charts, built once per snapshot version
+      const dailyPreview = snapshot ? await dailyPreviewSectionHtml(snapshot) : null;
       return c.html(
-        koreaLandingHtml({ baseUrl: new URL(c.req.url).origin, snapshot: reader.current(), handled, settlement: settings.settlement, now }),
+        koreaLandingHtml({ baseUrl: new URL(c.req.url).origin, snapshot, handled, settlement: settings.settlement, now, dailyPreview }),
       );
     });
   }

@@ -19,6 +19,8 @@ const KOREA_RAW = [
   ['market_flags', RAW_TABLES.market_flags],
   ['macro_daily', RAW_TABLES.macro_daily],
   ['news_articles', RAW_TABLES.news_articles],
+  ['order_books', RAW_TABLES.order_books],
+  ['wallet_status', RAW_TABLES.wallet_status],
 ] as const;
 
 export function koreaIngestSteps(source: SourceSpec, settings: Settings): IngestStep[] {

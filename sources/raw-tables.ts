@@ -148,6 +148,31 @@ export const RAW_TABLES = {
       ['source', 'VARCHAR'],
     ],
   ),
+  // Order books of the most traded symbols on the Korean exchanges (KRW) and the global venue
+  // (Binance, USDT), best level first per side: what the executable premium walks.
+  order_books: t('korea', 'order_books', 'Order book levels of the most traded symbols (Korean exchanges in KRW, Binance in USDT).', [
+    ['exchange', 'VARCHAR'], // upbit | bithumb | coinone | korbit | binance
+    ['symbol', 'VARCHAR'],
+    ['side', 'VARCHAR'], // bid | ask
+    ['level', 'BIGINT'], // 1 = best
+    ['price', 'DOUBLE'], // in `quote`
+    ['qty', 'DOUBLE'], // base units
+    ['quote', 'VARCHAR'], // KRW | USDT
+    ['as_of', 'TIMESTAMP'], // the exchange's time of the book (the time received when it sends none)
+    ['source', 'VARCHAR'],
+  ]),
+  // Deposit and withdrawal status per currency and network where the exchange publishes it without
+  // a key (Bithumb, Coinone, Korbit; not Upbit or Binance), with the withdrawal fee in coins.
+  wallet_status: t('korea', 'wallet_status', 'Deposit and withdrawal status and withdrawal fee per currency and network.', [
+    ['exchange', 'VARCHAR'],
+    ['symbol', 'VARCHAR'],
+    ['network', 'VARCHAR'], // NULL when the exchange publishes one status per currency
+    ['deposit_enabled', 'BOOLEAN'],
+    ['withdraw_enabled', 'BOOLEAN'],
+    ['withdrawal_fee', 'DOUBLE'], // in the currency's units; NULL when not published
+    ['as_of', 'TIMESTAMP'],
+    ['source', 'VARCHAR'],
+  ]),
   // The demo world's premium archive before its first run (sources/demo/korea/premium-history.ts):
   // merged once into the warehouse archive (pipelines/korea/archive.ts). No live source writes it.
   kr_premium_history: t('korea', 'kr_premium_history', 'Kimchi premium history the archive starts from (demo backfill).', [

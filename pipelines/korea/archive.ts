@@ -165,19 +165,28 @@ async function recorded(c: DuckDBConnection, runNow: Date): Promise<{ minute: Da
   return row ? { minute: new Date(String(row.m)), whole: row.whole === true } : null;
 }
 
+/**
+ * This run's premiums in the archive (steps 1-4, once per run, by the first step that reads the
+ * archive: the archive's own or the free daily preview's): the run's minute, and whether history
+ * was merged (the archive datasets are then written whole). `dataset` names the step in the
+ * "inputs missing" error.
+ */
+export async function recordedRun(ctx: PipelineContext, dataset: string): Promise<{ minute: Date; whole: boolean }> {
+  const c = ctx.connection;
+  const run = await recorded(c, ctx.now);
+  if (run) return run;
+  await requirePremiumInputs(c, dataset, { global: true });
+  const { minute, merged } = await recordPremiums(c, runOf(ctx).sourceKind);
+  if (merged > 0) ctx.log(`premium archive: ${merged} rows of history merged`);
+  await c.run(`CREATE OR REPLACE TEMP TABLE premium_recorded AS
+    SELECT ${timestampSql(ctx.now)} AS run_now, ${timestampSql(minute)} AS minute, ${merged > 0} AS whole`);
+  return { minute, whole: merged > 0 };
+}
+
 export const premiumArchiveSteps: DatasetStep[] = PREMIUM_ARCHIVE.intervals.map((interval) => ({
   dataset: archiveDataset(interval),
   async run(ctx: PipelineContext) {
-    const c = ctx.connection;
-    let run = await recorded(c, ctx.now);
-    if (!run) {
-      await requirePremiumInputs(c, archiveDataset(interval), { global: true });
-      const { minute, merged } = await recordPremiums(c, runOf(ctx).sourceKind);
-      if (merged > 0) ctx.log(`premium archive: ${merged} rows of history merged`);
-      await c.run(`CREATE OR REPLACE TEMP TABLE premium_recorded AS
-        SELECT ${timestampSql(ctx.now)} AS run_now, ${timestampSql(minute)} AS minute, ${merged > 0} AS whole`);
-      run = { minute, whole: merged > 0 };
-    }
+    const run = await recordedRun(ctx, archiveDataset(interval));
     const whole = ctx.rebuild ? '--rebuild' : run.whole ? 'history merged into the archive' : null;
     return publishInterval(ctx, interval, run.minute, whole);
   },

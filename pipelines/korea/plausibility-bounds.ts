@@ -45,7 +45,7 @@ export const KOREA_INPUT_BOUNDS = {
   /** USD/KRW: Dunamu, er-api or the demo world (fx_rates). */
   fx: {
     label: 'FX',
-    feeds: ['fx-rate', 'kimchi-premium', 'stablecoin-premium', 'arbitrage-scanner'],
+    feeds: ['fx-rate', 'kimchi-premium', 'stablecoin-premium', 'arbitrage-scanner', 'arbitrage-executable'],
     range: {
       min: 500,
       max: 5000,

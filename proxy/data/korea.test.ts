@@ -72,8 +72,53 @@ describe('korea handlers on a demo snapshot', () => {
   const ids = KOREA_ENDPOINTS.filter((e) => e.dataset !== null).map((e) => e.id);
 
   it('cover every endpoint that reads a dataset, the AI and news ones included', () => {
-    expect(ids).toHaveLength(20); // with issue 32's archive history and stats
+    // with issue 32's archive history and stats; and the free daily preview (proxy/kimchi-premium-daily.test.ts)
+    expect(ids.filter((id) => id !== 'kimchi-premium-daily')).toHaveLength(21); // with issue 32's archive and executable premium
+    expect(ids).toContain('kimchi-premium-daily');
     expect(Object.keys(koreaHandlers).sort()).toEqual([...ids].sort());
+  });
+
+  it('arbitrage-executable: at a published size the endpoint gives exactly the routes the pipeline published; any size walks the same books', async () => {
+    type Route = {
+      exchange: string;
+      direction: string;
+      size_usd: number;
+      net_pct: number | null;
+      fillable: boolean;
+      transfer_open: boolean | null;
+    };
+    const doc = snapshot.datasets.get('arbitrage-executable')!.document as { symbols: string[]; routes: Array<Route & { symbol: string }> };
+    expect(doc.symbols.length).toBeGreaterThanOrEqual(5);
+    const body = await okBody(request('arbitrage-executable', { symbol: 'btc', size_usd: '10000' }));
+    const published = doc.routes.filter((r) => r.symbol === 'BTC' && r.size_usd === 10000).map(({ symbol: _, ...r }) => r);
+    const routes = body.routes as Route[];
+    expect(routes.map((r) => `${r.exchange} ${r.direction}`)).toEqual(published.map((r) => `${r.exchange} ${r.direction}`));
+    expect(routes).toEqual(published);
+    // every Korean exchange quoting BTC, both ways
+    expect(new Set(routes.map((r) => r.exchange))).toEqual(new Set(['upbit', 'bithumb', 'coinone', 'korbit']));
+    // the best route is the fillable one with the highest net whose transfer is not known to be closed
+    const open = routes.filter((r) => r.fillable && r.transfer_open !== false && r.net_pct !== null);
+    expect((body.best as Route).net_pct).toBe(Math.max(...open.map((r) => r.net_pct!)));
+    // a size between the published ones: a deeper walk never returns more on the same route
+    const mid = (await okBody(request('arbitrage-executable', { symbol: 'BTC', size_usd: 37_000 }))).routes as Route[];
+    const big = doc.routes.filter((r) => r.symbol === 'BTC' && r.size_usd === 100000);
+    for (const r of mid.filter((x) => x.direction === 'buy_global_sell_korea' && x.exchange === 'upbit' && x.fillable)) {
+      const at10k = routes.find((x) => x.exchange === r.exchange && x.direction === r.direction)!;
+      expect(r.net_pct!).toBeLessThanOrEqual(at10k.net_pct! + 1e-9);
+      const at100k = big.find((x) => x.exchange === r.exchange && x.direction === r.direction)!;
+      if (at100k.fillable) expect(r.net_pct!).toBeGreaterThanOrEqual(at100k.net_pct! - 1e-9);
+    }
+    // Upbit and Binance publish no wallet status without a key: said, never guessed
+    expect((body.unavailable as Array<{ exchange: string }>).map((u) => u.exchange)).toEqual(expect.arrayContaining(['upbit', 'binance']));
+    expect(routes.filter((r) => r.exchange === 'upbit').every((r) => r.transfer_open === null)).toBe(true);
+  });
+
+  it('arbitrage-executable: 404 before payment for a symbol without books this run', async () => {
+    const precheck = await koreaHandlers['arbitrage-executable']!.precheck!(request('arbitrage-executable', { symbol: 'NOPE1' }));
+    expect(precheck).toMatchObject({
+      status: 404,
+      body: { message: expect.stringMatching(/^No order books of NOPE1 .* most traded symbols/) },
+    });
   });
 
   it('news: the newest `limit` articles, and the summary written for exactly those', async () => {

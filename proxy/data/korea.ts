@@ -26,8 +26,10 @@ import {
   type PremiumInterval,
   type PremiumWindow,
 } from '../../catalog/korea.ts';
+import { EXECUTABLE, executableSql } from '../../catalog/korea-executable.ts';
 import { absenceReason, type LoadedDataset, type LoadedSnapshot, parquetSql } from '../../snapshots/reader.ts';
 import { queryRows } from './duck.ts';
+import { kimchiPremiumDaily } from './kimchi-premium-daily.ts';
 import { notAvailable, notFound, type DataHandler, type DataHandlers, type DataRequest, type DataResult } from './types.ts';
 
 type Doc = Record<string, unknown>;
@@ -159,7 +161,7 @@ function pricesOf(dataset: LoadedDataset): Promise<PriceRow[]> {
       `SELECT symbol, exchange, price_krw, change_24h_pct, volume_24h_krw, strftime(as_of, '%Y-%m-%dT%H:%M:%SZ') AS as_of,
               strftime(last_trade_at, '%Y-%m-%dT%H:%M:%SZ') AS last_trade_at, trade_age_seconds::INTEGER AS trade_age_seconds, stale
          FROM read_parquet($path)
-        ORDER BY symbol, list_position(${JSON.stringify(KOREAN_EXCHANGES).replaceAll('"', "'")}, exchange)`,
+        ORDER BY symbol, list_position(${sqlList(KOREAN_EXCHANGES)}, exchange)`,
       { path: dataset.path },
     ).then((r) => r as unknown as PriceRow[]);
     priceTables.set(dataset, rows);
@@ -496,9 +498,89 @@ const stats: DataHandler = {
   },
 };
 
+// ------------------------------------------------------------------ arbitrage/executable
+
+type ExecutableDocument = KoreaDocuments['arbitrage-executable'];
+
+/** The run's executable document and its books, holding the symbol (else the 404 before payment). */
+function executableFor(req: DataRequest): { doc: ExecutableDocument; books: LoadedDataset } | DataResult {
+  const doc = documentOf(req, 'arbitrage-executable');
+  if (isResult(doc)) return doc;
+  const books = datasetOf(req, 'order-books');
+  if (isResult(books)) return books;
+  const symbol = symbolOf(req);
+  if (!doc.symbols.includes(symbol)) {
+    return notFound(
+      `No order books of ${symbol} in snapshot ${req.snapshot.version}: the books of the most traded symbols are read each run (${doc.symbols.join(', ')}). /api/v1/kimchi-premium has the quoted premium of every symbol.`,
+    );
+  }
+  return { doc, books };
+}
+
+const sqlText = (s: string): string => `'${s.replaceAll("'", "''")}'`;
+
+/** The run's wallets as a relation for executableSql (exchange, symbol, deposit_open, withdraw_open, withdrawal_fee). */
+function walletsSql(doc: ExecutableDocument, symbol: string): string {
+  const rows = doc.wallets
+    .filter((w) => w.symbol === symbol)
+    .map(
+      (w) =>
+        `(${sqlText(w.exchange)}, ${sqlText(w.symbol)}, ${w.deposit_open ?? 'NULL'}::BOOLEAN, ${w.withdraw_open ?? 'NULL'}::BOOLEAN, ${w.withdrawal_fee ?? 'NULL'}::DOUBLE)`,
+    );
+  return rows.length
+    ? `(SELECT * FROM (VALUES ${rows.join(', ')}) v(exchange, symbol, deposit_open, withdraw_open, withdrawal_fee))`
+    : `(SELECT NULL::VARCHAR AS exchange, NULL::VARCHAR AS symbol, NULL::BOOLEAN AS deposit_open, NULL::BOOLEAN AS withdraw_open, NULL::DOUBLE AS withdrawal_fee WHERE false)`;
+}
+
+const arbitrageExecutable: DataHandler = {
+  precheck(req) {
+    const found = executableFor(req);
+    return isResult(found) ? found : null;
+  },
+  async handle(req) {
+    const found = executableFor(req);
+    if (isResult(found)) return found;
+    const { doc, books } = found;
+    const symbol = symbolOf(req);
+    const size = Number(req.query.size_usd ?? EXECUTABLE.scannerSizeUsd);
+    // the same SQL the pipeline publishes the standard sizes with, over the same books
+    const routes = (await queryRows(
+      `SELECT * EXCLUDE (symbol) FROM ${executableSql({
+        levels: `(SELECT * FROM ${parquetSql(books)})`,
+        wallets: walletsSql(doc, symbol),
+        fxRate: String(Number(doc.fx_rate)),
+        sizesUsd: [size],
+        symbol: '$symbol',
+      })} ORDER BY list_position(${sqlList(KOREAN_EXCHANGES)}, exchange), direction`,
+      { symbol },
+    )) as unknown as ExecutableDocument['routes'];
+    const open = routes.filter((r) => r.fillable && r.net_pct !== null && r.transfer_open !== false);
+    const best = open.reduce<(typeof routes)[number] | null>((a, r) => (a === null || r.net_pct! > a.net_pct! ? r : a), null);
+    return ok({
+      source: doc.source,
+      as_of: doc.as_of,
+      symbol,
+      size_usd: size,
+      fx_rate: doc.fx_rate,
+      fx_source: doc.fx_source,
+      fx_as_of: doc.fx_as_of,
+      band_pct: doc.band_pct,
+      global_venue: doc.global_venue,
+      fees: doc.fees,
+      unavailable: doc.unavailable,
+      books_as_of: doc.books.filter((b) => b.symbol === symbol).map((b) => ({ exchange: b.exchange, as_of: b.as_of })),
+      routes,
+      best,
+    });
+  },
+};
+
+const sqlList = (items: readonly string[]): string => `[${items.map(sqlText).join(', ')}]`;
+
 export const koreaHandlers: DataHandlers = {
   symbols: documentHandler('symbols'),
   stats,
+  'kimchi-premium-daily': kimchiPremiumDaily,
   'kimchi-premium': kimchiPremium,
   'stablecoin-premium': documentHandler('stablecoin-premium'),
   'kr-prices': krPrices,
@@ -506,6 +588,7 @@ export const koreaHandlers: DataHandlers = {
   'kimchi-premium-stats': premiumStats,
   'fx-rate': documentHandler('fx-rate'),
   'arbitrage-scanner': documentHandler('arbitrage-scanner'),
+  'arbitrage-executable': arbitrageExecutable,
   'exchange-alerts': documentHandler('exchange-alerts'),
   'market-movers': documentHandler('market-movers'),
   'krw-macro-stress': documentHandler('krw-macro-stress'),

@@ -28,6 +28,19 @@ export interface DataRequest {
 /** A handler's answer: the shape the paywall wraps (payments/gate.ts ServedResult: 200, 404 before payment, 503 never invented data). */
 export type DataResult = ServedResult;
 
+/**
+ * A free endpoint's download that is a file's bytes (EndpointDecl.downloadFormats: the published
+ * Parquet file itself). Only the free path answers with one; the paywall serves JSON.
+ */
+export interface FileResult {
+  status: 200;
+  file: Uint8Array<ArrayBuffer>;
+  contentType: string;
+}
+
+/** What a free endpoint answers: its data as JSON or text, or a download's bytes. */
+export type FreeResult = DataResult | FileResult;
+
 export interface DataHandler {
   /**
    * Cheap existence check run BEFORE payment for paid endpoints, so nobody pays for a 404:
@@ -35,6 +48,8 @@ export interface DataHandler {
    */
   precheck?(req: DataRequest): Promise<DataResult | null> | DataResult | null;
   handle(req: DataRequest): Promise<DataResult>;
+  /** Free endpoints with a binary download: its bytes when the request asks for it (?format=parquet), else null (handle answers). */
+  file?(req: DataRequest): Promise<FileResult | null>;
 }
 
 /** Handlers by endpoint id (catalog EndpointDecl.id) for one service. */

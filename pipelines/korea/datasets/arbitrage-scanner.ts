@@ -9,6 +9,8 @@
  *   reverse_premiums  (symbol, exchange) pairs with a negative premium, most negative first, 20 at most
  *   exchange_gaps     |gap| above GAP_THRESHOLD_PCT, largest first, 20 at most
  *   market_share      shares of the combined 24h KRW volume of all KRW markets of both exchanges
+ *   tokens[].executable  the best route at 10,000 USD between a Korean exchange and Binance
+ *                     (arbitrage-executable.ts), null for a token without books this run
  *   stale             figures left out because their inputs are too far apart in time
  *                     ({symbol, figure: upbit_premium | bithumb_premium | gap, reason}); the
  *                     figure is null in `tokens`
@@ -17,7 +19,9 @@
  * prices): with one of them missing it throws and the last good version stays live.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { EXECUTABLE, executableSql } from '../../../catalog/korea-executable.ts';
 import type { DatasetStep } from '../../runner.ts';
+import { BOOKS_SQL, WALLETS_SQL } from './arbitrage-executable.ts';
 import {
   FX_FIELDS_SQL,
   FX_SQL,
@@ -82,6 +86,15 @@ export const MARKET_SHARE_SQL = `(
          coalesce(bithumb, 0) / nullif(coalesce(upbit, 0) + coalesce(bithumb, 0), 0) AS bithumb_share
     FROM v)`;
 
+/** Per symbol with books: the best route at the scanner's size (fillable, transfer not known closed, highest net). */
+const BEST_ROUTE_SQL = `(SELECT * FROM ${executableSql({
+  levels: BOOKS_SQL,
+  wallets: WALLETS_SQL,
+  fxRate: `(SELECT rate FROM ${FX_SQL})`,
+  sizesUsd: [EXECUTABLE.scannerSizeUsd],
+})} WHERE fillable AND coalesce(transfer_open, true)
+   QUALIFY row_number() OVER (PARTITION BY symbol ORDER BY net_pct DESC, exchange, direction) = 1)`;
+
 export async function arbitrageScannerDocument(c: DuckDBConnection, run: KoreaRun): Promise<Record<string, unknown>> {
   await requirePremiumInputs(c, 'arbitrage-scanner', { global: true });
   // The scanner sets Upbit and Bithumb side by side (the spec's columns); Coinone and Korbit are in the index.
@@ -93,7 +106,8 @@ export async function arbitrageScannerDocument(c: DuckDBConnection, run: KoreaRu
   const asOf = await marketAsOf(c);
   const body = await queryDocument(
     c,
-    `WITH s AS ${SCANNER_ROWS_SQL}
+    `WITH s AS ${SCANNER_ROWS_SQL},
+     best AS (SELECT * FROM ${BEST_ROUTE_SQL})
      SELECT to_json(struct_pack(
        ${FX_FIELDS_SQL},
        thresholds := struct_pack(gap_pct := ${GAP_THRESHOLD_PCT}, reverse_premium_pct := 0),
@@ -117,7 +131,10 @@ export async function arbitrageScannerDocument(c: DuckDBConnection, run: KoreaRu
                     bithumb_volume_24h_krw := bithumb_volume_24h_krw,
                     upbit_share_pct := ${pctSql('upbit_share', 2)},
                     bithumb_share_pct := ${pctSql('bithumb_share', 2)},
-                    investment_warning := investment_warning
+                    investment_warning := investment_warning,
+                    executable := (SELECT struct_pack(exchange := b.exchange, direction := b.direction, size_usd := b.size_usd,
+                                                      net_pct := b.net_pct, fillable := b.fillable, transfer_open := b.transfer_open)
+                                     FROM best b WHERE b.symbol = s.symbol)
                   ) ORDER BY greatest(upbit_premium, bithumb_premium) DESC NULLS LAST, symbol) FROM s),
        reverse_premiums := coalesce((SELECT list(struct_pack(symbol := symbol, exchange := exchange, premium_pct := ${pctSql('premium')})
                                                  ORDER BY premium, symbol, exchange)

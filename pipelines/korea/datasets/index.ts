@@ -7,10 +7,12 @@
 import type { DatasetStep } from '../../runner.ts';
 import { premiumArchiveSteps } from '../archive.ts';
 import { aiProductSteps } from './ai-products.ts';
+import { arbitrageExecutableStep, orderBooksStep } from './arbitrage-executable.ts';
 import { arbitrageScannerStep } from './arbitrage-scanner.ts';
 import { exchangeAlertsStep } from './exchange-alerts.ts';
 import { fxRateStep } from './fx-rate.ts';
 import { kimchiPremiumStep } from './kimchi-premium.ts';
+import { kimchiPremiumDailyStep } from './kimchi-premium-daily.ts';
 import { krPricesStep } from './kr-prices.ts';
 import { krwMacroStressStep } from './krw-macro-stress.ts';
 import { marketMoversStep } from './market-movers.ts';
@@ -25,7 +27,12 @@ export const koreaDatasetSteps: DatasetStep[] = [
   kimchiPremiumStep,
   // the archive: this run's premiums recorded in the warehouse, its three datasets published
   ...premiumArchiveSteps,
+  // the free daily preview: the archive's closed days, one day delayed
+  kimchiPremiumDailyStep,
   stablecoinPremiumStep,
+  // the executable premium before the scanner, whose rows carry its best route
+  orderBooksStep,
+  arbitrageExecutableStep,
   arbitrageScannerStep,
   exchangeAlertsStep,
   marketMoversStep,

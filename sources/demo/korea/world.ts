@@ -11,6 +11,7 @@
 import type { WorldOptions } from '../world.ts';
 import { Rng } from '../random.ts';
 import { gaussian } from './walks.ts';
+import { DEMO_BOOK_SYMBOLS, demoBookRows, demoWalletRow } from './books.ts';
 import type { Row } from '../../../lib/duckdb.ts';
 import { DAY_MS, EARLIEST_NOW_MS, MINUTES_PER_DAY, dayIndexOf, minuteIndexOf, msOfMinute } from './calendar.ts';
 import { marketFlagsAt } from './flags.ts';
@@ -66,7 +67,9 @@ export type KoreaRawTable =
   | 'candles_1m'
   | 'market_flags'
   | 'macro_daily'
-  | 'news_articles';
+  | 'news_articles'
+  | 'order_books'
+  | 'wallet_status';
 
 const SOURCE = 'demo';
 /** Candles returned at scale 1 (the last hour); `scale` multiplies it up to a full day. */
@@ -440,6 +443,30 @@ export function koreaWorld(opts: WorldOptions): Record<KoreaRawTable, Row[]> {
 
   const fxRates: Row[] = [['USDKRW', round2(Math.exp(w.logFx[w.logFx.length - 1]!)), 'demo', now, SOURCE]];
 
+  // Books of the most traded symbols with a Binance market, on every venue quoting them; wallets
+  // where the exchanges publish them without a key.
+  const orderBooks: Row[] = [];
+  const walletStatus: Row[] = [];
+  const koreanVolume = new Map<string, number>();
+  for (const t of krTickers) koreanVolume.set(String(t[1]), (koreanVolume.get(String(t[1])) ?? 0) + Number(t[8]));
+  const binance = new Map(globalPrices.filter((g) => g[3] === 'binance').map((g) => [String(g[0]), g]));
+  const bookSymbols = [...koreanVolume]
+    .filter(([symbol]) => binance.has(symbol) && !KOREA_TOKEN_BY_SYMBOL.get(symbol)?.stablecoin)
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .slice(0, DEMO_BOOK_SYMBOLS)
+    .map(([symbol]) => symbol);
+  for (const symbol of bookSymbols) {
+    const g = binance.get(symbol)!;
+    orderBooks.push(
+      ...demoBookRows(seed, mNow, { exchange: 'binance', symbol, price: Number(g[1]), volume: Number(g[2]), quote: 'USDT' }, now),
+    );
+    for (const t of krTickers.filter((r) => r[1] === symbol)) {
+      const exchange = String(t[0]);
+      orderBooks.push(...demoBookRows(seed, mNow, { exchange, symbol, price: Number(t[2]), volume: Number(t[8]), quote: 'KRW' }, now));
+      if (exchange !== 'upbit') walletStatus.push(demoWalletRow(seed, today, exchange, symbol, Number(g[1]), now));
+    }
+  }
+
   const premiumBias = new Map<string, number>();
   for (const token of KOREA_TOKENS) premiumBias.set(token.symbol, dynamics.get(token.symbol)!.premiumBias);
   const flagShocks = shocks.filter((s) => s.minute >= mNow - MINUTES_PER_DAY);
@@ -479,5 +506,7 @@ export function koreaWorld(opts: WorldOptions): Record<KoreaRawTable, Row[]> {
     market_flags: marketFlags,
     macro_daily: macroDailyRows(macro, nowMs),
     news_articles: newsArticles,
+    order_books: orderBooks,
+    wallet_status: walletStatus,
   };
 }

@@ -28,7 +28,7 @@ import {
 import { withUpstream } from './clients.ts';
 import { orderBookDepth, type UpstreamLike } from './exchange-book.ts';
 import { RequestBudget } from './request-budget.ts';
-import { TRADING_FEES, WITHDRAWAL_FEE_SOURCES } from './trading-fees.ts';
+import { TRADING_FEES, WITHDRAWAL_FEE_SOURCES } from '../../../catalog/korea-fees.ts';
 import { fetchUpbitOrderBooks, readUpbitOrderBooks, upbitBookRequests, upbitMarket, UPBIT_BOOK_MARKETS_PER_REQUEST } from './upbit-book.ts';
 
 let server: Loopback | null = null;

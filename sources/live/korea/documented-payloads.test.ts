@@ -126,6 +126,29 @@ describe('the live korea run on payloads in the exchanges documented formats', (
       'coinone',
       'korbit',
     ]);
+    // the executable premium from the live books and wallets: the five most traded symbols on every venue,
+    // Coinone's BTC withdrawal fee (0.0008 BTC in its currencies answer) in the route out of Coinone,
+    // Upbit's and Binance's wallets unknown, never guessed
+    type Route = {
+      symbol: string;
+      exchange: string;
+      direction: string;
+      size_usd: number;
+      withdrawal_fee: number | null;
+      transfer_open: boolean | null;
+      net_pct: number | null;
+    };
+    const executable = doc<{ symbols: string[]; routes: Route[]; unavailable: Array<{ exchange: string }> }>(
+      run.snap,
+      'arbitrage-executable',
+    );
+    expect(executable.symbols).toEqual(['BTC', 'DOGE', 'ETH', 'SOL', 'XRP']);
+    const btc = executable.routes.filter((r) => r.symbol === 'BTC' && r.size_usd === 10000);
+    expect(btc.map((r) => r.exchange)).toEqual(['upbit', 'upbit', 'bithumb', 'bithumb', 'coinone', 'coinone', 'korbit', 'korbit']);
+    expect(btc.find((r) => r.exchange === 'coinone' && r.direction === 'buy_korea_sell_global')).toMatchObject({ withdrawal_fee: 0.0008 });
+    expect(btc.filter((r) => r.exchange === 'upbit').every((r) => r.transfer_open === null && r.net_pct !== null)).toBe(true);
+    expect(executable.unavailable.map((u) => u.exchange)).toEqual(['upbit', 'binance']);
+
     // the alert feed without warning_step is read: its alerts are active flags
     expect(
       doc<Alerts>(run.snap, 'exchange-alerts')

@@ -10,6 +10,8 @@
  *   ingest:fx_rates       fx_rates: Dunamu, er-api when Dunamu fails                1 (2)
  *   ingest:macro_daily    macro_daily from the kept history, extended incrementally 0-2 (backfill free)
  *   ingest:candles_1m     Upbit 1-minute candles of the top markets by KRW volume   what is left, 1-5
+ *   ingest:order_books    order_books, wallet_status: the executable premium's     21, apart from the budget
+ *                         books of the 5 most traded symbols on every venue (steps/books.ts)
  *
  * Korean news (news_articles) has its own step and cadence, outside this budget: news/index.ts,
  * added by the korea pipeline (pipelines/korea/index.ts) after these steps.
@@ -33,6 +35,7 @@ import type { Settings } from '../../../lib/config.ts';
 import type { IngestStep } from '../../contract.ts';
 import { ingestKit, type KoreaIngestStep, type KoreaLiveOverrides } from './ingest-kit.ts';
 import { bithumbStep } from './steps/bithumb.ts';
+import { booksStep } from './steps/books.ts';
 import { candlesStep } from './steps/candles.ts';
 import { coinoneStep, korbitStep } from './steps/price-only.ts';
 import { fxRatesStep } from './steps/fx-rates.ts';
@@ -57,6 +60,8 @@ const KOREA_INGEST_STEPS: readonly KoreaIngestStep[] = [
   fxRatesStep,
   macroStep,
   candlesStep,
+  // after the tickers it picks its symbols from; its requests are counted apart from the budget
+  booksStep,
 ];
 
 export function koreaLiveIngestSteps(settings: Settings, overrides: KoreaLiveOverrides = {}): IngestStep[] {

@@ -47,6 +47,8 @@ export type KoreaUpstreamName =
   | 'candles:upbit'
   | 'news'
   | `news:${string}`
+  | `books:${string}`
+  | `wallets:${string}`
   | `fred:${string}`
   | `naver:${string}`;
 

@@ -34,6 +34,8 @@ export interface KoreaLiveOptions {
     minutes: number;
   };
   macro: MacroOptions;
+  /** The executable premium's books (steps/books.ts): how many symbols, and the requests they may take apart from the budget. */
+  books: { symbols: number; requests: number };
   /** Applied to every client after its own tuning (tests inject `sleep`). */
   upstream: ClientTuning;
 }
@@ -42,6 +44,7 @@ export const DEFAULT_KOREA_LIVE_OPTIONS: KoreaLiveOptions = {
   requestBudget: 15,
   candles: { maxMarkets: 5, reserve: 3, minutes: 60 },
   macro: DEFAULT_MACRO_OPTIONS,
+  books: { symbols: 5, requests: 40 },
   upstream: {},
 };
 
@@ -49,6 +52,7 @@ export type KoreaLiveOverrides = {
   requestBudget?: number;
   candles?: Partial<KoreaLiveOptions['candles']>;
   macro?: Partial<MacroOptions>;
+  books?: Partial<KoreaLiveOptions['books']>;
   upstream?: ClientTuning;
 };
 
@@ -80,6 +84,7 @@ export function ingestKit(settings: Settings, overrides: KoreaLiveOverrides = {}
     requestBudget: overrides.requestBudget ?? DEFAULT_KOREA_LIVE_OPTIONS.requestBudget,
     candles: { ...DEFAULT_KOREA_LIVE_OPTIONS.candles, ...overrides.candles },
     macro: { ...DEFAULT_KOREA_LIVE_OPTIONS.macro, ...overrides.macro },
+    books: { ...DEFAULT_KOREA_LIVE_OPTIONS.books, ...overrides.books },
     upstream: { ...overrides.upstream },
   };
   return {

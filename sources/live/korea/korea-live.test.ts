@@ -17,6 +17,7 @@ import {
   type KoreaUpstreamWorld,
   type WorldRequest,
 } from '../testing/korea-upstreams.ts';
+import { isBookPath } from '../testing/korea-upstreams.ts';
 import { ingestFailureReason, koreaLiveIngestSteps, type KoreaLiveOverrides } from './index.ts';
 import { rowsOf } from '../../contract.ts';
 
@@ -62,7 +63,8 @@ async function ingest(now: Date = KOREA_FIXTURE_NOW, overrides: KoreaLiveOverrid
 
 const rows = (sql: string) => queryJson(t.warehouse.connection, sql);
 const count = async (sql: string) => Number((await rows(`SELECT count(*)::INTEGER AS n FROM (${sql})`))[0]!.n);
-const budgeted = (r: RunOutcome) => r.requests.filter((q) => !q.backfill).length;
+// the market budget: the executable premium's books are counted apart (steps/books.ts)
+const budgeted = (r: RunOutcome) => r.requests.filter((q) => !q.backfill && !isBookPath(q.path)).length;
 const paths = (r: RunOutcome, upstream: WorldRequest['upstream']) => r.requests.filter((q) => q.upstream === upstream).map((q) => q.path);
 
 describe('koreaLiveIngestSteps against the recorded upstreams', () => {
@@ -77,6 +79,7 @@ describe('koreaLiveIngestSteps against the recorded upstreams', () => {
       ['ingest:fx_rates', ['fx_rates']],
       ['ingest:macro_daily', ['macro_daily']],
       ['ingest:candles_1m', ['candles_1m']],
+      ['ingest:order_books', ['order_books', 'wallet_status']],
     ]);
   });
 
@@ -92,11 +95,13 @@ describe('koreaLiveIngestSteps against the recorded upstreams', () => {
       'ingest:fx_rates': 1,
       'ingest:macro_daily': 3646,
       'ingest:candles_1m': 295,
+      'ingest:order_books': 759, // 5 symbols on 5 venues, and the wallets of Bithumb, Coinone and Korbit
     });
     // The budget: Upbit 2 + Bithumb 3 + Coinone 1 + Korbit 1 + Binance 1 + OKX 1 + Dunamu 1 + 5 candle markets = 15;
     // FRED 3 + Naver 2 are the backfill.
     expect(budgeted(run)).toBe(15);
-    expect(world.counts()).toMatchObject({ total: 20, backfill: 5, budgeted: 15 });
+    // The executable premium's books apart: Upbit 1 + Bithumb 1 + Coinone 5 + Korbit 5 + Binance 5 books, wallets 4 = 21.
+    expect(world.counts()).toMatchObject({ total: 41, backfill: 5, books: 21, budgeted: 15 });
     expect(paths(run, 'upbit').filter((p) => p.startsWith('/v1/candles'))).toHaveLength(5);
 
     expect(await rows(`SELECT exchange, count(*)::INTEGER AS n, min(source) AS source FROM kr_tickers GROUP BY ALL ORDER BY 1`)).toEqual([
@@ -316,6 +321,31 @@ describe('koreaLiveIngestSteps against the recorded upstreams', () => {
     ]);
   });
 
+  it('order books: a venue that fails loses only its own books, with the reason; Upbit asks for every symbol in one request', async () => {
+    world.fault('binance', '/api/v3/depth', { status: 503, text: 'Service Unavailable' });
+    world.fault('korbit', '/v2/currencies', { json: { success: false, error: { message: 'BAD_REQUEST' } } });
+    const run = await ingest();
+    expect(run.steps['ingest:order_books']).toMatch(
+      /^binance: GET .*\/api\/v3\/depth\?symbol=XRPUSDT.* HTTP 503: Service Unavailable \(and 4 more symbols\); korbit: GET .*\/v2\/currencies answered success false with error BAD_REQUEST/,
+    );
+    expect(await rows(`SELECT exchange, count(DISTINCT symbol)::INTEGER AS symbols FROM order_books GROUP BY ALL ORDER BY 1`)).toEqual([
+      { exchange: 'bithumb', symbols: 5 },
+      { exchange: 'coinone', symbols: 5 },
+      { exchange: 'korbit', symbols: 5 },
+      { exchange: 'upbit', symbols: 5 },
+    ]);
+    expect(await rows(`SELECT DISTINCT exchange FROM wallet_status ORDER BY 1`)).toEqual([
+      { exchange: 'bithumb' },
+      { exchange: 'coinone' },
+    ]);
+    expect(
+      await rows(`SELECT upstream FROM ingest_failures WHERE upstream LIKE 'books:%' OR upstream LIKE 'wallets:%' ORDER BY 1`),
+    ).toEqual([{ upstream: 'books:binance' }, { upstream: 'wallets:korbit' }]);
+    const upbitBooks = run.requests.filter((q) => q.upstream === 'upbit' && q.path === '/v1/orderbook');
+    expect(upbitBooks.map((q) => q.query.markets)).toEqual(['KRW-XRP,KRW-BTC,KRW-ETH,KRW-DOGE,KRW-SOL']);
+    expect(budgeted(run)).toBe(15); // the books never cost the market budget
+  });
+
   it('reflects a token delisted between two runs in kr_markets and kr_tickers', async () => {
     await ingest();
     expect(await rows(`SELECT exchange FROM kr_markets WHERE symbol = 'WAXP' ORDER BY 1`)).toEqual([
@@ -453,6 +483,7 @@ describe('the korea pipeline with --source live', () => {
         ['ingest:fx_rates', 'ok'],
         ['ingest:macro_daily', 'ok'],
         ['ingest:candles_1m', 'ok'],
+        ['ingest:order_books', 'ok'],
         ['ingest:news', 'ok'],
         ['prepare:plausibility', 'ok'],
         ['prepare:news_store', 'ok'],

@@ -55,7 +55,9 @@ export interface WorldRequest {
 export interface WorldCounts {
   total: number;
   backfill: number;
-  /** Requests that count against a run's budget: all but the backfill. */
+  /** The executable premium's order books and wallet statuses (counted apart from the budget). */
+  books: number;
+  /** Requests that count against a run's budget: all but the backfill and the books. */
   budgeted: number;
   byUpstream: Record<KoreaServer, number>;
 }
@@ -102,6 +104,23 @@ export interface KoreaUpstreamWorld {
 
 type Handler = (req: RecordedRequest) => Reply;
 
+/** Symbols the Coinone book routes answer (a path each): the recorded tickers' with a BTC book to scale. */
+const BOOK_SYMBOLS = ['BTC', 'ETH', 'XRP', 'SOL', 'DOGE', 'SHIB', 'ADA', 'SUI', 'TRX', 'LINK'];
+
+/** The order book and wallet paths (steps/books.ts): counted apart from the budget. */
+export function isBookPath(path: string): boolean {
+  return (
+    path === '/v1/orderbook' ||
+    path.startsWith('/public/v2/orderbook/') ||
+    path === '/v2/orderbook' ||
+    path === '/api/v3/depth' ||
+    path === '/public/assetsstatus/multichain/ALL' ||
+    path.startsWith('/v2/fee/inout/') ||
+    path === '/public/v2/currencies' ||
+    path === '/v2/currencies'
+  );
+}
+
 const json = (body: unknown, headers: Record<string, string> = {}): Reply => ({ json: body, headers });
 const upbitHeaders = (group: string) => ({ 'remaining-req': `group=${group}; min=1800; sec=9` });
 
@@ -119,7 +138,7 @@ export async function startKoreaUpstreams(options: { macroThrough?: string } = {
   // ------------------------------------------------------------------------- recorded payloads
   type UpbitMarket = { market: string; market_event?: unknown };
   const upbitMarkets = koreaFixture<UpbitMarket[]>('upbit-market-all.json');
-  const upbitTickers = koreaFixture<Array<{ market: string }>>('upbit-ticker-all-krw.json');
+  const upbitTickers = koreaFixture<Array<{ market: string; trade_price?: number }>>('upbit-ticker-all-krw.json');
   const bithumbTickers = koreaFixture<{ status: string; data: Record<string, unknown> }>('bithumb-ticker-all-krw.json');
   type BithumbMarket = { market: string; market_warning?: string };
   const bithumbMarkets = koreaFixture<BithumbMarket[]>('bithumb-market-all.json');
@@ -163,6 +182,67 @@ export async function startKoreaUpstreams(options: { macroThrough?: string } = {
 
   const listed = (exchange: string, market: string) => !delisted.has(`${exchange}:${market.replace(/^KRW-/, '')}`);
 
+  // Order books: the recorded BTC book of each venue, moved to another symbol's price (prices
+  // times its price over BTC's on that venue, quantities divided by it): the exchange's exact format.
+  const lastPrice = (exchange: string, symbol: string): number | null => {
+    if (exchange === 'upbit') return Number(upbitTickers.find((t) => t.market === `KRW-${symbol}`)?.trade_price) || null;
+    if (exchange === 'bithumb')
+      return Number((bithumbTickers.data[symbol] as { closing_price?: string } | undefined)?.closing_price) || null;
+    if (exchange === 'coinone')
+      return (
+        Number(
+          koreaFixture<{ tickers: Array<{ target_currency: string; last: string }> }>('coinone/ticker-new-krw.json').tickers.find(
+            (t) => t.target_currency.toUpperCase() === symbol,
+          )?.last,
+        ) || null
+      );
+    if (exchange === 'korbit')
+      return (
+        Number(
+          koreaFixture<{ data: Array<{ symbol: string; close: string }> }>('korbit/tickers.json').data.find(
+            (t) => t.symbol === `${symbol.toLowerCase()}_krw`,
+          )?.close,
+        ) || null
+      );
+    return (
+      Number(
+        koreaFixture<Array<{ symbol: string; lastPrice: string }>>('binance-ticker-24hr-mini.json').find(
+          (t) => t.symbol === `${symbol}USDT`,
+        )?.lastPrice,
+      ) || null
+    );
+  };
+  const scale = (exchange: string, symbol: string): number | null => {
+    const p = lastPrice(exchange, symbol);
+    const btc = lastPrice(exchange, 'BTC');
+    return p && btc ? p / btc : null;
+  };
+  const num = (x: unknown, f: number) =>
+    typeof x === 'string' ? String(Number((Number(x) * f).toPrecision(8))) : Number((Number(x) * f).toPrecision(8));
+  const unitsBook = (exchange: 'upbit' | 'bithumb', file: string, markets: string[]): unknown[] => {
+    const btc = koreaFixture<Array<Record<string, unknown> & { market: string; orderbook_units: Array<Record<string, number>> }>>(
+      file,
+    ).find((b) => b.market === 'KRW-BTC')!;
+    return markets.flatMap((market) => {
+      const f = scale(exchange, market.replace('KRW-', ''));
+      if (f === null || !listed(exchange, market)) return [];
+      return [
+        {
+          ...btc,
+          market,
+          orderbook_units: btc.orderbook_units.map((u) => ({
+            ask_price: num(u.ask_price, f),
+            bid_price: num(u.bid_price, f),
+            ask_size: num(u.ask_size, 1 / f),
+            bid_size: num(u.bid_size, 1 / f),
+          })),
+        },
+      ];
+    });
+  };
+  const sideBook = (levels: Array<{ price: string; qty: string }>, f: number) =>
+    levels.map((l) => ({ ...l, price: num(l.price, f), qty: num(l.qty, 1 / f) }));
+
   // ------------------------------------------------------------------------------- handlers
   const routes: Record<KoreaServer, Record<string, Handler>> = {
     upbit: {
@@ -181,6 +261,8 @@ export async function startKoreaUpstreams(options: { macroThrough?: string } = {
           upbitHeaders('ticker'),
         );
       },
+      '/v1/orderbook': (req) =>
+        json(unitsBook('upbit', 'upbit/orderbook-krw-btc-eth-xrp.json', (req.query.markets ?? '').split(',')), upbitHeaders('orderbook')),
       '/v1/candles/minutes/1': (req) => {
         const market = req.query.market ?? '';
         if (!upbitMarkets.some((m) => m.market === market) || !listed('upbit', market)) {
@@ -204,14 +286,41 @@ export async function startKoreaUpstreams(options: { macroThrough?: string } = {
         );
       },
       '/v1/market/virtual_asset_warning': () => json(koreaFixture('bithumb-virtual-asset-warning.json')),
+      '/v1/orderbook': (req) => json(unitsBook('bithumb', 'bithumb/orderbook-v1-krw-btc-eth.json', (req.query.markets ?? '').split(','))),
+      '/public/assetsstatus/multichain/ALL': () => json(koreaFixture('bithumb/assetsstatus-multichain-all.json')),
+      '/v2/fee/inout/ALL': () => json(koreaFixture('bithumb/fee-inout-all.json')),
     },
     coinone: {
+      ...Object.fromEntries(
+        BOOK_SYMBOLS.map((symbol) => [
+          `/public/v2/orderbook/KRW/${symbol}`,
+          (): Reply => {
+            const f = scale('coinone', symbol);
+            if (f === null || !listed('coinone', symbol)) return json(koreaFixture('coinone/error-108-unknown-currency.json'));
+            const b = koreaFixture<{ bids: Array<{ price: string; qty: string }>; asks: Array<{ price: string; qty: string }> }>(
+              'coinone/orderbook-krw-btc.json',
+            );
+            return json({ ...b, target_currency: symbol, bids: sideBook(b.bids, f), asks: sideBook(b.asks, f) });
+          },
+        ]),
+      ),
+      '/public/v2/currencies': () => json(koreaFixture('coinone/currencies.json')),
       '/public/v2/ticker_new/KRW': () => {
         const body = koreaFixture<{ tickers: Array<{ target_currency: string }> }>('coinone/ticker-new-krw.json');
         return json({ ...body, tickers: body.tickers.filter((t) => listed('coinone', t.target_currency.toUpperCase())) });
       },
     },
     korbit: {
+      '/v2/orderbook': (req) => {
+        const symbol = (req.query.symbol ?? '').split('_')[0]!.toUpperCase();
+        const f = scale('korbit', symbol);
+        if (f === null || !listed('korbit', symbol)) return { status: 400, json: koreaFixture('korbit/error-invalid-currency-pair.json') };
+        const b = koreaFixture<{ data: { bids: Array<{ price: string; qty: string }>; asks: Array<{ price: string; qty: string }> } }>(
+          'korbit/orderbook-btc-krw.json',
+        );
+        return json({ ...b, data: { ...b.data, bids: sideBook(b.data.bids, f), asks: sideBook(b.data.asks, f) } });
+      },
+      '/v2/currencies': () => json(koreaFixture('korbit/currencies.json')),
       '/v2/tickers': () => {
         const body = koreaFixture<{ data: Array<{ symbol: string }> }>('korbit/tickers.json');
         return json(
@@ -221,6 +330,14 @@ export async function startKoreaUpstreams(options: { macroThrough?: string } = {
       },
     },
     binance: {
+      '/api/v3/depth': (req) => {
+        const symbol = (req.query.symbol ?? '').replace(/USDT$/, '');
+        const f = scale('binance', symbol);
+        if (f === null) return { status: 400, json: koreaFixture('binance/error-400-invalid-symbol.json') };
+        const b = koreaFixture<{ bids: string[][]; asks: string[][] }>('binance/depth-BTCUSDT-20.json');
+        const side = (levels: string[][]) => levels.map(([p, q, ...rest]) => [num(p, f), q === undefined ? q : num(q, 1 / f), ...rest]);
+        return json({ ...b, bids: side(b.bids), asks: side(b.asks) }, { 'x-mbx-used-weight-1m': '85' });
+      },
       '/api/v3/ticker/24hr': () => json(koreaFixture('binance-ticker-24hr-mini.json'), { 'x-mbx-used-weight-1m': '80' }),
     },
     okx: {
@@ -310,7 +427,8 @@ export async function startKoreaUpstreams(options: { macroThrough?: string } = {
       const byUpstream = Object.fromEntries(Object.keys(servers).map((k) => [k, 0])) as Record<KoreaServer, number>;
       for (const r of all) byUpstream[r.upstream]++;
       const backfill = all.filter((r) => r.backfill).length;
-      return { total: all.length, backfill, budgeted: all.length - backfill, byUpstream };
+      const books = all.filter((r) => isBookPath(r.path)).length;
+      return { total: all.length, backfill, books, budgeted: all.length - backfill - books, byUpstream };
     },
     reset() {
       for (const s of Object.values(servers)) s.reset();

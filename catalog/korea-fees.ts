@@ -2,7 +2,7 @@
  * Trading and withdrawal fees the executable kimchi premium is net of, as plain data: the default
  * spot taker fee of a regular user with no discount, voucher, plan choice or token payment, per
  * exchange, with its source and the date the source states (or, when it states none, the date it
- * was read). Sources and the rates these defaults leave out: books-wallets.md, "Trading fees".
+ * was read). Sources and the rates these defaults leave out: sources/live/korea/books-wallets.md, "Trading fees".
  *
  * - Upbit: KRW market 0.05 % maker and taker (VAT included); BTC and USDT markets 0.25 %.
  * - Bithumb: KRW market 0.25 %; 0.04 % only for 30 days after a free in-app application.
