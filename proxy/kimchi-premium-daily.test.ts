@@ -15,7 +15,7 @@ import { openDatabase, queryJson, sqlString } from '../lib/duckdb.ts';
 import { DEMO_NOW } from '../pipelines/testing/demo-snapshots.ts';
 import { sharedDemoSnapshots } from '../pipelines/testing/shared-demo.ts';
 import { loadLatest } from '../snapshots/reader.ts';
-import { kimchiPremiumDaily } from './data/kimchi-premium-daily.ts';
+import { kimchiPremiumDaily, type PremiumDay } from './data/kimchi-premium-daily.ts';
 import { demoApps, type DemoApps } from './testing/demo-apps.ts';
 
 const NOW = '2026-11-20T09:00:30Z';
@@ -23,14 +23,7 @@ const ORIGIN = 'http://127.0.0.1:9';
 const PATH = '/api/v1/kimchi-premium/daily';
 const endpoint = findEndpoint('korea', 'kimchi-premium-daily')!;
 
-interface Day {
-  day: string;
-  premium_pct: number;
-  min_pct: number;
-  max_pct: number;
-  samples: number;
-  exchanges: string[];
-}
+type Day = PremiumDay;
 interface Preview {
   source: string;
   as_of: string;

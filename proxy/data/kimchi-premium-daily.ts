@@ -24,18 +24,6 @@ const MAX_FILE_BYTES = 64 * 1024 * 1024;
 /** The table's columns, in file order (catalog/korea.ts KOREA_DATASET_SHAPES): the CSV's header. */
 const COLUMNS = ['symbol', 'rank', 'day', 'premium_pct', 'min_pct', 'max_pct', 'samples', 'exchanges', 'source'] as const;
 
-interface DailyRow {
-  symbol: string;
-  rank: number | null;
-  day: string;
-  premium_pct: number;
-  min_pct: number;
-  max_pct: number;
-  samples: number;
-  exchanges: string[];
-  source: string;
-}
-
 export interface PremiumDay {
   day: string;
   premium_pct: number;
@@ -43,6 +31,13 @@ export interface PremiumDay {
   max_pct: number;
   samples: number;
   exchanges: string[];
+}
+
+/** A row of the published table: a day of one symbol (ALL: the market-wide index, no rank). */
+interface DailyRow extends PremiumDay {
+  symbol: string;
+  rank: number | null;
+  source: string;
 }
 
 /** The JSON answer (catalog/korea.ts PremiumDailyBody). */
