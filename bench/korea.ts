@@ -16,7 +16,10 @@ import { koreaPipeline } from '../pipelines/korea/index.ts';
 import type { ProgressSink, StepReport } from '../pipelines/progress.ts';
 import { runPipeline } from '../pipelines/runner.ts';
 import { KOREA_FIXTURE_NOW, startKoreaUpstreams } from '../sources/live/testing/korea-upstreams.ts';
+import { findEndpoint } from '../catalog/index.ts';
+import { koreaHandlers } from '../proxy/data/korea.ts';
 import { loadLatest } from '../snapshots/reader.ts';
+import { percentile, timedCalls } from './timing.ts';
 import type { RowInput } from './table.ts';
 
 /** Each exchange's published public limit (sources/live/korea/README.md, coinone-korbit.md): the smallest per-second group. */
@@ -26,6 +29,38 @@ const EXCHANGE_LIMITS = {
   coinone: { perSecond: 20, text: '1,200 requests/min per IP (20/s replenished)' },
   korbit: { perSecond: 50, text: '50 requests/s per IP' },
 } as const;
+
+/**
+ * The paid executable premium at sizes the run did not publish: the handler (precheck, then the
+ * book walk in DuckDB over the run's order-books file) on the live run's snapshot, 300 requests
+ * 2 at a time over its symbols at sizes from 1,000 to 200,000 USD, after 30 of warm-up.
+ */
+async function benchExecutable(snapshotsDir: string): Promise<RowInput[]> {
+  const snap = await loadLatest(snapshotsDir, 'korea');
+  const doc = snap?.datasets.get('arbitrage-executable')?.document as { symbols: string[] } | undefined;
+  if (!snap || !doc) return [{ figure: 'executable premium at any size: p99 per request', value: null, unit: 'ms' }];
+  const endpoint = findEndpoint('korea', 'arbitrage-executable')!;
+  const handler = koreaHandlers['arbitrage-executable']!;
+  const call = (i: number) => async () => {
+    const query = endpoint.query!.parse({ symbol: doc.symbols[i % doc.symbols.length], size_usd: String(1000 + ((i * 7919) % 199_000)) });
+    const req = { endpoint, query: query as Record<string, unknown>, params: {}, body: undefined, snapshot: snap, now: new Date() };
+    if ((await handler.precheck!(req)) !== null || (await handler.handle(req)).status !== 200) throw new Error('executable: not a 200');
+  };
+  await timedCalls(Array.from({ length: 30 }, (_, i) => call(i)));
+  const times = await timedCalls(Array.from({ length: 300 }, (_, i) => call(i + 30)));
+  const p99 = percentile(times, 99);
+  console.log(
+    `\nexecutable premium at any size (handler on the live run's books, ${doc.symbols.length} symbols, 2 at a time): p50 ${percentile(times, 50).toFixed(2)} ms, p99 ${p99.toFixed(2)} ms`,
+  );
+  return [
+    {
+      figure: `executable premium at any size: p99 per request (handler, ${doc.symbols.length} symbols' books, 2 at a time)`,
+      value: p99,
+      unit: 'ms',
+      target: { on: 'value', op: '<=', limit: 30, source: 'as the archive endpoints, issue 32' },
+    },
+  ];
+}
 
 /** The exchanges the published kimchi-premium document's Korea index rests on. */
 async function readKimchiIndex(snapshotsDir: string): Promise<string[] | null> {
@@ -114,6 +149,7 @@ export async function benchKorea(): Promise<RowInput[]> {
         target: { on: 'value', op: '>=', limit: 4, source: 'issue 32' },
       });
     }
+    rows.push(...(await benchExecutable(settings.snapshotsDir)));
     const rss = Math.round(process.resourceUsage().maxRSS / 1024);
     console.log(`\npeak RSS ${rss} MiB (this process: world, pipeline, DuckDB)`);
     rows.push({ figure: 'live runs: peak RSS (bench process)', value: rss, unit: 'MiB' });

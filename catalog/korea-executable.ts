@@ -59,29 +59,44 @@ export interface ExecutableSqlOptions {
 }
 
 /**
- * One row per (symbol, Korean exchange, direction, size): symbol, exchange, direction, size_usd,
- * buy_on, sell_on, quoted_premium_pct (Korean mid against Binance's mid at the official rate),
- * fillable, max_size_usd, buy_avg_price_usd, sell_avg_price_usd, fees_pct (both takers),
- * withdrawal_fee (coins), withdrawal_fee_usd, withdrawal_fee_known, withdraw_open, deposit_open,
- * transfer_open (both open; false when either is closed; null when either is unknown), net_pct.
- * Percentages are rounded to 4 decimals, prices to 8 significant digits.
+ * The levels a walk may use, as a relation: every level within EXECUTABLE.bandPct of its book's
+ * mid, with its price in USD (`p`; KRW at `fxRate`), the USD value and quantity of the better
+ * levels before it (`usd_before`, `qty_before`) and the book's mid in USD. The pipeline publishes
+ * exactly this (the order-books dataset); the endpoint walks it (routesSql) for any size.
  */
-export function executableSql(o: ExecutableSqlOptions): string {
+export function bandSql(levels: string, fxRate: string, symbol?: string): string {
   const band = EXECUTABLE.bandPct / 100;
+  return `(
+  WITH lv AS (SELECT exchange, symbol, side, level, price, qty, quote,
+                     CASE WHEN quote = 'KRW' THEN price / (${fxRate}) ELSE price END AS p
+                FROM ${levels} WHERE price > 0 AND qty > 0 ${symbol ? `AND symbol = ${symbol}` : ''}),
+       books AS (SELECT exchange, symbol, (max(p) FILTER (WHERE side = 'bid') + min(p) FILTER (WHERE side = 'ask')) / 2 AS mid
+                   FROM lv GROUP BY ALL HAVING max(p) FILTER (WHERE side = 'bid') < min(p) FILTER (WHERE side = 'ask'))
+  SELECT lv.*, sum(lv.p * lv.qty) OVER w - lv.p * lv.qty AS usd_before, sum(lv.qty) OVER w - lv.qty AS qty_before, b.mid
+    FROM lv JOIN books b USING (exchange, symbol)
+   WHERE (lv.side = 'ask' AND lv.p <= b.mid * (1 + ${band})) OR (lv.side = 'bid' AND lv.p >= b.mid * (1 - ${band}))
+  WINDOW w AS (PARTITION BY lv.exchange, lv.symbol, lv.side ORDER BY lv.level ROWS UNBOUNDED PRECEDING))`;
+}
+
+/** The levels, walked (bandSql then routesSql). */
+export function executableSql(o: ExecutableSqlOptions): string {
+  return routesSql({ band: bandSql(o.levels, o.fxRate, o.symbol), wallets: o.wallets, sizesUsd: o.sizesUsd });
+}
+
+/**
+ * One row per (symbol, Korean exchange, direction, size) over a band (bandSql's columns): symbol,
+ * exchange, direction, size_usd, buy_on, sell_on, quoted_premium_pct (Korean mid against Binance's
+ * mid at the official rate), fillable, max_size_usd, buy_avg_price_usd, sell_avg_price_usd,
+ * fees_pct (both takers), withdrawal_fee (coins), withdrawal_fee_usd, withdrawal_fee_known,
+ * withdraw_open, deposit_open, transfer_open (both open; false when either is closed; null when
+ * either is unknown), net_pct. Percentages are rounded to 4 decimals, prices to 8 significant digits.
+ */
+export function routesSql(o: { band: string; wallets: string; sizesUsd: readonly number[] }): string {
   const g = `'${EXECUTABLE.globalVenue}'`;
-  const only = o.symbol ? `AND symbol = ${o.symbol}` : '';
   const sig = (x: string) => `(CASE WHEN (${x}) > 0 THEN round(${x}, (7 - floor(log10(${x})))::INTEGER) END)`;
   return `(
-  WITH lv AS (SELECT exchange, symbol, side, level, price, qty,
-                     CASE WHEN quote = 'KRW' THEN price / (${o.fxRate}) ELSE price END AS p
-                FROM ${o.levels} WHERE price > 0 AND qty > 0 ${only}),
-       mid AS (SELECT exchange, symbol, max(p) FILTER (WHERE side = 'bid') AS bid, min(p) FILTER (WHERE side = 'ask') AS ask
-                 FROM lv GROUP BY ALL),
-       books AS (SELECT exchange, symbol, (bid + ask) / 2 AS mid FROM mid WHERE bid < ask),
-       band AS (SELECT lv.*, sum(lv.p * lv.qty) OVER w - lv.p * lv.qty AS usd_before, sum(lv.qty) OVER w - lv.qty AS qty_before
-                  FROM lv JOIN books b USING (exchange, symbol)
-                 WHERE (lv.side = 'ask' AND lv.p <= b.mid * (1 + ${band})) OR (lv.side = 'bid' AND lv.p >= b.mid * (1 - ${band}))
-                WINDOW w AS (PARTITION BY lv.exchange, lv.symbol, lv.side ORDER BY lv.level ROWS UNBOUNDED PRECEDING)),
+  WITH band AS MATERIALIZED (SELECT * FROM ${o.band}),
+       books AS (SELECT DISTINCT exchange, symbol, mid FROM band),
        depth AS (SELECT exchange, symbol, side, sum(p * qty) AS usd, sum(qty) AS qty FROM band GROUP BY ALL),
        routes AS (SELECT k.symbol, k.exchange, d.direction, s.size_usd,
                          CASE d.direction WHEN 'buy_global_sell_korea' THEN ${g} ELSE k.exchange END AS buy_on,
@@ -91,21 +106,24 @@ export function executableSql(o: ExecutableSqlOptions): string {
                    CROSS JOIN (SELECT unnest(${JSON.stringify(EXECUTABLE.directions).replaceAll('"', "'")}) AS direction) d
                    CROSS JOIN (SELECT unnest([${o.sizesUsd.map((s) => `${Number(s)}::DOUBLE`).join(', ')}]) AS size_usd) s
                    WHERE k.exchange <> ${g}),
-       bought AS (SELECT r.*, coalesce((SELECT sum(least(c.qty, greatest(0, (r.size_usd - c.usd_before) / c.p))) FROM band c
-                                         WHERE c.exchange = r.buy_on AND c.symbol = r.symbol AND c.side = 'ask'), 0) AS qty_bought,
-                         wo.withdraw_open, wo.withdrawal_fee, wd.deposit_open
-                    FROM routes r
-                    LEFT JOIN ${o.wallets} wo ON wo.exchange = r.buy_on AND wo.symbol = r.symbol
-                    LEFT JOIN ${o.wallets} wd ON wd.exchange = r.sell_on AND wd.symbol = r.symbol),
-       moved AS (SELECT b.*, greatest(0, b.qty_bought * (1 - ${feeSql('b.buy_on')}) - coalesce(b.withdrawal_fee, 0)) AS qty_moved,
-                        (SELECT usd FROM depth d WHERE d.exchange = b.buy_on AND d.symbol = b.symbol AND d.side = 'ask') AS ask_usd,
-                        (SELECT usd FROM depth d WHERE d.exchange = b.sell_on AND d.symbol = b.symbol AND d.side = 'bid') AS bid_usd,
-                        (SELECT qty FROM depth d WHERE d.exchange = b.sell_on AND d.symbol = b.symbol AND d.side = 'bid') AS bid_qty
-                   FROM bought b),
-       sold AS (SELECT m.*, coalesce((SELECT sum(c.p * least(c.qty, greatest(0, m.qty_moved - c.qty_before))) FROM band c
-                                       WHERE c.exchange = m.sell_on AND c.symbol = m.symbol AND c.side = 'bid'), 0) AS proceeds,
+       -- the asks walked for size_usd on the buying side (joins and sums, no correlated subquery)
+       bought AS (SELECT r.symbol, r.exchange, r.direction, r.size_usd, r.buy_on, r.sell_on, r.quoted,
+                         coalesce(sum(least(c.qty, greatest(0, (r.size_usd - c.usd_before) / c.p))), 0) AS qty_bought
+                    FROM routes r LEFT JOIN band c ON c.exchange = r.buy_on AND c.symbol = r.symbol AND c.side = 'ask'
+                   GROUP BY ALL),
+       moved AS (SELECT b.*, wo.withdraw_open, wo.withdrawal_fee, wd.deposit_open,
+                        greatest(0, b.qty_bought * (1 - ${feeSql('b.buy_on')}) - coalesce(wo.withdrawal_fee, 0)) AS qty_moved,
+                        da.usd AS ask_usd, db.usd AS bid_usd, db.qty AS bid_qty
+                   FROM bought b
+                   LEFT JOIN ${o.wallets} wo ON wo.exchange = b.buy_on AND wo.symbol = b.symbol
+                   LEFT JOIN ${o.wallets} wd ON wd.exchange = b.sell_on AND wd.symbol = b.symbol
+                   LEFT JOIN depth da ON da.exchange = b.buy_on AND da.symbol = b.symbol AND da.side = 'ask'
+                   LEFT JOIN depth db ON db.exchange = b.sell_on AND db.symbol = b.symbol AND db.side = 'bid'),
+       -- the bids walked for what arrived on the selling side
+       sold AS (SELECT m.*, coalesce(sum(c.p * least(c.qty, greatest(0, m.qty_moved - c.qty_before))), 0) AS proceeds,
                        coalesce(m.size_usd <= m.ask_usd AND m.qty_moved <= m.bid_qty, false) AS fillable
-                  FROM moved m)
+                  FROM moved m LEFT JOIN band c ON c.exchange = m.sell_on AND c.symbol = m.symbol AND c.side = 'bid'
+                 GROUP BY ALL)
   SELECT symbol, exchange, direction, size_usd, buy_on, sell_on,
          round(100 * quoted, 4) AS quoted_premium_pct,
          fillable,

@@ -1386,6 +1386,11 @@ export const KOREA_DATASET_SHAPES = {
     price: 'DOUBLE',
     qty: 'DOUBLE',
     quote: 'VARCHAR',
+    // bandSql's walk columns at the run's rate: price in USD, USD and quantity of the better levels, the book's mid in USD
+    p: 'DOUBLE',
+    usd_before: 'DOUBLE',
+    qty_before: 'DOUBLE',
+    mid: 'DOUBLE',
     as_of: 'TIMESTAMP',
   }),
   'exchange-alerts': document(ExchangeAlertsBody),

@@ -704,7 +704,7 @@ export class SnapshotWriter {
       license: {
         ...license,
         note: anyFree
-          ? 'Datasets marked CC0-1.0 are dedicated to the public domain; the others are sold per call.'
+          ? 'Datasets marked CC0-1.0 are dedicated to the public domain; the others are proprietary, served through the API (free endpoints as the catalog marks them, the rest paid per call).'
           : 'Sold per call through x402; see each dataset license.',
       },
       next_expected_update: options.nextExpectedUpdate.toISOString(),

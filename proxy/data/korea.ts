@@ -26,7 +26,7 @@ import {
   type PremiumInterval,
   type PremiumWindow,
 } from '../../catalog/korea.ts';
-import { EXECUTABLE, executableSql } from '../../catalog/korea-executable.ts';
+import { EXECUTABLE, routesSql } from '../../catalog/korea-executable.ts';
 import { absenceReason, type LoadedDataset, type LoadedSnapshot, parquetSql } from '../../snapshots/reader.ts';
 import { queryRows } from './duck.ts';
 import { kimchiPremiumDaily } from './kimchi-premium-daily.ts';
@@ -543,14 +543,12 @@ const arbitrageExecutable: DataHandler = {
     const { doc, books } = found;
     const symbol = symbolOf(req);
     const size = Number(req.query.size_usd ?? EXECUTABLE.scannerSizeUsd);
-    // the same SQL the pipeline publishes the standard sizes with, over the same books
+    // the same walk the pipeline publishes the standard sizes with, over the band it published
     const routes = (await queryRows(
-      `SELECT * EXCLUDE (symbol) FROM ${executableSql({
-        levels: `(SELECT * FROM ${parquetSql(books)})`,
+      `SELECT * EXCLUDE (symbol) FROM ${routesSql({
+        band: `(SELECT * EXCLUDE (as_of) FROM ${parquetSql(books)} WHERE symbol = $symbol)`,
         wallets: walletsSql(doc, symbol),
-        fxRate: String(Number(doc.fx_rate)),
         sizesUsd: [size],
-        symbol: '$symbol',
       })} ORDER BY list_position(${sqlList(KOREAN_EXCHANGES)}, exchange), direction`,
       { symbol },
     )) as unknown as ExecutableDocument['routes'];

@@ -13,7 +13,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { TRADING_FEES } from '../../../catalog/korea-fees.ts';
-import { EXECUTABLE, executableSql } from '../../../catalog/korea-executable.ts';
+import { bandSql, EXECUTABLE, executableSql } from '../../../catalog/korea-executable.ts';
 import type { DatasetStep } from '../../runner.ts';
 import { queryJson } from '../../../lib/duckdb.ts';
 import { FX_FIELDS_SQL, FX_SQL, requirePremiumInputs } from '../premiums.ts';
@@ -123,23 +123,19 @@ export const arbitrageExecutableStep: DatasetStep = {
   },
 };
 
-/** The levels the endpoint walks: within the band of each book's mid (beyond it nothing is walked). */
+/** The levels the endpoint walks (catalog/korea-executable.ts bandSql at the run's rate): within the band of each book's mid. */
 export const orderBooksStep: DatasetStep = {
   dataset: 'order-books',
   async run(ctx) {
     const c = ctx.connection;
     await requireBooks(c, 'order-books');
-    const band = EXECUTABLE.bandPct / 100;
     const [row] = await queryJson(c, `SELECT ${isoSql('max(as_of)')} AS as_of FROM ${BOOKS_SQL}`);
     return ctx.writer.writeTable(
       c,
       'order-books',
-      `WITH b AS (SELECT * FROM ${BOOKS_SQL}),
-            m AS (SELECT exchange, symbol, (max(price) FILTER (WHERE side = 'bid') + min(price) FILTER (WHERE side = 'ask')) / 2 AS mid
-                    FROM b GROUP BY ALL)
-       SELECT b.exchange, b.symbol, b.side, b.level, b.price, b.qty, b.quote, b.as_of
-         FROM b JOIN m USING (exchange, symbol)
-        WHERE (b.side = 'ask' AND b.price <= m.mid * (1 + ${band})) OR (b.side = 'bid' AND b.price >= m.mid * (1 - ${band}))
+      `SELECT b.exchange, b.symbol, b.side, b.level, b.price, b.qty, b.quote, b.p, b.usd_before, b.qty_before, b.mid, t.as_of
+         FROM ${bandSql(BOOKS_SQL, `(SELECT rate FROM ${FX_SQL})`)} b
+         JOIN (SELECT DISTINCT exchange, symbol, as_of FROM ${BOOKS_SQL}) t USING (exchange, symbol)
         ORDER BY b.symbol, ${exchangeRankSql('b.exchange')}, b.exchange, b.side, b.level`,
       ctx.meta('order-books', String(row!.as_of)),
     );
