@@ -18,6 +18,7 @@
  * publish without a key (Upbit, Binance) is unknown (null), never guessed: the net then leaves
  * that fee out and says so (`withdrawal_fee_known: false`).
  */
+import { significantSql, sqlList } from '../lib/duckdb.ts';
 import { TRADING_FEES, type FeeExchange } from './korea-fees.ts';
 
 export const EXECUTABLE = {
@@ -93,7 +94,7 @@ export function executableSql(o: ExecutableSqlOptions): string {
  */
 export function routesSql(o: { band: string; wallets: string; sizesUsd: readonly number[] }): string {
   const g = `'${EXECUTABLE.globalVenue}'`;
-  const sig = (x: string) => `(CASE WHEN (${x}) > 0 THEN round(${x}, (7 - floor(log10(${x})))::INTEGER) END)`;
+  const sig = (x: string) => significantSql(x, 8);
   return `(
   WITH band AS MATERIALIZED (SELECT * FROM ${o.band}),
        books AS (SELECT DISTINCT exchange, symbol, mid FROM band),
@@ -103,7 +104,7 @@ export function routesSql(o: { band: string; wallets: string; sizesUsd: readonly
                          CASE d.direction WHEN 'buy_global_sell_korea' THEN k.exchange ELSE ${g} END AS sell_on,
                          (k.mid / gb.mid - 1) AS quoted
                     FROM books k JOIN books gb ON gb.symbol = k.symbol AND gb.exchange = ${g}
-                   CROSS JOIN (SELECT unnest(${JSON.stringify(EXECUTABLE.directions).replaceAll('"', "'")}) AS direction) d
+                   CROSS JOIN (SELECT unnest(${sqlList(EXECUTABLE.directions)}) AS direction) d
                    CROSS JOIN (SELECT unnest([${o.sizesUsd.map((s) => `${Number(s)}::DOUBLE`).join(', ')}]) AS size_usd) s
                    WHERE k.exchange <> ${g}),
        -- the asks walked for size_usd on the buying side (joins and sums, no correlated subquery)

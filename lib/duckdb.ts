@@ -159,3 +159,13 @@ export async function queryJson(
 export function sqlString(value: string): string {
   return `'${value.replaceAll("'", "''")}'`;
 }
+
+/** Strings as a SQL list literal: ['upbit', 'bithumb']. */
+export function sqlList(values: readonly string[]): string {
+  return `[${values.map(sqlString).join(', ')}]`;
+}
+
+/** A positive number rounded to `digits` significant digits in SQL (NULL and non-positive stay as they are). */
+export function significantSql(expr: string, digits: number): string {
+  return `(CASE WHEN (${expr}) > 0 THEN round(${expr}, (${digits} - 1 - floor(log10(${expr})))::INTEGER) ELSE ${expr} END)`;
+}

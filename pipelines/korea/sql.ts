@@ -10,7 +10,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { KOREAN_EXCHANGES, LISTING_EXCHANGES, type KoreaDatasetName } from '../../catalog/korea.ts';
 import { RAW_TABLES, type SourceKind } from '../../sources/raw-tables.ts';
 import type { DatasetStep, PipelineContext } from '../runner.ts';
-import { queryJson, tableExists } from '../../lib/duckdb.ts';
+import { queryJson, significantSql, sqlList, tableExists } from '../../lib/duckdb.ts';
 
 /** What a korea dataset needs to know about its run besides the warehouse. */
 export interface KoreaRun {
@@ -42,8 +42,7 @@ export { LISTING_EXCHANGES };
 /** Sort key of an exchange column: upbit, bithumb, coinone, korbit. */
 export const exchangeRankSql = (col: string): string => `list_position(${sqlList(EXCHANGES)}, ${col})`;
 
-/** A list of strings as a SQL list literal: ['upbit', 'bithumb']. */
-export const sqlList = (items: readonly string[]): string => `[${items.map((i) => `'${i.replaceAll("'", "''")}'`).join(', ')}]`;
+export { sqlList };
 
 /** Quotes a string as a SQL literal. */
 export const quote = (s: string): string => `'${s.replaceAll("'", "''")}'`;
@@ -68,8 +67,7 @@ export function roundPrice(price: number): number {
 }
 
 /** A computed price rounded to PRICE_SIGNIFICANT_DIGITS significant digits in SQL (roundPrice's twin; NULL and 0 stay). */
-export const priceSql = (expr: string): string =>
-  `(CASE WHEN (${expr}) > 0 THEN round(${expr}, (${PRICE_SIGNIFICANT_DIGITS} - 1 - floor(log10(${expr})))::INTEGER) ELSE ${expr} END)`;
+export const priceSql = (expr: string): string => significantSql(expr, PRICE_SIGNIFICANT_DIGITS);
 
 /** A fraction shown as a percent rounded to 4 decimals (0.0065812 → 0.6581); percentages keep fixed decimals, prices do not (roundPrice). */
 export const pctSql = (fraction: string, decimals = 4): string => `round(100 * (${fraction}), ${decimals})`;

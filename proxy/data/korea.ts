@@ -28,6 +28,7 @@ import {
 } from '../../catalog/korea.ts';
 import { EXECUTABLE, routesSql } from '../../catalog/korea-executable.ts';
 import { absenceReason, type LoadedDataset, type LoadedSnapshot, parquetSql } from '../../snapshots/reader.ts';
+import { sqlList, sqlString } from '../../lib/duckdb.ts';
 import { queryRows } from './duck.ts';
 import { kimchiPremiumDaily } from './kimchi-premium-daily.ts';
 import { notAvailable, notFound, type DataHandler, type DataHandlers, type DataRequest, type DataResult } from './types.ts';
@@ -517,15 +518,13 @@ function executableFor(req: DataRequest): { doc: ExecutableDocument; books: Load
   return { doc, books };
 }
 
-const sqlText = (s: string): string => `'${s.replaceAll("'", "''")}'`;
-
 /** The run's wallets as a relation for executableSql (exchange, symbol, deposit_open, withdraw_open, withdrawal_fee). */
 function walletsSql(doc: ExecutableDocument, symbol: string): string {
   const rows = doc.wallets
     .filter((w) => w.symbol === symbol)
     .map(
       (w) =>
-        `(${sqlText(w.exchange)}, ${sqlText(w.symbol)}, ${w.deposit_open ?? 'NULL'}::BOOLEAN, ${w.withdraw_open ?? 'NULL'}::BOOLEAN, ${w.withdrawal_fee ?? 'NULL'}::DOUBLE)`,
+        `(${sqlString(w.exchange)}, ${sqlString(w.symbol)}, ${w.deposit_open ?? 'NULL'}::BOOLEAN, ${w.withdraw_open ?? 'NULL'}::BOOLEAN, ${w.withdrawal_fee ?? 'NULL'}::DOUBLE)`,
     );
   return rows.length
     ? `(SELECT * FROM (VALUES ${rows.join(', ')}) v(exchange, symbol, deposit_open, withdraw_open, withdrawal_fee))`
@@ -572,8 +571,6 @@ const arbitrageExecutable: DataHandler = {
     });
   },
 };
-
-const sqlList = (items: readonly string[]): string => `[${items.map(sqlText).join(', ')}]`;
 
 export const koreaHandlers: DataHandlers = {
   symbols: documentHandler('symbols'),
