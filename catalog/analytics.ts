@@ -500,6 +500,29 @@ const OperatorRef = z
   })
   .nullable();
 
+/** What a suspected_wash label rests on (docs/wash-methodology.md §1), strongest first; [] for any other label. */
+export const Evidence = z
+  .array(
+    z.object({
+      kind: z
+        .enum(['money_trail', 'dominance', 'no_independent_life', 'coordination'])
+        .describe(
+          "money_trail: money from the seller's side financed the payments; dominance: the buyer's group makes most of the operator's traffic; no_independent_life: the buyer pays the operator most of what it pays; coordination: the group was funded, started or mined together (never enough alone).",
+        ),
+      via: z
+        .string()
+        .describe('How: the path kind, the group kind (funding_root, funding_burst, funding_wave, vanity, start_window, coordinated).'),
+      addresses: z
+        .array(z.string())
+        .describe(
+          "The addresses it rests on: the money path from the operator's side to the buyer, the seller, the buyer, the group's source or members.",
+        ),
+      share: fraction("How much: the share of what the buyer paid that the side financed, the group's share of the traffic, and so on"),
+      text: z.string().describe('The same in words.'),
+    }),
+  )
+  .describe('What a suspected_wash label rests on, strongest first; empty for any other label.');
+
 const WashDetailBody = z.object({
   ...dataStamp,
   ...cohortStamp,
@@ -515,6 +538,7 @@ const WashDetailBody = z.object({
           .describe(
             'Signal name to strength (0 to 1), e.g. uniform_amount, coordinated_start, uniform_tx_count, vanity_strict, vanity_broad, funding_shared, concentration.',
           ),
+        evidence: Evidence,
         tx_count: z.number().int().describe('Transactions with this service, last 30 days.'),
         volume: Usdc('Volume with this service, last 30 days'),
         first_tx_at: isoDateTime('First transaction with this service.'),
@@ -545,7 +569,8 @@ const BuyerProfileBody = z.object({
   confidence: fraction('Confidence of the label'),
   reason: z
     .array(z.string())
-    .describe('Signals behind the label, e.g. coordinated_start, uniform_amount, uniform_tx_count, vanity_cluster.'),
+    .describe('Signals behind the label, e.g. money_trail, cohort, common_funder, funding_burst, vanity_cluster, periodic.'),
+  evidence: Evidence,
   services_used: z
     .array(z.object({ id: z.number().int(), category: Category, tx_count: z.number().int() }))
     .describe('Services this wallet paid, most transactions first.'),
@@ -619,6 +644,7 @@ const WashCheckBody = z.object({
       .object({ top_service_share: fraction("Share of the address's volume going to its top service") })
       .describe('How concentrated the spending is.'),
   }),
+  evidence: Evidence,
   similar_patterns: z
     .array(
       z.object({
@@ -851,6 +877,7 @@ export const ANALYTICS_DATASET_SHAPES = {
     services_used: 'JSON',
     vanity_cluster: 'JSON',
     time_pattern: 'JSON',
+    evidence: 'JSON',
   }),
   buyers: table({
     address: 'VARCHAR',
@@ -871,6 +898,7 @@ export const ANALYTICS_DATASET_SHAPES = {
     first_time: 'VARCHAR',
     last_time: 'VARCHAR',
     signals: 'JSON',
+    evidence: 'JSON',
     top_seller_address: 'VARCHAR',
     top_chain: 'VARCHAR',
     top_cohort_uniform_amount: 'DOUBLE',
@@ -965,6 +993,7 @@ export const ANALYTICS_DATASET_SHAPES = {
     vanity_strict: 'BOOLEAN',
     vanity_broad: 'BOOLEAN',
     flags: 'STRUCT("chain" VARCHAR, flags VARCHAR[])[]',
+    evidence: 'JSON',
   }),
   'wash-detail': table({
     service_id: 'INTEGER',

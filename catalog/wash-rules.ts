@@ -24,8 +24,10 @@ export const THRESHOLDS = {
    * are far less dispersed than Poisson. A random payer's index of dispersion over k interior days
    * is ~ chi2(k-1)/(k-1), so a bar of 0.1 lets one through with probability ~0.03% at k = 10 and
    * ~1.7% at k = 5; short spans therefore need a busy pair (>= 100 a day, which random wallets
-   * rarely reach), and busy long pairs (>= 20 a day: a bot calling several endpoints at each tick
-   * reads ~0.02 per endpoint) get 0.2. A steady human (gaps with CV ~0.5) reads ~0.25 and stays out.
+   * rarely reach), and long pairs of 4 or more a day get 0.2 (a random payer passes with ~0.6 % at
+   * k = 10 and far less beyond; a job every 6 hours whose runs drift over midnight reads 0.1-0.12, a
+   * bot calling several endpoints at each tick ~0.02 per endpoint). A steady human (gaps with CV ~0.5)
+   * reads ~0.25 and stays out.
    */
   periodicMinTx: 20,
   periodicMinInteriorDays: 5,
@@ -33,7 +35,7 @@ export const THRESHOLDS = {
   periodicShortSpanMinDailyTx: 100,
   periodicMinDailyTx: 2,
   periodicMaxDispersion: 0.1,
-  periodicBusyDailyTx: 20,
+  periodicBusyDailyTx: 4,
   periodicMaxDispersionBusy: 0.2,
   /**
    * A short busy run: 3 interior days of at least 50 a day with dispersion <= 0.05. A Poisson
@@ -43,6 +45,21 @@ export const THRESHOLDS = {
   periodicShortMinInteriorDays: 3,
   periodicShortMinDailyTx: 50,
   periodicShortMaxDispersion: 0.05,
+  /**
+   * A sparse schedule (issue 46): a daily job makes the same few calls every day, so over 10 or more
+   * interior days its dispersion is about 0, where a payer at random reads about 1 (the chance that
+   * one reads <= 0.1 over 10 days is about 3e-4) and a person's sessions read more.
+   */
+  periodicSparseMinInteriorDays: 10,
+  periodicSparseMinDailyTx: 0.9,
+  periodicSparseMaxDispersion: 0.1,
+  /**
+   * A clock schedule: over as many days, payments at no more than this many hours of the day, with
+   * daily counts dispersed at most this much (a random payer at one or more a day reads about 1 and
+   * uses most hours over weeks; a person's evening habit keeps hours but not counts).
+   */
+  periodicClockMaxHours: 8,
+  periodicClockMaxDispersion: 0.5,
   /** Developer burst: payments per minute (x402watch: > 10 tx/min, docs/wash-methodology.md §11.4). */
   burstPerMinute: 10,
   /** A day needs this many payments before it can hold a burst. */
@@ -177,10 +194,12 @@ export const THRESHOLDS = {
   /**
    * Funding hub: funds at least this many wallets, and fewer than this share of the paying ones
    * have one main seller (classifier/funding.ts): infrastructure, whose wallets go their own ways.
-   * An operator's wallets serve its seller, however many it funds and over however long.
+   * An operator's wallets serve its seller, however many it funds and over however long. 0.8, not
+   * 0.5 (issue 46): an on-ramp missing from the exchange list whose customers are half the players of
+   * one game is still public money; an operator's wallets serve it almost all.
    */
   hubMinWallets: 20,
-  hubMaxDedication: 0.5,
+  hubMaxDedication: 0.8,
   /** First-funding links followed up from a wallet (relays between an operator and its wallets). */
   fundingMaxHops: 4,
 
@@ -191,6 +210,11 @@ export const THRESHOLDS = {
    * launchpad, a bridge), not one owner: it joins nobody.
    */
   operatorMaxKeySellers: 50,
+  /**
+   * A sweep: an address that receives at least this share of all a seller sends (its treasury). Refunds,
+   * rewards and an exchange's withdrawals spread over many customers are no sweep, and join no operator.
+   */
+  sweepMinShare: 0.25,
   /** An operator's wallet pays its sellers at least this share of its payments (a third or more elsewhere: a customer of others, a CI fleet). */
   operatorMinShare: 0.66,
   /** Operator cohort: at least this many dedicated, operator-funded wallets that kept paying; fewer are the operator's own tests. */
@@ -203,6 +227,10 @@ export const THRESHOLDS = {
   burstAmountBand: 0.15,
   /** ...and making up at least this share of the operator's buyers. */
   burstMinBuyerShare: 0.5,
+  /** Funding wave (evidence.ts): fresh wallets first funded by one source within this many hours, whatever the amounts... */
+  waveWindowHours: 72,
+  /** ...and from a public source (an exchange), at least this many times the pace it funds the operator's fresh payers at. */
+  waveMinRate: 4,
   /** Common-funder group (funding-window branch): the root's paying wallets pay this seller at least this share of all their payments (an event's attendees spread). */
   commonFunderMinDedication: 0.66,
   /** ...and the group makes up at least this share of the seller's core (staff paid on one day who all use a popular service are its customers). */
@@ -228,6 +256,12 @@ export const THRESHOLDS = {
   /** ...on a pair with at least this many payments (a seller's own test wallet makes a handful; a loop exists to make volume). */
   roundTripMinTx: 20,
 
+  // ------------------------------------------------------------------ money trails (classifier/trails.ts, issue 46)
+  /** Rounds of proportional taint from an operator's side: a trail longer than this many transfers is not followed. */
+  trailMaxHops: 12,
+  /** A wallet holding less than this share of an operator's money is not kept (bounds the rows; far below any decision). */
+  trailMinTaint: 0.02,
+
   // ------------------------------------------------------------------ vanity (docs/wash-methodology.md §3.5, §11.5)
   vanityStrictPrefix: 4,
   vanityStrictSuffix: 3,
@@ -250,22 +284,17 @@ export type Thresholds = typeof THRESHOLDS;
 /** Confidence of each rule when it fires (before the unlabeled band is applied). */
 export const RULE_CONFIDENCE = {
   self_pay: 1.0,
-  cycle: 0.9,
-  round_trip: 0.9,
-  funded_loop: 0.9,
-  operator: 0.85,
-  funding_burst: 0.8,
-  vanity_strict_and_broad: 0.95,
-  vanity_strict: 0.9,
-  vanity_broad: 0.8,
+  /** A money trail that passes the model (catalog/wash-model.ts): the strongest evidence. */
+  money_trail: 0.85,
   vanity_operator: 0.85,
-  farm: 0.85,
-  common_funder: 0.8,
+  /** A coordinated group that dominates the operator's traffic and lives for it. */
+  cohort: 0.75,
+  /** Each piece of evidence beyond what the verdict needs (a dominant trail group, a second coordination kind) adds this. */
+  evidence_step: 0.05,
   concentration: 0.7,
   wash_wallet: 0.75,
-  seller_funded: 0.9,
-  operator_test: 0.8,
-  shared_funder: 0.85,
+  /** Financed by the operator's side without making a cohort: the operator's own tests or CI. */
+  money_trail_test: 0.85,
   seller_branded: 0.85,
   verifier: 0.9,
   developer: 0.8,

@@ -39,7 +39,8 @@ export function buyerRollupSteps(): SqlStep[] {
          ${perLabel},
          arg_max(rule, ${topKey}) AS top_rule,
          arg_max(label, ${topKey}) AS top_rule_label,
-         arg_max(reason_bits, ${topKey}) AS top_bits
+         arg_max(reason_bits, ${topKey}) AS top_bits,
+         arg_max(${PAIR_REASONS_SQL}, ${topKey}) AS top_reasons
     FROM wc_pair_final GROUP BY bk
 ), j AS (
   SELECT a.*, b.n_tx AS total, b.top_tx, b.n_tx - a.labelled_tx AS rest_tx, coalesce(w.wash_wallet, false) AS ww
@@ -53,12 +54,13 @@ export function buyerRollupSteps(): SqlStep[] {
          -- the heaviest pair: a labelled one, unless a default pair pays more
          CASE WHEN top_labelled_tx >= top_tx THEN top_rule WHEN ww THEN 'wash_wallet' ELSE 'organic' END AS rule,
          CASE WHEN top_labelled_tx >= top_tx THEN top_rule_label WHEN ww THEN 'suspected_wash' ELSE 'organic_user' END AS top_label,
-         CASE WHEN top_labelled_tx >= top_tx THEN top_bits ELSE 0 END AS reason_bits
+         CASE WHEN top_labelled_tx >= top_tx THEN top_bits ELSE 0 END AS reason_bits,
+         CASE WHEN top_labelled_tx >= top_tx THEN top_reasons WHEN ww THEN ['wash_wallet'] ELSE ['default'] END AS reasons
     FROM j
 ), w AS (
   SELECT *, CASE ${best} ${WASH_LABELS.map((l, i) => `WHEN ${vote(l, i)} THEN '${l}'`).join(' ')} END AS winner FROM m
 )
-SELECT bk, winner, rule, top_label, reason_bits,
+SELECT bk, winner, rule, top_label, reason_bits, reasons,
        ${pick((l) => `tx_${l}`)} / total AS winner_share,
        ${pick((l) => `cw_${l} / tx_${l}`)} AS winner_confidence,
        tx_suspected_wash / total AS wash_tx_share,
@@ -66,7 +68,7 @@ SELECT bk, winner, rule, top_label, reason_bits,
            e -> e.l || '(' || CASE WHEN e.s < 0.005 THEN '<1' ELSE round(100 * e.s)::INTEGER::VARCHAR END || '%)'), ',') AS reason_text
   FROM w
 UNION ALL
-SELECT bk, 'organic_user' AS winner, 'organic' AS rule, 'organic_user' AS top_label, 0 AS reason_bits,
+SELECT bk, 'organic_user' AS winner, 'organic' AS rule, 'organic_user' AS top_label, 0 AS reason_bits, ['default'] AS reasons,
        1.0 AS winner_share, ${C.organic} AS winner_confidence, 0.0 AS wash_tx_share,
        'derived_from_pairs:organic_user(100%)' AS reason_text
   FROM wc_buyers ANTI JOIN (SELECT DISTINCT bk FROM wc_pair_rules) USING (bk)`,
@@ -85,7 +87,7 @@ SELECT bk, 'organic_user' AS winner, 'organic' AS rule, 'organic_user' AS top_la
   SELECT *,
          winner_confidence * (0.5 + 0.5 * winner_share) AS confidence,
          CASE WHEN winner = 'organic_user' THEN ['default']
-              WHEN top_label = winner THEN ${PAIR_REASONS_SQL}
+              WHEN top_label = winner THEN reasons
               ELSE ['majority_of_pairs'] END AS reason
     FROM wc_buyer_rollup
 )
@@ -119,11 +121,13 @@ SELECT r.bk, b.address,
        b.top_chain,
        f.first_funder,
        b.first_time,
-       b.last_time
+       b.last_time,
+       CASE WHEN r.winner = 'suspected_wash' THEN ev.evidence END AS evidence
   FROM r
   JOIN wc_buyers b USING (bk)
   LEFT JOIN wc_buyer_vanity v USING (bk)
-  LEFT JOIN wc_funding f ON f.fk = r.bk`,
+  LEFT JOIN wc_funding f ON f.fk = r.bk
+  LEFT JOIN wc_buyer_evidence ev ON ev.bk = r.bk`,
     ),
   ];
 }

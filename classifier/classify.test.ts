@@ -321,6 +321,9 @@ describe('wash classifier on a hand-made world', () => {
       'volume_30d DOUBLE',
       'first_time TIMESTAMP',
       'last_time TIMESTAMP',
+      expect.stringMatching(
+        /^evidence STRUCT\(kind VARCHAR, via VARCHAR, addresses VARCHAR\[\], "?share"? DOUBLE, "?text"? VARCHAR\)\[\]$/,
+      ),
     ]);
     expect(await columns('buyer_labels')).toEqual([
       'address VARCHAR',
@@ -345,7 +348,21 @@ describe('wash classifier on a hand-made world', () => {
       'top_chain VARCHAR',
       'top_cohort_uniform_amount DOUBLE',
       'top_cohort_coordinated_start DOUBLE',
+      expect.stringMatching(
+        /^evidence STRUCT\(kind VARCHAR, via VARCHAR, addresses VARCHAR\[\], "?share"? DOUBLE, "?text"? VARCHAR\)\[\]$/,
+      ),
     ]);
+    // every suspected_wash label names its evidence, every other label none
+    const named = await one(
+      c,
+      `SELECT count(*) FILTER (WHERE label = 'suspected_wash' AND (evidence IS NULL OR len(evidence) = 0)) AS wash_without,
+              count(*) FILTER (WHERE label <> 'suspected_wash' AND evidence IS NOT NULL) AS other_with,
+              count(*) FILTER (WHERE label = 'suspected_wash') AS wash
+         FROM buyer_labels`,
+    );
+    expect(Number(named.wash)).toBeGreaterThan(20);
+    expect(Number(named.wash_without)).toBe(0);
+    expect(Number(named.other_with)).toBe(0);
     expect(await columns('seller_cohorts')).toEqual([
       'seller_address VARCHAR',
       'chain VARCHAR',
@@ -385,8 +402,13 @@ describe('wash classifier on a hand-made world', () => {
     for (const s of CASES.sybils) {
       const b = await buyerRow(c, s);
       expect(b.label, s).toBe('suspected_wash');
-      expect(Number(b.confidence)).toBeGreaterThanOrEqual(0.85);
-      expect(b.reason).toEqual(expect.arrayContaining(['coordinated_start', 'common_funder']));
+      expect(Number(b.confidence)).toBeGreaterThanOrEqual(0.75);
+      // a cohort that dominates its seller, funded from one root, started together
+      expect(b.reason).toEqual(expect.arrayContaining(['cohort', 'common_funder']));
+      const kinds = (b.evidence as Array<{ kind: string; via: string; addresses: string[] }>).map((e) => e.kind);
+      expect(kinds).toEqual(expect.arrayContaining(['dominance', 'no_independent_life', 'coordination']));
+      const root = (b.evidence as Array<{ kind: string; via: string; addresses: string[] }>).find((e) => e.via === 'funding_root');
+      expect(root?.addresses).toEqual([CASES.sybilOperator]);
     }
     const cohort = await one(c, `SELECT * FROM seller_cohorts WHERE seller_address = ${sqlString(CASES.sybilSeller)}`);
     expect(cohort.cohort_size).toBe(12);
@@ -450,7 +472,7 @@ describe('wash classifier on a hand-made world', () => {
       expect(b.label, v).toBe('suspected_wash');
       expect(b.vanity_strict).toBe(true);
       expect(b.vanity_cluster_size).toBe(5);
-      expect(b.reason).toEqual(expect.arrayContaining(['vanity_strict']));
+      expect(b.reason).toEqual(expect.arrayContaining(['cohort', 'vanity_cluster']));
     }
   });
 
@@ -481,7 +503,13 @@ describe('wash classifier on a hand-made world', () => {
     for (const b of CASES.operatorBuyers) {
       const row = await buyerRow(c, b);
       expect(row.label, b).toBe('suspected_wash');
-      expect(row.reason).toEqual(expect.arrayContaining(['operator_funded', 'operator_cohort']));
+      // the operator's money funded it (through the relay): a money trail, named with its path
+      expect(row.reason).toEqual(expect.arrayContaining(['money_trail', 'operator_funded', 'operator_cohort']));
+      const trail = (row.evidence as Array<{ kind: string; addresses: string[]; share: number }>)[0]!;
+      expect(trail.kind).toBe('money_trail');
+      expect(trail.share).toBe(1);
+      expect(trail.addresses.at(-1)).toBe(b);
+      expect(trail.addresses.length).toBeGreaterThanOrEqual(2);
       // no one seller gets most of its payments: only the operator does
       expect(Number(row.top_service_share)).toBeLessThan(0.5);
     }
@@ -491,7 +519,7 @@ describe('wash classifier on a hand-made world', () => {
     for (const b of CASES.burstBuyers) {
       const row = await buyerRow(c, b);
       expect(row.label, b).toBe('suspected_wash');
-      expect(row.reason).toEqual(['funding_burst']);
+      expect(row.reason).toEqual(expect.arrayContaining(['cohort', 'funding_burst']));
     }
     for (const o of CASES.burstOrganic) expect((await buyerRow(c, o)).label, o).not.toBe('suspected_wash');
   });

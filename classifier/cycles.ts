@@ -19,6 +19,8 @@ export interface CycleMember {
   outflow: number;
   /** Every member of the component passes on what it receives (the ring signature). */
   balanced: boolean;
+  /** How much of what it handles this member passes on: min(in, out) / max(in, out), over all its payments. */
+  passThrough: number;
 }
 
 interface Edge {
@@ -144,20 +146,23 @@ SELECT m.address, m.chain, coalesce(sum(f.inflow), 0) AS inflow, coalesce(sum(f.
     Math.min(inflow, outflow) >= T.cycleMinFlow && Math.abs(inflow - outflow) / Math.max(inflow, outflow) <= T.cycleMaxBalance;
   const result: CycleMember[] = members.map((m) => {
     const f = flowOf.get(nodeKey(m.chain, m.address)) ?? { inflow: 0, outflow: 0 };
-    return { ...m, inflow: f.inflow, outflow: f.outflow, balanced: memberBalanced(f.inflow, f.outflow) };
+    const passThrough = Math.max(f.inflow, f.outflow) > 0 ? Math.min(f.inflow, f.outflow) / Math.max(f.inflow, f.outflow) : 0;
+    return { ...m, inflow: f.inflow, outflow: f.outflow, balanced: memberBalanced(f.inflow, f.outflow), passThrough };
   });
   const allBalanced = new Map<string, boolean>();
   for (const m of result) allBalanced.set(m.cycleId, (allBalanced.get(m.cycleId) ?? true) && m.balanced);
   return result.map((m) => ({ ...m, balanced: allBalanced.get(m.cycleId)! }));
 }
 
-/** The cycle members as a relation (ak = hash(address), chain, cycle_id, cycle_size, balanced). */
+/** The cycle members as a relation (ak = hash(address), chain, cycle_id, cycle_size, balanced, pass_through). */
 export function cyclesRelationSql(members: readonly CycleMember[]): string {
   if (members.length === 0) {
     return `SELECT NULL::UBIGINT AS ak, NULL::VARCHAR AS chain, NULL::VARCHAR AS cycle_id,
-       NULL::INTEGER AS cycle_size, NULL::BOOLEAN AS balanced WHERE false`;
+       NULL::INTEGER AS cycle_size, NULL::BOOLEAN AS balanced, NULL::DOUBLE AS pass_through WHERE false`;
   }
-  const rows = members.map((m) => `(${sqlString(m.address)}, ${sqlString(m.chain)}, ${sqlString(m.cycleId)}, ${m.size}, ${m.balanced})`);
-  return `SELECT hash(address) AS ak, chain, cycle_id, cycle_size::INTEGER AS cycle_size, balanced
-  FROM (VALUES ${rows.join(',\n  ')}) t(address, chain, cycle_id, cycle_size, balanced)`;
+  const rows = members.map(
+    (m) => `(${sqlString(m.address)}, ${sqlString(m.chain)}, ${sqlString(m.cycleId)}, ${m.size}, ${m.balanced}, ${m.passThrough})`,
+  );
+  return `SELECT hash(address) AS ak, chain, cycle_id, cycle_size::INTEGER AS cycle_size, balanced, pass_through::DOUBLE AS pass_through
+  FROM (VALUES ${rows.join(',\n  ')}) t(address, chain, cycle_id, cycle_size, balanced, pass_through)`;
 }

@@ -90,6 +90,8 @@ SELECT b.buyer, s.seller_address, a.* FROM a JOIN buyer_names b USING (bk) JOIN 
        max(epoch_ms(time)) AS t1,
        -- minutes of the day folded onto 63 bits (BIGINT shifts are much cheaper than UBIGINT + casts)
        bit_count(bit_or(1::BIGINT << ((epoch_ms(time) // 60000) % 63))) AS minute_slots,
+       -- the hours of the day it paid in (a schedule keeps to its hours)
+       bit_or(1::BIGINT << ((epoch_ms(time) // 3600000) % 24)::INTEGER) AS hours,
        count(DISTINCT epoch_ms(time) // 60000) AS minutes
   FROM (${ctx.paymentKeys ?? `SELECT hash(hash(buyer), hash(seller_address), chain) AS pk, time FROM wc_tx`})
  WHERE pk IN (SELECT pk FROM wc_pairs WHERE tx_count >= ${Math.min(T.burstMinDayTx, T.densityMinTx)})
@@ -107,7 +109,8 @@ SELECT b.buyer, s.seller_address, a.* FROM a JOIN buyer_names b USING (bk) JOIN 
                CASE WHEN minute_slots <= 48 THEN n / minute_slots END) END) AS burst_per_min,
          -- a soak test: hundreds of calls in a day at a sustained rate (its minutes saturate the bitmap)
          max(CASE WHEN n >= ${T.soakMinDayTx} THEN (n - 1) * 60000.0 / greatest(t1 - t0, 1000) END) AS soak_per_min,
-         sum(minutes) AS active_minutes
+         sum(minutes) AS active_minutes,
+         bit_count(bit_or(hours)) AS hours_of_day
     FROM wc_pair_days GROUP BY ALL
 )
 SELECT pk,
@@ -123,7 +126,14 @@ SELECT pk,
                                    THEN ${T.periodicMaxDispersionBusy} ELSE ${T.periodicMaxDispersion} END, false)
        -- a short, busy run (a poller every few minutes for under a week): fewer days, a tighter bar
        OR coalesce(tx >= ${T.periodicMinTx} AND ${k} >= ${T.periodicShortMinInteriorDays}
-         AND ${m} / ${k} >= ${T.periodicShortMinDailyTx} AND ${dispersion} <= ${T.periodicShortMaxDispersion}, false) AS periodic
+         AND ${m} / ${k} >= ${T.periodicShortMinDailyTx} AND ${dispersion} <= ${T.periodicShortMaxDispersion}, false)
+       -- a sparse schedule (a daily job): as many calls every day for weeks, with next to no spread
+       OR coalesce(${k} >= ${T.periodicSparseMinInteriorDays} AND ${m} / ${k} >= ${T.periodicSparseMinDailyTx}
+         AND ${dispersion} <= ${T.periodicSparseMaxDispersion}, false)
+       -- a clock schedule: every day for weeks, at the same few hours (runs that drift over midnight
+       -- spread the daily counts, not the hours); a person's habits keep hours but not counts
+       OR coalesce(${k} >= ${T.periodicSparseMinInteriorDays} AND ${m} / ${k} >= ${T.periodicSparseMinDailyTx}
+         AND hours_of_day <= ${T.periodicClockMaxHours} AND ${dispersion} <= ${T.periodicClockMaxDispersion}, false) AS periodic
   FROM r`,
     ),
   ];
@@ -163,7 +173,9 @@ const addressKeys = (col: string): string => `
        hash(left(${evmLower(col)}, ${2 + T.vanityBroadPrefix}), right(${evmLower(col)}, ${T.vanityBroadSuffix})) AS vkey_broad,
        hash(left(${evmLower(col)}, ${2 + T.sellerBrandChars}), right(${evmLower(col)}, ${T.sellerBrandChars})) AS brand_key,
        hash(left(${evmLower(col)}, ${2 + T.vanityLongChars})) AS vkey_prefix,
-       hash(right(${evmLower(col)}, ${T.vanityLongChars})) AS vkey_suffix`;
+       hash(right(${evmLower(col)}, ${T.vanityLongChars})) AS vkey_suffix,
+       hash(left(${evmLower(col)}, ${2 + T.vanityLongChars - 1})) AS vkey_prefix5,
+       hash(right(${evmLower(col)}, ${T.vanityLongChars - 1})) AS vkey_suffix5`;
 
 /** An agent: a diversified, irregular, week-long consumer (over wc_buyer_base b and wc_buyer_extra x). */
 const AGENT_LIKE = `coalesce(b.n_sellers >= ${T.agentMinSellers} AND x.n_categories >= ${T.agentMinCategories}

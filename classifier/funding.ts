@@ -36,36 +36,55 @@ export function fundingSteps(ctx: StepContext): SqlStep[] {
  GROUP BY address`,
     ),
     ...operatorSteps(ctx),
+    // The first-funding chain as far up as roots go, cut only at exchanges: who is below whom.
+    step(
+      'wc_chains',
+      `WITH c AS (
+  SELECT f.address, ${chainColumns(T.trailMaxHops, false)}
+    FROM wc_first_fund f
+    ${chainJoins(T.trailMaxHops, false)}
+)
+SELECT hash(address) AS fk, ${chainKeysSql(T.trailMaxHops, false)} AS chain FROM c`,
+    ),
     // Funding hubs: a wallet that funds many wallets which then go their own ways is
     // infrastructure (an exchange missing from the list, a bridge, an agent platform's treasury);
     // an operator's wallets all serve one operator (one seller or several), however many it funds
-    // and however slowly.
+    // and however slowly. Where its wallets go is judged over every paying wallet below it, however
+    // deep (an operator's trunk of relays funds relays that never pay; the wallets below them do).
     step(
       'wc_hubs',
-      `WITH funded AS (
-  SELECT f.funder, coalesce(o.op, b.top_sak) AS top_op
-    FROM wc_first_fund f JOIN wc_buyers b ON b.bk = hash(f.address)
-    LEFT JOIN wc_seller_ops o ON o.sak = b.top_sak
+      `WITH top_op AS (
+  -- each paying wallet below some funder: the operator it pays most (its payments over the
+  -- operator's sellers together: a wallet spreading its calls over an operator's sellers serves it)
+  SELECT bk, arg_max(op, tx * 1048576 + (op % 1048576)::BIGINT) AS top_op FROM (
+    SELECT p.bk, coalesce(o.op, p.sak) AS op, sum(p.tx_count) AS tx
+      FROM wc_pairs p LEFT JOIN wc_seller_ops o ON o.sak = p.sak
+     WHERE p.bk IN (SELECT fk FROM wc_chains WHERE len(chain) > 0)
+     GROUP BY ALL
+  ) GROUP BY bk
+), below AS (
+  SELECT u.k, t.top_op
+    FROM (SELECT fk, unnest(chain) AS k FROM wc_chains) u
+    JOIN top_op t ON t.bk = u.fk
 ), dedication AS (
-  SELECT funder, max(n) / sum(n) AS dedication FROM (
-    SELECT funder, top_op, count(*) AS n FROM funded GROUP BY ALL
-  ) GROUP BY funder
+  SELECT k, max(n) / sum(n) AS dedication FROM (SELECT k, top_op, count(*) AS n FROM below GROUP BY ALL) GROUP BY k
 )
 SELECT w.funder AS address FROM (
   SELECT funder FROM ${funding}
    WHERE time <= ${now} AND funder IN (SELECT funder FROM wc_first_fund)
    GROUP BY funder HAVING count(DISTINCT address) >= ${T.hubMinWallets}
-) w LEFT JOIN dedication d USING (funder)
+) w LEFT JOIN dedication d ON d.k = hash(w.funder)
  WHERE coalesce(d.dedication, 0) < ${T.hubMaxDedication}`,
     ),
-    // The first-funding chain up to ${T.fundingMaxHops} hops (relays), as hash keys comparable with bk / sak.
+    // The first-funding chain as hash keys comparable with bk / sak: links up to ${T.fundingMaxHops} hops (relays),
+    // roots up to ${T.trailMaxHops} (a deep relay tree between an operator and its wallets still meets at its root).
     step(
       'wc_funding',
       `WITH c AS (
   SELECT f.address, f.funder, f.fund_time, f.fund_amount,
-         ${chainColumns(T.fundingMaxHops, true)}
+         ${chainColumns(T.trailMaxHops, true)}
     FROM wc_first_fund f
-    ${chainJoins(T.fundingMaxHops, true)}
+    ${chainJoins(T.trailMaxHops, true)}
 )
 SELECT hash(address) AS fk,
        funder AS first_funder,
@@ -75,7 +94,7 @@ SELECT hash(address) AS fk,
        -- funding links as they are (only exchanges cut them): did the seller fund this wallet?
        ${chainKeysSql(T.fundingMaxHops, false)} AS links,
        -- roots for third-party cohorts: hubs cut them too
-       ${chainKeysSql(T.fundingMaxHops, true)} AS roots,
+       ${chainKeysSql(T.trailMaxHops, true)} AS roots,
        CASE WHEN ${cut(1, true)} THEN hash(f1) END AS r1
   FROM c`,
     ),

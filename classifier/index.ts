@@ -17,7 +17,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { WASH_LABELS, type WashLabel } from '../catalog/categories.ts';
 import { cyclesRelationSql, findCycles } from './cycles.ts';
-import { FUNDING_STOPS_SQL, SELLER_STATE_SQL } from './on-request.ts';
+import { EVIDENCE_GROUPS_SQL, FUNDING_STOPS_SQL, MONEY_TRAILS_SQL, SELLER_STATE_SQL } from './on-request.ts';
+import type { WashModelThresholds } from '../catalog/wash-model.ts';
 import { dropSteps, releasePlan, runSteps, type SqlStep, type StepTiming } from './plan.ts';
 import { BUYER_LABELS_SQL, featureSteps, labelSteps, PAIR_LABELS_SQL, SELLER_COHORTS_SQL } from './steps.ts';
 
@@ -30,6 +31,8 @@ export interface ClassifyOptions {
   keepIntermediate?: boolean;
   /** The run's payment keys (pk, time), when the pipeline has them already (StepContext.paymentKeys). */
   paymentKeys?: string;
+  /** The verdict's thresholds (default the fitted model, catalog/wash-model.ts); the fit scores others. */
+  model?: WashModelThresholds;
 }
 
 export interface ClassifyStats {
@@ -80,8 +83,17 @@ export async function classify(connection: DuckDBConnection, options: ClassifyOp
     const cyclePairs = 'SELECT buyer, seller_address, chain, volume, bk, sak FROM wc_pairs';
     // the label steps' shape does not depend on the cycles found: plan the releases over both lists
     const plan = releasePlan(
-      [...features, ...labelSteps(cyclesRelationSql([]))],
-      [cyclePairs, PAIR_LABELS_SQL, BUYER_LABELS_SQL, SELLER_COHORTS_SQL, SELLER_STATE_SQL, FUNDING_STOPS_SQL],
+      [...features, ...labelSteps(cyclesRelationSql([]), options.model)],
+      [
+        cyclePairs,
+        PAIR_LABELS_SQL,
+        BUYER_LABELS_SQL,
+        SELLER_COHORTS_SQL,
+        SELLER_STATE_SQL,
+        FUNDING_STOPS_SQL,
+        MONEY_TRAILS_SQL,
+        EVIDENCE_GROUPS_SQL,
+      ],
     );
     const release = (steps: string[][]) => (options.keepIntermediate ? undefined : steps);
     const timings = await runSteps(connection, features, { release: release(plan.slice(0, features.length)) });
@@ -90,7 +102,7 @@ export async function classify(connection: DuckDBConnection, options: ClassifyOp
     const cycles = await findCycles(connection, cyclePairs);
     timings.push({ name: 'cycles (Tarjan)', seconds: (performance.now() - tc) / 1000 });
 
-    const labels = labelSteps(cyclesRelationSql(cycles));
+    const labels = labelSteps(cyclesRelationSql(cycles), options.model);
     created.push(...labels);
     timings.push(...(await runSteps(connection, labels, { release: release(plan.slice(features.length)) })));
 
@@ -102,6 +114,8 @@ export async function classify(connection: DuckDBConnection, options: ClassifyOp
       await connection.run(`CREATE OR REPLACE TEMP TABLE seller_cohorts AS ${SELLER_COHORTS_SQL}`);
       await connection.run(`CREATE OR REPLACE TEMP TABLE seller_state AS ${SELLER_STATE_SQL}`);
       await connection.run(`CREATE OR REPLACE TEMP TABLE funding_stops AS ${FUNDING_STOPS_SQL}`);
+      await connection.run(`CREATE OR REPLACE TEMP TABLE money_trails AS ${MONEY_TRAILS_SQL}`);
+      await connection.run(`CREATE OR REPLACE TEMP TABLE evidence_groups AS ${EVIDENCE_GROUPS_SQL}`);
       await connection.run('COMMIT');
     } catch (err) {
       await connection.run('ROLLBACK');

@@ -36,6 +36,7 @@
 import { cyclesRelationSql } from './cycles.ts';
 import { step, type SqlStep } from './plan.ts';
 import { featureSteps, labelSteps } from './steps.ts';
+import type { WashModelThresholds } from '../catalog/wash-model.ts';
 
 /** The columns the seller state adds to wc_sellers' own (which follow the rules and may change). */
 const STATE_EXTRA_COLUMNS = [
@@ -48,9 +49,11 @@ const STATE_EXTRA_COLUMNS = [
   'cycle_id',
   'cycle_size',
   'cycle_balanced',
+  'cycle_pass_through',
   'listed_prices',
   'return_sources',
   'operator_keys',
+  'trail_seeds',
   'funding_bursts',
 ] as const;
 
@@ -70,8 +73,8 @@ export const SELLER_STATE_SQL = `SELECT k.seller_address,
                     CASE WHEN s.top_payer_share > 0.5 THEN s.top_payer END AS top_payer),
        m.first_seen AS meta_first_seen, m.category AS meta_category,
        l.listings, vc.vanity_clusters, fg.funder_groups,
-       cy.cycle_id, cy.cycle_size, cy.balanced AS cycle_balanced,
-       pr.listed_prices, rr.return_sources, so.op_keys AS operator_keys, ob.funding_bursts
+       cy.cycle_id, cy.cycle_size, cy.balanced AS cycle_balanced, cy.pass_through AS cycle_pass_through,
+       pr.listed_prices, rr.return_sources, so.op_keys AS operator_keys, ts.trail_seeds, ob.funding_bursts
   FROM wc_sellers s
   JOIN wc_seller_keys k USING (sak, chain)
   LEFT JOIN wc_seller_meta m USING (sak, chain)
@@ -82,6 +85,7 @@ export const SELLER_STATE_SQL = `SELECT k.seller_address,
                FROM wc_funder_groups GROUP BY ALL) fg USING (sak, chain)
   LEFT JOIN wc_cycles cy ON cy.ak = s.sak AND cy.chain = s.chain
   LEFT JOIN wc_seller_ops so ON so.sak = s.sak
+  LEFT JOIN (SELECT op, list_sort(list(node)) AS trail_seeds FROM wc_trail_seeds GROUP BY op) ts ON ts.op = s.operator_id
   LEFT JOIN (SELECT op, list({'fkey': fkey, 't_from': t_from, 't_to': t_to, 'med': med, 'wallets': wallets} ORDER BY fkey, t_from) AS funding_bursts
                FROM wc_op_bursts GROUP BY op) ob ON ob.op = s.operator_id
   LEFT JOIN (SELECT hash(seller_address) AS sak, chain, list_sort(list(DISTINCT round(price_amount, 6))) AS listed_prices
@@ -102,6 +106,16 @@ UNION ALL
 SELECT DISTINCT NULL::UBIGINT AS k, NULL::VARCHAR AS hub, f.first_funder AS fleet
   FROM wc_funding f JOIN wc_fleet_members m ON m.bk = f.fk`;
 
+/**
+ * Every wallet an operator's money reached (trails.ts) with what it got and one path back: the
+ * day state's `money_trails`, which a set of buyers reads for its wallets.
+ */
+export const MONEY_TRAILS_SQL = `SELECT r.op, r.node, r.tainted, r.taint, r.depth, r.arrivals, p.path
+  FROM wc_trail_reach r LEFT JOIN wc_trail_paths p USING (op, node)`;
+
+/** Every evidence group (evidence.ts) with its keys, figures and the name of its key: the day state's `evidence_groups`. */
+export const EVIDENCE_GROUPS_SQL = `SELECT g.*, n.key_address FROM wc_groups g LEFT JOIN wc_group_names n USING (op, kind, key)`;
+
 /** The names of the relations a check gives the steps (each may be a view over Parquet). */
 export interface OnRequestInputs {
   now: Date;
@@ -114,6 +128,12 @@ export interface OnRequestInputs {
   funding: string;
   /** Seller state rows (SELLER_STATE_SQL's columns) of the payments' sellers and of the address itself. */
   sellers: string;
+  /** The day state's money trails (MONEY_TRAILS_SQL's columns) into the payments' buyers. */
+  trails: string;
+  /** The day state's evidence groups (EVIDENCE_GROUPS_SQL's columns) of the payments' sellers' operators. */
+  groups: string;
+  /** The thresholds the verdict decides with (default the fitted model). */
+  model?: WashModelThresholds;
 }
 
 /** The step list of one check, in dependency order (run it with runStepsBatch under a prefix of its own). */
@@ -126,7 +146,8 @@ export function onRequestSteps(inputs: OnRequestInputs): SqlStep[] {
     scope: { kind: 'address' as const, relations: { payments: inputs.payments, funding: inputs.funding, services } },
   };
 
-  const cycles = `SELECT sak AS ak, chain, cycle_id, cycle_size::INTEGER AS cycle_size, cycle_balanced AS balanced
+  const cycles = `SELECT sak AS ak, chain, cycle_id, cycle_size::INTEGER AS cycle_size, cycle_balanced AS balanced,
+       cycle_pass_through AS pass_through
   FROM ${state} WHERE cycle_id IS NOT NULL`;
   const replaced: Record<string, (batch: SqlStep) => SqlStep | null> = {
     wc_listings: () => step('wc_listings', `SELECT sak, chain, unnest(listings) AS first_seen FROM ${state}`),
@@ -172,9 +193,32 @@ export function onRequestSteps(inputs: OnRequestInputs): SqlStep[] {
   FROM (SELECT operator_id, unnest(funding_bursts) AS b FROM ${state})`,
       ),
     wc_sellers: () => step('wc_sellers', `SELECT * EXCLUDE (${STATE_EXTRA_COLUMNS.join(', ')}) FROM ${state}`),
+    // money trails and groups are walks and groupings of the whole world: from the state
+    wc_trail_seeds: () =>
+      step(
+        'wc_trail_seeds',
+        `SELECT DISTINCT operator_id AS op, unnest(trail_seeds) AS node, 1.0::DOUBLE AS taint, 0 AS depth, NULL::UBIGINT AS pred FROM ${state}`,
+      ),
+    wc_trail_reach: () =>
+      step('wc_trail_reach', `SELECT op, node, tainted, taint, depth, NULL::UBIGINT AS pred, arrivals FROM ${inputs.trails}`),
+    wc_trail_paths: () => step('wc_trail_paths', `SELECT op, node, path FROM ${inputs.trails} WHERE path IS NOT NULL`),
+    wc_group_defs: () =>
+      step('wc_group_defs', `SELECT op, kind, key, sak, chain, fkey, t_from, t_to, med, w_from, w_to FROM ${inputs.groups}`),
+    wc_groups_keyed: () => step('wc_groups_keyed', `SELECT * EXCLUDE (key_address) FROM ${inputs.groups} WHERE kind <> 'coordinated'`),
+    wc_groups: () => step('wc_groups', `SELECT * EXCLUDE (key_address) FROM ${inputs.groups}`),
+    wc_group_names: () => step('wc_group_names', `SELECT op, kind, key, key_address FROM ${inputs.groups} WHERE key_address IS NOT NULL`),
   };
   // the cohort-level intermediates feed only wc_funder_groups and wc_sellers, which come from the state
   const cohortOnly = new Set([
+    // the money graph and its walk (the state keeps what they reached), the group figures' inputs
+    'wc_chains',
+    'wc_money_edges',
+    'wc_money_in',
+    'wc_trail_stops',
+    'wc_trails',
+    'wc_trail_path_keys',
+    'wc_key_names',
+    'wc_op_volume',
     'wc_operators',
     'wc_seller_starts',
     'wc_seller_amounts',
@@ -183,7 +227,7 @@ export function onRequestSteps(inputs: OnRequestInputs): SqlStep[] {
     'wc_seller_top_payer',
   ]);
 
-  const steps = [...featureSteps(ctx), ...labelSteps(cyclesRelationSql([]))];
+  const steps = [...featureSteps(ctx), ...labelSteps(cyclesRelationSql([]), inputs.model)];
   const out: SqlStep[] = [];
   for (const s of steps) {
     if (s.name === 'wc_cycles') out.push(step('wc_cycles', cycles));

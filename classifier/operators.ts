@@ -56,28 +56,43 @@ l${r} AS (SELECT e.sak, least(min(k.op), any_value(p.op)) AS op FROM e JOIN k${r
     ${chainJoins(hops, false)}
 ), chain AS (
   SELECT sak, ${chainKeysSql(hops, false)} AS links FROM c
-), sweeps AS (
-  -- where a seller sends its takings (an exchange deposit is nobody's key)
-  SELECT s.sak, hash(f.address) AS key
+), sent AS (
+  SELECT s.sak, hash(f.address) AS key, sum(f.amount) AS amount,
+         hash(CASE WHEN starts_with(f.address, '0x') THEN lower(f.address) ELSE f.address END) IN (SELECT k FROM wc_exchanges) AS exchange
     FROM ${funding} f JOIN s ON f.funder = s.seller_address
-   WHERE f.time <= ${now} AND f.address IS NOT NULL
-     AND hash(CASE WHEN starts_with(f.address, '0x') THEN lower(f.address) ELSE f.address END) NOT IN (SELECT k FROM wc_exchanges)
+   WHERE f.time <= ${now} AND f.address IS NOT NULL AND f.address <> f.funder
+     -- an exchange that also sells: what it sends out is its customers' withdrawals, nobody's sweep
+     AND hash(CASE WHEN starts_with(s.seller_address, '0x') THEN lower(s.seller_address) ELSE s.seller_address END) NOT IN (SELECT k FROM wc_exchanges)
+   GROUP BY ALL
+), sweeps AS (
+  -- where a seller sends its takings: an address that gets a large share of what it sends (refunds,
+  -- rewards and withdrawals spread over many customers are none; an exchange deposit is nobody's key)
+  SELECT sak, key FROM (SELECT *, amount / sum(amount) OVER (PARTITION BY sak) AS share FROM sent)
+   WHERE NOT exchange AND share >= ${T.sweepMinShare}
 ), raw AS (
-  SELECT sak, sak AS key FROM s
-  UNION SELECT sak, unnest(links) AS key FROM chain
-  UNION SELECT sak, key FROM sweeps
+  SELECT sak, sak AS key, true AS owner FROM s
+  UNION SELECT sak, unnest(links) AS key, true AS owner FROM chain
+  -- a wallet the seller sends money to is its own (a treasury its takings go to) unless it is one
+  -- of its customers (a refund, a cashback, money sent back round: the trail's taint judges those)
+  UNION SELECT w.sak, w.key, NOT EXISTS (SELECT 1 FROM wc_pairs p WHERE p.bk = w.key AND p.sak = w.sak) AS owner FROM sweeps w
 ), fanout AS (
   -- a key funding more wallets than any operator would (an exchange missing from the list, a bridge)
   SELECT hash(funder) AS key FROM wc_first_fund GROUP BY funder HAVING count(*) > ${T.returnMaxFanOut}
-), e AS (
-  SELECT sak, key FROM raw
+), ek AS (
+  SELECT sak, key, owner FROM raw
    WHERE key NOT IN (SELECT key FROM fanout)
      AND key IN (SELECT key FROM raw GROUP BY key HAVING count(DISTINCT sak) <= ${T.operatorMaxKeySellers})
-  UNION SELECT sak, sak AS key FROM s
+  UNION SELECT sak, sak AS key, true AS owner FROM s
+), e AS (
+  SELECT DISTINCT sak, key FROM ek
 ), ${propagation}
-SELECT l.sak, l.op, count(*) OVER (PARTITION BY l.op)::INTEGER AS op_sellers, k.op_keys
+SELECT l.sak, l.op, count(*) OVER (PARTITION BY l.op)::INTEGER AS op_sellers, k.op_keys, k.op_owners
   FROM ${last} l
-  JOIN (SELECT l.op, list_sort(list(DISTINCT e.key)) AS op_keys FROM ${last} l JOIN e USING (sak) GROUP BY l.op) k USING (op)`,
+  JOIN (SELECT l.op, list_sort(list(DISTINCT e.key)) AS op_keys,
+               -- the operator's own keys (its sellers and the funders up their chains), not where its
+               -- money went: the side a money trail starts from (trails.ts)
+               list_sort(list(DISTINCT e.key) FILTER (WHERE e.owner)) AS op_owners
+          FROM ${last} l JOIN ek e USING (sak) GROUP BY l.op) k USING (op)`,
     ),
   ];
 }

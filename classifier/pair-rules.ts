@@ -49,79 +49,42 @@ export const REASON_BITS_SQL = `(coalesce(s.sig_coordinated_start, false)::INTEG
          + (v.vanity_strict_size IS NOT NULL)::INTEGER * ${REASON_BITS.vanity_strict}
          + (v.vanity_broad_size IS NOT NULL)::INTEGER * ${REASON_BITS.vanity_broad})`;
 
-/** Signal names of a farm seller that are true, in the words of the buyer profile's `reason` (docs/services.md, "Analytics paid responses"). */
-const FARM_REASONS = `list_filter([
-    CASE WHEN ${bit('coordinated_start')} THEN 'coordinated_start' END,
-    CASE WHEN ${bit('uniform_amount')} THEN 'uniform_amount' END,
-    CASE WHEN ${bit('uniform_tx_count')} THEN 'uniform_tx_count' END,
-    CASE WHEN ${bit('common_funder')} THEN 'common_funder' END,
-    CASE WHEN ${bit('synchronized_start')} THEN 'synchronized_start' END,
-    'dedicated_cohort'], x -> x IS NOT NULL)`;
-
 const notGuarded = 'NOT r.diversified';
-/** The seller's cohort summary, published on a farm pair. */
-const COHORT_SIGNALS: ReadonlyArray<readonly [string, string]> = [
-  ['seller_cohort_size', 'cohort_size'],
-  ['coordinated_start', 'coordinated_start_pct'],
-  ['uniform_amount', 'uniform_amount_pct'],
-  ['uniform_tx_count_cv', 'coalesce(tx_count_cv, 0)'],
-  ['common_funder_share', 'common_funder_share'],
-];
 const vanityReasons = `list_filter([CASE WHEN ${bit('vanity_strict')} THEN 'vanity_strict' END,
     CASE WHEN ${bit('vanity_broad')} THEN 'vanity_broad' END], x -> x IS NOT NULL)`;
+
+/** The coordination kinds of a cohort verdict in the words of the buyer profile's `reason`. */
+const COHORT_KIND_REASONS = `list_transform(coalesce(cohort_kinds, []), k -> CASE k
+    WHEN 'funding_root' THEN 'common_funder' WHEN 'funding_burst' THEN 'funding_burst'
+    WHEN 'vanity' THEN 'vanity_cluster' WHEN 'start_window' THEN 'synchronized_start' ELSE k END)`;
+
+/** How the money came back round, when a known shape: a ring, returns after payments, the seller's or its operator's funding. */
+const TRAIL_REASONS = `list_filter(['money_trail',
+    CASE WHEN cycle_id IS NOT NULL THEN 'payment_ring' END,
+    CASE WHEN coalesce(returned_share >= ${T.roundTripMinReturnShare} AND returns >= ${T.roundTripMinReturns}, false) THEN 'funds_returned' END,
+    CASE WHEN seller_funded THEN 'seller_funded' END,
+    CASE WHEN operator_funded AND NOT seller_funded THEN 'operator_funded' END,
+    CASE WHEN operator_funded AND operator_sellers > 1 THEN 'operator_cohort' END], x -> x IS NOT NULL)`;
+
+/** More independent evidence than the verdict needs raises its confidence (docs/wash-methodology.md §6). */
+const E = C.evidence_step;
 
 /** First match wins. */
 export const PAIR_RULES: readonly PairRule[] = [
   { rule: 'self_pay', label: 'self_test', confidence: `${C.self_pay}`, when: 'r.self_pay', reasons: `['self_pay']`, signals: [] },
   {
-    rule: 'cycle',
+    rule: 'money_trail',
     label: 'suspected_wash',
-    confidence: `${C.cycle}`,
-    when: 'cb.cycle_id IS NOT NULL AND cb.cycle_id = cs.cycle_id AND cb.balanced',
-    reasons: `['cycle', 'balanced_flow']`,
-    signals: [['cycle_size', 'cycle_size']],
-  },
-  {
-    rule: 'round_trip',
-    label: 'suspected_wash',
-    confidence: `${C.round_trip}`,
-    when: `coalesce(rt.returned >= ${T.roundTripMinReturnShare} * r.volume AND rt.returns >= ${T.roundTripMinReturns}
-           AND r.tx_count >= ${T.roundTripMinTx}, false)`,
-    reasons: `['round_trip', 'funds_returned']`,
+    // the trail, plus the trail-financed wallets making most of the operator's volume, plus a coordinated group
+    confidence: `${C.money_trail} + ${E} * (coalesce(dominance, 0) >= 0.5)::INTEGER + ${E} * coalesce(cohort_wash, false)::INTEGER`,
+    when: 'coalesce(vd.trail_wash, false)',
+    reasons: TRAIL_REASONS,
     signals: [
-      ['returned_share', 'return_share'],
-      ['returns', 'returns'],
-    ],
-  },
-  {
-    rule: 'funded_loop',
-    label: 'suspected_wash',
-    confidence: `${C.funded_loop}`,
-    when: `${notGuarded} AND r.seller_funded AND s.funded_loop`,
-    reasons: `['seller_funded', 'funded_loop']`,
-    signals: [['seller_funded_wallets', 'funded_wallets']],
-  },
-  {
-    rule: 'operator',
-    label: 'suspected_wash',
-    confidence: `${C.operator}`,
-    // funded from the keys of the seller's operator and paying it most: one of enough such wallets
-    when: `${notGuarded} AND s.operator_wash AND r.operator_funded AND r.in_cohort AND r.op_share >= ${T.operatorMinShare}`,
-    reasons: `['operator_funded', 'operator_cohort']`,
-    signals: [
-      ['operator_sellers', 'operator_sellers'],
-      ['operator_wallets', 'operator_wallets'],
+      ['trail_cover', 'trail_cover'],
+      ['dominance', 'dominance'],
       ['operator_share', 'op_share'],
+      ['group_wallets', 'group_wallets'],
     ],
-  },
-  {
-    rule: 'operator_test',
-    label: 'self_test',
-    confidence: `${C.operator_test}`,
-    // the operator's own wallets, too few or too spread for a cohort: its tests, its CI
-    when: `r.operator_funded AND NOT r.seller_funded AND r.buyer_sellers < ${T.selfTestMaxSellers}`,
-    reasons: `['operator_funded']`,
-    signals: [['operator_sellers', 'operator_sellers']],
   },
   {
     rule: 'vanity_operator',
@@ -132,56 +95,18 @@ export const PAIR_RULES: readonly PairRule[] = [
     signals: [['vanity_cluster_size', 'vanity_cluster_size']],
   },
   {
-    rule: 'vanity',
+    rule: 'cohort',
     label: 'suspected_wash',
-    confidence: `CASE WHEN vanity_strict_size IS NOT NULL AND vanity_broad_size IS NOT NULL THEN ${C.vanity_strict_and_broad}
-                      WHEN vanity_strict_size IS NOT NULL THEN ${C.vanity_strict} ELSE ${C.vanity_broad} END`,
-    // strict keys (7 characters) are never shared by chance: membership is enough; a broad key
-    // also needs the seller to be the wallet's main one. The seller's own branding is self-testing.
-    when: `${notGuarded} AND NOT r.periodic AND NOT r.seller_branded
-           AND (v.vanity_strict_size IS NOT NULL OR (v.vanity_broad_size IS NOT NULL AND r.pair_share > ${T.coreMinPairShare}))`,
-    reasons: vanityReasons,
+    // a second coordination kind, and a group that is nearly all of the operator, raise it
+    confidence: `${C.cohort} + ${E} * least(len(coalesce(cohort_kinds, [])) - 1, 2) + ${E} * (coalesce(dominance, 0) >= 0.8)::INTEGER`,
+    // the verdict holds the diversified guard itself (evidence.ts), so the fit decides as the rule does
+    when: 'coalesce(vd.cohort_wash, false)',
+    reasons: `list_distinct(list_concat(['cohort'], ${COHORT_KIND_REASONS}))`,
     signals: [
-      ['vanity_cluster_size', 'vanity_cluster_size'],
-      ['seller_cohort_size', 'cohort_size'],
-    ],
-  },
-  {
-    rule: 'farm',
-    label: 'suspected_wash',
-    // more independent farm signals than the two the flag needs raise it
-    confidence: `CASE WHEN sig_coordinated_start::INTEGER + sig_synchronized_start::INTEGER + sig_common_funder::INTEGER
-                           + sig_uniform_amount::INTEGER + sig_uniform_tx_count::INTEGER >= 3
-                      THEN ${C.farm + 0.05} ELSE ${C.farm} END`,
-    // a core wallet of a farm seller that joined with the farm: it started inside the core's
-    // start window, or shares the cohort's funding root (a late real customer does neither)
-    when: `${notGuarded} AND s.farm AND r.core
-           AND (epoch(r.first_time) BETWEEN s.core_start_p10 - greatest(${T.farmStartMarginDays} * 86400, 0.25 * (s.core_start_p90 - s.core_start_p10))
-                                      AND s.core_start_p90 + greatest(${T.farmStartMarginDays} * 86400, 0.25 * (s.core_start_p90 - s.core_start_p10))
-                OR (s.cohort_root IS NOT NULL AND list_contains(r.roots, s.cohort_root)))`,
-    reasons: FARM_REASONS,
-    signals: COHORT_SIGNALS,
-  },
-  {
-    rule: 'common_funder',
-    label: 'suspected_wash',
-    confidence: `${C.common_funder}`,
-    when: `${notGuarded} AND g.root IS NOT NULL`,
-    reasons: `['common_funder', 'funding_window']`,
-    signals: [
-      ['common_funder_share', 'common_funder_share'],
-      ['seller_cohort_size', 'cohort_size'],
-    ],
-  },
-  {
-    rule: 'funding_burst',
-    label: 'suspected_wash',
-    confidence: `${C.funding_burst}`,
-    when: `${notGuarded} AND bm.pk IS NOT NULL`,
-    reasons: `['funding_burst']`,
-    signals: [
-      ['burst_wallets', 'burst_wallets'],
+      ['dominance', 'dominance'],
+      ['group_wallets', 'group_wallets'],
       ['operator_share', 'op_share'],
+      ['group_span_days', 'group_span_days'],
     ],
   },
   {
@@ -197,20 +122,17 @@ export const PAIR_RULES: readonly PairRule[] = [
     signals: [['seller_top_payer_share', 'top_payer_share']],
   },
   {
-    rule: 'seller_funded',
+    rule: 'money_trail_test',
     label: 'self_test',
-    confidence: `${C.seller_funded}`,
-    when: `r.seller_funded AND r.buyer_sellers < ${T.selfTestMaxSellers}`,
-    reasons: `['seller_funded']`,
-    signals: [['seller_funded_wallets', 'funded_wallets']],
-  },
-  {
-    rule: 'shared_funder',
-    label: 'self_test',
-    confidence: `${C.shared_funder}`,
-    when: `r.shared_funder AND r.buyer_sellers < ${T.selfTestMaxSellers}`,
-    reasons: `['shared_funder']`,
-    signals: [],
+    confidence: `${C.money_trail_test}`,
+    // financed by the operator's side, too few, too brief or too spread for a cohort: its own tests, its CI
+    when: `coalesce(vd.trail_financed, false) AND r.buyer_sellers < ${T.selfTestMaxSellers}`,
+    reasons: `list_filter(['money_trail', CASE WHEN seller_funded THEN 'seller_funded' END,
+      CASE WHEN operator_funded AND NOT seller_funded THEN 'operator_funded' END], x -> x IS NOT NULL)`,
+    signals: [
+      ['trail_cover', 'trail_cover'],
+      ['operator_share', 'op_share'],
+    ],
   },
   {
     rule: 'seller_branded',
@@ -302,28 +224,24 @@ export const PAIR_REASONS_SQL = `CASE rule WHEN 'wash_wallet' THEN ['wash_wallet
     ${PAIR_RULES.map((r) => `WHEN '${r.rule}' THEN ${r.reasons}`).join('\n    ')} END`;
 
 /** Rules whose evidence is about the wallet itself (made, funded or mined for the purpose), not one pair. */
-const IDENTITY_RULES = `rule IN ('cycle', 'round_trip', 'funded_loop', 'operator', 'funding_burst', 'common_funder') OR (rule = 'vanity' AND vanity_strict_size IS NOT NULL)`;
+const IDENTITY_RULES = `rule IN ('money_trail', 'cohort')`;
 
-export function pairRuleSteps(): SqlStep[] {
+/** The rules, then `evidence` (steps over wc_pair_rules that the published labels read), then the final labels. */
+export function pairRuleSteps(evidence: readonly SqlStep[]): SqlStep[] {
   return [
-    step(
-      'wc_funder_members',
-      `SELECT DISTINCT c.pk, g.root
-  FROM wc_pair_ctx c JOIN wc_funder_groups g ON g.sak = c.sak AND g.chain = c.chain
- WHERE c.in_cohort AND c.pair_share > ${T.coreMinPairShare} AND list_contains(c.roots, g.root)`,
-    ),
     step(
       'wc_pair_rules',
       `WITH joined AS (
   SELECT r.pk, r.bk, r.sak, r.chain, r.tx_count, r.volume,
          r.pair_share, r.buyer_tx, r.buyer_sellers, r.burst_per_min, r.calls_per_minute, r.tester, r.dispersion, r.periodic, r.core, r.seller_funded,
+         r.operator_funded, vd.trail_cover, vd.trail_wash, vd.cohort_wash, vd.trail_financed, vd.dominance, vd.group_wallets, vd.group_span_days,
+         vd.cohort_kinds, vd.cohort_groups,
          s.funded_loop, s.farm, s.cohort_size, s.coordinated_start_pct, s.uniform_amount_pct, s.tx_count_cv,
          s.common_funder_share, s.funded_wallets, s.top_payer_share,
          s.sig_coordinated_start, s.sig_synchronized_start, s.sig_common_funder, s.sig_uniform_amount, s.sig_uniform_tx_count,
-         r.op_share, s.operator_sellers, s.operator_wallets, bm.burst_wallets,
+         r.op_share, s.operator_sellers, s.operator_wallets,
          v.vanity_strict_size, v.vanity_broad_size, v.vanity_cluster_size, v.vanity_strict_key, v.vanity_broad_key,
-         g.root AS funder_group_root,
-         rt.returns, rt.returned / nullif(r.volume, 0) AS return_share,
+         rt.returns, rt.returned / nullif(r.volume, 0) AS returned_share,
          CASE WHEN cb.cycle_id = cs.cycle_id THEN cb.cycle_id END AS cycle_id,
          CASE WHEN cb.cycle_id = cs.cycle_id THEN cb.cycle_size END AS cycle_size,
          ${REASON_BITS_SQL} AS reason_bits,
@@ -331,9 +249,8 @@ export function pairRuleSteps(): SqlStep[] {
     FROM wc_pair_ctx r
     JOIN wc_sellers s USING (sak, chain)
     LEFT JOIN wc_pair_vanity v USING (pk)
-    LEFT JOIN (SELECT pk, min(root) AS root FROM wc_funder_members GROUP BY ALL) g USING (pk)
     LEFT JOIN wc_pair_returns rt USING (pk)
-    LEFT JOIN wc_burst_members bm USING (pk)
+    LEFT JOIN wc_pair_verdict vd USING (pk)
     LEFT JOIN wc_cycles cb ON cb.ak = r.bk AND cb.chain = r.chain
     LEFT JOIN wc_cycles cs ON cs.ak = r.sak AND cs.chain = r.chain
 )
@@ -343,6 +260,7 @@ SELECT *,
        ${byRule((r) => r.confidence)} AS rule_confidence
   FROM joined WHERE rule <> 'organic'`,
     ),
+    ...evidence,
     // Wash wallets: the few wallets with a wash pair, their wash share and identity evidence.
     step(
       'wc_wash_wallets',
@@ -379,13 +297,18 @@ SELECT * EXCLUDE (rule, candidate_label, rule_confidence, propagated),
        coalesce(f.pair_share, p.tx_count / w.buyer_tx) AS pair_share,
        coalesce(f.wash_tx_share, w.wash_tx_share) AS wash_tx_share,
        coalesce(f.reason_bits, 0) AS reason_bits,
-       f.cycle_size, f.funded_wallets, f.vanity_cluster_size, f.cohort_size, f.coordinated_start_pct,
-       f.uniform_amount_pct, f.tx_count_cv, f.common_funder_share, f.top_payer_share, f.buyer_sellers,
-       f.burst_per_min, f.calls_per_minute, f.dispersion, f.returns, f.return_share,
-       f.op_share, f.operator_sellers, f.operator_wallets, f.burst_wallets
+       f.cycle_id, f.returns, f.returned_share, f.seller_funded, f.operator_funded, f.operator_sellers,
+       f.trail_cover, f.dominance, f.group_wallets, f.group_span_days, f.cohort_kinds,
+       f.vanity_cluster_size, f.top_payer_share, f.buyer_sellers,
+       f.burst_per_min, f.calls_per_minute, f.dispersion, f.op_share,
+       -- what a wash verdict rests on: the pair's own evidence, or for a wash wallet's other pairs its strongest
+       CASE WHEN coalesce(f.label, CASE WHEN w.wash_wallet THEN 'suspected_wash' END) = 'suspected_wash'
+            THEN coalesce(e.evidence, be.evidence) END AS evidence
   FROM wc_pairs p
   LEFT JOIN wc_pair_final f USING (pk)
-  LEFT JOIN (SELECT bk, buyer_tx, wash_tx_share, wash_wallet FROM wc_wash_wallets WHERE wash_wallet) w ON w.bk = p.bk`,
+  LEFT JOIN (SELECT bk, buyer_tx, wash_tx_share, wash_wallet FROM wc_wash_wallets WHERE wash_wallet) w ON w.bk = p.bk
+  LEFT JOIN wc_pair_evidence e USING (pk)
+  LEFT JOIN wc_buyer_evidence be ON be.bk = p.bk`,
       false,
     ),
   ];

@@ -13,7 +13,7 @@ export function pairContextSteps(): SqlStep[] {
   return [
     step(
       'wc_pair_ctx',
-      `SELECT p.pk, p.bk, p.sak, p.chain, p.tx_count, p.volume, p.amount_min, p.amount_max, p.first_time,
+      `SELECT p.pk, p.bk, p.sak, p.chain, p.tx_count, p.volume, p.amount_min, p.amount_max, p.first_time, p.last_time,
        (epoch_ms(p.last_time) - epoch_ms(p.first_time)) / 86400000.0 AS span_days,
        coalesce(t.periodic, false) AS periodic,
        coalesce(t.burst_per_min, 0) AS burst_per_min,
@@ -27,7 +27,7 @@ export function pairContextSteps(): SqlStep[] {
        -- a fleet member's parallel calls may read as a tester's burst; its fleet says what it is
        b.agent_like OR coalesce(fl.bk IS NOT NULL AND b.n_sellers >= ${T.fleetAgentMinSellers} AND b.n_tx >= ${T.fleetAgentMinTx}
          AND b.span_days >= ${T.agentMinSpanDays} AND b.periodic_tx < 0.5 * b.n_tx, false) AS agent_like,
-       b.vkey_strict, b.vkey_broad, b.vkey_prefix, b.vkey_suffix,
+       b.vkey_strict, b.vkey_broad, b.vkey_prefix, b.vkey_suffix, b.vkey_prefix5, b.vkey_suffix5,
        p.bk = p.sak AS self_pay,
        coalesce(list_contains(fb.links, p.sak), false) AS seller_funded,
        coalesce(fb.r1 <> p.sak AND fb.r1 = fs.r1, false) AS shared_funder,

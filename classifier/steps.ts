@@ -7,10 +7,13 @@ import { buyerSteps, pairSteps, sellerMetaSteps, transactionSteps } from './feat
 import { fundingSteps } from './funding.ts';
 import { operatorCohortSteps, operatorPairSteps } from './operators.ts';
 import { returnSteps } from './returns.ts';
+import { trailSteps } from './trails.ts';
 import { PAIR_REASONS_SQL, PAIR_SIGNALS_SQL, pairRuleSteps } from './pair-rules.ts';
 import { step, timestampSql, type SqlStep, type StepContext } from './plan.ts';
 import { pairContextSteps, SELLER_FLAGS_SQL, sellerSteps } from './seller-flags.ts';
 import { vanitySteps } from './vanity.ts';
+import { EVIDENCE_TYPE, evidenceNameSteps, evidenceSteps, groupSteps, verdictSteps } from './evidence.ts';
+import { WASH_MODEL, type WashModelThresholds } from '../catalog/wash-model.ts';
 
 /** Up to the pair table and the features that need no cycle information. */
 export function featureSteps(ctx: StepContext): SqlStep[] {
@@ -22,14 +25,24 @@ export function featureSteps(ctx: StepContext): SqlStep[] {
     ...fundingSteps(ctx),
     ...operatorPairSteps(),
     ...returnSteps(ctx),
+    ...trailSteps(),
     ...pairContextSteps(),
     ...vanitySteps(),
   ];
 }
 
-/** From the cycle members (a relation built by cycles.ts) to buyer labels. */
-export function labelSteps(cyclesSql: string): SqlStep[] {
-  return [step('wc_cycles', cyclesSql), ...operatorCohortSteps(), ...sellerSteps(), ...pairRuleSteps(), ...buyerRollupSteps()];
+/** From the cycle members (a relation built by cycles.ts) to buyer labels, deciding with `model`'s thresholds. */
+export function labelSteps(cyclesSql: string, model: WashModelThresholds = WASH_MODEL.thresholds, funding = 'wallet_funding'): SqlStep[] {
+  return [
+    step('wc_cycles', cyclesSql),
+    ...operatorCohortSteps(),
+    ...sellerSteps(),
+    ...groupSteps(),
+    ...evidenceNameSteps(funding),
+    ...verdictSteps(model),
+    ...pairRuleSteps(evidenceSteps()),
+    ...buyerRollupSteps(),
+  ];
 }
 
 /** Whole-world pairs (buyer, seller_address, chain, volume) for the cycle search of one check. */
@@ -45,7 +58,8 @@ export const PAIR_LABELS_SQL = `SELECT buyer, seller_address, chain, label,
        round(confidence, 4)::DOUBLE AS confidence,
        (${PAIR_REASONS_SQL})::VARCHAR[] AS reasons,
        (${PAIR_SIGNALS_SQL})::MAP(VARCHAR, DOUBLE) AS signals,
-       tx_count, volume, tx_count_30d, volume_30d, first_time, last_time
+       tx_count, volume, tx_count_30d, volume_30d, first_time, last_time,
+       evidence::${EVIDENCE_TYPE} AS evidence
   FROM wc_pair_labels_all`;
 
 /**
@@ -63,7 +77,8 @@ export const BUYER_LABELS_SQL = `SELECT b.address, b.label, b.confidence::DOUBLE
        b.first_time::TIMESTAMP AS first_time, b.last_time::TIMESTAMP AS last_time,
        k.seller_address AS top_seller_address, b.top_chain,
        round(s.uniform_amount_pct, 4)::DOUBLE AS top_cohort_uniform_amount,
-       round(s.coordinated_start_pct, 4)::DOUBLE AS top_cohort_coordinated_start
+       round(s.coordinated_start_pct, 4)::DOUBLE AS top_cohort_coordinated_start,
+       b.evidence::${EVIDENCE_TYPE} AS evidence
   FROM wc_buyer_labels b
   LEFT JOIN wc_seller_keys k ON k.sak = b.top_sak AND k.chain = b.top_chain
   LEFT JOIN wc_sellers s ON s.sak = b.top_sak AND s.chain = b.top_chain`;

@@ -33,43 +33,54 @@ SELECT c.sak, c.chain, 'broad' AS tier, c.vkey_broad AS key, count(*)::INTEGER A
  GROUP BY c.sak, c.chain, c.vkey_broad, k.payer_count
 HAVING count(*) >= CASE WHEN k.payer_count > ${T.vanityBroadLargeCohort} THEN ${T.vanityBroadMinSize + 1} ELSE ${T.vanityBroadMinSize} END
 UNION ALL
--- one long end (prefix or suffix): kept when a cluster that size is not expected by chance among
--- the seller's payers: C(n, k) / B^(k - 1) < ${T.vanityChanceMax}, B = 16^${T.vanityLongChars} buckets
+-- one long end (prefix or suffix, ${T.vanityLongChars} or ${T.vanityLongChars - 1} characters): kept when a cluster
+-- that size is not expected by chance among the seller's payers: C(n, k) / B^(k - 1) < ${T.vanityChanceMax},
+-- B = 16^chars buckets (a shorter end needs a bigger cluster, and more of them among many payers)
 SELECT c.sak, c.chain, c.tier, c.key, c.size, c.median_tx FROM (
-  SELECT sak, chain, 'prefix' AS tier, vkey_prefix AS key, count(*)::INTEGER AS size, median(tx_count) AS median_tx
-    FROM wc_pair_ctx WHERE NOT self_pay GROUP BY ALL HAVING count(*) >= ${T.vanityStrictMinSize}
+  SELECT sak, chain, 'prefix' AS tier, ${T.vanityLongChars} AS chars, vkey_prefix AS key, count(*)::INTEGER AS size, median(tx_count) AS median_tx
+    FROM wc_pair_ctx WHERE NOT self_pay GROUP BY sak, chain, vkey_prefix HAVING count(*) >= ${T.vanityStrictMinSize}
   UNION ALL
-  SELECT sak, chain, 'suffix' AS tier, vkey_suffix AS key, count(*)::INTEGER AS size, median(tx_count) AS median_tx
-    FROM wc_pair_ctx WHERE NOT self_pay GROUP BY ALL HAVING count(*) >= ${T.vanityStrictMinSize}
+  SELECT sak, chain, 'suffix', ${T.vanityLongChars}, vkey_suffix, count(*)::INTEGER, median(tx_count)
+    FROM wc_pair_ctx WHERE NOT self_pay GROUP BY sak, chain, vkey_suffix HAVING count(*) >= ${T.vanityStrictMinSize}
+  UNION ALL
+  SELECT sak, chain, 'prefix5', ${T.vanityLongChars - 1}, vkey_prefix5, count(*)::INTEGER, median(tx_count)
+    FROM wc_pair_ctx WHERE NOT self_pay GROUP BY sak, chain, vkey_prefix5 HAVING count(*) >= ${T.vanityStrictMinSize}
+  UNION ALL
+  SELECT sak, chain, 'suffix5', ${T.vanityLongChars - 1}, vkey_suffix5, count(*)::INTEGER, median(tx_count)
+    FROM wc_pair_ctx WHERE NOT self_pay GROUP BY sak, chain, vkey_suffix5 HAVING count(*) >= ${T.vanityStrictMinSize}
 ) c JOIN wc_seller_keys k USING (sak, chain)
  WHERE lgamma(k.payer_count + 1) - lgamma(c.size + 1) - lgamma(greatest(k.payer_count - c.size, 0) + 1)
-       - (c.size - 1) * ${T.vanityLongChars} * ln(16) < ln(${T.vanityChanceMax})`,
+       - (c.size - 1) * c.chars * ln(16) < ln(${T.vanityChanceMax})`,
     ),
+    // every (pair, cluster) membership: the evidence layer reads each cluster as a group (evidence.ts)
     step(
-      'wc_pair_vanity',
-      `WITH members AS (
-  SELECT m.pk, m.bk, m.tx_count, c.tier, c.key, c.size, c.median_tx
+      'wc_vanity_members',
+      `SELECT m.pk, m.bk, m.sak, m.chain, m.tx_count, c.tier, c.key, c.size, c.median_tx
     FROM wc_vanity_candidates m JOIN wc_vanity_clusters c
       ON c.sak = m.sak AND c.chain = m.chain AND c.tier = 'strict' AND c.key = m.vkey_strict
   UNION ALL
-  SELECT m.pk, m.bk, m.tx_count, c.tier, c.key, c.size, c.median_tx
+  SELECT m.pk, m.bk, m.sak, m.chain, m.tx_count, c.tier, c.key, c.size, c.median_tx
     FROM wc_vanity_candidates m JOIN wc_vanity_clusters c
       ON c.sak = m.sak AND c.chain = m.chain AND c.tier = 'broad' AND c.key = m.vkey_broad
   UNION ALL
-  SELECT m.pk, m.bk, m.tx_count, c.tier, c.key, c.size, c.median_tx
+  SELECT m.pk, m.bk, m.sak, m.chain, m.tx_count, c.tier, c.key, c.size, c.median_tx
     FROM wc_pair_ctx m JOIN wc_vanity_clusters c
-      ON c.sak = m.sak AND c.chain = m.chain AND ((c.tier = 'prefix' AND c.key = m.vkey_prefix) OR (c.tier = 'suffix' AND c.key = m.vkey_suffix))
-   WHERE NOT m.self_pay
-)
-SELECT pk, any_value(bk) AS bk,
+      ON c.sak = m.sak AND c.chain = m.chain
+     AND ((c.tier = 'prefix' AND c.key = m.vkey_prefix) OR (c.tier = 'suffix' AND c.key = m.vkey_suffix)
+          OR (c.tier = 'prefix5' AND c.key = m.vkey_prefix5) OR (c.tier = 'suffix5' AND c.key = m.vkey_suffix5))
+   WHERE NOT m.self_pay`,
+    ),
+    step(
+      'wc_pair_vanity',
+      `SELECT pk, any_value(bk) AS bk,
        -- a long end is as unlikely by chance as the strict key: it counts as strict
-       max(size) FILTER (WHERE tier IN ('strict', 'prefix', 'suffix')) AS vanity_strict_size,
+       max(size) FILTER (WHERE tier IN ('strict', 'prefix', 'suffix', 'prefix5', 'suffix5')) AS vanity_strict_size,
        max(size) FILTER (WHERE tier = 'broad') AS vanity_broad_size,
        max(size) AS vanity_cluster_size,
-       any_value(key) FILTER (WHERE tier IN ('strict', 'prefix', 'suffix')) AS vanity_strict_key,
+       any_value(key) FILTER (WHERE tier IN ('strict', 'prefix', 'suffix', 'prefix5', 'suffix5')) AS vanity_strict_key,
        any_value(key) FILTER (WHERE tier = 'broad') AS vanity_broad_key,
        bool_or(tx_count >= ${T.vanityOperatorMultiple} * median_tx) AS vanity_operator
-  FROM members GROUP BY pk`,
+  FROM wc_vanity_members GROUP BY pk`,
     ),
   ];
 }

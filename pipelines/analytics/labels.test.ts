@@ -51,7 +51,14 @@ describe('a buyer labelled in a set over the day state', () => {
         await c.run(`CREATE TEMP TABLE p AS SELECT buyer, seller_address, chain, amount, time FROM x402_transactions
                       WHERE time < ${dSql} AND buyer IS NOT NULL AND seller_address IS NOT NULL AND chain IS NOT NULL;
                      CREATE TEMP TABLE f AS ${fundingEdgesSql(dSql)}`);
-        await classifyBuyers(c, { now: DEFAULT_EVAL_NOW, payments: 'p', funding: 'f', sellers: 'seller_state' });
+        await classifyBuyers(c, {
+          now: DEFAULT_EVAL_NOW,
+          payments: 'p',
+          funding: 'f',
+          sellers: 'seller_state',
+          trails: 'money_trails',
+          groups: 'evidence_groups',
+        });
         const batch = await buyerRows(c, 'batch_labels');
         expect(batch.length).toBeGreaterThan(2000);
         expect(new Set(batch.map((r) => r.label)).size).toBeGreaterThanOrEqual(7);

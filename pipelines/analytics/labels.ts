@@ -34,14 +34,18 @@ import { THRESHOLDS } from '../../catalog/wash-rules.ts';
 import { classifyBuyers } from '../../classifier/buyer-set.ts';
 import { cyclesRelationSql } from '../../classifier/cycles.ts';
 import { classify, type ClassifyStats } from '../../classifier/index.ts';
-import { FUNDING_STOPS_SQL, onRequestSteps, SELLER_STATE_SQL } from '../../classifier/on-request.ts';
+import { EVIDENCE_GROUPS_SQL, FUNDING_STOPS_SQL, MONEY_TRAILS_SQL, onRequestSteps, SELLER_STATE_SQL } from '../../classifier/on-request.ts';
+import { WASH_MODEL, type WashModelThresholds } from '../../catalog/wash-model.ts';
 import { timestampSql } from '../../classifier/plan.ts';
 import { BUYER_LABELS_SQL, featureSteps, labelSteps, PAIR_LABELS_SQL, SELLER_COHORTS_SQL } from '../../classifier/steps.ts';
 import { queryJson, sqlString } from '../../lib/duckdb.ts';
 import type { PipelineContext, PrepareStep } from '../runner.ts';
 
 /** What a label run needs of the pipeline's context (the wash evaluation passes its own). */
-export type LabelContext = Pick<PipelineContext, 'connection' | 'now' | 'rebuild' | 'warehouseDir' | 'log'>;
+export type LabelContext = Pick<PipelineContext, 'connection' | 'now' | 'rebuild' | 'warehouseDir' | 'log'> & {
+  /** The verdict's thresholds (default the fitted model; the leave-one-family-out fit scores others). */
+  model?: WashModelThresholds;
+};
 
 export interface LabelRun {
   /** Buyers labelled (rows of buyer_labels). */
@@ -56,7 +60,15 @@ export interface LabelRun {
 }
 
 /** The tables the datasets read (TEMP, this run's). */
-export const LABEL_TABLES = ['pair_labels', 'buyer_labels', 'seller_cohorts', 'seller_state', 'funding_stops'] as const;
+export const LABEL_TABLES = [
+  'pair_labels',
+  'buyer_labels',
+  'seller_cohorts',
+  'seller_state',
+  'funding_stops',
+  'money_trails',
+  'evidence_groups',
+] as const;
 
 /**
  * What a run's labels changed, for the datasets that publish only that (keyed.ts), TEMP:
@@ -124,16 +136,25 @@ const PAYMENTS = `x402_transactions WHERE buyer IS NOT NULL AND seller_address I
  * What the state's SQL is: a state built by other rules or thresholds is not reused. Placeholder
  * names stand in for the relations; the text is what changes with the code.
  */
-function recipe(): string {
+function recipe(model: WashModelThresholds): string {
   const epoch = new Date(0);
-  const batch = [...featureSteps({ now: epoch, scope: { kind: 'all' } }), ...labelSteps(cyclesRelationSql([]))];
-  const set = onRequestSteps({ now: epoch, payments: '<p>', funding: '<f>', sellers: '<s>' });
+  const batch = [...featureSteps({ now: epoch, scope: { kind: 'all' } }), ...labelSteps(cyclesRelationSql([]), model)];
+  const set = onRequestSteps({ now: epoch, payments: '<p>', funding: '<f>', sellers: '<s>', trails: '<t>', groups: '<g>', model });
   const text = JSON.stringify({
     version: 1,
     batch: batch.map((s) => s.sql),
     set: set.map((s) => s.sql),
-    out: [PAIR_LABELS_SQL, BUYER_LABELS_SQL, SELLER_COHORTS_SQL, SELLER_STATE_SQL, FUNDING_STOPS_SQL],
+    out: [
+      PAIR_LABELS_SQL,
+      BUYER_LABELS_SQL,
+      SELLER_COHORTS_SQL,
+      SELLER_STATE_SQL,
+      FUNDING_STOPS_SQL,
+      MONEY_TRAILS_SQL,
+      EVIDENCE_GROUPS_SQL,
+    ],
     thresholds: THRESHOLDS,
+    model,
   });
   return createHash('sha256').update(text).digest('hex');
 }
@@ -251,7 +272,7 @@ async function buildState(ctx: LabelContext, root: string, d: Date): Promise<{ i
   );
   // the attribution step's pair keys spare the classifier a pass over the payments' addresses
   const paymentKeys = Number(attributed?.n ?? 0) > 0 ? `SELECT pk, time FROM tx_attributed WHERE time < ${timestampSql(d)}` : undefined;
-  const stats = await classify(c, { now: d, before: true, paymentKeys });
+  const stats = await classify(c, { now: d, before: true, paymentKeys, model: ctx.model });
   await c.run(
     [
       copy(`SELECT * EXCLUDE (${PAIR_MOVING_COLUMNS.join(', ')}) FROM pair_labels`, join(dir, 'pair_labels.parquet')),
@@ -275,7 +296,11 @@ async function labelChanged(ctx: LabelContext, d: string): Promise<number> {
          AND hash(buyer) IN (SELECT bk FROM lbl_changed)`);
   await c.run(`CREATE OR REPLACE TEMP TABLE lbl_sellers AS
       SELECT * FROM seller_state
-       WHERE seller_address IN (SELECT seller_address FROM lbl_payments UNION SELECT buyer FROM lbl_payments)`);
+       WHERE seller_address IN (SELECT seller_address FROM lbl_payments UNION SELECT buyer FROM lbl_payments);
+    CREATE OR REPLACE TEMP TABLE lbl_trails AS
+      SELECT * FROM money_trails WHERE node IN (SELECT hash(buyer) FROM lbl_payments);
+    CREATE OR REPLACE TEMP TABLE lbl_groups AS
+      SELECT * FROM evidence_groups WHERE op IN (SELECT operator_id FROM lbl_sellers)`);
   // The funding chain as a check climbs it (proxy/data/wash-check.ts): every edge into the
   // payments' wallets, then into their funders that are not exchanges, level by level.
   await c.run(`CREATE OR REPLACE TEMP VIEW lbl_edges AS ${fundingEdgesSql(d)};
@@ -283,7 +308,8 @@ async function labelChanged(ctx: LabelContext, d: string): Promise<number> {
       SELECT buyer AS w FROM lbl_payments UNION ALL SELECT seller_address FROM lbl_payments);
     CREATE OR REPLACE TEMP TABLE lbl_fetched AS SELECT address FROM lbl_level;
     CREATE OR REPLACE TEMP TABLE lbl_funding AS SELECT * FROM lbl_edges WHERE address IN (SELECT address FROM lbl_level)`);
-  for (let hop = 2; hop <= THRESHOLDS.fundingMaxHops; hop++) {
+  // as far up as the roots go (a first-funding chain to trailMaxHops: classifier/funding.ts)
+  for (let hop = 2; hop <= Math.max(THRESHOLDS.fundingMaxHops, THRESHOLDS.trailMaxHops); hop++) {
     await c.run(`CREATE OR REPLACE TEMP TABLE lbl_level AS
         SELECT DISTINCT funder AS address FROM lbl_funding
          WHERE address IN (SELECT address FROM lbl_level) AND NOT funder_exchange
@@ -291,11 +317,20 @@ async function labelChanged(ctx: LabelContext, d: string): Promise<number> {
       INSERT INTO lbl_fetched SELECT address FROM lbl_level;
       INSERT INTO lbl_funding SELECT * FROM lbl_edges WHERE address IN (SELECT address FROM lbl_level)`);
   }
-  const timings = await classifyBuyers(c, { now: ctx.now, payments: 'lbl_payments', funding: 'lbl_funding', sellers: 'lbl_sellers' });
+  const timings = await classifyBuyers(c, {
+    now: ctx.now,
+    payments: 'lbl_payments',
+    funding: 'lbl_funding',
+    sellers: 'lbl_sellers',
+    trails: 'lbl_trails',
+    groups: 'lbl_groups',
+    model: ctx.model,
+  });
   const [n] = await queryJson(c, 'SELECT count(*)::INTEGER AS n FROM set_buyer_labels');
   await c.run(
-    ['lbl_payments', 'lbl_sellers', 'lbl_level', 'lbl_fetched', 'lbl_funding'].map((t) => `DROP TABLE IF EXISTS temp.${t}`).join(';\n') +
-      ';\nDROP VIEW IF EXISTS temp.lbl_edges',
+    ['lbl_payments', 'lbl_sellers', 'lbl_trails', 'lbl_groups', 'lbl_level', 'lbl_fetched', 'lbl_funding']
+      .map((t) => `DROP TABLE IF EXISTS temp.${t}`)
+      .join(';\n') + ';\nDROP VIEW IF EXISTS temp.lbl_edges',
   );
   const slow = timings.filter((t) => t.seconds >= 0.5).map((t) => `${t.name} ${t.seconds.toFixed(1)} s`);
   ctx.log(
@@ -331,7 +366,7 @@ export async function labelRun(ctx: LabelContext): Promise<LabelRun> {
   const c = ctx.connection;
   const d = dayStart(ctx.now);
   const dSql = timestampSql(d);
-  const code = recipe();
+  const code = recipe(ctx.model ?? WASH_MODEL.thresholds);
   const inputs = await stateInputs(ctx, dSql);
   phase('fingerprints');
   const kept = ctx.warehouseDir ? join(ctx.warehouseDir, STATE_DIR) : null;

@@ -540,10 +540,14 @@ describe('wash check', () => {
         'label',
         'confidence',
         'signals',
+        'evidence',
         'similar_patterns',
         'operator',
         'basis',
       ]);
+      // a wash label names its evidence, any other none
+      if (body.label === 'suspected_wash') expect(body.evidence.length, address).toBeGreaterThan(0);
+      else expect(body.evidence, address).toEqual([]);
       expect(body.cohort_state_as_of).toBe(DAY_STATE);
       expect(body.basis).toContain(`cohort evidence and funding from the day state of ${DAY_STATE}`);
       expect(Object.keys(body.signals)).toEqual(['vanity', 'cohort', 'concentration']);
@@ -576,11 +580,11 @@ describe('wash check', () => {
     const [one] = await queryRows(
       `SELECT b.address, b.reason, (from_json(p.services_used, '[{"id":"INTEGER"}]'))[1].id AS service_id
          FROM read_parquet($b) b JOIN read_parquet($p) p USING (address)
-        WHERE json_array_length(p.services_used) = 1 AND list_contains(b.reason, 'dedicated_cohort')
+        WHERE json_array_length(p.services_used) = 1 AND list_contains(b.reason, 'synchronized_start')
         ORDER BY b.address LIMIT 1`,
       { b: table('buyers'), p: table('buyer-profiles') },
     );
-    expect(one, 'a farm wallet that paid one service').toBeTruthy();
+    expect(one, 'a farm wallet (a cohort that started together) that paid one service').toBeTruthy();
     const [detail] = await queryRows(`SELECT cohort_summary FROM read_parquet($w) WHERE service_id = $id`, {
       w: table('wash-detail'),
       id: Number(one!.service_id),

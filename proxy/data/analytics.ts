@@ -182,7 +182,7 @@ const buyerProfileRow = (snapshot: LoadedSnapshot, address: string) =>
     'buyer-profiles',
     'address',
     address,
-    'address, label, confidence, reason, services_used, vanity_cluster, time_pattern',
+    'address, label, confidence, reason, services_used, vanity_cluster, time_pattern, evidence',
   );
 
 // ------------------------------------------------------------------ handlers
@@ -397,6 +397,7 @@ const buyerProfile: DataHandler = {
           label: String(row.label),
           confidence: Number(row.confidence),
           reason: (row.reason as string[] | null) ?? [],
+          evidence: parseJson(row.evidence, `buyer-profiles ${address}`),
           services_used: parseJson(row.services_used, `buyer-profiles ${address}`),
           vanity_cluster: row.vanity_cluster === null ? null : parseJson(row.vanity_cluster, `buyer-profiles ${address}`),
           time_pattern: parseJson(row.time_pattern, `buyer-profiles ${address}`),

@@ -37,8 +37,12 @@ import type { WashLabel } from '../../catalog/categories.ts';
 import { THRESHOLDS } from '../../catalog/wash-rules.ts';
 import { anonymousId } from '../../lib/wash-ids.ts';
 import { parquetSql, type LoadedDataset } from '../../snapshots/reader.ts';
+import type { z } from 'zod';
+import type { Evidence } from '../../catalog/analytics.ts';
 import { queryRows, type DuckRow } from './duck.ts';
 import type { OperatorRef } from './operators.ts';
+
+export type EvidenceItem = z.infer<typeof Evidence>[number];
 
 export interface WashCheckSignals {
   vanity: { strict: boolean; broad: boolean };
@@ -55,6 +59,8 @@ export interface WashCheckBody {
   label: WashLabel;
   confidence: number;
   signals: WashCheckSignals;
+  /** What a suspected_wash label rests on, strongest first (classifier/evidence.ts); [] for any other label. */
+  evidence: EvidenceItem[];
   similar_patterns: Array<{ anonymous_id: string; pattern_type: string }>;
   /** The operator behind the seller (a seller's own; a buyer's main seller's), when the operators dataset lists one. */
   operator: OperatorRef | null;
@@ -97,7 +103,7 @@ function asOfText(data: LoadedDataset): string {
 /** The address's buyer row: the classifier's label and what the answer shows of it. */
 const BUYER_COLUMNS = (() => {
   const T = THRESHOLDS;
-  return `label, confidence, reason, vanity_strict, vanity_broad, top_service_share, tx_count, top_seller_address,
+  return `label, confidence, reason, evidence::VARCHAR AS evidence, vanity_strict, vanity_broad, top_service_share, tx_count, top_seller_address,
           top_cohort_uniform_amount, top_cohort_coordinated_start,
           hash(top_seller_address)::VARCHAR || '|' || top_chain AS cohort_key,
           hash(left(address, ${2 + T.vanityStrictPrefix}), right(address, ${T.vanityStrictSuffix}))::VARCHAR AS strict_key,
@@ -121,7 +127,7 @@ export async function washCheckAnswer(address: string, ctx: WashCheckContext): P
   }
   const [sold] = await queryRows(
     `SELECT payments::BIGINT AS payments, label, confidence, wash_share, uniform_amount, coordinated_start, vanity_strict, vanity_broad,
-            to_json(flags)::VARCHAR AS flags, hash(seller_address)::VARCHAR AS sak
+            to_json(flags)::VARCHAR AS flags, hash(seller_address)::VARCHAR AS sak, evidence::VARCHAR AS evidence
        FROM ${parquetSql(sellers)} WHERE seller_address = $a LIMIT 1`,
     { a: address },
   );
@@ -141,6 +147,7 @@ export async function washCheckAnswer(address: string, ctx: WashCheckContext): P
     label: 'unlabeled',
     confidence: 0,
     signals: NO_SIGNALS,
+    evidence: [],
     similar_patterns: [],
     operator: null,
     basis: `Never seen: the index has no payment from or to this address, so there is nothing to classify (label unlabeled, confidence 0). Based on ${asOfText(buyers)}.`,
@@ -161,10 +168,12 @@ function buyerBasis(payments: number): string {
 
 /** Pattern types a wallet's reasons point to (docs/wash-methodology.md), with the reason that names each. */
 const REASON_PATTERNS: ReadonlyArray<readonly [string, string]> = [
-  ['dedicated_cohort', 'farm_cohort'],
-  ['funded_loop', 'seller_funded_loop'],
-  ['balanced_flow', 'payment_ring'],
-  ['funding_window', 'common_funder_cohort'],
+  ['money_trail', 'money_trail'],
+  ['payment_ring', 'payment_ring'],
+  ['funds_returned', 'round_trip'],
+  ['cohort', 'coordinated_cohort'],
+  ['synchronized_start', 'farm_cohort'],
+  ['common_funder', 'common_funder_cohort'],
   ['operator_cohort', 'operator_cohort'],
   ['funding_burst', 'funding_burst'],
   ['single_payer_concentration', 'single_payer_concentration'],
@@ -177,7 +186,7 @@ function buyerView(address: string, row: DuckRow, salt: string) {
   const key = String(row.cohort_key);
   const patterns: Array<{ type: string; key: string }> = [];
   for (const [name, type] of REASON_PATTERNS) if (reason.includes(name)) patterns.push({ type, key });
-  if (reason.includes('seller_funded') && !reason.includes('funded_loop')) patterns.push({ type: 'seller_funded_test', key });
+  if (reason.includes('seller_funded') && row.label === 'self_test') patterns.push({ type: 'seller_funded_test', key });
   if (vanity.strict) patterns.push({ type: 'vanity_strict_cluster', key: `${key}|${String(row.strict_key)}` });
   if (vanity.broad) patterns.push({ type: 'vanity_broad_cluster', key: `${key}|${String(row.broad_key)}` });
   return {
@@ -192,8 +201,16 @@ function buyerView(address: string, row: DuckRow, salt: string) {
       },
       concentration: { top_service_share: round4(Number(row.top_service_share)) },
     },
+    evidence: evidenceOf(row.evidence),
     similar_patterns: anonymised(salt, patterns),
   };
+}
+
+/** A row's evidence column (JSON text): what a suspected_wash label rests on, [] for any other. */
+function evidenceOf(value: unknown): WashCheckBody['evidence'] {
+  if (value === null || value === undefined) return [];
+  const parsed = JSON.parse(String(value)) as WashCheckBody['evidence'] | null;
+  return parsed ?? [];
 }
 
 // ------------------------------------------------------------------ seller view
@@ -221,6 +238,7 @@ function sellerView(address: string, row: DuckRow, salt: string) {
       cohort: { uniform_amount: round4(Number(row.uniform_amount ?? 0)), coordinated_start: round4(Number(row.coordinated_start ?? 0)) },
       concentration: { top_service_share: quiet ? 0 : round4(Number(row.wash_share)) },
     },
+    evidence: quiet ? [] : evidenceOf(row.evidence),
     similar_patterns: anonymised(salt, patterns),
   };
 }

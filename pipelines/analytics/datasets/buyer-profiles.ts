@@ -7,13 +7,15 @@
  *                   payments first (then id); [] when none is attributed
  *   vanity_cluster  JSON {strict, broad, size}, or NULL when the wallet is in no vanity cluster
  *   time_pattern    JSON {mean_interval_s, cv} (0 when a wallet has too few payments for them)
+ *   evidence        JSON [{kind, via, addresses, share, text}]: what a suspected_wash label rests on,
+ *                   strongest first (classifier/evidence.ts); [] for any other label
  * A run that kept the day state publishes only the rows of the buyers it labelled again (whose
  * payments changed), as a delta file (keyed.ts).
  */
 import type { DatasetStep } from '../../runner.ts';
 import { queryJson } from '../../../lib/duckdb.ts';
 import { keyedStep } from './keyed.ts';
-import { ADDRESS_PARTITIONS, POINT_LOOKUP_ROW_GROUP, WASH_LABELS_SQL, finiteSql, rankedJsonArraySql } from './sql.ts';
+import { ADDRESS_PARTITIONS, POINT_LOOKUP_ROW_GROUP, WASH_LABELS_SQL, evidenceJsonSql, finiteSql, rankedJsonArraySql } from './sql.ts';
 
 export const buyerProfilesStep: DatasetStep = keyedStep({
   dataset: 'buyer-profiles',
@@ -57,7 +59,8 @@ export const buyerProfilesStep: DatasetStep = keyedStep({
                                                size := coalesce(l.vanity_cluster_size, 0)::INTEGER))
                  END AS vanity_cluster,
                  to_json(struct_pack(mean_interval_s := round(greatest(0, ${finiteSql('coalesce(l.mean_interval_s, 0)')}), 3),
-                                     cv := round(greatest(0, ${finiteSql('coalesce(l.interval_cv, 0)')}), 6))) AS time_pattern
+                                     cv := round(greatest(0, ${finiteSql('coalesce(l.interval_cv, 0)')}), 6))) AS time_pattern,
+                 ${evidenceJsonSql('l.evidence')} AS evidence
             FROM buyer_labels l LEFT JOIN used u ON u.buyer_h = hash(l.address)
            WHERE ${keys('hash(l.address)')}`;
   },

@@ -6,12 +6,13 @@
  * (top_seller_address, top_chain) and that seller's cohort summary of the day state
  * (top_cohort_uniform_amount, top_cohort_coordinated_start: fractions, 0 without a cohort row).
  * Counts and volume are the classifier's (its window); times are ISO 8601 UTC; signals is a JSON
- * object name → number with keys sorted. A run that kept the day state publishes only the rows of
+ * object name → number with keys sorted; evidence is what a suspected_wash label rests on
+ * (classifier/evidence.ts: [{kind, via, addresses, share, text}], [] for any other label). A run that kept the day state publishes only the rows of
  * the buyers it labelled again, as a delta file (keyed.ts).
  */
 import type { DatasetStep } from '../../runner.ts';
 import { keyedStep } from './keyed.ts';
-import { ADDRESS_PARTITIONS, POINT_LOOKUP_ROW_GROUP, WASH_LABELS_SQL, finiteSql, isoSql, signalsJsonSql } from './sql.ts';
+import { ADDRESS_PARTITIONS, POINT_LOOKUP_ROW_GROUP, WASH_LABELS_SQL, evidenceJsonSql, finiteSql, isoSql, signalsJsonSql } from './sql.ts';
 
 export const buyersStep: DatasetStep = keyedStep({
   dataset: 'buyers',
@@ -36,6 +37,7 @@ export const buyersStep: DatasetStep = keyedStep({
                 ${isoSql('first_time')} AS first_time,
                 ${isoSql('last_time')} AS last_time,
                 ${signalsJsonSql('signals')} AS signals,
+                ${evidenceJsonSql('evidence')} AS evidence,
                 top_seller_address,
                 top_chain,
                 round(greatest(0, least(1, ${finiteSql('coalesce(top_cohort_uniform_amount, 0)')})), 4) AS top_cohort_uniform_amount,

@@ -24,6 +24,7 @@ import { openWarehouse } from '../../warehouse.ts';
 import { appendRows, queryJson, type Row } from '../../../lib/duckdb.ts';
 import { assignCategorySql } from '../categorize.ts';
 import { HISTORY_HOURS } from './category-hourly.ts';
+import { EVIDENCE_TYPE } from '../../../classifier/evidence.ts';
 import { attributedSql } from '../attribution.ts';
 import { analyticsDatasetSteps, analyticsPrepSteps, paymentPrepSteps } from './index.ts';
 import { SERVICE_LIST_ITEM_COLUMNS } from '../../../catalog/analytics.ts';
@@ -52,13 +53,13 @@ afterAll(() => {
 const LABEL_TABLES_DDL = [
   `CREATE OR REPLACE TABLE pair_labels (buyer VARCHAR, seller_address VARCHAR, chain VARCHAR, label VARCHAR,
      confidence DOUBLE, reasons VARCHAR[], signals MAP(VARCHAR, DOUBLE), tx_count BIGINT, volume DOUBLE,
-     tx_count_30d BIGINT, volume_30d DOUBLE, first_time TIMESTAMP, last_time TIMESTAMP)`,
+     tx_count_30d BIGINT, volume_30d DOUBLE, first_time TIMESTAMP, last_time TIMESTAMP, evidence ${EVIDENCE_TYPE} DEFAULT NULL)`,
   `CREATE OR REPLACE TABLE buyer_labels (address VARCHAR, label VARCHAR, confidence DOUBLE, reason VARCHAR[],
      reason_text VARCHAR, signals MAP(VARCHAR, DOUBLE), vanity_strict BOOLEAN, vanity_broad BOOLEAN,
      vanity_cluster_size INTEGER, mean_interval_s DOUBLE, interval_cv DOUBLE, tx_count BIGINT, volume DOUBLE,
      n_sellers INTEGER, top_service_share DOUBLE, first_funder VARCHAR, first_time TIMESTAMP, last_time TIMESTAMP,
      top_seller_address VARCHAR DEFAULT NULL, top_chain VARCHAR DEFAULT NULL, top_cohort_uniform_amount DOUBLE DEFAULT NULL,
-     top_cohort_coordinated_start DOUBLE DEFAULT NULL)`,
+     top_cohort_coordinated_start DOUBLE DEFAULT NULL, evidence ${EVIDENCE_TYPE} DEFAULT NULL)`,
   `CREATE OR REPLACE TABLE seller_cohorts (seller_address VARCHAR, chain VARCHAR, cohort_size INTEGER,
      uniform_amount_pct DOUBLE, coordinated_start_pct DOUBLE, uniform_tx_count_cv DOUBLE, flags VARCHAR[])`,
   // the funding inputs every source fills before classification (the wash report reads them)
@@ -74,6 +75,10 @@ const LABEL_TABLES_DDL = [
   `CREATE OR REPLACE TABLE funding_stops (k UBIGINT, hub VARCHAR, fleet VARCHAR)`,
 ];
 
+/** The pair_labels columns the fixtures give (no evidence: the hand-made labels rest on none). */
+const PAIR_LABEL_FIXTURE_COLUMNS = `(buyer, seller_address, chain, label, confidence, reasons, signals, tx_count, volume, tx_count_30d,
+  volume_30d, first_time, last_time)`;
+
 /** The buyer_labels columns the fixtures give (the heaviest pair's seller and cohort are left NULL). */
 const BUYER_LABEL_FIXTURE_COLUMNS = `(address, label, confidence, reason, reason_text, signals, vanity_strict, vanity_broad,
   vanity_cluster_size, mean_interval_s, interval_cv, tx_count, volume, n_sellers, top_service_share, first_funder, first_time, last_time)`;
@@ -82,7 +87,7 @@ const BUYER_LABEL_FIXTURE_COLUMNS = `(address, label, confidence, reason, reason
 async function truthLabelTables(c: DuckDBConnection, now: Date): Promise<void> {
   for (const ddl of LABEL_TABLES_DDL) await c.run(ddl);
   const nowSql = `TIMESTAMP '${now.toISOString().replace('T', ' ').replace('Z', '')}'`;
-  await c.run(`INSERT INTO pair_labels
+  await c.run(`INSERT INTO pair_labels ${PAIR_LABEL_FIXTURE_COLUMNS}
     WITH tx AS (
       SELECT buyer, seller_address, chain, count(*) AS n, sum(amount) AS volume,
              count(*) FILTER (WHERE time > ${nowSql} - INTERVAL 30 DAY) AS n30,
@@ -232,7 +237,7 @@ async function loadTiny(c: DuckDBConnection, transactions: Row[]): Promise<void>
   await appendRows(c, RAW_TABLES.x402_services, TINY_SERVICES, { create: true });
   await appendRows(c, RAW_TABLES.x402_transactions, transactions, { create: true });
   for (const ddl of LABEL_TABLES_DDL) await c.run(ddl);
-  await c.run(`INSERT INTO pair_labels VALUES
+  await c.run(`INSERT INTO pair_labels ${PAIR_LABEL_FIXTURE_COLUMNS} VALUES
     ('${B(1)}', '${S1}', 'base', 'organic_user', 0.8, [], MAP {}, 0, 0, 0, 0, NULL, NULL),
     ('${B(2)}', '${S1}', 'base', 'suspected_wash', 0.95, ['uniform_amount', 'coordinated_start'],
        MAP {'uniform_amount': 0.9, 'coordinated_start': 0.8}, 0, 0, 0, 0, NULL, NULL),
@@ -543,6 +548,8 @@ describe('analytics datasets on a hand-made world', () => {
       label: 'suspected_wash',
       confidence: 0.95,
       signals: { coordinated_start: 0.8, uniform_amount: 0.9 },
+      // a hand-made label without evidence reads as none
+      evidence: [],
       tx_count: 2,
       volume: 0.06,
       first_tx_at: '2026-11-19T08:00:00+00:00',
@@ -563,7 +570,7 @@ describe('analytics datasets on a hand-made world', () => {
     for (const row of rows) {
       R.BuyerProfileBody.parse({
         ...labelStamp,
-        ...pick(row, ['address', 'label', 'confidence', 'reason', 'services_used', 'vanity_cluster', 'time_pattern']),
+        ...pick(row, ['address', 'label', 'confidence', 'reason', 'evidence', 'services_used', 'vanity_cluster', 'time_pattern']),
         operator: null, // the proxy adds it from the operators dataset
       });
     }
@@ -761,7 +768,7 @@ describe('analytics datasets on the demo world', () => {
     for (const row of await readTable(run, 'buyer-profiles')) {
       R.BuyerProfileBody.parse({
         ...labelStamp,
-        ...pick(row, ['address', 'label', 'confidence', 'reason', 'services_used', 'vanity_cluster', 'time_pattern']),
+        ...pick(row, ['address', 'label', 'confidence', 'reason', 'evidence', 'services_used', 'vanity_cluster', 'time_pattern']),
         operator: null, // the proxy adds it from the operators dataset
       });
     }

@@ -3,8 +3,8 @@
  * step scans the payments again (transactions and the hourly history excepted). All are TEMP
  * tables: they belong to this run and need no place in the warehouse file.
  *
- *   pair_label_codes     (pk)                 the classifier's pair label as a code, its confidence and
- *                                             signals, by pair key; the seller key (sak), chain,
+ *   pair_label_codes     (pk)                 the classifier's pair label as a code, its confidence,
+ *                                             signals and evidence, by pair key; the seller key (sak), chain,
  *                                             whether it is a self-payment and its all-time payments
  *   service_buyer_stats  (service_id, buyer_h) all-time, 30-day, 24-hour and previous-24-hour
  *                        counts and micro-USDC, the pair key and its label code (unlabeled without one)
@@ -69,8 +69,9 @@ export const rollupsStep: PrepareStep = {
     // repeated (buyer, seller_address, chain), or two pairs sharing a hash, would give a payment
     // two labels: counting catches both.
     await c.run(`CREATE OR REPLACE TEMP TABLE pair_label_codes AS
-      SELECT ${pairKeySql('bk', 'sak', 'chain')} AS pk, label_code, confidence, signals, sak, chain, bk = sak AS self_pay, tx_count
-        FROM (SELECT hash(buyer) AS bk, hash(seller_address) AS sak, chain, ${labelCodeSql('label')} AS label_code, confidence, signals, tx_count
+      SELECT ${pairKeySql('bk', 'sak', 'chain')} AS pk, label_code, confidence, signals, evidence, sak, chain, bk = sak AS self_pay, tx_count
+        FROM (SELECT hash(buyer) AS bk, hash(seller_address) AS sak, chain, ${labelCodeSql('label')} AS label_code, confidence, signals,
+                     evidence, tx_count
                 FROM pair_labels)`);
     const [pairs] = await queryJson(c, 'SELECT (count(*) - count(DISTINCT pk))::BIGINT AS n FROM pair_label_codes');
     if (Number(pairs?.n ?? 0) !== 0) {

@@ -234,3 +234,6 @@ export function documentStep(
     run: async (ctx) => ctx.writer.writeDocument(dataset, await build(ctx), ctx.meta(dataset, ctx.now)),
   };
 }
+
+/** A label's evidence list (classifier/evidence.ts) as JSON: [] when the label rests on none (every label but suspected_wash). */
+export const evidenceJsonSql = (col: string): string => `coalesce(to_json(${col}), '[]'::JSON)`;

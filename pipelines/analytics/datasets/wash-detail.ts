@@ -2,8 +2,9 @@
  * wash-detail (paid table): one row per service id (every indexed service), ordered by
  * service_id, holding the pieces of GET /api/v1/services/{id}/wash-detail as JSON columns:
  *   buyers          up to 50 buyers by 30-day volume (then payments; exact ties in a fixed order), with the
- *                   pair label, confidence and signals (name → number, keys sorted) of its
- *                   (buyer, seller, chain) pair, 30-day tx_count and volume, first/last payment
+ *                   pair label, confidence, signals (name → number, keys sorted) and evidence (what a
+ *                   suspected_wash label rests on, [] for any other) of its (buyer, seller, chain)
+ *                   pair, 30-day tx_count and volume, first/last payment
  *   cohort_summary  the seller's cohort signals (a seller's services share them); the
  *                   classifier's *_pct fractions are shown as percents 0-100; zeros without a cohort row
  * A run rewrites only the rows of the services a run touched (by-service.ts).
@@ -11,7 +12,7 @@
 import type { DatasetStep } from '../../runner.ts';
 import { byServiceStep } from './by-service.ts';
 import { TOP_BUYERS_KEPT } from './rollups.ts';
-import { finiteSql, fractionToPctSql, isoSql, labelNameSql, moneySql, rankedJsonArraySql, signalsJsonSql } from './sql.ts';
+import { evidenceJsonSql, finiteSql, fractionToPctSql, isoSql, labelNameSql, moneySql, rankedJsonArraySql, signalsJsonSql } from './sql.ts';
 
 /** Top buyers per service; rollups keeps ranks and addresses for exactly this many. */
 export const WASH_DETAIL_BUYERS = TOP_BUYERS_KEPT;
@@ -29,6 +30,7 @@ export const washDetailStep: DatasetStep = byServiceStep({
                     label := ${labelNameSql('b.label_code')},
                     confidence := round(greatest(0, least(1, ${finiteSql('coalesce(p.confidence, 0)')})), 4),
                     signals := ${signalsJsonSql('p.signals')},
+                    evidence := ${evidenceJsonSql('p.evidence')},
                     tx_count := b.tx_30d,
                     volume := ${moneySql('b.micro_30d')},
                     first_tx_at := ${isoSql('b.first_30d')},

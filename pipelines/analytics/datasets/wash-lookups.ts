@@ -4,7 +4,7 @@
  */
 import type { DatasetStep } from '../../runner.ts';
 import { SELLER_FLAGS_SQL } from '../../../classifier/seller-flags.ts';
-import { labelNameSql, tableStep } from './sql.ts';
+import { evidenceJsonSql, labelNameSql, tableStep } from './sql.ts';
 
 /**
  * wash-check-sellers: one row per seller address (every payee of a labelled pair), what the paid
@@ -18,6 +18,8 @@ import { labelNameSql, tableStep } from './sql.ts';
  *                      volume, ties: the later chain name), 0 without a cohort row
  *   vanity_strict, vanity_broad  its cohort holds a strict / broad vanity cluster
  *   flags              [{chain, flags}]: the classifier's seller flags per chain (the day state's)
+ *   evidence           when its label is suspected_wash, the evidence of its biggest 30-day wash pair
+ *                      ([{kind, via, addresses, share, text}], classifier/evidence.ts); else []
  * Volumes are integer micro-USDC and pair confidences (4 decimals) are summed as integers (a
  * pair's micro-USDC times 10^4 stays within BIGINT below 900M USDC; the sums are HUGEINT), so the
  * same labels give the same bytes however the run's threads add. Written whole every run: a
@@ -28,8 +30,14 @@ export const washCheckSellersStep: DatasetStep = tableStep(
   // pair keys throughout (rollups' pair_label_codes and pair_volume_30d): at 10M payments the
   // labels' 1.9M pairs are not hashed or joined again, only the 30-day pairs (a third of them)
   () => `WITH recent AS (
-      SELECT c.sak, c.chain, c.label_code, c.self_pay, round(c.confidence * 1e4)::BIGINT AS confidence_e4, v.micro_30d AS micro
+      SELECT c.sak, c.chain, c.label_code, c.self_pay, round(c.confidence * 1e4)::BIGINT AS confidence_e4, v.micro_30d AS micro,
+             c.evidence, v.pk
         FROM pair_volume_30d v JOIN pair_label_codes c USING (pk)
+    ),
+    -- a wash seller's evidence: that of its biggest suspected_wash pair over 30 days (ties: the smaller pair key)
+    wash_evidence AS (
+      SELECT sak, arg_max(evidence, (micro, -pk::HUGEINT)) AS evidence
+        FROM recent WHERE NOT self_pay AND ${labelNameSql('label_code')} = 'suspected_wash' AND evidence IS NOT NULL GROUP BY sak
     ),
     votes AS (
       SELECT sak, ${labelNameSql('label_code')} AS label, sum(micro) AS v, sum(micro * confidence_e4) AS cw
@@ -68,10 +76,12 @@ export const washCheckSellersStep: DatasetStep = tableStep(
            round(coalesce(s.coordinated_start_pct, 0), 4)::DOUBLE AS coordinated_start,
            coalesce(st.vanity_strict, false) AS vanity_strict,
            coalesce(st.vanity_broad, false) AS vanity_broad,
-           coalesce(st.flags, []) AS flags
+           coalesce(st.flags, []) AS flags,
+           CASE WHEN t.total > 0 AND t.label = 'suspected_wash' THEN ${evidenceJsonSql('e.evidence')} ELSE '[]'::JSON END AS evidence
       FROM per_seller p
       JOIN names n USING (sak)
       LEFT JOIN tally t USING (sak)
+      LEFT JOIN wash_evidence e USING (sak)
       LEFT JOIN seller_state s ON s.seller_address = n.seller_address AND s.chain = p.chain
       LEFT JOIN state st ON st.seller_address = n.seller_address
      ORDER BY n.seller_address`,

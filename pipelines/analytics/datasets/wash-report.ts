@@ -103,11 +103,16 @@ const EVM_LOWER = (col: string) => `(CASE WHEN starts_with(${col}, '0x') THEN lo
 export const WASH_PATTERNS: readonly WashPattern[] = [
   {
     pattern_type: 'ring',
-    description: 'Buyer and seller both members of a closed ring of wallets paying each other with balanced flows.',
+    description:
+      "A money trail through a payment ring: the buyer pays a seller of its own ring of wallets paying each other, and what it pays comes back round as the ring's payments to it.",
     pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w
-              JOIN seller_cohorts sb ON sb.seller_address = w.buyer AND sb.chain = w.chain
-              JOIN seller_cohorts ss ON ss.seller_address = w.seller_address AND ss.chain = w.chain
-             WHERE list_contains(sb.flags, 'cycle') AND list_contains(ss.flags, 'cycle')`,
+              JOIN pair_labels p USING (buyer, seller_address, chain) WHERE list_contains(p.reasons, 'payment_ring')`,
+  },
+  {
+    pattern_type: 'money_trail',
+    description: `Money from the seller's side (the seller, the funders up its chain, its operator) financed the wallet's payments, by whatever path: funding, top-ups, relays (followed ${T.trailMaxHops} transfers deep), money sent back, a payment ring.`,
+    pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w
+              JOIN pair_labels p USING (buyer, seller_address, chain) WHERE list_contains(p.reasons, 'money_trail')`,
   },
   {
     pattern_type: 'single_payer_concentration',
@@ -132,15 +137,28 @@ export const WASH_PATTERNS: readonly WashPattern[] = [
   },
   {
     pattern_type: 'operator_cohort',
-    description: `Wallets funded from the keys of the seller's operator (a funder up the chains of its sellers, or where they sweep their takings, within ${T.fundingMaxHops} links) that pay that operator at least ${Math.round(T.operatorMinShare * 100)}% of their payments, one of at least ${T.operatorMinWallets} such wallets; an operator may run several sellers.`,
+    description: `Wallets financed by the keys of the seller's operator (a funder up the chains of its sellers, or where they sweep their takings), an operator that runs several sellers.`,
     pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w
               JOIN pair_labels p USING (buyer, seller_address, chain) WHERE list_contains(p.reasons, 'operator_cohort')`,
   },
   {
     pattern_type: 'funding_burst',
-    description: `Fresh wallets funded by one source (often an exchange that funds many honest users too) within ${T.burstWindowHours} hours with amounts within ${Math.round(T.burstAmountBand * 100)}% of each other, at least ${T.burstMinWallets} of them, that pay mostly one operator and make up at least ${Math.round(T.burstMinBuyerShare * 100)}% of its buyers.`,
+    description: `A cohort first funded by one source (often an exchange that funds many honest users too) within ${T.burstWindowHours} hours with amounts within ${Math.round(T.burstAmountBand * 100)}% of each other, that dominates its operator's traffic and lives for it.`,
     pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w
               JOIN pair_labels p USING (buyer, seller_address, chain) WHERE list_contains(p.reasons, 'funding_burst')`,
+  },
+  {
+    pattern_type: 'funding_wave',
+    description: `A cohort of fresh wallets first funded by one source within ${T.waveWindowHours} hours, whatever the amounts (from an exchange: at least ${T.burstMinWallets} and ${T.waveMinRate} times its usual pace), that dominates its operator's traffic and lives for it.`,
+    pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w
+              JOIN pair_labels p USING (buyer, seller_address, chain) WHERE list_contains(p.reasons, 'funding_wave')`,
+  },
+  {
+    pattern_type: 'coordinated_groups',
+    description:
+      'Many small coordinated groups (funded, started or mined together) that live for one operator and together dominate its traffic.',
+    pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w
+              JOIN pair_labels p USING (buyer, seller_address, chain) WHERE list_contains(p.reasons, 'coordinated')`,
   },
   {
     pattern_type: 'vanity_cluster',
@@ -150,18 +168,9 @@ export const WASH_PATTERNS: readonly WashPattern[] = [
   },
   {
     pattern_type: 'common_funder',
-    description: `Wallets whose first-funding chains (up to ${T.fundingMaxHops} links, below the seller) meet at one wallet shared by at least ${PATTERN_MIN_WALLETS} wash wallets of the seller.`,
-    // links at or above the seller are the seller's own loop (funding_loop), not a third party
-    pairs: `WITH seller_hop AS (
-              SELECT w.buyer, w.seller_address, min(c.hop) AS hop FROM wash w
-                JOIN funding_chain c ON c.buyer = w.buyer AND c.funder = w.seller_address GROUP BY ALL),
-            m AS (
-              SELECT DISTINCT w.buyer, w.seller_address, w.chain, c.funder FROM wash w
-                JOIN funding_chain c ON c.buyer = w.buyer
-                LEFT JOIN seller_hop sh ON sh.buyer = w.buyer AND sh.seller_address = w.seller_address
-               WHERE c.hop < coalesce(sh.hop, ${T.fundingMaxHops + 1}))
-            SELECT DISTINCT m.buyer, m.seller_address, m.chain FROM m
-              JOIN (SELECT seller_address, chain, funder FROM m GROUP BY ALL HAVING count(*) >= ${PATTERN_MIN_WALLETS}) g USING (seller_address, chain, funder)`,
+    description: `A cohort whose first-funding chains (up to ${T.trailMaxHops} links, exchanges and hubs end them) meet at one wallet, not the seller's own, that dominates its operator's traffic and lives for it.`,
+    pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w
+              JOIN pair_labels p USING (buyer, seller_address, chain) WHERE list_contains(p.reasons, 'common_funder')`,
   },
   {
     pattern_type: 'coordinated_start',
@@ -176,14 +185,9 @@ export const WASH_PATTERNS: readonly WashPattern[] = [
   },
   {
     pattern_type: 'synchronized_start',
-    description: `Wallets that started paying a seller within ${T.farmMaxStartSpreadDays} days of each other: the 10th to 90th percentile of the first payments of at least ${PATTERN_MIN_WALLETS} wash wallets, and this one inside it or within a day of it.`,
+    description: `A seller's core of dedicated wallets that started within ${T.farmMaxStartSpreadDays} days of each other (10th to 90th percentile, widened by a day or a quarter) with another farm signal, dominating the seller's traffic.`,
     pairs: `SELECT w.buyer, w.seller_address, w.chain FROM wash w
-              JOIN (SELECT seller_address, chain, quantile_cont(epoch(first_time), 0.1) AS p10, quantile_cont(epoch(first_time), 0.9) AS p90
-                      FROM wash GROUP BY ALL
-                    HAVING count(*) >= ${PATTERN_MIN_WALLETS} AND p90 - p10 <= ${T.farmMaxStartSpreadDays * 86400}) g USING (seller_address, chain)
-             -- widened as the classifier's farm membership: a day, or a quarter of the span
-             WHERE epoch(w.first_time) BETWEEN g.p10 - greatest(${T.farmStartMarginDays * 86400}, 0.25 * (g.p90 - g.p10))
-                                          AND g.p90 + greatest(${T.farmStartMarginDays * 86400}, 0.25 * (g.p90 - g.p10))`,
+              JOIN pair_labels p USING (buyer, seller_address, chain) WHERE list_contains(p.reasons, 'synchronized_start')`,
   },
   {
     pattern_type: 'uniform_amount',
