@@ -90,7 +90,10 @@ module.exports = {
       comment:
         "Pipeline steps read the raw tables a source filled, never a source's own modules (sources/analytics.ts and sources/korea.ts pick the steps). " +
         'The CLI takes its default seed from the demo world and the wash evaluation runs on it by design.',
-      from: { path: '^pipelines/', pathNot: `(${TEST}|${TESTING}|^pipelines/cli\\.ts$|^pipelines/analytics/eval-wash(-challenge)?\\.ts$)` },
+      from: {
+        path: '^pipelines/',
+        pathNot: `(${TEST}|${TESTING}|^pipelines/cli\\.ts$|^pipelines/analytics/eval-wash(-challenge|-lofo)?\\.ts$)`,
+      },
       to: { path: '^sources/(demo|live|file)/' },
     },
     {

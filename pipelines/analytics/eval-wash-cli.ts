@@ -6,9 +6,15 @@
 import { UsageError } from '../../lib/args.ts';
 import { evalMain } from './eval-wash.ts';
 import { challengeMain } from './eval-wash-challenge.ts';
+import { familiesMain } from './eval-wash-lofo.ts';
 
 const argv = process.argv.slice(2);
-(argv.includes('--challenge') ? challengeMain(argv) : evalMain(argv)).then(
+(argv.includes('--challenge')
+  ? challengeMain(argv)
+  : argv.includes('--families') || argv.includes('--lofo')
+    ? familiesMain(argv)
+    : evalMain(argv)
+).then(
   (code) => process.exit(code),
   (err: unknown) => {
     if (err instanceof UsageError) {

@@ -26,6 +26,7 @@ import { WASH_LABELS, type WashLabel } from '../../catalog/categories.ts';
 import { parseIntFlag, parseTimeFlag, splitArgs, UsageError } from '../../lib/args.ts';
 import { ISSUE_29_CROWDS, LOOK_ALIKES, type Split } from '../../sources/demo/analytics/challenge/regimes.ts';
 import { challengeWorld } from '../../sources/demo/analytics/challenge/world.ts';
+import { type FamilyWorldOptions, familyWorld } from '../../sources/demo/analytics/families/world.ts';
 import { exchangeWalletRows } from '../../sources/demo/analytics/addresses.ts';
 import { x402World } from '../../sources/demo/analytics/world.ts';
 import { DEMO_TRUTH_TABLES, RAW_TABLES } from '../../sources/raw-tables.ts';
@@ -92,8 +93,8 @@ export interface TargetCheck {
 
 export interface WashEval {
   /** which world: the demo world (usual split) or the challenge world at one of its splits */
-  world: 'demo' | 'challenge';
-  split: EvalSplit | Split;
+  world: 'demo' | 'challenge' | 'families';
+  split: EvalSplit | Split | 'families';
   seed: number;
   /** the demo world's scale; null for the challenge world (fixed size) */
   scale: number | null;
@@ -347,6 +348,31 @@ export async function loadChallengeWorld(connection: DuckDBConnection, seed: num
   return transactions;
 }
 
+/** Generates the family world (sources/demo/analytics/families) into `connection`. */
+export async function loadFamilyWorld(connection: DuckDBConnection, options: FamilyWorldOptions): Promise<number> {
+  const w = familyWorld(options);
+  await appendRows(connection, RAW_TABLES.x402_services, w.services, { create: true });
+  const transactions = await appendRows(connection, RAW_TABLES.x402_transactions, w.transactions, { create: true });
+  await appendRows(connection, RAW_TABLES.wallet_funding, w.funding, { create: true });
+  await appendRows(connection, RAW_TABLES.exchange_wallets, w.exchanges, { create: true });
+  await appendRows(connection, DEMO_TRUTH_TABLES.demo_truth_buyers, w.truthBuyers, { create: true });
+  await appendRows(connection, DEMO_TRUTH_TABLES.demo_truth_pairs, w.truthPairs, { create: true });
+  return transactions;
+}
+
+/** Generates, classifies and scores the family world (every family, or `only` some). */
+export async function evaluateFamilyWorld(options: {
+  seed: number;
+  now?: Date;
+  only?: readonly string[];
+  threads?: number;
+}): Promise<WashEval> {
+  const now = options.now ?? DEFAULT_EVAL_NOW;
+  return evaluateLoaded({ world: 'families', split: 'families', seed: options.seed, scale: null }, now, options.threads, (c) =>
+    loadFamilyWorld(c, { seed: options.seed, now, ...(options.only ? { only: options.only } : {}) }),
+  );
+}
+
 /** Generates, classifies and scores the challenge world of one split ("ood" is eval:wash's out-of-distribution split). */
 export async function evaluateChallengeWorld(options: { seed: number; split: Split; now?: Date; threads?: number }): Promise<WashEval> {
   const now = options.now ?? DEFAULT_EVAL_NOW;
@@ -412,6 +438,7 @@ export function patternTable(patterns: readonly PatternScore[]): string[] {
 /** What a run is, in words: "usual split: demo world seed 1, scale 1" or "out-of-distribution split: challenge world (ood) seed 1". */
 export function runTitle(e: Pick<WashEval, 'world' | 'split' | 'seed' | 'scale'>, heldOut = false): string {
   if (e.world === 'demo') return `usual split: demo world seed ${e.seed}, scale ${e.scale}${heldOut ? ' (held out)' : ''}`;
+  if (e.world === 'families') return `family world seed ${e.seed}`;
   return `${e.split === 'ood' ? 'out-of-distribution split' : `${e.split} split`}: challenge world (${e.split}) seed ${e.seed}`;
 }
 

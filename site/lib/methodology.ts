@@ -15,6 +15,8 @@ import { z } from 'zod';
 import { WASH_LABELS, type WashLabel } from '../../catalog/categories.ts';
 import { RULE_CONFIDENCE, THRESHOLDS, type Thresholds } from '../../catalog/wash-rules.ts';
 import washEvalJson from '../data/wash-eval.json' with { type: 'json' };
+import washLofoJson from '../data/wash-lofo.json' with { type: 'json' };
+import { MODEL_KEYS, WASH_MODEL, type WashModelThresholds } from '../../catalog/wash-model.ts';
 
 export type ThresholdKey = keyof Thresholds;
 export type RuleKey = keyof typeof RULE_CONFIDENCE;
@@ -116,6 +118,19 @@ const THRESHOLD_MEANINGS = {
   periodicShortMinInteriorDays: { group: 'timing', unit: 'days', meaning: 'A short busy poller: at least this many interior days…' },
   periodicShortMinDailyTx: { group: 'timing', unit: 'per day', meaning: '…of at least this many payments a day…' },
   periodicShortMaxDispersion: { group: 'timing', unit: 'ratio', meaning: '…with daily counts dispersed at most this much.' },
+  periodicSparseMinInteriorDays: {
+    group: 'timing',
+    unit: 'days',
+    meaning: 'A sparse schedule (a daily job) is periodic too: at least this many interior days…',
+  },
+  periodicSparseMinDailyTx: { group: 'timing', unit: 'per day', meaning: '…at least this many payments a day…' },
+  periodicSparseMaxDispersion: { group: 'timing', unit: 'ratio', meaning: '…with daily counts dispersed at most this much.' },
+  periodicClockMaxHours: {
+    group: 'timing',
+    unit: 'hours',
+    meaning: 'A clock schedule is periodic too: over as many days, payments at no more than this many hours of the day…',
+  },
+  periodicClockMaxDispersion: { group: 'timing', unit: 'ratio', meaning: '…with daily counts dispersed at most this much.' },
   soakMinDayTx: { group: 'timing', unit: 'payments', meaning: 'Soak test: at least this many payments in one day…' },
   soakPerMinute: { group: 'timing', unit: 'per minute', meaning: '…at this sustained rate over the day’s span.' },
   developerMinPairShare: {
@@ -164,6 +179,22 @@ const THRESHOLD_MEANINGS = {
     group: 'cycles',
     unit: 'wallets',
     meaning: '…through no wallet funding more than this many (exchanges and bridges end a path)…',
+  },
+  sweepMinShare: {
+    group: 'funding',
+    unit: 'share',
+    meaning:
+      'A seller sweeps its takings to an address that receives at least this share of all it sends (refunds and rewards spread over customers are no sweep).',
+  },
+  trailMaxHops: {
+    group: 'funding',
+    unit: 'transfers',
+    meaning: 'Money trail: a seller side’s money is followed through at most this many transfers or payments…',
+  },
+  trailMinTaint: {
+    group: 'funding',
+    unit: 'share',
+    meaning: '…and a wallet holding less than this share of it is not kept (far below any decision).',
   },
   roundTripMinReturnShare: { group: 'cycles', unit: 'share', meaning: '…repaying at least this share of what the pair paid…' },
   roundTripMinReturns: { group: 'cycles', unit: 'transfers', meaning: '…in at least this many transfers after its first payment…' },
@@ -366,6 +397,17 @@ const THRESHOLD_MEANINGS = {
     meaning:
       '…making up at least this share of the operator’s buyers: a cohort. A burst whose wallets spread over unrelated services is a crowd.',
   },
+  waveWindowHours: {
+    group: 'funding',
+    unit: 'hours',
+    meaning:
+      'Funding wave: fresh wallets first funded by one source within this many hours, whatever the amounts (a coordination kind of the wash verdict)…',
+  },
+  waveMinRate: {
+    group: 'funding',
+    unit: 'ratio',
+    meaning: '…and from a public source, at least this many times the pace it funds the operator’s fresh payers at.',
+  },
   cycleMinEdgeVolume: { group: 'cycles', unit: 'USDC', meaning: 'Payment edges below this volume do not join a ring.' },
   cycleMaxBalance: {
     group: 'cycles',
@@ -404,34 +446,28 @@ const THRESHOLD_MEANINGS = {
 /** Which label each rule gives and when it fires, in words; the confidences are RULE_CONFIDENCE's. */
 const RULE_MEANINGS = {
   self_pay: { label: 'self_test', when: 'The payer is the seller.' },
-  cycle: { label: 'suspected_wash', when: 'Buyer and seller are in the same balanced payment ring.' },
-  round_trip: {
+  money_trail: {
     label: 'suspected_wash',
-    when: 'The seller sent the buyer back, directly or through relays, half or more of what it paid, in repeated transfers.',
+    when: 'Money from the seller’s side (the seller, its owner, its operator) financed the buyer’s payments, by whatever path (funding, relays, returns, a payment ring), the buyer lives for the operator and the operator’s trail-financed wallets are a cohort: the model’s thresholds.',
   },
-  funded_loop: { label: 'suspected_wash', when: 'The seller funded this wallet and enough of its other payers (a funded loop).' },
-  operator: {
-    label: 'suspected_wash',
-    when: 'Funded from the keys of the seller’s operator (the owner of one or more sellers), paying mostly that operator, one of enough such wallets.',
-  },
-  funding_burst: {
-    label: 'suspected_wash',
-    when: 'One of a burst of near-equal fundings to fresh wallets from one source that pay mostly this seller’s operator and make up most of its buyers.',
-  },
-  vanity_strict_and_broad: { label: 'suspected_wash', when: 'Member of both a strict and a broad vanity cluster of the seller’s cohort.' },
-  vanity_strict: { label: 'suspected_wash', when: 'Member of a strict vanity cluster.' },
-  vanity_broad: { label: 'suspected_wash', when: 'Member of a broad vanity cluster whose main seller this is.' },
   vanity_operator: { label: 'self_test', when: 'The vanity cluster’s operator wallet (pays a multiple of the cluster median).' },
-  farm: { label: 'suspected_wash', when: 'Core member of a farm seller’s cohort that joined with the farm.' },
-  common_funder: { label: 'suspected_wash', when: 'Member of a common-funder group of the seller’s core.' },
-  concentration: { label: 'suspected_wash', when: 'The fresh top payer of a concentration-flagged seller.' },
-  wash_wallet: { label: 'suspected_wash', when: 'Any other pair of a wash wallet (its wash pairs carry most of its payments).' },
-  seller_funded: { label: 'self_test', when: 'The seller funded this wallet (too few such wallets for a loop).' },
-  operator_test: {
-    label: 'self_test',
-    when: 'Funded from the keys of the seller’s operator, too few or too spread for a cohort: its own tests or CI.',
+  cohort: {
+    label: 'suspected_wash',
+    when: 'A coordinated group (a funding root, a burst, a wave, a vanity cluster, a synchronised start) that dominates the operator’s traffic, whose member lives for the operator, sustained over days: the model’s thresholds. Coordination alone is never enough.',
   },
-  shared_funder: { label: 'self_test', when: 'Shares its first funder with the seller.' },
+  evidence_step: {
+    label: 'suspected_wash',
+    when: 'Added to a wash verdict’s confidence for each piece of evidence beyond what it needs (a dominant trail group, a second coordination kind).',
+  },
+  concentration: { label: 'suspected_wash', when: 'The fresh top payer of a concentration-flagged seller.' },
+  wash_wallet: {
+    label: 'suspected_wash',
+    when: 'Any other pair of a wash wallet (its wash pairs carry most of its payments, or its evidence is about the wallet).',
+  },
+  money_trail_test: {
+    label: 'self_test',
+    when: 'Financed by the seller’s side, but too few, too brief, too spread or on a schedule: the operator’s own tests or CI.',
+  },
   seller_branded: { label: 'self_test', when: 'Shares the seller’s first and last address characters.' },
   verifier: { label: 'verifier', when: 'Many sellers, few calls each, mostly right after a listing appears.' },
   developer: { label: 'developer', when: 'A burst or soak test on one service within a short span.' },
@@ -534,6 +570,69 @@ export const WashEvalRecordSchema = z.object({
 });
 export type WashEvalRecordFile = z.infer<typeof WashEvalRecordSchema>;
 
+/**
+ * The leave-one-family-out record (`npm run eval:wash -- --lofo --seeds 1-2 --learned --write site/data/wash-lofo.json`,
+ * pipelines/analytics/eval-wash-lofo.ts): what the page shows of it.
+ */
+const LofoMacroSchema = z.object({
+  washRecall: z.number(),
+  washMinRecall: z.number(),
+  honestMaxFlagged: z.number(),
+  honestOverTarget: z.number().int(),
+});
+
+export const WashLofoSchema = z.object({
+  worlds: z.array(z.string()).min(1),
+  now: z.string(),
+  macro: z.object({
+    washRecall: z.number(),
+    washMinRecall: z.number(),
+    honestMaxFlagged: z.number(),
+    washFamilies: z.number().int(),
+    honestFamilies: z.number().int(),
+  }),
+  targets: z.array(z.object({ name: z.string(), value: z.number(), target: z.string(), met: z.boolean() })).min(1),
+  families: z
+    .array(
+      z.object({
+        family: z.string(),
+        kind: z.enum(['wash', 'honest']),
+        label: z.string(),
+        against: z.string(),
+        wallets: z.number().int(),
+        lofo: z.number().min(0).max(1),
+        inSample: z.number().min(0).max(1),
+      }),
+    )
+    .min(1),
+  model: z.record(z.string(), z.number()),
+  /** --learned: gradient-boosted trees over the same evidence beside the rules, both from the candidates. */
+  learned: z
+    .object({
+      about: z.string(),
+      rules: LofoMacroSchema,
+      learned: LofoMacroSchema,
+      importance: z.array(z.object({ feature: z.string(), weight: z.number() })),
+    })
+    .optional(),
+});
+export type WashLofoFile = z.infer<typeof WashLofoSchema>;
+
+/** What each fitted threshold of the verdict means (catalog/wash-model.ts). */
+const MODEL_MEANINGS: Record<keyof WashModelThresholds, string> = {
+  trailCover: 'Money trail: the operator’s side financed at least this share of what the buyer paid it…',
+  trailLife: '…the median trail-financed wallet pays the operator at least this share of its payments…',
+  trailWallets: '…and they are at least this many wallets…',
+  trailDominance: '…or make at least this share of the operator’s payer volume…',
+  trailSpanDays: '…over at least this many days.',
+  trailPeriodicLife: 'On a schedule (a CI job): the group pays the operator at least this share…',
+  trailPeriodicWallets: '…and is at least this many wallets; else the operator’s own monitoring (self_test).',
+  cohortWallets: 'Cohort: a coordinated group of at least this many wallets…',
+  cohortDominance: '…making at least this share of the operator’s payer volume…',
+  cohortSpanDays: '…paying over at least this many days…',
+  cohortLife: '…whose median member pays the operator at least this share of its payments.',
+};
+
 // ------------------------------------------------------------------ the page model
 
 export interface ThresholdRow {
@@ -551,6 +650,9 @@ export interface MethodologyModel {
   groups: Array<{ id: SignalGroupId; title: string; about: string; thresholds: ThresholdRow[] }>;
   rules: Array<{ rule: RuleKey; label: WashLabel; confidence: number; confidenceText: string; when: string; belowBand: boolean }>;
   evaluation: WashEvalRecordFile;
+  /** The verdict's fitted thresholds and how they were fitted. */
+  model: { thresholds: Array<{ key: string; value: number; meaning: string }>; fitted: typeof WASH_MODEL.fitted };
+  lofo: WashLofoFile;
 }
 
 /** A constant exactly as the code holds it: 30000 reads "30000", 0.1 reads "0.1". */
@@ -558,7 +660,7 @@ export function constantText(value: number): string {
   return String(value);
 }
 
-export function methodologyModel(evaluation: unknown = washEvalJson): MethodologyModel {
+export function methodologyModel(evaluation: unknown = washEvalJson, lofo: unknown = washLofoJson): MethodologyModel {
   const meanings: Record<ThresholdKey, ThresholdMeaning> = THRESHOLD_MEANINGS;
   const rules = (Object.keys(RULE_CONFIDENCE) as RuleKey[]).map((rule) => {
     const confidence: number = RULE_CONFIDENCE[rule];
@@ -584,5 +686,10 @@ export function methodologyModel(evaluation: unknown = washEvalJson): Methodolog
     })),
     rules,
     evaluation: WashEvalRecordSchema.parse(evaluation),
+    model: {
+      thresholds: MODEL_KEYS.map((key) => ({ key, value: WASH_MODEL.thresholds[key], meaning: MODEL_MEANINGS[key] })),
+      fitted: WASH_MODEL.fitted,
+    },
+    lofo: WashLofoSchema.parse(lofo),
   };
 }
