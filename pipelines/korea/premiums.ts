@@ -19,6 +19,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { PREMIUM_INPUT_WINDOW } from '../../catalog/korea.ts';
 import { queryJson } from '../../lib/duckdb.ts';
+import { FX_UPSTREAMS, GLOBAL_UPSTREAMS } from '../../sources/korea-upstreams.ts';
 import { STABLECOINS } from './plausibility-bounds.ts';
 import { EXCHANGES, countRows, ensureRawTables, exchangeRankSql, isoSql, missingInput } from './sql.ts';
 
@@ -170,9 +171,8 @@ export const MARKET_INDEX_SQL = `(
     FROM ${INDEX_ROWS_SQL} i
    WHERE i.symbol NOT IN (${INDEX_EXCLUDED_SYMBOLS.map((s) => `'${s}'`).join(', ')}))`;
 
-/** Upstream names (ingest_failures) that supply each input, for the "inputs missing" reasons. */
-export const FX_UPSTREAMS = ['fx', 'dunamu', 'er-api', 'frankfurter', 'naver:fx'] as const;
-export const GLOBAL_UPSTREAMS = ['binance', 'okx', 'coinbase'] as const;
+/** Upstream names (ingest_failures) that supply each input, for the "inputs missing" reasons: the ones the live source records. */
+export { FX_UPSTREAMS, GLOBAL_UPSTREAMS };
 
 /** The run's official rate as document fields. */
 export const FX_FIELDS_SQL = `

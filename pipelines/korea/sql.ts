@@ -8,6 +8,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { KOREAN_EXCHANGES, LISTING_EXCHANGES, type KoreaDatasetName } from '../../catalog/korea.ts';
+import type { KoreaUpstreamName } from '../../sources/korea-upstreams.ts';
 import { RAW_TABLES, type SourceKind } from '../../sources/raw-tables.ts';
 import type { DatasetStep, PipelineContext } from '../runner.ts';
 import { queryJson, significantSql, sqlList, tableExists } from '../../lib/duckdb.ts';
@@ -94,8 +95,8 @@ export { tableExists };
 
 /**
  * `ingest_failures(upstream, error, at)` as a relation: the live source writes one row per
- * upstream that failed in this run (an absent table means nothing failed). Upstream names start
- * with the upstream's name: 'upbit', 'bithumb:warnings', 'binance', 'fx', 'fred:DGS3', 'naver:005930'.
+ * upstream that failed in this run (an absent table means nothing failed). Upstream names are the
+ * source's (sources/korea-upstreams.ts): 'upbit', 'bithumb:alerts', 'binance', 'dunamu', 'fred:DGS3', 'naver:005930'.
  */
 export async function failuresSql(c: DuckDBConnection): Promise<string> {
   if (await tableExists(c, 'ingest_failures')) {
@@ -127,7 +128,7 @@ const failureTextSql = (f: string): string =>
 export const failureListSql = (f = 'f'): string => `string_agg(DISTINCT ${failureTextSql(f)}, '; ' ORDER BY ${failureTextSql(f)})`;
 
 /** 'binance: HTTP 451; okx: timeout' for failures whose upstream starts with one of `prefixes`. */
-export async function failureReason(c: DuckDBConnection, prefixes: readonly string[]): Promise<string | null> {
+export async function failureReason(c: DuckDBConnection, prefixes: readonly KoreaUpstreamName[]): Promise<string | null> {
   if (prefixes.length === 0) return null;
   const failures = await failuresSql(c);
   const match = prefixes.map((p) => `starts_with(lower(f.upstream), ${quote(p.toLowerCase())})`).join(' OR ');
@@ -136,7 +137,12 @@ export async function failureReason(c: DuckDBConnection, prefixes: readonly stri
 }
 
 /** The error a dataset throws when an input it cannot do without is missing from this run. */
-export async function missingInput(c: DuckDBConnection, dataset: string, what: string, upstreams: readonly string[]): Promise<Error> {
+export async function missingInput(
+  c: DuckDBConnection,
+  dataset: string,
+  what: string,
+  upstreams: readonly KoreaUpstreamName[],
+): Promise<Error> {
   const reason = await failureReason(c, upstreams);
   return new Error(`${dataset}: ${what} in this run${reason ? ` (${reason})` : ''}; the last good version stays live`);
 }

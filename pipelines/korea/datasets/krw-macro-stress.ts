@@ -281,7 +281,7 @@ export async function krwMacroStressDocument(
   const now = timestampSql(run.now);
   const runDate = `(${now})::DATE`;
   if ((await countRows(c, 'macro_daily', `value IS NOT NULL AND date <= ${runDate}`)) === 0) {
-    throw await missingInput(c, 'krw-macro-stress', 'no macro history (macro_daily is empty)', ['fred', 'naver', 'cboe']);
+    throw await missingInput(c, 'krw-macro-stress', 'no macro history (macro_daily is empty)', ['fred:', 'naver:']);
   }
   await macroPercentiles(c, runDate);
   await updateSourceStatus(c, now);

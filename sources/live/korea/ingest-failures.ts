@@ -9,16 +9,13 @@
  * upstream that failed, including one a fallback covered (binance when okx answered): the empty
  * table is the signal, this table is the explanation.
  *
- * Upstream names: upbit and bithumb (the exchange's prices), upbit:markets and bithumb:markets (its
- * market list), bithumb:alerts (the 경보제 feed), binance, okx, dunamu, er-api, candles:upbit, news, one per news
- * source (news:<feed id>, news:naver:<topic>:<query>), and one per
- * macro series fetch: fred:DGS3, fred:VIXCLS, fred:DEXKOUS, naver:005930, naver:000660. Readers
- * match by prefix ('upbit' is the exchange's market list and prices; candle failures are named
- * candles:upbit so they do not read as the exchange being down). A fred:* or naver:* row means
- * "not refreshed this run": macro_daily still holds the kept history.
+ * Upstream names: sources/korea-upstreams.ts (KoreaUpstreamName), shared with the pipelines that
+ * read them. A fred:* or naver:* row means "not refreshed this run": macro_daily still holds the
+ * kept history.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { queryJson, sqlString } from '../../../lib/duckdb.ts';
+import type { KoreaUpstreamName } from '../../korea-upstreams.ts';
 import type { RawTable } from '../../raw-tables.ts';
 
 export const INGEST_FAILURES: RawTable = {
@@ -32,25 +29,7 @@ export const INGEST_FAILURES: RawTable = {
   ],
 };
 
-export type KoreaUpstreamName =
-  | 'upbit'
-  | 'upbit:markets'
-  | 'bithumb'
-  | 'bithumb:markets'
-  | 'bithumb:alerts'
-  | 'coinone'
-  | 'korbit'
-  | 'binance'
-  | 'okx'
-  | 'dunamu'
-  | 'er-api'
-  | 'candles:upbit'
-  | 'news'
-  | `news:${string}`
-  | `books:${string}`
-  | `wallets:${string}`
-  | `fred:${string}`
-  | `naver:${string}`;
+export type { KoreaUpstreamName };
 
 const names = (upstreams: readonly KoreaUpstreamName[]) => (upstreams.length ? upstreams.map(sqlString).join(', ') : 'NULL');
 
