@@ -27,11 +27,12 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { PREMIUM_ARCHIVE, type PremiumInterval } from '../../catalog/korea.ts';
 import { queryJson, sqlString, tableExists } from '../../lib/duckdb.ts';
 import type { DatasetEntry } from '../../snapshots/manifest.ts';
-import type { DatasetStep, PipelineContext } from '../runner.ts';
+import type { PipelineContext } from '../runner.ts';
+import type { KoreaInput } from './plausibility-bounds.ts';
 import { INDEX_ROWS_SQL, MARKET_INDEX_SQL, marketAsOf, PREMIUM_ROWS_SQL, requirePremiumInputs } from './premiums.ts';
 
 const INDEX = PREMIUM_ARCHIVE.indexExchange;
-import { ensureRawTables, runOf, timestampSql } from './sql.ts';
+import { ensureRawTables, runOf, timestampSql, type KoreaDatasetStep } from './sql.ts';
 
 const COLUMNS = `t TIMESTAMP, exchange VARCHAR, symbol VARCHAR, premium_pct DOUBLE, min_pct DOUBLE, max_pct DOUBLE,
   last_pct DOUBLE, samples INTEGER, source VARCHAR`;
@@ -183,8 +184,15 @@ export async function recordedRun(ctx: PipelineContext, dataset: string): Promis
   return { minute, whole: merged > 0 };
 }
 
-export const premiumArchiveSteps: DatasetStep[] = PREMIUM_ARCHIVE.intervals.map((interval) => ({
+/**
+ * What a run's premiums rest on: a step that records them (recordedRun) reads every one, so a
+ * refused input records nothing (the minute is missing, as when an exchange is down).
+ */
+export const PREMIUM_INPUTS: readonly KoreaInput[] = ['fx', 'krPrices', 'globalPrices'];
+
+export const premiumArchiveSteps: KoreaDatasetStep[] = PREMIUM_ARCHIVE.intervals.map((interval) => ({
   dataset: archiveDataset(interval),
+  reads: PREMIUM_INPUTS,
   async run(ctx: PipelineContext) {
     const run = await recordedRun(ctx, archiveDataset(interval));
     const whole = ctx.rebuild ? '--rebuild' : run.whole ? 'history merged into the archive' : null;

@@ -7,9 +7,17 @@
  * official rate. Majority, not unanimity: a real move confirmed by one independent reference is
  * published, a glitch that no reference confirms is not.
  *
- * A refused input refuses the datasets that read it (`feeds`): they keep their last good version,
- * with the reason in the run table and in /health.
+ * A refused input refuses every dataset that reads it: each dataset step declares the inputs it
+ * reads (`reads` of KoreaDatasetStep, pipelines/korea/sql.ts) and keeps its last good version while
+ * one of them is refused, with the reason in the run table and in /health. An input lives in one
+ * raw table (`table`); reads.test.ts runs every dataset and checks that each reads no input's table
+ * it does not declare.
  */
+
+import type { RAW_TABLES } from '../../sources/raw-tables.ts';
+
+/** A raw table a source fills (sources/raw-tables.ts). */
+type RawTableName = keyof typeof RAW_TABLES;
 
 /** A value more than `maxRatio` times above or below its reference disagrees with it. */
 export interface RatioBound {
@@ -22,12 +30,6 @@ export interface LastGoodBound extends RatioBound {
   /** A last good value older than this (against the run's data time) is no reference any more. */
   maxAgeSeconds: number;
 }
-
-/**
- * The AI products read the market documents of the run (a carried-over document is the last good
- * one) and, for breadth and volumes, the Korean tickers themselves: only the prices feed them directly.
- */
-const MARKET_READERS = ['kr-sentiment', 'market-read', 'divergence'] as const;
 
 /** The bounds every tracked KRX stock shares (its close; its foreign ownership share). */
 const KRX_CLOSE = {
@@ -45,7 +47,7 @@ export const KOREA_INPUT_BOUNDS = {
   /** USD/KRW: Dunamu, er-api or the demo world (fx_rates). */
   fx: {
     label: 'FX',
-    feeds: ['fx-rate', 'kimchi-premium', 'stablecoin-premium', 'arbitrage-scanner', 'arbitrage-executable'],
+    table: 'fx_rates',
     range: {
       min: 500,
       max: 5000,
@@ -65,7 +67,7 @@ export const KOREA_INPUT_BOUNDS = {
   /** KRW prices per exchange and symbol (kr_tickers); stablecoins have their own reference below. */
   krPrices: {
     label: 'price',
-    feeds: ['kr-prices', 'kimchi-premium', 'stablecoin-premium', 'arbitrage-scanner', 'market-movers', ...MARKET_READERS],
+    table: 'kr_tickers',
     lastGood: {
       maxRatio: 3,
       maxAgeSeconds: 86_400,
@@ -88,7 +90,7 @@ export const KOREA_INPUT_BOUNDS = {
   /** USD(T) prices on the global venue (global_prices). */
   globalPrices: {
     label: 'global price',
-    feeds: ['kimchi-premium', 'arbitrage-scanner'],
+    table: 'global_prices',
     lastGood: {
       maxRatio: 3,
       maxAgeSeconds: 86_400,
@@ -106,7 +108,7 @@ export const KOREA_INPUT_BOUNDS = {
    */
   macro: {
     label: 'macro',
-    feeds: ['krw-macro-stress'],
+    table: 'macro_daily',
     series: {
       DGS3: {
         range: [-2, 25],
@@ -129,7 +131,7 @@ export const KOREA_INPUT_BOUNDS = {
       'KRX:000660:foreign_pct': KRX_FOREIGN_PCT,
     },
   },
-} as const satisfies Record<string, { label: string; feeds: readonly string[]; [bound: string]: unknown }>;
+} as const satisfies Record<string, { label: string; table: RawTableName; [bound: string]: unknown }>;
 
 export type KoreaInput = keyof typeof KOREA_INPUT_BOUNDS;
 
@@ -141,9 +143,4 @@ export interface MacroSeriesBound {
   maxRatio?: number;
   maxStep?: number;
   why: string;
-}
-
-/** The datasets a refused input refuses. */
-export function datasetsFedBy(input: KoreaInput): readonly string[] {
-  return KOREA_INPUT_BOUNDS[input].feeds;
 }

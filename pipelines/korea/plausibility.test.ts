@@ -17,6 +17,20 @@ import { LineProgress } from '../progress.ts';
 import { checkKoreaInputs, deviation } from './plausibility.ts';
 
 const roots: string[] = [];
+
+/** The premium archive's warehouse tables, every row (the run has closed the warehouse). */
+async function archiveTables(warehouseDir: string): Promise<Record<string, Array<Record<string, unknown>>>> {
+  const db = await openDatabase(join(warehouseDir, 'korea.duckdb'), { access_mode: 'READ_ONLY' });
+  try {
+    const out: Record<string, Array<Record<string, unknown>>> = {};
+    for (const t of ['premium_1m', 'premium_1h', 'premium_1d']) {
+      out[t] = await queryJson(db.connection, `SELECT * FROM ${t} ORDER BY ALL`);
+    }
+    return out;
+  } finally {
+    db.close();
+  }
+}
 afterAll(() => {
   for (const r of roots) rmSync(r, { recursive: true, force: true });
 });
@@ -54,6 +68,8 @@ describe('fault 4: an absurd FX rate and an absurd Upbit price between two live 
     const first = await run(KOREA_FIXTURE_NOW);
     expect(first.exitCode).toBe(0);
     const good = first.results[0]!.manifest!;
+    const archiveBefore = await archiveTables(settings.warehouseDir);
+    expect(archiveBefore.premium_1m!.length).toBeGreaterThan(0);
 
     // one minute later Dunamu says 1 KRW per USD and Upbit quotes BTC a thousand times too high
     world.reset();
@@ -86,8 +102,25 @@ describe('fault 4: an absurd FX rate and an absurd Upbit price between two live 
     // inputs that were plausible still feed fresh datasets
     for (const name of ['exchange-alerts', 'symbols', 'stats']) expect(entry(name).carried_over, name).toBeUndefined();
 
+    // Issue 47: nothing refused reaches the archive. Its three datasets, the free daily preview and
+    // the order books keep their last good files; the warehouse archive records nothing of this run
+    // (its minute is missing, as when an exchange is down: the fixtures' prices carry the same
+    // minute, so a write would have replaced the good points with a premium of millions of percent).
+    const unchanged = ['kimchi-premium-1m', 'kimchi-premium-1h', 'kimchi-premium-1d', 'kimchi-premium-daily', 'order-books'];
+    for (const name of unchanged) {
+      const { carried_over: carried, ...files } = entry(name);
+      expect(carried?.reason, name).toMatch(/^implausible input: FX 1\.0 KRW\/USD \(dunamu\) is outside 500 to 5,000/);
+      expect(files, name).toEqual(good.datasets.find((d) => d.name === name));
+    }
+    expect(await archiveTables(settings.warehouseDir)).toEqual(archiveBefore);
+
     // the run table says why, in words, on the dataset's line
     expect(second.out).toMatch(/^korea\/fx-rate .* carried-over: kept \S+: implausible input: FX 1\.0 KRW\/USD \(dunamu\) is outside/m);
+    for (const name of unchanged) {
+      expect(second.out).toMatch(
+        new RegExp(`^korea/${name} .* carried-over: kept ${good.version}: implausible input: FX 1\\.0 KRW/USD`, 'm'),
+      );
+    }
     expect(second.progress.join('\n')).toMatch(/refused price input: upbit BTC 91,200,000,000 KRW/);
 
     // no absurd premium is served: the kimchi premium is the last good one

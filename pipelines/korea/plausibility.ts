@@ -9,17 +9,18 @@
  *                         last good values (korea_input_last_good, kept across runs) to the
  *                         inputs it accepted
  *
- * Every dataset step is guarded (`guardedByPlausibility`): a dataset fed by a refused input
- * fails with the reasons, so the runner keeps its last good version and says why. A price that is
- * a thousand times too high is never turned into a premium.
+ * Every dataset step is guarded (`guardedByPlausibility`): a dataset that reads a refused input
+ * (its `reads`, declared with the step) fails with the reasons, so the runner keeps its last good
+ * version and says why. A price that is a thousand times too high is never turned into a premium,
+ * an archived point, an order book or a preview.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { SourceKind } from '../../sources/raw-tables.ts';
-import type { DatasetStep, PrepareStep } from '../runner.ts';
+import type { PrepareStep } from '../runner.ts';
 import { queryJson } from '../../lib/duckdb.ts';
 import { KOREA_INPUT_BOUNDS, STABLECOINS, type KoreaInput, type MacroSeriesBound } from './plausibility-bounds.ts';
 import { FX_SQL, GLOBAL_SQL, TICKERS_SQL } from './premiums.ts';
-import { ensureRawTables, exchangeRankSql, LISTING_EXCHANGES, quote, tableExists } from './sql.ts';
+import { ensureRawTables, exchangeRankSql, LISTING_EXCHANGES, quote, tableExists, type KoreaDatasetStep } from './sql.ts';
 
 /** This run's refusals (dropped with the run's tables). */
 export const REFUSED_INPUTS = 'refused_inputs';
@@ -422,19 +423,20 @@ export const plausibilityStep: PrepareStep = {
 };
 
 /**
- * Why `dataset` may not be computed in this run (the refusals of the inputs that feed it), or
- * null. When the check did not run at all, nothing vouches for the inputs: every dataset fed by
- * one is refused.
+ * Why a dataset reading `inputs` may not be computed in this run (the refusals of those inputs),
+ * or null. When the check did not run at all, nothing vouches for the inputs: every dataset that
+ * reads one is refused.
  */
-export async function refusalFor(c: DuckDBConnection, dataset: string): Promise<string | null> {
-  const inputs = (Object.keys(KOREA_INPUT_BOUNDS) as KoreaInput[]).filter((i) =>
-    (KOREA_INPUT_BOUNDS[i].feeds as readonly string[]).includes(dataset),
-  );
+export async function refusalFor(c: DuckDBConnection, inputs: readonly KoreaInput[]): Promise<string | null> {
   if (inputs.length === 0) return null;
   if (!(await tableExists(c, REFUSED_INPUTS))) {
     return 'the plausibility check of the inputs did not run (see prepare:plausibility)';
   }
-  const list = inputs.map(quote).join(', ');
+  // in the bounds' order (FX first), whatever order the dataset declares them in
+  const list = (Object.keys(KOREA_INPUT_BOUNDS) as KoreaInput[])
+    .filter((i) => inputs.includes(i))
+    .map(quote)
+    .join(', ');
   const rows = await queryJson(
     c,
     `SELECT reason, short FROM ${REFUSED_INPUTS} WHERE input IN (${list}) ORDER BY list_position([${list}], input), subject`,
@@ -446,11 +448,11 @@ export async function refusalFor(c: DuckDBConnection, dataset: string): Promise<
 }
 
 /** The step, refused (its last good version kept) while an input it reads is implausible. */
-export function guardedByPlausibility(step: DatasetStep): DatasetStep {
+export function guardedByPlausibility(step: KoreaDatasetStep): KoreaDatasetStep {
   return {
     ...step,
     async run(ctx) {
-      const refusal = await refusalFor(ctx.connection, step.dataset);
+      const refusal = await refusalFor(ctx.connection, step.reads);
       if (refusal) throw new Error(`implausible input: ${refusal}`);
       return step.run(ctx);
     },

@@ -11,6 +11,7 @@ import { KOREAN_EXCHANGES, LISTING_EXCHANGES, type KoreaDatasetName } from '../.
 import type { KoreaUpstreamName } from '../../sources/korea-upstreams.ts';
 import { RAW_TABLES, type SourceKind } from '../../sources/raw-tables.ts';
 import type { DatasetStep, PipelineContext } from '../runner.ts';
+import type { KoreaInput } from './plausibility-bounds.ts';
 import { queryJson, significantSql, sqlList, tableExists } from '../../lib/duckdb.ts';
 
 /** What a korea dataset needs to know about its run besides the warehouse. */
@@ -22,13 +23,31 @@ export interface KoreaRun {
 
 export const runOf = (ctx: PipelineContext): KoreaRun => ({ now: ctx.now, sourceKind: ctx.sourceKind });
 
+/**
+ * A korea dataset step with the guarded inputs it reads (plausibility-bounds.ts), declared with it:
+ * the plausibility guard refuses it while one of them is refused (plausibility.ts), and
+ * reads.test.ts runs every step and fails when one reads an input's raw table it does not declare.
+ */
+export interface KoreaDatasetStep extends DatasetStep {
+  dataset: KoreaDatasetName;
+  /** The inputs whose values it reads (directly or through the SQL it shares): it is refused with any of them. */
+  reads: readonly KoreaInput[];
+  /**
+   * Inputs it only counts (whether rows are there, or how many; never a value): a refused one
+   * does not hold it back. Say why.
+   */
+  counts?: { inputs: readonly KoreaInput[]; why: string };
+}
+
 /** The dataset step that writes `build`'s document as `dataset`, stamped with the document's as_of. */
 export function documentStep(
   dataset: KoreaDatasetName,
+  reads: readonly KoreaInput[],
   build: (c: DuckDBConnection, run: KoreaRun) => Promise<Record<string, unknown>>,
-): DatasetStep {
+): KoreaDatasetStep {
   return {
     dataset,
+    reads,
     async run(ctx) {
       const doc = await build(ctx.connection, runOf(ctx));
       return ctx.writer.writeDocument(dataset, doc, ctx.meta(dataset, String(doc.as_of)));

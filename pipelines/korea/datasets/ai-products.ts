@@ -10,7 +10,9 @@
  * it. The analyst bounds how many calls are in flight (ANTHROPIC_CONCURRENCY).
  */
 import type { DatasetAi } from '../../../snapshots/manifest.ts';
-import type { DatasetStep, PipelineContext, PrepareStep } from '../../runner.ts';
+import type { PipelineContext, PrepareStep } from '../../runner.ts';
+import type { KoreaInput } from '../plausibility-bounds.ts';
+import type { KoreaDatasetStep } from '../sql.ts';
 import { queryJson } from '../../../lib/duckdb.ts';
 import { deepTask, divergenceFacts, lightTask, newsSignals, type DeepInput } from './divergence.ts';
 import { newsDocument } from './kr-news.ts';
@@ -23,6 +25,18 @@ import { translatePending, type TranslationReport } from '../news-translation.ts
 type Product = 'kr-news-kpop' | 'kr-news-semiconductor' | 'kr-sentiment' | 'market-read' | 'divergence';
 export const AI_PRODUCTS: readonly Product[] = ['kr-news-kpop', 'kr-news-semiconductor', 'kr-sentiment', 'market-read', 'divergence'];
 const READS_NEWS: readonly Product[] = ['kr-news-kpop', 'kr-news-semiconductor', 'kr-sentiment'];
+/**
+ * The guarded inputs of each product: the market facts (market-facts.ts) read the run's market
+ * documents (a refused one is carried over: the last good) and, for breadth and volumes, the
+ * Korean tickers themselves.
+ */
+const READS: Record<Product, readonly KoreaInput[]> = {
+  'kr-news-kpop': [],
+  'kr-news-semiconductor': [],
+  'kr-sentiment': ['krPrices'],
+  'market-read': ['krPrices'],
+  divergence: ['krPrices'],
+};
 
 export interface ProductDocument {
   doc: Record<string, unknown>;
@@ -243,9 +257,10 @@ export const newsTranslationStep: PrepareStep = {
   },
 };
 
-function productStep(product: Product): DatasetStep {
+function productStep(product: Product): KoreaDatasetStep {
   return {
     dataset: product,
+    reads: READS[product],
     cadence: true,
     async run(ctx) {
       const run = aiRunOf(ctx);
@@ -256,4 +271,4 @@ function productStep(product: Product): DatasetStep {
   };
 }
 
-export const aiProductSteps: DatasetStep[] = AI_PRODUCTS.map(productStep);
+export const aiProductSteps: KoreaDatasetStep[] = AI_PRODUCTS.map(productStep);

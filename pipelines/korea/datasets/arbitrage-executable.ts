@@ -14,7 +14,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { TRADING_FEES } from '../../../catalog/korea-fees.ts';
 import { bandSql, EXECUTABLE, executableSql } from '../../../catalog/korea-executable.ts';
-import type { DatasetStep } from '../../runner.ts';
 import { queryJson } from '../../../lib/duckdb.ts';
 import { FX_FIELDS_SQL, FX_SQL, requirePremiumInputs } from '../premiums.ts';
 import {
@@ -27,8 +26,15 @@ import {
   queryDocument,
   quote,
   runOf,
+  type KoreaDatasetStep,
   type KoreaRun,
 } from '../sql.ts';
+
+/** Both datasets need Korean prices to be there (requirePremiumInputs) but read none of them. */
+const PRICES_PRESENT = {
+  inputs: ['krPrices'],
+  why: 'the books carry their own prices: it only requires Korean prices to be there (requirePremiumInputs), and reads none',
+} as const;
 
 /** The newest book per (exchange, symbol): every level of the book with the newest as_of. */
 export const BOOKS_SQL = `(SELECT * FROM order_books
@@ -115,8 +121,11 @@ export async function arbitrageExecutableDocument(c: DuckDBConnection, run: Kore
   return { source: run.sourceKind, ...body, as_of: body.as_of };
 }
 
-export const arbitrageExecutableStep: DatasetStep = {
+export const arbitrageExecutableStep: KoreaDatasetStep = {
   dataset: 'arbitrage-executable',
+  // the books' USD prices at the run's rate
+  reads: ['fx'],
+  counts: PRICES_PRESENT,
   async run(ctx) {
     const doc = await arbitrageExecutableDocument(ctx.connection, runOf(ctx));
     return ctx.writer.writeDocument('arbitrage-executable', doc, ctx.meta('arbitrage-executable', String(doc.as_of)));
@@ -124,8 +133,11 @@ export const arbitrageExecutableStep: DatasetStep = {
 };
 
 /** The levels the endpoint walks (catalog/korea-executable.ts bandSql at the run's rate): within the band of each book's mid. */
-export const orderBooksStep: DatasetStep = {
+export const orderBooksStep: KoreaDatasetStep = {
   dataset: 'order-books',
+  // the band and the USD amounts at the run's rate
+  reads: ['fx'],
+  counts: PRICES_PRESENT,
   async run(ctx) {
     const c = ctx.connection;
     await requireBooks(c, 'order-books');

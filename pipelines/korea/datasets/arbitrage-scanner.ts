@@ -20,7 +20,6 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { EXECUTABLE, executableSql } from '../../../catalog/korea-executable.ts';
-import type { DatasetStep } from '../../runner.ts';
 import { BOOKS_SQL, WALLETS_SQL } from './arbitrage-executable.ts';
 import {
   FX_FIELDS_SQL,
@@ -34,7 +33,17 @@ import {
   rateApartReasonSql,
   requirePremiumInputs,
 } from '../premiums.ts';
-import { documentStep, LISTING_EXCHANGES, countRows, krwSumSql, missingInput, pctSql, queryDocument, type KoreaRun } from '../sql.ts';
+import {
+  documentStep,
+  LISTING_EXCHANGES,
+  countRows,
+  krwSumSql,
+  missingInput,
+  pctSql,
+  queryDocument,
+  type KoreaRun,
+  type KoreaDatasetStep,
+} from '../sql.ts';
 
 /** Upbit-Bithumb gaps listed in exchange_gaps: larger than this in absolute value (percent). */
 export const GAP_THRESHOLD_PCT = 0.3;
@@ -162,4 +171,8 @@ export async function arbitrageScannerDocument(c: DuckDBConnection, run: KoreaRu
   return { source: run.sourceKind, as_of: asOf, ...body };
 }
 
-export const arbitrageScannerStep: DatasetStep = documentStep('arbitrage-scanner', arbitrageScannerDocument);
+export const arbitrageScannerStep: KoreaDatasetStep = documentStep(
+  'arbitrage-scanner',
+  ['fx', 'krPrices', 'globalPrices'],
+  arbitrageScannerDocument,
+);

@@ -22,7 +22,6 @@
  * Events and ended flags older than HISTORY_KEEP_DAYS are dropped.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { DatasetStep } from '../../runner.ts';
 import { queryJson } from '../../../lib/duckdb.ts';
 import {
   LISTING_EXCHANGES,
@@ -38,6 +37,7 @@ import {
   timestampSql,
   unavailableExchangesSql,
   type KoreaRun,
+  type KoreaDatasetStep,
 } from '../sql.ts';
 
 /** listing_changes and recently_ended cover this many days before as_of. */
@@ -219,4 +219,4 @@ export async function exchangeAlertsDocument(c: DuckDBConnection, run: KoreaRun)
   return { source: run.sourceKind, as_of: asOf, ...body };
 }
 
-export const exchangeAlertsStep: DatasetStep = documentStep('exchange-alerts', exchangeAlertsDocument);
+export const exchangeAlertsStep: KoreaDatasetStep = documentStep('exchange-alerts', [], exchangeAlertsDocument);

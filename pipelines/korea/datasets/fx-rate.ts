@@ -1,11 +1,11 @@
 /** fx-rate: USD/KRW (KRW per 1 USD) with its provider and the provider's time of the rate. */
-import type { DatasetStep } from '../../runner.ts';
 import { queryJson } from '../../../lib/duckdb.ts';
 import { FX_SQL, FX_UPSTREAMS } from '../premiums.ts';
-import { ensureRawTables, isoSql, missingInput } from '../sql.ts';
+import { ensureRawTables, isoSql, missingInput, type KoreaDatasetStep } from '../sql.ts';
 
-export const fxRateStep: DatasetStep = {
+export const fxRateStep: KoreaDatasetStep = {
   dataset: 'fx-rate',
+  reads: ['fx'],
   async run(ctx) {
     await ensureRawTables(ctx.connection);
     const [fx] = await queryJson(ctx.connection, `SELECT rate, provider, ${isoSql('as_of')} AS as_of FROM ${FX_SQL}`);

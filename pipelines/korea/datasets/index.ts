@@ -1,10 +1,12 @@
 /**
  * The korea datasets, one step each, in run order: the market datasets, then the AI products that
  * read them, then symbols, and stats last (it reports the datasets written before it in the run).
- * A step whose inputs the plausibility check refused fails with the reason, and keeps its last
- * good version (plausibility.ts).
+ * Each step declares the guarded inputs it reads (`reads`); a step one of whose inputs the
+ * plausibility check refused fails with the reason, and keeps its last good version
+ * (plausibility.ts). reads.test.ts holds every step to its declaration.
  */
 import type { DatasetStep } from '../../runner.ts';
+import type { KoreaDatasetStep } from '../sql.ts';
 import { premiumArchiveSteps } from '../archive.ts';
 import { aiProductSteps } from './ai-products.ts';
 import { arbitrageExecutableStep, orderBooksStep } from './arbitrage-executable.ts';
@@ -21,7 +23,8 @@ import { stablecoinPremiumStep } from './stablecoin-premium.ts';
 import { statsStep } from './stats.ts';
 import { symbolsStep } from './symbols.ts';
 
-export const koreaDatasetSteps: DatasetStep[] = [
+/** The steps as declared, unguarded (reads.test.ts runs them as they are). */
+export const KOREA_DATASET_STEPS: readonly KoreaDatasetStep[] = [
   krPricesStep,
   fxRateStep,
   kimchiPremiumStep,
@@ -41,4 +44,7 @@ export const koreaDatasetSteps: DatasetStep[] = [
   ...aiProductSteps,
   symbolsStep,
   statsStep,
-].map(guardedByPlausibility);
+];
+
+/** The steps the pipeline runs: each refused while an input it reads is. */
+export const koreaDatasetSteps: DatasetStep[] = KOREA_DATASET_STEPS.map(guardedByPlausibility);

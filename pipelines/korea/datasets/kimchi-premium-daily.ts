@@ -15,10 +15,9 @@
  * Rows sorted by rank ('ALL' first), then day.
  */
 import { KIMCHI_PREMIUM_DAILY, PREMIUM_ARCHIVE } from '../../../catalog/korea.ts';
-import type { DatasetStep } from '../../runner.ts';
-import { recordedRun } from '../archive.ts';
+import { PREMIUM_INPUTS, recordedRun } from '../archive.ts';
 import { INDEX_EXCLUDED_SYMBOLS, INDEX_ROWS_SQL } from '../premiums.ts';
-import { EXCHANGES, exchangeRankSql, quote, timestampSql } from '../sql.ts';
+import { EXCHANGES, exchangeRankSql, quote, timestampSql, type KoreaDatasetStep } from '../sql.ts';
 
 const DATASET = 'kimchi-premium-daily';
 const INDEX = quote(PREMIUM_ARCHIVE.indexExchange);
@@ -64,8 +63,10 @@ export function dailyPreviewSql(minute: Date): string {
      ORDER BY s.rank NULLS FIRST, d.t`;
 }
 
-export const kimchiPremiumDailyStep: DatasetStep = {
+export const kimchiPremiumDailyStep: KoreaDatasetStep = {
   dataset: DATASET,
+  // this run's premiums, recorded in the archive before the preview reads it, and the ranking by this run's volumes
+  reads: PREMIUM_INPUTS,
   async run(ctx) {
     const { minute } = await recordedRun(ctx, DATASET);
     return ctx.writer.writeTable(ctx.connection, DATASET, dailyPreviewSql(minute), ctx.meta(DATASET, minute));

@@ -17,7 +17,6 @@
  * `stale` with the reason (and in its symbol's stale_exchanges when the other exchange has one).
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { DatasetStep } from '../../runner.ts';
 import {
   FX_FIELDS_SQL,
   GLOBAL_SQL,
@@ -46,6 +45,7 @@ import {
   tableExists,
   unavailableExchangesSql,
   type KoreaRun,
+  type KoreaDatasetStep,
 } from '../sql.ts';
 
 /** What the index is, in the document. */
@@ -145,4 +145,8 @@ export async function kimchiPremiumDocument(c: DuckDBConnection, run: KoreaRun):
   return { source: run.sourceKind, as_of: asOf, ...body };
 }
 
-export const kimchiPremiumStep: DatasetStep = documentStep('kimchi-premium', kimchiPremiumDocument);
+export const kimchiPremiumStep: KoreaDatasetStep = documentStep(
+  'kimchi-premium',
+  ['fx', 'krPrices', 'globalPrices'],
+  kimchiPremiumDocument,
+);

@@ -3,12 +3,12 @@
  * when its last trade was and how old that makes the price (stale past PREMIUM_INPUT_WINDOW's
  * trade minutes: shown, but no premium rests on it). One exchange down still publishes the other's prices.
  */
-import type { DatasetStep } from '../../runner.ts';
 import { TICKERS_SQL, marketAsOf, tradeStaleSql } from '../premiums.ts';
-import { EXCHANGES, countRows, ensureRawTables, exchangeRankSql, missingInput } from '../sql.ts';
+import { EXCHANGES, countRows, ensureRawTables, exchangeRankSql, missingInput, type KoreaDatasetStep } from '../sql.ts';
 
-export const krPricesStep: DatasetStep = {
+export const krPricesStep: KoreaDatasetStep = {
   dataset: 'kr-prices',
+  reads: ['krPrices'],
   async run(ctx) {
     const c = ctx.connection;
     await ensureRawTables(c);

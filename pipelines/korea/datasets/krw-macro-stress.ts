@@ -21,7 +21,6 @@
  * percentile; regime bands at 20/40/60/80; direction from the 5-day USD/KRW change at +-0.3 %.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { DatasetStep } from '../../runner.ts';
 import { queryJson } from '../../../lib/duckdb.ts';
 import { RulesAnalyst, type Analyst } from '../../analyst/index.ts';
 import { macroNoteTask } from '../macro-note.ts';
@@ -37,6 +36,7 @@ import {
   quote,
   runOf,
   timestampSql,
+  type KoreaDatasetStep,
   type KoreaRun,
 } from '../sql.ts';
 
@@ -403,8 +403,10 @@ export async function krwMacroStressDocument(
 }
 
 /** Recomputed every 15 minutes (the contract's cache lifetime, docs/services.md, "Korea cache lifetimes"), its note written by the run's analyst. */
-export const krwMacroStressStep: DatasetStep = {
+export const krwMacroStressStep: KoreaDatasetStep = {
   dataset: 'krw-macro-stress',
+  // the macro series, and the run's official rate it shows as usdkrw_now
+  reads: ['macro', 'fx'],
   cadence: true,
   async run(ctx) {
     const doc = await krwMacroStressDocument(ctx.connection, runOf(ctx), ctx.analyst);

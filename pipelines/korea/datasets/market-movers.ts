@@ -18,7 +18,6 @@
  * Needs tickers and candles; an exchange without either in this run is named in unavailable_exchanges.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { DatasetStep } from '../../runner.ts';
 import { NAMES_SQL, TICKERS_SQL, marketAsOf } from '../premiums.ts';
 import {
   EXCHANGES,
@@ -35,6 +34,7 @@ import {
   timestampSql,
   unavailableExchangesSql,
   type KoreaRun,
+  type KoreaDatasetStep,
 } from '../sql.ts';
 
 export const MOVE_1M_PCT = 1;
@@ -148,4 +148,4 @@ export async function marketMoversDocument(c: DuckDBConnection, run: KoreaRun): 
   return { source: run.sourceKind, as_of: asOf, ...body };
 }
 
-export const marketMoversStep: DatasetStep = documentStep('market-movers', marketMoversDocument);
+export const marketMoversStep: KoreaDatasetStep = documentStep('market-movers', ['krPrices'], marketMoversDocument);

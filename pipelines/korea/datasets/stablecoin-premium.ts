@@ -11,7 +11,6 @@
  * stablecoin price too far in time from the rate has no premium: it is listed in `stale`.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { DatasetStep } from '../../runner.ts';
 import { FX_FIELDS_SQL, FX_SQL, INPUT_WINDOW_SQL, TICKERS_SQL, marketAsOf, rateApartReasonSql, requirePremiumInputs } from '../premiums.ts';
 import {
   EXCHANGES,
@@ -24,6 +23,7 @@ import {
   quote,
   unavailableExchangesSql,
   type KoreaRun,
+  type KoreaDatasetStep,
 } from '../sql.ts';
 
 export const STABLECOINS = ['USDT', 'USDC'] as const;
@@ -88,4 +88,4 @@ export async function stablecoinPremiumDocument(c: DuckDBConnection, run: KoreaR
   };
 }
 
-export const stablecoinPremiumStep: DatasetStep = documentStep('stablecoin-premium', stablecoinPremiumDocument);
+export const stablecoinPremiumStep: KoreaDatasetStep = documentStep('stablecoin-premium', ['fx', 'krPrices'], stablecoinPremiumDocument);

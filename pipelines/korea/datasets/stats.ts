@@ -6,7 +6,6 @@
  * and their ages at request time.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { DatasetStep } from '../../runner.ts';
 import { GLOBAL_SQL, TICKERS_SQL } from '../premiums.ts';
 import {
   EXCHANGES,
@@ -21,6 +20,7 @@ import {
   missingInput,
   queryDocument,
   skippedRowsSql,
+  type KoreaDatasetStep,
 } from '../sql.ts';
 
 export async function coverageDocument(c: DuckDBConnection): Promise<{ coverage: Record<string, unknown>; as_of: string }> {
@@ -66,8 +66,13 @@ export async function coverageDocument(c: DuckDBConnection): Promise<{ coverage:
   )) as { coverage: Record<string, unknown>; as_of: string };
 }
 
-export const statsStep: DatasetStep = {
+export const statsStep: KoreaDatasetStep = {
   dataset: 'stats',
+  reads: [],
+  counts: {
+    inputs: ['krPrices', 'globalPrices'],
+    why: 'coverage counts the symbols priced and those with a global price, never a price; it says what a run lacks, so a refused price never holds it back',
+  },
   async run(ctx) {
     const { coverage, as_of: asOf } = await coverageDocument(ctx.connection);
     const doc = {

@@ -1,10 +1,20 @@
 /** symbols (free): tradeable KRW symbols with the exchanges that list them, and the divergence set. */
 import { DIVERGENCE_SYMBOLS } from '../../../catalog/index.ts';
-import type { DatasetStep } from '../../runner.ts';
-import { LISTING_EXCHANGES, countRows, ensureRawTables, exchangeRankSql, isoSql, missingInput, queryDocument, quote } from '../sql.ts';
+import {
+  LISTING_EXCHANGES,
+  countRows,
+  ensureRawTables,
+  exchangeRankSql,
+  isoSql,
+  missingInput,
+  queryDocument,
+  quote,
+  type KoreaDatasetStep,
+} from '../sql.ts';
 
-export const symbolsStep: DatasetStep = {
+export const symbolsStep: KoreaDatasetStep = {
   dataset: 'symbols',
+  reads: [],
   async run(ctx) {
     const c = ctx.connection;
     await ensureRawTables(c);
