@@ -48,6 +48,21 @@ export async function ensureArchive(c: DuckDBConnection): Promise<void> {
   for (const interval of PREMIUM_ARCHIVE.intervals) await c.run(`CREATE TABLE IF NOT EXISTS ${table(interval)} (${COLUMNS})`);
 }
 
+/** The hours of the minutes `where` selects, each the mean of its minutes, with their min, max, last and count. */
+export const hoursFromMinutesSql = (where: string): string =>
+  `SELECT date_trunc('hour', t) AS t, exchange, symbol, round(avg(premium_pct), 4) AS premium_pct, min(min_pct) AS min_pct,
+          max(max_pct) AS max_pct, arg_max(last_pct, t) AS last_pct, count(*)::INTEGER AS samples, arg_max(source, t) AS source
+     FROM premium_1m WHERE ${where}
+    GROUP BY ALL`;
+
+/** The days of the hours `where` selects, weighted by the minutes each hour observed. */
+export const daysFromHoursSql = (where: string): string =>
+  `SELECT date_trunc('day', t) AS t, exchange, symbol, round(sum(premium_pct * samples) / sum(samples), 4) AS premium_pct,
+          min(min_pct) AS min_pct, max(max_pct) AS max_pct, arg_max(last_pct, t) AS last_pct, sum(samples)::INTEGER AS samples,
+          arg_max(source, t) AS source
+     FROM premium_1h WHERE ${where}
+    GROUP BY ALL`;
+
 /**
  * Steps 1-4 of the module comment for this run (its minute: the newest Korean price's); returns
  * the minute and how many rows of the demo history it merged.
@@ -82,18 +97,11 @@ export async function recordPremiums(c: DuckDBConnection, source: string): Promi
   }
   // 3. this hour and the previous one from their minutes; this day and the previous one from their hours
   await c.run(`CREATE OR REPLACE TEMP TABLE premium_rolled AS
-    SELECT date_trunc('hour', t) AS t, exchange, symbol, round(avg(premium_pct), 4) AS premium_pct, min(min_pct) AS min_pct,
-           max(max_pct) AS max_pct, arg_max(last_pct, t) AS last_pct, count(*)::INTEGER AS samples, arg_max(source, t) AS source
-      FROM premium_1m WHERE t >= date_trunc('hour', ${m}) - INTERVAL 1 HOUR AND t <= ${m}
-     GROUP BY ALL;
+    ${hoursFromMinutesSql(`t >= date_trunc('hour', ${m}) - INTERVAL 1 HOUR AND t <= ${m}`)};
     DELETE FROM premium_1h a USING premium_rolled r WHERE a.t = r.t AND a.exchange = r.exchange AND a.symbol = r.symbol;
     INSERT INTO premium_1h SELECT * FROM premium_rolled ORDER BY t, exchange, symbol;
     CREATE OR REPLACE TEMP TABLE premium_rolled AS
-    SELECT date_trunc('day', t) AS t, exchange, symbol, round(sum(premium_pct * samples) / sum(samples), 4) AS premium_pct,
-           min(min_pct) AS min_pct, max(max_pct) AS max_pct, arg_max(last_pct, t) AS last_pct, sum(samples)::INTEGER AS samples,
-           arg_max(source, t) AS source
-      FROM premium_1h WHERE t >= date_trunc('day', ${m}) - INTERVAL 1 DAY AND t <= ${m}
-     GROUP BY ALL;
+    ${daysFromHoursSql(`t >= date_trunc('day', ${m}) - INTERVAL 1 DAY AND t <= ${m}`)};
     DELETE FROM premium_1d a USING premium_rolled r WHERE a.t = r.t AND a.exchange = r.exchange AND a.symbol = r.symbol;
     INSERT INTO premium_1d SELECT * FROM premium_rolled ORDER BY t, exchange, symbol;
     DROP TABLE premium_rolled`);
@@ -156,6 +164,25 @@ async function publishInterval(ctx: PipelineContext, interval: PremiumInterval, 
   return ctx.writer.writeTable(c, name, archiveRowsSql(interval, closedSql(interval, minute)), meta, options);
 }
 
+/**
+ * One row per run of the one-off archive repair (archive-repair.ts), with the version live when it
+ * ran (kept: the repair runs once per warehouse).
+ */
+export const ARCHIVE_REPAIRS = 'premium_archive_repairs';
+
+/**
+ * Whether the repair dropped points after the live files of a dataset (computed in `producedIn`)
+ * were written: they may hold the dropped points, so the dataset is written whole.
+ */
+async function repairedAfter(c: DuckDBConnection, producedIn: string | undefined): Promise<boolean> {
+  if (!producedIn || !(await tableExists(c, ARCHIVE_REPAIRS))) return false;
+  const [row] = await queryJson(
+    c,
+    `SELECT count(*)::INTEGER AS n FROM ${ARCHIVE_REPAIRS} WHERE points > 0 AND live_version >= ${sqlString(producedIn)}`,
+  );
+  return Number(row?.n ?? 0) > 0;
+}
+
 /** The run's minute and whether the dataset must be written whole, once recordPremiums ran in this run (the 1h and 1d steps read it). */
 async function recorded(c: DuckDBConnection, runNow: Date): Promise<{ minute: Date; whole: boolean } | null> {
   if (!(await tableExists(c, 'premium_recorded', { temporary: true }))) return null;
@@ -195,7 +222,14 @@ export const premiumArchiveSteps: KoreaDatasetStep[] = PREMIUM_ARCHIVE.intervals
   reads: PREMIUM_INPUTS,
   async run(ctx: PipelineContext) {
     const run = await recordedRun(ctx, archiveDataset(interval));
-    const whole = ctx.rebuild ? '--rebuild' : run.whole ? 'history merged into the archive' : null;
+    const live = ctx.writer.previousManifest?.datasets.find((d) => d.name === archiveDataset(interval));
+    const whole = ctx.rebuild
+      ? '--rebuild'
+      : run.whole
+        ? 'history merged into the archive'
+        : (await repairedAfter(ctx.connection, live?.produced_in))
+          ? 'points dropped from the archive by its repair since the live version'
+          : null;
     return publishInterval(ctx, interval, run.minute, whole);
   },
 }));

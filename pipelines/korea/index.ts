@@ -4,6 +4,7 @@
  */
 import { koreaIngestSteps } from '../../sources/korea.ts';
 import type { ServicePipeline } from '../runner.ts';
+import { archiveRepairStep } from './archive-repair.ts';
 import { newsTranslationStep } from './datasets/ai-products.ts';
 import { koreaDatasetSteps } from './datasets/index.ts';
 import { newsStoreStep } from './news-store.ts';
@@ -18,7 +19,8 @@ export const koreaPipeline: ServicePipeline = {
   // translation starts while the market datasets are computed (ai-products.ts). The inputs are
   // held against their bounds before any dataset reads them (plausibility.ts).
   // The run's picture (one price snapshot, FX rate and article set) is named for the manifest (run-picture.ts).
-  prepareSteps: [plausibilityStep, newsStoreStep, newsTranslationStep, runPictureStep],
+  // First, once per warehouse: archived minutes recorded from refused inputs are dropped (archive-repair.ts).
+  prepareSteps: [archiveRepairStep, plausibilityStep, newsStoreStep, newsTranslationStep, runPictureStep],
   // one step per dataset, stats last, each refused while an input it reads is (datasets.ts)
   datasetSteps: koreaDatasetSteps,
 };

@@ -485,6 +485,7 @@ describe('the korea pipeline with --source live', () => {
         ['ingest:candles_1m', 'ok'],
         ['ingest:order_books', 'ok'],
         ['ingest:news', 'ok'],
+        ['prepare:archive_repair', 'ok'],
         ['prepare:plausibility', 'ok'],
         ['prepare:news_store', 'ok'],
         ['prepare:news_translations', 'ok'],
