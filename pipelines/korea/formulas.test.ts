@@ -179,9 +179,11 @@ describe('premiums', () => {
   it('inputs missing: a clear error naming the upstream failure, so the last good version stays live', async () => {
     await put('kr_tickers', [ticker('upbit', 'BTC', 91_200_000)]);
     await c.run(`CREATE TABLE ingest_failures (upstream VARCHAR, error VARCHAR, "at" TIMESTAMP)`);
-    await c.run(`INSERT INTO ingest_failures VALUES ('fx', 'dunamu: timeout after 10s', TIMESTAMP '2026-11-20 09:00:00')`);
+    // as the live source records them (sources/korea-upstreams.ts): Dunamu failed, and er-api after it
+    await c.run(`INSERT INTO ingest_failures VALUES ('dunamu', 'dunamu: timeout after 10s', TIMESTAMP '2026-11-20 09:00:00'),
+                                                     ('er-api', 'er-api: HTTP 503', TIMESTAMP '2026-11-20 09:00:00')`);
     await expect(kimchiPremiumDocument(c, run())).rejects.toThrow(
-      'kimchi-premium: no USD/KRW rate (fx_rates has no USDKRW row) in this run (fx: dunamu: timeout after 10s); the last good version stays live',
+      'kimchi-premium: no USD/KRW rate (fx_rates has no USDKRW row) in this run (dunamu: timeout after 10s; er-api: HTTP 503); the last good version stays live',
     );
     await newRun();
     await expect(stablecoinPremiumDocument(c, run())).rejects.toThrow(/no Korean exchange prices/);
