@@ -517,7 +517,7 @@ describe('exchange alerts across runs', () => {
     // third run: Bithumb's alert list failed; its flag is neither ended nor extended
     await newRun();
     await c.run(`CREATE TABLE ingest_failures (upstream VARCHAR, error VARCHAR, "at" TIMESTAMP)`);
-    await c.run(`INSERT INTO ingest_failures VALUES ('bithumb:warnings', 'HTTP 500', TIMESTAMP '2026-11-20 09:02:00')`);
+    await c.run(`INSERT INTO ingest_failures VALUES ('bithumb:alerts', 'HTTP 500', TIMESTAMP '2026-11-20 09:02:00')`);
     await put('kr_markets', [market('upbit', 'AAA', T2), market('bithumb', 'AAA', T2)]);
     const third = await exchangeAlertsDocument(c, run(T2));
     expect(third.caution_flags).toEqual([
