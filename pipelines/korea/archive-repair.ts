@@ -135,6 +135,19 @@ export async function dropRefusedMinutes(c: DuckDBConnection, minutes: readonly 
   return Number(dropped?.Count ?? 0);
 }
 
+/** The repair's line in the run table. */
+function detailOf(versions: number, minutes: readonly RefusedMinute[], points: number): string {
+  if (minutes.length === 0) return `no minute recorded from a refused input in the ${versions} kept versions`;
+  return (
+    `dropped ${points} points of ${minutes.length} minute${minutes.length === 1 ? '' : 's'} recorded from refused inputs ` +
+    `(${named(minutes.map((m) => m.minute))}), their hours and days rolled up again (${ARCHIVE_DROPPED})`
+  );
+}
+
+/** The first few minutes, and how many more (the run table's line stays short). */
+const named = (all: readonly string[], shown = 5): string =>
+  all.length > shown ? `${all.slice(0, shown).join(', ')} and ${all.length - shown} more` : all.join(', ');
+
 export const archiveRepairStep: PrepareStep = {
   name: 'archive_repair',
   tables: [],
@@ -146,20 +159,30 @@ export const archiveRepairStep: PrepareStep = {
     }
     const manifests = keptManifests(ctx);
     const minutes = refusedMinutes(manifests);
-    const points = await dropRefusedMinutes(c, minutes);
+    const live = ctx.writer.previousManifest?.version;
+    // the drop and its record in one transaction: a repair stopped half-way leaves the archive as it was
+    await c.run('BEGIN TRANSACTION');
+    let points: number;
+    try {
+      points = await dropRefusedMinutes(c, minutes);
+      await c.run(
+        `INSERT INTO ${ARCHIVE_REPAIRS} VALUES ($at::TIMESTAMP, ${live ? sqlString(live) : 'NULL'}, $versions, $minutes, $points, $detail)`,
+        {
+          at: new Date().toISOString(),
+          versions: manifests.length,
+          minutes: minutes.length,
+          points,
+          detail: detailOf(manifests.length, minutes, points),
+        },
+      );
+      await c.run('COMMIT');
+    } catch (err) {
+      await c.run('ROLLBACK');
+      throw err;
+    }
     for (const m of minutes) {
       ctx.log(`archive repair: dropped the points of ${m.minute}, recorded from refused inputs (${m.version}: ${m.reason.slice(0, 200)})`);
     }
-    const detail =
-      minutes.length === 0
-        ? `no minute recorded from a refused input in the ${manifests.length} kept versions`
-        : `dropped ${points} points of ${minutes.length} minute${minutes.length === 1 ? '' : 's'} recorded from refused inputs (${minutes.map((m) => m.minute).join(', ')}), ` +
-          `their hours and days rolled up again (${ARCHIVE_DROPPED})`;
-    const live = ctx.writer.previousManifest?.version;
-    await c.run(
-      `INSERT INTO ${ARCHIVE_REPAIRS} VALUES ($at::TIMESTAMP, ${live ? sqlString(live) : 'NULL'}, $versions, $minutes, $points, $detail)`,
-      { at: new Date().toISOString(), versions: manifests.length, minutes: minutes.length, points, detail },
-    );
-    return { rows: points, detail };
+    return { rows: points, detail: detailOf(manifests.length, minutes, points) };
   },
 };
