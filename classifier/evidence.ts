@@ -115,7 +115,9 @@ roots AS (
    WHERE r.root IS NOT NULL
 ),
 m AS (
-  SELECT op, bk, any_value(funder_key) AS fkey, any_value(fund_time) AS fund_time, any_value(fund_amount) AS amount
+  -- the funding is the buyer's (one row per operator and buyer); first_paid: its first payment to the operator
+  SELECT op, bk, any_value(funder_key) AS fkey, any_value(fund_time) AS fund_time, any_value(fund_amount) AS amount,
+         min(first_time) AS first_paid
     FROM pc WHERE funder_key IS NOT NULL AND fund_amount > 0 GROUP BY op, bk
 ),
 a AS (
@@ -123,12 +125,17 @@ a AS (
   UNION ALL
   SELECT *, 1 AS align, (epoch_ms(fund_time) + ${w / 2}) // ${w} AS bucket FROM m
 ),
-g AS (SELECT op, fkey, align, bucket, median(amount) AS med FROM a GROUP BY ALL HAVING count(*) >= 2),
+-- (counted first, the median only for the windows that could hold a burst: most are one wallet's)
+g AS (
+  SELECT op, fkey, align, bucket, median(amount) AS med FROM a
+   SEMI JOIN (SELECT op, fkey, align, bucket FROM a GROUP BY ALL
+               HAVING count(*) >= CASE WHEN fkey IN (SELECT k FROM wc_trail_stops) THEN ${T.burstMinWallets} ELSE 2 END)
+   USING (op, fkey, align, bucket)
+   GROUP BY ALL
+),
 fresh AS (
   -- wallets first funded shortly before they first paid the operator: made for it
-  SELECT m.op, m.bk, m.fkey, m.fund_time FROM m
-    JOIN (SELECT op, bk, min(first_time) AS first_paid FROM pc GROUP BY ALL) f USING (op, bk)
-   WHERE m.fund_time >= f.first_paid - INTERVAL ${T.freshWalletDays} DAY
+  SELECT op, bk, fkey, fund_time FROM m WHERE fund_time >= first_paid - INTERVAL ${T.freshWalletDays} DAY
 ),
 bursts AS (
   -- first fundings by one source within hours, amounts near the group's median (the source may be

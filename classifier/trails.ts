@@ -150,7 +150,7 @@ export const PAIR_TRAIL_SQL = `WITH j AS (
     FROM wc_pairs p
     LEFT JOIN wc_seller_ops so ON so.sak = p.sak
     LEFT JOIN wc_trail_reach t ON t.op = coalesce(so.op, p.sak) AND t.node = p.bk
-    LEFT JOIN wc_trail_seeds sd ON sd.op = coalesce(so.op, p.sak) AND sd.node = p.bk AND p.bk <> p.sak
+    LEFT JOIN wc_trail_seeds sd ON sd.op = coalesce(so.op, p.sak) AND sd.node = p.bk
     LEFT JOIN wc_pair_op_volume po ON po.bk = p.bk AND po.op = coalesce(so.op, p.sak)
    WHERE p.bk <> p.sak AND (t.node IS NOT NULL OR sd.node IS NOT NULL)
 )

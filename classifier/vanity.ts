@@ -36,21 +36,28 @@ UNION ALL
 -- one long end (prefix or suffix, ${T.vanityLongChars} or ${T.vanityLongChars - 1} characters): kept when a cluster
 -- that size is not expected by chance among the seller's payers: C(n, k) / B^(k - 1) < ${T.vanityChanceMax},
 -- B = 16^chars buckets (a shorter end needs a bigger cluster, and more of them among many payers)
-SELECT c.sak, c.chain, c.tier, c.key, c.size, c.median_tx FROM (
-  SELECT sak, chain, 'prefix' AS tier, ${T.vanityLongChars} AS chars, vkey_prefix AS key, count(*)::INTEGER AS size, median(tx_count) AS median_tx
-    FROM wc_pair_ctx WHERE NOT self_pay GROUP BY sak, chain, vkey_prefix HAVING count(*) >= ${T.vanityStrictMinSize}
-  UNION ALL
-  SELECT sak, chain, 'suffix', ${T.vanityLongChars}, vkey_suffix, count(*)::INTEGER, median(tx_count)
-    FROM wc_pair_ctx WHERE NOT self_pay GROUP BY sak, chain, vkey_suffix HAVING count(*) >= ${T.vanityStrictMinSize}
-  UNION ALL
-  SELECT sak, chain, 'prefix5', ${T.vanityLongChars - 1}, vkey_prefix5, count(*)::INTEGER, median(tx_count)
-    FROM wc_pair_ctx WHERE NOT self_pay GROUP BY sak, chain, vkey_prefix5 HAVING count(*) >= ${T.vanityStrictMinSize}
-  UNION ALL
-  SELECT sak, chain, 'suffix5', ${T.vanityLongChars - 1}, vkey_suffix5, count(*)::INTEGER, median(tx_count)
-    FROM wc_pair_ctx WHERE NOT self_pay GROUP BY sak, chain, vkey_suffix5 HAVING count(*) >= ${T.vanityStrictMinSize}
-) c JOIN wc_seller_keys k USING (sak, chain)
- WHERE lgamma(k.payer_count + 1) - lgamma(c.size + 1) - lgamma(greatest(k.payer_count - c.size, 0) + 1)
-       - (c.size - 1) * c.chars * ln(16) < ln(${T.vanityChanceMax})`,
+-- (counted first, the median of a cluster's payments only for the clusters kept: most keys are one wallet's)
+SELECT k.sak, k.chain, k.tier, k.key, any_value(k.size) AS size, median(m.tx_count) AS median_tx FROM (
+  SELECT c.* FROM (
+    SELECT sak, chain, 'prefix' AS tier, ${T.vanityLongChars} AS chars, vkey_prefix AS key, count(*)::INTEGER AS size
+      FROM wc_pair_ctx WHERE NOT self_pay GROUP BY sak, chain, vkey_prefix HAVING count(*) >= ${T.vanityStrictMinSize}
+    UNION ALL
+    SELECT sak, chain, 'suffix', ${T.vanityLongChars}, vkey_suffix, count(*)::INTEGER
+      FROM wc_pair_ctx WHERE NOT self_pay GROUP BY sak, chain, vkey_suffix HAVING count(*) >= ${T.vanityStrictMinSize}
+    UNION ALL
+    SELECT sak, chain, 'prefix5', ${T.vanityLongChars - 1}, vkey_prefix5, count(*)::INTEGER
+      FROM wc_pair_ctx WHERE NOT self_pay GROUP BY sak, chain, vkey_prefix5 HAVING count(*) >= ${T.vanityStrictMinSize}
+    UNION ALL
+    SELECT sak, chain, 'suffix5', ${T.vanityLongChars - 1}, vkey_suffix5, count(*)::INTEGER
+      FROM wc_pair_ctx WHERE NOT self_pay GROUP BY sak, chain, vkey_suffix5 HAVING count(*) >= ${T.vanityStrictMinSize}
+  ) c JOIN wc_seller_keys sk USING (sak, chain)
+   WHERE lgamma(sk.payer_count + 1) - lgamma(c.size + 1) - lgamma(greatest(sk.payer_count - c.size, 0) + 1)
+         - (c.size - 1) * c.chars * ln(16) < ln(${T.vanityChanceMax})
+) k JOIN wc_pair_ctx m ON m.sak = k.sak AND m.chain = k.chain
+ WHERE NOT m.self_pay
+   AND k.key = CASE k.tier WHEN 'prefix' THEN m.vkey_prefix WHEN 'suffix' THEN m.vkey_suffix
+                           WHEN 'prefix5' THEN m.vkey_prefix5 ELSE m.vkey_suffix5 END
+ GROUP BY k.sak, k.chain, k.tier, k.key`,
     ),
     // every (pair, cluster) membership: the evidence layer reads each cluster as a group (evidence.ts)
     step(

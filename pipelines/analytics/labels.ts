@@ -280,9 +280,14 @@ async function buildState(ctx: LabelContext, root: string, d: Date): Promise<{ i
       ...LABEL_TABLES.map((t) => `DROP TABLE IF EXISTS temp.${t}`),
     ].join(';\n'),
   );
+  const slowest = [...stats.steps]
+    .sort((a, b) => b.seconds - a.seconds)
+    .filter((t) => t.seconds >= 0.5)
+    .slice(0, 8)
+    .map((t) => `${t.name} ${t.seconds.toFixed(1)} s`);
   ctx.log(
     `classify: day state of ${stamp(d).slice(0, 10)} built from the payments before it: ${stats.buyers} buyers, ` +
-      `${stats.sellers} sellers (${stats.seconds.toFixed(1)} s)`,
+      `${stats.sellers} sellers (${stats.seconds.toFixed(1)} s${slowest.length ? `; slowest steps: ${slowest.join(', ')}` : ''})`,
   );
   return { id, stats };
 }
