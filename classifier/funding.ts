@@ -9,7 +9,7 @@
  */
 import { step, cutoffSql, type SqlStep, type StepContext } from './plan.ts';
 import { THRESHOLDS as T } from '../catalog/wash-rules.ts';
-import { chainColumns, chainJoins, chainKeysSql, cut } from './funding-chain.ts';
+import { chainColumns, chainJoins, chainKeysSql } from './funding-chain.ts';
 import { operatorSteps } from './operators.ts';
 
 export function fundingSteps(ctx: StepContext): SqlStep[] {
@@ -80,23 +80,27 @@ SELECT w.funder AS address FROM (
     // roots up to ${T.trailMaxHops} (a deep relay tree between an operator and its wallets still meets at its root).
     step(
       'wc_funding',
-      `WITH c AS (
-  SELECT f.address, f.funder, f.fund_time, f.fund_amount,
-         ${chainColumns(T.trailMaxHops, true)}
-    FROM wc_first_fund f
-    ${chainJoins(T.trailMaxHops, true)}
+      // over the one walk up the chain (wc_chains: exchanges end it); hubs end the roots too, at
+      // the first hub up the chain
+      `WITH hub_keys AS (SELECT DISTINCT hash(address) AS k FROM wc_hubs),
+first_hub AS (
+  SELECT u.fk, min(u.i) AS i FROM (
+    SELECT fk, unnest(chain) AS k, generate_subscripts(chain, 1) AS i FROM wc_chains
+  ) u JOIN hub_keys h USING (k) GROUP BY u.fk
 )
-SELECT hash(address) AS fk,
-       funder AS first_funder,
-       fund_time,
-       fund_amount,
-       x1 OR h1 AS funder_is_hub,
+SELECT hash(f.address) AS fk,
+       f.funder AS first_funder,
+       f.fund_time,
+       f.fund_amount,
+       hash(f.funder) IN (SELECT k FROM wc_exchanges) OR hash(f.funder) IN (SELECT k FROM hub_keys) AS funder_is_hub,
        -- funding links as they are (only exchanges cut them): did the seller fund this wallet?
-       ${chainKeysSql(T.fundingMaxHops, false)} AS links,
+       coalesce(c.chain[1:${T.fundingMaxHops}], []) AS links,
        -- roots for third-party cohorts: hubs cut them too
-       ${chainKeysSql(T.trailMaxHops, true)} AS roots,
-       CASE WHEN ${cut(1, true)} THEN hash(f1) END AS r1
-  FROM c`,
+       coalesce(CASE WHEN h.i IS NULL THEN c.chain ELSE c.chain[1:h.i - 1] END, []) AS roots,
+       CASE WHEN h.i IS NULL OR h.i > 1 THEN c.chain[1] END AS r1
+  FROM wc_first_fund f
+  LEFT JOIN wc_chains c ON c.fk = hash(f.address)
+  LEFT JOIN first_hub h ON h.fk = c.fk`,
     ),
     // Agent fleets: a treasury (not an exchange) whose funded wallets are mostly agents. Its other
     // wallets are agents too, even those that used fewer services or categories than the agent

@@ -9,8 +9,8 @@
  *   wc_tx .. wc_pair_time     their pairs, timing, bursts, burst density, periodicity
  *   wc_buyer_*                their buyer features over all their sellers (crawler, verifier, agent,
  *                             tester; the listed prices their sellers ask come from the state)
- *   wc_first_fund, wc_funding their funding chains up to fundingMaxHops and their sellers' (`links`,
- *                             `roots`, `r1`, as in the batch)
+ *   wc_first_fund, wc_chains, wc_funding  their funding chains (one walk up, over the scoped edges)
+ *                             and their sellers' (`links`, `roots`, `r1`, as in the batch)
  *   wc_transfers, wc_pair_returns  the transfers into them after they paid, from their sellers' reach
  *   wc_pair_ctx               the pair context (cohort membership, core, seller links)
  *   wc_pair_vanity            their membership of their sellers' vanity clusters (every tier)
@@ -211,7 +211,6 @@ export function onRequestSteps(inputs: OnRequestInputs): SqlStep[] {
   // the cohort-level intermediates feed only wc_funder_groups and wc_sellers, which come from the state
   const cohortOnly = new Set([
     // the money graph and its walk (the state keeps what they reached), the group figures' inputs
-    'wc_chains',
     'wc_money_edges',
     'wc_money_in',
     'wc_trail_stops',
