@@ -72,6 +72,17 @@ function emptyCounts(): Record<WashLabel, number> {
   return Object.fromEntries(WASH_LABELS.map((l) => [l, 0])) as Record<WashLabel, number>;
 }
 
+/** The tables classify() writes (TEMP, in this order), each with the SQL over the steps that makes it. */
+export const OUTPUT_TABLES = {
+  pair_labels: PAIR_LABELS_SQL,
+  buyer_labels: BUYER_LABELS_SQL,
+  seller_cohorts: SELLER_COHORTS_SQL,
+  seller_state: SELLER_STATE_SQL,
+  funding_stops: FUNDING_STOPS_SQL,
+  money_trails: MONEY_TRAILS_SQL,
+  evidence_groups: EVIDENCE_GROUPS_SQL,
+} as const;
+
 export async function classify(connection: DuckDBConnection, options: ClassifyOptions): Promise<ClassifyStats> {
   const t0 = performance.now();
   await assertInputs(connection);
@@ -84,16 +95,7 @@ export async function classify(connection: DuckDBConnection, options: ClassifyOp
     // the label steps' shape does not depend on the cycles found: plan the releases over both lists
     const plan = releasePlan(
       [...features, ...labelSteps(cyclesRelationSql([]), options.model)],
-      [
-        cyclePairs,
-        PAIR_LABELS_SQL,
-        BUYER_LABELS_SQL,
-        SELLER_COHORTS_SQL,
-        SELLER_STATE_SQL,
-        FUNDING_STOPS_SQL,
-        MONEY_TRAILS_SQL,
-        EVIDENCE_GROUPS_SQL,
-      ],
+      [cyclePairs, ...Object.values(OUTPUT_TABLES)],
     );
     const release = (steps: string[][]) => (options.keepIntermediate ? undefined : steps);
     const timings = await runSteps(connection, features, { release: release(plan.slice(0, features.length)) });
@@ -109,13 +111,7 @@ export async function classify(connection: DuckDBConnection, options: ClassifyOp
     const tw = performance.now();
     await connection.run('BEGIN TRANSACTION');
     try {
-      await connection.run(`CREATE OR REPLACE TEMP TABLE pair_labels AS ${PAIR_LABELS_SQL}`);
-      await connection.run(`CREATE OR REPLACE TEMP TABLE buyer_labels AS ${BUYER_LABELS_SQL}`);
-      await connection.run(`CREATE OR REPLACE TEMP TABLE seller_cohorts AS ${SELLER_COHORTS_SQL}`);
-      await connection.run(`CREATE OR REPLACE TEMP TABLE seller_state AS ${SELLER_STATE_SQL}`);
-      await connection.run(`CREATE OR REPLACE TEMP TABLE funding_stops AS ${FUNDING_STOPS_SQL}`);
-      await connection.run(`CREATE OR REPLACE TEMP TABLE money_trails AS ${MONEY_TRAILS_SQL}`);
-      await connection.run(`CREATE OR REPLACE TEMP TABLE evidence_groups AS ${EVIDENCE_GROUPS_SQL}`);
+      for (const [table, sql] of Object.entries(OUTPUT_TABLES)) await connection.run(`CREATE OR REPLACE TEMP TABLE ${table} AS ${sql}`);
       await connection.run('COMMIT');
     } catch (err) {
       await connection.run('ROLLBACK');

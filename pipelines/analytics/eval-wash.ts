@@ -338,19 +338,19 @@ async function evaluateLoaded(
 
 /** Generates the challenge world of one split into `connection` (raw tables, truth tables, exchange list). */
 export async function loadChallengeWorld(connection: DuckDBConnection, seed: number, split: Split, now: Date): Promise<number> {
-  const w = challengeWorld({ seed, split, now });
-  await appendRows(connection, RAW_TABLES.x402_services, w.services, { create: true });
-  const transactions = await appendRows(connection, RAW_TABLES.x402_transactions, w.transactions, { create: true });
-  await appendRows(connection, RAW_TABLES.wallet_funding, w.funding, { create: true });
-  await appendRows(connection, RAW_TABLES.exchange_wallets, w.exchanges, { create: true });
-  await appendRows(connection, DEMO_TRUTH_TABLES.demo_truth_buyers, w.truthBuyers, { create: true });
-  await appendRows(connection, DEMO_TRUTH_TABLES.demo_truth_pairs, w.truthPairs, { create: true });
-  return transactions;
+  return loadWorldRows(connection, challengeWorld({ seed, split, now }));
 }
 
 /** Generates the family world (sources/demo/analytics/families) into `connection`. */
 export async function loadFamilyWorld(connection: DuckDBConnection, options: FamilyWorldOptions): Promise<number> {
-  const w = familyWorld(options);
+  return loadWorldRows(connection, familyWorld(options));
+}
+
+/** A generated world's raw tables, exchange list and truth tables into `connection`; returns the payments' count. */
+async function loadWorldRows(
+  connection: DuckDBConnection,
+  w: ReturnType<typeof challengeWorld> | ReturnType<typeof familyWorld>,
+): Promise<number> {
   await appendRows(connection, RAW_TABLES.x402_services, w.services, { create: true });
   const transactions = await appendRows(connection, RAW_TABLES.x402_transactions, w.transactions, { create: true });
   await appendRows(connection, RAW_TABLES.wallet_funding, w.funding, { create: true });

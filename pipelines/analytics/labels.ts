@@ -33,11 +33,11 @@ import { join } from 'node:path';
 import { THRESHOLDS } from '../../catalog/wash-rules.ts';
 import { classifyBuyers } from '../../classifier/buyer-set.ts';
 import { cyclesRelationSql } from '../../classifier/cycles.ts';
-import { classify, type ClassifyStats } from '../../classifier/index.ts';
-import { EVIDENCE_GROUPS_SQL, FUNDING_STOPS_SQL, MONEY_TRAILS_SQL, onRequestSteps, SELLER_STATE_SQL } from '../../classifier/on-request.ts';
+import { classify, type ClassifyStats, OUTPUT_TABLES } from '../../classifier/index.ts';
+import { onRequestSteps } from '../../classifier/on-request.ts';
 import { WASH_MODEL, type WashModelThresholds } from '../../catalog/wash-model.ts';
 import { timestampSql } from '../../classifier/plan.ts';
-import { BUYER_LABELS_SQL, featureSteps, labelSteps, PAIR_LABELS_SQL, SELLER_COHORTS_SQL } from '../../classifier/steps.ts';
+import { featureSteps, labelSteps } from '../../classifier/steps.ts';
 import { queryJson, sqlString } from '../../lib/duckdb.ts';
 import type { PipelineContext, PrepareStep } from '../runner.ts';
 
@@ -144,15 +144,7 @@ function recipe(model: WashModelThresholds): string {
     version: 1,
     batch: batch.map((s) => s.sql),
     set: set.map((s) => s.sql),
-    out: [
-      PAIR_LABELS_SQL,
-      BUYER_LABELS_SQL,
-      SELLER_COHORTS_SQL,
-      SELLER_STATE_SQL,
-      FUNDING_STOPS_SQL,
-      MONEY_TRAILS_SQL,
-      EVIDENCE_GROUPS_SQL,
-    ],
+    out: Object.values(OUTPUT_TABLES),
     thresholds: THRESHOLDS,
     model,
   });
