@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WASH_LABELS } from '../catalog/categories.ts';
-import { RAW_TABLES } from '../sources/raw-tables.ts';
 import { openWarehouse, type Warehouse } from '../pipelines/warehouse.ts';
-import { appendRows, sqlString, type Row } from '../lib/duckdb.ts';
+import { sqlString } from '../lib/duckdb.ts';
 import { evaluateWash, formatEval } from '../pipelines/analytics/eval-wash.ts';
 import { stronglyConnected } from './cycles.ts';
 import { classify, type ClassifyStats } from './index.ts';
+import { RawWorld } from '../pipelines/testing/raw-world.ts';
 
 const NOW = new Date('2026-06-01T00:00:00Z');
 const MINUTE = 60_000;
@@ -34,36 +34,7 @@ function prng(seed: number): () => number {
  * A hand-made world where each rule has one planted case, plus organic background traffic on
  * popular sellers, so every case sits among ordinary payers.
  */
-class World {
-  services: Row[] = [];
-  tx: Row[] = [];
-  funding: Row[] = [];
-  private n = 0;
-
-  service(seller: string, category: string, price: number, firstSeen: number, name = 'svc'): string {
-    const url = `https://${seller.slice(2, 10)}.example/${name}/${this.services.length}`;
-    this.services.push(['base', seller, url, name, '', category, price, new Date(firstSeen), 'file']);
-    return url;
-  }
-
-  pay(buyer: string, seller: string, url: string, amount: number, time: number): void {
-    this.tx.push([
-      `0x${(this.n++).toString(16).padStart(64, '0')}`,
-      'base',
-      buyer,
-      seller,
-      amount,
-      new Date(Math.floor(time)),
-      url,
-      'relayer',
-      'file',
-    ]);
-  }
-
-  fund(address: string, funder: string, amount: number, time: number): void {
-    this.funding.push([address, funder, amount, new Date(Math.floor(time)), 'file']);
-  }
-}
+class World extends RawWorld {}
 
 const CASES = {
   selfPay: addr('self-pay-seller'),
@@ -271,10 +242,8 @@ function buildWorld(): World {
 }
 
 async function loadWorld(c: DuckDBConnection, w: World): Promise<void> {
-  await appendRows(c, RAW_TABLES.x402_services, w.services, { create: true });
-  await appendRows(c, RAW_TABLES.x402_transactions, w.tx, { create: true });
-  await appendRows(c, RAW_TABLES.wallet_funding, w.funding, { create: true });
-  await appendRows(c, RAW_TABLES.exchange_wallets, [[EXCHANGE, 'test-exchange', 'file']], { create: true });
+  w.exchange(EXCHANGE);
+  await w.load(c);
 }
 
 async function one(c: DuckDBConnection, sql: string): Promise<Record<string, unknown>> {

@@ -8,10 +8,10 @@ import { createHash } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { THRESHOLDS as T } from '../catalog/wash-rules.ts';
-import { appendRows, queryJson, sqlString, type Row } from '../lib/duckdb.ts';
+import { queryJson, sqlString } from '../lib/duckdb.ts';
 import { openWarehouse, type Warehouse } from '../pipelines/warehouse.ts';
-import { RAW_TABLES } from '../sources/raw-tables.ts';
 import { classify } from './index.ts';
+import { RawWorld } from '../pipelines/testing/raw-world.ts';
 
 const NOW = new Date('2026-06-01T00:00:00Z');
 const HOUR = 3_600_000;
@@ -29,35 +29,10 @@ function rand(tag: string): () => number {
   };
 }
 
-class World {
-  services: Row[] = [];
-  tx: Row[] = [];
-  funding: Row[] = [];
-  exchanges: Row[] = [];
-  private n = 0;
-
-  service(seller: string, price = 0.05): string {
-    const url = `https://${seller.slice(2, 10)}.example/${this.services.length}`;
-    this.services.push(['base', seller, url, 'svc', '', 'ai_inference', price, new Date(T0 - 10 * DAY), 'file']);
-    return url;
-  }
-
-  pay(buyer: string, seller: string, url: string, amount: number, time: number): void {
-    this.tx.push([
-      `0x${(this.n++).toString(16).padStart(64, '0')}`,
-      'base',
-      buyer,
-      seller,
-      amount,
-      new Date(Math.floor(time)),
-      url,
-      'relayer',
-      'file',
-    ]);
-  }
-
-  fund(address: string, funder: string, amount: number, time: number): void {
-    this.funding.push([address, funder, amount, new Date(Math.floor(time)), 'file']);
+class World extends RawWorld {
+  /** A service of `seller` listed ten days before the world starts. */
+  listing(seller: string, price = 0.05): string {
+    return this.service(seller, 'ai_inference', price, T0 - 10 * DAY);
   }
 
   /** `n` wallets each paying `seller` about `calls` times over weeks, in irregular sessions (a person's rhythm, not a schedule). */
@@ -76,13 +51,6 @@ class World {
   }
 }
 
-async function load(c: DuckDBConnection, w: World): Promise<void> {
-  await appendRows(c, RAW_TABLES.x402_services, w.services, { create: true });
-  await appendRows(c, RAW_TABLES.x402_transactions, w.tx, { create: true });
-  await appendRows(c, RAW_TABLES.wallet_funding, w.funding, { create: true });
-  await appendRows(c, RAW_TABLES.exchange_wallets, w.exchanges, { create: true });
-}
-
 const EXCHANGE = addr('exchange');
 
 // the operator funds 15 sybils through a chain of 5 relays (deeper than the 4 hops a first-funding
@@ -99,16 +67,16 @@ const UNFUNDED = { seller: addr('unfunded-seller') };
 
 function world(): World {
   const w = new World();
-  w.exchanges.push([EXCHANGE, 'test-exchange', 'file']);
+  w.exchange(EXCHANGE);
 
-  const deepUrl = w.service(DEEP.seller);
+  const deepUrl = w.listing(DEEP.seller);
   w.fund(DEEP.seller, EXCHANGE, 500, T0 - 30 * DAY);
   w.fund(DEEP.relays[0]!, DEEP.seller, 400, T0 - 20 * DAY);
   DEEP.relays.slice(1).forEach((r, i) => w.fund(r, DEEP.relays[i]!, 300 - i * 20, T0 - (19 - i) * DAY));
   const deep = w.payers('deep-sybil', 15, DEEP.seller, deepUrl);
   deep.forEach((s, i) => w.fund(s, DEEP.relays.at(-1)!, 10, T0 - 2 * DAY + i * HOUR));
 
-  const longUrl = w.service(LONG.seller);
+  const longUrl = w.listing(LONG.seller);
   w.fund(LONG.seller, EXCHANGE, 100, T0 - 40 * DAY);
   let prev = LONG.seller;
   for (let h = 0; h < LONG.hops; h++) {
@@ -119,19 +87,19 @@ function world(): World {
   w.fund(LONG.buyer, prev, 50, T0 - DAY);
   for (let k = 0; k < 30; k++) w.pay(LONG.buyer, LONG.seller, longUrl, 0.05, T0 + k * 17 * HOUR);
 
-  const cycleUrl = w.service(CYCLE.seller);
+  const cycleUrl = w.listing(CYCLE.seller);
   w.fund(CYCLE.ring[0]!, CYCLE.seller, 100, T0 - 10 * DAY);
   for (let r = 0; r < 20; r++) {
     CYCLE.ring.forEach((a, i) => w.fund(CYCLE.ring[(i + 1) % 3]!, a, 30, T0 - 9 * DAY + r * HOUR + i * 60_000));
   }
   for (const a of CYCLE.ring) for (let k = 0; k < 25; k++) w.pay(a, CYCLE.seller, cycleUrl, 0.05, T0 + k * 17 * HOUR);
 
-  const exchangeUrl = w.service(EXCHANGE);
+  const exchangeUrl = w.listing(EXCHANGE);
   const customers = w.payers(EXCHANGE_SELLER.customers, 20, EXCHANGE, exchangeUrl, 6, 40);
   // ordinary withdrawals, at their own times and amounts
   customers.forEach((c, i) => w.fund(c, EXCHANGE, 10 + 7 * i, T0 - 30 * DAY + i * 31 * HOUR));
 
-  const unfundedUrl = w.service(UNFUNDED.seller);
+  const unfundedUrl = w.listing(UNFUNDED.seller);
   // ordinary customers: arriving over weeks, each on its own
   const buyers = w.payers('unfunded-customer', 12, UNFUNDED.seller, unfundedUrl, 6, 40);
   buyers.forEach((b, i) => w.fund(b, EXCHANGE, 20 + i, T0 - 5 * DAY - i * 7 * HOUR));
@@ -146,7 +114,7 @@ describe('money trails', () => {
   beforeAll(async () => {
     wh = await openWarehouse(':memory:', 'analytics', { threads: 2 });
     c = wh.connection;
-    await load(c, world());
+    await world().load(c);
     const t0 = performance.now();
     await classify(c, { now: NOW });
     seconds = (performance.now() - t0) / 1000;
