@@ -182,6 +182,54 @@ export class Builder {
     this.groups.push({ pattern, groupId, params, wallets });
     return groupId;
   }
+
+  /**
+   * The finished world's rows: payments ordered by (time, tx_hash), funding by (time, address), the
+   * truth of every wallet that paid. `names`: the listings' title ("Challenge service 3 (demo)") and
+   * world ("challenge-world"), the exchanges' name prefix, the truth's difficulty column.
+   */
+  rows(names: { title: string; world: string; exchange: string; difficulty: string }): BuiltWorld {
+    this.transactions.sort((x, y) => x.time - y.time || (x.hash < y.hash ? -1 : 1));
+    this.funding.sort((x, y) => x.time - y.time || (String(x.row[0]) < String(y.row[0]) ? -1 : 1));
+    const paying = new Set([...this.pairs.values()].map((p) => p.address));
+    return {
+      services: this.services.map((s, n) => [
+        CHAIN,
+        s.seller,
+        s.url,
+        `${names.title} service ${n + 1} (demo)`,
+        `Synthetic ${names.world} listing (demo data, not a real service).`,
+        s.category,
+        s.price,
+        new Date(Math.floor(s.firstSeen)),
+        SOURCE,
+      ]),
+      transactions: this.transactions.map((t) => t.row),
+      funding: this.funding.map((f) => f.row),
+      exchanges: this.exchanges.map((a, n) => [a, `${names.exchange}-${n + 1}`, SOURCE]),
+      truthBuyers: [...this.buyers.entries()]
+        .filter(([a]) => paying.has(a))
+        .sort(([a], [c]) => (a < c ? -1 : 1))
+        .map(([a, t]) => [a, t.label, t.pattern, names.difficulty, t.group]),
+      truthPairs: [...this.pairs.values()]
+        .sort((x, y) => (x.address < y.address ? -1 : x.address > y.address ? 1 : x.seller < y.seller ? -1 : 1))
+        .map((p) => [p.address, p.seller, CHAIN, p.label]),
+      groups: this.groups,
+    };
+  }
+}
+
+/** A generated world in the raw tables' layout, with its planted truth (Builder.rows). */
+export interface BuiltWorld {
+  services: Row[];
+  /** Ordered by (time, tx_hash). */
+  transactions: Row[];
+  /** Ordered by (time, address). Includes operators, relays and return transfers. */
+  funding: Row[];
+  exchanges: Row[];
+  truthBuyers: Row[];
+  truthPairs: Row[];
+  groups: PlantedGroup[];
 }
 
 /** `n` times spread over [from, to] in sessions of a few calls minutes apart (a person's rhythm). */

@@ -1,26 +1,7 @@
-/**
- * The challenge world (issue 15): an x402 traffic generator written apart from the demo world
- * (sources/demo/analytics/*.ts) to score the wash classifier on traffic it was not tuned on. It shares
- * only the PRNG (random.ts) and the output tables: x402_services, x402_transactions, wallet_funding,
- * exchange_wallets and the truth tables demo_truth_buyers / demo_truth_pairs (raw-tables.ts), so
- * the analytics pipeline, the file import and eval:wash read it as they read the demo world.
- *
- * It plants the patterns of CHALLENGE_PATTERNS (regimes.ts) with every parameter drawn from the
- * split's range: wash cohorts (classic and new), honest look-alikes and an organic background.
- * Same (seed, split, now), same rows in the same order. All addresses and URLs are invented; the
- * services say they are demo data.
- *
- * Truth conventions: every buyer has one label (its pattern's); a pair carries the buyer's label,
- * except a hackathon developer's casual calls to other services (organic_user pairs) and a CI
- * fleet's scheduled calls to others' endpoints (analytics_bot pairs), as OTHER_PAIR_LABELS lists.
- * Wash wallets are suspected_wash on every pair, sprinkles to honest services included; a research
- * crawler's one call to a wash seller is a verifier pair.
- */
-import type { Row } from '../../../../lib/duckdb.ts';
 import { Rng } from '../../random.ts';
 import {
   Builder,
-  CHAIN,
+  type BuiltWorld,
   DAY,
   farmSeller,
   fundThrough,
@@ -29,10 +10,8 @@ import {
   lognormalCount,
   MINUTE,
   organicUse,
-  type PlantedGroup,
   relayTree,
   type Service,
-  SOURCE,
   sessionTimes,
   washCalls,
 } from './builder.ts';
@@ -46,17 +25,7 @@ export interface ChallengeOptions {
   now: Date;
 }
 
-export interface ChallengeWorld {
-  services: Row[];
-  /** Ordered by (time, tx_hash). */
-  transactions: Row[];
-  /** Ordered by (time, address). Includes operators, relays and return transfers. */
-  funding: Row[];
-  exchanges: Row[];
-  truthBuyers: Row[];
-  truthPairs: Row[];
-  groups: PlantedGroup[];
-}
+export type ChallengeWorld = BuiltWorld;
 
 // ------------------------------------------------------------------------------ wash patterns
 
@@ -592,32 +561,10 @@ export function challengeWorld(opts: ChallengeOptions): ChallengeWorld {
   }
   plantOrganic(b);
 
-  const difficulty = opts.split === 'in' ? 'medium' : 'hard';
-  b.transactions.sort((x, y) => x.time - y.time || (x.hash < y.hash ? -1 : 1));
-  b.funding.sort((x, y) => x.time - y.time || (String(x.row[0]) < String(y.row[0]) ? -1 : 1));
-  const paying = new Set([...b.pairs.values()].map((p) => p.address));
-  return {
-    services: b.services.map((s, n) => [
-      CHAIN,
-      s.seller,
-      s.url,
-      `Challenge service ${n + 1} (demo)`,
-      'Synthetic challenge-world listing (demo data, not a real service).',
-      s.category,
-      s.price,
-      new Date(Math.floor(s.firstSeen)),
-      SOURCE,
-    ]),
-    transactions: b.transactions.map((t) => t.row),
-    funding: b.funding.map((f) => f.row),
-    exchanges: b.exchanges.map((a, n) => [a, `challenge-exchange-${n + 1}`, SOURCE]),
-    truthBuyers: [...b.buyers.entries()]
-      .filter(([a]) => paying.has(a))
-      .sort(([a], [c]) => (a < c ? -1 : 1))
-      .map(([a, t]) => [a, t.label, t.pattern, difficulty, t.group]),
-    truthPairs: [...b.pairs.values()]
-      .sort((x, y) => (x.address < y.address ? -1 : x.address > y.address ? 1 : x.seller < y.seller ? -1 : 1))
-      .map((p) => [p.address, p.seller, CHAIN, p.label]),
-    groups: b.groups,
-  };
+  return b.rows({
+    title: 'Challenge',
+    world: 'challenge-world',
+    exchange: 'challenge-exchange',
+    difficulty: opts.split === 'in' ? 'medium' : 'hard',
+  });
 }

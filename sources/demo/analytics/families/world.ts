@@ -1,18 +1,5 @@
-/**
- * The family world (issue 46): an honest background (sellers with Zipf popularity, organic users
- * funded from five exchanges, one of them large) and every family of WASH_FAMILIES and
- * HONEST_FAMILIES planted `instances` times, each instance with its own draw of the family's
- * parameters. Same output tables as the challenge world (services, transactions, funding,
- * exchanges, demo_truth_buyers, demo_truth_pairs), so the pipeline, the file import and
- * `npm run eval:wash` read it as they read the others.
- *
- * Every family draws from a stream of its own (seed and family name): adding, removing or changing a
- * family never shifts another family's draws, and `only` plants a subset with the same rows for
- * the families it keeps.
- */
-import type { Row } from '../../../../lib/duckdb.ts';
 import { Rng } from '../../random.ts';
-import { Builder, CHAIN, DAY, HISTORY_DAYS, HOUR, organicUse, type PlantedGroup, SOURCE } from '../challenge/builder.ts';
+import { Builder, type BuiltWorld, DAY, HISTORY_DAYS, HOUR, organicUse } from '../challenge/builder.ts';
 import type { FamilyContext, FamilyDef, FamilyParam, TruthLabel } from './family.ts';
 import { HONEST_FAMILIES } from './honest.ts';
 import { WASH_FAMILIES } from './wash.ts';
@@ -38,15 +25,7 @@ export interface FamilyWorldOptions {
   instanceScale?: number;
 }
 
-export interface FamilyWorld {
-  services: Row[];
-  transactions: Row[];
-  funding: Row[];
-  exchanges: Row[];
-  truthBuyers: Row[];
-  truthPairs: Row[];
-  groups: PlantedGroup[];
-}
+export type FamilyWorld = BuiltWorld;
 
 export function drawFamilyParams(rng: Rng, params: Record<string, FamilyParam>): Record<string, number> {
   const out: Record<string, number> = {};
@@ -104,31 +83,5 @@ export function familyWorld(opts: FamilyWorldOptions): FamilyWorld {
     }
   }
 
-  b.transactions.sort((x, y) => x.time - y.time || (x.hash < y.hash ? -1 : 1));
-  b.funding.sort((x, y) => x.time - y.time || (String(x.row[0]) < String(y.row[0]) ? -1 : 1));
-  const paying = new Set([...b.pairs.values()].map((p) => p.address));
-  return {
-    services: b.services.map((s, n) => [
-      CHAIN,
-      s.seller,
-      s.url,
-      `Family-world service ${n + 1} (demo)`,
-      'Synthetic family-world listing (demo data, not a real service).',
-      s.category,
-      s.price,
-      new Date(Math.floor(s.firstSeen)),
-      SOURCE,
-    ]),
-    transactions: b.transactions.map((t) => t.row),
-    funding: b.funding.map((f) => f.row),
-    exchanges: b.exchanges.map((a, n) => [a, `family-exchange-${n + 1}`, SOURCE]),
-    truthBuyers: [...b.buyers.entries()]
-      .filter(([a]) => paying.has(a))
-      .sort(([a], [c]) => (a < c ? -1 : 1))
-      .map(([a, t]) => [a, t.label, t.pattern, 'family', t.group]),
-    truthPairs: [...b.pairs.values()]
-      .sort((x, y) => (x.address < y.address ? -1 : x.address > y.address ? 1 : x.seller < y.seller ? -1 : 1))
-      .map((p) => [p.address, p.seller, CHAIN, p.label]),
-    groups: b.groups,
-  };
+  return b.rows({ title: 'Family-world', world: 'family-world', exchange: 'family-exchange', difficulty: 'family' });
 }
