@@ -6,6 +6,10 @@
  * audit found unscoped EIP-3009 traffic to be mostly bridges and payouts (Arbitrum: about $0 of
  * x402-shaped volume). The file is data, not code, so adding a relayer is a reviewed edit of one
  * entry with its source; it is parsed here with a schema and fails loudly naming the entry.
+ *
+ * The file is a pinned copy: `taken_at` and `taken_from` say when and from where it was copied. A
+ * run may read a newer document of the same format from FACILITATOR_REGISTRY_URL instead
+ * (sources/live/analytics/registry-source.ts), parsed with the same schema.
  */
 import { z } from 'zod';
 import { ANALYTICS_CHAINS, type AnalyticsChain } from './categories.ts';
@@ -13,6 +17,11 @@ import registryJson from './facilitators.json' with { type: 'json' };
 
 const Chain = z.enum(ANALYTICS_CHAINS);
 const IsoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a YYYY-MM-DD date');
+/** A YYYY-MM-DD date that exists on the calendar (taken_at is compared between documents). */
+const CalendarDate = IsoDate.refine(
+  (d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
+  'expected a calendar date',
+);
 const EvmAddress = z.string().regex(/^0x[0-9a-f]{40}$/, 'expected a lower-case 0x EVM address');
 const SolanaAddress = z.string().regex(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/, 'expected a base58 Solana address');
 
@@ -39,6 +48,10 @@ const RegistrySchema = z
   .object({
     about: z.string(),
     version: z.string().min(1),
+    /** UTC date the relayer list was copied from `taken_from` (a newer document has a later or equal date). */
+    taken_at: CalendarDate,
+    /** Where the list was copied from: a URL (pinned to a commit where it is a repository folder). */
+    taken_from: z.string().url(),
     facilitators: z.record(z.string(), z.object({ name: z.string().min(1), docs_url: z.string().url() }).strict()),
     chains: z.record(
       Chain,
@@ -79,8 +92,11 @@ export interface Relayer {
   source: string;
 }
 
+/** Where the pinned copy lives, as messages and a run's registry report name it. */
+export const PINNED_REGISTRY_SOURCE = 'catalog/facilitators.json';
+
 /** Parses a registry document; the error names the entry and field that was wrong. */
-export function parseFacilitatorRegistry(doc: unknown, name = 'catalog/facilitators.json'): FacilitatorRegistry {
+export function parseFacilitatorRegistry(doc: unknown, name = PINNED_REGISTRY_SOURCE): FacilitatorRegistry {
   const parsed = RegistrySchema.safeParse(doc);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
@@ -102,6 +118,9 @@ export function relayersOf(registry: FacilitatorRegistry): Relayer[] {
 
 export const FACILITATOR_REGISTRY: FacilitatorRegistry = parseFacilitatorRegistry(registryJson);
 export const REGISTRY_VERSION: string = FACILITATOR_REGISTRY.version;
+/** When and from where the pinned copy was taken. */
+export const REGISTRY_TAKEN_AT: string = FACILITATOR_REGISTRY.taken_at;
+export const REGISTRY_TAKEN_FROM: string = FACILITATOR_REGISTRY.taken_from;
 export const RELAYERS: readonly Relayer[] = relayersOf(FACILITATOR_REGISTRY);
 
 /** One chain's coverage, as the free API and the site publish it. */
@@ -142,3 +161,10 @@ export const CHAIN_COVERAGE_NOTE =
 
 /** The coverage as the services list envelope publishes it (`chain_coverage`). */
 export const CHAIN_COVERAGE: readonly ChainCoverage[] = chainCoverage();
+
+/**
+ * A live run that skipped more than this share of the settlements in its scope (sent by a
+ * registered relayer, or paid to a listed payTo) degrades the analytics /health, with the reasons
+ * (sources/indexing.ts, proxy/health.ts; docs/x402-indexing.md, "Never silent").
+ */
+export const SKIP_SHARE_DEGRADED = 0.01;

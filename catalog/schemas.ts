@@ -310,6 +310,65 @@ export function withReceipt<S extends z.ZodObject>(data: S) {
 
 // ------------------------------------------------------------------ bodies the proxy computes
 
+/**
+ * What a live run indexed and skipped, by reason: kept in the snapshot manifest (`indexing`) and
+ * served on /health (docs/x402-indexing.md, "Never silent"). Written by the analytics live runs.
+ */
+export const IndexingReport = z
+  .object({
+    registry: z
+      .object({
+        version: z.string().max(200).describe('Version of the facilitator registry the run used.'),
+        origin: z
+          .enum(['pinned', 'url'])
+          .describe("'pinned' = the copy shipped with the code; 'url' = FACILITATOR_REGISTRY_URL's document."),
+        taken_at: z.string().max(200).describe('The date the registry was taken from its source (YYYY-MM-DD).'),
+        source: z.string().max(2000).describe('Where it came from: the pinned file or the URL (without credentials or query).'),
+        problem: z.string().max(2000).nullable().describe('Why FACILITATOR_REGISTRY_URL was not used; null when it was, or is not set.'),
+      })
+      .nullable()
+      .describe('The facilitator registry the run used.'),
+    settlements: z.number().int().min(0).describe('Settlements the run indexed.'),
+    unknown_facilitator: z
+      .number()
+      .int()
+      .min(0)
+      .describe(
+        'Of those, settlements to a listed payTo sent by a wallet the registry does not name (facilitator "unknown", the sender kept).',
+      ),
+    skipped: z
+      .record(z.string().max(200), z.number().int().min(0))
+      .describe(
+        "Everything the run skipped, `<kind>.<reason>` → count: 'settlement.*' = in scope (sent by a registered relayer or paid to a listed payTo) but not indexed; 'log.*' = chain events that are not x402 settlements; 'listing.*' = discovery items not listed.",
+      ),
+    skipped_settlements: z.number().int().min(0).describe("The 'settlement.*' skips together."),
+    skip_share: z
+      .number()
+      .min(0)
+      .max(1)
+      .describe('skipped_settlements / (settlements + skipped_settlements); above 0.01 the status is degraded.'),
+    candidates: z
+      .array(
+        z.object({
+          chain: z.string().max(200),
+          sender: z.string().max(200).describe('The wallet that sent (Solana: paid the fee of) the settlements.'),
+          settlements: z.number().int().min(0).describe('Settlements it sent to listed payTos, over the kept history.'),
+          payees: z.number().int().min(0).describe('Distinct payTos among them.'),
+          first_time: z.string().max(200),
+          last_time: z.string().max(200),
+        }),
+      )
+      .max(50)
+      .describe(
+        'Senders the registry does not name that settled to listed payTos more than 10 times: candidates for the registry, never added by themselves.',
+      ),
+    notes: z
+      .array(z.string().max(2000))
+      .max(20)
+      .describe('What the run says about its indexing (no payment indexed yet, an empty catalog...).'),
+  })
+  .describe('What the live run behind the snapshot indexed and skipped.');
+
 /** /health of either service (built by proxy/health.ts). Status 200, or 503 while no snapshot is published. */
 export const HealthBody = z
   .object({
@@ -433,6 +492,9 @@ export const HealthBody = z
           .describe('What the analyst did in the run that published the snapshot; null when that run wrote no AI field.'),
       })
       .describe('Who writes the AI text fields, and what it cost.'),
+    indexing: IndexingReport.optional().describe(
+      'What the live run behind the snapshot indexed and skipped, by reason (analytics live snapshots; absent for demo and file data).',
+    ),
     problems: z.array(z.string()).describe('Everything that is not as it should be, in words; empty when status is ok.'),
   })
   .describe('Service health and data freshness.');

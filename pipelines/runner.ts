@@ -14,6 +14,7 @@ import { createAnalyst, type Analyst } from './analyst/index.ts';
 import { SnapshotWriter, type DatasetMeta } from '../snapshots/writer.ts';
 import { sourceKindOf, type IngestContext, type IngestStep, type SourceSpec } from '../sources/contract.ts';
 import type { SourceKind } from '../sources/raw-tables.ts';
+import { IndexingTally } from '../sources/indexing.ts';
 import type { ProgressSink, StepReport } from './progress.ts';
 import { openWarehouse } from './warehouse.ts';
 import { nextScheduledRun, scheduleTableFor } from './schedule-table.ts';
@@ -205,6 +206,7 @@ export async function runPipeline(
     });
     const log = (m: string) => progress.note(`${service}: ${m}`);
     const analyst = createAnalyst(settings, warehouse.connection, params.now, log);
+    const indexing = new IndexingTally();
     let runInputs: Record<string, string> | null = null;
     const liveWriter = writer;
     const ctx: PipelineContext = {
@@ -217,6 +219,7 @@ export async function runPipeline(
       settings,
       analyst,
       log,
+      indexing,
       setRunInputs(inputs) {
         runInputs = { ...inputs };
       },
@@ -369,6 +372,7 @@ export async function runPipeline(
         new Date(generatedAt.getTime() + pipeline.updateEverySeconds * 1000),
       notice,
       ai,
+      indexing: indexing.touched ? indexing.summary() : null,
     });
     progress.note(
       `${service}: published ${manifest.version} (${manifest.datasets.length} datasets) in ${((performance.now() - publishStarted) / 1000).toFixed(2)}s`,

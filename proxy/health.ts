@@ -6,7 +6,8 @@ import { endpointsOf } from '../catalog/index.ts';
 import { datasetsOf, findDataset } from '../catalog/datasets.ts';
 import type { ServiceName } from '../catalog/types.ts';
 import type { Settings } from '../lib/config.ts';
-import type { AiUsage } from '../snapshots/manifest.ts';
+import { SKIP_SHARE_DEGRADED } from '../catalog/facilitators.ts';
+import type { AiUsage, IndexingReport } from '../snapshots/manifest.ts';
 import { absenceReason, type LoadedSnapshot, type SnapshotReader } from '../snapshots/reader.ts';
 
 export interface DatasetHealth {
@@ -65,6 +66,12 @@ export interface HealthDocument {
   /** Where single use and the free-tier count are kept, and whether that store answers (absent when the app was built without stores). */
   stores?: StoreHealth;
   ai: { mode: Settings['aiMode']; note: string; models: { fast: string; deep: string } | null; last_run: AiRunHealth | null };
+  /**
+   * What the live run behind the snapshot indexed and skipped, by reason, the facilitator registry
+   * it used and the registry candidates (snapshots/manifest.ts, IndexingReport); absent for demo
+   * and file snapshots. More than 1 % of the settlements in scope skipped degrades the status.
+   */
+  indexing?: IndexingReport;
   problems: string[];
 }
 
@@ -133,6 +140,25 @@ function contentProblems(snap: LoadedSnapshot): string[] {
       `the daily model budget of $${ai.daily_budget_usd} was reached ($${ai.spent_today_usd} spent that day): model calls stopped, products keep their last good version`,
     );
   }
+  return problems;
+}
+
+/** What the indexing of the run behind the snapshot says is wrong: too many settlements skipped, a registry URL not used. */
+export function indexingProblems(indexing: IndexingReport | undefined): string[] {
+  if (!indexing) return [];
+  const problems: string[] = [];
+  if (indexing.skip_share > SKIP_SHARE_DEGRADED) {
+    const reasons = Object.entries(indexing.skipped)
+      .filter(([reason, n]) => reason.startsWith('settlement.') && n > 0)
+      .sort(([, a], [, b]) => b - a)
+      .map(([reason, n]) => `${n} ${reason.slice('settlement.'.length)}`)
+      .join(', ');
+    problems.push(
+      `indexing: the last run skipped ${indexing.skipped_settlements} of ${indexing.settlements + indexing.skipped_settlements} settlements in scope ` +
+        `(${(indexing.skip_share * 100).toFixed(1)} %, more than ${SKIP_SHARE_DEGRADED * 100} %): ${reasons}`,
+    );
+  }
+  if (indexing.registry?.problem) problems.push(`facilitator registry: ${indexing.registry.problem}`);
   return problems;
 }
 
@@ -232,6 +258,7 @@ export function healthDocument(
   if (!snap && !reader.lastError) problems.push(`no published ${service} snapshot yet: run "npm run pipeline -- ${service}"`);
   if (snap) {
     problems.push(...contentProblems(snap));
+    problems.push(...indexingProblems(snap.manifest.indexing));
   }
   const aiUsage = snap?.manifest.ai;
   const aiMode = aiModeOf(snap, settings);
@@ -270,6 +297,7 @@ export function healthDocument(
           }
         : null,
     },
+    ...(snap?.manifest.indexing ? { indexing: snap.manifest.indexing } : {}),
     problems,
   };
 }

@@ -17,7 +17,7 @@
  */
 import { z } from 'zod';
 import { describeIssues } from '../lib/zod-issues.ts';
-import type { DataSource as SourceKind } from '../catalog/schemas.ts';
+import { IndexingReport as IndexingReportSchema, type DataSource as SourceKind } from '../catalog/schemas.ts';
 import {
   DELTA_FILE_PATTERN,
   DELTA_RULES,
@@ -265,6 +265,13 @@ export const AiUsage = z.object({
 });
 export type AiUsage = z.infer<typeof AiUsage>;
 
+/**
+ * What a live run indexed and skipped, by reason (sources/indexing.ts, docs/x402-indexing.md,
+ * "Never silent"), described once in catalog/schemas.ts for /health and the OpenAPI document.
+ */
+export const IndexingReport = IndexingReportSchema;
+export type IndexingReport = z.infer<typeof IndexingReport>;
+
 export const SnapshotManifest = z.object({
   format_version: FORMAT,
   service: SHORT,
@@ -277,6 +284,8 @@ export const SnapshotManifest = z.object({
   notice: TEXT.nullable(),
   /** What the run's analyst did and cost; absent when the run wrote no AI field. */
   ai: AiUsage.optional(),
+  /** What the run indexed and skipped (live analytics runs); absent when the run indexed nothing live. */
+  indexing: IndexingReport.optional(),
   datasets: z.array(DatasetEntry),
 });
 export type SnapshotManifest = z.infer<typeof SnapshotManifest>;

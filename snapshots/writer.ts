@@ -28,6 +28,7 @@ import { queryJson, sqlString } from '../lib/duckdb.ts';
 import { pidAlive } from '../lib/pid.ts';
 import type {
   AiUsage,
+  IndexingReport,
   ColumnSchema,
   DatasetAi,
   DatasetEntry,
@@ -675,7 +676,12 @@ export class SnapshotWriter {
    * Finishes the version and makes it live. Returns the manifest. Throws (leaving the previous
    * version live) if nothing was written or a file fails its read-back check.
    */
-  async publish(options: { nextExpectedUpdate: Date; notice?: string | null; ai?: AiUsage | null }): Promise<SnapshotManifest> {
+  async publish(options: {
+    nextExpectedUpdate: Date;
+    notice?: string | null;
+    ai?: AiUsage | null;
+    indexing?: IndexingReport | null;
+  }): Promise<SnapshotManifest> {
     if (this.finished) throw new Error('snapshot writer already finished');
     if (this.entries.size === 0) {
       this.abort();
@@ -710,6 +716,7 @@ export class SnapshotWriter {
       next_expected_update: options.nextExpectedUpdate.toISOString(),
       notice: options.notice ?? null,
       ...(options.ai ? { ai: options.ai } : {}),
+      ...(options.indexing ? { indexing: options.indexing } : {}),
       datasets,
     };
     try {

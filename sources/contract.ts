@@ -4,6 +4,7 @@
  * IngestContext (its own context extends this one) and reports every step on the run's progress.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { IndexingTally } from './indexing.ts';
 import type { SourceKind } from './raw-tables.ts';
 
 /** Which source a run reads: the seeded demo world, the live upstreams, or a researcher's files. */
@@ -28,6 +29,11 @@ export interface IngestContext {
    */
   warehouseDir?: string;
   log(message: string): void;
+  /**
+   * What the run indexed and skipped, by reason (sources/indexing.ts): the live steps count into
+   * it and the runner writes it into the manifest's `indexing`. Absent outside a pipeline run.
+   */
+  indexing?: IndexingTally;
 }
 
 export interface IngestStep {

@@ -301,14 +301,15 @@ async function keptAttribution(ctx: Parameters<PrepareStep['run']>[0], rules: At
     }
     if (!existsSync(total)) await copyTo(`${TOTALS_SQL} FROM read_parquet(${sqlString(file)}) ${TOTALS_GROUP}`, total);
   }
-  // the all-time totals per (service, buyer) of the runs' payments, for the rollups: exact integer
-  // sums, so adding up the runs' totals gives what one aggregate over every payment gives
-  await c.run(`CREATE OR REPLACE TEMP VIEW attributed_totals AS SELECT * FROM read_parquet([${totals.map(sqlString).join(', ')}])`);
   // what no import run needs any more: files of other lookups or of another payment history
   const keep = new Set([...files, ...totals].map((f) => basename(f)));
   for (const f of readdirSync(dir)) if (!keep.has(f)) rmSync(join(dir, f), { force: true });
   ctx.log(`attribution: ${batches.length - made} import run(s) kept, ${made} attributed`);
+  // no import run yet (a first live run that indexed no payment): every payment, none, is attributed as before
   if (files.length === 0) return null;
+  // the all-time totals per (service, buyer) of the runs' payments, for the rollups: exact integer
+  // sums, so adding up the runs' totals gives what one aggregate over every payment gives
+  await c.run(`CREATE OR REPLACE TEMP VIEW attributed_totals AS SELECT * FROM read_parquet([${totals.map(sqlString).join(', ')}])`);
   // the same rows with the import run of each, for the datasets that rewrite only what a run touched (by-service.ts)
   await c.run(`CREATE OR REPLACE TEMP VIEW attributed_by_import AS
     ${files.map((f, i) => `SELECT *, ${Number(batches[i]!.batch)} AS import_batch FROM read_parquet(${sqlString(f)})`).join(' UNION ALL ')}`);

@@ -95,11 +95,11 @@ describe('liveIngestSteps', () => {
     }
     // 8 services; 7 probes (one per resource URL; every name unknown offline); 5 Base + 2 Solana settlements; 2 funded buyers; no exchange list
     expect(counts).toEqual([8, 7, 7, 2, 0]);
-    // discovery: 3 pages; transactions: Base 12 + Solana 9 signature lists + 4 transactions; funding: 2 batches + 1 block.
+    // discovery: 3 pages; transactions: Base 12 + Solana 9 signature lists of the relayers, 2 of the listed payTos' token accounts + 4 transactions; funding: 2 batches + 1 block.
     expect(requests).toEqual({
       'ingest:x402_services': 3,
       'ingest:x402_probes': 0,
-      'ingest:x402_transactions': 25,
+      'ingest:x402_transactions': 27,
       'ingest:wallet_funding': 3,
       'ingest:exchange_wallets': 0,
     });

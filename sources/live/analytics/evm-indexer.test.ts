@@ -60,7 +60,7 @@ describe('indexEvmSettlements', () => {
       [12, 15],
     ]);
     expect(run).toMatchObject({ fromBlock: S, toBlock: S + 15, finalized: S + 15, logRequests: 5, halvings: 2, logs: 18 });
-    expect(run.skipped).toMatchObject({ notRelayer: 1, relayerPayer: 1, noAuthorization: 2, removed: 2 });
+    expect(run.skipped).toMatchObject({ notInScope: 1, relayerPayer: 1, noAuthorization: 2, removed: 2 });
     // Every filter asks for both events of USDC in one call.
     expect(logRequests()[0]!.rpcParams[0]).toMatchObject({
       address: '0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',

@@ -6,10 +6,14 @@
  *     topic0 OR-list), splitting a range in half when the node says it is too large;
  *  2. EIP-3009 rule: a Transfer counts when its `from` used an authorization earlier in the same
  *     transaction (transferWithAuthorization emits AuthorizationUsed, then Transfer);
- *  3. the transaction's sender (eth_getBlockReceipts, else eth_getTransactionByHash) must be a
- *     facilitator relayer registered for that chain (catalog/facilitators.json) and active at that
- *     time, and the payer must not be a relayer itself; a chain with no registered relayer is not
- *     read at all (no x402 is known to settle there: Arbitrum's EIP-3009 traffic is bridges and payouts);
+ *  3. scope: the transfer is an x402 settlement when its transaction's sender (eth_getBlockReceipts,
+ *     else eth_getTransactionByHash) is a facilitator relayer registered for that chain
+ *     (catalog/facilitators.json) and active at that time, or when it pays a payTo a listing has
+ *     named (discovery_payees), whatever the sender: then the facilitator is the registry's when it
+ *     names the sender, else "unknown" with the sender kept (a relayer the pinned list lacks is a
+ *     payment, not a skip). The payer must not be a relayer itself. A chain with no registered
+ *     relayer is not read at all (no x402 is known to settle there: Arbitrum's EIP-3009 traffic is
+ *     bridges and payouts);
  *  4. rows keyed by (chain, tx_hash, log_index) land in `live_evm_settlements` together with the
  *     checkpoint that covers them, so an interrupted or repeated run neither loses nor doubles rows.
  *
@@ -26,11 +30,15 @@ import { notIndexedReason, REGISTRY_VERSION, RELAYERS, relayerLookup, type Relay
 import { UpstreamError } from '../http.ts';
 import { isMethodUnavailable, isRateLimitError, JsonRpcError, type JsonRpcClient } from '../json-rpc.ts';
 import { inTransaction, loadScratch } from '../scratch.ts';
+import type { SkipKind } from '../../indexing.ts';
 
 export const TRANSFER_TOPIC = '0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef';
 export const AUTHORIZATION_USED_TOPIC = '0x98de503528ee59b575ef0c0a2576a82497bfc029a5685b209e9ec333479b10a5';
 
 export type EvmChain = Exclude<AnalyticsChain, 'solana'>;
+
+/** The facilitator of a settlement whose sender the registry does not name (the sender is kept as its relayer). */
+export const UNKNOWN_FACILITATOR = 'unknown';
 
 export interface EvmIndexerOptions {
   chain: EvmChain;
@@ -41,6 +49,10 @@ export interface EvmIndexerOptions {
   /** eth_getLogs range to try first (blocks); halved on "too many results", grown back after a success. */
   initialLogRange: number;
   registry: readonly Relayer[];
+  /** The version of the registry in use, kept on every row. */
+  registryVersion: string;
+  /** The payTos listings have named on the chain (lowercase): a settlement to one counts whatever its sender. */
+  payees: ReadonlySet<string>;
 }
 
 export const DEFAULT_EVM_OPTIONS: EvmIndexerOptions = {
@@ -50,6 +62,8 @@ export const DEFAULT_EVM_OPTIONS: EvmIndexerOptions = {
   // Base USDC emits tens of logs per block; ~500 blocks stays under the common 10 000-result cap.
   initialLogRange: 500,
   registry: RELAYERS,
+  registryVersion: REGISTRY_VERSION,
+  payees: new Set(),
 };
 
 export interface EvmFundingOptions {
@@ -403,7 +417,29 @@ export interface EvmIndexRun {
   settlements: number;
   /** New rows (a re-run over indexed blocks adds none). */
   inserted: number;
-  skipped: Omit<CandidateCounts, 'logs'> & { notRelayer: number; beforeRelayerFirstSeen: number; relayerPayer: number };
+  /** Settlements to a listed payTo whose sender the registry does not name (facilitator "unknown"). */
+  unknownFacilitator: number;
+  skipped: Omit<CandidateCounts, 'logs'> & {
+    /** EIP-3009 transfers neither sent by a registered relayer nor paid to a listed payTo: not x402 as far as anyone can tell. */
+    notInScope: number;
+    /** Sent by a registered relayer before its first-seen date, to a payTo no listing names. */
+    beforeRelayerFirstSeen: number;
+    /** In scope but paid by a relayer itself (a fee or top-up, not a buyer). */
+    relayerPayer: number;
+  };
+}
+
+/** An EVM run's skips by kind and reason, as the run's indexing tally counts them (sources/indexing.ts). */
+export function evmSkips(run: EvmIndexRun): Array<[SkipKind, string, number]> {
+  const s = run.skipped;
+  return [
+    ['settlement', 'before_relayer_first_seen', s.beforeRelayerFirstSeen],
+    ['log', 'relayer_transfer', s.relayerPayer],
+    ['log', 'no_authorization', s.noAuthorization],
+    ['log', 'not_in_scope', s.notInScope],
+    ['log', 'malformed', s.malformed],
+    ['log', 'removed', s.removed],
+  ];
 }
 
 async function checkpointOf(connection: DuckDBConnection, chain: string): Promise<number | null> {
@@ -439,7 +475,8 @@ export async function indexEvmSettlements(
     logs: 0,
     settlements: 0,
     inserted: 0,
-    skipped: { removed: 0, noAuthorization: 0, malformed: 0, notRelayer: 0, beforeRelayerFirstSeen: 0, relayerPayer: 0 },
+    unknownFacilitator: 0,
+    skipped: { removed: 0, noAuthorization: 0, malformed: 0, notInScope: 0, beforeRelayerFirstSeen: 0, relayerPayer: 0 },
   };
   // Without a registered facilitator nothing on the chain can count, so the node is not even asked.
   if (run.notIndexed) {
@@ -483,22 +520,24 @@ export async function indexEvmSettlements(
         txsByBlock.set(t.blockNumber, set);
       }
       const senders = await resolver.senders(txsByBlock);
-      const fromRelayer = transfers.filter((t) => {
-        if (relayers.byAddress(senders.get(t.txHash) ?? '')) return true;
-        run.skipped.notRelayer++;
+      // in scope: sent by a registered relayer (of any date: the date is checked below) or paid to a listed payTo
+      const inScope = transfers.filter((t) => {
+        if (relayers.byAddress(senders.get(t.txHash) ?? '') || options.payees.has(t.seller)) return true;
+        run.skipped.notInScope++;
         return false;
       });
-      const untimed = fromRelayer.filter((t) => t.blockTimestamp === null).map((t) => t.blockNumber);
+      const untimed = inScope.filter((t) => t.blockTimestamp === null).map((t) => t.blockNumber);
       run.blockRequests += new Set(untimed).size;
       const times = await blockTimes(rpc, untimed);
 
       const rows: Row[] = [];
-      for (const t of fromRelayer) {
+      for (const t of inScope) {
         const sender = senders.get(t.txHash)!;
         const time = new Date((t.blockTimestamp ?? times.get(t.blockNumber)!) * 1000);
         const relayer = relayers.at(sender, time);
-        if (!relayer) {
-          run.skipped.beforeRelayerFirstSeen++;
+        const listed = options.payees.has(t.seller);
+        if (!relayer && !listed) {
+          run.skipped.beforeRelayerFirstSeen++; // a registered relayer before its first-seen date, to a payTo nobody listed
           continue;
         }
         // A relayer paying from its own balance is a fee or top-up, not a buyer (DefiLlama rule).
@@ -506,6 +545,7 @@ export async function indexEvmSettlements(
           run.skipped.relayerPayer++;
           continue;
         }
+        if (!relayer) run.unknownFacilitator++;
         rows.push([
           chain,
           t.txHash,
@@ -516,11 +556,11 @@ export async function indexEvmSettlements(
           t.seller,
           usdcToUsd(t.atomic),
           t.atomic.toString(),
-          relayer.address,
-          relayer.facilitator,
+          sender, // the sender as it is, known or not: a candidate for the registry when unknown
+          relayer?.facilitator ?? UNKNOWN_FACILITATOR,
           'eip3009',
           t.buyer === t.seller, // self-pay stays in, flagged: the wash classifier wants to see it
-          REGISTRY_VERSION,
+          options.registryVersion,
         ]);
       }
       run.settlements += rows.length;
@@ -547,8 +587,10 @@ export async function indexEvmSettlements(
   run.transactionRequests = resolver.requests.transactions;
   log(
     `${chain}: blocks ${from}-${scan.completedTo} (finalized ${finalized}): ${run.logs} logs, ${run.settlements} settlements ` +
-      `(${run.inserted} new); skipped ${run.skipped.notRelayer} not from a relayer, ${run.skipped.noAuthorization} without authorization, ` +
-      `${run.skipped.relayerPayer} paid by a relayer, ${run.skipped.removed} removed; ${run.logRequests} eth_getLogs (${run.halvings} halvings)`,
+      `(${run.inserted} new, ${run.unknownFacilitator} by a sender the registry does not name); skipped ${run.skipped.beforeRelayerFirstSeen} ` +
+      `sent by a relayer before its first-seen date, ${run.skipped.relayerPayer} paid by a relayer; not x402: ${run.skipped.notInScope} ` +
+      `EIP-3009 transfers out of scope, ${run.skipped.noAuthorization} without authorization, ${run.skipped.removed} removed, ` +
+      `${run.skipped.malformed} malformed; ${run.logRequests} eth_getLogs (${run.halvings} halvings)`,
   );
   return run;
 }

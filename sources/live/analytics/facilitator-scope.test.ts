@@ -9,7 +9,8 @@ import { FACILITATOR_REGISTRY, chainCoverage, parseFacilitatorRegistry, relayers
 import { loadSettings } from '../../../lib/config.ts';
 import { queryJson } from '../../../lib/duckdb.ts';
 import { liveIngestSteps } from './index.ts';
-import { DEFAULT_EVM_OPTIONS, indexEvmSettlements, type EvmIndexerOptions } from './evm-indexer.ts';
+import { DEFAULT_EVM_OPTIONS, indexEvmSettlements, TRANSFER_TOPIC, type EvmIndexerOptions } from './evm-indexer.ts';
+import { fixture } from '../testing/fixtures.ts';
 import { DEFAULT_SOLANA_OPTIONS, indexSolanaSettlements } from './solana-indexer.ts';
 import { baseFixtureIndex, evmNodeRoutes } from '../testing/evm-node.ts';
 import { useRpcNode } from '../testing/rpc-node.ts';
@@ -25,6 +26,14 @@ const node = useRpcNode({
 });
 
 const options: EvmIndexerOptions = { ...DEFAULT_EVM_OPTIONS, startBlock: fx.startBlock, maxBlocksPerRun: 1000, initialLogRange: 64 };
+
+/** The payTo of the recorded transaction's Transfer (its topic 2). */
+function sellerOf(tx: string): string {
+  const logs = fixture<Array<{ transactionHash: string; topics: string[] }>>('base-usdc-logs.json');
+  const transfer = logs.find((l) => l.transactionHash === tx && l.topics[0] === TRANSFER_TOPIC);
+  if (!transfer) throw new Error(`no Transfer in ${tx}`);
+  return `0x${transfer.topics[2]!.slice(-40)}`.toLowerCase();
+}
 
 async function countedTxs(): Promise<string[]> {
   const rows = await queryJson(node.t.warehouse.connection, `SELECT DISTINCT tx_hash FROM live_evm_settlements ORDER BY tx_hash`);
@@ -61,8 +70,27 @@ describe('facilitator scope', () => {
     expect(counted).toContain(fx.txs.A);
     expect(counted).not.toContain(fx.txs.B);
     expect(run.notIndexed).toBeNull();
-    expect(run.skipped.notRelayer).toBe(1);
-    expect(log.at(-1)).toMatch(/skipped 1 not from a relayer/);
+    expect(run.skipped.notInScope).toBe(1);
+    expect(run.unknownFacilitator).toBe(0);
+    expect(log.at(-1)).toMatch(/not x402: 1 EIP-3009 transfers out of scope/);
+  });
+
+  it('counts a transferWithAuthorization to a listed payTo whatever its sender: facilitator "unknown", the sender kept', async () => {
+    const payee = sellerOf(fx.txs.B);
+    const log: string[] = [];
+    const run = await indexEvmSettlements(node.t.warehouse.connection, node.rpc, { ...options, payees: new Set([payee]) }, (m) =>
+      log.push(m),
+    );
+    expect(await countedTxs()).toContain(fx.txs.B);
+    expect(run.skipped.notInScope).toBe(0);
+    expect(run.unknownFacilitator).toBe(1);
+    const [b] = await queryJson(
+      node.t.warehouse.connection,
+      `SELECT facilitator, relayer, seller_address FROM live_evm_settlements WHERE tx_hash = $tx`,
+      { tx: fx.txs.B },
+    );
+    expect(b).toEqual({ facilitator: 'unknown', relayer: fx.notFacilitator, seller_address: payee });
+    expect(log.at(-1)).toMatch(/1 by a sender the registry does not name/);
   });
 
   it('counts the same transaction once its sender is registered for that chain', async () => {
@@ -73,7 +101,7 @@ describe('facilitator scope', () => {
     const counted = await countedTxs();
     expect(counted).toContain(fx.txs.A);
     expect(counted).toContain(fx.txs.B);
-    expect(run.skipped.notRelayer).toBe(0);
+    expect(run.skipped.notInScope).toBe(0);
     const [b] = await queryJson(node.t.warehouse.connection, `SELECT facilitator, relayer FROM live_evm_settlements WHERE tx_hash = $tx`, {
       tx: fx.txs.B,
     });

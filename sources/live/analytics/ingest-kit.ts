@@ -7,7 +7,8 @@
  */
 import type { Settings, UpstreamSetting } from '../../../lib/config.ts';
 import type { IngestContext, IngestStep } from '../../contract.ts';
-import { FACILITATOR_REGISTRY, relayersOf, type FacilitatorRegistry } from '../../../catalog/facilitators.ts';
+import { FACILITATOR_REGISTRY, relayersOf, type FacilitatorRegistry, type Relayer } from '../../../catalog/facilitators.ts';
+import { facilitatorRegistryForRun, type RegistryInUse } from './registry-source.ts';
 import type { EvmFundingOptions, EvmIndexerOptions } from './evm-indexer.ts';
 import type { UpstreamOptions } from '../http.ts';
 
@@ -28,6 +29,8 @@ export interface LiveIngestOptions {
   solana?: Partial<SolanaIndexerOptions>;
   /** The prober's tuning (tests and loopback benches allow loopback and shorten timeouts). */
   probe?: Partial<Omit<ProberOptions, 'onResult'>>;
+  /** A sender the registry does not name is a registry candidate once it settled more than this many payments to listed payTos (default 10). */
+  candidateMinSettlements?: number;
   /** Applied to every upstream client after its own defaults (tests inject `sleep`). */
   upstream?: ClientTuning;
 }
@@ -73,11 +76,19 @@ export async function appendOrKeep(
   }
 }
 
+/** The facilitator registry a run uses, with its relayers. */
+export interface RunRegistry extends RegistryInUse {
+  relayers: Relayer[];
+}
+
 export interface AnalyticsIngestKit {
   settings: Settings;
   options: LiveIngestOptions;
-  registry: FacilitatorRegistry;
-  relayers: ReturnType<typeof relayersOf>;
+  /**
+   * The registry this run uses: FACILITATOR_REGISTRY_URL's when it is set and sound, else the
+   * pinned copy (options.registry in tests); read once per run, named in the manifest's `indexing.registry`.
+   */
+  registry(ctx: IngestContext): Promise<RunRegistry>;
   /** The run: the steps' segments share its import batch. */
   run: LiveRun;
   /** An upstream client's options: its kind's politeness defaults, the run's overrides, its name and base URL. */
@@ -90,12 +101,25 @@ export interface AnalyticsIngestKit {
 export type AnalyticsIngestStep = (kit: AnalyticsIngestKit) => IngestStep;
 
 export function analyticsIngestKit(settings: Settings, options: LiveIngestOptions = {}): AnalyticsIngestKit {
-  const registry = options.registry ?? FACILITATOR_REGISTRY;
+  const pinned = options.registry ?? FACILITATOR_REGISTRY;
+  let once: Promise<RunRegistry> | null = null;
   return {
     settings,
     options,
-    registry,
-    relayers: relayersOf(registry),
+    registry(ctx) {
+      once ??= facilitatorRegistryForRun(settings, {
+        pinned,
+        log: ctx.log,
+        ...(options.upstream ? { upstream: options.upstream } : {}),
+      }).then((inUse) => ({ ...inUse, relayers: relayersOf(inUse.registry) }));
+      return once.then((r) => {
+        if (ctx.indexing) {
+          const { registry: _doc, relayers: _relayers, ...used } = r;
+          ctx.indexing.registry = used;
+        }
+        return r;
+      });
+    },
     run: {},
     client: (kind, name, baseUrl) => ({ ...CLIENT_DEFAULTS[kind], ...options.upstream, name, baseUrl }),
     required: (setting) => requiredSetting(settings, setting),

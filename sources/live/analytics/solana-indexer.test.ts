@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { queryJson } from '../../../lib/duckdb.ts';
 import { relayersOn } from './facilitators.ts';
-import { DEFAULT_SOLANA_OPTIONS, indexSolanaSettlements, type SolanaIndexerOptions } from './solana-indexer.ts';
+import { DEFAULT_SOLANA_OPTIONS, indexSolanaSettlements, usdcAccountOf, type SolanaIndexerOptions } from './solana-indexer.ts';
+import { fixture } from '../testing/fixtures.ts';
 import { useRpcNode } from '../testing/rpc-node.ts';
 import { solanaFixtureIndex, solanaNodeRoutes, type SolanaNodeState } from '../testing/solana-node.ts';
 
@@ -114,5 +115,51 @@ describe('indexSolanaSettlements', () => {
     await indexSolanaSettlements(node.t.warehouse.connection, node.rpc, bounded);
     expect(await checkpoint()).toBe(fx.signatures.later);
     expect(await rows()).toHaveLength(3);
+  });
+
+  it("walks a listed payTo's USDC account: a sponsored transfer whose fee payer no registry names is a settlement, facilitator unknown", async () => {
+    // the recorded settlement as three transactions to the same payTo: paid for by the registered
+    // relayer (the relayer walk's), by a wallet no registry names, and by the buyer itself
+    type Tx = { transaction: { message: { accountKeys: Array<{ pubkey: string }> } }; slot: number };
+    const recorded = fixture<Record<string, Tx>>('solana-transactions.json')[fx.signatures.settlement]!;
+    const payer = 'Fg6PaFpoGXkYsidMpWTK6W2BeZ7FEfcYkg476zPFsLnS';
+    // a payTo with a real 32-byte address (the fixture's sellers are placeholders no token account derives from)
+    const payee = 'HN7cABqLq46Es1jh92dQQisAq662SmxELLLsHHe4YWrH';
+    type Balance = { accountIndex: number; owner: string };
+    const paidBy = (feePayer: string, slot: number) => {
+      const tx = structuredClone(recorded) as Tx & { meta: { preTokenBalances: Balance[]; postTokenBalances: Balance[] } };
+      tx.transaction.message.accountKeys[0]!.pubkey = feePayer;
+      tx.slot = slot;
+      for (const b of [...tx.meta.preTokenBalances, ...tx.meta.postTokenBalances]) if (b.accountIndex === 2) b.owner = payee;
+      return tx;
+    };
+    const account = await usdcAccountOf(payee);
+    state.transactions = { unknownPaid: paidBy(payer, recorded.slot + 2), selfPaid: paidBy(fx.buyers[0]!, recorded.slot + 1) };
+    state.histories = {
+      [account]: [
+        { signature: 'unknownPaid', slot: recorded.slot + 2 },
+        { signature: 'selfPaid', slot: recorded.slot + 1 },
+        { signature: fx.signatures.settlement, slot: recorded.slot }, // paid for by the registered relayer: the relayer walk has it
+      ],
+    };
+    const run = await indexSolanaSettlements(node.t.warehouse.connection, node.rpc, {
+      ...options,
+      payees: [payee, 'not-an-address'],
+    });
+    expect(run).toMatchObject({ payees: 1, unknownFacilitator: 1 });
+    expect(run.skipped).toMatchObject({ notSponsored: 1, invalidPayee: 1 });
+    const bySignature = (a: unknown[], b: unknown[]) => String(a[0]).localeCompare(String(b[0]));
+    expect((await rows()).map((r) => [r.signature, r.seller_address, r.facilitator, r.relayer]).sort(bySignature)).toEqual(
+      [
+        [fx.signatures.settlement, fx.sellers[0], 'coinbase', fx.relayer],
+        [fx.signatures.innerTransfer, fx.sellers[1], 'coinbase', fx.relayer],
+        ['unknownPaid', payee, 'unknown', payer],
+      ].sort(bySignature),
+    );
+    // the payTo's account has its own checkpoint: the next run asks only for what is newer
+    node.server.reset();
+    await indexSolanaSettlements(node.t.warehouse.connection, node.rpc, { ...options, payees: [payee] });
+    const ask = node.server.requests.find((r) => r.rpcMethod === 'getSignaturesForAddress' && r.rpcParams[0] === account)!;
+    expect(ask.rpcParams[1]).toMatchObject({ until: 'unknownPaid' });
   });
 });

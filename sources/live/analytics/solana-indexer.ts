@@ -5,9 +5,19 @@
  * whose fee payer is that relayer is a settlement. Buyer and seller are the owners of the source and
  * destination token accounts (from pre/postTokenBalances), keyed by (signature, instruction).
  *
- * Resumable per relayer: `solana_checkpoint` holds the last signature processed, and each batch of
- * transactions lands with the checkpoint that covers it.
+ * Settlements a relayer the registry does not name paid for are found from the other side: for
+ * every payTo a listing has named (discovery_payees), its USDC token account (the associated token
+ * account, derived with @solana-program/token) is walked the same way, and a USDC transfer to the
+ * payTo in a successful transaction whose fee payer is neither a registered relayer (the relayer
+ * walk has those) nor the payer itself (x402 on Solana is a sponsored transferChecked: the
+ * facilitator pays the fee, the buyer signs the transfer) is a settlement with facilitator
+ * "unknown", the fee payer kept as its relayer (docs/x402-indexing.md, "Which transfers count").
+ *
+ * Resumable per walked address (relayer or payTo token account): `solana_checkpoint` holds the
+ * last signature processed, and each batch of transactions lands with the checkpoint that covers it.
  */
+import { address as solanaAddress } from '@solana/kit';
+import { findAssociatedTokenPda, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { z } from 'zod';
 import { queryJson, type Row } from '../../../lib/duckdb.ts';
@@ -15,6 +25,7 @@ import type { RawTable } from '../../raw-tables.ts';
 import { USDC, usdcToUsd } from './chains.ts';
 import { notIndexedReason, REGISTRY_VERSION, RELAYERS, relayerLookup, relayersOn, type Relayer } from './facilitators.ts';
 import type { JsonRpcClient } from '../json-rpc.ts';
+import type { SkipKind } from '../../indexing.ts';
 import { inTransaction, loadScratch } from '../scratch.ts';
 
 export interface SolanaIndexerOptions {
@@ -27,6 +38,12 @@ export interface SolanaIndexerOptions {
   /** Transactions fetched and committed together. */
   batchSize: number;
   registry: readonly Relayer[];
+  /** The version of the registry in use, kept on every row. */
+  registryVersion: string;
+  /** The payTos listings have named on Solana: their USDC token accounts are walked too. */
+  payees: readonly string[];
+  /** Payee token accounts walked per run (never walked first, then the longest unwalked). */
+  maxPayeesPerRun: number;
 }
 
 export const DEFAULT_SOLANA_OPTIONS: SolanaIndexerOptions = {
@@ -35,7 +52,23 @@ export const DEFAULT_SOLANA_OPTIONS: SolanaIndexerOptions = {
   maxTransactionsPerRelayer: 2_000,
   batchSize: 50,
   registry: RELAYERS,
+  registryVersion: REGISTRY_VERSION,
+  payees: [],
+  maxPayeesPerRun: 200,
 };
+
+/** The facilitator of a settlement whose fee payer the registry does not name. */
+const UNKNOWN_FACILITATOR = 'unknown';
+
+/** The USDC token account (associated token account) of a Solana wallet. */
+export async function usdcAccountOf(owner: string): Promise<string> {
+  const [ata] = await findAssociatedTokenPda({
+    owner: solanaAddress(owner),
+    tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    mint: solanaAddress(USDC.solana),
+  });
+  return ata;
+}
 
 // ---------------------------------------------------------------- wire schemas
 
@@ -214,6 +247,10 @@ export interface SolanaIndexRun {
   /** Why Solana was not read (no facilitator relayer registered on it); null when it was. */
   notIndexed: string | null;
   relayers: number;
+  /** Listed payTos whose token accounts were walked this run. */
+  payees: number;
+  /** Settlements whose fee payer the registry does not name (facilitator "unknown"). */
+  unknownFacilitator: number;
   signatureRequests: number;
   transactionRequests: number;
   signatures: number;
@@ -221,12 +258,36 @@ export interface SolanaIndexRun {
   inserted: number;
   /** Relayers with more new signatures than one run lists: those in between are never indexed. */
   gaps: string[];
-  skipped: SolanaDecodeCounts & { missing: number };
+  skipped: SolanaDecodeCounts & {
+    missing: number;
+    /** Paid for by a registered relayer before its first-seen date, to a payTo no listing names. */
+    beforeRelayerFirstSeen: number;
+    /** A transfer to a listed payTo whose payer paid its own fee: a direct transfer, not a facilitated x402 payment. */
+    notSponsored: number;
+    /** Listed payTos that are not Solana addresses (no token account derives from them): not walked. */
+    invalidPayee: number;
+  };
+}
+
+/** A Solana run's skips by kind and reason, as the run's indexing tally counts them (sources/indexing.ts). */
+export function solanaSkips(run: SolanaIndexRun): Array<[SkipKind, string, number]> {
+  const s = run.skipped;
+  return [
+    ['settlement', 'before_relayer_first_seen', s.beforeRelayerFirstSeen],
+    ['log', 'relayer_transfer', s.relayerPayer],
+    ['settlement', 'unknown_owner', s.unknownOwner],
+    ['settlement', 'missing_transaction', s.missing],
+    ['log', 'failed_transaction', s.failed],
+    ['log', 'not_relayer_paid', s.notRelayerPaid],
+    ['log', 'not_sponsored', s.notSponsored],
+    ['log', 'other_mint', s.otherMint],
+    ['listing', 'invalid_payee', s.invalidPayee],
+  ];
 }
 
 async function listNewSignatures(
   rpc: JsonRpcClient,
-  relayer: string,
+  relayer: string, // the walked address: a relayer or a payTo's token account
   until: string | null,
   options: SolanaIndexerOptions,
   run: SolanaIndexRun,
@@ -254,7 +315,13 @@ async function listNewSignatures(
   return listed.reverse(); // oldest first, so the checkpoint can advance in order
 }
 
-/** One pass over every Solana relayer of the registry. */
+/** Where a walk stands: the address it lists and what a transaction found there may yield. */
+type Walk = { kind: 'relayer'; address: string } | { kind: 'payee'; address: string; payee: string };
+
+/**
+ * One pass over every Solana relayer of the registry, then over the token accounts of the listed
+ * payTos (at most maxPayeesPerRun, those never walked first).
+ */
 export async function indexSolanaSettlements(
   connection: DuckDBConnection,
   rpc: JsonRpcClient,
@@ -264,29 +331,96 @@ export async function indexSolanaSettlements(
   await ensureSolanaTables(connection);
   const lookup = relayerLookup('solana', options.registry);
   const relayers = relayersOn('solana', options.registry);
+  const listed = new Set(options.payees);
   const run: SolanaIndexRun = {
     notIndexed: notIndexedReason('solana', options.registry),
     relayers: relayers.length,
+    payees: 0,
+    unknownFacilitator: 0,
     signatureRequests: 0,
     transactionRequests: 0,
     signatures: 0,
     settlements: 0,
     inserted: 0,
     gaps: [],
-    skipped: { failed: 0, notRelayerPaid: 0, otherMint: 0, unknownOwner: 0, relayerPayer: 0, missing: 0 },
+    skipped: {
+      failed: 0,
+      notRelayerPaid: 0,
+      otherMint: 0,
+      unknownOwner: 0,
+      relayerPayer: 0,
+      missing: 0,
+      beforeRelayerFirstSeen: 0,
+      notSponsored: 0,
+      invalidPayee: 0,
+    },
   };
   if (run.notIndexed) {
     log(run.notIndexed);
     return run;
   }
-  for (const relayer of relayers) {
+
+  /** The settlement rows one transaction yields on a walk (counting what it skips). */
+  const rowsOf = (walk: Walk, signature: string, tx: SolanaTransaction, time: Date): Row[] => {
+    const payer = feePayerOf(tx);
+    const active = payer ? lookup.at(payer, time) : null;
+    const registered = payer ? lookup.byAddress(payer) !== null : false;
+    const row = (t: SolanaTransfer, relayer: string, facilitator: string): Row => [
+      signature,
+      t.instruction,
+      tx.slot,
+      time,
+      t.buyer,
+      t.seller,
+      usdcToUsd(t.atomic),
+      t.atomic.toString(),
+      relayer,
+      facilitator,
+      t.buyer === t.seller,
+      options.registryVersion,
+    ];
+    const rows: Row[] = [];
+    if (walk.kind === 'relayer') {
+      if (!active && !registered) {
+        run.skipped.notRelayerPaid++; // the relayer appears in the tx but did not pay for it
+        return rows;
+      }
+      for (const t of usdcTransfers(tx, run.skipped)) {
+        if (lookup.byAddress(t.buyer)) {
+          run.skipped.relayerPayer++;
+        } else if (active) {
+          rows.push(row(t, active.address, active.facilitator));
+        } else if (listed.has(t.seller)) {
+          run.unknownFacilitator++; // a registered relayer before its first-seen date, to a listed payTo: a payment, facilitator unknown
+          rows.push(row(t, payer!, UNKNOWN_FACILITATOR));
+        } else {
+          run.skipped.beforeRelayerFirstSeen++;
+        }
+      }
+      return rows;
+    }
+    // a payTo's token account: what a registered relayer paid for is the relayer walk's
+    if (!payer || registered) return rows;
+    for (const t of usdcTransfers(tx, run.skipped)) {
+      if (t.seller !== walk.payee) continue; // the payee paying someone else
+      if (t.buyer === payer) {
+        run.skipped.notSponsored++;
+        continue;
+      }
+      run.unknownFacilitator++;
+      rows.push(row(t, payer, UNKNOWN_FACILITATOR));
+    }
+    return rows;
+  };
+
+  const walkOne = async (walk: Walk) => {
     const [cp] = await queryJson(connection, `SELECT last_signature FROM solana_checkpoint WHERE relayer = $relayer`, {
-      relayer: relayer.address,
+      relayer: walk.address,
     });
     const until = cp ? String(cp.last_signature) : null;
-    const listed = await listNewSignatures(rpc, relayer.address, until, options, run);
-    // Fresh relayer: its newest N; resuming: the oldest N after the checkpoint, the rest next run.
-    const todo = until ? listed.slice(0, options.maxTransactionsPerRelayer) : listed.slice(-options.maxTransactionsPerRelayer);
+    const found = await listNewSignatures(rpc, walk.address, until, options, run);
+    // Fresh address: its newest N; resuming: the oldest N after the checkpoint, the rest next run.
+    const todo = until ? found.slice(0, options.maxTransactionsPerRelayer) : found.slice(-options.maxTransactionsPerRelayer);
     run.signatures += todo.length;
     for (let i = 0; i < todo.length; i += options.batchSize) {
       const batch = todo.slice(i, i + options.batchSize);
@@ -317,33 +451,7 @@ export async function indexSolanaSettlements(
           run.skipped.missing++;
           return;
         }
-        const time = new Date(blockTime * 1000);
-        const payer = feePayerOf(tx);
-        const active = payer ? lookup.at(payer, time) : null;
-        if (!active) {
-          run.skipped.notRelayerPaid++; // the relayer appears in the tx but did not pay for it
-          return;
-        }
-        for (const t of usdcTransfers(tx, run.skipped)) {
-          if (lookup.byAddress(t.buyer)) {
-            run.skipped.relayerPayer++;
-            continue;
-          }
-          rows.push([
-            s.signature,
-            t.instruction,
-            tx.slot,
-            time,
-            t.buyer,
-            t.seller,
-            usdcToUsd(t.atomic),
-            t.atomic.toString(),
-            active.address,
-            active.facilitator,
-            t.buyer === t.seller,
-            REGISTRY_VERSION,
-          ]);
-        }
+        rows.push(...rowsOf(walk, s.signature, tx, new Date(blockTime * 1000)));
       });
       run.settlements += rows.length;
       const last = batch.at(-1)!;
@@ -356,22 +464,51 @@ export async function indexSolanaSettlements(
           `INSERT INTO solana_checkpoint VALUES ($relayer, $sig, $slot, now()::TIMESTAMP)
            ON CONFLICT (relayer) DO UPDATE SET last_signature = excluded.last_signature, last_slot = excluded.last_slot,
              updated_at = excluded.updated_at`,
-          { relayer: relayer.address, sig: last.signature, slot: last.slot },
+          { relayer: walk.address, sig: last.signature, slot: last.slot },
         );
         return Number(after?.n ?? 0) - Number(before?.n ?? 0);
       });
     }
+  };
+
+  for (const relayer of relayers) await walkOne({ kind: 'relayer', address: relayer.address });
+  for (const walk of await payeeWalks(connection, options, run)) {
+    run.payees++;
+    await walkOne(walk);
   }
   await connection.run(`DROP TABLE IF EXISTS ${SETTLEMENT_SCRATCH.name}`);
   if (run.gaps.length) {
     log(
-      `solana: more new signatures than one run lists for ${run.gaps.length} relayer(s); older ones in between are skipped: ${run.gaps.join(', ')}`,
+      `solana: more new signatures than one run lists for ${run.gaps.length} address(es); older ones in between are skipped: ${run.gaps.join(', ')}`,
     );
   }
   log(
-    `solana: ${run.relayers} relayers, ${run.signatures} signatures, ${run.settlements} settlements (${run.inserted} new); ` +
-      `skipped ${run.skipped.failed} failed, ${run.skipped.notRelayerPaid} not paid by a relayer, ${run.skipped.relayerPayer} paid by a relayer; ` +
+    `solana: ${run.relayers} relayers and ${run.payees} listed payTos walked, ${run.signatures} signatures, ${run.settlements} settlements ` +
+      `(${run.inserted} new, ${run.unknownFacilitator} paid for by a fee payer the registry does not name); ` +
+      `skipped ${run.skipped.failed} failed, ${run.skipped.notRelayerPaid} not paid by a relayer, ${run.skipped.relayerPayer} paid by a relayer, ` +
+      `${run.skipped.beforeRelayerFirstSeen} before the relayer's first-seen date, ${run.skipped.notSponsored} not sponsored; ` +
       `${run.signatureRequests} getSignaturesForAddress, ${run.transactionRequests} getTransaction`,
   );
   return run;
+}
+
+/** The payees to walk this run: their token accounts, never walked first, then the longest unwalked, at most maxPayeesPerRun. */
+async function payeeWalks(connection: DuckDBConnection, options: SolanaIndexerOptions, run: SolanaIndexRun): Promise<Walk[]> {
+  if (options.payees.length === 0 || options.maxPayeesPerRun <= 0) return [];
+  const walks: Walk[] = [];
+  for (const payee of [...new Set(options.payees)].sort()) {
+    try {
+      walks.push({ kind: 'payee', address: await usdcAccountOf(payee), payee });
+    } catch {
+      run.skipped.invalidPayee++; // not a Solana address: discovery keeps what listings say; nothing to walk
+    }
+  }
+  const walked = new Map(
+    (await queryJson(connection, 'SELECT relayer, epoch_ms(updated_at) AS at FROM solana_checkpoint')).map((r) => [
+      String(r.relayer),
+      Number(r.at),
+    ]),
+  );
+  const at = (w: Walk) => walked.get(w.address) ?? -1;
+  return walks.sort((a, b) => at(a) - at(b)).slice(0, options.maxPayeesPerRun);
 }

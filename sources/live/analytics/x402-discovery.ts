@@ -12,7 +12,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { z } from 'zod';
 import { CATEGORIES, CATEGORY_SLUGS, type AnalyticsChain, type CategorySlug } from '../../../catalog/categories.ts';
 import { RAW_TABLES, type RawTable } from '../../raw-tables.ts';
-import { createTableSql } from '../../../lib/duckdb.ts';
+import { createTableSql, queryJson } from '../../../lib/duckdb.ts';
 import { chainOfNetwork, normalizeAddress, USDC, usdcToUsd } from './chains.ts';
 import type { Upstream } from '../http.ts';
 import { inTransaction, loadScratch } from '../scratch.ts';
@@ -316,6 +316,22 @@ export const DISCOVERY_SEEN_DDL = `CREATE TABLE IF NOT EXISTS discovery_seen (
   first_seen TIMESTAMP NOT NULL, last_seen TIMESTAMP NOT NULL, last_updated TIMESTAMP,
   PRIMARY KEY (chain, resource_url))`;
 
+/**
+ * Kept across runs: every payTo a listing has named, per chain. The indexers recognise a settlement
+ * paid to one of them whatever relayer sent it (docs/x402-indexing.md, "Which transfers count"):
+ * a service that left the catalog still receives payments, so a payee is never forgotten.
+ */
+export const DISCOVERY_PAYEES_DDL = `CREATE TABLE IF NOT EXISTS discovery_payees (
+  chain VARCHAR NOT NULL, pay_to VARCHAR NOT NULL, first_seen TIMESTAMP NOT NULL, last_seen TIMESTAMP NOT NULL,
+  PRIMARY KEY (chain, pay_to))`;
+
+/** The payTos listings have named on `chain` (lowercase for EVM, as listed for Solana). */
+export async function listedPayees(connection: DuckDBConnection, chain: string): Promise<Set<string>> {
+  await connection.run(DISCOVERY_PAYEES_DDL);
+  const rows = await queryJson(connection, 'SELECT pay_to FROM discovery_payees WHERE chain = $chain', { chain });
+  return new Set(rows.map((r) => String(r.pay_to)));
+}
+
 /** Kept across runs: the method each listing declares, for the prober (probes.ts). */
 export const DISCOVERY_INPUTS_DDL = `CREATE TABLE IF NOT EXISTS discovery_inputs (
   resource_url VARCHAR PRIMARY KEY, method VARCHAR)`;
@@ -330,6 +346,7 @@ export async function writeDiscoveredServices(
   seenAt: Date,
 ): Promise<number> {
   await connection.run(DISCOVERY_SEEN_DDL);
+  await connection.run(DISCOVERY_PAYEES_DDL);
   await loadScratch(
     connection,
     DISCOVERY_CRAWL,
@@ -351,6 +368,12 @@ export async function writeDiscoveredServices(
       `INSERT INTO discovery_seen
        SELECT chain, resource_url, $at::TIMESTAMP, $at::TIMESTAMP, last_updated FROM discovery_crawl
        ON CONFLICT (chain, resource_url) DO UPDATE SET last_seen = excluded.last_seen, last_updated = excluded.last_updated`,
+      { at },
+    );
+    await connection.run(
+      `INSERT INTO discovery_payees
+       SELECT DISTINCT chain, seller_address, $at::TIMESTAMP, $at::TIMESTAMP FROM discovery_crawl WHERE seller_address IS NOT NULL
+       ON CONFLICT (chain, pay_to) DO UPDATE SET last_seen = excluded.last_seen`,
       { at },
     );
     await connection.run(createTableSql(RAW_TABLES.x402_services));

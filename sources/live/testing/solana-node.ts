@@ -7,7 +7,7 @@
 import { rpcResult, type RecordedRequest, type Route } from '../../../lib/testing/loopback.ts';
 import { fixture } from './fixtures.ts';
 
-interface SignatureInfo {
+export interface SignatureInfo {
   signature: string;
   slot: number;
 }
@@ -15,6 +15,10 @@ interface SignatureInfo {
 export interface SolanaNodeState {
   /** How many of the recorded signatures exist (oldest first), to add history between runs. */
   visible: number;
+  /** Other addresses' histories (newest first), e.g. a payTo's token account. */
+  histories?: Record<string, SignatureInfo[]>;
+  /** Transactions beyond the recorded ones, by signature. */
+  transactions?: Record<string, unknown>;
 }
 
 export interface SolanaFixtureIndex {
@@ -33,8 +37,9 @@ export function solanaNodeRoutes(path: string, state: SolanaNodeState): Route[] 
 
   const signatures = (req: RecordedRequest) => {
     const [address, config] = req.rpcParams as [string, { limit?: number; before?: string; until?: string } | undefined];
-    if (address !== index.relayer) return rpcResult(req, []);
-    let list = recorded.slice(recorded.length - state.visible);
+    const other = state.histories?.[address];
+    if (address !== index.relayer && !other) return rpcResult(req, []);
+    let list = other ?? recorded.slice(recorded.length - state.visible);
     if (config?.before) {
       const i = list.findIndex((s) => s.signature === config.before);
       list = i >= 0 ? list.slice(i + 1) : [];
@@ -48,6 +53,11 @@ export function solanaNodeRoutes(path: string, state: SolanaNodeState): Route[] 
 
   return [
     { method: 'POST', path, rpcMethod: 'getSignaturesForAddress', reply: signatures },
-    { method: 'POST', path, rpcMethod: 'getTransaction', reply: (req) => rpcResult(req, transactions[String(req.rpcParams[0])] ?? null) },
+    {
+      method: 'POST',
+      path,
+      rpcMethod: 'getTransaction',
+      reply: (req) => rpcResult(req, transactions[String(req.rpcParams[0])] ?? state.transactions?.[String(req.rpcParams[0])] ?? null),
+    },
   ];
 }

@@ -24,6 +24,18 @@ export const discoveryStep: AnalyticsIngestStep = (kit) => ({
     );
     if (c.stoppedAtMaxPages) ctx.log(`x402 discovery: stopped at ${c.pages} pages (maxPages); the catalog may be incomplete`);
     for (const p of crawl.problems) ctx.log(`x402 discovery: skipped ${p}`);
-    return writeDiscoveredServices(ctx.connection, crawl.services, ctx.now);
+    // every listing not kept is counted by reason in the manifest's indexing (networks not indexed are not skips: they are out of scope)
+    ctx.indexing?.skip('listing', 'invalid_item', c.invalidItems);
+    ctx.indexing?.skip('listing', 'invalid_accepts', c.invalidAccepts);
+    ctx.indexing?.skip('listing', 'not_http', c.notHttp);
+    ctx.indexing?.skip('listing', 'duplicate', c.duplicates);
+    if (c.stoppedAtMaxPages) ctx.indexing?.note(`discovery stopped at ${c.pages} pages (maxPages): the catalog may be incomplete`);
+    const services = await writeDiscoveredServices(ctx.connection, crawl.services, ctx.now);
+    if (services === 0) {
+      const text = `the discovery catalog listed no service this run (${c.items} items on ${c.pages} pages)`;
+      ctx.indexing?.note(text);
+      return { rows: 0, detail: text };
+    }
+    return services;
   },
 });

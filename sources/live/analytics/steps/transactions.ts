@@ -4,29 +4,35 @@
  * segment. A chain that fails still lets the others' history be published; the step then fails.
  */
 import type { IngestContext } from '../../../contract.ts';
+import { queryJson } from '../../../../lib/duckdb.ts';
 import { chainCoverage } from '../../../../catalog/facilitators.ts';
 import { RAW_TABLES } from '../../../raw-tables.ts';
 import { firstLine, withUpstream } from '../../http.ts';
 import { createJsonRpc } from '../../json-rpc.ts';
-import { DEFAULT_EVM_OPTIONS, indexEvmSettlements } from '../evm-indexer.ts';
+import { DEFAULT_EVM_OPTIONS, evmSkips, indexEvmSettlements, type EvmIndexRun } from '../evm-indexer.ts';
 import { notIndexedReason } from '../facilitators.ts';
 import { type AnalyticsIngestStep, appendOrKeep, MissingSettingError, PURPOSE } from '../ingest-kit.ts';
 import { appendLiveSegment, indexerPositions, LIVE_TRANSACTIONS } from '../segments.ts';
-import { DEFAULT_SOLANA_OPTIONS, indexSolanaSettlements } from '../solana-indexer.ts';
+import { DEFAULT_SOLANA_OPTIONS, indexSolanaSettlements, solanaSkips, type SolanaIndexRun } from '../solana-indexer.ts';
+import { listedPayees } from '../x402-discovery.ts';
+import { registryCandidates } from '../candidates.ts';
 
 export const transactionsStep: AnalyticsIngestStep = (kit) => ({
   name: 'ingest:x402_transactions',
   tables: [RAW_TABLES.x402_transactions.name],
   async run(ctx: IngestContext) {
+    const registry = await kit.registry(ctx);
     const problems: string[] = [];
+    let indexed = 0;
+    let unknown = 0;
     const before = await indexerPositions(ctx.connection, LIVE_TRANSACTIONS);
     // Chain by chain from the facilitator registry: a chain is read only when a facilitator is
     // registered on it and the live source has a reader for it; every other chain says why not.
-    for (const coverage of chainCoverage(kit.registry)) {
+    for (const coverage of chainCoverage(registry.registry)) {
       const { chain } = coverage;
-      const setting = kit.registry.chains[chain].live_rpc_setting;
+      const setting = registry.registry.chains[chain].live_rpc_setting;
       if (!coverage.indexed || setting === null) {
-        ctx.log(notIndexedReason(chain, kit.relayers) ?? `${chain}: ${coverage.note}`);
+        ctx.log(notIndexedReason(chain, registry.relayers) ?? `${chain}: ${coverage.note}`);
         continue;
       }
       const url = kit.settings.upstreams[setting];
@@ -35,34 +41,66 @@ export const transactionsStep: AnalyticsIngestStep = (kit) => ({
         else ctx.log(`${chain}: ${setting} is not set; ${chain} settlements are not indexed this run`);
         continue;
       }
+      // a settlement to a payTo any listing has named counts whatever its sender
+      const payees = await listedPayees(ctx.connection, chain);
       try {
+        let run: EvmIndexRun | SolanaIndexRun;
         if (chain === 'solana') {
-          await withUpstream(kit.client('solana', 'solana-rpc', url), ctx.log, (up) =>
+          run = await withUpstream(kit.client('solana', 'solana-rpc', url), ctx.log, (up) =>
             indexSolanaSettlements(
               ctx.connection,
               createJsonRpc(up),
-              { ...DEFAULT_SOLANA_OPTIONS, registry: kit.relayers, ...kit.options.solana },
+              {
+                ...DEFAULT_SOLANA_OPTIONS,
+                registry: registry.relayers,
+                registryVersion: registry.version,
+                payees: [...payees],
+                ...kit.options.solana,
+              },
               ctx.log,
             ),
           );
         } else {
-          await withUpstream(kit.client('base', `${chain}-rpc`, url), ctx.log, (up) =>
+          run = await withUpstream(kit.client('base', `${chain}-rpc`, url), ctx.log, (up) =>
             indexEvmSettlements(
               ctx.connection,
               createJsonRpc(up),
-              { ...DEFAULT_EVM_OPTIONS, registry: kit.relayers, ...kit.options.evm, chain },
+              { ...DEFAULT_EVM_OPTIONS, registry: registry.relayers, registryVersion: registry.version, payees, ...kit.options.evm, chain },
               ctx.log,
             ),
           );
+        }
+        indexed += run.settlements;
+        unknown += run.unknownFacilitator;
+        ctx.indexing?.indexed(run.settlements, run.unknownFacilitator);
+        for (const [kind, reason, n] of 'relayers' in run ? solanaSkips(run) : evmSkips(run)) {
+          ctx.indexing?.skip(kind, `${chain}.${reason}`, n);
         }
       } catch (err) {
         problems.push(firstLine(err));
       }
     }
+    // senders the registry does not name that settle to listed payTos often: candidates for it
+    const candidates = await registryCandidates(ctx.connection, registry.relayers, kit.options.candidateMinSettlements);
+    if (ctx.indexing) ctx.indexing.candidates = candidates;
+    for (const c of candidates.slice(0, 5)) {
+      ctx.log(
+        `registry candidate: ${c.chain} ${c.sender} settled ${c.settlements} payments to ${c.payees} listed payTo(s) ` +
+          `(${c.first_time} to ${c.last_time}) and is in no facilitator's relayer list`,
+      );
+    }
     // History indexed so far is still worth publishing when one chain failed this run; the step
     // still fails so the run's summary and exit code say so.
     const { rows } = await appendOrKeep(ctx, () => appendLiveSegment(ctx, LIVE_TRANSACTIONS, before, kit.run), LIVE_TRANSACTIONS);
     if (problems.length) throw new Error(problems.join('; '));
-    return rows;
+    const [kept] = await queryJson(ctx.connection, `SELECT count(*)::BIGINT AS n FROM ${RAW_TABLES.x402_transactions.name}`);
+    if (Number(kept?.n ?? 0) === 0)
+      ctx.indexing?.note('no payment indexed yet: the services are published without payments, totals are zero');
+    const skipped = ctx.indexing ? ctx.indexing.skippedSettlements : 0;
+    const detail =
+      `${indexed} settlements (${unknown} by a sender the registry does not name), ${skipped} in scope skipped` +
+      (candidates.length ? `; ${candidates.length} registry candidate(s)` : '') +
+      (Number(kept?.n ?? 0) === 0 ? '; no payment indexed yet' : '');
+    return { rows, detail };
   },
 });
