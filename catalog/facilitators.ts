@@ -1,8 +1,9 @@
 /**
  * The facilitator registry (catalog/facilitators.json, documented in docs/x402-indexing.md,
  * "Facilitator registry"): which wallets settle x402 payments on which chain, each with its
- * facilitator and the source of the address. Only a USDC transfer submitted by a relayer listed
- * here counts as an x402 payment; a chain with no relayer here is not indexed at all, because an
+ * facilitator and the source of the address. An EIP-3009 USDC transfer counts as an x402 payment
+ * when a relayer listed here sent it, or when it pays a payTo a discovery listing names (then with
+ * facilitator "unknown" unless the sender is listed here); a chain with no relayer here is not indexed at all, because an
  * audit found unscoped EIP-3009 traffic to be mostly bridges and payouts (Arbitrum: about $0 of
  * x402-shaped volume). The file is data, not code, so adding a relayer is a reviewed edit of one
  * entry with its source; it is parsed here with a schema and fails loudly naming the entry.
@@ -155,8 +156,9 @@ export const INDEXED_CHAINS: readonly AnalyticsChain[] = chainCoverage()
 
 /** What the published coverage means, in one sentence for the API description and the site. */
 export const CHAIN_COVERAGE_NOTE =
-  'Which chains live indexing reads, from the facilitator registry: a USDC transfer counts as an x402 payment only when a registered ' +
-  'facilitator relayer submitted it, and a chain with no registered facilitator (or no live reader) is not indexed. ' +
+  'Which chains live indexing reads, from the facilitator registry: an EIP-3009 USDC transfer counts as an x402 payment when a registered ' +
+  'facilitator relayer submitted it or when it pays a listed payTo (facilitator "unknown" when the registry does not name the sender), ' +
+  'and a chain with no registered facilitator (or no live reader) is not indexed. ' +
   'Demo snapshots are invented data on all four chains.';
 
 /** The coverage as the services list envelope publishes it (`chain_coverage`). */

@@ -1,9 +1,10 @@
 /**
  * Relayer lookups for the live indexers over the facilitator registry (catalog/facilitators.json,
  * parsed by catalog/facilitators.ts; docs/x402-indexing.md, "Facilitator registry" and "Which
- * transfers count"). A USDC transfer counts as an x402 payment only when a relayer registered for
+ * transfers count"). A settlement is attributed to a facilitator when a relayer registered for
  * that chain sent its transaction (Solana: paid its fee), on or after the relayer's first-seen
- * date; a chain with no registered relayer is not indexed at all.
+ * date; the indexers also count settlements to a listed payTo whatever their sender, with
+ * facilitator "unknown". A chain with no registered relayer is not indexed at all.
  *
  * Frequent submitters are never added automatically: many are payout rails or bridges, not x402.
  */

@@ -18,6 +18,8 @@ interface RecordedLog {
 
 export interface EvmNodeState {
   finalized: number;
+  /** A header for a block the files do not hold (the real payloads hold only their own blocks); default: none (null). */
+  headerOf?: (block: number) => { number: string; timestamp: string; hash: string };
   /** Refuse eth_getLogs answers larger than this (the provider's result cap). */
   maxResults: number;
   /** Serve eth_getBlockReceipts (some providers do not). */
@@ -48,11 +50,35 @@ function topicMatches(filter: unknown, topic: string | undefined): boolean {
   return wanted.some((w) => typeof w === 'string' && w.toLowerCase() === topic.toLowerCase());
 }
 
-export function evmNodeRoutes(path: string, state: EvmNodeState): Route[] {
-  const logs = fixture<RecordedLog[]>('base-usdc-logs.json');
-  const receipts = fixture<Record<string, unknown[]>>('base-block-receipts.json');
-  const transactions = fixture<Record<string, unknown>>('base-transactions.json');
-  const blocks = fixture<Record<string, { number: string }>>('base-blocks.json');
+/** The files a node answers from (under sources/live/analytics/fixtures). */
+export interface EvmNodeFiles {
+  logs: string;
+  receipts: string;
+  transactions: string;
+  blocks: string;
+}
+
+/** The recorded-format fixtures the indexer tests were written on. */
+export const FIXTURE_FILES: EvmNodeFiles = {
+  logs: 'base-usdc-logs.json',
+  receipts: 'base-block-receipts.json',
+  transactions: 'base-transactions.json',
+  blocks: 'base-blocks.json',
+};
+
+/** Real recorded Base payloads (fixtures/real/SOURCES.md). */
+export const REAL_FILES: EvmNodeFiles = {
+  logs: 'real/base-logs.json',
+  receipts: 'real/base-receipts.json',
+  transactions: 'real/base-transactions.json',
+  blocks: 'real/base-blocks.json',
+};
+
+export function evmNodeRoutes(path: string, state: EvmNodeState, files: EvmNodeFiles = FIXTURE_FILES): Route[] {
+  const logs = fixture<RecordedLog[]>(files.logs);
+  const receipts = fixture<Record<string, unknown[]>>(files.receipts);
+  const transactions = fixture<Record<string, unknown>>(files.transactions);
+  const blocks = fixture<Record<string, { number: string }>>(files.blocks);
   const tooMany = fixture<{ error: { code: number; message: string } }>('rpc-error-too-many-results.json');
 
   const getLogs = (req: RecordedRequest) => {
@@ -72,7 +98,7 @@ export function evmNodeRoutes(path: string, state: EvmNodeState): Route[] {
   const blockByNumber = (req: RecordedRequest) => {
     const tag = req.rpcParams[0];
     const n = tag === 'finalized' || tag === 'latest' ? state.finalized : num(tag);
-    return rpcResult(req, blocks[`0x${n.toString(16)}`] ?? null);
+    return rpcResult(req, blocks[`0x${n.toString(16)}`] ?? state.headerOf?.(n) ?? null);
   };
 
   const routes: Route[] = [

@@ -30,10 +30,24 @@ export interface SolanaFixtureIndex {
 
 export const solanaFixtureIndex = (): SolanaFixtureIndex => fixture<SolanaFixtureIndex>('solana-fixture-index.json');
 
-export function solanaNodeRoutes(path: string, state: SolanaNodeState): Route[] {
-  const index = solanaFixtureIndex();
-  const recorded = fixture<SignatureInfo[]>('solana-signatures-coinbase.json'); // newest first
-  const transactions = fixture<Record<string, unknown>>('solana-transactions.json');
+/** The files a node answers from (under sources/live/analytics/fixtures): one relayer's signatures and the transactions. */
+export interface SolanaNodeFiles {
+  relayer: string;
+  signatures: string;
+  transactions: string;
+}
+
+/** Real recorded Solana payloads (fixtures/real/SOURCES.md): one settlement paid for by Coinbase's BENrLoUb… relayer. */
+export const REAL_SOLANA_FILES: SolanaNodeFiles = {
+  relayer: 'BENrLoUbndxoNMUS5JXApGMtNykLjFXXixMtpDwDR9SP',
+  signatures: 'real/solana-signatures.json',
+  transactions: 'real/solana-transactions.json',
+};
+
+export function solanaNodeRoutes(path: string, state: SolanaNodeState, files?: SolanaNodeFiles): Route[] {
+  const index = files ? { relayer: files.relayer } : solanaFixtureIndex();
+  const recorded = fixture<SignatureInfo[]>(files?.signatures ?? 'solana-signatures-coinbase.json'); // newest first
+  const transactions = fixture<Record<string, unknown>>(files?.transactions ?? 'solana-transactions.json');
 
   const signatures = (req: RecordedRequest) => {
     const [address, config] = req.rpcParams as [string, { limit?: number; before?: string; until?: string } | undefined];

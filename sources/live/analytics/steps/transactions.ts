@@ -5,6 +5,7 @@
  */
 import type { IngestContext } from '../../../contract.ts';
 import { queryJson } from '../../../../lib/duckdb.ts';
+import { skipsText } from '../../../indexing.ts';
 import { chainCoverage } from '../../../../catalog/facilitators.ts';
 import { RAW_TABLES } from '../../../raw-tables.ts';
 import { firstLine, withUpstream } from '../../http.ts';
@@ -97,8 +98,9 @@ export const transactionsStep: AnalyticsIngestStep = (kit) => ({
     if (Number(kept?.n ?? 0) === 0)
       ctx.indexing?.note('no payment indexed yet: the services are published without payments, totals are zero');
     const skipped = ctx.indexing ? ctx.indexing.skippedSettlements : 0;
+    const reasons = skipped > 0 && ctx.indexing ? ` (${skipsText(ctx.indexing.summary().skipped, 'settlement')})` : '';
     const detail =
-      `${indexed} settlements (${unknown} by a sender the registry does not name), ${skipped} in scope skipped` +
+      `${indexed} settlements (${unknown} by a sender the registry does not name), ${skipped} in scope skipped${reasons}` +
       (candidates.length ? `; ${candidates.length} registry candidate(s)` : '') +
       (Number(kept?.n ?? 0) === 0 ? '; no payment indexed yet' : '');
     return { rows, detail };
