@@ -463,6 +463,11 @@ type Run = (args: readonly string[]) => Promise<{ rows: RowInput[]; note?: strin
 const benches: Record<BenchName, Run> = {
   foundation: async () => ({ rows: await foundation() }),
   analytics: async (args) => ({ rows: await analytics(args) }),
+  live: async () => {
+    const { benchLiveAnalytics } = await import('./live-analytics.ts');
+    const blocks = process.env.BENCH_LIVE_BLOCKS;
+    return { rows: await benchLiveAnalytics(), note: blocks ? `BENCH_LIVE_BLOCKS=${blocks}` : undefined };
+  },
   korea: async () => {
     const { benchKorea } = await import('./korea.ts');
     const live = await benchKorea();

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { replaceFile } from '../lib/new-file.ts';
 
-export const BENCH_NAMES = ['analytics', 'korea', 'proxy', 'site', 'probe', 'soak'] as const;
+export const BENCH_NAMES = ['analytics', 'live', 'korea', 'proxy', 'site', 'probe', 'soak'] as const;
 /** `foundation` is not in the full run: the snapshot publish and demo pipeline figures it gives have no target. */
 export type BenchName = (typeof BENCH_NAMES)[number] | 'foundation';
 

@@ -141,7 +141,10 @@ describe('liveIngestSteps', () => {
   it('fails only the steps that need a missing setting, naming it', async () => {
     const steps = named(liveIngestSteps(env({ BASE_RPC_URL: '' }), options));
     const ctx = t.at(NOW);
-    await expect(steps['ingest:x402_services'].run(ctx)).resolves.toBe(8);
+    await expect(steps['ingest:x402_services'].run(ctx)).resolves.toEqual({
+      rows: 8,
+      detail: '3 listing(s) skipped (1 invalid item, 1 invalid accepts, 1 duplicate)',
+    });
     await expect(steps['ingest:x402_transactions'].run(ctx)).rejects.toThrow(
       /^BASE_RPC_URL is not set: the live x402_transactions and wallet_funding steps need a Base JSON-RPC URL/,
     );

@@ -11,6 +11,7 @@ import { queryJson } from '../../../lib/duckdb.ts';
 import { liveIngestSteps } from './index.ts';
 import { DEFAULT_EVM_OPTIONS, indexEvmSettlements, TRANSFER_TOPIC, type EvmIndexerOptions } from './evm-indexer.ts';
 import { fixture } from '../testing/fixtures.ts';
+import { registryCandidates } from './candidates.ts';
 import { DEFAULT_SOLANA_OPTIONS, indexSolanaSettlements } from './solana-indexer.ts';
 import { baseFixtureIndex, evmNodeRoutes } from '../testing/evm-node.ts';
 import { useRpcNode } from '../testing/rpc-node.ts';
@@ -91,6 +92,21 @@ describe('facilitator scope', () => {
     );
     expect(b).toEqual({ facilitator: 'unknown', relayer: fx.notFacilitator, seller_address: payee });
     expect(log.at(-1)).toMatch(/1 by a sender the registry does not name/);
+
+    // a candidate for the registry once it settled more than the threshold; never one the registry names
+    const relayers = relayersOf(FACILITATOR_REGISTRY);
+    expect(await registryCandidates(node.t.warehouse.connection, relayers)).toEqual([]);
+    expect(await registryCandidates(node.t.warehouse.connection, relayers, 0)).toEqual([
+      {
+        chain: 'base',
+        sender: fx.notFacilitator,
+        settlements: 1,
+        payees: 1,
+        first_time: expect.any(String),
+        last_time: expect.any(String),
+      },
+    ]);
+    expect(await registryCandidates(node.t.warehouse.connection, relayersOf(registryWithSender()), 0)).toEqual([]);
   });
 
   it('counts the same transaction once its sender is registered for that chain', async () => {

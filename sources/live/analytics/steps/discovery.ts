@@ -31,11 +31,23 @@ export const discoveryStep: AnalyticsIngestStep = (kit) => ({
     ctx.indexing?.skip('listing', 'duplicate', c.duplicates);
     if (c.stoppedAtMaxPages) ctx.indexing?.note(`discovery stopped at ${c.pages} pages (maxPages): the catalog may be incomplete`);
     const services = await writeDiscoveredServices(ctx.connection, crawl.services, ctx.now);
+    const skipped = c.invalidItems + c.invalidAccepts + c.notHttp + c.duplicates;
+    const skips = skipped
+      ? `${skipped} listing(s) skipped (${[
+          [c.invalidItems, 'invalid item'],
+          [c.invalidAccepts, 'invalid accepts'],
+          [c.notHttp, 'not http'],
+          [c.duplicates, 'duplicate'],
+        ]
+          .filter(([n]) => Number(n) > 0)
+          .map(([n, what]) => `${n} ${what}`)
+          .join(', ')})`
+      : null;
     if (services === 0) {
       const text = `the discovery catalog listed no service this run (${c.items} items on ${c.pages} pages)`;
       ctx.indexing?.note(text);
-      return { rows: 0, detail: text };
+      return { rows: 0, detail: skips ? `${text}; ${skips}` : text };
     }
-    return services;
+    return skips ? { rows: services, detail: skips } : services;
   },
 });

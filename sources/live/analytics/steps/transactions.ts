@@ -99,8 +99,14 @@ export const transactionsStep: AnalyticsIngestStep = (kit) => ({
       ctx.indexing?.note('no payment indexed yet: the services are published without payments, totals are zero');
     const skipped = ctx.indexing ? ctx.indexing.skippedSettlements : 0;
     const reasons = skipped > 0 && ctx.indexing ? ` (${skipsText(ctx.indexing.summary().skipped, 'settlement')})` : '';
+    const notX402 = ctx.indexing
+      ? Object.entries(ctx.indexing.summary().skipped)
+          .filter(([key]) => key.startsWith('log.'))
+          .reduce((a, [, n]) => a + n, 0)
+      : 0;
     const detail =
-      `${indexed} settlements (${unknown} by a sender the registry does not name), ${skipped} in scope skipped${reasons}` +
+      `${indexed} settlements (${unknown} by a sender the registry does not name), ${skipped} in scope skipped${reasons}, ` +
+      `${notX402} logs not x402 (by reason in the manifest's indexing)` +
       (candidates.length ? `; ${candidates.length} registry candidate(s)` : '') +
       (Number(kept?.n ?? 0) === 0 ? '; no payment indexed yet' : '');
     return { rows, detail };
