@@ -316,6 +316,9 @@ export function withReceipt<S extends z.ZodObject>(data: S) {
  */
 export const IndexingReport = z
   .object({
+    indexed_at: isoDateTime(
+      'When the run that indexed ran (a later run that indexed nothing, such as a probe-only run, keeps this report).',
+    ),
     registry: z
       .object({
         version: z.string().max(200).describe('Version of the facilitator registry the run used.'),

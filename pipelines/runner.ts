@@ -372,7 +372,12 @@ export async function runPipeline(
         new Date(generatedAt.getTime() + pipeline.updateEverySeconds * 1000),
       notice,
       ai,
-      indexing: indexing.touched ? indexing.summary() : null,
+      // a run that indexed nothing (a probe-only run) keeps the indexing of the run its payments came from
+      indexing: indexing.touched
+        ? { ...indexing.summary(), indexed_at: generatedAt.toISOString() }
+        : params.source.kind === 'live'
+          ? (writer.previousManifest?.indexing ?? null)
+          : null,
     });
     progress.note(
       `${service}: published ${manifest.version} (${manifest.datasets.length} datasets) in ${((performance.now() - publishStarted) / 1000).toFixed(2)}s`,

@@ -117,9 +117,9 @@ function settingsFor(over: Record<string, string> = {}): Settings {
 }
 
 /** One run as `npm run pipeline -- analytics --source live --now <NOW>` makes it. */
-async function liveRun(settings: Settings) {
+async function liveRun(settings: Settings, extra: string[] = []) {
   const lines: string[] = [];
-  const { exitCode, results } = await runCli(parseArgs(['analytics', '--source', 'live', '--now', NOW]), settings, {
+  const { exitCode, results } = await runCli(parseArgs(['analytics', '--source', 'live', '--now', NOW, ...extra]), settings, {
     progress: new LineProgress((l) => lines.push(l)),
     out: (t) => lines.push(t),
   });
@@ -223,6 +223,13 @@ describe('settlements recognised by what they are', () => {
     );
     expect(rows).toEqual([{ facilitator: 'unknown', relayer: fx.notFacilitator }]);
     expect(run.log).toMatch(/1 by a sender the registry does not name/);
+    expect(run.manifest.indexing!.indexed_at).toBe(run.manifest.generated_at);
+
+    // the 10-minute probe run indexes nothing: its snapshot keeps the indexing of the run its payments came from
+    const probes = await liveRun(settings, ['--datasets', 'service-health']);
+    expect(probes.failed).toEqual([]);
+    expect(probes.manifest.version).not.toBe(run.manifest.version);
+    expect(probes.manifest.indexing).toEqual(run.manifest.indexing);
   }, 120_000);
 });
 
