@@ -78,6 +78,12 @@ export interface Settings {
   nonceStoreAllowVolatile: boolean;
   /** TRUST_PROXY=1: build resource URLs from X-Forwarded-Proto / X-Forwarded-Host (only behind a proxy you run). */
   trustProxy: boolean;
+  /**
+   * KOREA_PUBLIC_URL, ANALYTICS_PUBLIC_URL: the origin clients reach each service at (e.g.
+   * https://korea.example.com); set, every resource URL, 402, Bazaar entry, receipt and document
+   * link uses it whatever the request's Host or forwarded headers say; null: from the request.
+   */
+  publicUrl: { korea: string | null; analytics: string | null };
   /** FACILITATOR_TIMEOUT_MS: per-call timeout of /verify, /settle and /supported (default 10000). */
   facilitatorTimeoutMs: number;
   /** CRYPTO_WORKERS: worker threads for payment signature checks and receipt signatures ("auto" = inline up to 2 cores, one per core above; 0 = on the event loop). */
@@ -291,6 +297,17 @@ function onOrOff(dflt: boolean) {
     .default(dflt);
 }
 
+/** A service's public origin: http(s)://host[:port], without a path, query or fragment (normalised to its origin). */
+const publicOrigin = z
+  .url({ protocol: /^https?$/, ...must('an http:// or https:// URL') })
+  .refine((v) => {
+    const u = new URL(v);
+    return (u.pathname === '/' || u.pathname === '') && !u.search && !u.hash && !u.username && !u.password;
+  }, must('an origin like https://korea.example.com, without a path, query or credentials'))
+  .transform((v) => new URL(v).origin)
+  .nullable()
+  .default(null);
+
 const ENV = z.object({
   SNAPSHOTS_DIR: z.string().default('snapshots/store'),
   WAREHOUSE_DIR: z.string().default('warehouse'),
@@ -335,6 +352,8 @@ const ENV = z.object({
     .register(secrets, { secret: true }),
   NONCE_STORE_ALLOW_VOLATILE: onOff,
   TRUST_PROXY: onOff,
+  KOREA_PUBLIC_URL: publicOrigin,
+  ANALYTICS_PUBLIC_URL: publicOrigin,
   CRYPTO_WORKERS: z
     .string()
     .trim()
@@ -476,6 +495,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     redisUrl: e.REDIS_URL,
     nonceStoreAllowVolatile: e.NONCE_STORE_ALLOW_VOLATILE,
     trustProxy: e.TRUST_PROXY,
+    publicUrl: { korea: e.KOREA_PUBLIC_URL, analytics: e.ANALYTICS_PUBLIC_URL },
     facilitatorTimeoutMs: e.FACILITATOR_TIMEOUT_MS,
     cryptoWorkers: e.CRYPTO_WORKERS,
     anthropic: {

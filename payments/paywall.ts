@@ -110,7 +110,11 @@ export interface PaymentParts {
 export interface PaywallOptions extends PaymentParts {
   service: ServiceName;
   /** `upstreams.XRPL_RPC_URL`, when given, bounds XRPL LastLedgerSequence by the open ledger (xrpl.ts). */
-  settings: Pick<Settings, 'settlement' | 'payTo' | 'trustProxy'> & { upstreams?: Pick<Settings['upstreams'], 'XRPL_RPC_URL'> };
+  settings: Pick<Settings, 'settlement' | 'payTo' | 'trustProxy'> & {
+    upstreams?: Pick<Settings['upstreams'], 'XRPL_RPC_URL'>;
+    /** The services' public origins (KOREA_PUBLIC_URL, ANALYTICS_PUBLIC_URL): this service's names every resource when set. */
+    publicUrl?: Settings['publicUrl'];
+  };
   /** Solana fee payer for the requirements; init() fills it from /supported when not given. */
   solanaFeePayer?: string | null;
   /** Networks offered on the plain paths (false) and the XRPL variants (true); default: the catalog's (offeredNetworks). */
@@ -266,7 +270,9 @@ export function createPaywall(options: PaywallOptions): Paywall {
     const { endpoint } = request;
     const arrived = new URL(request.url);
     const path = canonicalPath(endpoint, request.xrpl, arrived.pathname, input?.params);
-    const asked = new URL(resourceUrlOf(request.url, request.header, options.settings.trustProxy));
+    const asked = new URL(
+      resourceUrlOf(request.url, request.header, options.settings.trustProxy, options.settings.publicUrl?.[options.service] ?? null),
+    );
     asked.pathname = path;
     if (input) asked.search = canonicalQuery(asked.searchParams, input.query);
     const url = asked.toString();

@@ -397,11 +397,20 @@ const HOST = /^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/;
 
 /**
  * Absolute URL of the resource for the requirements. Behind a reverse proxy the request URL says
- * http://127.0.0.1:4020; with trustProxy the first X-Forwarded-Proto / X-Forwarded-Host values are
- * used instead (only when they are well-formed), so clients see the URL they called (docs/x402-protocol.md, "Resource URL behind a proxy").
+ * http://127.0.0.1:4020; the service's public URL setting (KOREA_PUBLIC_URL, ANALYTICS_PUBLIC_URL)
+ * gives the origin when set; else, with trustProxy, the first X-Forwarded-Proto / X-Forwarded-Host
+ * values are used instead (only when they are well-formed), so clients see the URL they called
+ * (docs/x402-protocol.md, "Resource URL behind a proxy").
  */
-export function resourceUrlOf(requestUrl: string, getHeader: HeaderGetter, trustProxy: boolean): string {
+/** The origin clients reach the service at, as resourceUrlOf decides it (for documents, links and the discovery manifest). */
+export function publicOriginOf(requestUrl: string, getHeader: HeaderGetter, trustProxy: boolean, publicUrl: string | null = null): string {
+  return new URL(resourceUrlOf(requestUrl, getHeader, trustProxy, publicUrl)).origin;
+}
+
+export function resourceUrlOf(requestUrl: string, getHeader: HeaderGetter, trustProxy: boolean, publicUrl: string | null = null): string {
   const url = new URL(requestUrl);
+  // a configured public origin wins over the request's Host and any forwarded header
+  if (publicUrl) return new URL(`${url.pathname}${url.search}`, publicUrl).toString();
   if (!trustProxy) return url.toString();
   const proto = getHeader('X-Forwarded-Proto')?.split(',')[0]?.trim().toLowerCase();
   const host = getHeader('X-Forwarded-Host')?.split(',')[0]?.trim();

@@ -25,6 +25,7 @@ import { rootDocument } from './root-document.ts';
 import { parseRequest, type ParsedRequest, type RawRequest } from '../catalog/request.ts';
 import type { GateAnswer, PaymentGate } from '../payments/gate.ts';
 import { payToByNetworkName } from '../payments/networks.ts';
+import { publicOriginOf } from '../payments/wire.ts';
 
 /** One call of an endpoint. */
 export interface EndpointRequest {
@@ -253,7 +254,7 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
 
   /** Stage "built-ins": the documents the app computes itself (root, health, llms.txt, docs, /.well-known/x402); null for data endpoints. */
   const builtInStage = (endpoint: EndpointDecl, request: EndpointRequest, ifNoneMatch: string | undefined): Outcome | null => {
-    const own = builtIn(endpoint, new URL(request.url).origin);
+    const own = builtIn(endpoint, publicOriginOf(request.url, request.header, settings.trustProxy, settings.publicUrl[service]));
     if (!own) return null;
     const out = finish(endpoint, own, null, null, ifNoneMatch);
     if (endpoint.id === 'health') {

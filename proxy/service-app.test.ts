@@ -497,6 +497,45 @@ describe('the resource a 402 asks payment for', () => {
     const url = 'http://127.0.0.1:4020/api/v1/kimchi-premium?symbol=ETH';
     expect(await resources(app, url)).toEqual({ v1: [url], v2: url });
   });
+
+  it("is the service's public URL when one is set, whatever the Host or forwarded headers say, and so are its documents' links", async () => {
+    const publicSettings = loadSettings({
+      SNAPSHOTS_DIR: settings.snapshotsDir,
+      WAREHOUSE_DIR: settings.warehouseDir,
+      KEYS_DIR: join(root, 'keys'),
+      TRUST_PROXY: '1',
+      KOREA_PUBLIC_URL: 'https://korea.example.com/',
+      ANALYTICS_PUBLIC_URL: 'https://analytics.example.com',
+    });
+    const korea = await appFor('korea', publicSettings);
+    const path = '/api/v1/kimchi-premium?symbol=ETH';
+    // the forwarded headers say data.example.org: the setting wins
+    expect(await resources(korea, `http://127.0.0.1:4020${path}`)).toEqual({
+      v1: [`https://korea.example.com${path}`],
+      v2: `https://korea.example.com${path}`,
+    });
+    const manifest = (await (await korea.request('http://127.0.0.1:4020/.well-known/x402', { headers: forwarded })).json()) as {
+      resources: string[];
+    };
+    expect(manifest.resources.length).toBeGreaterThan(0);
+    expect(manifest.resources.every((r) => r.startsWith('https://korea.example.com/'))).toBe(true);
+    const openapi = (await (await korea.request('http://127.0.0.1:4020/openapi.json')).json()) as { servers: Array<{ url: string }> };
+    expect(openapi.servers.map((x) => x.url)).toEqual(['https://korea.example.com']);
+    const analytics = await appFor('analytics', publicSettings);
+    const llms = await (await analytics.request('http://127.0.0.1:4021/llms.txt')).text();
+    expect(llms).toContain('Base URL: https://analytics.example.com');
+  });
+
+  it('refuses a public URL with a path, a query or credentials, naming the setting', () => {
+    for (const bad of [
+      'https://korea.example.com/api',
+      'https://korea.example.com/?x=1',
+      'https://u:p@korea.example.com',
+      'ftp://korea.example.com',
+    ]) {
+      expect(() => loadSettings({ KOREA_PUBLIC_URL: bad }), bad).toThrow(/KOREA_PUBLIC_URL must be/);
+    }
+  });
 });
 
 describe('the wash check through the app', () => {

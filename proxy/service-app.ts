@@ -22,6 +22,7 @@ import { mountMcp } from './mcp.ts';
 import { canonicalRequestTarget } from './request-target.ts';
 import { answerWrongMethods } from './method-not-allowed.ts';
 import { clientIp } from './rate-limit.ts';
+import { publicOriginOf } from '../payments/wire.ts';
 import { rootDocument } from './root-document.ts';
 import { mountSite, type MountedSite } from './site.ts';
 import { trailingSlashRedirect } from './trailing-slash.ts';
@@ -153,7 +154,7 @@ export function serviceApp(options: ServiceAppOptions): Hono {
 
   app.get('/openapi.json', (c) => {
     c.header('Cache-Control', 'public, max-age=300');
-    return c.json(openApiDocument(service, { baseUrl: new URL(c.req.url).origin }));
+    return c.json(openApiDocument(service, { baseUrl: baseUrlOf(c) }));
   });
 
   let site: MountedSite | null = null;
@@ -166,6 +167,10 @@ export function serviceApp(options: ServiceAppOptions): Hono {
       ...(options.now ? { now: options.now } : {}),
     });
   }
+
+  /** Where clients reach this service: its public URL setting, else the request (forwarded headers with TRUST_PROXY). */
+  const baseUrlOf = (c: Context): string =>
+    publicOriginOf(c.req.url, (name) => c.req.header(name), settings.trustProxy, settings.publicUrl[service]);
 
   const ipOf = (c: Context): string => {
     let socketIp: string | undefined;
@@ -190,9 +195,7 @@ export function serviceApp(options: ServiceAppOptions): Hono {
       const snapshot = reader.current();
       // the free daily preview's charts, built once per snapshot version
       const dailyPreview = snapshot ? await dailyPreviewSectionHtml(snapshot) : null;
-      return c.html(
-        koreaLandingHtml({ baseUrl: new URL(c.req.url).origin, snapshot, handled, settlement: settings.settlement, now, dailyPreview }),
-      );
+      return c.html(koreaLandingHtml({ baseUrl: baseUrlOf(c), snapshot, handled, settlement: settings.settlement, now, dailyPreview }));
     });
   }
 
@@ -228,7 +231,7 @@ export function serviceApp(options: ServiceAppOptions): Hono {
     app.get('/docs', (c) => {
       c.header('Cache-Control', 'public, max-age=300');
       const now = options.now?.() ?? new Date();
-      return c.html(docsPage({ service, baseUrl: new URL(c.req.url).origin, snapshot: reader.current(), handled, now }));
+      return c.html(docsPage({ service, baseUrl: baseUrlOf(c), snapshot: reader.current(), handled, now }));
     });
   }
 
