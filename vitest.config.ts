@@ -38,6 +38,8 @@ const ISOLATED = [
   'proxy/site.test.ts',
   'proxy/snapshot-planted.test.ts',
   'proxy/stores.test.ts',
+  'sources/live/analytics/live-runs.test.ts',
+  'sources/live/analytics/real-payloads.test.ts',
   'sources/live/analytics/segments.test.ts',
   'sources/live/korea/documented-payloads.test.ts',
   'sources/live/korea/korea-live.test.ts',
