@@ -330,7 +330,10 @@ const ENV = z.object({
   SNAPSHOT_RETENTION: positiveInt(5),
   SNAPSHOTS_PULL_URL: z
     .url({ protocol: /^https?$/, ...must('an https:// URL (http:// only on 127.0.0.1, ::1 or localhost)') })
-    .refine((url) => url.startsWith('https:') || LOOPBACK_HOST.test(new URL(url).hostname), must('an https:// URL (http:// only on 127.0.0.1, ::1 or localhost)'))
+    .refine(
+      (url) => url.startsWith('https:') || LOOPBACK_HOST.test(new URL(url).hostname),
+      must('an https:// URL (http:// only on 127.0.0.1, ::1 or localhost)'),
+    )
     .nullable()
     .default(null),
   SNAPSHOTS_PULL_TOKEN: secretText,

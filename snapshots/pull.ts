@@ -103,6 +103,12 @@ function sourceUrl(base: string, path: string): string {
   return u.toString();
 }
 
+/** Drops what is left of a body (undici reports the abort as an error event: nothing to hear). */
+function discard(body: { on(event: 'error', listener: () => void): unknown; destroy(): unknown }): void {
+  body.on('error', () => {});
+  body.destroy();
+}
+
 const sleep = (ms: number) => new Promise<void>((done) => setTimeout(done, ms));
 
 /** An answer the source gave that a retry cannot change (4xx, a wrong size or checksum). */
@@ -113,6 +119,8 @@ interface Fetcher {
   source: SnapshotSource;
   timeoutMs: number;
   retries: number;
+  /** Aborted when another file of the pull failed: the downloads still under way stop. */
+  cancel?: AbortSignal;
 }
 
 /**
@@ -138,7 +146,7 @@ async function fetchFromSource<T>(
           'user-agent': 'kr-x402-data-services (snapshot follower)',
           ...(f.source.token ? { authorization: `Bearer ${f.source.token}` } : {}),
         },
-        signal: AbortSignal.timeout(deadline),
+        signal: f.cancel ? AbortSignal.any([AbortSignal.timeout(deadline), f.cancel]) : AbortSignal.timeout(deadline),
       });
       if (res.statusCode !== 200) {
         await res.body.dump().catch(() => {});
@@ -148,13 +156,13 @@ async function fetchFromSource<T>(
         const length = res.headers['content-length'];
         const declared = typeof length === 'string' && /^\d+$/.test(length) ? Number(length) : null;
         if (declared !== null && declared > maxBytes) {
-          res.body.destroy();
+          discard(res.body);
           throw new Final(`GET ${shown}: the source sends ${declared} bytes, at most ${maxBytes} are expected`);
         }
         try {
           return await consume(res.body, declared);
         } finally {
-          res.body.destroy();
+          discard(res.body);
         }
       }
     } catch (err) {
@@ -165,6 +173,7 @@ async function fetchFromSource<T>(
           ? `no complete answer within ${Math.round(deadline / 1000)} s`
           : `network error${e.code ? ` ${e.code}` : ''}: ${e.message ?? String(err)}`;
     }
+    if (f.cancel?.aborted) throw new PullError(`GET ${shown} stopped: another file of the version failed`);
     if (attempt >= f.retries) {
       throw new PullError(`GET ${shown} failed after ${attempt + 1} attempt${attempt ? 's' : ''}: ${problem}`);
     }
@@ -193,7 +202,9 @@ function fetchDocument(f: Fetcher, path: string, maxBytes: number): Promise<Buff
 function downloadFile(f: Fetcher, path: string, file: DatasetFile, target: string): Promise<void> {
   return fetchFromSource(f, path, file.bytes, async (body, declared) => {
     if (declared !== null && declared !== file.bytes) {
-      throw new Final(`${path} on the source is ${declared} bytes, its manifest says ${file.bytes}`);
+      throw new Final(
+        `${path} on the source is ${declared} bytes, its manifest says ${file.bytes}${declared < file.bytes ? ' (truncated)' : ''}`,
+      );
     }
     await rm(target, { force: true }); // what an earlier attempt left
     const handle = await open(target, 'wx');
@@ -311,7 +322,8 @@ async function pull(options: PullOptions, agent: Agent): Promise<PullReport> {
     // a local latest.json that cannot be read is replaced by the source's version
   }
   if (local?.version === remote.version) {
-    if (local.manifest_sha256 === remote.manifest_sha256) return { service, outcome: 'up-to-date', version: remote.version, downloaded, reused };
+    if (local.manifest_sha256 === remote.manifest_sha256)
+      return { service, outcome: 'up-to-date', version: remote.version, downloaded, reused };
     throw new PullError(
       `the source's latest.json names ${remote.version}, the version live here, with another manifest sha256 (versions never change once published): not pulled`,
     );
@@ -347,21 +359,34 @@ async function pull(options: PullOptions, agent: Agent): Promise<PullReport> {
     await writeManifest(tmpDir, manifestBytes);
     for (const entry of manifest.datasets) if (entry.partitions) await mkdir(inside(tmpDir, entry.file));
     const limit = pLimit(options.concurrency ?? 4);
-    await Promise.all(
+    const cancel = new AbortController();
+    const downloads = { ...f, cancel: cancel.signal };
+    let cause: unknown = null;
+    const outcomes = await Promise.allSettled(
       files.map(({ file }) =>
         limit(async () => {
+          if (cancel.signal.aborted) return;
           const target = inside(tmpDir, file.file);
           if (await reuseLocal(reusable.get(file.sha256), file, target)) {
             reused.files++;
             reused.bytes += file.bytes;
             return;
           }
-          await downloadFile(f, `${service}/${remote.version}/${file.file}`, file, target);
+          try {
+            await downloadFile(downloads, `${service}/${remote.version}/${file.file}`, file, target);
+          } catch (err) {
+            if (!cancel.signal.aborted) cause = err;
+            cancel.abort();
+            throw err;
+          }
           downloaded.files++;
           downloaded.bytes += file.bytes;
         }),
       ),
     );
+    // the first failure is the reason; the others are downloads it stopped
+    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (failed) throw cause ?? failed.reason;
     for (const entry of manifest.datasets) if (entry.partitions) fsyncPath(join(tmpDir, entry.file));
     fsyncPath(tmpDir);
 
