@@ -206,8 +206,10 @@ function downloadFile(f: Fetcher, path: string, file: DatasetFile, target: strin
         `${path} on the source is ${declared} bytes, its manifest says ${file.bytes}${declared < file.bytes ? ' (truncated)' : ''}`,
       );
     }
-    await rm(target, { force: true }); // what an earlier attempt left
-    const handle = await open(target, 'wx');
+    const handle = await onDisk(file.file, async () => {
+      await rm(target, { force: true }); // what an earlier attempt left
+      return open(target, 'wx');
+    });
     const hash = createHash('sha256');
     let size = 0;
     try {
@@ -215,16 +217,26 @@ function downloadFile(f: Fetcher, path: string, file: DatasetFile, target: strin
         size += chunk.length;
         if (size > file.bytes) throw new Final(`${path} on the source is longer than the ${file.bytes} bytes its manifest says`);
         hash.update(chunk);
-        await handle.write(chunk);
+        await onDisk(file.file, () => handle.write(chunk));
       }
       if (size !== file.bytes) throw new Final(`${path} on the source is ${size} bytes, its manifest says ${file.bytes} (truncated)`);
       const sha = hash.digest('hex');
       if (sha !== file.sha256) throw new Final(`${path} on the source has sha256 ${sha}, its manifest says ${file.sha256}`);
-      await handle.sync();
+      await onDisk(file.file, () => handle.sync());
     } finally {
       await handle.close();
     }
   });
+}
+
+/** A write of the local copy: its failure (a full disk...) is not the source's and not retried; the message names the file, not its path. */
+async function onDisk<T>(name: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    throw new Final(`${name} could not be written to SNAPSHOTS_DIR (${code})`);
+  }
 }
 
 /** Throws unless `target` lies inside `dir` (the names were checked by the snapshot format already; this keeps it so). */
@@ -349,9 +361,12 @@ async function pull(options: PullOptions, agent: Agent): Promise<PullReport> {
   mkdirSync(serviceDir, { recursive: true });
   const files = manifest.datasets.flatMap((entry) => datasetFiles(entry).map((file) => ({ entry, file })));
   const reusable = localFiles(root, service, local);
-  checkFreeSpace(
-    serviceDir,
-    files.filter(({ file }) => !reusable.has(file.sha256)).reduce((a, { file }) => a + file.bytes, 0),
+  const fetched = files.filter(({ file }) => !reusable.has(file.sha256));
+  const fetchBytes = fetched.reduce((a, { file }) => a + file.bytes, 0);
+  checkFreeSpace(serviceDir, fetchBytes);
+  options.log?.(
+    `${service}: pulling ${remote.version} from ${shownSourceUrl(options.source.url)}: ${fetched.length} of ${files.length} files to download ` +
+      `(${megabytes(fetchBytes)})${fetched.length < files.length ? `, the others unchanged since ${local?.version}` : ''}`,
   );
   const tmpDir = newVersionTmpDir(serviceDir);
   let renamed = false;
