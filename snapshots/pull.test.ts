@@ -7,7 +7,7 @@
  * out of the folder) changes nothing locally and says why.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
@@ -151,7 +151,7 @@ describe('pulling from a published source', () => {
     /** Pulls with `fault` planted on `path`; expects a PullError matching `reason` and nothing changed locally. */
     async function refused(path: string, fault: Parameters<StaticSource['fault']>[1], reason: RegExp): Promise<string> {
       const before = entries(root);
-      source.fault(path, fault);
+      if (fault) source.fault(path, fault);
       try {
         const err = await pullLatest(options).then(
           () => null,
@@ -259,10 +259,21 @@ describe('pulling from a published source', () => {
       expect(readdirSync(root).sort()).toEqual([SERVICE]);
     });
 
-    it('pulls the version once the source serves it whole', async () => {
+    it('another pull of the service under way here (the server beside npm run pull-snapshots)', async () => {
+      writeFileSync(join(root, SERVICE, '.pull.lock'), String(process.pid));
+      try {
+        await refused(`${SERVICE}/latest.json`, null, new RegExp(`another pull of svc is under way here \\(process ${process.pid}\\)`));
+      } finally {
+        rmSync(join(root, SERVICE, '.pull.lock'));
+      }
+    });
+
+    it('pulls the version once the source serves it whole (a lock left by a process that is gone is taken over)', async () => {
+      writeFileSync(join(root, SERVICE, '.pull.lock'), '999999999');
       const report = await pullLatest(options);
       expect(report).toMatchObject({ outcome: 'published', version: third.version });
       expect((await loadLatest(root, SERVICE))?.version).toBe(third.version);
+      expect(existsSync(join(root, SERVICE, '.pull.lock'))).toBe(false);
     });
   });
 });

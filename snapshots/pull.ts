@@ -20,11 +20,13 @@
  * dot segment; each target is also checked to lie in the version's directory.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync, statfsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statfsSync } from 'node:fs';
 import { mkdir, open, rm } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import pLimit from 'p-limit';
 import { Agent, request } from 'undici';
+import { writeNewFile } from '../lib/new-file.ts';
+import { pidAlive } from '../lib/pid.ts';
 import {
   datasetFiles,
   LatestPointer,
@@ -368,63 +370,111 @@ async function pull(options: PullOptions, agent: Agent): Promise<PullReport> {
     `${service}: pulling ${remote.version} from ${shownSourceUrl(options.source.url)}: ${fetched.length} of ${files.length} files to download ` +
       `(${megabytes(fetchBytes)})${fetched.length < files.length ? `, the others unchanged since ${local?.version}` : ''}`,
   );
-  const tmpDir = newVersionTmpDir(serviceDir);
-  let renamed = false;
+  const release = takePullLock(serviceDir, service);
   try {
-    await writeManifest(tmpDir, manifestBytes);
-    for (const entry of manifest.datasets) if (entry.partitions) await mkdir(inside(tmpDir, entry.file));
-    const limit = pLimit(options.concurrency ?? 4);
-    const cancel = new AbortController();
-    const downloads = { ...f, cancel: cancel.signal };
-    let cause: unknown = null;
-    const outcomes = await Promise.allSettled(
-      files.map(({ file }) =>
-        limit(async () => {
-          if (cancel.signal.aborted) return;
-          const target = inside(tmpDir, file.file);
-          if (await reuseLocal(reusable.get(file.sha256), file, target)) {
-            reused.files++;
-            reused.bytes += file.bytes;
-            return;
-          }
-          try {
-            await downloadFile(downloads, `${service}/${remote.version}/${file.file}`, file, target);
-          } catch (err) {
-            if (!cancel.signal.aborted) cause = err;
-            cancel.abort();
-            throw err;
-          }
-          downloaded.files++;
-          downloaded.bytes += file.bytes;
-        }),
-      ),
-    );
-    // the first failure is the reason; the others are downloads it stopped
-    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
-    if (failed) throw cause ?? failed.reason;
-    for (const entry of manifest.datasets) if (entry.partitions) fsyncPath(join(tmpDir, entry.file));
-    fsyncPath(tmpDir);
-
-    // a publish here since this pull began (the CLI beside a running follower) wins if it is as new
-    const now = readLatestPointer(root, service);
-    if (now && now.version >= remote.version) {
-      throw new PullError(`${now.version} was published here while ${remote.version} was being pulled: not pulled`);
-    }
-    // a directory of that name not made live (a pull that stopped between the rename and latest.json)
-    const finalDir = join(serviceDir, remote.version);
-    if (existsSync(finalDir)) rmSync(finalDir, { recursive: true, force: true });
-    renamed = true;
-    await makeVersionLive({ serviceDir, tmpDir, manifest, previousPointer: now ?? local, retention: options.retention ?? 5 });
-  } catch (err) {
-    rmSync(tmpDir, { recursive: true, force: true });
-    if (renamed && readLatestPointer(root, service)?.version !== remote.version) {
-      rmSync(join(serviceDir, remote.version), { recursive: true, force: true });
-    }
-    if (err instanceof PullError) throw err;
-    throw new PullError(`${service} ${remote.version} could not be written here: ${publicReason(err, root)}`);
+    await writeVersion();
+  } finally {
+    release();
   }
-  applyRetention(serviceDir, remote.version, options.retention ?? 5);
   return { service, outcome: 'published', version: remote.version, downloaded, reused };
+
+  async function writeVersion(): Promise<void> {
+    const tmpDir = newVersionTmpDir(serviceDir);
+    let renamed = false;
+    try {
+      await writeManifest(tmpDir, manifestBytes);
+      for (const entry of manifest.datasets) if (entry.partitions) await mkdir(inside(tmpDir, entry.file));
+      const limit = pLimit(options.concurrency ?? 4);
+      const cancel = new AbortController();
+      const downloads = { ...f, cancel: cancel.signal };
+      let cause: unknown = null;
+      const outcomes = await Promise.allSettled(
+        files.map(({ file }) =>
+          limit(async () => {
+            if (cancel.signal.aborted) return;
+            const target = inside(tmpDir, file.file);
+            if (await reuseLocal(reusable.get(file.sha256), file, target)) {
+              reused.files++;
+              reused.bytes += file.bytes;
+              return;
+            }
+            try {
+              await downloadFile(downloads, `${service}/${remote.version}/${file.file}`, file, target);
+            } catch (err) {
+              if (!cancel.signal.aborted) cause = err;
+              cancel.abort();
+              throw err;
+            }
+            downloaded.files++;
+            downloaded.bytes += file.bytes;
+          }),
+        ),
+      );
+      // the first failure is the reason; the others are downloads it stopped
+      const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+      if (failed) throw cause ?? failed.reason;
+      for (const entry of manifest.datasets) if (entry.partitions) fsyncPath(join(tmpDir, entry.file));
+      fsyncPath(tmpDir);
+
+      // a publish here since this pull began (the CLI beside a running follower) wins if it is as new
+      const now = readLatestPointer(root, service);
+      if (now && now.version >= remote.version) {
+        throw new PullError(`${now.version} was published here while ${remote.version} was being pulled: not pulled`);
+      }
+      // a directory of that name not made live: a pull that stopped between the rename and
+      // latest.json (no other pull can be under way: this one holds the lock)
+      const finalDir = join(serviceDir, remote.version);
+      if (existsSync(finalDir)) rmSync(finalDir, { recursive: true, force: true });
+      renamed = true;
+      await makeVersionLive({ serviceDir, tmpDir, manifest, previousPointer: now ?? local, retention: options.retention ?? 5 });
+    } catch (err) {
+      rmSync(tmpDir, { recursive: true, force: true });
+      if (renamed && liveVersion(root, service) !== remote.version) {
+        rmSync(join(serviceDir, remote.version), { recursive: true, force: true });
+      }
+      if (err instanceof PullError) throw err;
+      throw new PullError(`${service} ${remote.version} could not be written here: ${publicReason(err, root)}`);
+    }
+    applyRetention(serviceDir, remote.version, options.retention ?? 5);
+  }
+}
+
+function liveVersion(root: string, service: string): string | null {
+  try {
+    return readLatestPointer(root, service)?.version ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * One pull at a time per service folder, across processes (the server's follower and `npm run
+ * pull-snapshots`): `<service>/.pull.lock` made exclusively, holding the pid; one left by a
+ * process that is gone is taken over. Returns the release.
+ */
+function takePullLock(serviceDir: string, service: string): () => void {
+  const lock = join(serviceDir, '.pull.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeNewFile(lock, String(process.pid));
+      return () => rmSync(lock, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') {
+        throw new PullError(`${service}: the pull lock could not be made (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      }
+    }
+    let holder = Number.NaN;
+    try {
+      holder = Number(readFileSync(lock, 'utf8').trim());
+    } catch {
+      // gone meanwhile: try again
+    }
+    if (Number.isInteger(holder) && holder > 0 && pidAlive(holder)) {
+      throw new PullError(`another pull of ${service} is under way here (process ${holder}): not pulled`);
+    }
+    rmSync(lock, { force: true });
+  }
+  throw new PullError(`${service}: the pull lock is being taken by another process: not pulled`);
 }
 
 function parse<T>(read: () => T): T {
