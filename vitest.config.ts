@@ -35,6 +35,7 @@ const ISOLATED = [
   'proxy/nonce-store-faults.test.ts',
   'proxy/redis-persistence.test.ts',
   'proxy/serve-stop.test.ts',
+  'proxy/snapshot-pull.test.ts',
   'proxy/site.test.ts',
   'proxy/snapshot-planted.test.ts',
   'proxy/stores.test.ts',

@@ -471,6 +471,22 @@ export const HealthBody = z
       })
       .optional()
       .describe('The payment and rate-limit stores in use.'),
+    snapshot_source: z
+      .object({
+        url: z.string().describe('The base URL the snapshots are pulled from (SNAPSHOTS_PULL_URL), without credentials or query string.'),
+        last_checked_at: isoDateTimeOrNull('When the source was last checked; null before the first check ends.'),
+        last_success_at: isoDateTimeOrNull("When a check last ended with the source's newest version live here."),
+        version: z.string().nullable().describe('The version the source named at that check.'),
+        problem: z
+          .string()
+          .nullable()
+          .describe(
+            'Why the last pull changed nothing (network error, a file cut short, a wrong checksum, an older version...): the previous version stays live. Null when it succeeded.',
+          ),
+        interval_seconds: z.number().int().describe('Seconds between two checks of the source.'),
+      })
+      .optional()
+      .describe('The published snapshot source this server follows; absent when the pipelines publish on its own machine.'),
     ai: z
       .object({
         mode: AiMode.describe(

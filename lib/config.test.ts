@@ -43,6 +43,20 @@ describe('settings', () => {
     expect(loadSettings({ CI: 'false' }).ci).toBe(false);
   });
 
+  it('follows a snapshot source only when SNAPSHOTS_PULL_URL is set, over https (http on loopback only)', () => {
+    expect(loadSettings({}).snapshotsPull).toBeNull();
+    const pull = loadSettings({ SNAPSHOTS_PULL_URL: 'https://snapshots.example/pub', SNAPSHOTS_PULL_TOKEN: 't0ken' }).snapshotsPull;
+    expect(pull).toMatchObject({ url: 'https://snapshots.example/pub', intervalMs: 60_000, timeoutMs: 30_000 });
+    expect(pull?.token?.reveal()).toBe('t0ken');
+    expect(loadSettings({ SNAPSHOTS_PULL_URL: 'http://127.0.0.1:8080/pub' }).snapshotsPull?.url).toBe('http://127.0.0.1:8080/pub');
+    expect(() => loadSettings({ SNAPSHOTS_PULL_URL: 'http://snapshots.example/pub' })).toThrow(
+      'SNAPSHOTS_PULL_URL must be an https:// URL (http:// only on 127.0.0.1, ::1 or localhost), got "http://snapshots.example/pub"',
+    );
+    expect(() => loadSettings({ SNAPSHOTS_PULL_URL: 'https://x.example', SNAPSHOTS_PULL_INTERVAL_MS: '10' })).toThrow(
+      'SNAPSHOTS_PULL_INTERVAL_MS must be a whole number from 1000 to 86400000',
+    );
+  });
+
   it('names every wrong setting at once, one line each', () => {
     let message = '';
     try {

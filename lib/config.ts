@@ -24,6 +24,12 @@ export interface Settings {
   /** How many old snapshot versions to keep besides the one latest.json points at. */
   snapshotRetention: number;
   /**
+   * SNAPSHOTS_PULL_URL: a published snapshot source (the layout of SNAPSHOTS_DIR served over HTTPS)
+   * that `npm run serve` follows, pulling each new version into snapshotsDir (snapshots/pull.ts);
+   * null = the pipelines publish into snapshotsDir on this machine.
+   */
+  snapshotsPull: SnapshotsPullSettings | null;
+  /**
    * FREE_TIER_LIMIT: free-tier calls per hour per IP address (default 60); 0 = no limit, for local
    * development (exploring /docs and the MCP tools would otherwise lock a developer out for an hour).
    */
@@ -99,6 +105,17 @@ export interface Settings {
   washPatternSalt: string | null;
   /** CI: set (as CI services do, e.g. CI=true) = progress as plain log lines, never the live terminal board. */
   ci: boolean;
+}
+
+export interface SnapshotsPullSettings {
+  /** SNAPSHOTS_PULL_URL: https (http only on a loopback host). */
+  url: string;
+  /** SNAPSHOTS_PULL_TOKEN: sent as `Authorization: Bearer`; null = none. */
+  token: Secret | null;
+  /** SNAPSHOTS_PULL_INTERVAL_MS: time between two checks of the source (default 60000). */
+  intervalMs: number;
+  /** SNAPSHOTS_PULL_TIMEOUT_MS: connect, response-header and in-body pause timeout (default 30000). */
+  timeoutMs: number;
 }
 
 export interface AnthropicSettings {
@@ -192,6 +209,8 @@ const MEMORY_SIZE = /^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i;
 const MODEL_NAME = /^[a-z0-9][a-z0-9.\-]{1,80}$/;
 const WHOLE_NUMBER = /^\d+$/;
 const DOLLARS = /^\d+(\.\d+)?$/;
+/** Hosts an http:// snapshot source may have: this machine only (a test, an SSH tunnel). */
+const LOOPBACK_HOST = /^(127\.\d+\.\d+\.\d+|\[::1\]|localhost)$/i;
 
 /** Error text of a setting; the variable's name and the value given are added when it is reported. */
 const must = (what: string) => ({ error: `must be ${what}` });
@@ -326,6 +345,17 @@ const ENV = z.object({
     .default(null),
   FACILITATOR_TIMEOUT_MS: positiveInt(10_000),
   SNAPSHOT_RETENTION: positiveInt(5),
+  SNAPSHOTS_PULL_URL: z
+    .url({ protocol: /^https?$/, ...must('an https:// URL (http:// only on 127.0.0.1, ::1 or localhost)') })
+    .refine(
+      (url) => url.startsWith('https:') || LOOPBACK_HOST.test(new URL(url).hostname),
+      must('an https:// URL (http:// only on 127.0.0.1, ::1 or localhost)'),
+    )
+    .nullable()
+    .default(null),
+  SNAPSHOTS_PULL_TOKEN: secretText,
+  SNAPSHOTS_PULL_INTERVAL_MS: boundedInt(60_000, 1_000, 86_400_000),
+  SNAPSHOTS_PULL_TIMEOUT_MS: boundedInt(30_000, 1_000, 600_000),
   FREE_TIER_LIMIT: boundedInt(60, 0, 1_000_000),
   DUCKDB_MEMORY_LIMIT: z
     .string()
@@ -482,6 +512,14 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     facilitatorUrl: e.FACILITATOR_URL,
     aiMode: e.ANTHROPIC_API_KEY ? 'claude' : 'rules',
     snapshotRetention: e.SNAPSHOT_RETENTION,
+    snapshotsPull: e.SNAPSHOTS_PULL_URL
+      ? {
+          url: e.SNAPSHOTS_PULL_URL,
+          token: e.SNAPSHOTS_PULL_TOKEN,
+          intervalMs: e.SNAPSHOTS_PULL_INTERVAL_MS,
+          timeoutMs: e.SNAPSHOTS_PULL_TIMEOUT_MS,
+        }
+      : null,
     freeTierLimit: e.FREE_TIER_LIMIT,
     duckdbMemoryLimit: e.DUCKDB_MEMORY_LIMIT,
     upstreams: Object.fromEntries(UPSTREAM_SETTINGS.map((name) => [name, e[name]])) as Record<UpstreamSetting, string | null>,

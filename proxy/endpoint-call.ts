@@ -14,6 +14,7 @@
 import { SERVICE_INFO } from '../catalog/index.ts';
 import { DOWNLOAD_MEDIA_TYPES, type EndpointDecl, type ServiceName } from '../catalog/types.ts';
 import type { Settings } from '../lib/config.ts';
+import type { SnapshotSourceStatus } from '../snapshots/pull.ts';
 import type { LoadedSnapshot, SnapshotReader } from '../snapshots/reader.ts';
 import { notAvailable, type DataHandler, type DataHandlers, type DataRequest, type DataResult, type FreeResult } from './data/types.ts';
 import { llmsTxt, wellKnownX402 } from './discovery.ts';
@@ -71,6 +72,8 @@ export interface EndpointCallOptions {
   rateLimit?: RateLimitStore | null;
   /** What /health reports about the nonce and rate-limit stores (proxy/stores.ts). */
   stores?: () => StoreHealth;
+  /** What /health reports about the snapshot source the process follows (SNAPSHOTS_PULL_URL, snapshots/pull.ts). */
+  snapshotSource?: () => SnapshotSourceStatus;
   /** Clock for tests. */
   now?: () => Date;
 }
@@ -129,7 +132,7 @@ export function endpointCall(options: EndpointCallOptions): EndpointCall {
       case 'root':
         return { status: 200, body: rootJson() };
       case 'health': {
-        const doc = healthDocument(service, reader, settings, now(), options.stores?.());
+        const doc = healthDocument(service, reader, settings, now(), options.stores?.(), options.snapshotSource?.());
         return { status: 200, body: doc as unknown as Record<string, unknown> };
       }
       case 'llms-txt':

@@ -8,6 +8,7 @@ import type { ServiceName } from '../catalog/types.ts';
 import type { Settings } from '../lib/config.ts';
 import { SKIP_SHARE_DEGRADED } from '../catalog/facilitators.ts';
 import type { AiUsage, IndexingReport } from '../snapshots/manifest.ts';
+import type { SnapshotSourceStatus } from '../snapshots/pull.ts';
 import { absenceReason, type LoadedSnapshot, type SnapshotReader } from '../snapshots/reader.ts';
 
 export interface DatasetHealth {
@@ -65,6 +66,12 @@ export interface HealthDocument {
   settlement: { mode: Settings['settlement']; note: string };
   /** Where single use and the free-tier count are kept, and whether that store answers (absent when the app was built without stores). */
   stores?: StoreHealth;
+  /**
+   * The published snapshot source this process follows (SNAPSHOTS_PULL_URL): the last check, the
+   * version it named and why the last pull changed nothing, if so; absent when snapshots are
+   * published on this machine.
+   */
+  snapshot_source?: SnapshotSourceStatus;
   ai: { mode: Settings['aiMode']; note: string; models: { fast: string; deep: string } | null; last_run: AiRunHealth | null };
   /**
    * What the live run behind the snapshot indexed and skipped, by reason, the facilitator registry
@@ -243,10 +250,12 @@ export function healthDocument(
   settings: Settings,
   now: Date = new Date(),
   stores?: StoreHealth,
+  source?: SnapshotSourceStatus,
 ): HealthDocument {
   const snap = reader.current();
   const problems: string[] = [];
   if (reader.lastError) problems.push(reader.lastError.message);
+  if (source?.problem) problems.push(`snapshot source: ${source.problem}`);
   if (stores && !stores.reachable)
     problems.push(
       `the ${stores.nonce_store} nonce store is unavailable (${stores.reason ?? 'it does not answer'}): paid endpoints answer 503 until it is back; free endpoints keep answering`,
@@ -255,7 +264,13 @@ export function healthDocument(
   problems.push(...freshness.problems);
   const { datasets, degraded, unavailable } = freshness;
   // without a snapshot but with a reader error (every kept version damaged...), that error is the reason
-  if (!snap && !reader.lastError) problems.push(`no published ${service} snapshot yet: run "npm run pipeline -- ${service}"`);
+  if (!snap && !reader.lastError && !source?.problem) {
+    problems.push(
+      source
+        ? `no ${service} snapshot pulled from the snapshot source yet${source.last_checked_at ? '' : ' (the first pull is under way)'}`
+        : `no published ${service} snapshot yet: run "npm run pipeline -- ${service}"`,
+    );
+  }
   if (snap) {
     problems.push(...contentProblems(snap));
     problems.push(...indexingProblems(snap.manifest.indexing));
@@ -281,6 +296,7 @@ export function healthDocument(
     unavailable,
     settlement: { mode: settings.settlement, note: SETTLEMENT_NOTE[settings.settlement] },
     ...(stores ? { stores } : {}),
+    ...(source ? { snapshot_source: source } : {}),
     ai: {
       mode: aiMode,
       note: AI_NOTE[aiMode],

@@ -1,12 +1,22 @@
 /**
  * npm run serve: both services on their ports (KOREA_PORT, ANALYTICS_PORT), reading the latest
  * snapshots read-only and swapping in newer versions as the pipelines publish them.
+ *
+ * With SNAPSHOTS_PULL_URL the pipelines publish elsewhere (GitHub Actions) and this process
+ * follows that source: one SnapshotFollower per service (snapshots/pull.ts) pulls each new
+ * version into SNAPSHOTS_DIR with the writer's atomic publish, then refreshes the service's
+ * reader, which verifies and serves it as it would a local publish. In this process rather than
+ * a separate one: /health reports the follower's last check and problem with nothing to share
+ * between processes, the swap happens as soon as a pull ends, and there is one thing to deploy.
+ * The downloads stream to disk, so serving is not held up (`npm run pull-snapshots` does the same
+ * pull once, e.g. to fill a new host before its first start).
  */
 import { serve, type ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { SERVICES, type ServiceName } from '../catalog/types.ts';
 import { loadSettings, type Settings } from '../lib/config.ts';
 import { patternSalt } from '../lib/wash-ids.ts';
+import { SnapshotFollower } from '../snapshots/pull.ts';
 import { SnapshotReader, type LoadedSnapshot } from '../snapshots/reader.ts';
 import { warmAnalytics } from './data/analytics.ts';
 import { closeSnapshotDuck } from './data/duck.ts';
@@ -65,7 +75,7 @@ export async function createServiceApp(
   reader: SnapshotReader,
   settings: Settings,
   parts: ProcessParts,
-  options: { siteDir?: string; now?: () => Date } = {},
+  options: { siteDir?: string; now?: () => Date; follower?: SnapshotFollower | null } = {},
 ): Promise<Hono> {
   const { signer, crypto, nonceStore, facilitator } = parts;
   const paywall = createPaywall({
@@ -89,6 +99,7 @@ export async function createServiceApp(
     ...(parts.stores ? { stores: parts.stores.health } : {}),
     ...(options.siteDir ? { siteDir: options.siteDir } : {}),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.follower ? { snapshotSource: () => options.follower!.status() } : {}),
   });
 }
 
@@ -111,6 +122,24 @@ export interface RunningService {
   server: ServerType;
   /** The process's stores, shared by every service (closed once by stopServices). */
   stores: Stores | null;
+  /** Pulls the service's snapshots from SNAPSHOTS_PULL_URL; null when it is not set. */
+  follower: SnapshotFollower | null;
+}
+
+/** The follower of `service`'s snapshots at SNAPSHOTS_PULL_URL (null when unset); a new version refreshes `reader` at once. */
+function followerOf(service: ServiceName, settings: Settings, reader: SnapshotReader): SnapshotFollower | null {
+  const pull = settings.snapshotsPull;
+  if (!pull) return null;
+  return new SnapshotFollower({
+    root: settings.snapshotsDir,
+    service,
+    source: { url: pull.url, token: pull.token?.reveal() ?? null },
+    retention: settings.snapshotRetention,
+    timeoutMs: pull.timeoutMs,
+    intervalMs: pull.intervalMs,
+    log: (line) => console.log(line),
+    onPublished: () => void reader.refresh(),
+  });
 }
 
 /** The nonce store would not keep single use across its own restart; the message says how to fix or override it. */
@@ -164,7 +193,11 @@ export async function startServices(settings: Settings): Promise<RunningService[
     });
     await reader.refresh();
     reader.watch();
-    const app = await createServiceApp(service, reader, settings, parts, { siteDir: settings.siteDir });
+    // the first pull runs in the background: the service answers (from what is here, or 503 with
+    // /health saying the pull is under way) while a large version downloads
+    const follower = followerOf(service, settings, reader);
+    follower?.start();
+    const app = await createServiceApp(service, reader, settings, parts, { siteDir: settings.siteDir, follower });
     const port = service === 'korea' ? settings.koreaPort : settings.analyticsPort;
     const server = await new Promise<ServerType>((resolveServer, reject) => {
       const s = serve({ fetch: app.fetch, port, hostname: settings.host }, () => resolveServer(s));
@@ -178,7 +211,7 @@ export async function startServices(settings: Settings): Promise<RunningService[
     });
     const address = server.address();
     const actualPort = typeof address === 'object' && address ? address.port : port;
-    running.push({ service, url: `http://${settings.host}:${actualPort}`, reader, server, stores: parts.stores ?? null });
+    running.push({ service, url: `http://${settings.host}:${actualPort}`, reader, server, stores: parts.stores ?? null, follower });
   }
   return running;
 }
@@ -193,6 +226,8 @@ export async function stopServices(running: readonly RunningService[]): Promise<
         }),
     ),
   );
+  // a pull cut here changes nothing: its temporary directory is removed and latest.json stays
+  await Promise.all(running.map((r) => r.follower?.close()));
   // a snapshot that loaded just before the stop may still be warming: its running statements are
   // interrupted by the close, the warm-up settles, and a second close ends what it opened since
   await closeSnapshotDuck();

@@ -146,7 +146,7 @@ export interface WriteTableOptions {
   keepBuckets?: (bucket: number) => boolean;
 }
 
-function fsyncPath(path: string): void {
+export function fsyncPath(path: string): void {
   const fd = openSync(path, 'r');
   try {
     fsyncSync(fd);
@@ -195,8 +195,7 @@ export class SnapshotWriter {
     this.serviceDir = join(options.root, options.service);
     mkdirSync(this.serviceDir, { recursive: true });
     this.generatedAt = options.generatedAt ?? new Date();
-    this.tmpDir = join(this.serviceDir, `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
-    mkdirSync(this.tmpDir);
+    this.tmpDir = newVersionTmpDir(this.serviceDir);
     const pointer = readLatestPointer(options.root, options.service);
     this.previousPointer = pointer;
     this.previous = pointer ? readManifestOrNull(join(this.serviceDir, pointer.version, 'manifest.json')) : null;
@@ -726,69 +725,22 @@ export class SnapshotWriter {
       fsyncPath(this.tmpDir);
       await this.stage('manifest-written');
 
-      const finalDir = join(this.serviceDir, version);
-      renameSync(this.tmpDir, finalDir);
-      fsyncPath(this.serviceDir);
-      await this.stage('directory-renamed');
-
-      for (const d of datasets) {
-        for (const f of datasetFiles(d)) {
-          const actual = await sha256File(join(finalDir, f.file));
-          if (actual !== f.sha256) {
-            throw new Error(`read-back check failed for ${f.file}: sha256 ${actual}, manifest says ${f.sha256}`);
-          }
-        }
-      }
-      await this.stage('verified');
-      if (this.options.beforeLive) {
-        try {
-          await this.options.beforeLive(finalDir, manifest);
-        } catch (err) {
-          rmSync(finalDir, { recursive: true, force: true });
-          throw err;
-        }
-        await this.stage('before-live-done');
-      }
-
-      const pointer: LatestPointer = {
-        format_version: FORMAT_VERSION,
-        service: this.options.service,
-        version,
-        manifest_sha256: await sha256File(join(finalDir, 'manifest.json')),
-        generated_at: manifest.generated_at,
-        kept: this.keptVersions(version),
-      };
-      // a new file of an unguessable name, renamed over latest.json (which replaces whatever is
-      // there, a link included, and never writes through it)
-      const pointerTmp = join(this.serviceDir, `.latest.json.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
-      writeNewFile(pointerTmp, JSON.stringify(pointer, null, 2) + '\n');
-      await this.stage('pointer-written');
-      renameSync(pointerTmp, join(this.serviceDir, 'latest.json'));
-      fsyncPath(this.serviceDir);
-      await this.stage('published');
+      await makeVersionLive({
+        serviceDir: this.serviceDir,
+        tmpDir: this.tmpDir,
+        manifest,
+        previousPointer: this.previousPointer,
+        retention: this.options.retention ?? 5,
+        ...(this.options.beforeLive ? { beforeLive: this.options.beforeLive } : {}),
+        onStage: (stage) => this.stage(stage),
+      });
     } catch (err) {
       rmSync(this.tmpDir, { recursive: true, force: true });
       throw err;
     }
-    this.applyRetention(version);
+    applyRetention(this.serviceDir, version, this.options.retention ?? 5);
     await this.stage('retention-done');
     return manifest;
-  }
-
-  /**
-   * The older versions retention keeps beside `live`, each with the manifest sha256 a pointer gave
-   * for it: the previous pointer's own version and its `kept` list, newest first.
-   */
-  private keptVersions(live: string): KeptVersion[] {
-    const previous = this.previousPointer;
-    if (!previous) return [];
-    const known = [{ version: previous.version, manifest_sha256: previous.manifest_sha256 }, ...(previous.kept ?? [])];
-    const keep = this.options.retention ?? 5;
-    return known
-      .filter((k, i) => k.version !== live && known.findIndex((o) => o.version === k.version) === i)
-      .filter((k) => existsSync(join(this.serviceDir, k.version, 'manifest.json')))
-      .sort((a, b) => (a.version < b.version ? 1 : -1))
-      .slice(0, keep);
   }
 
   /** Drops the unfinished version (nothing was made live). */
@@ -796,26 +748,112 @@ export class SnapshotWriter {
     this.finished = true;
     rmSync(this.tmpDir, { recursive: true, force: true });
   }
+}
 
-  /**
-   * Keeps the live version plus the `retention` newest others; removes leftovers of crashed
-   * publishes (temporary directories whose process is gone).
-   */
-  private applyRetention(live: string): void {
-    const keep = this.options.retention ?? 5;
-    const names = readdirSync(this.serviceDir);
-    const versions = names
-      .filter((n) => VERSION_PATTERN.test(n) && n !== live)
-      .sort()
-      .reverse();
-    for (const old of versions.slice(keep)) {
-      rmSync(join(this.serviceDir, old), { recursive: true, force: true });
-    }
-    for (const n of names) {
-      const m = /^\.(?:tmp-|latest\.json\.tmp-)(\d+)/.exec(n);
-      if (m && Number(m[1]) !== process.pid && !pidAlive(Number(m[1]))) {
-        rmSync(join(this.serviceDir, n), { recursive: true, force: true });
+/** What makeVersionLive needs: a complete version in a temporary directory of the service's folder. */
+export interface VersionToPublish {
+  serviceDir: string;
+  /** `<serviceDir>/.tmp-<pid>-<random>`: every file the manifest names, and manifest.json, written and fsynced. */
+  tmpDir: string;
+  manifest: SnapshotManifest;
+  /** latest.json as it was before this publish (its version and `kept` list are kept beside the new one). */
+  previousPointer: LatestPointer | null;
+  retention: number;
+  beforeLive?: WriterOptions['beforeLive'];
+  onStage?: (stage: PublishStage) => void | Promise<void>;
+}
+
+/**
+ * The publish of a written version, shared by the writer and the snapshot follower (pull.ts): the
+ * temporary directory is renamed to its version name, every file is read back against its sha256
+ * in the manifest, and only then is latest.json replaced by an atomic rename. Throws, with
+ * latest.json still naming the previous version, on any failure (retention is the caller's next
+ * step: applyRetention). Returns the pointer written.
+ */
+export async function makeVersionLive(v: VersionToPublish): Promise<LatestPointer> {
+  const { manifest, serviceDir } = v;
+  const version = manifest.version;
+  const finalDir = join(serviceDir, version);
+  renameSync(v.tmpDir, finalDir);
+  fsyncPath(serviceDir);
+  await v.onStage?.('directory-renamed');
+
+  for (const d of manifest.datasets) {
+    for (const f of datasetFiles(d)) {
+      const actual = await sha256File(join(finalDir, f.file));
+      if (actual !== f.sha256) {
+        throw new Error(`read-back check failed for ${f.file}: sha256 ${actual}, manifest says ${f.sha256}`);
       }
+    }
+  }
+  await v.onStage?.('verified');
+  if (v.beforeLive) {
+    try {
+      await v.beforeLive(finalDir, manifest);
+    } catch (err) {
+      rmSync(finalDir, { recursive: true, force: true });
+      throw err;
+    }
+    await v.onStage?.('before-live-done');
+  }
+
+  const pointer: LatestPointer = {
+    format_version: FORMAT_VERSION,
+    service: manifest.service,
+    version,
+    manifest_sha256: await sha256File(join(finalDir, 'manifest.json')),
+    generated_at: manifest.generated_at,
+    kept: keptVersions(serviceDir, v.previousPointer, version, v.retention),
+  };
+  // a new file of an unguessable name, renamed over latest.json (which replaces whatever is
+  // there, a link included, and never writes through it)
+  const pointerTmp = join(serviceDir, `.latest.json.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  writeNewFile(pointerTmp, JSON.stringify(pointer, null, 2) + '\n');
+  await v.onStage?.('pointer-written');
+  renameSync(pointerTmp, join(serviceDir, 'latest.json'));
+  fsyncPath(serviceDir);
+  await v.onStage?.('published');
+  return pointer;
+}
+
+/**
+ * The older versions retention keeps beside `live`, each with the manifest sha256 a pointer gave
+ * for it: the previous pointer's own version and its `kept` list, newest first.
+ */
+function keptVersions(serviceDir: string, previous: LatestPointer | null, live: string, retention: number): KeptVersion[] {
+  if (!previous) return [];
+  const known = [{ version: previous.version, manifest_sha256: previous.manifest_sha256 }, ...(previous.kept ?? [])];
+  return known
+    .filter((k, i) => k.version !== live && known.findIndex((o) => o.version === k.version) === i)
+    .filter((k) => existsSync(join(serviceDir, k.version, 'manifest.json')))
+    .sort((a, b) => (a.version < b.version ? 1 : -1))
+    .slice(0, retention);
+}
+
+/** A new temporary directory for a version being written in `serviceDir` (applyRetention removes it if its process dies). */
+export function newVersionTmpDir(serviceDir: string): string {
+  const dir = join(serviceDir, `.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  mkdirSync(dir);
+  return dir;
+}
+
+/**
+ * Keeps the live version plus the `retention` newest others; removes leftovers of crashed
+ * publishes (temporary directories whose process is gone).
+ */
+export function applyRetention(serviceDir: string, live: string, retention: number): void {
+  const names = readdirSync(serviceDir);
+  const versions = names
+    .filter((n) => VERSION_PATTERN.test(n) && n !== live)
+    .sort()
+    .reverse();
+  for (const old of versions.slice(retention)) {
+    rmSync(join(serviceDir, old), { recursive: true, force: true });
+  }
+  for (const n of names) {
+    const m = /^\.(?:tmp-|latest\.json\.tmp-)(\d+)/.exec(n);
+    if (m && Number(m[1]) !== process.pid && !pidAlive(Number(m[1]))) {
+      rmSync(join(serviceDir, n), { recursive: true, force: true });
     }
   }
 }
@@ -834,7 +872,7 @@ function quoteIdentifier(name: string): string {
 }
 
 /** A previous version's file into this one: a hard link (versions are immutable, so sharing the inode is safe), else a copy. */
-function linkOrCopy(from: string, to: string): void {
+export function linkOrCopy(from: string, to: string): void {
   try {
     linkSync(from, to);
   } catch {
