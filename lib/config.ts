@@ -374,7 +374,8 @@ const cdpApiKeySecret = z
     if (createPublicKey(seed).export({ format: 'jwk' }).x !== bytes.subarray(32).toString('base64url')) {
       ctx.addIssue({
         code: 'custom',
-        message: 'must be a whole CDP API key secret: its private half does not give the public half after it (was it changed when copied?)',
+        message:
+          'must be a whole CDP API key secret: its private half does not give the public half after it (was it changed when copied?)',
       });
       return z.NEVER;
     }
@@ -435,7 +436,7 @@ const ENV = z.object({
   CDP_API_KEY_ID: z
     .string()
     .trim()
-    .regex(/^\S{1,200}$/, must('a CDP API key id, like the key\'s UUID or organizations/<org>/apiKeys/<key>'))
+    .regex(/^\S{1,200}$/, must("a CDP API key id, like the key's UUID or organizations/<org>/apiKeys/<key>"))
     .nullable()
     .default(null),
   CDP_API_KEY_SECRET: cdpApiKeySecret,
@@ -550,10 +551,11 @@ type ServiceEnv = Omit<Env, 'PAYER_PRIVATE_KEY' | 'SOLANA_PAYER_KEY' | 'XRPL_PAY
  */
 function facilitatorsOf(e: ServiceEnv): { facilitators: Settings['facilitators']; problems: string[] } {
   const problems: string[] = [];
-  const cdpKey =
-    e.CDP_API_KEY_ID && e.CDP_API_KEY_SECRET ? { apiKeyId: e.CDP_API_KEY_ID, apiKeySecret: e.CDP_API_KEY_SECRET } : null;
+  const cdpKey = e.CDP_API_KEY_ID && e.CDP_API_KEY_SECRET ? { apiKeyId: e.CDP_API_KEY_ID, apiKeySecret: e.CDP_API_KEY_SECRET } : null;
   if (Boolean(e.CDP_API_KEY_ID) !== Boolean(e.CDP_API_KEY_SECRET)) {
-    problems.push(`CDP_API_KEY_ID and CDP_API_KEY_SECRET go together: ${e.CDP_API_KEY_ID ? 'CDP_API_KEY_SECRET' : 'CDP_API_KEY_ID'} is not set`);
+    problems.push(
+      `CDP_API_KEY_ID and CDP_API_KEY_SECRET go together: ${e.CDP_API_KEY_ID ? 'CDP_API_KEY_SECRET' : 'CDP_API_KEY_ID'} is not set`,
+    );
   }
   const one = (urlName: string, authName: string): FacilitatorSettings | null => {
     const url = e[urlName as keyof ServiceEnv] as string | null;
@@ -580,7 +582,8 @@ function facilitatorsOf(e: ServiceEnv): { facilitators: Settings['facilitators']
   const fallback = one('FACILITATOR_URL', 'FACILITATOR_AUTH');
   const byNetwork: Partial<Record<FacilitatorNetwork, FacilitatorSettings>> = {};
   const payTo = { evm: e.PAY_TO_EVM, solana: e.PAY_TO_SOLANA, xrpl: e.PAY_TO_XRPL };
-  const anyUrl = e.FACILITATOR_URL || Object.keys(FACILITATOR_NETWORKS).some((n) => e[`FACILITATOR_URL_${n.toUpperCase()}` as keyof ServiceEnv]);
+  const anyUrl =
+    e.FACILITATOR_URL || Object.keys(FACILITATOR_NETWORKS).some((n) => e[`FACILITATOR_URL_${n.toUpperCase()}` as keyof ServiceEnv]);
   if (!anyUrl) problems.push('SETTLEMENT=facilitator needs FACILITATOR_URL (the facilitator base URL with /verify and /settle)');
   for (const [network, family] of Object.entries(FACILITATOR_NETWORKS) as [FacilitatorNetwork, keyof typeof payTo][]) {
     const upper = network.toUpperCase();

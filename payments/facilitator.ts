@@ -208,12 +208,21 @@ export class FacilitatorClient {
       } catch (err) {
         // the signing library's message names the key format, never the key
         const detail = err instanceof Error ? err.message : String(err);
-        return { ok: false, kind: 'unavailable', code: 'credentials', message: `${where}: no auth header could be made from ${auth?.settings} (${detail})` };
+        return {
+          ok: false,
+          kind: 'unavailable',
+          code: 'credentials',
+          message: `${where}: no auth header could be made from ${auth?.settings} (${detail})`,
+        };
       }
       try {
         response = await this.#fetch(`${this.url}${path}`, {
           method: body === undefined ? 'GET' : 'POST',
-          headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...credentials.headers },
+          headers: {
+            accept: 'application/json',
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...credentials.headers,
+          },
           body: body === undefined ? undefined : JSON.stringify(body),
           redirect: 'follow',
           signal: AbortSignal.timeout(this.timeoutMs),
@@ -238,7 +247,12 @@ export class FacilitatorClient {
       const fix = auth
         ? `it refused the credentials of ${auth.settings}; check them`
         : `it asks for credentials; set ${this.#options.authSetting ?? 'FACILITATOR_AUTH'}`;
-      return { ok: false, kind: 'unavailable', code: 'unauthorized', message: `${where} answered HTTP ${response.status}: ${fix} (${snippet(text)})` };
+      return {
+        ok: false,
+        kind: 'unavailable',
+        code: 'unauthorized',
+        message: `${where} answered HTTP ${response.status}: ${fix} (${snippet(text)})`,
+      };
     }
     let json: unknown;
     try {

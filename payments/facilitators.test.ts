@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVICE_NETWORKS } from '../catalog/networks.ts';
 import { FACILITATOR_NETWORKS, loadSettings, Secret } from '../lib/config.ts';
-import { type FacilitatorClient } from './facilitator.ts';
+import type { FacilitatorClient } from './facilitator.ts';
 import { cdpJwtCredentials, facilitatorRoutes } from './facilitators.ts';
 import { checkCdpJwt, jwtClaims, throwawayCdpKey } from './testing/cdp-jwt.ts';
 import { fakeFacilitator, type FakeFacilitator } from './testing/paywall.ts';
@@ -44,7 +44,10 @@ describe('facilitator settings', () => {
       CDP_API_KEY_ID: key.apiKeyId,
       CDP_API_KEY_SECRET: key.apiKeySecret,
     });
-    expect(s.facilitators.fallback).toMatchObject({ auth: { kind: 'cdp', apiKeyId: key.apiKeyId }, credentials: 'CDP_API_KEY_ID and CDP_API_KEY_SECRET' });
+    expect(s.facilitators.fallback).toMatchObject({
+      auth: { kind: 'cdp', apiKeyId: key.apiKeyId },
+      credentials: 'CDP_API_KEY_ID and CDP_API_KEY_SECRET',
+    });
     const shown = `${JSON.stringify(s)} ${String(s.facilitators.fallback?.auth.kind === 'cdp' && s.facilitators.fallback.auth.apiKeySecret)}`;
     expect(shown).not.toContain(key.apiKeySecret.slice(0, 20));
   });
@@ -63,7 +66,10 @@ describe('facilitator settings', () => {
     });
     expect(s.facilitators.fallback).toMatchObject({ url: 'https://facilitator.example/x402', auth: { kind: 'none' } });
     expect(s.facilitators.byNetwork.base).toMatchObject({ auth: { kind: 'cdp' } });
-    expect(s.facilitators.byNetwork.solana).toMatchObject({ auth: { kind: 'header', name: 'Authorization' }, credentials: 'FACILITATOR_AUTH_SOLANA' });
+    expect(s.facilitators.byNetwork.solana).toMatchObject({
+      auth: { kind: 'header', name: 'Authorization' },
+      credentials: 'FACILITATOR_AUTH_SOLANA',
+    });
     expect(JSON.stringify(s)).not.toContain('solana-token-123');
     const routes = facilitatorRoutes(s)!;
     expect(['base', 'polygon', 'solana', 'xrpl'].map((n) => routes.for(n)?.url)).toEqual([
@@ -86,16 +92,47 @@ describe('facilitator settings', () => {
   const damaged = Buffer.from(key.apiKeySecret, 'base64');
   damaged[40] = damaged[40]! ^ 1;
   it.each([
-    [{ FACILITATOR_URL: cdpUrl }, /FACILITATOR_URL is Coinbase's facilitator \(api\.cdp\.coinbase\.com\), which needs a CDP Secret API key: set CDP_API_KEY_ID and CDP_API_KEY_SECRET/],
-    [{ FACILITATOR_URL: cdpUrl, CDP_API_KEY_ID: key.apiKeyId }, /CDP_API_KEY_ID and CDP_API_KEY_SECRET go together: CDP_API_KEY_SECRET is not set/],
+    [
+      { FACILITATOR_URL: cdpUrl },
+      /FACILITATOR_URL is Coinbase's facilitator \(api\.cdp\.coinbase\.com\), which needs a CDP Secret API key: set CDP_API_KEY_ID and CDP_API_KEY_SECRET/,
+    ],
+    [
+      { FACILITATOR_URL: cdpUrl, CDP_API_KEY_ID: key.apiKeyId },
+      /CDP_API_KEY_ID and CDP_API_KEY_SECRET go together: CDP_API_KEY_SECRET is not set/,
+    ],
     [{ FACILITATOR_URL: 'http://f', FACILITATOR_AUTH: 'cdp' }, /FACILITATOR_AUTH=cdp needs a CDP Secret API key/],
-    [{ FACILITATOR_URL: cdpUrl, CDP_API_KEY_ID: 'k', CDP_API_KEY_SECRET: 'not-a-key' }, /^CDP_API_KEY_SECRET must be a CDP API key secret: an Ed25519 key/],
-    [{ FACILITATOR_URL: cdpUrl, CDP_API_KEY_ID: 'k', CDP_API_KEY_SECRET: damaged.toString('base64') }, /^CDP_API_KEY_SECRET must be a whole CDP API key secret/],
-    [{ FACILITATOR_URL: cdpUrl, CDP_API_KEY_ID: 'k', CDP_API_KEY_SECRET: '-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----' }, /^CDP_API_KEY_SECRET must be a CDP API key secret: this PEM block is not an EC P-256/],
-    [{ FACILITATOR_URL: 'http://f', FACILITATOR_AUTH: 'Bearer abc' }, /^FACILITATOR_AUTH must be "none", "cdp", or one header line "Name: value"/],
-    [{ FACILITATOR_URL: 'http://f', FACILITATOR_AUTH: 'Content-Type: text/plain' }, /FACILITATOR_AUTH must name a header the facilitator client does not set itself/],
-    [{ FACILITATOR_URL: 'http://f', FACILITATOR_AUTH_SOLANA: 'X-API-Key: k' }, /FACILITATOR_AUTH_SOLANA is set but FACILITATOR_URL_SOLANA is not/],
-    [{ FACILITATOR_URL_BASE: 'http://f' }, /needs a facilitator for polygon \(offered because PAY_TO_EVM is set\): set FACILITATOR_URL \(every network\) or FACILITATOR_URL_POLYGON/],
+    [
+      { FACILITATOR_URL: cdpUrl, CDP_API_KEY_ID: 'k', CDP_API_KEY_SECRET: 'not-a-key' },
+      /^CDP_API_KEY_SECRET must be a CDP API key secret: an Ed25519 key/,
+    ],
+    [
+      { FACILITATOR_URL: cdpUrl, CDP_API_KEY_ID: 'k', CDP_API_KEY_SECRET: damaged.toString('base64') },
+      /^CDP_API_KEY_SECRET must be a whole CDP API key secret/,
+    ],
+    [
+      {
+        FACILITATOR_URL: cdpUrl,
+        CDP_API_KEY_ID: 'k',
+        CDP_API_KEY_SECRET: '-----BEGIN EC PRIVATE KEY-----\nAAAA\n-----END EC PRIVATE KEY-----',
+      },
+      /^CDP_API_KEY_SECRET must be a CDP API key secret: this PEM block is not an EC P-256/,
+    ],
+    [
+      { FACILITATOR_URL: 'http://f', FACILITATOR_AUTH: 'Bearer abc' },
+      /^FACILITATOR_AUTH must be "none", "cdp", or one header line "Name: value"/,
+    ],
+    [
+      { FACILITATOR_URL: 'http://f', FACILITATOR_AUTH: 'Content-Type: text/plain' },
+      /FACILITATOR_AUTH must name a header the facilitator client does not set itself/,
+    ],
+    [
+      { FACILITATOR_URL: 'http://f', FACILITATOR_AUTH_SOLANA: 'X-API-Key: k' },
+      /FACILITATOR_AUTH_SOLANA is set but FACILITATOR_URL_SOLANA is not/,
+    ],
+    [
+      { FACILITATOR_URL_BASE: 'http://f' },
+      /needs a facilitator for polygon \(offered because PAY_TO_EVM is set\): set FACILITATOR_URL \(every network\) or FACILITATOR_URL_POLYGON/,
+    ],
     [{ FACILITATOR_URL: 'http://f', FACILITATOR_URL_SOLANA: 'ftp://f' }, /FACILITATOR_URL_SOLANA must be an http:\/\/ or https:\/\/ URL/],
   ])('refuses %j with a message naming the setting', (env, message) => {
     let thrown = '';
@@ -127,7 +164,12 @@ describe('CDP JWT per call against a loopback facilitator that checks it', () =>
 
   it('verify, settle and supported each carry a JWT for their own method and path, signed by the key', async () => {
     fake.loopback.reset();
-    const client = clientFor({ FACILITATOR_URL: fake.url, FACILITATOR_AUTH: 'cdp', CDP_API_KEY_ID: key.apiKeyId, CDP_API_KEY_SECRET: key.apiKeySecret });
+    const client = clientFor({
+      FACILITATOR_URL: fake.url,
+      FACILITATOR_AUTH: 'cdp',
+      CDP_API_KEY_ID: key.apiKeyId,
+      CDP_API_KEY_SECRET: key.apiKeySecret,
+    });
     expect(await client.supported()).toMatchObject({ ok: true });
     expect(await client.verify(2, payload, requirements)).toEqual({ ok: true, payer: '0xabc' });
     expect(await client.settle(2, payload, requirements)).toMatchObject({ ok: true, transaction: `0x${'ab'.repeat(32)}` });
@@ -178,11 +220,22 @@ describe('CDP JWT per call against a loopback facilitator that checks it', () =>
   });
 
   it('a wrong key is refused (401): unauthorized, naming the settings, never the secret', async () => {
-    const client = clientFor({ FACILITATOR_URL: fake.url, FACILITATOR_AUTH: 'cdp', CDP_API_KEY_ID: key.apiKeyId, CDP_API_KEY_SECRET: other.apiKeySecret });
-    const results = [await client.supported(), await client.verify(2, payload, requirements), await client.settle(2, payload, requirements)];
+    const client = clientFor({
+      FACILITATOR_URL: fake.url,
+      FACILITATOR_AUTH: 'cdp',
+      CDP_API_KEY_ID: key.apiKeyId,
+      CDP_API_KEY_SECRET: other.apiKeySecret,
+    });
+    const results = [
+      await client.supported(),
+      await client.verify(2, payload, requirements),
+      await client.settle(2, payload, requirements),
+    ];
     for (const r of results) {
       expect(r).toMatchObject({ ok: false, kind: 'unavailable', code: 'unauthorized' });
-      expect(!r.ok && r.message).toMatch(/answered HTTP 401: it refused the credentials of CDP_API_KEY_ID and CDP_API_KEY_SECRET; check them \(.*bad signature/);
+      expect(!r.ok && r.message).toMatch(
+        /answered HTTP 401: it refused the credentials of CDP_API_KEY_ID and CDP_API_KEY_SECRET; check them \(.*bad signature/,
+      );
       expect(!r.ok && r.message).not.toContain(other.apiKeySecret.slice(0, 16));
     }
     expect(refusals.at(-1)).toBe('bad signature');
@@ -190,14 +243,22 @@ describe('CDP JWT per call against a loopback facilitator that checks it', () =>
 
   it('no credentials where the facilitator wants them: unauthorized, naming the auth setting', async () => {
     const client = clientFor({ FACILITATOR_URL: fake.url });
-    expect(await client.supported()).toMatchObject({ code: 'unauthorized', message: expect.stringMatching(/it asks for credentials; set FACILITATOR_AUTH/) });
+    expect(await client.supported()).toMatchObject({
+      code: 'unauthorized',
+      message: expect.stringMatching(/it asks for credentials; set FACILITATOR_AUTH/),
+    });
   });
 });
 
 describe('CDP JWT reuse', () => {
   it('one token per endpoint, reused until 30 s before it expires, then signed anew', async () => {
     let clock = 1_000_000;
-    const credentials = cdpJwtCredentials('http://127.0.0.1:9/x402', { apiKeyId: key.apiKeyId, apiKeySecret: new Secret(key.apiKeySecret) }, 'CDP_API_KEY_ID and CDP_API_KEY_SECRET', () => clock);
+    const credentials = cdpJwtCredentials(
+      'http://127.0.0.1:9/x402',
+      { apiKeyId: key.apiKeyId, apiKeySecret: new Secret(key.apiKeySecret) },
+      'CDP_API_KEY_ID and CDP_API_KEY_SECRET',
+      () => clock,
+    );
     const first = await credentials.headers('/verify');
     const settle = await credentials.headers('/settle');
     expect(first.reused).toBe(false);
@@ -221,7 +282,12 @@ describe('CDP JWT reuse', () => {
       },
     });
     try {
-      const client = clientFor({ FACILITATOR_URL: fake.url, FACILITATOR_AUTH: 'cdp', CDP_API_KEY_ID: key.apiKeyId, CDP_API_KEY_SECRET: key.apiKeySecret });
+      const client = clientFor({
+        FACILITATOR_URL: fake.url,
+        FACILITATOR_AUTH: 'cdp',
+        CDP_API_KEY_ID: key.apiKeyId,
+        CDP_API_KEY_SECRET: key.apiKeySecret,
+      });
       for (let i = 0; i < 3; i++) expect(await client.verify(2, payload, requirements)).toEqual({ ok: true, payer: '0xabc' });
       // first call fresh, second reused → 401 → fresh, third fresh
       expect(fake.loopback.requests.map((r) => r.path)).toEqual(['/verify', '/verify', '/verify', '/verify']);
@@ -240,7 +306,10 @@ describe('a fixed header for other facilitators', () => {
       expect(await good.supported()).toMatchObject({ ok: true });
       const bad = clientFor({ FACILITATOR_URL: fake.url, FACILITATOR_AUTH: 'X-API-Key: wrong-key' });
       const refused = await bad.verify(2, payload, requirements);
-      expect(refused).toMatchObject({ code: 'unauthorized', message: expect.stringMatching(/refused the credentials of FACILITATOR_AUTH/) });
+      expect(refused).toMatchObject({
+        code: 'unauthorized',
+        message: expect.stringMatching(/refused the credentials of FACILITATOR_AUTH/),
+      });
       expect(!refused.ok && refused.message).not.toContain('wrong-key');
     } finally {
       await fake.close();

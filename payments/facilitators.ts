@@ -77,7 +77,8 @@ export function facilitatorRoutes(
 
 function sameAuth(a: FacilitatorAuth, b: FacilitatorAuth): boolean {
   if (a.kind === 'cdp' && b.kind === 'cdp') return a.apiKeyId === b.apiKeyId && a.apiKeySecret.reveal() === b.apiKeySecret.reveal();
-  if (a.kind === 'header' && b.kind === 'header') return a.name.toLowerCase() === b.name.toLowerCase() && a.value.reveal() === b.value.reveal();
+  if (a.kind === 'header' && b.kind === 'header')
+    return a.name.toLowerCase() === b.name.toLowerCase() && a.value.reveal() === b.value.reveal();
   return a.kind === 'none' && b.kind === 'none';
 }
 

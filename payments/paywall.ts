@@ -144,7 +144,8 @@ export function createPaywall(options: PaywallOptions): Paywall {
   const payTo = payToTable(options.settings);
   const store = options.nonceStore;
   const facilitators = asRoutes(options.facilitator);
-  if (settlement === 'facilitator' && !facilitators?.all().length) throw new Error('paywall: SETTLEMENT=facilitator needs a FacilitatorClient');
+  if (settlement === 'facilitator' && !facilitators?.all().length)
+    throw new Error('paywall: SETTLEMENT=facilitator needs a FacilitatorClient');
   const facilitatorOf = (network: SettlementNetwork): FacilitatorClient | null => facilitators?.for(network.name) ?? null;
   const now = options.now ?? (() => new Date());
   const crypto = options.crypto;
@@ -369,7 +370,9 @@ export function createPaywall(options: PaywallOptions): Paywall {
     const facilitator = facilitatorOf(network);
     if (settlement === 'facilitator' && !facilitator) {
       await store.release(key);
-      return refuse(reject('facilitator_unavailable', `no facilitator is configured for ${network.name}; pay on another network the 402 lists`));
+      return refuse(
+        reject('facilitator_unavailable', `no facilitator is configured for ${network.name}; pay on another network the 402 lists`),
+      );
     }
     let served: ServedResult;
     try {
@@ -563,7 +566,9 @@ export function createPaywall(options: PaywallOptions): Paywall {
       const served = offered.filter((n) => facilitatorOf(n) === client);
       if (!supported.ok) {
         const solana = served.some((n) => schemeFor(n).needsFeePayer);
-        problems.push(`could not read ${client.shownUrl}/supported (${supported.message})${solana ? '; Solana requirements go out without extra.feePayer' : ''}`);
+        problems.push(
+          `could not read ${client.shownUrl}/supported (${supported.message})${solana ? '; Solana requirements go out without extra.feePayer' : ''}`,
+        );
         continue;
       }
       if (served.some((n) => n.caip2 === SOLANA.caip2)) feePayer ??= feePayerOf(supported, SOLANA.caip2);
@@ -577,7 +582,9 @@ export function createPaywall(options: PaywallOptions): Paywall {
     }
     const solanaFacilitator = offered.find((n) => schemeFor(n).needsFeePayer);
     if (solanaFacilitator && !feePayer)
-      problems.push(`facilitator ${facilitatorOf(solanaFacilitator)?.shownUrl} announces no Solana fee payer; Solana clients cannot build a payment`);
+      problems.push(
+        `facilitator ${facilitatorOf(solanaFacilitator)?.shownUrl} announces no Solana fee payer; Solana clients cannot build a payment`,
+      );
     return problems;
   }
 

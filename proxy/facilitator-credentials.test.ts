@@ -79,7 +79,14 @@ async function start(s: Settings) {
 
 function paidFx(s: Settings, network: 'base' | 'polygon') {
   const endpoint = findEndpoint('korea', 'fx-rate')!;
-  const header = freshPaymentHeader({ endpoint, payTo: payToTable(s), network, version: 2, now: nowSeconds, resourceUrl: `http://localhost${endpoint.path}` });
+  const header = freshPaymentHeader({
+    endpoint,
+    payTo: payToTable(s),
+    network,
+    version: 2,
+    now: nowSeconds,
+    resourceUrl: `http://localhost${endpoint.path}`,
+  });
   return { path: endpoint.path, headers: { [header.name]: header.value } };
 }
 
@@ -105,7 +112,10 @@ describe('facilitator credentials, as npm run serve wires them', () => {
         const paid = paidFx(s, network);
         const res = await app.request(paid.path, { headers: paid.headers });
         expect(res.status, network).toBe(200);
-        expect(((await res.json()) as { receipt: { network: string; settlement: string } }).receipt).toMatchObject({ network, settlement: 'facilitator' });
+        expect(((await res.json()) as { receipt: { network: string; settlement: string } }).receipt).toMatchObject({
+          network,
+          settlement: 'facilitator',
+        });
       }
       const host = new URL(cdp.url).host;
       expect(cdp.loopback.requests.map((r) => [r.path, jwtClaims(String(r.headers.authorization)).uris])).toEqual([
@@ -133,7 +143,9 @@ describe('facilitator credentials, as npm run serve wires them', () => {
       () => null,
       (err: Error) => err.message,
     );
-    expect(failed).toMatch(/^facilitator http:\/\/127\.0\.0\.1:\d+\/supported answered HTTP 401: it refused the credentials of CDP_API_KEY_ID and CDP_API_KEY_SECRET; check them/);
+    expect(failed).toMatch(
+      /^facilitator http:\/\/127\.0\.0\.1:\d+\/supported answered HTTP 401: it refused the credentials of CDP_API_KEY_ID and CDP_API_KEY_SECRET; check them/,
+    );
     expect(failed?.split('\n')).toHaveLength(1);
     expect(failed).not.toContain(wrongKey.apiKeySecret.slice(0, 16));
   });

@@ -237,13 +237,20 @@ export async function fakeFacilitator(
         return { status: 502, text: '<html>Bad gateway</html>' };
     }
   };
-  const guarded = (reply: (req: RecordedRequest) => Reply) => (req: RecordedRequest): Reply => {
-    const refused = options.authorize?.(req) ?? null;
-    return refused === null ? reply(req) : { status: 401, json: { error: 'unauthorized', message: refused } };
-  };
+  const guarded =
+    (reply: (req: RecordedRequest) => Reply) =>
+    (req: RecordedRequest): Reply => {
+      const refused = options.authorize?.(req) ?? null;
+      return refused === null ? reply(req) : { status: 401, json: { error: 'unauthorized', message: refused } };
+    };
   const kinds = (options.networks ?? ['eip155:8453', 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp']).map((network) =>
     network.startsWith('solana:')
-      ? { x402Version: 2, scheme: 'exact', network, extra: { feePayer: options.feePayer ?? 'CKPKJWNdJEqa81x7CkZ14BVPiY6y16Sxs7owznqtWYp5' } }
+      ? {
+          x402Version: 2,
+          scheme: 'exact',
+          network,
+          extra: { feePayer: options.feePayer ?? 'CKPKJWNdJEqa81x7CkZ14BVPiY6y16Sxs7owznqtWYp5' },
+        }
       : { x402Version: 2, scheme: 'exact', network },
   );
   const loopback = await startLoopback([
