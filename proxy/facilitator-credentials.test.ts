@@ -172,9 +172,12 @@ describe('facilitator credentials, as npm run serve wires them', () => {
     try {
       const paid = paidFx(s, 'base');
       revoked.on = true;
-      const refused = await app.request(paid.path, { headers: paid.headers }).finally(() => {
+      let refused: Response;
+      try {
+        refused = await app.request(paid.path, { headers: paid.headers });
+      } finally {
         revoked.on = false;
-      });
+      }
       const body = (await refused.json()) as { reason: string; error: string; facilitator_reason: string };
       expect([refused.status, body.reason, body.facilitator_reason]).toEqual([402, 'facilitator_unavailable', 'unauthorized']);
       expect(body.error).toMatch(/refused the credentials of CDP_API_KEY_ID and CDP_API_KEY_SECRET/);
