@@ -5,8 +5,9 @@
  * - cdp: a CDP JWT per (method, path), signed by @coinbase/cdp-sdk's `generateJwt` with
  *   CDP_API_KEY_ID / CDP_API_KEY_SECRET. Its `uris` claim names "METHOD host/path" of the call, so
  *   a token is good for that one endpoint for 120 s; it is reused until 30 s before it expires.
- *   Signing costs 0.25 ms (Ed25519) to 1.6 ms (ES256) a token, as much as a whole paid request
- *   otherwise, and a paid call makes two (/verify, /settle).
+ *   Signing costs 0.3 ms (Ed25519) to 1.5 ms (ES256) of CPU a token, measured on 2026-12-08, up to
+ *   as much as a whole paid request otherwise, and a paid call makes two (/verify, /settle); a
+ *   reused token costs about 2 µs.
  * - header: one fixed header line (a bearer token, an API key) on every call.
  */
 import { generateJwt } from '@coinbase/cdp-sdk/auth';
