@@ -4,6 +4,7 @@
  * nowhere else (the tools in bench/ and scripts/ keep a few knobs of their own, such as DEMO_REFRESH).
  * README "Settings" documents each one.
  */
+import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
@@ -19,7 +20,12 @@ export interface Settings {
   analyticsPort: number;
   host: string;
   settlement: SettlementMode;
-  facilitatorUrl: string | null;
+  /**
+   * The facilitators of SETTLEMENT=facilitator: FACILITATOR_URL for every network (null = none)
+   * and FACILITATOR_URL_<NETWORK> overrides, each with its credentials (FACILITATOR_AUTH[_<NETWORK>],
+   * CDP_API_KEY_ID / CDP_API_KEY_SECRET). Empty with SETTLEMENT=local.
+   */
+  facilitators: { fallback: FacilitatorSettings | null; byNetwork: Partial<Record<FacilitatorNetwork, FacilitatorSettings>> };
   aiMode: AiMode;
   /** How many old snapshot versions to keep besides the one latest.json points at. */
   snapshotRetention: number;
@@ -150,6 +156,34 @@ export interface NewsSettings {
   naverClientId: Secret | null;
   naverClientSecret: Secret | null;
 }
+
+/**
+ * The networks a facilitator can be set for one by one (FACILITATOR_URL_BASE...): the networks the
+ * services offer (catalog/networks.ts SERVICE_NETWORKS; payments/facilitators.test.ts checks the
+ * two agree), with the PAY_TO_* family that offers each.
+ */
+export const FACILITATOR_NETWORKS = { base: 'evm', polygon: 'evm', solana: 'solana', xrpl: 'xrpl' } as const;
+export type FacilitatorNetwork = keyof typeof FACILITATOR_NETWORKS;
+
+/**
+ * How a facilitator is called: without credentials, with a CDP JWT per call (Coinbase's
+ * facilitator; signed by @coinbase/cdp-sdk), or with one fixed header (a bearer token or an API key).
+ */
+export type FacilitatorAuth =
+  | { kind: 'none' }
+  | { kind: 'cdp'; apiKeyId: string; apiKeySecret: Secret }
+  | { kind: 'header'; name: string; value: Secret };
+
+export interface FacilitatorSettings {
+  /** Base URL; /verify, /settle and /supported are appended. */
+  url: string;
+  auth: FacilitatorAuth;
+  /** The settings that hold its credentials, for messages (never their values): 'CDP_API_KEY_ID and CDP_API_KEY_SECRET', 'FACILITATOR_AUTH_SOLANA'. */
+  credentials: string;
+}
+
+/** Coinbase's facilitator host: a URL there authenticates with CDP JWTs unless FACILITATOR_AUTH says otherwise. */
+export const CDP_API_HOST = 'api.cdp.coinbase.com';
 
 /** Defaults of the two model settings (README "Settings"). */
 export const DEFAULT_FAST_MODEL = 'claude-haiku-4-5';
@@ -289,6 +323,92 @@ const xrplSeed = z
   .default(null)
   .register(secrets, { secret: true });
 const secretSalt = z.string().nullable().default(null).register(secrets, { secret: true });
+const httpUrl = z
+  .url({ protocol: /^https?$/, ...must('an http:// or https:// URL') })
+  .nullable()
+  .default(null);
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Headers the facilitator client sets itself; an auth header may not replace them. */
+const RESERVED_HEADERS = new Set(['accept', 'content-type', 'content-length', 'host', 'transfer-encoding', 'connection']);
+/**
+ * FACILITATOR_AUTH[_<NETWORK>]: "none", "cdp", or one header line "Name: value". Secret as a
+ * whole, since the header's value is a token; null = the default for its URL.
+ */
+const facilitatorAuth = z
+  .string()
+  .trim()
+  .transform((v, ctx): { kind: 'none' } | { kind: 'cdp' } | { kind: 'header'; name: string; value: Secret } => {
+    const word = v.toLowerCase();
+    if (word === 'none' || word === 'cdp') return { kind: word };
+    const colon = v.indexOf(':');
+    const name = colon > 0 ? v.slice(0, colon).trim() : '';
+    const value = colon > 0 ? v.slice(colon + 1).trim() : '';
+    if (!HEADER_NAME.test(name) || value === '' || /[\r\n]/.test(value)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be "none", "cdp", or one header line "Name: value" such as "Authorization: Bearer <token>" or "X-API-Key: <key>"',
+      });
+      return z.NEVER;
+    }
+    if (RESERVED_HEADERS.has(name.toLowerCase())) {
+      ctx.addIssue({ code: 'custom', message: `must name a header the facilitator client does not set itself (not ${name})` });
+      return z.NEVER;
+    }
+    return { kind: 'header', name, value: new Secret(value) };
+  })
+  .nullable()
+  .default(null)
+  .register(secrets, { secret: true });
+const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+/**
+ * CDP_API_KEY_SECRET: the secret of a CDP Secret API key, as the CDP portal shows it: Ed25519
+ * (base64 of 64 bytes, seed then public key) or ECDSA (a PEM EC P-256 key; newlines may be written
+ * as \n). Checked here so a damaged key stops the start naming this setting: the two halves of an
+ * Ed25519 key must belong together. An EC key is kept as PKCS#8 PEM, the form
+ * @coinbase/cdp-sdk's generateJwt reads (it refuses the "BEGIN EC PRIVATE KEY" form the portal gives).
+ */
+const cdpApiKeySecret = z
+  .string()
+  .trim()
+  .transform((v, ctx) => {
+    const text = v.replace(/\\n/g, '\n');
+    if (text.includes('-----BEGIN')) {
+      try {
+        const key = createPrivateKey({ key: text, format: 'pem' });
+        if (key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1') {
+          return new Secret(key.export({ type: 'pkcs8', format: 'pem' }).toString());
+        }
+      } catch {
+        /* reported below */
+      }
+      ctx.addIssue({ code: 'custom', message: 'must be a CDP API key secret: this PEM block is not an EC P-256 (ES256) private key' });
+      return z.NEVER;
+    }
+    const bytes = /^[A-Za-z0-9+/]+={0,2}$/.test(text) ? Buffer.from(text, 'base64') : Buffer.alloc(0);
+    if (bytes.length !== 64) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'must be a CDP API key secret: an Ed25519 key (base64 of 64 bytes, as the CDP portal shows it) or an ECDSA key (a PEM "-----BEGIN EC PRIVATE KEY-----" block; newlines may be written as \\n)',
+      });
+      return z.NEVER;
+    }
+    // the public key the seed gives (PKCS#8 wrapping of an Ed25519 seed, RFC 8410) must be the second half
+    const seed = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, bytes.subarray(0, 32)]), format: 'der', type: 'pkcs8' });
+    if (createPublicKey(seed).export({ format: 'jwk' }).x !== bytes.subarray(32).toString('base64url')) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'must be a whole CDP API key secret: its private half does not give the public half after it (was it changed when copied?)',
+      });
+      return z.NEVER;
+    }
+    return new Secret(text);
+  })
+  .nullable()
+  .default(null)
+  .register(secrets, { secret: true });
 
 /**
  * CRYPTO_WORKERS=auto: the crypto on the event loop up to 2 cores, one worker per core above. On 2
@@ -339,10 +459,23 @@ const ENV = z.object({
     .toLowerCase()
     .pipe(z.enum(['local', 'facilitator'], must('"local" or "facilitator"')))
     .default('local'),
-  FACILITATOR_URL: z
-    .url({ protocol: /^https?$/, ...must('an http:// or https:// URL') })
+  FACILITATOR_URL: httpUrl,
+  FACILITATOR_AUTH: facilitatorAuth,
+  ...(Object.fromEntries(Object.keys(FACILITATOR_NETWORKS).map((n) => [`FACILITATOR_URL_${n.toUpperCase()}`, httpUrl])) as Record<
+    `FACILITATOR_URL_${Uppercase<FacilitatorNetwork>}`,
+    typeof httpUrl
+  >),
+  ...(Object.fromEntries(Object.keys(FACILITATOR_NETWORKS).map((n) => [`FACILITATOR_AUTH_${n.toUpperCase()}`, facilitatorAuth])) as Record<
+    `FACILITATOR_AUTH_${Uppercase<FacilitatorNetwork>}`,
+    typeof facilitatorAuth
+  >),
+  CDP_API_KEY_ID: z
+    .string()
+    .trim()
+    .regex(/^\S{1,200}$/, must("a CDP API key id, like the key's UUID or organizations/<org>/apiKeys/<key>"))
     .nullable()
     .default(null),
+  CDP_API_KEY_SECRET: cdpApiKeySecret,
   FACILITATOR_TIMEOUT_MS: positiveInt(10_000),
   SNAPSHOT_RETENTION: positiveInt(5),
   SNAPSHOTS_PULL_URL: z
@@ -459,16 +592,67 @@ function parseEnv<T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv): z.out
   throw new Error(lines.join('\n'));
 }
 
+type ServiceEnv = Omit<Env, 'PAYER_PRIVATE_KEY' | 'SOLANA_PAYER_KEY' | 'XRPL_PAYER_SEED'>;
+
+/**
+ * The facilitator of every network from FACILITATOR_URL, FACILITATOR_URL_<NETWORK>,
+ * FACILITATOR_AUTH[_<NETWORK>] and the CDP key, with what is wrong with them (SETTLEMENT=facilitator).
+ */
+function facilitatorsOf(e: ServiceEnv): { facilitators: Settings['facilitators']; problems: string[] } {
+  const problems: string[] = [];
+  const cdpKey = e.CDP_API_KEY_ID && e.CDP_API_KEY_SECRET ? { apiKeyId: e.CDP_API_KEY_ID, apiKeySecret: e.CDP_API_KEY_SECRET } : null;
+  if (Boolean(e.CDP_API_KEY_ID) !== Boolean(e.CDP_API_KEY_SECRET)) {
+    problems.push(
+      `CDP_API_KEY_ID and CDP_API_KEY_SECRET go together: ${e.CDP_API_KEY_ID ? 'CDP_API_KEY_SECRET' : 'CDP_API_KEY_ID'} is not set`,
+    );
+  }
+  const one = (urlName: string, authName: string): FacilitatorSettings | null => {
+    const url = e[urlName as keyof ServiceEnv] as string | null;
+    const given = e[authName as keyof ServiceEnv] as z.output<typeof facilitatorAuth>;
+    if (!url) {
+      if (given) problems.push(`${authName} is set but ${urlName} is not: it holds the credentials of that facilitator`);
+      return null;
+    }
+    const kind = given?.kind ?? (URL.canParse(url) && new URL(url).host === CDP_API_HOST ? 'cdp' : 'none');
+    if (given?.kind === 'header') return { url, auth: given, credentials: authName };
+    if (kind === 'none') return { url, auth: { kind: 'none' }, credentials: authName };
+    if (!cdpKey) {
+      if (Boolean(e.CDP_API_KEY_ID) === Boolean(e.CDP_API_KEY_SECRET)) {
+        problems.push(
+          given
+            ? `${authName}=cdp needs a CDP Secret API key: set CDP_API_KEY_ID and CDP_API_KEY_SECRET`
+            : `${urlName} is Coinbase's facilitator (${CDP_API_HOST}), which needs a CDP Secret API key: set CDP_API_KEY_ID and CDP_API_KEY_SECRET`,
+        );
+      }
+      return null;
+    }
+    return { url, auth: { kind: 'cdp', ...cdpKey }, credentials: 'CDP_API_KEY_ID and CDP_API_KEY_SECRET' };
+  };
+  const fallback = one('FACILITATOR_URL', 'FACILITATOR_AUTH');
+  const byNetwork: Partial<Record<FacilitatorNetwork, FacilitatorSettings>> = {};
+  const payTo = { evm: e.PAY_TO_EVM, solana: e.PAY_TO_SOLANA, xrpl: e.PAY_TO_XRPL };
+  const anyUrl =
+    e.FACILITATOR_URL || Object.keys(FACILITATOR_NETWORKS).some((n) => e[`FACILITATOR_URL_${n.toUpperCase()}` as keyof ServiceEnv]);
+  if (!anyUrl) problems.push('SETTLEMENT=facilitator needs FACILITATOR_URL (the facilitator base URL with /verify and /settle)');
+  for (const [network, family] of Object.entries(FACILITATOR_NETWORKS) as [FacilitatorNetwork, keyof typeof payTo][]) {
+    const upper = network.toUpperCase();
+    const own = one(`FACILITATOR_URL_${upper}`, `FACILITATOR_AUTH_${upper}`);
+    if (own) byNetwork[network] = own;
+    const urlGiven = e.FACILITATOR_URL || e[`FACILITATOR_URL_${upper}` as keyof ServiceEnv];
+    if (anyUrl && !urlGiven && payTo[family]) {
+      problems.push(
+        `SETTLEMENT=facilitator needs a facilitator for ${network} (offered because PAY_TO_${family.toUpperCase()} is set): ` +
+          `set FACILITATOR_URL (every network) or FACILITATOR_URL_${upper}`,
+      );
+    }
+  }
+  return { facilitators: { fallback, byNetwork }, problems };
+}
+
 /** The settings of the services and pipelines: everything but the pay client's key, with the rules that span settings. */
 const SERVICE_ENV = ENV.omit({ PAYER_PRIVATE_KEY: true, SOLANA_PAYER_KEY: true, XRPL_PAYER_SEED: true }).superRefine((e, ctx) => {
   if (e.SETTLEMENT !== 'facilitator') return;
-  if (!e.FACILITATOR_URL) {
-    ctx.addIssue({
-      code: 'custom',
-      path: [],
-      message: 'SETTLEMENT=facilitator needs FACILITATOR_URL (the facilitator base URL with /verify and /settle)',
-    });
-  }
+  for (const message of facilitatorsOf(e).problems) ctx.addIssue({ code: 'custom', path: [], message });
   if (!e.PAY_TO_EVM && !e.PAY_TO_SOLANA && !e.PAY_TO_XRPL) {
     ctx.addIssue({
       code: 'custom',
@@ -500,7 +684,7 @@ export function payerChainSettings(env: NodeJS.ProcessEnv = process.env): {
 }
 
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
-  const e: Omit<Env, 'PAYER_PRIVATE_KEY' | 'SOLANA_PAYER_KEY' | 'XRPL_PAYER_SEED'> = parseEnv(SERVICE_ENV, env);
+  const e: ServiceEnv = parseEnv(SERVICE_ENV, env);
   const snapshotsDir = resolve(e.SNAPSHOTS_DIR);
   return {
     snapshotsDir,
@@ -509,7 +693,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     analyticsPort: e.ANALYTICS_PORT,
     host: e.HOST,
     settlement: e.SETTLEMENT,
-    facilitatorUrl: e.FACILITATOR_URL,
+    facilitators: e.SETTLEMENT === 'facilitator' ? facilitatorsOf(e).facilitators : { fallback: null, byNetwork: {} },
     aiMode: e.ANTHROPIC_API_KEY ? 'claude' : 'rules',
     snapshotRetention: e.SNAPSHOT_RETENTION,
     snapshotsPull: e.SNAPSHOTS_PULL_URL

@@ -9,15 +9,32 @@
  *   `facilitator_unavailable`, saying which of these happened.
  * Redirects are followed (https://x402.org/facilitator answers 308, x402-foundation/x402#1692; docs/x402-protocol.md, "Facilitator API") and a trailing
  * slash on FACILITATOR_URL is ignored.
+ *
+ * Credentials (payments/facilitators.ts) come from `auth`: a 401 or 403 is `unauthorized`, naming
+ * the settings that hold them (never their values); a 401 on a reused token is retried once with a
+ * fresh one, and that facilitator then gets a fresh token every call.
  */
 import { z } from 'zod';
+
+export type FacilitatorPath = '/verify' | '/settle' | '/supported';
+
+/** The credentials of one facilitator: headers per call, possibly a token reused from an earlier call. */
+export interface FacilitatorCredentials {
+  /** The settings that hold them, for messages: 'CDP_API_KEY_ID and CDP_API_KEY_SECRET', 'FACILITATOR_AUTH_SOLANA'. */
+  readonly settings: string;
+  headers(path: FacilitatorPath): Promise<{ headers: Record<string, string>; reused: boolean }>;
+  /** The facilitator refused a reused token: sign a fresh one for every later call. */
+  stopReuse?(): void;
+}
 
 export interface FacilitatorOptions {
   /** Base URL; /verify, /settle and /supported are appended. */
   url: string;
   timeoutMs?: number;
-  /** Extra headers per call (e.g. a CDP JWT); the path is passed so a signer can scope it. */
-  authHeaders?: (path: '/verify' | '/settle' | '/supported') => Promise<Record<string, string>> | Record<string, string>;
+  /** Credentials sent with every call; none = no auth header. */
+  auth?: FacilitatorCredentials;
+  /** The auth setting named when a facilitator without credentials answers 401 (default FACILITATOR_AUTH). */
+  authSetting?: string;
   fetch?: typeof fetch;
 }
 
@@ -29,7 +46,11 @@ export type FacilitatorFailure = {
    * may still land, so the payment must never be sent for settlement again.
    */
   kind: 'refused' | 'unavailable' | 'pending';
-  /** Facilitator's reason code (refused) or what went wrong (unavailable: 'timeout', 'http_500', 'network_error', 'bad_response'). */
+  /**
+   * Facilitator's reason code (refused) or what went wrong (unavailable: 'timeout', 'http_500',
+   * 'network_error', 'bad_response', 'unauthorized' for a 401 or 403, 'credentials' when no auth
+   * header could be made).
+   */
   code: string;
   message: string;
   payer?: string;
@@ -80,12 +101,16 @@ type Raw = { ok: true; status: number; json: unknown; text: string } | Facilitat
 
 export class FacilitatorClient {
   readonly url: string;
+  /** The URL as messages show it: without credentials or query string. */
+  readonly shownUrl: string;
   readonly timeoutMs: number;
   readonly #options: FacilitatorOptions;
   readonly #fetch: typeof fetch;
 
   constructor(options: FacilitatorOptions) {
     this.url = options.url.replace(/\/+$/, '');
+    const parsed = new URL(this.url);
+    this.shownUrl = `${parsed.protocol}//${parsed.host}${parsed.pathname.replace(/\/+$/, '')}`;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.#options = options;
     this.#fetch = options.fetch ?? fetch;
@@ -171,27 +196,63 @@ export class FacilitatorClient {
     };
   }
 
-  async #call(path: '/verify' | '/settle' | '/supported', body: unknown): Promise<Raw> {
-    const where = `facilitator ${this.url}${path}`;
+  async #call(path: FacilitatorPath, body: unknown): Promise<Raw> {
+    const where = `facilitator ${this.shownUrl}${path}`;
+    const auth = this.#options.auth;
     let response: Response;
     let text: string;
-    try {
-      const auth = (await this.#options.authHeaders?.(path)) ?? {};
-      response = await this.#fetch(`${this.url}${path}`, {
-        method: body === undefined ? 'GET' : 'POST',
-        headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...auth },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        redirect: 'follow',
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      text = await response.text();
-    } catch (err) {
-      const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
-      if (e.name === 'TimeoutError' || e.name === 'AbortError') {
-        return { ok: false, kind: 'unavailable', code: 'timeout', message: `${where} did not answer within ${this.timeoutMs} ms` };
+    for (let attempt = 0; ; attempt++) {
+      let credentials: { headers: Record<string, string>; reused: boolean } = { headers: {}, reused: false };
+      try {
+        if (auth) credentials = await auth.headers(path);
+      } catch (err) {
+        // the signing library's message names the key format, never the key
+        const detail = err instanceof Error ? err.message : String(err);
+        return {
+          ok: false,
+          kind: 'unavailable',
+          code: 'credentials',
+          message: `${where}: no auth header could be made from ${auth?.settings} (${detail})`,
+        };
       }
-      const detail = e.cause?.code ?? e.cause?.message ?? e.message ?? String(err);
-      return { ok: false, kind: 'unavailable', code: 'network_error', message: `${where} could not be reached (${detail})` };
+      try {
+        response = await this.#fetch(`${this.url}${path}`, {
+          method: body === undefined ? 'GET' : 'POST',
+          headers: {
+            accept: 'application/json',
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...credentials.headers,
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+          redirect: 'follow',
+          signal: AbortSignal.timeout(this.timeoutMs),
+        });
+        text = await response.text();
+      } catch (err) {
+        const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } };
+        if (e.name === 'TimeoutError' || e.name === 'AbortError') {
+          return { ok: false, kind: 'unavailable', code: 'timeout', message: `${where} did not answer within ${this.timeoutMs} ms` };
+        }
+        const detail = e.cause?.code ?? e.cause?.message ?? e.message ?? String(err);
+        return { ok: false, kind: 'unavailable', code: 'network_error', message: `${where} could not be reached (${detail})` };
+      }
+      if (response.status === 401 && credentials.reused && attempt === 0) {
+        // a token reused within its lifetime was refused (a facilitator that wants one per call): once more with a fresh one
+        auth?.stopReuse?.();
+        continue;
+      }
+      break;
+    }
+    if (response.status === 401 || response.status === 403) {
+      const fix = auth
+        ? `it refused the credentials of ${auth.settings}; check them`
+        : `it asks for credentials; set ${this.#options.authSetting ?? 'FACILITATOR_AUTH'}`;
+      return {
+        ok: false,
+        kind: 'unavailable',
+        code: 'unauthorized',
+        message: `${where} answered HTTP ${response.status}: ${fix} (${snippet(text)})`,
+      };
     }
     let json: unknown;
     try {
@@ -210,7 +271,7 @@ export class FacilitatorClient {
   #badAnswer(path: string, raw: { status: number; text: string }): FacilitatorFailure {
     const code = raw.status >= 300 ? `http_${raw.status}` : 'bad_response';
     const what = raw.status >= 300 ? `HTTP ${raw.status}` : 'a body that is not a verdict';
-    return { ok: false, kind: 'unavailable', code, message: `facilitator ${this.url}${path} answered ${what}: ${snippet(raw.text)}` };
+    return { ok: false, kind: 'unavailable', code, message: `facilitator ${this.shownUrl}${path} answered ${what}: ${snippet(raw.text)}` };
   }
 }
 

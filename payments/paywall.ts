@@ -60,6 +60,7 @@ import { canonicalQuery, namesResource } from './resource-binding.ts';
 import { bazaarFor, bazaarServiceMetadata, bazaarV1OutputSchema } from './bazaar.ts';
 import type { PaymentCrypto } from './crypto-pool.ts';
 import { solanaFeePayer as feePayerOf, type FacilitatorClient } from './facilitator.ts';
+import { asRoutes, type FacilitatorRoutes } from './facilitators.ts';
 import { StoreUnavailableError, type NonceKey, type NonceStore } from './nonce-store.ts';
 import { OfferCache, offersExtension, receiptDigest, receiptExtension, receiptPayload } from './offer-receipt.ts';
 import {
@@ -103,8 +104,11 @@ export interface PaymentParts {
   crypto: PaymentCrypto;
   /** Every service paid to the same address must share one, or one authorization buys one response from each. */
   nonceStore: NonceStore;
-  /** The facilitator client: required with SETTLEMENT=facilitator, null with SETTLEMENT=local. */
-  facilitator: FacilitatorClient | null;
+  /**
+   * The facilitator: required with SETTLEMENT=facilitator, null with SETTLEMENT=local. One client
+   * serves every network; routes (facilitators.ts) give each network its own.
+   */
+  facilitator: FacilitatorClient | FacilitatorRoutes | null;
 }
 
 export interface PaywallOptions extends PaymentParts {
@@ -127,8 +131,10 @@ export interface PaywallOptions extends PaymentParts {
 export interface Paywall extends PaymentGate {
   readonly settlement: 'local' | 'facilitator';
   /**
-   * Facilitator mode: reads /supported once, takes the Solana fee payer from it and checks that every
-   * offered network is listed. Never throws; returns the problems found (empty = all good), to log.
+   * Facilitator mode: reads each facilitator's /supported once, takes the Solana fee payer from
+   * Solana's and checks that every offered network is listed by its facilitator. Returns the
+   * problems found (empty = all good), to log; throws only when a facilitator refuses our
+   * credentials or none can be made (the message names the settings), so a bad key stops the start.
    */
   init(): Promise<string[]>;
   /** The payment options for a path (also what the 402 lists). */
@@ -141,8 +147,10 @@ export function createPaywall(options: PaywallOptions): Paywall {
   const settlement = options.settings.settlement;
   const payTo = payToTable(options.settings);
   const store = options.nonceStore;
-  const facilitator = options.facilitator;
-  if (settlement === 'facilitator' && !facilitator) throw new Error('paywall: SETTLEMENT=facilitator needs a FacilitatorClient');
+  const facilitators = asRoutes(options.facilitator);
+  if (settlement === 'facilitator' && !facilitators?.all().length)
+    throw new Error('paywall: SETTLEMENT=facilitator needs a FacilitatorClient');
+  const facilitatorOf = (network: SettlementNetwork): FacilitatorClient | null => facilitators?.for(network.name) ?? null;
   const now = options.now ?? (() => new Date());
   const crypto = options.crypto;
   if (crypto.signerAddress !== options.signer.info.address)
@@ -365,6 +373,13 @@ export function createPaywall(options: PaywallOptions): Paywall {
 
     // ---- the facilitator's verdict (facilitator mode), then serve
     const requirements = payment.version === 1 ? offer.v1 : offer.v2;
+    const facilitator = facilitatorOf(network);
+    if (settlement === 'facilitator' && !facilitator) {
+      await store.release(key);
+      return refuse(
+        reject('facilitator_unavailable', `no facilitator is configured for ${network.name}; pay on another network the 402 lists`),
+      );
+    }
     let served: ServedResult;
     try {
       if (facilitator) {
@@ -548,22 +563,34 @@ export function createPaywall(options: PaywallOptions): Paywall {
   }
 
   async function init(): Promise<string[]> {
-    if (!facilitator) return [];
-    const supported = await facilitator.supported();
-    if (!supported.ok)
-      return [`could not read ${facilitator.url}/supported (${supported.message}); Solana requirements go out without extra.feePayer`];
-    feePayer ??= feePayerOf(supported, SOLANA.caip2);
-    const problems: string[] = [];
+    if (!facilitators) return [];
     const offered = [...networksFor(false), ...networksFor(true)].filter((n, i, all) => all.indexOf(n) === i && payToFor(payTo, n));
-    for (const n of offered) {
-      const listed = supported.kinds.some((k) => k.scheme === 'exact' && (k.network === n.caip2 || k.network === n.name));
-      if (!listed)
+    const problems: string[] = [];
+    for (const client of facilitators.all()) {
+      const supported = await client.supported();
+      if (!supported.ok && (supported.code === 'unauthorized' || supported.code === 'credentials')) throw new Error(supported.message);
+      const served = offered.filter((n) => facilitatorOf(n) === client);
+      if (!supported.ok) {
+        const solana = served.some((n) => schemeFor(n).needsFeePayer);
         problems.push(
-          `facilitator ${facilitator.url} does not list "exact" on ${n.name} (${n.caip2}) in /supported; payments there will likely be refused`,
+          `could not read ${client.shownUrl}/supported (${supported.message})${solana ? '; Solana requirements go out without extra.feePayer' : ''}`,
         );
+        continue;
+      }
+      if (served.some((n) => n.caip2 === SOLANA.caip2)) feePayer ??= feePayerOf(supported, SOLANA.caip2);
+      for (const n of served) {
+        const listed = supported.kinds.some((k) => k.scheme === 'exact' && (k.network === n.caip2 || k.network === n.name));
+        if (!listed)
+          problems.push(
+            `facilitator ${client.shownUrl} does not list "exact" on ${n.name} (${n.caip2}) in /supported; payments there will likely be refused`,
+          );
+      }
     }
-    if (offered.some((n) => schemeFor(n).needsFeePayer) && !feePayer)
-      problems.push(`facilitator ${facilitator.url} announces no Solana fee payer; Solana clients cannot build a payment`);
+    const solanaFacilitator = offered.find((n) => schemeFor(n).needsFeePayer);
+    if (solanaFacilitator && !feePayer)
+      problems.push(
+        `facilitator ${facilitatorOf(solanaFacilitator)?.shownUrl} announces no Solana fee payer; Solana clients cannot build a payment`,
+      );
     return problems;
   }
 

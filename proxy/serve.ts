@@ -25,7 +25,7 @@ import type { RateLimitStore } from './rate-limit.ts';
 import { serviceApp } from './service-app.ts';
 import { buildStores, type Stores } from './stores.ts';
 import { sharedCrypto } from '../payments/crypto-pool.ts';
-import { FacilitatorClient } from '../payments/facilitator.ts';
+import { facilitatorRoutes } from '../payments/facilitators.ts';
 import { createPaywall, type PaymentParts } from '../payments/paywall.ts';
 import { ReceiptSigner } from '../payments/receipts.ts';
 
@@ -45,7 +45,8 @@ export interface ProcessParts extends PaymentParts {
  * to 2 cores, one per core above; 0 = on the event loop), one nonce store for both services (paid to
  * the same addresses, so one payment must buy one response, not one from each) and the free-tier
  * limiter, both durable or shared as the settings say (proxy/stores.ts: LMDB in NONCE_DB_DIR, or
- * Redis with REDIS_URL), the facilitator client (SETTLEMENT=facilitator) and the wash pattern salt.
+ * Redis with REDIS_URL), the facilitator of each network with its credentials (SETTLEMENT=facilitator:
+ * FACILITATOR_URL, FACILITATOR_URL_<NETWORK>, payments/facilitators.ts) and the wash pattern salt.
  * `now`: the nonce store's clock (tests with a fixed clock).
  */
 export function processParts(settings: Settings, options: { now?: () => Date } = {}): ProcessParts {
@@ -57,10 +58,7 @@ export function processParts(settings: Settings, options: { now?: () => Date } =
     nonceStore: stores.nonceStore,
     rateLimit: stores.rateLimit,
     stores,
-    facilitator:
-      settings.settlement === 'facilitator' && settings.facilitatorUrl
-        ? new FacilitatorClient({ url: settings.facilitatorUrl, timeoutMs: settings.facilitatorTimeoutMs })
-        : null,
+    facilitator: facilitatorRoutes(settings),
     washPatternSalt: patternSalt(settings.washPatternSalt), // WASH_PATTERN_SALT, else a random salt per process
   };
 }
@@ -68,7 +66,8 @@ export function processParts(settings: Settings, options: { now?: () => Date } =
 /**
  * The app of one service with its x402 paywall (settlement from SETTLEMENT). Facilitator problems
  * at start-up (e.g. /supported unreachable) are printed, not fatal: the 402s still go out and a
- * payment is refused with the reason.
+ * payment is refused with the reason. Credentials a facilitator refuses (401, 403) or that cannot
+ * be used throw, naming the settings: a bad key stops the start, not the first paid call.
  */
 export async function createServiceApp(
   service: ServiceName,

@@ -199,8 +199,14 @@ export interface FakeFacilitator {
   close(): Promise<void>;
 }
 
-/** A facilitator on loopback answering like the reference one; `verify` / `settle` pick the behaviour. */
-export async function fakeFacilitator(options: { feePayer?: string } = {}): Promise<FakeFacilitator> {
+/**
+ * A facilitator on loopback answering like the reference one; `verify` / `settle` pick the behaviour.
+ * `authorize` checks each request's credentials first: a reason refuses it with 401, null lets it through.
+ * `networks`: the kinds /supported lists (default Base and Solana).
+ */
+export async function fakeFacilitator(
+  options: { feePayer?: string; authorize?: (req: RecordedRequest) => string | null; networks?: readonly string[] } = {},
+): Promise<FakeFacilitator> {
   const state = { verify: 'ok' as FacilitatorBehaviour, settle: 'ok' as FacilitatorBehaviour, timeoutDelayMs: 3000 };
   const payerOf = (req: RecordedRequest): string => {
     const p = (req.body as { paymentPayload?: { payload?: { authorization?: { from?: string } } } })?.paymentPayload;
@@ -231,21 +237,38 @@ export async function fakeFacilitator(options: { feePayer?: string } = {}): Prom
         return { status: 502, text: '<html>Bad gateway</html>' };
     }
   };
+  const guarded =
+    (reply: (req: RecordedRequest) => Reply) =>
+    (req: RecordedRequest): Reply => {
+      const refused = options.authorize?.(req) ?? null;
+      return refused === null ? reply(req) : { status: 401, json: { error: 'unauthorized', message: refused } };
+    };
+  const kinds = (options.networks ?? ['eip155:8453', 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp']).map((network) =>
+    network.startsWith('solana:')
+      ? {
+          x402Version: 2,
+          scheme: 'exact',
+          network,
+          extra: { feePayer: options.feePayer ?? 'CKPKJWNdJEqa81x7CkZ14BVPiY6y16Sxs7owznqtWYp5' },
+        }
+      : { x402Version: 2, scheme: 'exact', network },
+  );
   const loopback = await startLoopback([
     {
       method: 'POST',
       path: '/verify',
-      reply: (req) =>
+      reply: guarded((req) =>
         answer(
           state.verify,
           { json: { isValid: true, payer: payerOf(req) } },
           { json: { isValid: false, invalidReason: 'insufficient_funds', invalidMessage: 'balance 0 < 1000', payer: payerOf(req) } },
         ),
+      ),
     },
     {
       method: 'POST',
       path: '/settle',
-      reply: (req) =>
+      reply: guarded((req) =>
         answer(
           state.settle,
           { json: { success: true, transaction: `0x${'ab'.repeat(32)}`, network: networkOf(req), payer: payerOf(req) } },
@@ -270,25 +293,12 @@ export async function fakeFacilitator(options: { feePayer?: string } = {}): Prom
             },
           },
         ),
+      ),
     },
     {
       method: 'GET',
       path: '/supported',
-      reply: {
-        json: {
-          kinds: [
-            { x402Version: 2, scheme: 'exact', network: 'eip155:8453' },
-            {
-              x402Version: 2,
-              scheme: 'exact',
-              network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
-              extra: { feePayer: options.feePayer ?? 'CKPKJWNdJEqa81x7CkZ14BVPiY6y16Sxs7owznqtWYp5' },
-            },
-          ],
-          extensions: [],
-          signers: {},
-        },
-      },
+      reply: guarded(() => ({ json: { kinds, extensions: [], signers: {} } })),
     },
   ]);
   const fake: FakeFacilitator = {
