@@ -91,13 +91,17 @@ describe('npm run doctor', () => {
     const report = await doctor(loadSettings(env()), { now: () => NOW, freeBytes: () => 100 * 1024 ** 3 });
     expect(report.problems).toEqual([]);
     expect(report.ok).toContain('Redis persists its data (appendonly yes)');
-    expect(report.ok.some((l) => l.startsWith('facilitator supports exact on base'))).toBe(true);
+    expect(report.ok.some((l) => l.startsWith('facilitator (FACILITATOR_URL) supports exact on base'))).toBe(true);
   });
 
   it.each([
     ['local settlement', { SETTLEMENT: 'local' }, /^SETTLEMENT is local: .*set SETTLEMENT=facilitator/],
     ['no pay-to address in local mode', { SETTLEMENT: 'local', PAY_TO_EVM: undefined, PAY_TO_SOLANA: undefined }, /^SETTLEMENT is local/],
-    ['a facilitator that does not answer', { FACILITATOR_URL: 'http://127.0.0.1:9' }, /FACILITATOR_URL does not answer \/supported/],
+    [
+      'a facilitator that does not answer',
+      { FACILITATOR_URL: 'http://127.0.0.1:9' },
+      /^the facilitator of .* \(FACILITATOR_URL\) does not answer \/supported/,
+    ],
     ['a Redis without an append-only file', { REDIS_URL: 'volatile' }, /^REDIS_URL: this Redis runs with appendonly no.*appendonly yes/],
     ['a Redis that does not answer', { REDIS_URL: 'redis://127.0.0.1:9' }, /^REDIS_URL does not answer/],
     ['no public URL', { KOREA_PUBLIC_URL: undefined }, /^KOREA_PUBLIC_URL is not set: .*https:\/\//],
@@ -125,10 +129,18 @@ describe('npm run doctor', () => {
     expect(await problemsOf()).toEqual([expect.stringMatching(/does not list exact on solana, which is offered \(PAY_TO_SOLANA is set\)/)]);
   });
 
+  it('checks each network against its own facilitator: a Solana facilitator that does not answer is named by its setting', async () => {
+    kinds = ALL_KINDS;
+    skewSeconds = 0;
+    expect(await problemsOf({ FACILITATOR_URL_SOLANA: 'http://127.0.0.1:9' })).toEqual([
+      expect.stringMatching(/^the facilitator of solana \(FACILITATOR_URL_SOLANA\) does not answer \/supported/),
+    ]);
+  });
+
   it('names a clock further than 30 s from the facilitator', async () => {
     kinds = ALL_KINDS;
     skewSeconds = -95;
-    expect(await problemsOf()).toEqual([expect.stringMatching(/clock is 95 s away from the facilitator's .*NTP/)]);
+    expect(await problemsOf()).toEqual([expect.stringMatching(/clock is 95 s away from the facilitator's \(FACILITATOR_URL; .*NTP/)]);
   });
 
   it('names a receipt key others can read', async () => {

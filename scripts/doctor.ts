@@ -14,7 +14,8 @@
 import { accessSync, constants, existsSync, mkdirSync, statSync, statfsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { loadSettings, type Settings } from '../lib/config.ts';
-import { FacilitatorClient } from '../payments/facilitator.ts';
+import type { FacilitatorClient } from '../payments/facilitator.ts';
+import { facilitatorRoutes } from '../payments/facilitators.ts';
 import { persistenceRefusal, redisClient, redisPersistence, whenReady } from '../payments/nonce-store-redis.ts';
 import { payToFor, payToTable } from '../payments/networks.ts';
 import { offeredNetworks } from '../payments/wire.ts';
@@ -83,50 +84,59 @@ export async function doctor(settings: Settings, options: DoctorOptions = {}): P
     }
   }
 
-  // ---- the facilitator: reachable, covering every offered network, its clock
-  if (settings.settlement === 'facilitator' && settings.facilitatorUrl) {
-    const client = new FacilitatorClient({ url: settings.facilitatorUrl, timeoutMs: settings.facilitatorTimeoutMs });
-    const supported = await client.supported();
-    const reachable = supported.ok;
-    if (!supported.ok) {
-      problem(
-        `the facilitator at FACILITATOR_URL does not answer /supported (${supported.code}: ${supported.message}); check the URL, its credentials and the network path to it`,
-      );
-    } else {
-      const listed = new Set(supported.kinds.map((k) => `${k.scheme}:${k.network}`));
-      for (const n of offered) {
-        const names = [n.name, n.caip2].filter(Boolean) as string[];
-        if (names.some((name) => listed.has(`exact:${name}`))) ok(`facilitator supports exact on ${n.name}`);
+  // ---- the facilitators (one per network, FACILITATOR_URL_<NETWORK> before FACILITATOR_URL):
+  // reachable with their credentials, covering the networks routed to them, their clock
+  if (settings.settlement === 'facilitator') {
+    // the Date of each answer, as the client's own fetch sees it (the calls carry the credentials)
+    const dates = new Map<string, string>();
+    const recording: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      const date = res.headers.get('date');
+      if (date) dates.set(String(input instanceof Request ? input.url : input), date);
+      return res;
+    };
+    const routes = facilitatorRoutes(settings, { fetch: recording });
+    const byClient = new Map<FacilitatorClient, typeof offered>();
+    for (const n of offered) {
+      const client = routes?.for(n.name) ?? null;
+      if (!client) problem(`${n.name} is offered but has no facilitator: set FACILITATOR_URL_${n.name.toUpperCase()} or FACILITATOR_URL`);
+      else byClient.set(client, [...(byClient.get(client) ?? []), n]);
+    }
+    for (const [client, nets] of byClient) {
+      const names = nets.map((n) => n.name);
+      const setting = nets.every((n) => settings.facilitators.byNetwork[n.name as keyof typeof settings.facilitators.byNetwork])
+        ? names.map((n) => `FACILITATOR_URL_${n.toUpperCase()}`).join(', ')
+        : 'FACILITATOR_URL';
+      const supported = await client.supported();
+      if (!supported.ok) {
+        problem(
+          `the facilitator of ${names.join(', ')} (${setting}) does not answer /supported (${supported.code}: ${supported.message}); check the URL, its credentials and the network path to it`,
+        );
+        continue;
+      }
+      for (const n of nets) {
+        const listed = supported.kinds.some((k) => k.scheme === 'exact' && (k.network === n.caip2 || k.network === n.name));
+        if (listed) ok(`facilitator (${setting}) supports exact on ${n.name}`);
         else
           problem(
-            `the facilitator's /supported does not list exact on ${n.name}, which is offered (PAY_TO_${n.kind.toUpperCase()} is set): use a facilitator that settles ${n.name}, or unset PAY_TO_${n.kind.toUpperCase()}`,
+            `the facilitator's /supported (${setting}) does not list exact on ${n.name}, which is offered (PAY_TO_${n.kind.toUpperCase()} is set): use a facilitator that settles ${n.name}, or unset PAY_TO_${n.kind.toUpperCase()}`,
           );
       }
-    }
-    // its clock, from the Date of the same answer (not asked of a facilitator that did not answer: one problem, one line)
-    if (reachable)
-      try {
-        const res = await fetch(new URL('supported', `${settings.facilitatorUrl.replace(/\/+$/, '')}/`), {
-          signal: AbortSignal.timeout(settings.facilitatorTimeoutMs),
-        });
-        await res.body?.cancel();
-        const date = res.headers.get('date');
-        const theirs = date ? Date.parse(date) : Number.NaN;
-        if (!Number.isFinite(theirs)) {
-          problem('the facilitator sends no Date header, so the clock cannot be compared: check this host runs NTP (timedatectl)');
-        } else {
-          const skew = Math.abs(now().getTime() - theirs) / 1000;
-          if (skew > MAX_CLOCK_SKEW_SECONDS)
-            problem(
-              `this host's clock is ${Math.round(skew)} s away from the facilitator's (more than ${MAX_CLOCK_SKEW_SECONDS} s): payment validity windows will be judged wrongly; enable NTP (timedatectl set-ntp true)`,
-            );
-          else ok(`clock within ${Math.round(skew)} s of the facilitator's`);
-        }
-      } catch (err) {
-        problem(`the facilitator's clock could not be read (${(err as Error).message}); check FACILITATOR_URL is reachable from this host`);
+      const date = [...dates].find(([url]) => url.startsWith(client.url))?.[1];
+      const theirs = date ? Date.parse(date) : Number.NaN;
+      if (!Number.isFinite(theirs)) {
+        problem(
+          `the facilitator (${setting}) sends no Date header, so the clock cannot be compared: check this host runs NTP (timedatectl)`,
+        );
+      } else {
+        const skew = Math.abs(now().getTime() - theirs) / 1000;
+        if (skew > MAX_CLOCK_SKEW_SECONDS)
+          problem(
+            `this host's clock is ${Math.round(skew)} s away from the facilitator's (${setting}; more than ${MAX_CLOCK_SKEW_SECONDS} s): payment validity windows will be judged wrongly; enable NTP (timedatectl set-ntp true)`,
+          );
+        else ok(`clock within ${Math.round(skew)} s of the facilitator's (${setting})`);
       }
-  } else if (settings.settlement === 'facilitator') {
-    problem('SETTLEMENT=facilitator without FACILITATOR_URL: set the facilitator base URL (with /verify, /settle, /supported)');
+    }
   }
 
   // ---- the receipt key
