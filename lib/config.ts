@@ -78,6 +78,12 @@ export interface Settings {
   nonceStoreAllowVolatile: boolean;
   /** TRUST_PROXY=1: build resource URLs from X-Forwarded-Proto / X-Forwarded-Host (only behind a proxy you run). */
   trustProxy: boolean;
+  /**
+   * MCP_ALLOWED_HOSTS: the host names /mcp answers under (its DNS-rebinding protection), besides
+   * localhost, 127.0.0.1 and [::1], which it always answers under; 'any' = no Host/Origin check
+   * (MCP_ALLOWED_HOSTS=*). Unset: only the localhost names, which needs HOST to be a loopback address.
+   */
+  mcpAllowedHosts: readonly string[] | 'any';
   /** FACILITATOR_TIMEOUT_MS: per-call timeout of /verify, /settle and /supported (default 10000). */
   facilitatorTimeoutMs: number;
   /** CRYPTO_WORKERS: worker threads for payment signature checks and receipt signatures ("auto" = inline up to 2 cores, one per core above; 0 = on the event loop). */
@@ -185,6 +191,10 @@ const PRIVATE_KEY = /^(0x)?[0-9a-fA-F]{64}$/;
 const MEMORY_SIZE = /^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i;
 const MODEL_NAME = /^[a-z0-9][a-z0-9.\-]{1,80}$/;
 const WHOLE_NUMBER = /^\d+$/;
+/** A host name or address as a Host header names it, without the port: api.example.com, 10.0.0.5, [fd00::1]. */
+const HOST_NAME = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$|^\[[0-9a-f:.]+\]$/;
+/** HOST values that bind to loopback only, where /mcp needs no host name besides the localhost ones. */
+const LOOPBACK_HOST = /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|\[::1\])$/i;
 const DOLLARS = /^\d+(\.\d+)?$/;
 
 /** Error text of a setting; the variable's name and the value given are added when it is reported. */
@@ -335,6 +345,24 @@ const ENV = z.object({
     .register(secrets, { secret: true }),
   NONCE_STORE_ALLOW_VOLATILE: onOff,
   TRUST_PROXY: onOff,
+  MCP_ALLOWED_HOSTS: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .transform((v) =>
+      v === '*'
+        ? ('any' as const)
+        : v
+            .split(',')
+            .map((name) => name.trim())
+            .filter(Boolean),
+    )
+    .refine(
+      (v) => v === 'any' || v.every((name) => HOST_NAME.test(name)),
+      must('"*" or host names separated by commas, like api.example.com'),
+    )
+    .nullable()
+    .default(null),
   CRYPTO_WORKERS: z
     .string()
     .trim()
@@ -412,6 +440,15 @@ function parseEnv<T extends z.ZodType>(schema: T, env: NodeJS.ProcessEnv): z.out
 
 /** The settings of the services and pipelines: everything but the pay client's key, with the rules that span settings. */
 const SERVICE_ENV = ENV.omit({ PAYER_PRIVATE_KEY: true, SOLANA_PAYER_KEY: true, XRPL_PAYER_SEED: true }).superRefine((e, ctx) => {
+  if (!LOOPBACK_HOST.test(e.HOST) && e.MCP_ALLOWED_HOSTS === null) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [],
+      message:
+        `HOST=${e.HOST} is not a loopback address, so /mcp needs to know the host names its clients reach it by: ` +
+        'set MCP_ALLOWED_HOSTS (like api.example.com; MCP_ALLOWED_HOSTS=* turns its DNS-rebinding protection off)',
+    });
+  }
   if (e.SETTLEMENT !== 'facilitator') return;
   if (!e.FACILITATOR_URL) {
     ctx.addIssue({
@@ -476,6 +513,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     redisUrl: e.REDIS_URL,
     nonceStoreAllowVolatile: e.NONCE_STORE_ALLOW_VOLATILE,
     trustProxy: e.TRUST_PROXY,
+    mcpAllowedHosts: e.MCP_ALLOWED_HOSTS ?? [],
     facilitatorTimeoutMs: e.FACILITATOR_TIMEOUT_MS,
     cryptoWorkers: e.CRYPTO_WORKERS,
     anthropic: {

@@ -21,6 +21,7 @@ import type { EndpointDecl, ServiceName } from '../catalog/types.ts';
 import { bazaarForTool } from '../payments/bazaar.ts';
 import { CORS_EXPOSE } from './cors.ts';
 import type { EndpointAnswer, EndpointCall } from './endpoint-call.ts';
+import { type McpHostCheckOptions, mcpHostCheck } from './mcp-dns-rebinding.ts';
 import type { RawRequest } from '../catalog/request.ts';
 
 export interface McpOptions {
@@ -28,6 +29,8 @@ export interface McpOptions {
   call: EndpointCall;
   /** The client's address as the free-tier limiter keys it. */
   ipOf: (c: Context) => string;
+  /** Which Host and Origin /mcp answers (mcp-dns-rebinding.ts). */
+  hostCheck: McpHostCheckOptions;
 }
 
 function decodeBase64Json(value: string | undefined): unknown {
@@ -187,6 +190,9 @@ export function mountMcp(app: Hono, options: McpOptions): void {
     }
     return server;
   };
+
+  // every method: a refused Host or Origin learns nothing, not even which methods exist
+  app.use('/mcp', mcpHostCheck(options.hostCheck));
 
   // a stateless server has nothing to stream on GET; answer it instead of holding an empty SSE stream open
   app.get('/mcp', (c) => {
