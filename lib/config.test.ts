@@ -113,8 +113,31 @@ describe('settings', () => {
     [{ ANTHROPIC_FAST_MODEL: 'Claude Haiku!' }, /ANTHROPIC_FAST_MODEL must be a Claude model id/],
     [{ FACILITATOR_URL: 'ftp://facilitator' }, /FACILITATOR_URL must be an http:\/\/ or https:\/\/ URL, got "ftp:\/\/facilitator"/],
     [{ SETTLEMENT: 'facilitator' }, /needs FACILITATOR_URL[^]*needs your own pay-to address/],
+    [
+      { HOST: '0.0.0.0' },
+      /HOST=0\.0\.0\.0 is not a loopback address, so \/mcp needs .* set KOREA_PUBLIC_URL and ANALYTICS_PUBLIC_URL, or MCP_ALLOWED_HOSTS/,
+    ],
+    [{ MCP_ALLOWED_HOSTS: 'https://api.example.com' }, /MCP_ALLOWED_HOSTS must be "\*" or host names separated by commas/],
+    [{ MCP_ALLOWED_HOSTS: 'api.example.com:443' }, /MCP_ALLOWED_HOSTS must be "\*" or host names/],
   ])('rejects %j with a clear message', (env, message) => {
     expect(() => loadSettings(env)).toThrow(message);
+  });
+
+  it('MCP_ALLOWED_HOSTS: the names /mcp answers under besides the localhost ones', () => {
+    expect(loadSettings({}).mcpAllowedHosts).toEqual([]);
+    expect(loadSettings({ MCP_ALLOWED_HOSTS: ' API.example.com, [fd00::1] ,10.0.0.5' }).mcpAllowedHosts).toEqual([
+      'api.example.com',
+      '[fd00::1]',
+      '10.0.0.5',
+    ]);
+    expect(loadSettings({ HOST: '0.0.0.0', MCP_ALLOWED_HOSTS: '*' }).mcpAllowedHosts).toBe('any');
+    // the public URLs' hosts are where clients reach /mcp: enough on their own, added to a list
+    expect(loadSettings({ HOST: '0.0.0.0', KOREA_PUBLIC_URL: 'https://korea.example.com' }).mcpAllowedHosts).toEqual(['korea.example.com']);
+    expect(
+      loadSettings({ MCP_ALLOWED_HOSTS: 'api.example.com', ANALYTICS_PUBLIC_URL: 'https://analytics.example.com' }).mcpAllowedHosts,
+    ).toEqual(['api.example.com', 'analytics.example.com']);
+    expect(loadSettings({ HOST: '::', MCP_ALLOWED_HOSTS: 'api.example.com' }).host).toBe('::');
+    for (const host of ['localhost', '127.0.0.2', '::1']) expect(loadSettings({ HOST: host }).mcpAllowedHosts).toEqual([]);
   });
 
   it('every setting is in the README settings table', () => {

@@ -96,6 +96,13 @@ export interface Settings {
    * link uses it whatever the request's Host or forwarded headers say; null: from the request.
    */
   publicUrl: { korea: string | null; analytics: string | null };
+  /**
+   * MCP_ALLOWED_HOSTS: the host names /mcp answers under (its DNS-rebinding protection), besides
+   * localhost, 127.0.0.1 and [::1], which it always answers under; 'any' = no Host/Origin check
+   * (MCP_ALLOWED_HOSTS=*). The hosts of KOREA_PUBLIC_URL and ANALYTICS_PUBLIC_URL are added. Unset
+   * and no public URL: only the localhost names, which needs HOST to be a loopback address.
+   */
+  mcpAllowedHosts: readonly string[] | 'any';
   /** FACILITATOR_TIMEOUT_MS: per-call timeout of /verify, /settle and /supported (default 10000). */
   facilitatorTimeoutMs: number;
   /** CRYPTO_WORKERS: worker threads for payment signature checks and receipt signatures ("auto" = inline up to 2 cores, one per core above; 0 = on the event loop). */
@@ -242,9 +249,11 @@ const PRIVATE_KEY = /^(0x)?[0-9a-fA-F]{64}$/;
 const MEMORY_SIZE = /^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i;
 const MODEL_NAME = /^[a-z0-9][a-z0-9.\-]{1,80}$/;
 const WHOLE_NUMBER = /^\d+$/;
+/** A host name or address as a Host header names it, without the port: api.example.com, 10.0.0.5, [fd00::1]. */
+const HOST_NAME = /^[a-z0-9]([a-z0-9.-]*[a-z0-9])?$|^\[[0-9a-f:.]+\]$/;
+/** HOST values that bind to loopback only, where /mcp needs no host name besides the localhost ones. */
+const LOOPBACK_HOST = /^(localhost|127\.\d{1,3}\.\d{1,3}\.\d{1,3}|::1|\[::1\])$/i;
 const DOLLARS = /^\d+(\.\d+)?$/;
-/** Hosts an http:// snapshot source may have: this machine only (a test, an SSH tunnel). */
-const LOOPBACK_HOST = /^(127\.\d+\.\d+\.\d+|\[::1\]|localhost)$/i;
 
 /** Error text of a setting; the variable's name and the value given are added when it is reported. */
 const must = (what: string) => ({ error: `must be ${what}` });
@@ -517,6 +526,24 @@ const ENV = z.object({
   TRUST_PROXY: onOff,
   KOREA_PUBLIC_URL: publicOrigin,
   ANALYTICS_PUBLIC_URL: publicOrigin,
+  MCP_ALLOWED_HOSTS: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .transform((v) =>
+      v === '*'
+        ? ('any' as const)
+        : v
+            .split(',')
+            .map((name) => name.trim())
+            .filter(Boolean),
+    )
+    .refine(
+      (v) => v === 'any' || v.every((name) => HOST_NAME.test(name)),
+      must('"*" or host names separated by commas, like api.example.com'),
+    )
+    .nullable()
+    .default(null),
   CRYPTO_WORKERS: z
     .string()
     .trim()
@@ -651,6 +678,15 @@ function facilitatorsOf(e: ServiceEnv): { facilitators: Settings['facilitators']
 
 /** The settings of the services and pipelines: everything but the pay client's key, with the rules that span settings. */
 const SERVICE_ENV = ENV.omit({ PAYER_PRIVATE_KEY: true, SOLANA_PAYER_KEY: true, XRPL_PAYER_SEED: true }).superRefine((e, ctx) => {
+  if (!LOOPBACK_HOST.test(e.HOST) && e.MCP_ALLOWED_HOSTS === null && !e.KOREA_PUBLIC_URL && !e.ANALYTICS_PUBLIC_URL) {
+    ctx.addIssue({
+      code: 'custom',
+      path: [],
+      message:
+        `HOST=${e.HOST} is not a loopback address, so /mcp needs to know the host names its clients reach it by: ` +
+        'set KOREA_PUBLIC_URL and ANALYTICS_PUBLIC_URL, or MCP_ALLOWED_HOSTS (like api.example.com; MCP_ALLOWED_HOSTS=* turns its DNS-rebinding protection off)',
+    });
+  }
   if (e.SETTLEMENT !== 'facilitator') return;
   for (const message of facilitatorsOf(e).problems) ctx.addIssue({ code: 'custom', path: [], message });
   if (!e.PAY_TO_EVM && !e.PAY_TO_SOLANA && !e.PAY_TO_XRPL) {
@@ -718,6 +754,16 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     nonceStoreAllowVolatile: e.NONCE_STORE_ALLOW_VOLATILE,
     trustProxy: e.TRUST_PROXY,
     publicUrl: { korea: e.KOREA_PUBLIC_URL, analytics: e.ANALYTICS_PUBLIC_URL },
+    // the public URLs' host names are where clients reach /mcp too
+    mcpAllowedHosts:
+      e.MCP_ALLOWED_HOSTS === 'any'
+        ? 'any'
+        : [
+            ...new Set([
+              ...(e.MCP_ALLOWED_HOSTS ?? []),
+              ...[e.KOREA_PUBLIC_URL, e.ANALYTICS_PUBLIC_URL].filter((u): u is string => u !== null).map((u) => new URL(u).hostname),
+            ]),
+          ],
     facilitatorTimeoutMs: e.FACILITATOR_TIMEOUT_MS,
     cryptoWorkers: e.CRYPTO_WORKERS,
     anthropic: {

@@ -21,6 +21,8 @@ import type { EndpointDecl, ServiceName } from '../catalog/types.ts';
 import { bazaarForTool } from '../payments/bazaar.ts';
 import { CORS_EXPOSE } from './cors.ts';
 import type { EndpointAnswer, EndpointCall } from './endpoint-call.ts';
+import { type McpHostCheckOptions, mcpHostCheck } from './mcp-dns-rebinding.ts';
+import { mcpHeaderCheck, mcpMessageOf } from './mcp-headers.ts';
 import type { RawRequest } from '../catalog/request.ts';
 
 export interface McpOptions {
@@ -28,6 +30,10 @@ export interface McpOptions {
   call: EndpointCall;
   /** The client's address as the free-tier limiter keys it. */
   ipOf: (c: Context) => string;
+  /** Which Host and Origin /mcp answers (mcp-dns-rebinding.ts). */
+  hostCheck: McpHostCheckOptions;
+  /** Where clients reach the service (its public URL setting, else the request): the origin of the tools' endpoint URLs. */
+  baseUrlOf: (c: Context) => string;
 }
 
 function decodeBase64Json(value: string | undefined): unknown {
@@ -144,13 +150,34 @@ function toolResult(tool: McpToolDecl, answer: EndpointAnswer) {
 // The SDK (about 60 modules with its JSON Schema converter) is loaded at the first POST /mcp: at
 // every start it would delay the APIs by about 0.3 s.
 let mcpSdk: Promise<
-  [typeof import('@modelcontextprotocol/sdk/server/mcp.js'), typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js')]
+  [
+    typeof import('@modelcontextprotocol/sdk/server/mcp.js'),
+    typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    typeof import('@modelcontextprotocol/sdk/types.js'),
+  ]
 > | null = null;
 const loadMcpSdk = () =>
   (mcpSdk ??= Promise.all([
     import('@modelcontextprotocol/sdk/server/mcp.js'),
     import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
   ]));
+
+/**
+ * The cache hint of a tools/list result (SEP-2549, 2026-07-28 revision): the list changes only
+ * with a deploy and is the same for every caller. 2025 clients ignore the two fields.
+ */
+export const TOOLS_LIST_CACHE = { ttlMs: 300_000, cacheScope: 'public' } as const;
+
+/** A tools/list answer with TOOLS_LIST_CACHE in its result; any other answer as it is. */
+async function withToolsListCache(res: Response): Promise<Response> {
+  if (res.status !== 200 || !res.headers.get('content-type')?.includes('application/json')) return res;
+  const body = (await res.json()) as { result?: Record<string, unknown> };
+  if (body.result && Array.isArray(body.result.tools)) Object.assign(body.result, TOOLS_LIST_CACHE);
+  const headers = new Headers(res.headers);
+  headers.delete('content-length');
+  return new Response(JSON.stringify(body), { status: res.status, statusText: res.statusText, headers });
+}
 
 export function mountMcp(app: Hono, options: McpOptions): void {
   // schemas built once: a stateless server is built per request
@@ -188,6 +215,10 @@ export function mountMcp(app: Hono, options: McpOptions): void {
     return server;
   };
 
+  // every method: a refused Host or Origin learns nothing, not even which methods exist
+  app.use('/mcp', mcpHostCheck(options.hostCheck));
+  app.use('/mcp', mcpHeaderCheck({ supportedVersions: async () => (await loadMcpSdk())[2].SUPPORTED_PROTOCOL_VERSIONS }));
+
   // a stateless server has nothing to stream on GET; answer it instead of holding an empty SSE stream open
   app.get('/mcp', (c) => {
     c.header('Allow', 'POST');
@@ -200,11 +231,12 @@ export function mountMcp(app: Hono, options: McpOptions): void {
   app.post('/mcp', async (c) => {
     const [{ McpServer }, { WebStandardStreamableHTTPServerTransport }] = await loadMcpSdk();
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    const url = new URL(c.req.url);
-    const server = build(McpServer, options.ipOf(c), url.origin);
+    const listsTools = (await mcpMessageOf(c.req.raw))?.method === 'tools/list';
+    const server = build(McpServer, options.ipOf(c), options.baseUrlOf(c));
     await server.connect(transport);
     try {
-      const res = await transport.handleRequest(c.req.raw);
+      const answered = await transport.handleRequest(c.req.raw);
+      const res = listsTools ? await withToolsListCache(answered) : answered;
       // the transport builds its own Response: give browser MCP clients the CORS headers too
       const headers = new Headers(res.headers);
       headers.set('Access-Control-Allow-Origin', '*');

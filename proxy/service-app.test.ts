@@ -708,7 +708,7 @@ describe('free tier, caching and discovery', () => {
 describe('MCP', () => {
   async function client(app: Hono): Promise<Client> {
     const c = new Client({ name: 'test', version: '1.0.0' });
-    const transport = new StreamableHTTPClientTransport(new URL('http://test.local/mcp'), {
+    const transport = new StreamableHTTPClientTransport(new URL('http://localhost/mcp'), {
       fetch: async (url, init) => app.request(new Request(url, init)),
     });
     await c.connect(transport);

@@ -216,7 +216,13 @@ export function serviceApp(options: ServiceAppOptions): Hono {
     if (!c.res.headers.has('Cache-Control')) c.res.headers.set('Cache-Control', 'no-store');
   });
 
-  mountMcp(app, { service, call, ipOf });
+  mountMcp(app, {
+    service,
+    call,
+    ipOf,
+    baseUrlOf,
+    hostCheck: { allowedHosts: settings.mcpAllowedHosts, trustProxy: settings.trustProxy },
+  });
 
   for (const endpoint of endpointsOf(service)) {
     const register = endpoint.method === 'POST' ? app.post.bind(app) : app.get.bind(app);
