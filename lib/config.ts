@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
 export type SettlementMode = 'local' | 'facilitator';
@@ -76,6 +77,14 @@ export interface Settings {
    * restart would forget every used payment.
    */
   nonceStoreAllowVolatile: boolean;
+  /**
+   * BACKUP_URL: where the warehouse history that cannot be recomputed is backed up after each run
+   * and restored from when the warehouse is missing (pipelines/backup/); null = no backups. A
+   * directory (`file:` URL or path), resolved.
+   */
+  backupUrl: string | null;
+  /** BACKUP_RETENTION: complete backups kept per service at the target (default 12). */
+  backupRetention: number;
   /** TRUST_PROXY=1: build resource URLs from X-Forwarded-Proto / X-Forwarded-Host (only behind a proxy you run). */
   trustProxy: boolean;
   /** FACILITATOR_TIMEOUT_MS: per-call timeout of /verify, /settle and /supported (default 10000). */
@@ -309,6 +318,16 @@ const ENV = z.object({
     .default(null),
   FACILITATOR_TIMEOUT_MS: positiveInt(10_000),
   SNAPSHOT_RETENTION: positiveInt(5),
+  BACKUP_URL: z
+    .string()
+    .trim()
+    .refine(
+      (v) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(v) || v.startsWith('file://'),
+      must('a directory: a path or a file: URL (s3:// is not a target yet)'),
+    )
+    .nullable()
+    .default(null),
+  BACKUP_RETENTION: boundedInt(12, 1, 1000),
   FREE_TIER_LIMIT: boundedInt(60, 0, 1_000_000),
   DUCKDB_MEMORY_LIMIT: z
     .string()
@@ -463,6 +482,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     facilitatorUrl: e.FACILITATOR_URL,
     aiMode: e.ANTHROPIC_API_KEY ? 'claude' : 'rules',
     snapshotRetention: e.SNAPSHOT_RETENTION,
+    backupUrl: e.BACKUP_URL === null ? null : backupDirOf(e.BACKUP_URL),
+    backupRetention: e.BACKUP_RETENTION,
     freeTierLimit: e.FREE_TIER_LIMIT,
     duckdbMemoryLimit: e.DUCKDB_MEMORY_LIMIT,
     upstreams: Object.fromEntries(UPSTREAM_SETTINGS.map((name) => [name, e[name]])) as Record<UpstreamSetting, string | null>,
@@ -495,6 +516,12 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     washPatternSalt: e.WASH_PATTERN_SALT,
     ci: e.CI,
   };
+}
+
+/** BACKUP_URL as a directory: `file:///abs`, `file:rel` or a plain path. */
+function backupDirOf(url: string): string {
+  if (url.startsWith('file://')) return fileURLToPath(url);
+  return resolve(url.startsWith('file:') ? url.slice('file:'.length) : url);
 }
 
 /** The code version stamped into manifests: git commit when known, else the package version. */
