@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { loadSettings, SETTING_NAMES } from './config.ts';
@@ -41,6 +42,14 @@ describe('settings', () => {
     expect(loadSettings({ CI: 'true' }).ci).toBe(true);
     expect(loadSettings({ CI: '1' }).ci).toBe(true);
     expect(loadSettings({ CI: 'false' }).ci).toBe(false);
+  });
+
+  it('reads BACKUP_URL as a directory: a path, a file: URL or a file:// URL', () => {
+    expect(loadSettings({}).backupUrl).toBeNull();
+    expect(loadSettings({ BACKUP_URL: '/mnt/backups' }).backupUrl).toBe('/mnt/backups');
+    expect(loadSettings({ BACKUP_URL: 'file:///mnt/backups' }).backupUrl).toBe('/mnt/backups');
+    expect(loadSettings({ BACKUP_URL: 'file:backups' }).backupUrl).toBe(resolve('backups'));
+    expect(loadSettings({}).backupRetention).toBe(12);
   });
 
   it('names every wrong setting at once, one line each', () => {
@@ -99,6 +108,8 @@ describe('settings', () => {
     [{ ANTHROPIC_FAST_MODEL: 'Claude Haiku!' }, /ANTHROPIC_FAST_MODEL must be a Claude model id/],
     [{ FACILITATOR_URL: 'ftp://facilitator' }, /FACILITATOR_URL must be an http:\/\/ or https:\/\/ URL, got "ftp:\/\/facilitator"/],
     [{ SETTLEMENT: 'facilitator' }, /needs FACILITATOR_URL[^]*needs your own pay-to address/],
+    [{ BACKUP_URL: 's3://bucket/prefix' }, /BACKUP_URL must be a directory: a path or a file: URL \(s3:\/\/ is not a target yet\)/],
+    [{ BACKUP_RETENTION: '0' }, /BACKUP_RETENTION must be a whole number from 1 to 1000/],
   ])('rejects %j with a clear message', (env, message) => {
     expect(() => loadSettings(env)).toThrow(message);
   });

@@ -25,6 +25,7 @@ import { SEGMENTS_DIR } from '../../sources/segments.ts';
 import { parseArgs, runCli } from '../cli.ts';
 import { LineProgress, type StepReport } from '../progress.ts';
 import { BACKUP_FORMAT, MANIFEST, restoreWarehouse } from './backup.ts';
+import { DURABLE } from './durable.ts';
 
 type Page = { items: unknown[]; pagination?: { offset?: number } };
 const PAGES: Page[] = [0, 1, 2].map((i) => fixture<Page>(`discovery-page-${i}.json`));
@@ -137,6 +138,11 @@ const backupsOf = (service: string) => {
 const loseTheCache = () => rmSync(join(root, 'data'), { recursive: true, force: true });
 
 describe('backups of the history a warehouse cannot recompute', () => {
+  it('docs/backup.md names every table durable.ts backs up', () => {
+    const doc = readFileSync(new URL('../../docs/backup.md', import.meta.url), 'utf8');
+    for (const part of Object.values(DURABLE)) for (const t of part.tables) expect(doc, t.name).toContain(`\`${t.name}\``);
+  });
+
   let archiveBefore: Array<Record<string, unknown>>;
   let paymentsBefore: Awaited<ReturnType<typeof payments>>;
 
