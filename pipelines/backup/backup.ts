@@ -28,8 +28,20 @@ import { backupTargetOf, newBackupId, type BackupTarget } from './target.ts';
 /** The backup format this code writes and the newest it reads. */
 export const BACKUP_FORMAT = 1;
 
-const FileEntry = z.object({ name: z.string(), bytes: z.number().int().nonnegative(), sha256: z.string().regex(/^[0-9a-f]{64}$/) });
-const TableEntry = FileEntry.extend({ table: z.string(), rows: z.number().int().nonnegative(), create: z.string() });
+// a manifest names files under the backup and tables by plain names: a restore writes nowhere else
+const fileName = z
+  .string()
+  .regex(/^(tables|files)\/[A-Za-z0-9._/-]+$/)
+  .refine((n) => !n.split('/').includes('..'), 'a path inside the backup');
+const FileEntry = z.object({ name: fileName, bytes: z.number().int().nonnegative(), sha256: z.string().regex(/^[0-9a-f]{64}$/) });
+const TableEntry = FileEntry.extend({
+  table: z.string().regex(/^[a-z_][a-z0-9_]*$/),
+  rows: z.number().int().nonnegative(),
+  create: z.string(),
+}).refine(
+  (t) => t.create.startsWith(`CREATE TABLE ${t.table}(`) && t.create.indexOf(';') >= t.create.length - 1,
+  'create: one CREATE TABLE statement of the table',
+);
 
 const BackupManifest = z.object({
   format: z.number().int().positive(),
