@@ -24,7 +24,7 @@ import { solanaNodeRoutes, type SolanaNodeState } from '../../sources/live/testi
 import { SEGMENTS_DIR } from '../../sources/segments.ts';
 import { parseArgs, runCli } from '../cli.ts';
 import { LineProgress, type StepReport } from '../progress.ts';
-import { BACKUP_FORMAT, MANIFEST, restoreWarehouse } from './backup.ts';
+import { BACKUP_FORMAT, backupWarehouse, MANIFEST, restoreScheduleState, restoreWarehouse } from './backup.ts';
 import { DURABLE } from './durable.ts';
 
 type Page = { items: unknown[]; pagination?: { offset?: number } };
@@ -245,5 +245,17 @@ describe('backups of the history a warehouse cannot recompute', () => {
       ),
     );
     expect(existsSync(join(settings.warehouseDir, 'analytics.duckdb'))).toBe(false);
+  });
+
+  it('a missing schedule state comes back from the newest backup that holds it', async () => {
+    const [older] = backupsOf('analytics').slice(-2);
+    expect((await restoreWarehouse(settings, 'analytics', { id: older! }))?.id).toBe(older);
+    const state = `${JSON.stringify({ analytics: '2026-03-02T02:00:00.000Z', 'korea-market': '2026-07-30T07:40:00.000Z' }, null, 2)}\n`;
+    writeFileSync(join(settings.warehouseDir, 'schedule-state.json'), state);
+    const made = await backupWarehouse(settings, 'analytics');
+    loseTheCache();
+    expect(await restoreScheduleState(settings)).toBe(`analytics/${made.id}`);
+    expect(readFileSync(join(settings.warehouseDir, 'schedule-state.json'), 'utf8')).toBe(state);
+    expect(await restoreScheduleState(settings)).toBeNull(); // there now: left as it is
   });
 });
