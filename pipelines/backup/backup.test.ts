@@ -258,4 +258,27 @@ describe('backups of the history a warehouse cannot recompute', () => {
     expect(readFileSync(join(settings.warehouseDir, 'schedule-state.json'), 'utf8')).toBe(state);
     expect(await restoreScheduleState(settings)).toBeNull(); // there now: left as it is
   });
+
+  it('a backup that cannot be written fails its row and makes the exit code 1; the data is still published', async () => {
+    const blocked = join(root, 'not-a-directory');
+    writeFileSync(blocked, 'a file where the backup directory should be');
+    const own = loadSettings({
+      ...korea.env,
+      SITE_BUILD: 'off',
+      SNAPSHOTS_DIR: join(root, 'data', 'snapshots'),
+      WAREHOUSE_DIR: join(root, 'data', 'warehouse'),
+      BACKUP_URL: blocked,
+    });
+    let out = '';
+    const { exitCode, results } = await runCli(parseArgs(['korea', '--source', 'live', '--now', KOREA_NOW2]), own, {
+      progress: new LineProgress(() => {}),
+      out: (text) => {
+        out += text;
+      },
+    });
+    expect(exitCode).toBe(1);
+    expect(results[0]!.manifest).not.toBeNull();
+    expect(step(results[0]!.reports, 'backup')).toMatchObject({ status: 'failed', detail: expect.stringMatching(/ENOTDIR|EEXIST/) });
+    expect(out).toMatch(/korea\/backup .*failed/);
+  }, 120_000);
 });
