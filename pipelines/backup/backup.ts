@@ -324,7 +324,12 @@ async function restoreFrom(
 export async function warehouseMissing(settings: Settings, service: ServiceName): Promise<boolean> {
   const path = warehouseFileOf(settings, service);
   if (!existsSync(path)) return true;
-  const db = await openDatabase(path, { access_mode: 'READ_ONLY' });
+  let db: Database;
+  try {
+    db = await openDatabase(path, { access_mode: 'READ_ONLY' });
+  } catch {
+    return false; // there but not readable now (another run holds it): the run itself says why
+  }
   try {
     const [n] = await queryJson(db.connection, `SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE NOT temporary`);
     return Number(n?.n ?? 0) === 0;
