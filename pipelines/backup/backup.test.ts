@@ -5,7 +5,7 @@
  * starts: the premium archive and the analytics payment history are the same, row for row. A
  * damaged backup is refused for the next older whole one, and with none whole the run stops.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -280,5 +280,51 @@ describe('backups of the history a warehouse cannot recompute', () => {
     expect(results[0]!.manifest).not.toBeNull();
     expect(step(results[0]!.reports, 'backup')).toMatchObject({ status: 'failed', detail: expect.stringMatching(/ENOTDIR|EEXIST/) });
     expect(out).toMatch(/korea\/backup .*failed/);
+  }, 120_000);
+
+  it('a file import: its segments (converted from CSV) and ledger come back as they were', async () => {
+    const imports = join(root, 'imports');
+    cpSync(join(process.cwd(), 'sources/file/fixtures/good'), imports, { recursive: true });
+    const own = loadSettings({
+      SITE_BUILD: 'off',
+      SNAPSHOTS_DIR: join(root, 'file-data', 'snapshots'),
+      WAREHOUSE_DIR: join(root, 'file-data', 'warehouse'),
+      BACKUP_URL: join(root, 'file-backups'),
+    });
+    const { exitCode, results } = await runCli(
+      parseArgs(['analytics', '--source', `file:${imports}`, '--now', '2026-03-03T00:00:00Z']),
+      own,
+      {
+        progress: new LineProgress(() => {}),
+        out: () => {},
+      },
+    );
+    expect(exitCode).toBe(0);
+    expect(step(results[0]!.reports, 'backup')).toMatchObject({ status: 'ok' });
+    const ledgerSql = `SELECT table_name, dir, segment, sha256, rows_loaded::INTEGER AS rows FROM import_ledger ORDER BY segment`;
+    const read = async () => {
+      const db = await openDatabase(join(own.warehouseDir, 'analytics.duckdb'), { access_mode: 'READ_ONLY' });
+      try {
+        const ledger = await queryJson(db.connection, ledgerSql);
+        const files = ledger
+          .filter((l) => l.table_name === 'x402_transactions')
+          .map((l) => sqlString(join(own.warehouseDir, SEGMENTS_DIR, String(l.segment))));
+        const [payments] = await queryJson(
+          db.connection,
+          `SELECT count(*)::INTEGER AS n, round(sum(amount), 6)::VARCHAR AS amount FROM read_parquet([${files.join(', ')}])`,
+        );
+        return { ledger, payments };
+      } finally {
+        db.close();
+      }
+    };
+    const before = await read();
+    expect(before.ledger.map((l) => [l.table_name, l.rows])).toEqual([['x402_transactions', 4]]);
+    expect(before.payments?.n).toBe(4);
+    // the cache and the operator's import directory both gone
+    rmSync(join(root, 'file-data'), { recursive: true, force: true });
+    rmSync(imports, { recursive: true, force: true });
+    expect((await restoreWarehouse(own, 'analytics'))?.files).toBe(before.ledger.length);
+    expect(await read()).toEqual(before);
   }, 120_000);
 });

@@ -4,7 +4,7 @@
  *
  * A backup: `tables/<table>.parquet` (DuckDB COPY, zstd) for each durable table the warehouse
  * has, `files/<path>` for the payment segments the ledger names (copied as they are; a segment the
- * previous backup already holds with the same sha256 is linked, not copied: segments never change)
+ * previous backup already holds is linked, not copied: segments never change)
  * and the scheduler's state, and `manifest.json`: format, service, id, time, code version, and per
  * file its sha256, bytes, and per table its rows and CREATE statement. Drafted and committed whole
  * (target.ts); the newest BACKUP_RETENTION are kept.
@@ -141,25 +141,30 @@ export async function backupWarehouse(settings: Settings, service: ServiceName, 
     let reused = 0;
     if (part.ledgerFiles && present.has(part.ledgerFiles.ledgerTable)) {
       const { dir, ledgerTable } = part.ledgerFiles;
-      const ledger = await queryJson(c, `SELECT DISTINCT segment, sha256 FROM ${ledgerTable} WHERE segment IS NOT NULL ORDER BY segment`);
+      const ledger = await queryJson(
+        c,
+        `SELECT DISTINCT segment, sha256, dir FROM ${ledgerTable} WHERE segment IS NOT NULL ORDER BY segment`,
+      );
       for (const row of ledger) {
         const segment = String(row.segment);
-        const expected = String(row.sha256);
         const name = `files/${dir}/${segment}`;
         const source = join(settings.warehouseDir, dir, segment);
+        if (!existsSync(source)) throw new Error(`${ledgerTable} names ${segment}, which is not in ${join(settings.warehouseDir, dir)}`);
+        // a segment never changes once committed and its name is never used again: the previous backup's copy is this one
         const before = previousFiles.get(name);
-        if (before?.sha256 === expected && draft.reuse(name, previousId!)) {
+        if (before?.bytes === statSync(source).size && draft.reuse(name, previousId!)) {
           reused++;
           files.push(before);
           continue;
         }
-        if (!existsSync(source)) throw new Error(`${ledgerTable} names ${segment}, which is not in ${join(settings.warehouseDir, dir)}`);
         const local = draft.pathFor(name);
         copyFileSync(source, local);
-        if ((await sha256Of(local)) !== expected) {
+        const sha = await sha256Of(local);
+        // a live segment's ledger sha256 is the segment's own (a file import's is its source file's)
+        if (String(row.dir).startsWith('live:') && sha !== String(row.sha256)) {
           throw new Error(`${join(dir, segment)} does not match its ${ledgerTable} sha256 (the warehouse's copy is damaged)`);
         }
-        files.push({ name, bytes: statSync(local).size, sha256: expected });
+        files.push({ name, bytes: statSync(local).size, sha256: sha });
       }
     }
     const state = join(settings.warehouseDir, SCHEDULE_STATE_FILE);
