@@ -50,6 +50,7 @@ describe('settings', () => {
     expect(loadSettings({ BACKUP_URL: 'file:///mnt/backups' }).backupUrl).toBe('/mnt/backups');
     expect(loadSettings({ BACKUP_URL: 'file:backups' }).backupUrl).toBe(resolve('backups'));
     expect(loadSettings({}).backupRetention).toBe(12);
+    expect(loadSettings({}).backupEveryMinutes).toBe(0);
   });
 
   it('names every wrong setting at once, one line each', () => {

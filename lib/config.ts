@@ -85,6 +85,11 @@ export interface Settings {
   backupUrl: string | null;
   /** BACKUP_RETENTION: complete backups kept per service at the target (default 12). */
   backupRetention: number;
+  /**
+   * BACKUP_EVERY_MINUTES: a run backs up only when its service's last backup is at least this old
+   * (default 0: after every run); the runs every 5 minutes then cost one backup an hour.
+   */
+  backupEveryMinutes: number;
   /** TRUST_PROXY=1: build resource URLs from X-Forwarded-Proto / X-Forwarded-Host (only behind a proxy you run). */
   trustProxy: boolean;
   /** FACILITATOR_TIMEOUT_MS: per-call timeout of /verify, /settle and /supported (default 10000). */
@@ -328,6 +333,7 @@ const ENV = z.object({
     .nullable()
     .default(null),
   BACKUP_RETENTION: boundedInt(12, 1, 1000),
+  BACKUP_EVERY_MINUTES: boundedInt(0, 0, 10_080),
   FREE_TIER_LIMIT: boundedInt(60, 0, 1_000_000),
   DUCKDB_MEMORY_LIMIT: z
     .string()
@@ -484,6 +490,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     snapshotRetention: e.SNAPSHOT_RETENTION,
     backupUrl: e.BACKUP_URL === null ? null : backupDirOf(e.BACKUP_URL),
     backupRetention: e.BACKUP_RETENTION,
+    backupEveryMinutes: e.BACKUP_EVERY_MINUTES,
     freeTierLimit: e.FREE_TIER_LIMIT,
     duckdbMemoryLimit: e.DUCKDB_MEMORY_LIMIT,
     upstreams: Object.fromEntries(UPSTREAM_SETTINGS.map((name) => [name, e[name]])) as Record<UpstreamSetting, string | null>,

@@ -327,4 +327,31 @@ describe('backups of the history a warehouse cannot recompute', () => {
     expect((await restoreWarehouse(own, 'analytics'))?.files).toBe(before.ledger.length);
     expect(await read()).toEqual(before);
   }, 120_000);
+
+  it('BACKUP_EVERY_MINUTES: a run backs up only when the last backup is that old', async () => {
+    const imports = join(root, 'imports-every');
+    cpSync(join(process.cwd(), 'sources/file/fixtures/good'), imports, { recursive: true });
+    const own = loadSettings({
+      SITE_BUILD: 'off',
+      SNAPSHOTS_DIR: join(root, 'every-data', 'snapshots'),
+      WAREHOUSE_DIR: join(root, 'every-data', 'warehouse'),
+      BACKUP_URL: join(root, 'every-backups'),
+      BACKUP_EVERY_MINUTES: '60',
+    });
+    const backupRow = async (now: string) => {
+      const { exitCode, results } = await runCli(parseArgs(['analytics', '--source', `file:${imports}`, '--now', now]), own, {
+        progress: new LineProgress(() => {}),
+        out: () => {},
+      });
+      expect(exitCode).toBe(0);
+      return step(results[0]!.reports, 'backup');
+    };
+    expect(await backupRow('2026-03-03T00:00:00Z')).toMatchObject({ status: 'ok' });
+    const [first] = backupsOf('../every-backups/analytics');
+    expect(await backupRow('2026-03-03T00:05:00Z')).toMatchObject({
+      status: 'skipped',
+      detail: expect.stringMatching(new RegExp(`^not due: the last backup, ${first}, is 0 minutes old \\(BACKUP_EVERY_MINUTES=60\\)$`)),
+    });
+    expect(backupsOf('../every-backups/analytics')).toEqual([first]);
+  }, 120_000);
 });

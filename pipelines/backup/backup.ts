@@ -22,6 +22,7 @@ import { z } from 'zod';
 import type { ServiceName } from '../../catalog/types.ts';
 import { codeVersion, type Settings } from '../../lib/config.ts';
 import { openDatabase, queryJson, sqlString, type Database } from '../../lib/duckdb.ts';
+import { replaceFile } from '../../lib/new-file.ts';
 import { DURABLE, SCHEDULE_STATE_FILE } from './durable.ts';
 import { backupTargetOf, newBackupId, type BackupTarget } from './target.ts';
 
@@ -187,6 +188,7 @@ export async function backupWarehouse(settings: Settings, service: ServiceName, 
     db.close();
     db = null;
     draft.commit();
+    replaceFile(lastBackupFileOf(settings, service), `${JSON.stringify({ id, created_at: manifest.created_at, where: target.where })}\n`);
     const ids = target.list(service);
     const removed = ids.slice(0, Math.max(0, ids.length - settings.backupRetention));
     for (const old of removed) target.remove(service, old);
@@ -205,6 +207,25 @@ export async function backupWarehouse(settings: Settings, service: ServiceName, 
     draft.abort();
     throw err;
   }
+}
+
+/** Beside the warehouse (and lost with it): the service's last backup, for BACKUP_EVERY_MINUTES. */
+const lastBackupFileOf = (settings: Settings, service: ServiceName): string => join(settings.warehouseDir, `${service}.last-backup.json`);
+
+/** Why an automatic backup is not due (BACKUP_EVERY_MINUTES), or null when it is. */
+export function backupNotDue(settings: Settings, service: ServiceName, now = new Date()): string | null {
+  if (settings.backupEveryMinutes === 0 || !settings.backupUrl) return null;
+  let last: { id?: unknown; created_at?: unknown; where?: unknown };
+  try {
+    last = JSON.parse(readFileSync(lastBackupFileOf(settings, service), 'utf8'));
+  } catch {
+    return null; // none yet, or unreadable: back up
+  }
+  const at = Date.parse(String(last.created_at));
+  if (last.where !== settings.backupUrl || Number.isNaN(at)) return null;
+  const minutes = (now.getTime() - at) / 60_000;
+  if (minutes < 0 || minutes >= settings.backupEveryMinutes) return null;
+  return `not due: the last backup, ${String(last.id)}, is ${Math.floor(minutes)} minutes old (BACKUP_EVERY_MINUTES=${settings.backupEveryMinutes})`;
 }
 
 /** No backup could be restored: the run must not start a fresh warehouse over a history it could not read. */

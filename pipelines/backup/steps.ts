@@ -6,7 +6,7 @@
 import type { ServiceName } from '../../catalog/types.ts';
 import type { Settings } from '../../lib/config.ts';
 import type { ProgressSink, StepReport } from '../progress.ts';
-import { backupLine, backupWarehouse, restoreIfMissing, restoreLine } from './backup.ts';
+import { backupLine, backupNotDue, backupWarehouse, restoreIfMissing, restoreLine } from './backup.ts';
 
 async function step(
   service: ServiceName,
@@ -48,6 +48,13 @@ export function restoreStep(settings: Settings, service: ServiceName, progress: 
 /** Backs up the warehouse after a run; null when BACKUP_URL is unset. */
 export async function backupStep(settings: Settings, service: ServiceName, progress: ProgressSink): Promise<StepReport | null> {
   if (!settings.backupUrl) return null;
+  const notDue = backupNotDue(settings, service);
+  if (notDue) {
+    const report: StepReport = { service, name: 'backup', status: 'skipped', rows: null, seconds: 0, detail: notDue };
+    progress.start(report);
+    progress.finish(report);
+    return report;
+  }
   return step(service, 'backup', progress, async () => {
     const run = await backupWarehouse(settings, service);
     return { rows: run.rows, detail: backupLine(run, settings.backupUrl!) };
