@@ -12,6 +12,10 @@
  * Exit codes: 0 every dataset computed and published; 1 some dataset failed (the others were
  * published, the failed ones kept their last good version); 2 bad arguments or settings;
  * 3 nothing could be published (the previous snapshot stays live).
+ *
+ * With BACKUP_URL set, each service's run restores a missing warehouse first and backs up what it
+ * cannot recompute after (pipelines/backup/, docs/backup.md): no whole backup to restore stops the
+ * service's run (3); a backup that fails makes the exit code at least 1.
  */
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
