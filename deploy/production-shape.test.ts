@@ -77,6 +77,7 @@ beforeAll(async () => {
     KEYS_DIR: join(root, 'keys'),
     NONCE_DB_DIR: join(root, 'nonces'),
     SITE_DIR: join(root, 'site'),
+    BACKUP_URL: join(root, 'backups'),
     SITE_BUILD: 'off', // the site build has its own tests; here it only costs a minute
     PROBES: 'off', // the recorded catalog names public hosts
     KOREA_PORT: String(koreaPort),

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { loadSettings, SETTING_NAMES } from './config.ts';
@@ -55,6 +56,15 @@ describe('settings', () => {
     expect(() => loadSettings({ SNAPSHOTS_PULL_URL: 'https://x.example', SNAPSHOTS_PULL_INTERVAL_MS: '10' })).toThrow(
       'SNAPSHOTS_PULL_INTERVAL_MS must be a whole number from 1000 to 86400000',
     );
+  });
+
+  it('reads BACKUP_URL as a directory: a path, a file: URL or a file:// URL', () => {
+    expect(loadSettings({}).backupUrl).toBeNull();
+    expect(loadSettings({ BACKUP_URL: '/mnt/backups' }).backupUrl).toBe('/mnt/backups');
+    expect(loadSettings({ BACKUP_URL: 'file:///mnt/backups' }).backupUrl).toBe('/mnt/backups');
+    expect(loadSettings({ BACKUP_URL: 'file:backups' }).backupUrl).toBe(resolve('backups'));
+    expect(loadSettings({}).backupRetention).toBe(12);
+    expect(loadSettings({}).backupEveryMinutes).toBe(0);
   });
 
   it('names every wrong setting at once, one line each', () => {
@@ -119,6 +129,8 @@ describe('settings', () => {
     ],
     [{ MCP_ALLOWED_HOSTS: 'https://api.example.com' }, /MCP_ALLOWED_HOSTS must be "\*" or host names separated by commas/],
     [{ MCP_ALLOWED_HOSTS: 'api.example.com:443' }, /MCP_ALLOWED_HOSTS must be "\*" or host names/],
+    [{ BACKUP_URL: 's3://bucket/prefix' }, /BACKUP_URL must be a directory: a path or a file: URL \(s3:\/\/ is not a target yet\)/],
+    [{ BACKUP_RETENTION: '0' }, /BACKUP_RETENTION must be a whole number from 1 to 1000/],
   ])('rejects %j with a clear message', (env, message) => {
     expect(() => loadSettings(env)).toThrow(message);
   });

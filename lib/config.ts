@@ -8,6 +8,7 @@ import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
 export type SettlementMode = 'local' | 'facilitator';
@@ -88,6 +89,19 @@ export interface Settings {
    * restart would forget every used payment.
    */
   nonceStoreAllowVolatile: boolean;
+  /**
+   * BACKUP_URL: where the warehouse history that cannot be recomputed is backed up after each run
+   * and restored from when the warehouse is missing (pipelines/backup/); null = no backups. A
+   * directory (`file:` URL or path), resolved.
+   */
+  backupUrl: string | null;
+  /** BACKUP_RETENTION: complete backups kept per service at the target (default 12). */
+  backupRetention: number;
+  /**
+   * BACKUP_EVERY_MINUTES: a run backs up only when its service's last backup is at least this old
+   * (default 0: after every run); the runs every 5 minutes then cost one backup an hour.
+   */
+  backupEveryMinutes: number;
   /** TRUST_PROXY=1: build resource URLs from X-Forwarded-Proto / X-Forwarded-Host (only behind a proxy you run). */
   trustProxy: boolean;
   /**
@@ -498,6 +512,17 @@ const ENV = z.object({
   SNAPSHOTS_PULL_TOKEN: secretText,
   SNAPSHOTS_PULL_INTERVAL_MS: boundedInt(60_000, 1_000, 86_400_000),
   SNAPSHOTS_PULL_TIMEOUT_MS: boundedInt(30_000, 1_000, 600_000),
+  BACKUP_URL: z
+    .string()
+    .trim()
+    .refine(
+      (v) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(v) || v.startsWith('file://'),
+      must('a directory: a path or a file: URL (s3:// is not a target yet)'),
+    )
+    .nullable()
+    .default(null),
+  BACKUP_RETENTION: boundedInt(12, 1, 1000),
+  BACKUP_EVERY_MINUTES: boundedInt(0, 0, 10_080),
   FREE_TIER_LIMIT: boundedInt(60, 0, 1_000_000),
   DUCKDB_MEMORY_LIMIT: z
     .string()
@@ -740,6 +765,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
           timeoutMs: e.SNAPSHOTS_PULL_TIMEOUT_MS,
         }
       : null,
+    backupUrl: e.BACKUP_URL === null ? null : backupDirOf(e.BACKUP_URL),
+    backupRetention: e.BACKUP_RETENTION,
+    backupEveryMinutes: e.BACKUP_EVERY_MINUTES,
     freeTierLimit: e.FREE_TIER_LIMIT,
     duckdbMemoryLimit: e.DUCKDB_MEMORY_LIMIT,
     upstreams: Object.fromEntries(UPSTREAM_SETTINGS.map((name) => [name, e[name]])) as Record<UpstreamSetting, string | null>,
@@ -783,6 +811,12 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
     washPatternSalt: e.WASH_PATTERN_SALT,
     ci: e.CI,
   };
+}
+
+/** BACKUP_URL as a directory: `file:///abs`, `file:rel` or a plain path. */
+function backupDirOf(url: string): string {
+  if (url.startsWith('file://')) return fileURLToPath(url);
+  return resolve(url.startsWith('file:') ? url.slice('file:'.length) : url);
 }
 
 /** The code version stamped into manifests: git commit when known, else the package version. */

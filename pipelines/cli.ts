@@ -12,6 +12,10 @@
  * Exit codes: 0 every dataset computed and published; 1 some dataset failed (the others were
  * published, the failed ones kept their last good version); 2 bad arguments or settings;
  * 3 nothing could be published (the previous snapshot stays live).
+ *
+ * With BACKUP_URL set, each service's run restores a missing warehouse first and backs up what it
+ * cannot recompute after (pipelines/backup/, docs/backup.md): no whole backup to restore stops the
+ * service's run (3); a backup that fails makes the exit code at least 1.
  */
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -27,7 +31,8 @@ import { koreaPipeline } from './korea/index.ts';
 import { usageLine } from './analyst/index.ts';
 import { progressFor, summaryTable, type ProgressSink } from './progress.ts';
 import { siteBuildStep } from './site-build.ts';
-import { runPipeline, type RunParams, type RunResult, type ServicePipeline } from './runner.ts';
+import { runPipeline, STOPPED, type RunParams, type RunResult, type ServicePipeline } from './runner.ts';
+import { backupStep, restoreStep } from './backup/steps.ts';
 
 export const PIPELINES: Record<ServiceName, ServicePipeline> = { korea: koreaPipeline, analytics: analyticsPipeline };
 
@@ -142,13 +147,30 @@ export async function runCli(
           (args.source.kind === 'demo' ? `, seed ${args.seed}, scale ${args.scale}` : '') +
           (args.datasets ? `, datasets ${args.datasets.join(',')}` : ''),
       );
+      // a lost warehouse comes back from the newest whole backup before the run opens it (pipelines/backup/)
+      const restore = await restoreStep(settings, service, progress);
+      if (restore.status === 'failed') {
+        results.push({ service, reports: [restore], manifest: null, ok: false, error: restore.detail, ai: null });
+        continue;
+      }
+      let result: RunResult;
       try {
         const site = service === 'analytics' && settings.siteBuild ? { beforeLive: siteBuildStep(settings), beforeLiveName: 'site' } : {};
-        results.push(await runPipeline(PIPELINES[service], args, settings, progress, { ...site, signal: control.signal }));
+        result = await runPipeline(PIPELINES[service], args, settings, progress, { ...site, signal: control.signal });
       } catch (err) {
         if (err instanceof UnsupportedSourceError) usageError = true;
-        results.push({ service, reports: [], manifest: null, ok: false, error: (err as Error).message, ai: null });
+        result = { service, reports: [], manifest: null, ok: false, error: (err as Error).message, ai: null };
       }
+      if (restore.status !== 'skipped') result.reports.unshift(restore);
+      // after every run that opened the warehouse (not one refused or stopped before it), failed or not
+      if (result.reports.length > 0 && result.error !== STOPPED) {
+        const backup = await backupStep(settings, service, progress);
+        if (backup) {
+          result.reports.push(backup);
+          if (backup.status === 'failed') result.ok = false;
+        }
+      }
+      results.push(result);
     }
   } finally {
     progress.close();

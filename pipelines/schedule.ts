@@ -23,6 +23,7 @@ import type { ServiceName } from '../catalog/types.ts';
 import { currentMinute, splitArgs, UsageError } from '../lib/args.ts';
 import { loadSettings, type Settings } from '../lib/config.ts';
 import { replaceFile } from '../lib/new-file.ts';
+import { restoreScheduleState } from './backup/backup.ts';
 import { parseArgs, runCli } from './cli.ts';
 import { LineProgress } from './progress.ts';
 import { STOPPED } from './runner.ts';
@@ -309,6 +310,13 @@ async function main(): Promise<void> {
     process.exit(2);
   }
   const table = SCHEDULE_TABLES[args.table];
+  // a lost warehouse directory loses the slots too: take them from the newest backup (each run restores its warehouse)
+  try {
+    const from = await restoreScheduleState(settings);
+    if (from) process.stdout.write(`${new Date().toISOString()} schedule: state restored from backup ${from}\n`);
+  } catch (err) {
+    process.stdout.write(`${new Date().toISOString()} schedule: state not restored (${(err as Error).message}); every entry is due\n`);
+  }
   const scheduler = new Scheduler(table, pipelineRunner(settings, args.pipelineFlags, { verbose: args.once }), {
     statePath: statePathOf(settings),
     firstStart: 'run',
