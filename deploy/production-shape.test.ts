@@ -3,7 +3,7 @@
  * directories, ports, the public URLs and the upstreams pointed at this machine), live pipelines
  * of both services against upstreams serving recorded payloads, the proxy started as its systemd
  * unit starts it (`node --import tsx proxy/serve.ts`, a process of its own), a persistent Redis and
- * a facilitator. One paid call per network with `npm run pay`'s code, the proxy restarted, and the
+ * a facilitator that needs a key (each call a CDP JWT it checks: signature, method and path, expiry). One paid call per network with `npm run pay`'s code, the proxy restarted, and the
  * same payment sent again is refused: single use outlives the process.
  *
  * The pipelines run through the pipeline command at the payloads' recorded times (the scheduler
@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../lib/config.ts';
 import { startLoopback, type Loopback, type RecordedRequest, type Reply } from '../lib/testing/loopback.ts';
 import { fakeSolanaRpc, fakeXrplRpc, SOLANA_PAYER_KEY_BASE58, XRPL_PAYER_SEED } from '../payments/testing/chains.ts';
+import { checkCdpJwt, throwawayCdpKey } from '../payments/testing/cdp-jwt.ts';
 import { fakeFacilitator, PAYER_KEY_HEX, type FakeFacilitator } from '../payments/testing/paywall.ts';
 import { parseArgs, runCli } from '../pipelines/cli.ts';
 import { LineProgress } from '../pipelines/progress.ts';
@@ -27,6 +28,9 @@ import { fixture } from '../sources/live/testing/fixtures.ts';
 import { KOREA_FIXTURE_NOW, startKoreaUpstreams, type KoreaUpstreamWorld } from '../sources/live/testing/korea-upstreams.ts';
 
 const SOLANA_FEE_PAYER = 'CayDU1nDxjnfS98a7FYCHLNuhBnTfH2vTNvahtTtx2cd';
+const cdpKey = throwawayCdpKey();
+/** Why the facilitator refused a call's credentials, each time it did. */
+const refusals: string[] = [];
 
 /** The template's lines as the environment systemd gives the units (comments and blanks skipped). */
 function templateEnv(): Record<string, string> {
@@ -51,7 +55,15 @@ let proxy: ChildProcess | null = null;
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'production-shape-'));
   redis = await startRedis({ appendonly: true });
-  facilitator = await fakeFacilitator({ feePayer: SOLANA_FEE_PAYER });
+  // a facilitator that needs a key, as Coinbase's does: every call must carry a valid CDP JWT for its method and path
+  facilitator = await fakeFacilitator({
+    feePayer: SOLANA_FEE_PAYER,
+    authorize: (req) => {
+      const refused = checkCdpJwt(req, cdpKey, new URL(facilitator.url).host);
+      if (refused) refusals.push(refused);
+      return refused;
+    },
+  });
   korea = await startKoreaUpstreams();
   type Page = { items: unknown[]; pagination?: { offset?: number } };
   const pages = [0, 1, 2].map((i) => fixture<Page>(`discovery-page-${i}.json`));
@@ -86,6 +98,9 @@ beforeAll(async () => {
     ANALYTICS_PUBLIC_URL: `http://127.0.0.1:${analyticsPort}`,
     REDIS_URL: redis.url,
     FACILITATOR_URL: facilitator.url,
+    FACILITATOR_AUTH: 'cdp',
+    CDP_API_KEY_ID: cdpKey.apiKeyId,
+    CDP_API_KEY_SECRET: cdpKey.apiKeySecret,
     PAY_TO_EVM: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
     PAY_TO_SOLANA: '9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin',
     PAY_TO_XRPL: 'rU8Pz7RT7pGRGzpoNbBGuJ1Xa5heLg77H1',
@@ -195,6 +210,12 @@ describe('the production shape, from deploy/env.template', () => {
       expect((JSON.parse(result.body) as { receipt: { network: string } }).receipt.network).toBe(network);
       paid.push({ url, header: result.header! });
     }
+
+    // each payment was verified and settled by the facilitator, every call with a CDP JWT it accepted
+    const settled = facilitator.loopback.requests.filter((r) => r.path === '/settle');
+    expect(settled).toHaveLength(calls.length);
+    expect(facilitator.loopback.requests.every((r) => r.headers.authorization?.startsWith('Bearer '))).toBe(true);
+    expect(refusals).toEqual([]);
 
     // a restart: every payment already used stays used
     await stopProxy();
