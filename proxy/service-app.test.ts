@@ -461,12 +461,13 @@ describe('the kimchi premium archive through the app', () => {
 
 describe('the resource a 402 asks payment for', () => {
   const forwarded = { 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'data.example.org' };
-  const trusting = () =>
+  const trusting = (extra: Record<string, string> = {}) =>
     loadSettings({
       SNAPSHOTS_DIR: settings.snapshotsDir,
       WAREHOUSE_DIR: settings.warehouseDir,
       KEYS_DIR: join(root, 'keys'),
       TRUST_PROXY: '1',
+      ...extra,
     });
 
   /** The resource URLs of an unpaid request's 402: every v1 `accepts[].resource` and the v2 PAYMENT-REQUIRED `resource.url`. */
@@ -499,11 +500,7 @@ describe('the resource a 402 asks payment for', () => {
   });
 
   it("is the service's public URL when one is set, whatever the Host or forwarded headers say, and so are its documents' links", async () => {
-    const publicSettings = loadSettings({
-      SNAPSHOTS_DIR: settings.snapshotsDir,
-      WAREHOUSE_DIR: settings.warehouseDir,
-      KEYS_DIR: join(root, 'keys'),
-      TRUST_PROXY: '1',
+    const publicSettings = trusting({
       KOREA_PUBLIC_URL: 'https://korea.example.com/',
       ANALYTICS_PUBLIC_URL: 'https://analytics.example.com',
     });
