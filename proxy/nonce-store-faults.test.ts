@@ -16,7 +16,7 @@
  *   a failing disk; the kernel's trigger_fs_error): paid 503, free 200, /health says read-only,
  *   and SIGTERM still stops the server.
  */
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { copyOfSharedDemo } from '../pipelines/testing/shared-demo.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -90,6 +90,14 @@ async function health(url: string): Promise<HealthDocument> {
 
 const statusOf = async (url: string, headers: Record<string, string> = {}) => (await fetch(url + PAID_PATH, { headers })).status;
 
+/** Resolves once no file under `dir` has changed for 300 ms (LMDB's asynchronous commits have landed); at most 5 s. */
+async function settledWrites(dir: string): Promise<void> {
+  const lastChange = () =>
+    Math.max(0, ...readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((f) => statSync(join(dir, f)).mtimeMs));
+  const deadline = Date.now() + 5000;
+  while (Date.now() < deadline && Date.now() - lastChange() < 300) await new Promise((r) => setTimeout(r, 50));
+}
+
 /** Mounts a small file system or explains, once, why the test cannot run here. */
 function mountOrSkip(skip: (note: string) => void, mount: () => SmallFs | { refused: string }): SmallFs | null {
   const fs = mount();
@@ -112,6 +120,10 @@ describe('the nonce store on a full or read-only disk (issue 27, finding 2)', ()
     const { server, url } = await startServer(join(fs.dir, 'nonces'));
     const before = payment();
     expect(await statusOf(url, before)).toBe(200);
+    // the answer does not wait for the reserved → used write (payments/paywall.ts): let that commit
+    // land before the disk fills, or it is the one write that meets the full disk after passing the
+    // store's free-space check (a race of this test, not of the server)
+    await settledWrites(join(fs.dir, 'nonces'));
     const junk = fs.fill();
 
     // keep paying until the disk is what stops it, five refusals in a row
