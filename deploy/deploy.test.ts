@@ -6,18 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadSettings, SETTING_NAMES } from '../lib/config.ts';
+import { templateEnv } from './template-env.ts';
 
 const read = (name: string) => readFileSync(new URL(name, import.meta.url), 'utf8');
-
-/** The template's lines as the environment a systemd EnvironmentFile gives (comments and blanks skipped). */
-function templateEnv(text: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const line of text.split('\n')) {
-    const m = /^([A-Z0-9_]+)=(.*)$/.exec(line);
-    if (m) env[m[1]!] = m[2]!;
-  }
-  return env;
-}
 
 describe('deploy/env.template', () => {
   const text = read('env.template');
@@ -29,7 +20,7 @@ describe('deploy/env.template', () => {
   });
 
   it('parses once its REQUIRED lines are filled: facilitator settlement behind a proxy, on the public https origins', () => {
-    const env = { ...templateEnv(text), PAY_TO_EVM: '0x1111111111111111111111111111111111111111', BASE_RPC_URL: 'https://base.example' };
+    const env = { ...templateEnv(), PAY_TO_EVM: '0x1111111111111111111111111111111111111111', BASE_RPC_URL: 'https://base.example' };
     const settings = loadSettings(env);
     expect(settings).toMatchObject({
       settlement: 'facilitator',

@@ -10,11 +10,12 @@
  * runs the same command at the current minute, which recorded payloads cannot answer for).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../lib/config.ts';
+import { templateEnv } from './template-env.ts';
 import { startLoopback, type Loopback, type RecordedRequest, type Reply } from '../lib/testing/loopback.ts';
 import { fakeSolanaRpc, fakeXrplRpc, SOLANA_PAYER_KEY_BASE58, XRPL_PAYER_SEED } from '../payments/testing/chains.ts';
 import { checkCdpJwt, throwawayCdpKey } from '../payments/testing/cdp-jwt.ts';
@@ -31,16 +32,6 @@ const SOLANA_FEE_PAYER = 'CayDU1nDxjnfS98a7FYCHLNuhBnTfH2vTNvahtTtx2cd';
 const cdpKey = throwawayCdpKey();
 /** Why the facilitator refused a call's credentials, each time it did. */
 const refusals: string[] = [];
-
-/** The template's lines as the environment systemd gives the units (comments and blanks skipped). */
-function templateEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const line of readFileSync(new URL('env.template', import.meta.url), 'utf8').split('\n')) {
-    const m = /^([A-Z0-9_]+)=(.*)$/.exec(line);
-    if (m) env[m[1]!] = m[2]!;
-  }
-  return env;
-}
 
 let root: string;
 let redis: TestRedis;
